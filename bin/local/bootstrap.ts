@@ -1,0 +1,90 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import {
+  type ApiClientRecord,
+  getApiClient,
+  putApiClient,
+} from '../../shared/store/api-client-repository.js';
+import { seedSystemData } from '../../shared/store/catalogue-repository.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
+import { keys } from '../../shared/store/keys.js';
+import { createOrganization } from '../../shared/store/organization-repository.js';
+import { putRole } from '../../shared/store/role-repository.js';
+
+export interface BootstrapResult {
+  organizationId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export const newClientSecret = (): string => randomBytes(32).toString('base64url');
+
+/**
+ * Seeds the system data and makes sure a default organization and an administrator API client
+ * exist. Idempotent: a restart on the same data reuses both (and their credentials), unless
+ * `IDP_ADMIN_CLIENT_ID`/`IDP_ADMIN_CLIENT_SECRET` ask for specific credentials.
+ */
+export const bootstrapLocal = async (
+  requested: { clientId?: string; clientSecret?: string } = {},
+  now = Date.now(),
+): Promise<BootstrapResult> => {
+  await seedSystemData(now);
+  const { Item: pointer } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.localBootstrap(), ConsistentRead: true }),
+  );
+  const organizationId = String(pointer?.organizationId ?? randomUUID());
+  const adminRoleId = String(pointer?.adminRoleId ?? randomUUID());
+  await createOrganization({
+    id: organizationId,
+    name: 'Default organization',
+    createdAt: now,
+    updatedAt: now,
+    createdBy: 'bootstrap',
+    mfaEnabled: false,
+  });
+  // Refreshed on every start, so the administrator also holds permissions added since.
+  await putRole({
+    id: adminRoleId,
+    organizationId,
+    name: 'Administrator',
+    permissions: [...ALL_PERMISSION_IDS],
+    pluginPermissions: {},
+    archived: false,
+    createdAt: Number(pointer?.createdAt ?? now),
+    updatedAt: now,
+  });
+
+  const clientId = requested.clientId ?? String(pointer?.clientId ?? randomUUID());
+  const existing = await getApiClient(clientId);
+  const clientSecret = requested.clientSecret ?? existing?.clientSecret ?? newClientSecret();
+  if (!existing || existing.clientSecret !== clientSecret || existing.organizationId !== organizationId) {
+    const client: ApiClientRecord = {
+      id: clientId,
+      organizationId,
+      name: 'Local administrator',
+      clientSecret,
+      clientType: 'STANDARD',
+      roles: [adminRoleId],
+      policies: [],
+      createdBy: 'bootstrap',
+      createdDate: existing?.createdDate ?? now,
+      lastModifiedBy: 'bootstrap',
+      lastModifiedDate: now,
+    };
+    await putApiClient(client);
+  }
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.localBootstrap(),
+        organizationId,
+        adminRoleId,
+        clientId,
+        createdAt: Number(pointer?.createdAt ?? now),
+      },
+    }),
+  );
+  return { organizationId, clientId, clientSecret };
+};

@@ -1,0 +1,27 @@
+import { notFound } from '../shared/http/errors.js';
+import { groupHandler } from '../shared/http/group-handler.js';
+import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
+
+const presentOrganization = (organization: Organization) => ({
+  id: organization.id,
+  name: organization.name,
+  createdAt: organization.createdAt,
+  updatedAt: organization.updatedAt,
+  ...(organization.createdBy ? { createdBy: organization.createdBy } : {}),
+  mfa: { enabled: organization.mfaEnabled },
+});
+
+/** Organizations visible to the caller (spec 4.5): a principal exists in exactly one. */
+export const handler = groupHandler('organizations', {
+  listOrganizations: async (_input, { principal }) => {
+    const organization = await getOrganization(principal.organizationId);
+    return { body: organization ? [presentOrganization(organization)] : [] };
+  },
+
+  getOrganization: async ({ path }, { principal }) => {
+    // Another organization's id answers exactly like an unknown one.
+    const organization = path.id === principal.organizationId ? await getOrganization(path.id) : undefined;
+    if (!organization) throw notFound('Organization');
+    return { body: presentOrganization(organization) };
+  },
+});

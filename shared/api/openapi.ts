@@ -1,0 +1,94 @@
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { errorBody } from '../schemas/common.js';
+import type { RouteDefinition } from './route-definition.js';
+import { ROUTES } from './routes.js';
+
+export const API_BASE_PATH = '/idp';
+
+/** Statuses every management operation can answer, whatever the route documents. */
+const COMMON_MANAGEMENT_ERRORS = [400, 401, 403, 429, 500];
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Missing, malformed or expired bearer token',
+  403: 'The token lacks a required permission or user type',
+  404: 'Not found in the caller organization',
+  409: 'Conflict with an existing resource',
+  413: 'Request body too large',
+  415: 'Unsupported content type',
+  422: 'Idempotency-Key reused with a different body',
+  429: 'The organization exceeded its rate limit',
+  500: 'Server fault',
+};
+
+const errorResponse = (status: number) => ({
+  description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+  content: { 'application/json': { schema: errorBody } },
+});
+
+const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
+  const isManagement = route.kind === 'management';
+  const errors = [...(isManagement ? COMMON_MANAGEMENT_ERRORS : []), ...(route.errors ?? [])];
+  if (isManagement && route.method !== 'GET') errors.push(409, 422);
+  if (route.request.body) errors.push(413, 415);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.extension ? { 'x-idp-extension': true } : {}),
+    ...(isManagement
+      ? {
+          security: [{ bearer: [] }],
+          ...(route.permissions.length > 0
+            ? { 'x-idp-permissions': [...route.permissions], 'x-idp-user-types': [...route.userTypes] }
+            : { 'x-idp-user-types': [...route.userTypes] }),
+        }
+      : { security: [] }),
+    requestParams: {
+      ...(route.request.path ? { path: route.request.path } : {}),
+      ...(route.request.query ? { query: route.request.query } : {}),
+    },
+    ...(route.request.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+      : {}),
+    responses: {
+      [route.response.status]: {
+        description: route.response.description,
+        ...(route.response.body ? { content: { 'application/json': { schema: route.response.body } } } : {}),
+      },
+      ...Object.fromEntries(
+        [...new Set(errors)].sort((a, b) => a - b).map((status) => [status, errorResponse(status)]),
+      ),
+    },
+  };
+};
+
+/** The management API's OpenAPI 3.0.0 document, generated from the route table. */
+export const createOpenApiDocument = (origin = '') => {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of ROUTES.filter((r) => r.path.startsWith(`${API_BASE_PATH}/`))) {
+    const path = route.path.slice(API_BASE_PATH.length);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  return createDocument(
+    {
+      openapi: '3.0.0',
+      info: {
+        title: 'IDP',
+        version: '1-core',
+        description:
+          'Identity and access management API. Obtain a token with the client credentials grant at /oauth2/token.',
+      },
+      servers: [{ url: `${origin}${API_BASE_PATH}` }],
+      paths,
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'oauth2',
+            flows: { clientCredentials: { tokenUrl: `${origin}/oauth2/token`, scopes: {} } },
+          },
+        },
+      },
+    },
+    { reused: 'ref' },
+  );
+};

@@ -1,0 +1,68 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { PermissionId } from '../domain/permission-catalogue.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type UserType = 'STANDARD' | 'RESTRICTED';
+export const ALL_USER_TYPES: readonly UserType[] = ['STANDARD', 'RESTRICTED'];
+
+/** One Lambda function per group; the CDK stack and the local server both read this. */
+export const ENDPOINT_GROUPS = ['oauth', 'openapi', 'permissions', 'organizations', 'users'] as const;
+export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
+
+/**
+ * - `management`: an `/idp` operation behind the JWT authorizer, rate limited, permission checked.
+ * - `public`: no token (the OpenAPI document, discovery documents, JWKS).
+ * - `oauth`: the token endpoint; client authentication in the request, RFC 6749 error bodies.
+ */
+export type RouteKind = 'management' | 'public' | 'oauth';
+
+export type ZodObjectSchema = z.ZodObject<z.ZodRawShape>;
+
+export interface RouteDefinition {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** Full path as API Gateway sees it, e.g. `/idp/permissions/{id}`. */
+  readonly path: string;
+  readonly group: EndpointGroup;
+  readonly kind: RouteKind;
+  readonly summary: string;
+  /** Every one of these is required. */
+  readonly permissions: readonly PermissionId[];
+  readonly userTypes: readonly UserType[];
+  readonly request: {
+    readonly path?: ZodObjectSchema;
+    readonly query?: ZodObjectSchema;
+    readonly body?: z.ZodType;
+  };
+  readonly response: {
+    readonly status: number;
+    readonly description: string;
+    readonly body?: z.ZodType;
+  };
+  /** Error statuses this operation documents beyond the ones every management route has. */
+  readonly errors?: readonly number[];
+  /** Not in the specification; documented with `x-idp-extension`. */
+  readonly extension?: boolean;
+}
+
+/** Identity helper that keeps the literal types of a route for handler typing. */
+export const defineRoute = <const R extends RouteDefinition>(route: R): R => route;
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<R extends RouteDefinition> {
+  path: Infer<R['request']['path']>;
+  query: Infer<R['request']['query']>;
+  body: Infer<R['request']['body']>;
+}
+
+export interface RouteResult<R extends RouteDefinition> {
+  body?: R['response']['body'] extends z.ZodType ? z.input<R['response']['body']> : never;
+  headers?: Record<string, string>;
+  /** A complete response, for the OAuth routes whose bodies follow RFC 6749/OIDC, not the table. */
+  raw?: R['response']['body'] extends z.ZodType ? never : APIGatewayProxyStructuredResultV2;
+}
+
+export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): string =>
+  `${route.method} ${route.path}`;

@@ -1,0 +1,57 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { effectivePermissions } from '../domain/effective-permissions.js';
+import { type ApiClientRecord, getApiClient } from '../store/api-client-repository.js';
+import { permissionDependencies } from '../store/catalogue-repository.js';
+import { getRoles } from '../store/role-repository.js';
+import { grantedScope, signAccessToken } from './token-service.js';
+
+/** RFC 6749 section 5.2 error; the token endpoint answers these instead of the API error shape. */
+export class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'server_error',
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+/** Compares digests so neither content nor length leaks through timing. */
+const secretsMatch = (presented: string, stored: string): boolean =>
+  timingSafeEqual(
+    createHash('sha256').update(presented).digest(),
+    createHash('sha256').update(stored).digest(),
+  );
+
+export const authenticateClient = async (
+  clientId: string,
+  clientSecret: string,
+): Promise<ApiClientRecord> => {
+  const client = await getApiClient(clientId);
+  // Compare even when the client is unknown, so timing does not reveal which ids exist.
+  const matches = secretsMatch(clientSecret, client?.clientSecret ?? '');
+  if (!client || !matches) throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+  return client;
+};
+
+/** Client credentials grant: authenticate, compute the client's permissions, sign. */
+export const issueClientToken = async (clientId: string, clientSecret: string, requestedScope?: string) => {
+  const client = await authenticateClient(clientId, clientSecret);
+  const [roles, dependencies] = await Promise.all([
+    getRoles(client.organizationId, client.roles),
+    permissionDependencies(),
+  ]);
+  const scope = grantedScope(requestedScope);
+  const token = await signAccessToken(
+    {
+      id: client.id,
+      type: 'client',
+      organizationId: client.organizationId,
+      userType: client.clientType,
+      policies: client.clientType === 'RESTRICTED' ? client.policies : [],
+      ...effectivePermissions(roles, dependencies),
+    },
+    scope,
+  );
+  return { ...token, scope };
+};

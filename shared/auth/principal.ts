@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { UserType } from '../api/route-definition.js';
+
+/** The caller, as the verified access token describes it. */
+export interface Principal {
+  id: string;
+  type: 'client' | 'user';
+  organizationId: string;
+  userType: UserType;
+  permissions: ReadonlySet<string>;
+  policies: readonly string[];
+  pluginPermissions: Readonly<Record<string, readonly string[]>>;
+  tokenId: string;
+}
+
+/** The claims this service puts into (and expects in) its access tokens; see DECISIONS.md. */
+export const accessTokenClaims = z.object({
+  iss: z.string(),
+  sub: z.string().min(1),
+  aud: z.union([z.string(), z.array(z.string())]),
+  iat: z.number(),
+  exp: z.number(),
+  jti: z.string().min(1),
+  org: z.string().min(1),
+  principal_type: z.enum(['client', 'user']),
+  user_type: z.enum(['STANDARD', 'RESTRICTED']),
+  permissions: z.array(z.string()),
+  policies: z.array(z.string()),
+  plugin_permissions: z.record(z.string(), z.array(z.string())),
+  scope: z.string().optional(),
+});
+export type AccessTokenClaims = z.infer<typeof accessTokenClaims>;
+
+export const principalFromClaims = (claims: AccessTokenClaims): Principal => ({
+  id: claims.sub,
+  type: claims.principal_type,
+  organizationId: claims.org,
+  userType: claims.user_type,
+  permissions: new Set(claims.permissions),
+  policies: claims.policies,
+  pluginPermissions: claims.plugin_permissions,
+  tokenId: claims.jti,
+});

@@ -1,0 +1,29 @@
+/**
+ * Where secret values live: AWS Secrets Manager when deployed, files under the local data
+ * directory in development. Secret values never go to the table, to logs or to responses.
+ */
+export interface SecretStore {
+  get(name: string): Promise<string | undefined>;
+  /** Creates the secret or replaces its value. */
+  put(name: string, value: string): Promise<void>;
+  /**
+   * Stores `value` unless the secret was already initialized, atomically; answers the value that
+   * won. `isInitialized` tells a real value from a placeholder the stack created.
+   */
+  initialize(name: string, value: string, isInitialized: (current: string) => boolean): Promise<string>;
+}
+
+let configured: SecretStore | undefined;
+
+/** The adapter the environment asks for, loaded on first use so each bundle only pays for its own. */
+export const secretStore = async (): Promise<SecretStore> => {
+  if (configured) return configured;
+  if (process.env.IDP_SECRET_STORE === 'aws') {
+    const { SecretsManagerSecretStore } = await import('./secrets-manager-store.js');
+    configured = new SecretsManagerSecretStore(process.env.IDP_SECRET_PREFIX ?? 'idp/');
+  } else {
+    const { FileSecretStore } = await import('./file-secret-store.js');
+    configured = new FileSecretStore(`${process.env.IDP_DATA_DIR ?? '.data'}/secrets`);
+  }
+  return configured;
+};

@@ -1,0 +1,39 @@
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
+import { ZodError } from 'zod';
+import type { ErrorBody } from '../schemas/common.js';
+import { ApiError, badRequest, conflict, unprocessable } from './errors.js';
+import { zodIssuesToDetails } from './validation.js';
+
+/** Middy's own http errors (body parsers, router) carry a statusCode and an `expose` flag. */
+const isExposedHttpError = (error: unknown): error is Error & { statusCode: number } =>
+  error instanceof Error &&
+  typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
+  (error as { expose?: boolean }).expose === true;
+
+/** Turns anything thrown into the typed error the caller sees. Unknown faults become a bare 500. */
+export const toApiError = (error: unknown): ApiError => {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ZodError) return badRequest('Invalid request', zodIssuesToDetails(error, 'body'));
+  if (error instanceof IdempotencyValidationError)
+    return unprocessable('Idempotency-Key was already used with a different request body');
+  if (error instanceof IdempotencyAlreadyInProgressError)
+    return conflict('A request with this Idempotency-Key is still in progress');
+  if (isExposedHttpError(error)) {
+    // @middy/http-json-body-parser answers malformed JSON with 415; the contract says 400.
+    const status = error.statusCode === 415 && /JSON/i.test(error.message) ? 400 : error.statusCode;
+    return new ApiError(status, error.message);
+  }
+  return new ApiError(500, 'Internal server error');
+};
+
+export const errorBody = (error: ApiError, requestId: string, now = Date.now()): ErrorBody => ({
+  status: error.status,
+  error: error.reason,
+  message: error.message,
+  ...(error.details.length > 0 ? { errorDetails: error.details } : {}),
+  requestId,
+  timestamp: now,
+});

@@ -1,0 +1,35 @@
+import { STATUS_CODES } from 'node:http';
+
+export interface ErrorDetail {
+  message: string;
+  field?: string;
+  rejectedValue?: unknown;
+}
+
+/** Every failure a handler or middleware reports to the caller is one of these, mapped once. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  get reason(): string {
+    return STATUS_CODES[this.status] ?? 'Error';
+  }
+}
+
+export const badRequest = (message: string, details: ErrorDetail[] = []) =>
+  new ApiError(400, message, details);
+export const unauthorized = (message = 'A valid bearer token is required') => new ApiError(401, message);
+export const forbidden = (message = 'The token does not allow this operation') => new ApiError(403, message);
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+export const conflict = (message: string) => new ApiError(409, message);
+export const payloadTooLarge = (message: string) => new ApiError(413, message);
+export const unsupportedMediaType = (message: string) => new ApiError(415, message);
+export const unprocessable = (message: string) => new ApiError(422, message);
+export const tooManyRequests = () =>
+  new ApiError(429, 'The organization is over its request rate limit; retry later');

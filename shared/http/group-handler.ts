@@ -1,0 +1,106 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpRouterHandler from '@middy/http-router';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { EndpointGroup, RouteDefinition, RouteInput, RouteResult } from '../api/route-definition.js';
+import { ROUTES, type Routes } from '../api/routes.js';
+import type { Principal } from '../auth/principal.js';
+import { errorBody } from './error-mapping.js';
+import { ApiError } from './errors.js';
+import { logger } from './logger.js';
+import { authorize } from './middleware/authorize.js';
+import { errorResponse, jsonResponse } from './middleware/error-response.js';
+import { idempotency } from './middleware/idempotency.js';
+import { jsonBody } from './middleware/json-body.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestContext } from './middleware/request-context.js';
+import { stateOfContext } from './request-state.js';
+import { validateRequest } from './validation.js';
+
+export interface HandlerContext {
+  /** Set on every management route (the chain refuses the request without one). */
+  principal: Principal;
+  requestId: string;
+  receivedAt: number;
+  event: APIGatewayProxyEventV2;
+}
+
+export type RouteHandler<R extends RouteDefinition> = (
+  input: RouteInput<R>,
+  context: HandlerContext,
+) => Promise<RouteResult<R>> | RouteResult<R>;
+
+/** The handlers a group's function must provide: exactly the operations the route table gives it. */
+export type GroupHandlers<G extends EndpointGroup> = {
+  [K in keyof Routes as Routes[K]['group'] extends G ? K : never]: RouteHandler<Routes[K]>;
+};
+
+/** Shapes the handler's result through the route's response schema: closed, so nothing extra leaks. */
+const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>): APIGatewayProxyResultV2 => {
+  if (result.raw) return result.raw;
+  if (!route.response.body) {
+    return { statusCode: route.response.status, headers: result.headers ?? {}, body: '' };
+  }
+  const body = route.response.body.parse(result.body);
+  return jsonResponse(route.response.status, body, result.headers);
+};
+
+/** The middleware chain of one route, in the order ARCHITECTURE.md describes. */
+const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition>) => {
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
+    .use(errorResponse())
+    .use(httpHeaderNormalizer())
+    .use(requestContext(route) as middy.MiddlewareObj);
+  if (route.kind === 'management') chain.use(rateLimit()).use(authorize(route));
+  if (route.request.body) chain.use(jsonBody() as middy.MiddlewareObj);
+  chain.use(validateRequest(route) as middy.MiddlewareObj);
+  if (route.kind === 'management' && route.method !== 'GET') chain.use(idempotency());
+  return chain.handler(async (event, context) => {
+    const state = stateOfContext(context);
+    const input = state.input ?? { path: {}, query: {}, body: undefined };
+    const result = await handle(input as RouteInput<RouteDefinition>, {
+      principal: state.principal as Principal,
+      requestId: state.requestId,
+      receivedAt: state.receivedAt,
+      event,
+    });
+    return serialize(route, result);
+  });
+};
+
+/** Writes one access log line per request, whatever path it took (including idempotent replays). */
+const withAccessLog =
+  (handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>) =>
+  async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2> => {
+    const started = Date.now();
+    const response = await handler(event, context);
+    const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
+      .authorizer?.jwt?.claims;
+    logger.info('request', {
+      requestId: event.requestContext.requestId,
+      route: event.routeKey,
+      status: typeof response === 'object' ? response.statusCode : 200,
+      latencyMs: Date.now() - started,
+      organizationId: claims?.org,
+      principalId: claims?.sub,
+    });
+    return response;
+  };
+
+/**
+ * The Lambda handler of one endpoint group: Middy's router dispatches to each route's chain.
+ * API Gateway only forwards the group's own routes, so the not-found branch is a safety net.
+ */
+export const groupHandler = <G extends EndpointGroup>(group: G, handlers: GroupHandlers<G>) => {
+  const table = handlers as unknown as Record<string, RouteHandler<RouteDefinition>>;
+  const router = httpRouterHandler({
+    routes: ROUTES.filter((route) => route.group === group).map((route) => {
+      const handle = table[route.operationId];
+      if (!handle) throw new Error(`No handler for ${route.operationId}`);
+      return { method: route.method, path: route.path, handler: routeChain(route, handle) };
+    }),
+    notFoundResponse: ({ method, path }) =>
+      jsonResponse(404, errorBody(new ApiError(404, `No route ${method} ${path}`), 'unknown')) as never,
+  });
+  return withAccessLog(router as never);
+};

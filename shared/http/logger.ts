@@ -1,0 +1,10 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
+/**
+ * Structured JSON logs. What is logged is chosen field by field (never an event, header or body),
+ * so tokens, secrets and passwords cannot reach the logs.
+ */
+export const logger = new Logger({
+  serviceName: 'idp',
+  logLevel: (process.env.IDP_LOG_LEVEL ?? 'INFO') as 'INFO',
+});

@@ -1,0 +1,30 @@
+import type { MiddlewareObj } from '@middy/core';
+import { DEFAULT_RATE_LIMIT, epochSecondOf, type RateLimitSettings } from '../../domain/rate-limit.js';
+import { getOrganization } from '../../store/organization-repository.js';
+import { admitRequest } from '../../store/rate-limit-store.js';
+import { tooManyRequests, unauthorized } from '../errors.js';
+import { requestState } from '../request-state.js';
+
+const SETTINGS_CACHE_MILLIS = 60_000;
+const settingsCache = new Map<string, { loadedAt: number; settings: RateLimitSettings }>();
+
+/** The organization's override, or the contract default; cached per instance for a minute. */
+const settingsOf = async (orgId: string): Promise<RateLimitSettings> => {
+  const cached = settingsCache.get(orgId);
+  if (cached && Date.now() - cached.loadedAt < SETTINGS_CACHE_MILLIS) return cached.settings;
+  const settings = (await getOrganization(orgId))?.rateLimit ?? DEFAULT_RATE_LIMIT;
+  settingsCache.set(orgId, { loadedAt: Date.now(), settings });
+  return settings;
+};
+
+/** Counts the request against its organization's second (the second API Gateway received it). */
+export const rateLimit = (): MiddlewareObj => ({
+  before: async (request) => {
+    const { principal, receivedAt } = requestState(request);
+    if (!principal) throw unauthorized();
+    const orgId = principal.organizationId;
+    if (!(await admitRequest(orgId, epochSecondOf(receivedAt), () => settingsOf(orgId)))) {
+      throw tooManyRequests();
+    }
+  },
+});

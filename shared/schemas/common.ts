@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** Epoch milliseconds, as the spec's `(ms)` fields. */
+export const epochMillis = z.number().meta({ description: 'Milliseconds since the Unix epoch' });
+
+/** Path ids: non-empty, bounded, no path separators (API Gateway already splits on `/`). */
+export const identifier = z.string().min(1).max(128);
+
+export const idPathParams = z.strictObject({ id: identifier });
+
+export const pagingQuery = z.strictObject({
+  page: z.coerce.number().int().min(0).default(0).meta({ description: 'Zero-based page number' }),
+  pageSize: z.coerce.number().int().min(1).max(1000).default(1000),
+});
+
+export const errorDetail = z.strictObject({
+  message: z.string(),
+  field: z.string().optional(),
+  rejectedValue: z.unknown().optional(),
+});
+
+export const errorBody = z
+  .strictObject({
+    status: z.number().int(),
+    error: z.string(),
+    message: z.string(),
+    errorDetails: z.array(errorDetail).optional(),
+    requestId: z.string(),
+    timestamp: epochMillis,
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorBody>;

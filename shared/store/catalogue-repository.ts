@@ -1,0 +1,85 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type CataloguePermission,
+  MANAGED_ROLES,
+  PERMISSION_CATALOGUE,
+} from '../domain/permission-catalogue.js';
+import { batchPut } from './batch.js';
+import { db, tableName } from './dynamo.js';
+import { keys } from './keys.js';
+import { queryPartition } from './query.js';
+
+export interface StoredPermission extends CataloguePermission {
+  createdAt: number;
+}
+
+export interface ManagedRoleRecord {
+  id: string;
+  permissions: string[];
+  pluginPermissions: Record<string, string[]>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Writes the permission catalogue and the managed roles. Idempotent: rerunning it keeps the
+ * creation dates of what exists and adds what the code added since.
+ */
+export const seedSystemData = async (now = Date.now()): Promise<void> => {
+  const [existingPermissions, existingManagedRoles] = await Promise.all([
+    listPermissions(),
+    listManagedRoles(),
+  ]);
+  const permissionCreatedAt = new Map(existingPermissions.map((p) => [p.id, p.createdAt]));
+  const managedRoleCreatedAt = new Map(existingManagedRoles.map((r) => [r.id, r.createdAt]));
+  await batchPut([
+    ...PERMISSION_CATALOGUE.map((permission) => ({
+      ...keys.permission(permission.id),
+      ...permission,
+      createdAt: permissionCreatedAt.get(permission.id) ?? now,
+    })),
+    ...MANAGED_ROLES.map((role) => ({
+      ...keys.managedRole(role.id),
+      id: role.id,
+      permissions: role.permissions,
+      pluginPermissions: {},
+      createdAt: managedRoleCreatedAt.get(role.id) ?? now,
+      updatedAt: now,
+    })),
+  ]);
+};
+
+/** The whole catalogue (a few dozen items: one Query), oldest first. */
+export const listPermissions = async (): Promise<StoredPermission[]> =>
+  ((await queryPartition(keys.permissionPartition)) as unknown as StoredPermission[]).sort(
+    (a, b) => a.createdAt - b.createdAt || a.position - b.position,
+  );
+
+export const getPermission = async (permissionId: string): Promise<StoredPermission | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.permission(permissionId) }),
+  );
+  return Item as StoredPermission | undefined;
+};
+
+export const listManagedRoles = async (): Promise<ManagedRoleRecord[]> =>
+  ((await queryPartition(keys.managedRolePartition)) as unknown as ManagedRoleRecord[]).sort(
+    (a, b) => a.createdAt - b.createdAt,
+  );
+
+const DEPENDENCY_CACHE_MILLIS = 5 * 60 * 1000;
+let dependencyCache: { loadedAt: number; graph: Promise<Map<string, string[]>> } | undefined;
+
+/** permissionId -> direct dependencies; cached per instance, the catalogue changes on deploys only. */
+export const permissionDependencies = (now = Date.now()): Promise<Map<string, string[]>> => {
+  if (!dependencyCache || now - dependencyCache.loadedAt > DEPENDENCY_CACHE_MILLIS) {
+    const graph = listPermissions().then(
+      (permissions) => new Map(permissions.map((permission) => [permission.id, permission.dependsOn ?? []])),
+    );
+    graph.catch(() => {
+      dependencyCache = undefined;
+    });
+    dependencyCache = { loadedAt: now, graph };
+  }
+  return dependencyCache.graph;
+};

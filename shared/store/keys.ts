@@ -1,0 +1,55 @@
+/**
+ * The single table's key schema and every key string the service builds. Nothing else in the
+ * code base concatenates key strings; the CDK table definition reads `TABLE_SCHEMA` too, so the
+ * table and the code cannot drift apart.
+ *
+ * Tenant isolation is structural: organization-owned items live under `ORG#<orgId>` partitions
+ * and the organization id always comes from the verified token.
+ */
+export const TABLE_SCHEMA = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Generic inverted/alternate index: listings in creation order that cross partitions. */
+  indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  /** Epoch seconds; DynamoDB's TTL deletes rate-limit counters and idempotency records. */
+  timeToLiveAttribute: 'expiresAt',
+} as const;
+
+export type ItemKey = { pk: string; sk: string };
+
+const key = (pk: string, sk: string): ItemKey => ({ pk, sk });
+
+/** Fixed-width creation timestamp so lexical order is creation order. */
+export const creationSortValue = (createdAtMs: number, id: string): string =>
+  `${String(createdAtMs).padStart(15, '0')}#${id}`;
+
+export const keys = {
+  // System data (global): permission catalogue, managed roles, plugin definitions.
+  permissionPartition: 'SYSTEM#PERMISSIONS',
+  permission: (permissionId: string) => key('SYSTEM#PERMISSIONS', `PERMISSION#${permissionId}`),
+  managedRolePartition: 'SYSTEM#MANAGED_ROLES',
+  managedRole: (managedRoleId: string) => key('SYSTEM#MANAGED_ROLES', `MANAGED_ROLE#${managedRoleId}`),
+  pluginDefinition: (pluginId: string) => key(`PLUGIN#${pluginId}`, 'DEFINITION'),
+  /** Which organization and admin client `npm start` created, so a restart reuses them. */
+  localBootstrap: () => key('SYSTEM#BOOTSTRAP', 'LOCAL'),
+
+  // Organizations.
+  organization: (orgId: string) => key(`ORG#${orgId}`, 'ORG'),
+  organizationDirectory: { gsi1pk: 'ORGS' },
+  pluginAssignmentPrefix: 'PLUGIN#',
+  pluginAssignment: (orgId: string, pluginId: string) => key(`ORG#${orgId}`, `PLUGIN#${pluginId}`),
+  organizationPartition: (orgId: string) => `ORG#${orgId}`,
+
+  // Roles (organization-owned).
+  role: (orgId: string, roleId: string) => key(`ORG#${orgId}`, `ROLE#${roleId}`),
+
+  // API clients: looked up by client id alone at the token endpoint, listed per organization.
+  apiClient: (clientId: string) => key(`CLIENT#${clientId}`, 'CLIENT'),
+  apiClientDirectory: (orgId: string) => ({ gsi1pk: `ORG#${orgId}#CLIENTS` }),
+
+  // Rate limiting: one counter item per organization and calendar second.
+  rateWindow: (orgId: string, epochSecond: number) => key(`RATE#${orgId}`, `S#${epochSecond}`),
+
+  // Powertools idempotency records share the table under their own partition prefix.
+  idempotencyPartition: 'IDEMPOTENCY',
+} as const;

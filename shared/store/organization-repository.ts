@@ -1,0 +1,65 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateLimitSettings } from '../domain/rate-limit.js';
+import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
+import { creationSortValue, keys, TABLE_SCHEMA } from './keys.js';
+import { queryAll } from './query.js';
+
+export interface Organization {
+  id: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  createdBy?: string;
+  mfaEnabled: boolean;
+  /** Overrides the default 10 + 10 requests per second. */
+  rateLimit?: RateLimitSettings;
+}
+
+const toOrganization = (item: Record<string, unknown>): Organization => ({
+  id: String(item.id),
+  name: String(item.name),
+  createdAt: Number(item.createdAt),
+  updatedAt: Number(item.updatedAt),
+  ...(item.createdBy ? { createdBy: String(item.createdBy) } : {}),
+  mfaEnabled: item.mfaEnabled === true,
+  ...(item.rateLimit ? { rateLimit: item.rateLimit as RateLimitSettings } : {}),
+});
+
+/** Creates the organization unless one with that id exists; answers whether it created it. */
+export const createOrganization = async (organization: Organization): Promise<boolean> => {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.organization(organization.id),
+          ...keys.organizationDirectory,
+          gsi1sk: creationSortValue(organization.createdAt, organization.id),
+          ...organization,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+};
+
+export const getOrganization = async (orgId: string): Promise<Organization | undefined> => {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId) }));
+  return Item ? toOrganization(Item) : undefined;
+};
+
+/** All organizations in creation order (operator use). */
+export const listOrganizations = async (): Promise<Organization[]> => {
+  const index = TABLE_SCHEMA.indexes[0];
+  const items = await queryAll({
+    IndexName: index.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': index.partitionKey },
+    ExpressionAttributeValues: { ':pk': keys.organizationDirectory.gsi1pk },
+  });
+  return items.map(toOrganization);
+};

@@ -1,0 +1,62 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DependentPermissions, PluginPermissionDefinition } from '../schemas/catalogue.js';
+import { batchGet } from './batch.js';
+import { db, tableName } from './dynamo.js';
+import { keys } from './keys.js';
+import { queryPartition } from './query.js';
+
+export interface PluginDefinition {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+  permissionDefinitions: PluginPermissionDefinition[];
+  dependentPermissions: DependentPermissions[];
+}
+
+/** Plugin definitions are system data (operator CLI); re-defining keeps the creation date. */
+export const definePlugin = async (
+  definition: Omit<PluginDefinition, 'createdAt' | 'updatedAt'>,
+  now = Date.now(),
+): Promise<void> => {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.pluginDefinition(definition.id), ...definition, createdAt: now, updatedAt: now },
+    }),
+  );
+};
+
+export const assignPlugin = async (orgId: string, pluginId: string, now = Date.now()): Promise<void> => {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.pluginAssignment(orgId, pluginId), pluginId, assignedAt: now },
+    }),
+  );
+};
+
+/** Ids of the plugins assigned to the organization, in id order (one Query). */
+export const listAssignedPluginIds = async (orgId: string): Promise<string[]> =>
+  (await queryPartition(keys.organizationPartition(orgId), keys.pluginAssignmentPrefix)).map((item) =>
+    String(item.pluginId),
+  );
+
+/** The plugin's definition when the plugin is assigned to the organization (one BatchGet). */
+export const getAssignedPlugin = async (
+  orgId: string,
+  pluginId: string,
+): Promise<PluginDefinition | undefined> => {
+  const assignment = keys.pluginAssignment(orgId, pluginId);
+  const definitionKey = keys.pluginDefinition(pluginId);
+  const items = await batchGet([assignment, definitionKey]);
+  const isAssigned = items.some((item) => item.pk === assignment.pk && item.sk === assignment.sk);
+  const definition = items.find((item) => item.pk === definitionKey.pk);
+  return isAssigned && definition ? (definition as unknown as PluginDefinition) : undefined;
+};
+
+export const getPluginDefinition = async (pluginId: string): Promise<PluginDefinition | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.pluginDefinition(pluginId) }),
+  );
+  return Item as PluginDefinition | undefined;
+};
