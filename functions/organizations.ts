@@ -1,5 +1,6 @@
 import { notFound } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { getApiClientsOfOrganization } from '../shared/store/api-client-repository.js';
 import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
 
 const presentOrganization = (organization: Organization) => ({
@@ -16,6 +17,17 @@ export const handler = groupHandler('organizations', {
   listOrganizations: async (_input, { principal }) => {
     const organization = await getOrganization(principal.organizationId);
     return { body: organization ? [presentOrganization(organization)] : [] };
+  },
+
+  resolveServicesByIds: async ({ body }, { principal }) => {
+    const clients = await getApiClientsOfOrganization(principal.organizationId, body.ids);
+    const names = new Map(clients.map((client) => [client.id, client.name]));
+    return {
+      body: body.ids.map((id) => {
+        const name = names.get(id);
+        return name === undefined ? { id } : { id, name };
+      }),
+    };
   },
 
   getOrganization: async ({ path }, { principal }) => {

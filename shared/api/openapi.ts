@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorBody } from '../schemas/common.js';
 import type { RouteDefinition } from './route-definition.js';
@@ -21,9 +22,14 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: 'Server fault',
 };
 
+/** What API Gateway itself answers (its JWT authorizer's 401, for one); its body cannot be changed. */
+const gatewayErrorBody = z.strictObject({ message: z.string() }).meta({ id: 'GatewayError' });
+
 const errorResponse = (status: number) => ({
   description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-  content: { 'application/json': { schema: errorBody } },
+  content: {
+    'application/json': { schema: status === 401 ? z.union([errorBody, gatewayErrorBody]) : errorBody },
+  },
 });
 
 const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {

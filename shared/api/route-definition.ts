@@ -11,6 +11,19 @@ export const ENDPOINT_GROUPS = ['oauth', 'openapi', 'permissions', 'organization
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
 /**
+ * What each group's function may do with the table, for least-privilege grants. Every management
+ * function also writes its organization's rate-limit counters and, for non-GET routes, its
+ * idempotency records; the stack scopes those writes to their own partitions.
+ */
+export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-write'> = {
+  oauth: 'read',
+  openapi: 'none',
+  permissions: 'read',
+  organizations: 'read',
+  users: 'read',
+};
+
+/**
  * - `management`: an `/idp` operation behind the JWT authorizer, rate limited, permission checked.
  * - `public`: no token (the OpenAPI document, discovery documents, JWKS).
  * - `oauth`: the token endpoint; client authentication in the request, RFC 6749 error bodies.

@@ -8,6 +8,7 @@ import {
 } from '../schemas/catalogue.js';
 import { idPathParams } from '../schemas/common.js';
 import { presentableOrganization } from '../schemas/organization.js';
+import { servicesByIds, servicesByIdsRequest } from '../schemas/services.js';
 import { ALL_USER_TYPES, defineRoute, type RouteDefinition } from './route-definition.js';
 
 /**
@@ -152,6 +153,23 @@ export const routes = {
     request: { path: idPathParams },
     response: { status: 200, description: 'The organization', body: presentableOrganization },
     errors: [404],
+  }),
+  resolveServicesByIds: defineRoute({
+    operationId: 'resolveServicesByIds',
+    method: 'POST',
+    path: '/idp/services/by-ids',
+    group: 'organizations',
+    kind: 'management',
+    summary:
+      "Names of users and API clients of the caller's organization; unknown ids come back with id only",
+    permissions: [],
+    userTypes: ALL_USER_TYPES,
+    request: { body: servicesByIdsRequest },
+    response: {
+      status: 200,
+      description: 'One entry per requested id, in request order',
+      body: z.array(servicesByIds),
+    },
   }),
   getMyUiPermissions: defineRoute({
     operationId: 'getMyUiPermissions',

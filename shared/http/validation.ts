@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type ZodError, z } from 'zod';
 import type { RouteDefinition } from '../api/route-definition.js';
 import { badRequest, type ErrorDetail } from './errors.js';
-import type { RequestState } from './request-state.js';
+import { requestState } from './request-state.js';
 
 type Location = 'body' | 'query' | 'path';
 
@@ -56,7 +56,7 @@ export const validateRequest = (
   route: RouteDefinition,
 ): MiddlewareObj<APIGatewayProxyEventV2, unknown, Error> => ({
   before: (request) => {
-    const state = request.internal as unknown as RequestState;
+    const state = requestState(request);
     const event = request.event;
     state.input = {
       path: parse(route.request.path ?? EMPTY, event.pathParameters ?? {}, 'path'),

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { creationSortValue, keys, TABLE_SCHEMA } from './keys.js';
@@ -62,4 +62,20 @@ export const listOrganizations = async (): Promise<Organization[]> => {
     ExpressionAttributeValues: { ':pk': keys.organizationDirectory.gsi1pk },
   });
   return items.map(toOrganization);
+};
+
+/** Sets the organization's rate-limit override (operators; contracts with higher limits). */
+export const setOrganizationRateLimit = async (
+  orgId: string,
+  rateLimit: RateLimitSettings,
+): Promise<void> => {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      UpdateExpression: 'SET rateLimit = :rateLimit, updatedAt = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':rateLimit': rateLimit, ':now': Date.now() },
+    }),
+  );
 };

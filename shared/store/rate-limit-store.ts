@@ -6,39 +6,26 @@ import { keys } from './keys.js';
 /** Counters outlive their second only long enough to serve as "the previous second". */
 const COUNTER_LIFETIME_SECONDS = 120;
 
-/**
- * Admits one request of `orgId` in `epochSecond`, or refuses it, with conditional writes only, so
- * the limit holds across any number of concurrent Lambda instances.
- *
- * The counter item of a second stores its own `allowance`, fixed by whoever creates it from the
- * previous second's count. The usual path is a single conditional increment; only the first
- * request of a second also reads the previous counter and the organization's settings.
- */
-export const admitRequest = async (
-  orgId: string,
-  epochSecond: number,
-  loadSettings: () => Promise<RateLimitSettings>,
-): Promise<boolean> => {
-  const windowKey = keys.rateWindow(orgId, epochSecond);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: windowKey,
-        UpdateExpression: 'SET admitted = admitted + :one',
-        ConditionExpression: 'admitted < allowance',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    // The item exists, so the condition failed on the count: this second is full.
-    if ((error as { Item?: unknown }).Item) return false;
-  }
+/** Per instance: allowances of the (organization, second) windows this instance has seen. */
+const knownAllowances = new Map<string, Promise<number>>();
 
-  const [previous, settings] = await Promise.all([
+const windowId = (orgId: string, epochSecond: number) => `${orgId}#${epochSecond}`;
+
+const remember = (orgId: string, epochSecond: number, allowance: Promise<number>) => {
+  const id = windowId(orgId, epochSecond);
+  knownAllowances.set(id, allowance);
+  allowance.catch(() => knownAllowances.delete(id));
+  // Only the current and the previous second matter; forget older windows.
+  for (const known of knownAllowances.keys()) {
+    if (Number(known.slice(known.lastIndexOf('#') + 1)) < epochSecond - 1) knownAllowances.delete(known);
+  }
+};
+
+/** The window's allowance from the previous second's count; concurrent callers share one read. */
+const allowanceOf = (orgId: string, epochSecond: number, loadSettings: () => Promise<RateLimitSettings>) => {
+  const known = knownAllowances.get(windowId(orgId, epochSecond));
+  if (known) return known;
+  const computed = Promise.all([
     db().send(
       new GetCommand({
         TableName: tableName(),
@@ -48,13 +35,18 @@ export const admitRequest = async (
       }),
     ),
     loadSettings(),
-  ]);
-  const allowance = allowanceForSecond(settings, Number(previous.Item?.admitted ?? 0));
+  ]).then(([previous, settings]) => allowanceForSecond(settings, Number(previous.Item?.admitted ?? 0)));
+  remember(orgId, epochSecond, computed);
+  return computed;
+};
+
+/** Increments the window's counter if it has room, creating it with `allowance` if it is new. */
+const incrementOrCreate = async (orgId: string, epochSecond: number, allowance: number): Promise<boolean> => {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: windowKey,
+        Key: keys.rateWindow(orgId, epochSecond),
         UpdateExpression:
           'SET admitted = if_not_exists(admitted, :zero) + :one, allowance = if_not_exists(allowance, :allowance), expiresAt = :expiresAt',
         ConditionExpression: 'attribute_not_exists(admitted) OR admitted < allowance',
@@ -71,4 +63,46 @@ export const admitRequest = async (
     if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
+};
+
+/**
+ * Admits one request of `orgId` in `epochSecond`, or refuses it, with conditional writes only, so
+ * the limit holds across any number of concurrent Lambda instances.
+ *
+ * Each second has one counter item that stores its own `allowance`, fixed by whoever creates it
+ * from the previous second's count. An instance that does not know the window yet first tries a
+ * plain conditional increment (the usual case once any instance created the window: one write);
+ * otherwise it reads the previous count once and creates or increments in one conditional write.
+ */
+export const admitRequest = async (
+  orgId: string,
+  epochSecond: number,
+  loadSettings: () => Promise<RateLimitSettings>,
+): Promise<boolean> => {
+  const known = knownAllowances.get(windowId(orgId, epochSecond));
+  if (known) return incrementOrCreate(orgId, epochSecond, await known);
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateWindow(orgId, epochSecond),
+        UpdateExpression: 'SET admitted = admitted + :one',
+        ConditionExpression: 'admitted < allowance',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    remember(orgId, epochSecond, Promise.resolve(Number(Attributes?.allowance)));
+    return true;
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    const existing = (error as { Item?: Record<string, unknown> }).Item;
+    if (existing) {
+      // The window exists and is full.
+      remember(orgId, epochSecond, Promise.resolve(Number(existing.allowance)));
+      return false;
+    }
+  }
+  return incrementOrCreate(orgId, epochSecond, await allowanceOf(orgId, epochSecond, loadSettings));
 };

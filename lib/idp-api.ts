@@ -1,0 +1,122 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  type HttpStage,
+  LogGroupLogDestination,
+  type ThrottleSettings,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { RouteKind } from '../shared/api/route-definition.js';
+import type { IdpFunction } from './idp-function.js';
+
+/**
+ * The whole API's ceiling, above what the per-organization limits admit (10 orgs at their
+ * default maximum of 20 requests in a second); it caps the cost of a flood, it is not the limit
+ * tenants see.
+ */
+export const DEFAULT_STAGE_THROTTLE: ThrottleSettings = { rateLimit: 200, burstLimit: 400 };
+
+/** One JSON object per request; `$context` variables of HTTP APIs, no headers and no bodies. */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTimeEpoch',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integration.latency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  org: '$context.authorizer.claims.org',
+  principal: '$context.authorizer.claims.sub',
+};
+
+/** Why a route without a JWT is safe, for cdk-nag's authorization rule. */
+const UNAUTHENTICATED_BECAUSE: Record<Exclude<RouteKind, 'management'>, string> = {
+  public:
+    'Public by design (DECISIONS.md): the OpenID discovery document, the JWKS and the OpenAPI document ' +
+    'must be readable without a token; they carry no tenant data.',
+  oauth:
+    'The OAuth 2.0 token endpoint is where a token is obtained, so it cannot require one; the client ' +
+    'authenticates with client_secret_basic or client_secret_post, checked by the function (RFC 6749).',
+};
+
+export interface IdpApiProps {
+  /** The token issuer; `undefined` means the API's own execute-api origin. */
+  readonly issuer?: string;
+  readonly audience: string;
+  readonly throttle?: ThrottleSettings;
+}
+
+/**
+ * The HTTP API: a `$default` stage with throttling and JSON access logs, a JWT authorizer that
+ * trusts the service's own issuer, and an alarm on server errors. Routes come from the route
+ * table through `addRoutes`.
+ */
+export class IdpApi extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  /** The public origin: the token issuer and the base of every URL the service publishes. */
+  readonly origin: string;
+  private readonly authorizer: HttpJwtAuthorizer;
+
+  constructor(scope: Construct, id: string, props: IdpApiProps) {
+    super(scope, id);
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      description: 'IDP: OAuth 2.0 token endpoint, discovery and the /idp management API',
+      // The stage is created below, with throttling and access logs.
+      createDefaultStage: false,
+    });
+    this.origin = props.issuer ?? this.httpApi.apiEndpoint;
+    this.authorizer = new HttpJwtAuthorizer('JwtAuthorizer', this.origin, { jwtAudience: [props.audience] });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
+    this.stage = this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? DEFAULT_STAGE_THROTTLE,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    // The error middleware answers every expected failure with a 4xx: a 5xx is a fault.
+    this.httpApi
+      .metricServerError({ period: Duration.minutes(5), statistic: 'Sum' })
+      .createAlarm(this, 'ServerErrorsAlarm', {
+        alarmDescription: 'The IDP API answered 5xx at least once in 5 minutes',
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+  }
+
+  /** One API Gateway route per route of the function; the JWT authorizer guards management routes. */
+  addRoutesOf(fn: IdpFunction): void {
+    if (fn.routes.length === 0) return;
+    const integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn.lambda);
+    for (const route of fn.routes) {
+      const [httpRoute] = this.httpApi.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration,
+        authorizer: route.kind === 'management' ? this.authorizer : new HttpNoneAuthorizer(),
+      });
+      if (httpRoute && route.kind !== 'management') {
+        Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: UNAUTHENTICATED_BECAUSE[route.kind] });
+      }
+    }
+  }
+}

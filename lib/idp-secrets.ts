@@ -1,0 +1,81 @@
+import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { IdpFunction } from './idp-function.js';
+
+export interface IdpSecretsProps {
+  /** Every secret of the service is named `<prefix><name>` (see shared/auth/secret-store.ts). */
+  readonly prefix: string;
+}
+
+/**
+ * The service's secrets in Secrets Manager (encrypted with the AWS managed key
+ * aws/secretsmanager). The token-signing key set exists from the start, as a generated
+ * placeholder that the oauth function replaces with a real key set on first use; SSO client
+ * secrets are created at runtime under `<prefix>sso/`.
+ */
+export class IdpSecrets extends Construct {
+  readonly prefix: string;
+  readonly signingKeys: Secret;
+  /** What a function needs to find the secrets: the Secrets Manager adapter and the prefix. */
+  readonly environment: Record<string, string>;
+
+  constructor(scope: Construct, id: string, props: IdpSecretsProps) {
+    super(scope, id);
+    this.prefix = props.prefix;
+    this.environment = { IDP_SECRET_STORE: 'aws', IDP_SECRET_PREFIX: props.prefix };
+
+    this.signingKeys = new Secret(this, 'SigningKeys', {
+      secretName: `${props.prefix}signing-keys`,
+      description: 'IDP token-signing key set (ES256 JWKs); a placeholder until the oauth function first runs',
+      // Losing it would invalidate every issued token and the published JWKS.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.signingKeys).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key set is rotated by the service itself (rotateSigningKeys, run by the operator), which keeps ' +
+        'the previous public key in the JWKS until tokens signed with it expire; a Secrets Manager rotation ' +
+        'Lambda would replace the set without that overlap and break tokens in flight.',
+    });
+  }
+
+  /** Read the key set, and write it once to replace the placeholder (PutSecretValue only). */
+  grantSigningKeys(fn: IdpFunction): void {
+    this.signingKeys.grantRead(fn.lambda);
+    fn.lambda.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [this.signingKeys.secretArn] }),
+    );
+  }
+
+  /**
+   * For the SSO providers function: it creates, reads, updates and deletes `<prefix>sso/<clientId>`
+   * secrets at runtime, so their names are known only by prefix.
+   */
+  grantSsoClientSecrets(fn: IdpFunction): void {
+    const ssoSecrets = Stack.of(this).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${this.prefix}sso/*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    fn.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'secretsmanager:CreateSecret',
+          'secretsmanager:GetSecretValue',
+          'secretsmanager:PutSecretValue',
+          'secretsmanager:DeleteSecret',
+        ],
+        resources: [ssoSecrets],
+      }),
+    );
+    Validations.of(fn.lambda).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}sso/*]`,
+      reason:
+        'SSO client secrets are created at runtime, one per provider, so they can only be named by their ' +
+        'prefix; the wildcard is confined to the sso/ folder of this service.',
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { ENDPOINT_GROUPS, type EndpointGroup, GROUP_TABLE_ACCESS } from '../shared/api/route-definition.js';
+import { ROUTES } from '../shared/api/routes.js';
+import { IdpApi } from './idp-api.js';
+import { IdpFunction } from './idp-function.js';
+import { IdpSecrets } from './idp-secrets.js';
+import { IdpTable } from './idp-table.js';
+import { SystemDataSeed } from './system-data-seed.js';
+
+export const TOKEN_AUDIENCE = 'idp';
+export const TOKEN_LIFETIME_SECONDS = 3600;
+export const DEFAULT_SECRET_PREFIX = 'idp/';
+
+export interface IdpStackProps extends StackProps {
+  /**
+   * The public origin when a custom domain fronts the API, e.g. `https://id.example.com`: the
+   * token issuer and the authorizer's trusted issuer. Default: the API's execute-api origin.
+   */
+  readonly issuer?: string;
+  /** @default 'idp/' */
+  readonly secretPrefix?: string;
+}
+
+/** `https://host[:port]`, nothing after it: the issuer is compared as a string, so it must be exact. */
+const assertOrigin = (issuer: string): void => {
+  const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
+  if (url?.protocol !== 'https:' || url.origin !== issuer) {
+    throw new Error(`issuer must be an https origin without a path or trailing slash, got "${issuer}"`);
+  }
+};
+
+const constructIdOf = (group: EndpointGroup): string =>
+  group.replace(/(^|-)([a-z])/g, (_match, _dash, letter: string) => letter.toUpperCase());
+
+/**
+ * The IDP service: one function per endpoint group behind an HTTP API with a JWT authorizer, one
+ * DynamoDB table, the signing-key secret and the system-data seed. Environment-agnostic: it
+ * synthesizes without AWS credentials.
+ */
+export class IdpStack extends Stack {
+  readonly table: IdpTable;
+  readonly secrets: IdpSecrets;
+  readonly api: IdpApi;
+  readonly functions: Record<EndpointGroup, IdpFunction>;
+  readonly systemData: SystemDataSeed;
+
+  constructor(scope: Construct, id: string, props: IdpStackProps = {}) {
+    super(scope, id, { description: 'IDP identity and access management service', ...props });
+    if (props.issuer !== undefined) assertOrigin(props.issuer);
+
+    this.table = new IdpTable(this, 'Table');
+    this.secrets = new IdpSecrets(this, 'Secrets', { prefix: props.secretPrefix ?? DEFAULT_SECRET_PREFIX });
+    this.api = new IdpApi(this, 'Api', { issuer: props.issuer, audience: TOKEN_AUDIENCE });
+
+    const environment = {
+      IDP_ISSUER: this.api.origin,
+      IDP_AUDIENCE: TOKEN_AUDIENCE,
+      IDP_TOKEN_TTL_SECONDS: String(TOKEN_LIFETIME_SECONDS),
+      IDP_LOG_LEVEL: 'INFO',
+      ...this.secrets.environment,
+    };
+    this.functions = Object.fromEntries(
+      ENDPOINT_GROUPS.map((group) => [group, this.endpointFunction(group, environment)]),
+    ) as Record<EndpointGroup, IdpFunction>;
+    this.secrets.grantSigningKeys(this.functions.oauth);
+
+    this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the management API',
+      value: `${this.api.origin}/idp`,
+    });
+    new CfnOutput(this, 'TokenUrl', {
+      description: 'OAuth 2.0 token endpoint',
+      value: `${this.api.origin}/oauth2/token`,
+    });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+  }
+
+  /** The group's Lambda (`functions/<group>.ts`), its table grants and its routes. */
+  private endpointFunction(group: EndpointGroup, environment: Record<string, string>): IdpFunction {
+    const fn = new IdpFunction(this, constructIdOf(group), {
+      entry: `functions/${group}.ts`,
+      description: `IDP ${group} endpoints`,
+      routes: ROUTES.filter((route) => route.group === group),
+      environment,
+    });
+    fn.bindTable(this.table, GROUP_TABLE_ACCESS[group]);
+    this.api.addRoutesOf(fn);
+    return fn;
+  }
+}

@@ -1,0 +1,33 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../shared/store/keys.js';
+
+const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
+
+/**
+ * The service's single table, defined from `TABLE_SCHEMA` so the table and the code that builds
+ * keys cannot drift apart. On-demand (traffic is spiky and small), point-in-time recovery,
+ * deletion protection and RETAIN: identity data must survive a mistaken `cdk destroy`.
+ */
+export class IdpTable extends TableV2 {
+  constructor(scope: Construct, id: string) {
+    super(scope, id, {
+      partitionKey: stringKey(TABLE_SCHEMA.partitionKey),
+      sortKey: stringKey(TABLE_SCHEMA.sortKey),
+      globalSecondaryIndexes: TABLE_SCHEMA.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: stringKey(index.partitionKey),
+        sortKey: stringKey(index.sortKey),
+      })),
+      timeToLiveAttribute: TABLE_SCHEMA.timeToLiveAttribute,
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      // The AWS managed key (aws/dynamodb): KMS encryption with key use visible in CloudTrail,
+      // no monthly key fee and no key policy to maintain, unlike a customer managed key.
+      encryption: TableEncryptionV2.awsManagedKey(),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

@@ -1,0 +1,87 @@
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { EndpointGroup, GROUP_TABLE_ACCESS, RouteDefinition } from '../shared/api/route-definition.js';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { keys, TABLE_SCHEMA } from '../shared/store/keys.js';
+
+export type TableAccess = (typeof GROUP_TABLE_ACCESS)[EndpointGroup];
+
+/** What the middleware chain of a function's routes writes beside the function's own data. */
+export interface MiddlewareWrites {
+  /** Every management route is rate limited per organization (`RATE#<org>` counters). */
+  readonly rateLimitCounters: boolean;
+  /** Non-GET management routes honour `Idempotency-Key` (records under `IDEMPOTENCY`). */
+  readonly idempotencyRecords: boolean;
+}
+
+/** Mirrors the chain that `shared/http/group-handler.ts` builds for each route. */
+export const middlewareWritesOf = (routes: readonly RouteDefinition[]): MiddlewareWrites => {
+  const management = routes.filter((route) => route.kind === 'management');
+  return {
+    rateLimitCounters: management.length > 0,
+    idempotencyRecords: management.some((route) => route.method !== 'GET'),
+  };
+};
+
+/** No Scan: no operation of the service scans, so no function may. */
+const READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+];
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+const IDEMPOTENCY_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+
+/** `RATE#*`: the counter key with a wildcard in place of the organization id. */
+const RATE_COUNTER_PARTITIONS = keys.rateWindow('*', 0).pk;
+
+/** Restricts item actions to items whose partition key matches (IAM fine-grained access control). */
+const leadingKeys = (operator: 'StringEquals' | 'StringLike', partitions: string) => ({
+  [`ForAllValues:${operator}`]: { 'dynamodb:LeadingKeys': [partitions] },
+});
+
+/**
+ * Least-privilege statements for one function. Indexes are named one by one (from TABLE_SCHEMA)
+ * instead of `index/*`, and a read-only function writes only the partitions its middleware owns.
+ */
+export const tableStatements = (
+  table: ITableV2,
+  access: Exclude<TableAccess, 'none'>,
+  writes: MiddlewareWrites,
+): PolicyStatement[] => {
+  const indexArns = TABLE_SCHEMA.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
+  const statements = [new PolicyStatement({ actions: READ_ACTIONS, resources: [table.tableArn, ...indexArns] })];
+  if (access === 'read-write') {
+    statements.push(new PolicyStatement({ actions: WRITE_ACTIONS, resources: [table.tableArn] }));
+    return statements;
+  }
+  if (writes.rateLimitCounters) {
+    statements.push(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: leadingKeys('StringLike', RATE_COUNTER_PARTITIONS),
+      }),
+    );
+  }
+  if (writes.idempotencyRecords) {
+    statements.push(
+      new PolicyStatement({
+        actions: IDEMPOTENCY_ACTIONS,
+        resources: [table.tableArn],
+        conditions: leadingKeys('StringEquals', keys.idempotencyPartition),
+      }),
+    );
+  }
+  return statements;
+};

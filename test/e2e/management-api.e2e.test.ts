@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
+import { getApiClient, putApiClient } from '../../shared/store/api-client-repository.js';
+import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
+import { createTestClient, createTestOrganization } from '../support/fixtures.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+let service: TestService;
+let adminToken: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  adminToken = await service.token();
+});
+afterAll(() => service?.close());
+
+describe('authentication at the gateway', () => {
+  it('refuses a request without a token with 401', async () => {
+    const response = await service.call('GET', '/idp/permissions');
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  });
+
+  it('refuses a forged, a foreign-issuer and an expired token with 401', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const claims = {
+      org: service.organizationId,
+      principal_type: 'client',
+      user_type: 'STANDARD',
+      permissions: [],
+    };
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
+      .setIssuer(service.baseUrl)
+      .setAudience('idp')
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    const [, payload] = adminToken.split('.');
+    const decoded = JSON.parse(Buffer.from(payload as string, 'base64url').toString());
+    const tampered = adminToken.replace(
+      payload as string,
+      Buffer.from(JSON.stringify({ ...decoded, iss: 'https://elsewhere.example' })).toString('base64url'),
+    );
+    for (const token of [forged, tampered, 'not-a-jwt']) {
+      expect((await service.call('GET', '/idp/permissions', { token })).status).toBe(401);
+    }
+  });
+});
+
+describe('authorization', () => {
+  it('answers 403 when the token lacks the permission', async () => {
+    const { clientId, clientSecret } = await createTestClient(service.organizationId, ['USER.LIST']);
+    const token = await service.token(clientId, clientSecret);
+    const response = await service.call<{ message: string }>('GET', '/idp/permissions', { token });
+    expect(response.status).toBe(403);
+    expect(response.body.message).toContain('PERMISSIONS.LIST');
+  });
+
+  it('grants dependent permissions transitively (ROLES.UPDATE implies PERMISSIONS.LIST)', async () => {
+    const { clientId, clientSecret } = await createTestClient(service.organizationId, ['ROLES.UPDATE']);
+    const token = await service.token(clientId, clientSecret);
+    expect((await service.call('GET', '/idp/permissions', { token })).status).toBe(200);
+    expect((await service.call('GET', '/idp/permissions/USER.LIST', { token })).status).toBe(403);
+  });
+});
+
+describe('permission catalogue', () => {
+  it('lists every catalogue permission, oldest first, in the spec shape', async () => {
+    const response = await service.call<{ id: string }[]>('GET', '/idp/permissions', { token: adminToken });
+    expect(response.status).toBe(200);
+    expect(response.body.map((permission) => permission.id)).toEqual(PERMISSION_CATALOGUE.map((p) => p.id));
+    const modules = new Set(PERMISSION_CATALOGUE.map((p) => p.module));
+    for (const module of [
+      'API_CLIENTS',
+      'PERMISSIONS',
+      'ROLES',
+      'DETAILED_PERMISSION',
+      'USER',
+      'USER_ROLES',
+      'USER_POLICIES',
+      'USER_GROUP',
+      'SSO',
+      'UI',
+    ]) {
+      expect(modules).toContain(module);
+    }
+  });
+
+  it('reads one permission and answers 404 for an unknown id', async () => {
+    const found = await service.call('GET', '/idp/permissions/USER.LIST', { token: adminToken });
+    expect(found.body).toEqual({
+      id: 'USER.LIST',
+      module: 'USER',
+      accessType: 'LIST',
+      moduleDisplayName: 'Users',
+      accessTypeDisplayName: 'List',
+    });
+    const missing = await service.call<{ status: number; requestId: string }>(
+      'GET',
+      '/idp/permissions/NOPE.NOPE',
+      {
+        token: adminToken,
+      },
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.requestId).toBe(missing.headers.get('apigw-requestid'));
+  });
+
+  it('lists the direct dependencies of permissions', async () => {
+    const response = await service.call<{ permissionId: string; dependentPermissionIds: string[] }[]>(
+      'GET',
+      '/idp/dependentPermissions',
+      { token: adminToken },
+    );
+    expect(response.body).toContainEqual({
+      permissionId: 'USER.UPDATE',
+      dependentPermissionIds: ['USER.DETAILS'],
+    });
+  });
+});
+
+describe('plugins', () => {
+  it("lists and reads only the caller organization's plugins", async () => {
+    const other = await createTestOrganization();
+    const definition = {
+      id: `plugin-${randomUUID().slice(0, 6)}`,
+      permissionDefinitions: [
+        { module: 'REPORTS', actionName: 'EXPORT', description: 'Export reports', id: 'd1' },
+      ],
+      dependentPermissions: [{ permissionId: 'd1', dependentPermissionIds: [] }],
+    };
+    await definePlugin(definition);
+    await definePlugin({ ...definition, id: 'foreign-plugin' });
+    await assignPlugin(service.organizationId, definition.id);
+    await assignPlugin(other.id, 'foreign-plugin');
+
+    const list = await service.call('GET', '/idp/plugins', { token: adminToken });
+    expect(list.body).toEqual([{ id: definition.id }]);
+    const detail = await service.call<Record<string, unknown>>('GET', `/idp/plugins/${definition.id}`, {
+      token: adminToken,
+    });
+    expect(detail.status).toBe(200);
+    expect(detail.body.permissionDefinitions).toEqual(definition.permissionDefinitions);
+    expect((await service.call('GET', '/idp/plugins/foreign-plugin', { token: adminToken })).status).toBe(
+      404,
+    );
+  });
+});
+
+describe('organizations', () => {
+  it("shows the caller's organization and hides every other one", async () => {
+    const other = await createTestOrganization({ name: 'Secret Corp' });
+    const list = await service.call<{ id: string }[]>('GET', '/idp/organizations', { token: adminToken });
+    expect(list.body.map((organization) => organization.id)).toEqual([service.organizationId]);
+    const own = await service.call<{ id: string; mfa: { enabled: boolean } }>(
+      'GET',
+      `/idp/organizations/${service.organizationId}`,
+      { token: adminToken },
+    );
+    expect(own.body).toMatchObject({ id: service.organizationId, mfa: { enabled: false } });
+    const foreign = await service.call('GET', `/idp/organizations/${other.id}`, { token: adminToken });
+    expect(foreign.status).toBe(404);
+    expect(JSON.stringify(foreign.body)).not.toContain('Secret Corp');
+  });
+});
+
+describe('UI permissions of the caller', () => {
+  it('reports the access types of the UI module and plugin actions', async () => {
+    const { clientId, clientSecret } = await createTestClient(service.organizationId, [
+      'UI.USERS',
+      'USER.LIST',
+    ]);
+    const token = await service.token(clientId, clientSecret);
+    const response = await service.call('GET', '/idp/me/ui-permissions', { token });
+    expect(response.body).toEqual({ uiPermissions: ['USERS'], pluginsUIPermissions: {} });
+  });
+});
+
+describe('request validation', () => {
+  it('answers 400 naming the field for an unknown body key and for a wrong type', async () => {
+    const unknownKey = await service.call<{ errorDetails: { field: string }[] }>(
+      'POST',
+      '/idp/services/by-ids',
+      {
+        token: adminToken,
+        body: { ids: ['x'], foo: 1 },
+      },
+    );
+    expect(unknownKey.status).toBe(400);
+    expect(unknownKey.body.errorDetails).toContainEqual(
+      expect.objectContaining({ field: 'body.foo', message: 'Unrecognized key', rejectedValue: 1 }),
+    );
+    const wrongType = await service.call<{ errorDetails: { field: string }[] }>(
+      'POST',
+      '/idp/services/by-ids',
+      {
+        token: adminToken,
+        body: { ids: 'x' },
+      },
+    );
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errorDetails).toContainEqual(expect.objectContaining({ field: 'body.ids' }));
+  });
+
+  it('answers 400 for malformed JSON, 415 for another content type, 400 for an unknown query key', async () => {
+    const malformed = await service.call('POST', '/idp/services/by-ids', {
+      token: adminToken,
+      rawBody: '{"ids": [',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+    const wrongType = await service.call('POST', '/idp/services/by-ids', {
+      token: adminToken,
+      rawBody: 'ids=1',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(wrongType.status).toBe(415);
+    const query = await service.call('GET', '/idp/plugins?page=abc', { token: adminToken });
+    expect(query.status).toBe(400);
+  });
+
+  it('answers 413 for a JSON body over 1 MiB', async () => {
+    const response = await service.call('POST', '/idp/services/by-ids', {
+      token: adminToken,
+      body: { ids: ['a'.repeat(1024 * 1024)] },
+    });
+    expect(response.status).toBe(413);
+  });
+});
+
+describe('services by ids', () => {
+  it("resolves the organization's clients and returns unknown or foreign ids with id only", async () => {
+    const other = await createTestOrganization();
+    const foreign = await createTestClient(other.id, []);
+    const response = await service.call('POST', '/idp/services/by-ids', {
+      token: adminToken,
+      body: { ids: [service.clientId, 'unknown-id', foreign.clientId] },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual([
+      { id: service.clientId, name: 'Local administrator' },
+      { id: 'unknown-id' },
+      { id: foreign.clientId },
+    ]);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first response for a repeat and refuses the key with another body (422)', async () => {
+    const { clientId } = await createTestClient(service.organizationId, [], { name: 'before' });
+    const key = randomUUID();
+    const request = { token: adminToken, body: { ids: [clientId] }, headers: { 'idempotency-key': key } };
+    const first = await service.call('POST', '/idp/services/by-ids', request);
+    expect(first.body).toEqual([{ id: clientId, name: 'before' }]);
+
+    const client = await getApiClient(clientId);
+    await putApiClient({ ...(client as NonNullable<typeof client>), name: 'after' });
+    const replay = await service.call('POST', '/idp/services/by-ids', request);
+    expect(replay.body).toEqual([{ id: clientId, name: 'before' }]);
+    const withoutKey = await service.call('POST', '/idp/services/by-ids', {
+      token: adminToken,
+      body: { ids: [clientId] },
+    });
+    expect(withoutKey.body).toEqual([{ id: clientId, name: 'after' }]);
+
+    const conflicting = await service.call('POST', '/idp/services/by-ids', {
+      ...request,
+      body: { ids: [clientId, 'other'] },
+    });
+    expect(conflicting.status).toBe(422);
+  });
+});

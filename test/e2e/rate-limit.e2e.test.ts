@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RATE_LIMIT } from '../../shared/domain/rate-limit.js';
+import { createTestClient, createTestOrganization } from '../support/fixtures.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+let service: TestService;
+let tokenA: string;
+let tokenB: string;
+
+beforeAll(async () => {
+  service = await startTestService({ rateLimit: DEFAULT_RATE_LIMIT });
+  tokenA = await service.token();
+  const other = await createTestOrganization({ rateLimit: DEFAULT_RATE_LIMIT });
+  const clientB = await createTestClient(other.id, []);
+  tokenB = await service.token(clientB.clientId, clientB.clientSecret);
+});
+afterAll(() => service?.close());
+
+/** Waits until `offset` ms into the next calendar second, so a burst falls inside one second. */
+const startOfNextSecond = async (offset = 30) => {
+  const wait = 1000 - (Date.now() % 1000) + offset;
+  await new Promise((resolve) => setTimeout(resolve, wait));
+  return Math.floor(Date.now() / 1000);
+};
+
+/** Returns at once when `second` has begun, otherwise waits for it. */
+const untilSecond = async (second: number) => {
+  const wait = second * 1000 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 10));
+};
+
+/** Sends `count` requests at once; the gateway counts each in the second it arrived. */
+const fire = async (token: string, count: number) => {
+  const dispatchedAt = Date.now();
+  const responses = await Promise.all(
+    Array.from({ length: count }, () => service.call('GET', '/idp/me/ui-permissions', { token })),
+  );
+  return {
+    ok: responses.filter((response) => response.status === 200).length,
+    limited: responses.filter((response) => response.status === 429),
+    dispatchedSecond: Math.floor(dispatchedAt / 1000),
+    tookMs: Date.now() - dispatchedAt,
+  };
+};
+
+describe('per-organization rate limit over HTTP', () => {
+  it('admits 20 of 30 concurrent requests after an idle second, at most 10 the next second; another organization is unaffected', async () => {
+    // Warm up (token verification keys, OpenAPI validator), then let a whole second pass idle.
+    await Promise.all([fire(tokenA, 1), fire(tokenB, 1)]);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const second = await startOfNextSecond();
+    const [a, b] = await Promise.all([fire(tokenA, 30), fire(tokenB, 20)]);
+    expect(a.dispatchedSecond, 'the burst must be sent within one second').toBe(second);
+    console.log(
+      `second 1: org A ${a.ok} admitted / ${a.limited.length} refused in ${a.tookMs} ms; org B ${b.ok} admitted`,
+    );
+    expect(a.ok).toBe(20);
+    expect(a.limited).toHaveLength(10);
+    expect(b.ok).toBe(20);
+
+    const limitedBody = a.limited[0];
+    expect(limitedBody?.body).toMatchObject({ status: 429, error: 'Too Many Requests' });
+    expect(limitedBody?.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(limitedBody?.headers.get('retry-after')).toBeNull();
+
+    await untilSecond(second + 1);
+    const [next, otherNext] = await Promise.all([fire(tokenA, 20), fire(tokenB, 10)]);
+    expect(next.dispatchedSecond, 'the second burst must be sent in the following second').toBe(second + 1);
+    console.log(`second 2: org A ${next.ok} admitted; org B ${otherNext.ok} admitted`);
+    expect(next.ok).toBeLessThanOrEqual(10);
+    expect(next.ok).toBeGreaterThan(0);
+    expect(otherNext.ok).toBe(10);
+  });
+});

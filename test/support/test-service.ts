@@ -1,0 +1,89 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { type LocalService, startLocalService } from '../../bin/local/service.js';
+import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
+import { setOrganizationRateLimit } from '../../shared/store/organization-repository.js';
+import { useIsolatedDatabase } from './isolated-database.js';
+import { OpenApiValidator } from './openapi-validator.js';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestService extends LocalService {
+  /** Calls the API over HTTP and checks the answer against the OpenAPI document. */
+  call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  /** A client-credentials access token (the admin client's unless told otherwise). */
+  token(clientId?: string, clientSecret?: string): Promise<string>;
+}
+
+/** Functional tests send bursts; they run with a limit no test reaches unless it asks for one. */
+export const UNLIMITED = { rate: 100_000, burst: 0 };
+
+/** Starts the local service (API Gateway emulation + functions) on a free port, own database. */
+export const startTestService = async (
+  options: { rateLimit?: RateLimitSettings } = {},
+): Promise<TestService> => {
+  const dynamoDbEndpoint = useIsolatedDatabase();
+  mkdirSync('.tmp', { recursive: true });
+  const service = await startLocalService({
+    port: 0,
+    dynamoDbEndpoint,
+    dataDirectory: mkdtempSync(join('.tmp', 'data-')),
+  });
+  await setOrganizationRateLimit(service.organizationId, options.rateLimit ?? UNLIMITED);
+  let validator: OpenApiValidator | undefined;
+
+  const call = async <T>(
+    method: string,
+    path: string,
+    options: CallOptions = {},
+  ): Promise<ApiResponse<T>> => {
+    const url = `${service.baseUrl}${path}`;
+    const response = await fetch(url, {
+      method,
+      headers: {
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(options.rawBody !== undefined ? { body: options.rawBody } : {}),
+    });
+    const text = await response.text();
+    const body = text === '' ? undefined : JSON.parse(text);
+    if (path !== '/idp/openapi.json') {
+      validator ??= new OpenApiValidator(
+        (await (await fetch(`${service.baseUrl}/idp/openapi.json`)).json()) as never,
+      );
+      validator.assertResponse(method, url, response.status, body);
+    }
+    return { status: response.status, headers: response.headers, body: body as T };
+  };
+
+  const token = async (clientId = service.clientId, clientSecret = service.clientSecret) => {
+    const response = await fetch(`${service.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+      }),
+    });
+    const body = (await response.json()) as { access_token?: string };
+    if (!body.access_token) throw new Error(`No token: ${JSON.stringify(body)}`);
+    return body.access_token;
+  };
+
+  return { ...service, call, token };
+};
