@@ -1,0 +1,358 @@
+import { Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import type { IdpFunction } from '../../lib/idp-function.js';
+import { systemDataHash } from '../../lib/system-data-seed.js';
+import {
+  ENDPOINT_GROUPS,
+  type EndpointGroup,
+  GROUP_TABLE_ACCESS,
+  routeKey,
+} from '../../shared/api/route-definition.js';
+import { ROUTES } from '../../shared/api/routes.js';
+import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
+import { TABLE_SCHEMA } from '../../shared/store/keys.js';
+import { logicalIdOf, type Statement, statementsOfRole, synthesizeIdp } from './synthesize.js';
+
+const { app, stack } = synthesizeIdp();
+// Synthesis runs the cdk-nag plugin too: this line throws if any finding is left unacknowledged.
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: any }>;
+
+const statementsOf = (fn: IdpFunction): Statement[] =>
+  statementsOfRole(template, logicalIdOf(fn.lambda.role!));
+const environmentOf = (fn: IdpFunction): Record<string, unknown> =>
+  resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables;
+const allows = (statement: Statement, action: string) => statement.Action.includes(action);
+const leadingKeysOf = (statement: Statement): string[] | undefined =>
+  Object.values(statement.Condition ?? {})[0]?.['dynamodb:LeadingKeys'];
+const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.table), 'Arn'] };
+
+const groupsWithAccess = (access: (typeof GROUP_TABLE_ACCESS)[EndpointGroup]) =>
+  ENDPOINT_GROUPS.filter((group) => GROUP_TABLE_ACCESS[group] === access);
+const managementRoutesOf = (group: EndpointGroup) =>
+  ROUTES.filter((route) => route.group === group && route.kind === 'management');
+
+describe('API routes', () => {
+  const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+  const authorizerId = { Ref: logicalIdOf(stack.api.httpApi.node.findChild('JwtAuthorizer')) };
+
+  it('has exactly one API Gateway route per route-table entry', () => {
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(ROUTES.map(routeKey).sort());
+  });
+
+  it.each(ROUTES.map((route) => [routeKey(route), route] as const))('%s', (key, route) => {
+    const [apiRoute] = routes.filter((candidate) => candidate.Properties.RouteKey === key);
+    if (route.kind === 'management') {
+      expect(apiRoute?.Properties).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: authorizerId });
+    } else {
+      expect(apiRoute?.Properties.AuthorizationType).toBe('NONE');
+      expect(apiRoute?.Properties.AuthorizerId).toBeUndefined();
+    }
+    const integrationId = apiRoute?.Properties.Target['Fn::Join'][1][1].Ref;
+    expect(resources[integrationId]?.Properties.IntegrationUri).toEqual({
+      'Fn::GetAtt': [logicalIdOf(stack.functions[route.group].lambda), 'Arn'],
+    });
+  });
+
+  it('verifies tokens of the service itself: issuer = the API origin = IDP_ISSUER, audience idp', () => {
+    const origin = { 'Fn::GetAtt': [logicalIdOf(stack.api.httpApi), 'ApiEndpoint'] };
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Audience: ['idp'], Issuer: origin },
+    });
+    for (const group of ENDPOINT_GROUPS) {
+      expect(environmentOf(stack.functions[group])).toMatchObject({
+        IDP_ISSUER: origin,
+        IDP_AUDIENCE: 'idp',
+      });
+    }
+  });
+
+  it('throttles the default stage and writes JSON access logs', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stage).toHaveLength(1);
+    const { StageName, DefaultRouteSettings, AccessLogSettings } = stage[0]?.Properties;
+    expect(StageName).toBe('$default');
+    // Above the per-organization allowance of 20 requests in a second (rate 10 + burst 10).
+    expect(DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(20);
+    expect(DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThanOrEqual(
+      DefaultRouteSettings.ThrottlingRateLimit,
+    );
+    expect(JSON.parse(AccessLogSettings.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+    });
+  });
+});
+
+describe('with a custom domain (context issuer)', () => {
+  it('trusts and issues tokens for that origin', () => {
+    const custom = synthesizeIdp({ issuer: 'https://id.example.com' });
+    const customTemplate = Template.fromStack(custom.stack);
+    customTemplate.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: { Issuer: 'https://id.example.com' },
+    });
+    customTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ IDP_ISSUER: 'https://id.example.com' }) },
+    });
+    customTemplate.hasOutput('TokenUrl', { Value: 'https://id.example.com/oauth2/token' });
+  });
+
+  it.each([
+    'https://id.example.com/',
+    'http://id.example.com',
+    'https://id.example.com/idp',
+    'id.example.com',
+  ])('refuses %s: the issuer must be an exact https origin', (issuer) => {
+    expect(() => synthesizeIdp({ issuer })).toThrow(/https origin/);
+  });
+});
+
+describe('table', () => {
+  it('is built from TABLE_SCHEMA: keys, indexes and TTL', () => {
+    const indexKeys = TABLE_SCHEMA.indexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    }));
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: indexKeys,
+      TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.timeToLiveAttribute, Enabled: true },
+    });
+  });
+
+  it('is on-demand, KMS-encrypted, recoverable, protected and retained', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+  });
+});
+
+describe('least privilege per function', () => {
+  const WRITE_ACTIONS = [
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+  ];
+
+  it.each(groupsWithAccess('none'))('%s has no table access and does not know the table', (group) => {
+    const fn = stack.functions[group];
+    expect(
+      statementsOf(fn)
+        .flatMap((s) => s.Action)
+        .filter((a) => a.startsWith('dynamodb:')),
+    ).toEqual([]);
+    expect(environmentOf(fn)).not.toHaveProperty('IDP_TABLE_NAME');
+  });
+
+  it.each(groupsWithAccess('read'))('%s reads, and writes only its middleware partitions', (group) => {
+    const statements = statementsOf(stack.functions[group]);
+    const unconditionedWrites = statements.filter(
+      (statement) => WRITE_ACTIONS.some((action) => allows(statement, action)) && !leadingKeysOf(statement),
+    );
+    expect(unconditionedWrites).toEqual([]);
+    expect(statements.some((statement) => allows(statement, 'dynamodb:Query'))).toBe(true);
+    expect(environmentOf(stack.functions[group])).toMatchObject({
+      IDP_TABLE_NAME: { Ref: logicalIdOf(stack.table) },
+    });
+  });
+
+  it.each(ENDPOINT_GROUPS)(
+    '%s may write rate-limit counters exactly when it serves management routes',
+    (group) => {
+      const rateWrites = statementsOf(stack.functions[group]).filter(
+        (statement) =>
+          allows(statement, 'dynamodb:UpdateItem') && leadingKeysOf(statement)?.includes('RATE#*'),
+      );
+      expect(rateWrites.length > 0).toBe(managementRoutesOf(group).length > 0);
+      for (const statement of rateWrites) expect(statement.Resource).toEqual([tableArn]);
+    },
+  );
+
+  it.each(ENDPOINT_GROUPS)(
+    '%s may write idempotency records exactly when it has non-GET management routes',
+    (group) => {
+      const idempotencyWrites = statementsOf(stack.functions[group]).filter(
+        (statement) =>
+          allows(statement, 'dynamodb:PutItem') && leadingKeysOf(statement)?.includes('IDEMPOTENCY'),
+      );
+      const hasNonGet = managementRoutesOf(group).some((route) => route.method !== 'GET');
+      expect(idempotencyWrites.length > 0).toBe(hasNonGet);
+    },
+  );
+
+  it('no function may Scan, and reads name the indexes one by one', () => {
+    const everyStatement = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement,
+    );
+    expect(JSON.stringify(everyStatement)).not.toContain('dynamodb:Scan');
+    expect(JSON.stringify(everyStatement)).not.toContain('/index/*');
+  });
+
+  it('only the oauth function can read the signing keys, and it can only read and put them', () => {
+    const secretRef = { Ref: logicalIdOf(stack.secrets.signingKeys) };
+    const secretActionsOf = (fn: IdpFunction) =>
+      statementsOf(fn)
+        .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
+        .flatMap((statement) => statement.Action)
+        .sort();
+    expect(secretActionsOf(stack.functions.oauth)).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:PutSecretValue',
+    ]);
+    const others = [...ENDPOINT_GROUPS.filter((g) => g !== 'oauth').map((g) => stack.functions[g])];
+    for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
+    // Nothing else in the template points at the secret either (no resource policy, no other role).
+    const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes(JSON.stringify(secretRef)),
+    );
+    expect(referencing).toHaveLength(1);
+  });
+
+  it('every function logs to its own log group with a retention', () => {
+    for (const fn of [...Object.values(stack.functions), stack.systemData.handler]) {
+      const properties = resources[logicalIdOf(fn.lambda)]?.Properties;
+      expect(properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+      const logGroupId = properties.LoggingConfig.LogGroup.Ref;
+      expect(resources[logGroupId]?.Properties.RetentionInDays).toBeGreaterThan(0);
+      expect(properties.Environment.Variables.NODE_OPTIONS).toContain('--enable-source-maps');
+      expect(properties.Environment.Variables).not.toHaveProperty('IDP_DYNAMODB_ENDPOINT');
+    }
+  });
+});
+
+describe('signing-key secret', () => {
+  it('exists as a generated placeholder named <prefix>signing-keys and is retained', () => {
+    template.hasResource('AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ Name: 'idp/signing-keys', GenerateSecretString: Match.anyValue() }),
+    });
+    expect(environmentOf(stack.functions.oauth)).toMatchObject({
+      IDP_SECRET_STORE: 'aws',
+      IDP_SECRET_PREFIX: 'idp/',
+    });
+  });
+
+  it('follows the secretPrefix context', () => {
+    const prefixed = synthesizeIdp({ secretPrefix: 'idp-staging/' });
+    const prefixedTemplate = Template.fromStack(prefixed.stack);
+    prefixedTemplate.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: 'idp-staging/signing-keys',
+    });
+    prefixedTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ IDP_SECRET_PREFIX: 'idp-staging/' }) },
+    });
+  });
+});
+
+describe('system-data seed', () => {
+  it('is a custom resource of the Provider framework whose handler may write the table', () => {
+    const seed = stack.systemData;
+    const customResources = Object.values(template.findResources('Custom::IdpSystemData'));
+    expect(customResources).toHaveLength(1);
+    expect(customResources[0]?.Properties).toMatchObject({ systemDataHash: systemDataHash() });
+    const serviceTokenFunction = customResources[0]?.Properties.ServiceToken['Fn::GetAtt'][0];
+    expect(
+      resources[serviceTokenFunction]?.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN,
+    ).toEqual({
+      'Fn::GetAtt': [logicalIdOf(seed.handler.lambda), 'Arn'],
+    });
+    const writes = statementsOf(seed.handler).filter((s) => allows(s, 'dynamodb:BatchWriteItem'));
+    expect(writes).toEqual([expect.objectContaining({ Resource: [tableArn] })]);
+    expect(writes[0]?.Condition).toBeUndefined();
+  });
+
+  it('changes its hash when the catalogue or the managed roles change, so a deployment re-seeds', () => {
+    const [first, ...rest] = PERMISSION_CATALOGUE;
+    const renamed = { ...first!, moduleDisplayName: 'Renamed' };
+    expect(systemDataHash([renamed, ...rest], MANAGED_ROLES)).not.toBe(systemDataHash());
+    expect(systemDataHash(PERMISSION_CATALOGUE, MANAGED_ROLES.slice(1))).not.toBe(systemDataHash());
+    expect(systemDataHash([...PERMISSION_CATALOGUE], [...MANAGED_ROLES])).toBe(systemDataHash());
+  });
+});
+
+describe('alarms and outputs', () => {
+  it('alarms on errors of every function and on API 5xx', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    for (const fn of [...Object.values(stack.functions), stack.systemData.handler]) {
+      expect(alarms).toContainEqual(
+        expect.objectContaining({
+          MetricName: 'Errors',
+          Namespace: 'AWS/Lambda',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalIdOf(fn.lambda) } }],
+        }),
+      );
+    }
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway', Threshold: 1 }),
+    );
+  });
+
+  it('outputs the API URL, the token URL and the table name', () => {
+    const origin = { 'Fn::GetAtt': [logicalIdOf(stack.api.httpApi), 'ApiEndpoint'] };
+    template.hasOutput('ApiUrl', { Value: { 'Fn::Join': ['', [origin, '/idp']] } });
+    template.hasOutput('TokenUrl', { Value: { 'Fn::Join': ['', [origin, '/oauth2/token']] } });
+    template.hasOutput('TableName', { Value: { Ref: logicalIdOf(stack.table) } });
+  });
+});
+
+describe('cdk-nag (AWS Solutions)', () => {
+  const acknowledgementsIn = (root: IConstruct) =>
+    root.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata)
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+
+  it('reports no finding that is neither fixed nor acknowledged', () => {
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+    const findings = report.violations.map(
+      (violation) =>
+        `${violation.severity} ${violation.ruleName} at ${violation.violatingResources.map((r) => r.constructPath)}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('gives every acknowledgement a specific written reason', () => {
+    const acknowledgements = acknowledgementsIn(app);
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const [rule, reason] of acknowledgements) {
+      expect(reason, rule).toMatch(/\w+( \w+){8,}/);
+    }
+  });
+
+  it('fails the synthesis of the app when a finding is left unacknowledged', () => {
+    const failing = synthesizeIdp();
+    const role = new Role(failing.stack, 'CarelessRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
+    expect(() => failing.app.synth()).toThrow(/Validation failed/);
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CfnElement, Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { createIdpApp } from '../../lib/idp-app.js';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * CDK writes a cloud assembly (and asset staging) under the temp directory for every synthesis;
+ * keep those in the project's ignored `.tmp/` instead of the machine's temp directory.
+ */
+export const useProjectTempDir = (): string => {
+  const tmp = path.join(PROJECT_ROOT, '.tmp');
+  mkdirSync(tmp, { recursive: true });
+  process.env.TMPDIR = tmp;
+  return tmp;
+};
+
+/** The feature flags `cdk synth` applies, so the tests synthesize what the CLI would. */
+const cdkJsonContext = (): Record<string, unknown> =>
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context;
+
+/**
+ * The app exactly as `bin/idp.ts` builds it (cdk-nag included), with extra context. Bundling is
+ * skipped unless asked for: esbuild is slow and the assertion tests do not look inside bundles.
+ */
+export const synthesizeIdp = (
+  context: Record<string, unknown> = {},
+  options: { bundle?: boolean; outdir?: string } = {},
+) => {
+  useProjectTempDir();
+  return createIdpApp({
+    outdir: options.outdir,
+    context: {
+      ...cdkJsonContext(),
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...context,
+    },
+  });
+};
+
+/** The CloudFormation logical id of a construct's main resource (e.g. an L2's `Resource`). */
+export const logicalIdOf = (construct: IConstruct): string => {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return (element.stack as Stack).getLogicalId(element);
+};
+
+export interface Statement {
+  Effect: string;
+  Action: string[];
+  Resource: unknown[];
+  Condition?: Record<string, Record<string, string[]>>;
+}
+
+/** Every IAM statement attached to a role, actions and resources as arrays. */
+export const statementsOfRole = (template: Template, roleLogicalId: string): Statement[] =>
+  Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) =>
+      (policy.Properties.Roles as unknown[]).some(
+        (role) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId }),
+      ),
+    )
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+    .map((statement) => ({
+      ...statement,
+      Action: [statement.Action].flat(),
+      Resource: [statement.Resource].flat(),
+    }));

@@ -1,0 +1,47 @@
+import { createError } from '@middy/util';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { errorBody, toApiError } from '../../shared/http/error-mapping.js';
+import { ApiError, notFound } from '../../shared/http/errors.js';
+import { zodIssuesToDetails } from '../../shared/http/validation.js';
+
+describe('error mapping', () => {
+  it('turns malformed JSON (Middy answers 415) into 400 and keeps other exposed statuses', () => {
+    expect(toApiError(createError(415, 'Invalid or malformed JSON was provided')).status).toBe(400);
+    expect(toApiError(createError(415, 'Unsupported Media Type')).status).toBe(415);
+  });
+
+  it('hides unknown faults behind a bare 500', () => {
+    const mapped = toApiError(new Error('connection string with password=hunter2'));
+    expect(mapped.status).toBe(500);
+    expect(mapped.message).not.toContain('hunter2');
+  });
+
+  it('renders the one error shape', () => {
+    expect(errorBody(notFound('Role'), 'req-1', 42)).toEqual({
+      status: 404,
+      error: 'Not Found',
+      message: 'Role not found',
+      requestId: 'req-1',
+      timestamp: 42,
+    });
+    expect(
+      errorBody(new ApiError(400, 'Invalid', [{ message: 'x', field: 'body.a' }]), 'r', 1).errorDetails,
+    ).toEqual([{ message: 'x', field: 'body.a' }]);
+  });
+
+  it('names each offending field with its location', () => {
+    const schema = z.strictObject({ name: z.string(), nested: z.strictObject({ count: z.number() }) });
+    const input = { name: 3, nested: { count: 1, extra: true }, foo: 'bar' };
+    const result = schema.safeParse(input);
+    expect(result.success).toBe(false);
+    const details = zodIssuesToDetails(result.error as z.ZodError, 'body', input);
+    expect(details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'body.name', rejectedValue: 3 }),
+        { message: 'Unrecognized key', field: 'body.nested.extra', rejectedValue: true },
+        { message: 'Unrecognized key', field: 'body.foo', rejectedValue: 'bar' },
+      ]),
+    );
+  });
+});

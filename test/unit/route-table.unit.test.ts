@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createOpenApiDocument } from '../../shared/api/openapi.js';
+import { ENDPOINT_GROUPS, routeKey } from '../../shared/api/route-definition.js';
+import { ROUTES } from '../../shared/api/routes.js';
+import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+
+describe('route table', () => {
+  it('has one entry per method and path, and a function file per group', () => {
+    const keys = ROUTES.map(routeKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const group of ENDPOINT_GROUPS) expect(existsSync(`functions/${group}.ts`), group).toBe(true);
+  });
+
+  it('only requires permissions that exist in the catalogue', () => {
+    for (const route of ROUTES) {
+      for (const permission of route.permissions) expect(ALL_PERMISSION_IDS).toContain(permission);
+    }
+  });
+
+  it('keeps management operations under /idp and OAuth endpoints at the root', () => {
+    for (const route of ROUTES) {
+      if (route.kind === 'management') expect(route.path.startsWith('/idp/')).toBe(true);
+      if (route.group === 'oauth') expect(route.path.startsWith('/idp')).toBe(false);
+    }
+  });
+});
+
+describe('OpenAPI document', () => {
+  const document = createOpenApiDocument('https://idp.example.com');
+
+  it('is OpenAPI 3.0.0 titled IDP, version 1-core', () => {
+    expect(document.openapi).toBe('3.0.0');
+    expect(document.info).toMatchObject({ title: 'IDP', version: '1-core' });
+    expect(document.servers).toEqual([{ url: 'https://idp.example.com/idp' }]);
+  });
+
+  it('lists every /idp route of the table and no other', () => {
+    const documented = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item ?? {}).map((method) => `${method.toUpperCase()} /idp${path}`),
+    );
+    const expected = ROUTES.filter((route) => route.path.startsWith('/idp/')).map(routeKey);
+    expect(documented.sort()).toEqual(expected.sort());
+  });
+
+  it('documents the required permissions and closed schemas', () => {
+    const operation = document.paths?.['/permissions/{id}']?.get as Record<string, unknown>;
+    expect(operation['x-idp-permissions']).toEqual(['PERMISSIONS.DETAILS']);
+    const permission = document.components?.schemas?.Permission as { additionalProperties?: boolean };
+    expect(permission.additionalProperties).toBe(false);
+  });
+});
