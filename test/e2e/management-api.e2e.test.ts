@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
+import { logger } from '../../shared/http/logger.js';
 import { getApiClient, putApiClient } from '../../shared/store/api-client-repository.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { createTestClient, createTestOrganization } from '../support/fixtures.js';
@@ -244,6 +245,31 @@ describe('services by ids', () => {
       { id: 'unknown-id' },
       { id: foreign.clientId },
     ]);
+  });
+});
+
+describe('logs', () => {
+  it('never contain the bearer token or the client secret', async () => {
+    const written: string[] = [];
+    const original = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      written.push(String(chunk));
+      return original(chunk, ...rest);
+    }) as typeof process.stdout.write;
+    logger.setLogLevel('INFO');
+    try {
+      const token = await service.token();
+      await service.call('GET', '/idp/permissions', { token });
+      await service.call('POST', '/idp/services/by-ids', { token, body: { ids: [service.clientId] } });
+      await service.call('GET', '/idp/permissions/NOPE', { token });
+    } finally {
+      process.stdout.write = original;
+      logger.setLogLevel('WARN');
+    }
+    const logs = written.join('');
+    expect(logs).toContain('"route":"GET /idp/permissions"');
+    expect(logs).not.toContain(service.clientSecret);
+    expect(logs).not.toMatch(/eyJ[\w-]+\.eyJ/);
   });
 });
 

@@ -23,7 +23,7 @@ const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: any }>;
 
 const statementsOf = (fn: IdpFunction): Statement[] =>
-  statementsOfRole(template, logicalIdOf(fn.lambda.role!));
+  statementsOfRole(template, logicalIdOf(fn.role));
 const environmentOf = (fn: IdpFunction): Record<string, unknown> =>
   resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables;
 const allows = (statement: Statement, action: string) => statement.Action.includes(action);
@@ -343,7 +343,7 @@ describe('cdk-nag (AWS Solutions)', () => {
     const acknowledgements = acknowledgementsIn(app);
     expect(acknowledgements.length).toBeGreaterThan(0);
     for (const [rule, reason] of acknowledgements) {
-      expect(reason, rule).toMatch(/\w+( \w+){8,}/);
+      expect(reason.split(/\s+/).length, `${rule}: ${reason}`).toBeGreaterThanOrEqual(12);
     }
   });
 
@@ -353,6 +353,6 @@ describe('cdk-nag (AWS Solutions)', () => {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
     });
     role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
-    expect(() => failing.app.synth()).toThrow(/Validation failed/);
+    expect(() => failing.app.synth()).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
   });
 });

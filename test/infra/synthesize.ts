@@ -55,7 +55,7 @@ export interface Statement {
   Condition?: Record<string, Record<string, string[]>>;
 }
 
-/** Every IAM statement attached to a role, actions and resources as arrays. */
+/** Every IAM statement attached to a role; actions (sorted) and resources as arrays. */
 export const statementsOfRole = (template: Template, roleLogicalId: string): Statement[] =>
   Object.values(template.findResources('AWS::IAM::Policy'))
     .filter((policy) =>
@@ -66,6 +66,6 @@ export const statementsOfRole = (template: Template, roleLogicalId: string): Sta
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
     .map((statement) => ({
       ...statement,
-      Action: [statement.Action].flat(),
+      Action: [statement.Action].flat().sort(),
       Resource: [statement.Resource].flat(),
     }));

@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { IdpFunction } from '../../lib/idp-function.js';
+import { logicalIdOf, synthesizeIdp, useProjectTempDir } from './synthesize.js';
+
+/**
+ * Minified bundle budget per function. Measured: 340 KB (seed) to 920 KB (oauth), of which zod is
+ * about 440 KB and the AWS SDK about 300 KB. The budget leaves room for the endpoints still to
+ * come; crossing it means a dependency slipped in whole (an SDK, a locale set) and cold starts
+ * pay for it.
+ */
+const BUNDLE_BUDGET_BYTES = 1_200_000;
+
+const outdir = path.join(useProjectTempDir(), `bundles-${process.pid}`);
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+const { app, stack } = synthesizeIdp({}, { bundle: true, outdir });
+const assembly = app.synth();
+const resources = assembly.getStackArtifact(stack.artifactId).template.Resources;
+
+const bundled: [string, IdpFunction][] = [
+  ...Object.entries(stack.functions),
+  ['seed', stack.systemData.handler],
+];
+
+const bundleOf = (fn: IdpFunction) => {
+  const s3Key: string = resources[logicalIdOf(fn.lambda)].Properties.Code.S3Key;
+  return path.join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`, 'index.mjs');
+};
+
+/** Imports the bundle in a plain Node process, as the Lambda runtime would, and times it. */
+const coldImport = (file: string): { ms: number; handler: string } => {
+  const script = `const started = performance.now();
+const module = await import(${JSON.stringify(pathToFileURL(file).href)});
+process.stdout.write(JSON.stringify({ ms: performance.now() - started, handler: typeof module.handler }));`;
+  const output = execFileSync(
+    process.execPath,
+    ['--enable-source-maps', '--input-type=module', '-e', script],
+    {
+      env: { ...process.env, IDP_LOG_LEVEL: 'WARN', AWS_REGION: 'us-east-1' },
+    },
+  );
+  return JSON.parse(output.toString());
+};
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+describe('function bundles', () => {
+  it.each(bundled)('%s: ESM bundle within budget, AWS SDK inside, loads and exports handler', (name, fn) => {
+    const file = bundleOf(fn);
+    const code = readFileSync(file);
+    const map = readFileSync(`${file}.map`);
+    const { ms, handler } = coldImport(file);
+    console.log(
+      `bundle ${name.padEnd(13)} index.mjs ${kb(code.length).padStart(9)} (gzip ${kb(gzipSync(code).length)})` +
+        `  map ${kb(map.length).padStart(9)}  cold import ${ms.toFixed(0)} ms`,
+    );
+
+    expect(code.length).toBeLessThan(BUNDLE_BUDGET_BYTES);
+    const source = code.toString('utf8');
+    expect(source.startsWith("import { createRequire } from 'module'; const require = createRequire(")).toBe(
+      true,
+    );
+    // Bundled, not left to the runtime's SDK copy: no import of @aws-sdk remains.
+    expect(source).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
+    expect(source).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+    expect(handler).toBe('function');
+  });
+});

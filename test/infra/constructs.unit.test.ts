@@ -1,0 +1,100 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { IdpFunction } from '../../lib/idp-function.js';
+import { IdpSecrets } from '../../lib/idp-secrets.js';
+import { IdpTable } from '../../lib/idp-table.js';
+import { middlewareWritesOf } from '../../lib/table-grants.js';
+import type { RouteDefinition } from '../../shared/api/route-definition.js';
+import { routes } from '../../shared/api/routes.js';
+import { logicalIdOf, statementsOfRole, useProjectTempDir } from './synthesize.js';
+
+const postRoute: RouteDefinition = { ...routes.listOrganizations, method: 'POST' };
+const getRoute: RouteDefinition = routes.listOrganizations;
+const publicRoute: RouteDefinition = routes.jwks;
+
+const bareStack = () => {
+  useProjectTempDir();
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Bare');
+  return { app, stack, table: new IdpTable(stack, 'Table') };
+};
+
+const functionWith = (stack: Stack, routesServed: RouteDefinition[]) =>
+  new IdpFunction(stack, 'Fn', {
+    entry: 'functions/organizations.ts',
+    description: 'test',
+    routes: routesServed,
+  });
+
+describe('middlewareWritesOf', () => {
+  it('follows the middleware chain: management routes are rate limited, non-GET ones idempotent', () => {
+    expect(middlewareWritesOf([])).toEqual({ rateLimitCounters: false, idempotencyRecords: false });
+    expect(middlewareWritesOf([publicRoute])).toEqual({
+      rateLimitCounters: false,
+      idempotencyRecords: false,
+    });
+    expect(middlewareWritesOf([getRoute])).toEqual({ rateLimitCounters: true, idempotencyRecords: false });
+    expect(middlewareWritesOf([getRoute, postRoute])).toEqual({
+      rateLimitCounters: true,
+      idempotencyRecords: true,
+    });
+    // A POST that is not a management route (the token endpoint) has no idempotency middleware.
+    expect(middlewareWritesOf([routes.issueToken])).toEqual({
+      rateLimitCounters: false,
+      idempotencyRecords: false,
+    });
+  });
+});
+
+describe('IdpFunction.bindTable', () => {
+  const statementsFor = (routesServed: RouteDefinition[], access: 'read' | 'read-write') => {
+    const { stack, table } = bareStack();
+    const fn = functionWith(stack, routesServed);
+    fn.bindTable(table, access);
+    return statementsOfRole(Template.fromStack(stack), logicalIdOf(fn.role)).filter((s) =>
+      s.Action.some((action) => action.startsWith('dynamodb:')),
+    );
+  };
+
+  it("'read' with a non-GET management route adds idempotency writes confined to the IDEMPOTENCY partition", () => {
+    const statements = statementsFor([postRoute], 'read');
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['IDEMPOTENCY'] } },
+      }),
+    );
+  });
+
+  it("'read' with GET routes only may not write idempotency records", () => {
+    const statements = statementsFor([getRoute], 'read');
+    expect(JSON.stringify(statements)).not.toContain('IDEMPOTENCY');
+    expect(statements.filter((s) => s.Action.includes('dynamodb:PutItem'))).toEqual([]);
+  });
+
+  it("'read-write' reads and writes items without a partition condition", () => {
+    const statements = statementsFor([], 'read-write');
+    const writes = statements.find((s) => s.Action.includes('dynamodb:BatchWriteItem'));
+    expect(writes?.Action).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+    );
+    expect(writes?.Condition).toBeUndefined();
+  });
+});
+
+describe('IdpSecrets.grantSsoClientSecrets', () => {
+  it('confines the future sso function to <prefix>sso/* and passes cdk-nag', () => {
+    const { app, stack } = bareStack();
+    const secrets = new IdpSecrets(stack, 'Secrets', { prefix: 'idp/' });
+    const sso = functionWith(stack, []);
+    secrets.grantSsoClientSecrets(sso);
+
+    const statements = statementsOfRole(Template.fromStack(stack), logicalIdOf(sso.lambda.role!));
+    const ssoStatement = statements.find((s) => s.Action.includes('secretsmanager:CreateSecret'));
+    expect(JSON.stringify(ssoStatement?.Resource)).toContain(':secret:idp/sso/*');
+    expect(JSON.stringify(statements)).not.toContain(logicalIdOf(secrets.signingKeys));
+    expect(new AwsSolutionsChecks(app).validateScope(app).violations).toEqual([]);
+  });
+});
