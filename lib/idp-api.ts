@@ -1,19 +1,18 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
-  type HttpStage,
   LogGroupLogDestination,
   type ThrottleSettings,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteKind } from '../shared/api/route-definition.js';
+import { ALARM_PERIOD, alarmOnAny } from './alarms.js';
 import type { IdpFunction } from './idp-function.js';
 
 /**
@@ -61,11 +60,10 @@ export interface IdpApiProps {
 /**
  * The HTTP API: a `$default` stage with throttling and JSON access logs, a JWT authorizer that
  * trusts the service's own issuer, and an alarm on server errors. Routes come from the route
- * table through `addRoutes`.
+ * table through `addRoutesOf`.
  */
 export class IdpApi extends Construct {
   readonly httpApi: HttpApi;
-  readonly stage: HttpStage;
   /** The public origin: the token issuer and the base of every URL the service publishes. */
   readonly origin: string;
   private readonly authorizer: HttpJwtAuthorizer;
@@ -81,7 +79,7 @@ export class IdpApi extends Construct {
     this.authorizer = new HttpJwtAuthorizer('JwtAuthorizer', this.origin, { jwtAudience: [props.audience] });
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
-    this.stage = this.httpApi.addStage('DefaultStage', {
+    this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle: props.throttle ?? DEFAULT_STAGE_THROTTLE,
@@ -91,16 +89,12 @@ export class IdpApi extends Construct {
       },
     });
 
-    // The error middleware answers every expected failure with a 4xx: a 5xx is a fault.
-    this.httpApi
-      .metricServerError({ period: Duration.minutes(5), statistic: 'Sum' })
-      .createAlarm(this, 'ServerErrorsAlarm', {
-        alarmDescription: 'The IDP API answered 5xx at least once in 5 minutes',
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+    alarmOnAny(
+      this,
+      'ServerErrorsAlarm',
+      this.httpApi.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      'The IDP API answered 5xx',
+    );
   }
 
   /** One API Gateway route per route of the function; the JWT authorizer guards management routes. */
@@ -115,7 +109,10 @@ export class IdpApi extends Construct {
         authorizer: route.kind === 'management' ? this.authorizer : new HttpNoneAuthorizer(),
       });
       if (httpRoute && route.kind !== 'management') {
-        Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: UNAUTHENTICATED_BECAUSE[route.kind] });
+        Validations.of(httpRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: UNAUTHENTICATED_BECAUSE[route.kind],
+        });
       }
     }
   }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
-import { ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -9,6 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../shared/api/route-definition.js';
+import { ALARM_PERIOD, alarmOnAny } from './alarms.js';
 import { middlewareWritesOf, type TableAccess, tableStatements } from './table-grants.js';
 
 /** Bundling runs from the project root whatever the caller's working directory. */
@@ -17,6 +17,16 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** ESM bundles have no `require`; some CommonJS dependencies call it for Node built-ins. */
 const CREATE_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * A Lambda execution role that may write to one log group and nothing else yet; used instead of
+ * the AWS managed AWSLambdaBasicExecutionRole, which allows writing to any log group.
+ */
+export const roleLoggingTo = (scope: Construct, id: string, logGroup: LogGroup): Role => {
+  const role = new Role(scope, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  return role;
+};
 
 export interface IdpFunctionProps {
   /** Entry file relative to the project root, e.g. `functions/users.ts`; it exports `handler`. */
@@ -39,6 +49,8 @@ export interface IdpFunctionProps {
  */
 export class IdpFunction extends Construct {
   readonly lambda: NodejsFunction;
+  /** The function's own role: every grant lands here. */
+  readonly role: Role;
   readonly routes: readonly RouteDefinition[];
 
   constructor(scope: Construct, id: string, props: IdpFunctionProps) {
@@ -46,9 +58,7 @@ export class IdpFunction extends Construct {
     this.routes = props.routes ?? [];
 
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
-    // An own role instead of the default AWSLambdaBasicExecutionRole: logs go to this group only.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    logGroup.grantWrite(role);
+    this.role = roleLoggingTo(this, 'Role', logGroup);
 
     this.lambda = new NodejsFunction(this, 'Function', {
       entry: path.join(PROJECT_ROOT, props.entry),
@@ -60,7 +70,7 @@ export class IdpFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      role,
+      role: this.role,
       logGroup,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
@@ -80,20 +90,12 @@ export class IdpFunction extends Construct {
       },
     });
 
-    // Handlers map expected failures to 4xx responses, so any error is a fault worth a look.
-    this.lambda
-      .metricErrors({ period: Duration.minutes(5), statistic: 'Sum' })
-      .createAlarm(this, 'ErrorsAlarm', {
-        alarmDescription: `${props.entry} failed at least once in 5 minutes`,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-  }
-
-  addEnvironment(name: string, value: string): void {
-    this.lambda.addEnvironment(name, value);
+    alarmOnAny(
+      this,
+      'ErrorsAlarm',
+      this.lambda.metricErrors({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      `${props.entry} failed`,
+    );
   }
 
   /**
@@ -104,7 +106,7 @@ export class IdpFunction extends Construct {
    */
   bindTable(table: ITableV2, access: TableAccess): void {
     if (access === 'none') return;
-    this.addEnvironment('IDP_TABLE_NAME', table.tableName);
+    this.lambda.addEnvironment('IDP_TABLE_NAME', table.tableName);
     for (const statement of tableStatements(table, access, middlewareWritesOf(this.routes))) {
       this.lambda.addToRolePolicy(statement);
     }

@@ -28,14 +28,15 @@ export class IdpSecrets extends Construct {
 
     this.signingKeys = new Secret(this, 'SigningKeys', {
       secretName: `${props.prefix}signing-keys`,
-      description: 'IDP token-signing key set (ES256 JWKs); a placeholder until the oauth function first runs',
+      description:
+        'IDP token-signing key set (ES256 JWKs); a placeholder until the oauth function first runs',
       // Losing it would invalidate every issued token and the published JWKS.
       removalPolicy: RemovalPolicy.RETAIN,
     });
     Validations.of(this.signingKeys).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The key set is rotated by the service itself (rotateSigningKeys, run by the operator), which keeps ' +
+        'The key set is rotated by the service itself (rotateSigningKeys in shared/auth/signing-keys.ts), which keeps ' +
         'the previous public key in the JWKS until tokens signed with it expire; a Secrets Manager rotation ' +
         'Lambda would replace the set without that overlap and break tokens in flight.',
     });
@@ -45,7 +46,10 @@ export class IdpSecrets extends Construct {
   grantSigningKeys(fn: IdpFunction): void {
     this.signingKeys.grantRead(fn.lambda);
     fn.lambda.addToRolePolicy(
-      new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [this.signingKeys.secretArn] }),
+      new PolicyStatement({
+        actions: ['secretsmanager:PutSecretValue'],
+        resources: [this.signingKeys.secretArn],
+      }),
     );
   }
 
@@ -71,7 +75,7 @@ export class IdpSecrets extends Construct {
         resources: [ssoSecrets],
       }),
     );
-    Validations.of(fn.lambda).acknowledge({
+    Validations.of(fn.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}sso/*]`,
       reason:
         'SSO client secrets are created at runtime, one per provider, so they can only be named by their ' +

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../shared/domain/permission-catalogue.js';
-import { IdpFunction } from './idp-function.js';
+import { IdpFunction, roleLoggingTo } from './idp-function.js';
 
 /**
  * Fingerprint of the system data. It is a property of the custom resource, so a deployment that
@@ -37,19 +36,16 @@ export class SystemDataSeed extends Construct {
     });
     this.handler.bindTable(props.table, 'read-write');
 
-    // An own role for the framework function instead of AWSLambdaBasicExecutionRole: it writes
-    // to its own log group only.
     const providerLogs = new LogGroup(this, 'ProviderLogs', { retention: RetentionDays.ONE_MONTH });
-    const providerRole = new Role(this, 'ProviderRole', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-    });
-    providerLogs.grantWrite(providerRole);
+    const providerRole = roleLoggingTo(this, 'ProviderRole', providerLogs);
     const provider = new Provider(this, 'Provider', {
       onEventHandler: this.handler.lambda,
       frameworkOnEventRole: providerRole,
       logGroup: providerLogs,
     });
-    const handlerLogicalId = Stack.of(this).getLogicalId(this.handler.lambda.node.defaultChild as CfnFunction);
+    const handlerLogicalId = Stack.of(this).getLogicalId(
+      this.handler.lambda.node.defaultChild as CfnFunction,
+    );
     Validations.of(providerRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${handlerLogicalId}.Arn>:*]`,
       reason:

@@ -1,6 +1,6 @@
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { EndpointGroup, GROUP_TABLE_ACCESS, RouteDefinition } from '../shared/api/route-definition.js';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { keys, TABLE_SCHEMA } from '../shared/store/keys.js';
 
 export type TableAccess = (typeof GROUP_TABLE_ACCESS)[EndpointGroup];
@@ -60,7 +60,9 @@ export const tableStatements = (
   writes: MiddlewareWrites,
 ): PolicyStatement[] => {
   const indexArns = TABLE_SCHEMA.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
-  const statements = [new PolicyStatement({ actions: READ_ACTIONS, resources: [table.tableArn, ...indexArns] })];
+  const statements = [
+    new PolicyStatement({ actions: READ_ACTIONS, resources: [table.tableArn, ...indexArns] }),
+  ];
   if (access === 'read-write') {
     statements.push(new PolicyStatement({ actions: WRITE_ACTIONS, resources: [table.tableArn] }));
     return statements;

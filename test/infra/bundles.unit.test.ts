@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IdpFunction } from '../../lib/idp-function.js';
-import { logicalIdOf, synthesizeIdp, useProjectTempDir } from './synthesize.js';
+import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } from './synthesize.js';
 
 /**
  * Minified bundle budget per function. Measured: 340 KB (seed) to 920 KB (oauth), of which zod is
@@ -15,8 +15,8 @@ import { logicalIdOf, synthesizeIdp, useProjectTempDir } from './synthesize.js';
  */
 const BUNDLE_BUDGET_BYTES = 1_200_000;
 
-const outdir = path.join(useProjectTempDir(), `bundles-${process.pid}`);
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+const outdir = path.join(useProjectTempDir(), 'bundles');
+afterAll(removeProjectTempDir);
 
 const { app, stack } = synthesizeIdp({}, { bundle: true, outdir });
 const assembly = app.synth();

@@ -1,18 +1,20 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { IdpFunction } from '../../lib/idp-function.js';
 import { IdpSecrets } from '../../lib/idp-secrets.js';
 import { IdpTable } from '../../lib/idp-table.js';
 import { middlewareWritesOf } from '../../lib/table-grants.js';
 import type { RouteDefinition } from '../../shared/api/route-definition.js';
 import { routes } from '../../shared/api/routes.js';
-import { logicalIdOf, statementsOfRole, useProjectTempDir } from './synthesize.js';
+import { logicalIdOf, removeProjectTempDir, statementsOfRole, useProjectTempDir } from './synthesize.js';
 
 const postRoute: RouteDefinition = { ...routes.listOrganizations, method: 'POST' };
 const getRoute: RouteDefinition = routes.listOrganizations;
 const publicRoute: RouteDefinition = routes.jwks;
+
+afterAll(removeProjectTempDir);
 
 const bareStack = () => {
   useProjectTempDir();
@@ -91,7 +93,7 @@ describe('IdpSecrets.grantSsoClientSecrets', () => {
     const sso = functionWith(stack, []);
     secrets.grantSsoClientSecrets(sso);
 
-    const statements = statementsOfRole(Template.fromStack(stack), logicalIdOf(sso.lambda.role!));
+    const statements = statementsOfRole(Template.fromStack(stack), logicalIdOf(sso.role));
     const ssoStatement = statements.find((s) => s.Action.includes('secretsmanager:CreateSecret'));
     expect(JSON.stringify(ssoStatement?.Resource)).toContain(':secret:idp/sso/*');
     expect(JSON.stringify(statements)).not.toContain(logicalIdOf(secrets.signingKeys));

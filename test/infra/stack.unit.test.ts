@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { IdpFunction } from '../../lib/idp-function.js';
 import { systemDataHash } from '../../lib/system-data-seed.js';
 import {
@@ -15,15 +15,22 @@ import {
 import { ROUTES } from '../../shared/api/routes.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { TABLE_SCHEMA } from '../../shared/store/keys.js';
-import { logicalIdOf, type Statement, statementsOfRole, synthesizeIdp } from './synthesize.js';
+import {
+  logicalIdOf,
+  removeProjectTempDir,
+  type Statement,
+  statementsOfRole,
+  synthesizeIdp,
+} from './synthesize.js';
+
+afterAll(removeProjectTempDir);
 
 const { app, stack } = synthesizeIdp();
 // Synthesis runs the cdk-nag plugin too: this line throws if any finding is left unacknowledged.
 const template = Template.fromStack(stack);
-const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: any }>;
+const resources = template.toJSON().Resources;
 
-const statementsOf = (fn: IdpFunction): Statement[] =>
-  statementsOfRole(template, logicalIdOf(fn.role));
+const statementsOf = (fn: IdpFunction): Statement[] => statementsOfRole(template, logicalIdOf(fn.role));
 const environmentOf = (fn: IdpFunction): Record<string, unknown> =>
   resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables;
 const allows = (statement: Statement, action: string) => statement.Action.includes(action);
@@ -74,9 +81,9 @@ describe('API routes', () => {
   });
 
   it('throttles the default stage and writes JSON access logs', () => {
-    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
-    expect(stage).toHaveLength(1);
-    const { StageName, DefaultRouteSettings, AccessLogSettings } = stage[0]?.Properties;
+    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stages).toHaveLength(1);
+    const { StageName, DefaultRouteSettings, AccessLogSettings } = stages[0]?.Properties ?? {};
     expect(StageName).toBe('$default');
     // Above the per-organization allowance of 20 requests in a second (rate 10 + burst 10).
     expect(DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(20);
@@ -225,7 +232,9 @@ describe('least privilege per function', () => {
       'secretsmanager:GetSecretValue',
       'secretsmanager:PutSecretValue',
     ]);
-    const others = [...ENDPOINT_GROUPS.filter((g) => g !== 'oauth').map((g) => stack.functions[g])];
+    const others = ENDPOINT_GROUPS.filter((group) => group !== 'oauth').map(
+      (group) => stack.functions[group],
+    );
     for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
     // Nothing else in the template points at the secret either (no resource policy, no other role).
     const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
@@ -289,9 +298,10 @@ describe('system-data seed', () => {
   });
 
   it('changes its hash when the catalogue or the managed roles change, so a deployment re-seeds', () => {
-    const [first, ...rest] = PERMISSION_CATALOGUE;
-    const renamed = { ...first!, moduleDisplayName: 'Renamed' };
-    expect(systemDataHash([renamed, ...rest], MANAGED_ROLES)).not.toBe(systemDataHash());
+    const renamed = PERMISSION_CATALOGUE.map((permission, index) =>
+      index === 0 ? { ...permission, moduleDisplayName: 'Renamed' } : permission,
+    );
+    expect(systemDataHash(renamed, MANAGED_ROLES)).not.toBe(systemDataHash());
     expect(systemDataHash(PERMISSION_CATALOGUE, MANAGED_ROLES.slice(1))).not.toBe(systemDataHash());
     expect(systemDataHash([...PERMISSION_CATALOGUE], [...MANAGED_ROLES])).toBe(systemDataHash());
   });

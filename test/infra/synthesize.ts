@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CfnElement, Stack } from 'aws-cdk-lib';
@@ -8,16 +8,21 @@ import { createIdpApp } from '../../lib/idp-app.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/** This test process's folder in the project's ignored `.tmp/`. */
+const TEMP_DIR = path.join(PROJECT_ROOT, '.tmp', `infra-tests-${process.pid}`);
+
 /**
- * CDK writes a cloud assembly (and asset staging) under the temp directory for every synthesis;
- * keep those in the project's ignored `.tmp/` instead of the machine's temp directory.
+ * CDK writes a cloud assembly under the temp directory for every synthesis and leaves it there;
+ * keep those in the project instead of the machine's temp directory.
  */
 export const useProjectTempDir = (): string => {
-  const tmp = path.join(PROJECT_ROOT, '.tmp');
-  mkdirSync(tmp, { recursive: true });
-  process.env.TMPDIR = tmp;
-  return tmp;
+  mkdirSync(TEMP_DIR, { recursive: true });
+  process.env.TMPDIR = TEMP_DIR;
+  return TEMP_DIR;
 };
+
+/** For `afterAll`: the assemblies are not needed once the file's tests have run. */
+export const removeProjectTempDir = (): void => rmSync(TEMP_DIR, { recursive: true, force: true });
 
 /** The feature flags `cdk synth` applies, so the tests synthesize what the CLI would. */
 const cdkJsonContext = (): Record<string, unknown> =>
