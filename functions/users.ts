@@ -1,9 +1,250 @@
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/auth/passwords.js';
+import { tokenSettings } from '../shared/auth/token-service.js';
+import { badRequest, notFound, unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { detectImageType } from '../shared/pictures/image-type.js';
+import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
+import type { User } from '../shared/schemas/users.js';
+import { keys } from '../shared/store/keys.js';
+import { getOrganization } from '../shared/store/organization-repository.js';
+import { announceJoinEmail } from '../shared/store/outbox-delivery.js';
+import {
+  addUserToGroup,
+  changeAdditionalProperties,
+  type GrantTarget,
+  grantToUser,
+  removeUserFromGroup,
+  resolveRoleId,
+  revokeFromUser,
+} from '../shared/store/user-grants.js';
+import {
+  createUser,
+  listAdditionalPropertyNames,
+  listUsers,
+  queueJoinEmail,
+  requireUser,
+  setUserStatus,
+  type UserRecord,
+  updateUserAttributes,
+  updateUserProfile,
+} from '../shared/store/user-repository.js';
 
 const UI_MODULE_PREFIX = 'UI.';
+const sorted = (values: Set<string> | undefined) => [...(values ?? [])].sort();
+
+const presentUser = (user: UserRecord): User => ({
+  id: user.id,
+  email: user.email,
+  name: user.name,
+  picture: user.pictureUpdatedAt
+    ? `${tokenSettings().issuer}/idp/users/${user.id}/picture?v=${user.pictureUpdatedAt}`
+    : null,
+  policies: sorted(user.policies),
+  roles: sorted(user.roles),
+  managedRoles: sorted(user.managedRoles),
+  canSendEmail: user.canSendEmail,
+  isInitial: user.sequence === 1,
+  userGroups: sorted(user.userGroups),
+});
+
+/** `Link: <...>; rel="next"` for the page after this one. */
+const nextPageLink = (page: number, pageSize: number, fetchInactive: boolean) => {
+  const query = new URLSearchParams({ page: String(page + 1), pageSize: String(pageSize) });
+  if (fetchInactive) query.set('fetchInactive', 'true');
+  return `<${tokenSettings().issuer}/idp/users?${query}>; rel="next"`;
+};
+
+/** MFA resets need the organization to use MFA; both reads run at once. */
+const resetMfa = async (orgId: string, userId: string) => {
+  const [organization] = await Promise.all([getOrganization(orgId), requireUser(orgId, userId)]);
+  if (!organization?.mfaEnabled)
+    throw badRequest('The organization does not use multi-factor authentication');
+  await updateUserAttributes(orgId, userId, {}, ['totpSecret']);
+};
 
 /** Users and the caller's own account (spec 4.1). */
 export const handler = groupHandler('users', {
+  listUsers: async ({ query }, { principal }) => {
+    const status = query.fetchInactive ? 'INACTIVE' : 'ACTIVE';
+    const result = await listUsers(principal.organizationId, status, query.page, query.pageSize);
+    return {
+      body: result.users.map(presentUser),
+      ...(result.hasMore
+        ? { headers: { link: nextPageLink(query.page, query.pageSize, query.fetchInactive) } }
+        : {}),
+    };
+  },
+
+  createUser: async ({ body }, { principal }) => {
+    const user = await createUser({
+      organizationId: principal.organizationId,
+      ...body,
+      createdBy: principal.id,
+    });
+    await announceJoinEmail({
+      organizationId: user.organizationId,
+      userId: user.id,
+      to: user.email,
+      name: user.name,
+    });
+    return { headers: { location: `${tokenSettings().issuer}/idp/users/${user.id}` } };
+  },
+
+  getUser: async ({ path }, { principal }) => ({
+    body: presentUser(await requireUser(principal.organizationId, path.id)),
+  }),
+
+  updateUser: async ({ path, body }, { principal }) => ({
+    body: presentUser(await updateUserProfile(principal.organizationId, path.id, body)),
+  }),
+
+  uploadUserPicture: async ({ path }, { principal, upload }) => {
+    const contentType = upload && detectImageType(upload);
+    if (!upload || !contentType)
+      throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
+    await requireUser(principal.organizationId, path.id);
+    await (await pictureStore()).put(pictureKey(principal.organizationId, path.id), upload, contentType);
+    await updateUserAttributes(principal.organizationId, path.id, {
+      pictureContentType: contentType,
+      pictureUpdatedAt: Date.now(),
+    });
+    return {};
+  },
+
+  getUserPicture: async ({ path }, { principal }) => {
+    const picture = await (await pictureStore()).get(pictureKey(principal.organizationId, path.id));
+    if (!picture) throw notFound('Picture');
+    return {
+      raw: {
+        statusCode: 200,
+        headers: { 'content-type': picture.contentType, 'cache-control': 'private, max-age=300' },
+        body: Buffer.from(picture.bytes).toString('base64'),
+        isBase64Encoded: true,
+      },
+    };
+  },
+
+  changePassword: async ({ path, body }, { principal }) => {
+    if (body.newPassword !== body.confirmPassword) {
+      throw badRequest('The new password and its confirmation differ', [
+        { message: 'Must equal newPassword', field: 'body.confirmPassword' },
+      ]);
+    }
+    if (body.newPassword.length < MIN_PASSWORD_LENGTH) {
+      throw badRequest(`The new password must have at least ${MIN_PASSWORD_LENGTH} characters`, [
+        { message: `At least ${MIN_PASSWORD_LENGTH} characters`, field: 'body.newPassword' },
+      ]);
+    }
+    const user = await requireUser(principal.organizationId, path.id, true);
+    if (!user.passwordHash || !(await verifyPassword(body.currentPassword, user.passwordHash))) {
+      throw badRequest('The current password is wrong', [
+        { message: 'Does not match the current password', field: 'body.currentPassword' },
+      ]);
+    }
+    await updateUserAttributes(principal.organizationId, path.id, {
+      passwordHash: await hashPassword(body.newPassword),
+    });
+    return {};
+  },
+
+  resendJoinEmail: async ({ path }, { principal }) => {
+    await announceJoinEmail(await queueJoinEmail(principal.organizationId, path.id));
+    return {};
+  },
+
+  setUserStatus: async ({ path, body }, { principal }) => {
+    await setUserStatus(principal.organizationId, path.id, body.userStatus);
+    return {};
+  },
+
+  setUserType: async ({ path }, { principal }) => {
+    await updateUserAttributes(principal.organizationId, path.id, { userType: path.type });
+    return {};
+  },
+
+  grantUserRole: async ({ path }, { principal }) => {
+    const org = principal.organizationId;
+    const roleId = await resolveRoleId(org, path.roleName);
+    await grantToUser(org, path.id, {
+      field: 'roles',
+      id: roleId,
+      key: keys.role(org, roleId),
+      label: 'Role',
+    });
+    return {};
+  },
+
+  revokeUserRole: async ({ path }, { principal }) => {
+    const roleId = await resolveRoleId(principal.organizationId, path.roleName);
+    await revokeFromUser(principal.organizationId, path.id, 'roles', roleId);
+    return {};
+  },
+
+  grantUserPolicy: async ({ path }, { principal }) => {
+    const org = principal.organizationId;
+    const target: GrantTarget = {
+      field: 'policies',
+      id: path.policyId,
+      key: keys.policy(org, path.policyId),
+      label: 'Policy',
+    };
+    await grantToUser(org, path.id, target);
+    return {};
+  },
+
+  revokeUserPolicy: async ({ path }, { principal }) => {
+    await revokeFromUser(principal.organizationId, path.id, 'policies', path.policyId);
+    return {};
+  },
+
+  grantUserManagedRole: async ({ path }, { principal }) => {
+    const target: GrantTarget = {
+      field: 'managedRoles',
+      id: path.roleId,
+      key: keys.managedRole(path.roleId),
+      label: 'Managed role',
+    };
+    await grantToUser(principal.organizationId, path.id, target);
+    return {};
+  },
+
+  revokeUserManagedRole: async ({ path }, { principal }) => {
+    await revokeFromUser(principal.organizationId, path.id, 'managedRoles', path.roleId);
+    return {};
+  },
+
+  grantAdditionalProperties: async ({ path, body }, { principal }) => {
+    await changeAdditionalProperties(principal.organizationId, path.id, { set: body.additionalProperties });
+    return {};
+  },
+
+  revokeAdditionalProperties: async ({ path, body }, { principal }) => {
+    await changeAdditionalProperties(principal.organizationId, path.id, { remove: body.propertiesToRemove });
+    return {};
+  },
+
+  addUserToGroup: async ({ path }, { principal }) => {
+    await addUserToGroup(principal.organizationId, path.id, path.userGroupId);
+    return { body: presentUser(await requireUser(principal.organizationId, path.id, true)) };
+  },
+
+  removeUserFromGroup: async ({ path }, { principal }) => {
+    await removeUserFromGroup(principal.organizationId, path.id, path.userGroupId);
+    return {};
+  },
+
+  resetUserMfa: async ({ path }, { principal }) => {
+    await resetMfa(principal.organizationId, path.id);
+    return {};
+  },
+
+  resetMyMfa: async (_input, { principal }) => {
+    if (principal.type !== 'user')
+      throw badRequest('Only a user can reset its own MFA; this token is an API client');
+    await resetMfa(principal.organizationId, principal.id);
+    return {};
+  },
+
   getMyUiPermissions: (_input, { principal }) => ({
     body: {
       uiPermissions: [...principal.permissions]
@@ -13,5 +254,9 @@ export const handler = groupHandler('users', {
         Object.entries(principal.pluginPermissions).map(([pluginId, actions]) => [pluginId, [...actions]]),
       ),
     },
+  }),
+
+  listAdditionalUserProperties: async (_input, { principal }) => ({
+    body: { additionalProperties: await listAdditionalPropertyNames(principal.organizationId) },
   }),
 });

@@ -20,6 +20,10 @@ export class IdpTable extends TableV2 {
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),
       })),
+      localSecondaryIndexes: TABLE_SCHEMA.localIndexes.map((index) => ({
+        indexName: index.name,
+        sortKey: stringKey(index.sortKey),
+      })),
       timeToLiveAttribute: TABLE_SCHEMA.timeToLiveAttribute,
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

@@ -59,7 +59,9 @@ export const tableStatements = (
   access: Exclude<TableAccess, 'none'>,
   writes: MiddlewareWrites,
 ): PolicyStatement[] => {
-  const indexArns = TABLE_SCHEMA.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
+  const indexArns = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].map(
+    (index) => `${table.tableArn}/index/${index.name}`,
+  );
   const statements = [
     new PolicyStatement({ actions: READ_ACTIONS, resources: [table.tableArn, ...indexArns] }),
   ];

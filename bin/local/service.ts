@@ -27,6 +27,7 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
     IDP_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
     IDP_DATA_DIR: options.dataDirectory,
     IDP_SECRET_STORE: 'file',
+    IDP_OUTBOX_FILE: `${options.dataDirectory}/outbox.jsonl`,
     IDP_AUDIENCE: process.env.IDP_AUDIENCE ?? 'idp',
   });
   // Local runs never talk to AWS: pin the SDK to placeholder credentials and a fixed region.

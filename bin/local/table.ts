@@ -9,7 +9,16 @@ import { TABLE_SCHEMA } from '../../shared/store/keys.js';
 /** Creates the service table from the shared key schema unless it exists (DynamoDB Local). */
 export const ensureTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set(
+      [...(Table?.GlobalSecondaryIndexes ?? []), ...(Table?.LocalSecondaryIndexes ?? [])].map((i) => i.IndexName),
+    );
+    const missing = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].filter((i) => !present.has(i.name));
+    if (missing.length > 0) {
+      throw new Error(
+        `The local table "${tableName}" lacks index ${missing.map((i) => i.name).join(', ')}: it was created by an older version. Remove the data directory (or run with IDP_IN_MEMORY=1).`,
+      );
+    }
     return;
   } catch (error) {
     if (!(error instanceof Error && error.name === 'ResourceNotFoundException')) throw error;
@@ -18,6 +27,7 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
     TABLE_SCHEMA.partitionKey,
     TABLE_SCHEMA.sortKey,
     ...TABLE_SCHEMA.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ...TABLE_SCHEMA.localIndexes.map((index) => index.sortKey),
   ];
   try {
     await client.send(
@@ -33,6 +43,14 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
           IndexName: index.name,
           KeySchema: [
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        LocalSecondaryIndexes: TABLE_SCHEMA.localIndexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },

@@ -20,7 +20,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   openapi: 'none',
   permissions: 'read',
   organizations: 'read',
-  users: 'read',
+  users: 'read-write',
 };
 
 /**
@@ -43,10 +43,17 @@ export interface RouteDefinition {
   /** Every one of these is required. */
   readonly permissions: readonly PermissionId[];
   readonly userTypes: readonly UserType[];
+  /**
+   * Acting on `/{id}`: `self` lets only the principal with that id call it; `self-or-permissions`
+   * lets that principal, or anyone holding `permissions`. Without it, `permissions` decide alone.
+   */
+  readonly subject?: 'self' | 'self-or-permissions';
   readonly request: {
     readonly path?: ZodObjectSchema;
     readonly query?: ZodObjectSchema;
     readonly body?: z.ZodType;
+    /** A multipart/form-data upload with one binary part of this name, instead of JSON. */
+    readonly multipartFile?: { readonly field: string; readonly maxBytes: number };
   };
   readonly response: {
     readonly status: number;
@@ -61,6 +68,16 @@ export interface RouteDefinition {
 
 /** Identity helper that keeps the literal types of a route for handler typing. */
 export const defineRoute = <const R extends RouteDefinition>(route: R): R => route;
+
+type ManagementRouteInput = Omit<RouteDefinition, 'group' | 'kind' | 'userTypes'> & {
+  readonly userTypes?: readonly UserType[];
+};
+
+/** Management routes of one group: `/idp`, behind the authorizer, all user types unless narrowed. */
+export const managementRoutesOf =
+  <G extends EndpointGroup>(group: G) =>
+  <const R extends ManagementRouteInput>(route: R) =>
+    ({ group, kind: 'management', userTypes: ALL_USER_TYPES, ...route }) as const;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 

@@ -22,8 +22,8 @@ export const toApiError = (error: unknown): ApiError => {
   if (error instanceof IdempotencyAlreadyInProgressError)
     return conflict('A request with this Idempotency-Key is still in progress');
   if (isExposedHttpError(error)) {
-    // @middy/http-json-body-parser answers malformed JSON with 415; the contract says 400.
-    const status = error.statusCode === 415 && /JSON/i.test(error.message) ? 400 : error.statusCode;
+    // Middy's body parsers answer a malformed body with 415; the contract says 400.
+    const status = error.statusCode === 415 && /malformed/i.test(error.message) ? 400 : error.statusCode;
     return new ApiError(status, error.message);
   }
   return new ApiError(500, 'Internal server error');

@@ -12,6 +12,8 @@ import { authorize } from './middleware/authorize.js';
 import { errorResponse, jsonResponse } from './middleware/error-response.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
+import { multipartFile } from './middleware/multipart-file.js';
+import { principalStatus } from './middleware/principal-status.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { stateOfContext } from './request-state.js';
@@ -23,6 +25,8 @@ export interface HandlerContext {
   requestId: string;
   receivedAt: number;
   event: APIGatewayProxyEventV2;
+  /** The uploaded file, on routes that take one. */
+  upload?: Uint8Array;
 }
 
 export type RouteHandler<R extends RouteDefinition> = (
@@ -51,8 +55,9 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
     .use(errorResponse())
     .use(httpHeaderNormalizer())
     .use(requestContext(route) as middy.MiddlewareObj);
-  if (route.kind === 'management') chain.use(rateLimit()).use(authorize(route));
+  if (route.kind === 'management') chain.use(rateLimit()).use(principalStatus()).use(authorize(route));
   if (route.request.body) chain.use(jsonBody() as middy.MiddlewareObj);
+  if (route.request.multipartFile) chain.use(multipartFile(route));
   chain.use(validateRequest(route) as middy.MiddlewareObj);
   if (route.kind === 'management' && route.method !== 'GET') chain.use(idempotency());
   return chain.handler(async (event, context) => {
@@ -63,6 +68,7 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
       requestId: state.requestId,
       receivedAt: state.receivedAt,
       event,
+      ...(state.upload ? { upload: state.upload } : {}),
     });
     return serialize(route, result);
   });

@@ -10,6 +10,8 @@ export interface RequestState {
   receivedAt: number;
   principal?: Principal;
   input?: { path: unknown; query: unknown; body: unknown };
+  /** The file of a multipart upload route. */
+  upload?: Uint8Array;
 }
 
 type ContextWithState = Context & { idp?: RequestState };

@@ -11,6 +11,11 @@ export const TABLE_SCHEMA = {
   sortKey: 'sk',
   /** Generic inverted/alternate index: listings in creation order that cross partitions. */
   indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  /**
+   * Sparse local index over an organization's partition: strongly consistent listings in creation
+   * order (users by status). Local indexes can only be created with the table.
+   */
+  localIndexes: [{ name: 'lsi1', sortKey: 'lsi1sk' }],
   /** Epoch seconds; DynamoDB's TTL deletes rate-limit counters and idempotency records. */
   timeToLiveAttribute: 'expiresAt',
 } as const;
@@ -22,6 +27,9 @@ const key = (pk: string, sk: string): ItemKey => ({ pk, sk });
 /** Fixed-width creation timestamp so lexical order is creation order. */
 export const creationSortValue = (createdAtMs: number, id: string): string =>
   `${String(createdAtMs).padStart(15, '0')}#${id}`;
+
+/** Fixed-width sequence number, so lexical order is numeric order. */
+export const sequenceSortValue = (sequence: number): string => String(sequence).padStart(12, '0');
 
 export const keys = {
   // System data (global): permission catalogue, managed roles, plugin definitions.
@@ -46,6 +54,32 @@ export const keys = {
   // API clients: looked up by client id alone at the token endpoint, listed per organization.
   apiClient: (clientId: string) => key(`CLIENT#${clientId}`, 'CLIENT'),
   apiClientDirectory: (orgId: string) => ({ gsi1pk: `ORG#${orgId}#CLIENTS` }),
+
+  // Users. Creation order is a per-organization sequence number; `lsi1sk` lists by status.
+  user: (orgId: string, userId: string) => key(`ORG#${orgId}`, `USER#${userId}`),
+  userListing: (status: string, sequence: number) => `USER#${status}#${sequenceSortValue(sequence)}`,
+  userListingEnd: (status: string) => `USER#${status}#~`,
+  /** How many users of a status fall in a block of `USER_BUCKET_SIZE` sequence numbers. */
+  userBucket: (orgId: string, status: string, bucket: number) =>
+    key(`ORG#${orgId}`, `USERBUCKET#${status}#${sequenceSortValue(bucket)}`),
+  userBucketPrefix: (status: string) => `USERBUCKET#${status}#`,
+  /** Uniqueness guard: one per lower-cased email in the organization. */
+  emailGuard: (orgId: string, email: string) => key(`ORG#${orgId}`, `EMAIL#${email.toLowerCase()}`),
+  /** Number of users holding an additional property of this name. */
+  userPropertyName: (orgId: string, name: string) => key(`ORG#${orgId}`, `USERPROP#${name}`),
+  userPropertyNamePrefix: 'USERPROP#',
+
+  // Grant targets owned by other modules (roles, policies, user groups).
+  roleNameGuard: (orgId: string, name: string) => key(`ORG#${orgId}`, `ROLENAME#${name.toLowerCase()}`),
+  policy: (orgId: string, policyId: string) => key(`ORG#${orgId}`, `POLICY#${policyId}`),
+  userGroup: (orgId: string, groupId: string) => key(`ORG#${orgId}`, `GROUP#${groupId}`),
+  /** Membership, listed per group: `begins_with(sk, GROUPMEMBER#<groupId>#)`. */
+  groupMember: (orgId: string, groupId: string, userId: string) =>
+    key(`ORG#${orgId}`, `GROUPMEMBER#${groupId}#${userId}`),
+
+  // Transactional outbox: messages written with the change that causes them.
+  outboxMessage: (orgId: string, createdAt: number, messageId: string) =>
+    key(`OUTBOX#${orgId}`, creationSortValue(createdAt, messageId)),
 
   // Rate limiting: one counter item per organization and calendar second.
   rateWindow: (orgId: string, epochSecond: number) => key(`RATE#${orgId}`, `S#${epochSecond}`),

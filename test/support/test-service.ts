@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LocalService, startLocalService } from '../../bin/local/service.js';
+import { issueUserToken } from '../../shared/auth/user-tokens.js';
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { setOrganizationRateLimit } from '../../shared/store/organization-repository.js';
 import { useIsolatedDatabase } from './isolated-database.js';
@@ -24,6 +25,10 @@ export interface TestService extends LocalService {
   call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   /** A client-credentials access token (the admin client's unless told otherwise). */
   token(clientId?: string, clientSecret?: string): Promise<string>;
+  /** A user's access token, signed by the token service's own code (no sign-in endpoint yet). */
+  userToken(userId: string, organizationId?: string): Promise<string>;
+  /** Creates a user through the API as the admin client; answers its id. */
+  createUser(email: string, name?: string, userType?: 'STANDARD' | 'RESTRICTED'): Promise<string>;
 }
 
 /** Functional tests send bursts; they run with a limit no test reaches unless it asks for one. */
@@ -85,5 +90,16 @@ export const startTestService = async (
     return body.access_token;
   };
 
-  return { ...service, call, token };
+  const userToken = async (userId: string, organizationId = service.organizationId) =>
+    (await issueUserToken(organizationId, userId)).accessToken;
+
+  let adminToken: string | undefined;
+  const createUser = async (email: string, name = 'Test User', userType: 'STANDARD' | 'RESTRICTED' = 'STANDARD') => {
+    adminToken ??= await token();
+    const response = await call('POST', '/idp/users', { token: adminToken, body: { email, name, userType } });
+    if (response.status !== 204) throw new Error(`createUser: ${response.status} ${JSON.stringify(response.body)}`);
+    return (response.headers.get('location') as string).split('/').pop() as string;
+  };
+
+  return { ...service, call, token, userToken, createUser };
 };

@@ -1,0 +1,37 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Principal } from '../../auth/principal.js';
+import { getApiClient } from '../../store/api-client-repository.js';
+import { getUser } from '../../store/user-repository.js';
+import { unauthorized } from '../errors.js';
+import { requestState } from '../request-state.js';
+
+/**
+ * Tokens outlive what they describe: a user deactivated or a client deleted after the token was
+ * issued is refused. Each instance remembers a principal's status for a short while, so the
+ * check costs one read per principal and instance per interval; the interval (default 30 s)
+ * bounds how long a deactivated principal can still act.
+ */
+const cacheMillis = () => Number(process.env.IDP_PRINCIPAL_CACHE_SECONDS ?? 30) * 1000;
+const checked = new Map<string, { active: boolean; at: number }>();
+
+const isActive = async (principal: Principal): Promise<boolean> => {
+  if (principal.type === 'user') {
+    return (await getUser(principal.organizationId, principal.id))?.status === 'ACTIVE';
+  }
+  return (await getApiClient(principal.id))?.organizationId === principal.organizationId;
+};
+
+export const principalStatus = (): MiddlewareObj => ({
+  before: async (request) => {
+    const { principal } = requestState(request);
+    if (!principal) throw unauthorized();
+    const key = `${principal.type}#${principal.organizationId}#${principal.id}`;
+    const known = checked.get(key);
+    let active = known?.active;
+    if (!known || Date.now() - known.at >= cacheMillis()) {
+      active = await isActive(principal);
+      checked.set(key, { active, at: Date.now() });
+    }
+    if (!active) throw unauthorized('The principal of this token is no longer active');
+  },
+});

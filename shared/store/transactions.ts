@@ -1,0 +1,68 @@
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { conflict } from '../http/errors.js';
+import { db } from './dynamo.js';
+
+export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, unknown>;
+}
+
+const MAX_CONFLICT_RETRIES = 10;
+
+/**
+ * Runs one DynamoDB transaction. A condition that fails is reported by the index of its item
+ * through `onConditionFailed`, which names the error the caller should see. Conflicts with
+ * concurrent transactions on the same items are retried with jittered backoff: they mean
+ * "try again", not "refused", and retrying is what keeps concurrent grants from failing.
+ */
+export const transactWrite = async (
+  items: TransactItems,
+  onConditionFailed: (index: number, reason: CancellationReason) => Error,
+): Promise<void> => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+      const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ??
+        []) as CancellationReason[];
+      const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (failed >= 0) throw onConditionFailed(failed, reasons[failed] as CancellationReason);
+      const conflicted = reasons.some((reason) => reason.Code === 'TransactionConflict');
+      if (!conflicted || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** Math.min(attempt, 5)));
+    }
+  }
+};
+
+/** A transaction item that only checks that a grant target exists and is not archived. */
+export const liveTargetCheck = (tableName: string, key: { pk: string; sk: string }) => ({
+  ConditionCheck: {
+    TableName: tableName,
+    Key: key,
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(archived) OR archived = :false)',
+    ExpressionAttributeValues: { ':false': false },
+  },
+});
+
+/** A version or state condition failed: someone changed the item between our read and write. */
+export class ConcurrentChange extends Error {
+  constructor() {
+    super('The item was changed concurrently');
+  }
+}
+
+/** Re-runs an optimistic read-modify-write while concurrent changes get in its way. */
+export const retryOnConcurrentChange = async <T>(attempt: () => Promise<T>, attempts = 5): Promise<T> => {
+  for (let remaining = attempts; ; remaining--) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof ConcurrentChange)) throw error;
+      if (remaining <= 1) throw conflict('The resource was changed concurrently; retry');
+    }
+  }
+};

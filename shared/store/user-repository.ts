@@ -1,0 +1,389 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UserType } from '../api/route-definition.js';
+import { type BucketCount, bucketOf, locatePage } from '../domain/paging.js';
+import { conflict, notFound } from '../http/errors.js';
+import type { UserStatus } from '../schemas/users.js';
+import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
+import { keys, TABLE_SCHEMA } from './keys.js';
+import { queryPartition } from './query.js';
+import {
+  ConcurrentChange,
+  retryOnConcurrentChange,
+  type TransactItems,
+  transactWrite,
+} from './transactions.js';
+
+export interface UserRecord {
+  id: string;
+  organizationId: string;
+  email: string;
+  name: string;
+  status: UserStatus;
+  userType: UserType;
+  /** Creation order within the organization (1 = the first user). */
+  sequence: number;
+  createdAt: number;
+  updatedAt: number;
+  createdBy: string;
+  roles?: Set<string>;
+  managedRoles?: Set<string>;
+  policies?: Set<string>;
+  userGroups?: Set<string>;
+  additionalProperties?: Record<string, unknown>;
+  pictureContentType?: string;
+  pictureUpdatedAt?: number;
+  passwordHash?: string;
+  totpSecret?: string;
+  canSendEmail: boolean;
+  /** Optimistic concurrency for read-modify-write changes (email, status, properties). */
+  version: number;
+}
+
+export interface JoinEmail {
+  organizationId: string;
+  userId: string;
+  to: string;
+  name: string;
+}
+
+/** The join email goes into the outbox in the same transaction as the change that causes it. */
+export const outboxPut = (email: JoinEmail, now: number) => {
+  const messageId = randomUUID();
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.outboxMessage(email.organizationId, now, messageId),
+        messageId,
+        type: 'JOIN_EMAIL',
+        ...email,
+        createdAt: now,
+      },
+    },
+  };
+};
+
+const bucketDelta = (orgId: string, status: UserStatus, sequence: number, delta: number) => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.userBucket(orgId, status, bucketOf(sequence)),
+    UpdateExpression: 'ADD #count :delta',
+    ExpressionAttributeNames: { '#count': 'count' },
+    ExpressionAttributeValues: { ':delta': delta },
+  },
+});
+
+/**
+ * Creates a user: takes the next sequence number from the organization (which also answers the
+ * default role), then writes the user, the email guard, the bucket count and the join email in
+ * one transaction. A duplicate email (any case) is 409, also under concurrent creates.
+ */
+export const createUser = async (
+  input: { organizationId: string; email: string; name: string; userType: UserType; createdBy: string },
+  now = Date.now(),
+): Promise<UserRecord> => {
+  let organization: Record<string, unknown> | undefined;
+  try {
+    ({ Attributes: organization } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(input.organizationId),
+        UpdateExpression: 'ADD userSequence :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ));
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw notFound('Organization');
+    throw error;
+  }
+  const sequence = Number(organization?.userSequence);
+  const defaultRole = organization?.defaultRole as { roleId: string; isStandardRole: boolean } | undefined;
+  const user: UserRecord = {
+    id: randomUUID(),
+    organizationId: input.organizationId,
+    email: input.email,
+    name: input.name,
+    status: 'ACTIVE',
+    userType: input.userType,
+    sequence,
+    createdAt: now,
+    updatedAt: now,
+    createdBy: input.createdBy,
+    ...(defaultRole?.isStandardRole === true ? { roles: new Set([defaultRole.roleId]) } : {}),
+    ...(defaultRole?.isStandardRole === false ? { managedRoles: new Set([defaultRole.roleId]) } : {}),
+    canSendEmail: true,
+    version: 1,
+  };
+  await transactWrite(
+    [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...storedUser(user) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.emailGuard(input.organizationId, input.email), userId: user.id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      bucketDelta(input.organizationId, 'ACTIVE', sequence, 1),
+      outboxPut(
+        { organizationId: input.organizationId, userId: user.id, to: user.email, name: user.name },
+        now,
+      ),
+    ],
+    () => conflict('A user with this email already exists in the organization'),
+  );
+  return user;
+};
+
+/** The stored item of a user: its key and its place in the status listing. */
+export const storedUser = (user: UserRecord) => ({
+  ...keys.user(user.organizationId, user.id),
+  [TABLE_SCHEMA.localIndexes[0].sortKey]: keys.userListing(user.status, user.sequence),
+  ...user,
+});
+
+export const getUser = async (
+  orgId: string,
+  userId: string,
+  consistent = false,
+): Promise<UserRecord | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.user(orgId, userId), ConsistentRead: consistent }),
+  );
+  return Item as UserRecord | undefined;
+};
+
+export const requireUser = async (orgId: string, userId: string, consistent = false): Promise<UserRecord> => {
+  const user = await getUser(orgId, userId, consistent);
+  if (!user) throw notFound('User');
+  return user;
+};
+
+export interface UserPage {
+  users: UserRecord[];
+  hasMore: boolean;
+  /** Read capacity the page cost, for measurements. */
+  consumedCapacity: number;
+}
+
+/**
+ * One page of the organization's users of one status, in creation order. Page 0 is one Query; a
+ * later page first reads the bucket counts (small items, one Query) to find where it starts, then
+ * reads from that bucket on, never the pages before it.
+ */
+export const listUsers = async (
+  orgId: string,
+  status: UserStatus,
+  page: number,
+  pageSize: number,
+): Promise<UserPage> => {
+  let consumedCapacity = 0;
+  let start = { fromSequence: 0, skip: 0 };
+  if (page > 0) {
+    const bucketQuery = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': keys.organizationPartition(orgId),
+          ':prefix': keys.userBucketPrefix(status),
+        },
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    consumedCapacity += bucketQuery.ConsumedCapacity?.CapacityUnits ?? 0;
+    const buckets: BucketCount[] = (bucketQuery.Items ?? []).map((item) => ({
+      bucket: Number(String(item.sk).slice(keys.userBucketPrefix(status).length)),
+      count: Number(item.count),
+    }));
+    const located = locatePage(buckets, page * pageSize);
+    if (!located) return { users: [], hasMore: false, consumedCapacity };
+    start = located;
+  }
+
+  const wanted = start.skip + pageSize + 1; // one more than the page tells whether another follows
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  const index = TABLE_SCHEMA.localIndexes[0];
+  do {
+    const result = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index.name,
+        KeyConditionExpression: 'pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#sk': index.sortKey },
+        ExpressionAttributeValues: {
+          ':pk': keys.organizationPartition(orgId),
+          ':from': keys.userListing(status, start.fromSequence),
+          ':to': keys.userListingEnd(status),
+        },
+        Limit: wanted - items.length,
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    consumedCapacity += result.ConsumedCapacity?.CapacityUnits ?? 0;
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+
+  const onPage = items.slice(start.skip, start.skip + pageSize) as unknown as UserRecord[];
+  return { users: onPage, hasMore: items.length > start.skip + pageSize, consumedCapacity };
+};
+
+/** Renames the user and, when it changes, moves the email guard in the same transaction. */
+export const updateUserProfile = (
+  orgId: string,
+  userId: string,
+  changes: { name: string; email?: string },
+  now = Date.now(),
+): Promise<UserRecord> =>
+  retryOnConcurrentChange(async () => {
+    const current = await requireUser(orgId, userId, true);
+    const email = changes.email ?? current.email;
+    const items: TransactItems = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.user(orgId, userId),
+          UpdateExpression: 'SET #name = :name, email = :email, updatedAt = :now, version = version + :one',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: {
+            ':name': changes.name,
+            ':email': email,
+            ':now': now,
+            ':one': 1,
+            ':version': current.version,
+          },
+        },
+      },
+    ];
+    const emailChanges = email.toLowerCase() !== current.email.toLowerCase();
+    if (emailChanges) {
+      items.push(
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.emailGuard(orgId, email), userId },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Delete: { TableName: tableName(), Key: keys.emailGuard(orgId, current.email) } },
+      );
+    }
+    await transactWrite(items, (index) =>
+      index === 1
+        ? conflict('A user with this email already exists in the organization')
+        : new ConcurrentChange(),
+    );
+    return { ...current, name: changes.name, email, updatedAt: now, version: current.version + 1 };
+  });
+
+/** Moves the user between the ACTIVE and INACTIVE listings, keeping the bucket counts exact. */
+export const setUserStatus = (orgId: string, userId: string, status: UserStatus, now = Date.now()) =>
+  retryOnConcurrentChange(async () => {
+    const current = await requireUser(orgId, userId, true);
+    if (current.status === status) return;
+    await transactWrite(
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.user(orgId, userId),
+            UpdateExpression:
+              'SET #status = :status, #listing = :listing, updatedAt = :now, version = version + :one',
+            ConditionExpression: '#status = :old',
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              '#listing': TABLE_SCHEMA.localIndexes[0].sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':status': status,
+              ':old': current.status,
+              ':listing': keys.userListing(status, current.sequence),
+              ':now': now,
+              ':one': 1,
+            },
+          },
+        },
+        bucketDelta(orgId, current.status, current.sequence, -1),
+        bucketDelta(orgId, status, current.sequence, 1),
+      ],
+      // Another request changed the status in between: read again and re-decide.
+      () => new ConcurrentChange(),
+    );
+  });
+
+/** Sets one attribute of an existing user (user type, MFA secret, password hash, picture). */
+export const updateUserAttributes = async (
+  orgId: string,
+  userId: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+  now = Date.now(),
+): Promise<void> => {
+  const names = Object.keys(set);
+  const expression = [
+    `SET ${[...names.map((name, index) => `#s${index} = :s${index}`), 'updatedAt = :now'].join(', ')}`,
+    ...(remove.length > 0 ? [`REMOVE ${remove.map((_, index) => `#r${index}`).join(', ')}`] : []),
+  ].join(' ');
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.user(orgId, userId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name, index) => [`#s${index}`, name])),
+          ...Object.fromEntries(remove.map((name, index) => [`#r${index}`, name])),
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name, index) => [`:s${index}`, set[name]])),
+          ':now': now,
+        },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw notFound('User');
+    throw error;
+  }
+};
+
+/** Queues the join email again for an existing user. */
+export const queueJoinEmail = async (orgId: string, userId: string, now = Date.now()): Promise<JoinEmail> => {
+  const user = await requireUser(orgId, userId);
+  const email = { organizationId: orgId, userId, to: user.email, name: user.name };
+  await transactWrite(
+    [
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.user(orgId, userId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      outboxPut(email, now),
+    ],
+    () => notFound('User'),
+  );
+  return email;
+};
+
+/** Names of additional properties that at least one user of the organization holds. */
+export const listAdditionalPropertyNames = async (orgId: string): Promise<string[]> =>
+  (await queryPartition(keys.organizationPartition(orgId), keys.userPropertyNamePrefix))
+    .filter((item) => Number(item.count) > 0)
+    .map((item) => String(item.sk).slice(keys.userPropertyNamePrefix.length));
