@@ -1,7 +1,8 @@
 import { notFound } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
-import { getApiClientsOfOrganization } from '../shared/store/api-client-repository.js';
+
 import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
+import { serviceNames } from '../shared/store/service-directory.js';
 
 const presentOrganization = (organization: Organization) => ({
   id: organization.id,
@@ -20,8 +21,7 @@ export const handler = groupHandler('organizations', {
   },
 
   resolveServicesByIds: async ({ body }, { principal }) => {
-    const clients = await getApiClientsOfOrganization(principal.organizationId, body.ids);
-    const names = new Map(clients.map((client) => [client.id, client.name]));
+    const names = await serviceNames(principal.organizationId, body.ids);
     return {
       body: body.ids.map((id) => {
         const name = names.get(id);

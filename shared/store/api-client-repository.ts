@@ -1,6 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserType } from '../api/route-definition.js';
-import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
 import { creationSortValue, keys } from './keys.js';
 
@@ -39,12 +38,3 @@ export const getApiClient = async (clientId: string): Promise<ApiClientRecord | 
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiClient(clientId) }));
   return Item && Item.deleted !== true ? (Item as ApiClientRecord) : undefined;
 };
-
-/** The organization's live clients among these ids (one BatchGet per 100 ids). */
-export const getApiClientsOfOrganization = async (
-  orgId: string,
-  clientIds: readonly string[],
-): Promise<ApiClientRecord[]> =>
-  (
-    (await batchGet([...new Set(clientIds)].map((id) => keys.apiClient(id)))) as unknown as ApiClientRecord[]
-  ).filter((client) => client.organizationId === orgId && client.deleted !== true);

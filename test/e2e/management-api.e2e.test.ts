@@ -232,18 +232,27 @@ describe('request validation', () => {
 });
 
 describe('services by ids', () => {
-  it("resolves the organization's clients and returns unknown or foreign ids with id only", async () => {
+  it("resolves the organization's users and clients; unknown or foreign ids come back with id only", async () => {
     const other = await createTestOrganization();
-    const foreign = await createTestClient(other.id, []);
+    const foreign = await createTestClient(other.id, ['USER.ADD']);
+    const foreignToken = await service.token(foreign.clientId, foreign.clientSecret);
+    const foreignUser = await service.call('POST', '/idp/users', {
+      token: foreignToken,
+      body: { email: 'someone@foreign.example', name: 'Foreign', userType: 'STANDARD' },
+    });
+    const foreignUserId = String(foreignUser.headers.get('location')).split('/').pop();
+    const userId = await service.createUser('resolved@example.com', 'Resolved User');
     const response = await service.call('POST', '/idp/services/by-ids', {
       token: adminToken,
-      body: { ids: [service.clientId, 'unknown-id', foreign.clientId] },
+      body: { ids: [service.clientId, 'unknown-id', userId, foreign.clientId, foreignUserId] },
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual([
       { id: service.clientId, name: 'Local administrator' },
       { id: 'unknown-id' },
+      { id: userId, name: 'Resolved User' },
       { id: foreign.clientId },
+      { id: foreignUserId },
     ]);
   });
 });

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../bin/local/table.js';
+import { bucketOf } from '../../shared/domain/paging.js';
+import type { UserStatus } from '../../shared/schemas/users.js';
+import { batchPut } from '../../shared/store/batch.js';
+import { keys } from '../../shared/store/keys.js';
+import {
+  createUser,
+  listUsers,
+  setUserStatus,
+  storedUser,
+  type UserRecord,
+} from '../../shared/store/user-repository.js';
+import { createTestOrganization } from '../support/fixtures.js';
+import { useIsolatedDatabase } from '../support/isolated-database.js';
+
+beforeAll(async () => {
+  useIsolatedDatabase();
+  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
+});
+
+/** Every page of a listing, concatenated. */
+const readAll = async (orgId: string, status: UserStatus, pageSize: number) => {
+  const ids: string[] = [];
+  for (let page = 0; ; page++) {
+    const result = await listUsers(orgId, status, page, pageSize);
+    ids.push(...result.users.map((user) => user.id));
+    if (!result.hasMore) {
+      expect((await listUsers(orgId, status, page + 1, pageSize)).users).toEqual([]);
+      return ids;
+    }
+  }
+};
+
+describe('user listing through the repository', () => {
+  it('pages match creation order per status after status changes, for several page sizes', async () => {
+    const org = (await createTestOrganization()).id;
+    const created: string[] = [];
+    for (let index = 0; index < 230; index++) {
+      created.push(
+        (
+          await createUser({
+            organizationId: org,
+            email: `u${index}@x.io`,
+            name: `U${index}`,
+            userType: 'STANDARD',
+            createdBy: 't',
+          })
+        ).id,
+      );
+    }
+    const inactive = new Set(created.filter((_, index) => index % 3 === 0 || (index > 90 && index < 130)));
+    await Promise.all([...inactive].map((id) => setUserStatus(org, id, 'INACTIVE')));
+    // Flip a few back, concurrently with each other.
+    const reactivated = [...inactive].slice(0, 10);
+    await Promise.all(reactivated.map((id) => setUserStatus(org, id, 'ACTIVE')));
+    for (const id of reactivated) inactive.delete(id);
+
+    const expectedActive = created.filter((id) => !inactive.has(id));
+    const expectedInactive = created.filter((id) => inactive.has(id));
+    for (const pageSize of [1, 7, 100, 1000]) {
+      expect(await readAll(org, 'ACTIVE', pageSize)).toEqual(expectedActive);
+      expect(await readAll(org, 'INACTIVE', pageSize)).toEqual(expectedInactive);
+    }
+  });
+});
+
+/** Writes users the way createUser stores them, plus their bucket counts, in bulk. */
+const seedUsers = async (orgId: string, count: number, statusOf: (sequence: number) => UserStatus) => {
+  const now = Date.now();
+  const buckets = new Map<string, number>();
+  const users: Record<string, unknown>[] = [];
+  for (let sequence = 1; sequence <= count; sequence++) {
+    const status = statusOf(sequence);
+    const user: UserRecord = {
+      id: randomUUID(),
+      organizationId: orgId,
+      email: `user${sequence}@scale.example`,
+      name: `User ${sequence} with a name of ordinary length`,
+      status,
+      userType: 'STANDARD',
+      sequence,
+      createdAt: now + sequence,
+      updatedAt: now + sequence,
+      createdBy: 'seed',
+      roles: new Set([randomUUID()]),
+      canSendEmail: true,
+      version: 1,
+    };
+    users.push(storedUser(user), { ...keys.emailGuard(orgId, user.email), userId: user.id });
+    const bucketKey = `${status}#${bucketOf(sequence)}`;
+    buckets.set(bucketKey, (buckets.get(bucketKey) ?? 0) + 1);
+  }
+  const bucketItems = [...buckets].map(([bucketKey, bucketCount]) => {
+    const [status, bucket] = bucketKey.split('#') as [UserStatus, string];
+    return { ...keys.userBucket(orgId, status, Number(bucket)), count: bucketCount };
+  });
+  const slices = 8;
+  const size = Math.ceil(users.length / slices);
+  await Promise.all(
+    Array.from({ length: slices }, (_, slice) => batchPut(users.slice(slice * size, (slice + 1) * size))),
+  );
+  await batchPut(bucketItems);
+};
+
+describe('user listing at scale', () => {
+  it('reads page 19 of 1000 for at most twice the capacity of page 0, in both status lists', async () => {
+    const org = (await createTestOrganization()).id;
+    const total = 42_000;
+    // Interleaved: every other user is INACTIVE, so each listing skips the other's items.
+    const started = Date.now();
+    await seedUsers(org, total, (sequence) => (sequence % 2 === 0 ? 'INACTIVE' : 'ACTIVE'));
+    console.log(`seeded ${total} users (half INACTIVE) in ${Date.now() - started} ms`);
+
+    for (const status of ['ACTIVE', 'INACTIVE'] as const) {
+      const first = await listUsers(org, status, 0, 1000);
+      const nineteenth = await listUsers(org, status, 19, 1000);
+      console.log(
+        `${status}: page 0 consumed ${first.consumedCapacity} RCU, page 19 consumed ${nineteenth.consumedCapacity} RCU`,
+      );
+      expect(first.users).toHaveLength(1000);
+      expect(nineteenth.users).toHaveLength(1000);
+      expect(first.consumedCapacity).toBeGreaterThan(0);
+      expect(nineteenth.consumedCapacity).toBeLessThanOrEqual(2 * first.consumedCapacity);
+      // The 19,001st user of the listing: sequence 38,001 (ACTIVE) or 38,002 (INACTIVE).
+      const expectedFirstSequence = status === 'ACTIVE' ? 38_001 : 38_002;
+      expect(nineteenth.users[0]?.sequence).toBe(expectedFirstSequence);
+      expect(nineteenth.users.every((user) => user.status === status)).toBe(true);
+      expect(nineteenth.hasMore).toBe(true);
+    }
+  }, 600_000);
+});
