@@ -112,6 +112,10 @@ export const handler = groupHandler('users', {
   },
 
   getUserPicture: async ({ path }, { principal }) => {
+    // Ask the store only for pictures that exist: without ListBucket, S3 answers a missing key
+    // with AccessDenied rather than NoSuchKey.
+    const user = await requireUser(principal.organizationId, path.id);
+    if (!user.pictureUpdatedAt) throw notFound('Picture');
     const picture = await (await pictureStore()).get(pictureKey(principal.organizationId, path.id));
     if (!picture) throw notFound('Picture');
     return {

@@ -6,6 +6,7 @@ import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
 import { IdpSecrets } from './idp-secrets.js';
 import { IdpTable } from './idp-table.js';
+import { PictureBucket } from './picture-bucket.js';
 import { SystemDataSeed } from './system-data-seed.js';
 
 export const TOKEN_AUDIENCE = 'idp';
@@ -35,12 +36,13 @@ const constructIdOf = (group: EndpointGroup): string =>
 
 /**
  * The IDP service: one function per endpoint group behind an HTTP API with a JWT authorizer, one
- * DynamoDB table, the signing-key secret and the system-data seed. Environment-agnostic: it
- * synthesizes without AWS credentials.
+ * DynamoDB table, the signing-key secret, the private bucket of user pictures and the system-data
+ * seed. Environment-agnostic: it synthesizes without AWS credentials.
  */
 export class IdpStack extends Stack {
   readonly table: IdpTable;
   readonly secrets: IdpSecrets;
+  readonly pictures: PictureBucket;
   readonly api: IdpApi;
   readonly functions: Record<EndpointGroup, IdpFunction>;
   readonly systemData: SystemDataSeed;
@@ -64,6 +66,8 @@ export class IdpStack extends Stack {
       ENDPOINT_GROUPS.map((group) => [group, this.endpointFunction(group, environment)]),
     ) as Record<EndpointGroup, IdpFunction>;
     this.secrets.grantSigningKeys(this.functions.oauth);
+    this.pictures = new PictureBucket(this, 'Pictures');
+    this.pictures.grantPictureAccess(this.functions.users);
 
     this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
 
@@ -76,6 +80,7 @@ export class IdpStack extends Stack {
       value: `${this.api.origin}/oauth2/token`,
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'PictureBucketName', { value: this.pictures.bucket.bucketName });
   }
 
   /** The group's Lambda (`functions/<group>.ts`), its table grants and its routes. */

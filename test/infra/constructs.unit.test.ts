@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IdpFunction } from '../../lib/idp-function.js';
 import { IdpSecrets } from '../../lib/idp-secrets.js';
 import { IdpTable } from '../../lib/idp-table.js';
+import { PictureBucket } from '../../lib/picture-bucket.js';
 import { middlewareWritesOf } from '../../lib/table-grants.js';
 import type { RouteDefinition } from '../../shared/api/route-definition.js';
 import { routes } from '../../shared/api/routes.js';
@@ -23,8 +24,8 @@ const bareStack = () => {
   return { app, stack, table: new IdpTable(stack, 'Table') };
 };
 
-const functionWith = (stack: Stack, routesServed: RouteDefinition[]) =>
-  new IdpFunction(stack, 'Fn', {
+const functionWith = (stack: Stack, routesServed: RouteDefinition[], id = 'Fn') =>
+  new IdpFunction(stack, id, {
     entry: 'functions/organizations.ts',
     description: 'test',
     routes: routesServed,
@@ -97,6 +98,57 @@ describe('IdpSecrets.grantSsoClientSecrets', () => {
     const ssoStatement = statements.find((s) => s.Action.includes('secretsmanager:CreateSecret'));
     expect(JSON.stringify(ssoStatement?.Resource)).toContain(':secret:idp/sso/*');
     expect(JSON.stringify(statements)).not.toContain(logicalIdOf(secrets.signingKeys));
+    expect(new AwsSolutionsChecks(app).validateScope(app).violations).toEqual([]);
+  });
+});
+
+describe('PictureBucket.grantPictureAccess', () => {
+  const pictureSetup = (granted: number) => {
+    const { app, stack } = bareStack();
+    const pictures = new PictureBucket(stack, 'Pictures');
+    const functions = [0, 1, 2].map((index) => functionWith(stack, [], `Fn${index}`));
+    for (const fn of functions.slice(0, granted)) pictures.grantPictureAccess(fn);
+    const template = Template.fromStack(stack);
+    const denyOfOthers = Object.values(template.findResources('AWS::S3::BucketPolicy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .find((statement) => statement.Sid === 'OnlyGrantedRolesReadOrWritePictures');
+    const s3Actions = (fn: IdpFunction) =>
+      statementsOfRole(template, logicalIdOf(fn.role)).flatMap((s) =>
+        s.Action.filter((action) => action.startsWith('s3:')),
+      );
+    const pictureBucketOf = (fn: IdpFunction) =>
+      template.toJSON().Resources[logicalIdOf(fn.lambda)].Properties.Environment.Variables.IDP_PICTURE_BUCKET;
+    return {
+      app,
+      functions,
+      denyOfOthers,
+      s3Actions,
+      pictureBucketOf,
+      bucketRef: { Ref: logicalIdOf(pictures.bucket) },
+    };
+  };
+
+  it('grants Get/PutObject and the bucket name to granted functions only, and passes cdk-nag', () => {
+    const { app, functions, denyOfOthers, s3Actions, pictureBucketOf, bucketRef } = pictureSetup(2);
+    const [first, second, ungranted] = functions as [IdpFunction, IdpFunction, IdpFunction];
+    expect(pictureBucketOf(first)).toEqual(bucketRef);
+    expect(pictureBucketOf(second)).toEqual(bucketRef);
+    expect(pictureBucketOf(ungranted)).toBeUndefined();
+    expect(s3Actions(first)).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(s3Actions(second)).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(s3Actions(ungranted)).toEqual([]);
+    // The bucket policy's exception lists exactly the granted roles.
+    expect(denyOfOthers?.Condition.ArnNotEquals['aws:PrincipalArn']).toEqual([
+      { 'Fn::GetAtt': [logicalIdOf(first.role), 'Arn'] },
+      { 'Fn::GetAtt': [logicalIdOf(second.role), 'Arn'] },
+    ]);
+    expect(new AwsSolutionsChecks(app).validateScope(app).violations).toEqual([]);
+  });
+
+  it('without a grant, has no exception to make and still passes cdk-nag', () => {
+    const { app, functions, denyOfOthers, s3Actions } = pictureSetup(0);
+    expect(denyOfOthers).toBeUndefined();
+    for (const fn of functions) expect(s3Actions(fn)).toEqual([]);
     expect(new AwsSolutionsChecks(app).validateScope(app).violations).toEqual([]);
   });
 });

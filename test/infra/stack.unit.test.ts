@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IdpFunction } from '../../lib/idp-function.js';
+import { NONCURRENT_PICTURE_DAYS } from '../../lib/picture-bucket.js';
 import { systemDataHash } from '../../lib/system-data-seed.js';
 import {
   ENDPOINT_GROUPS,
@@ -14,6 +15,7 @@ import {
 } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
+import { pictureKey } from '../../shared/pictures/picture-store.js';
 import { TABLE_SCHEMA } from '../../shared/store/keys.js';
 import {
   logicalIdOf,
@@ -140,6 +142,26 @@ describe('table', () => {
     });
   });
 
+  it('has the local indexes of TABLE_SCHEMA: the table partition key with their own sort key', () => {
+    expect(TABLE_SCHEMA.localIndexes.map((index) => index.name)).toEqual(['lsi1']);
+    const localIndexes = TABLE_SCHEMA.localIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    }));
+    expect(localIndexes[0]?.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'lsi1sk', KeyType: 'RANGE' },
+    ]);
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { LocalSecondaryIndexes: localIndexes });
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: 'lsi1sk', AttributeType: 'S' }]),
+    });
+  });
+
   it('is on-demand, KMS-encrypted, recoverable, protected and retained', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
@@ -188,7 +210,48 @@ describe('least privilege per function', () => {
     });
   });
 
-  it.each(ENDPOINT_GROUPS)(
+  /** 'read-write' functions write any item, so the middleware partitions need no statement of their own. */
+  const groupsWithPartitionedWrites = ENDPOINT_GROUPS.filter(
+    (group) => GROUP_TABLE_ACCESS[group] !== 'read-write',
+  );
+
+  it.each(groupsWithAccess('read-write'))(
+    '%s reads and writes any item of the table (middleware partitions included), without a condition',
+    (group) => {
+      const statements = statementsOf(stack.functions[group]).filter((statement) =>
+        statement.Action.some((action) => action.startsWith('dynamodb:')),
+      );
+      const writes = statements.filter((statement) =>
+        WRITE_ACTIONS.some((action) => allows(statement, action)),
+      );
+      expect(writes).toEqual([
+        expect.objectContaining({ Action: [...WRITE_ACTIONS].sort(), Resource: [tableArn] }),
+      ]);
+      expect(writes[0]?.Condition).toBeUndefined();
+      expect(statements.some((statement) => allows(statement, 'dynamodb:Query'))).toBe(true);
+      expect(environmentOf(stack.functions[group])).toMatchObject({
+        IDP_TABLE_NAME: { Ref: logicalIdOf(stack.table) },
+      });
+    },
+  );
+
+  it.each(ENDPOINT_GROUPS.filter((group) => GROUP_TABLE_ACCESS[group] !== 'none'))(
+    '%s reads the table and each index by name, the local index lsi1 included',
+    (group) => {
+      const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
+      const reads = statementsOf(stack.functions[group]).filter((statement) =>
+        allows(statement, 'dynamodb:Query'),
+      );
+      expect(reads).toHaveLength(1);
+      expect(reads[0]?.Resource).toEqual([
+        tableArn,
+        ...[...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].map((index) => indexArn(index.name)),
+      ]);
+      expect(reads[0]?.Resource).toContainEqual(indexArn('lsi1'));
+    },
+  );
+
+  it.each(groupsWithPartitionedWrites)(
     '%s may write rate-limit counters exactly when it serves management routes',
     (group) => {
       const rateWrites = statementsOf(stack.functions[group]).filter(
@@ -200,7 +263,7 @@ describe('least privilege per function', () => {
     },
   );
 
-  it.each(ENDPOINT_GROUPS)(
+  it.each(groupsWithPartitionedWrites)(
     '%s may write idempotency records exactly when it has non-GET management routes',
     (group) => {
       const idempotencyWrites = statementsOf(stack.functions[group]).filter(
@@ -252,6 +315,149 @@ describe('least privilege per function', () => {
       expect(properties.Environment.Variables.NODE_OPTIONS).toContain('--enable-source-maps');
       expect(properties.Environment.Variables).not.toHaveProperty('IDP_DYNAMODB_ENDPOINT');
     }
+  });
+});
+
+describe('picture bucket', () => {
+  const bucketId = logicalIdOf(stack.pictures.bucket);
+  const logBucketId = logicalIdOf(stack.pictures.accessLogs);
+  const bucketArn = { 'Fn::GetAtt': [bucketId, 'Arn'] };
+  const objectsOf = (id: string, suffix: string) => ({
+    'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, suffix]],
+  });
+  const policyStatementsOf = (id: string): Record<string, unknown>[] => {
+    const policies = Object.values(template.findResources('AWS::S3::BucketPolicy')).filter(
+      (policy) => JSON.stringify(policy.Properties.Bucket) === JSON.stringify({ Ref: id }),
+    );
+    expect(policies).toHaveLength(1);
+    return policies[0]?.Properties.PolicyDocument.Statement;
+  };
+  const everyFunction = () => [...Object.values(stack.functions), stack.systemData.handler];
+  const s3StatementsOf = (fn: IdpFunction) =>
+    statementsOf(fn).filter((statement) => statement.Action.some((action) => action.startsWith('s3:')));
+
+  it.each([
+    ['pictures', () => bucketId],
+    ['access logs', () => logBucketId],
+  ])('%s: all public access blocked, ACLs disabled, SSE-S3, retained', (_name, idOf) => {
+    expect(resources[idOf()]).toMatchObject({
+      Type: 'AWS::S3::Bucket',
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+      },
+    });
+    expect(resources[idOf()].Properties).not.toHaveProperty('AccessControl');
+  });
+
+  it.each([
+    ['pictures', () => bucketId],
+    ['access logs', () => logBucketId],
+  ])('%s: denies every request that does not use TLS', (_name, idOf) => {
+    expect(policyStatementsOf(idOf())).toContainEqual({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 's3:*',
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      Resource: [{ 'Fn::GetAtt': [idOf(), 'Arn'] }, objectsOf(idOf(), '/*')],
+    });
+  });
+
+  it('is versioned and expires overwritten pictures', () => {
+    expect(resources[bucketId].Properties).toMatchObject({
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: {
+        Rules: [
+          expect.objectContaining({
+            Status: 'Enabled',
+            NoncurrentVersionExpiration: { NoncurrentDays: NONCURRENT_PICTURE_DAYS },
+          }),
+        ],
+      },
+    });
+  });
+
+  it('writes server access logs to the separate access-log bucket, which expires them', () => {
+    expect(logBucketId).not.toBe(bucketId);
+    expect(resources[bucketId].Properties.LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: logBucketId },
+      LogFilePrefix: 'pictures-bucket/',
+    });
+    expect(resources[logBucketId].Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Status: 'Enabled', ExpirationInDays: expect.any(Number) }),
+    );
+    // Delivered by the S3 logging service through the bucket policy, for the picture bucket only.
+    expect(policyStatementsOf(logBucketId)).toContainEqual({
+      Effect: 'Allow',
+      Principal: { Service: 'logging.s3.amazonaws.com' },
+      Action: 's3:PutObject',
+      Resource: objectsOf(logBucketId, '/pictures-bucket/*'),
+      Condition: {
+        ArnLike: { 'aws:SourceArn': bucketArn },
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      },
+    });
+  });
+
+  it('only the users function has S3 permissions: GetObject and PutObject on pictures/<org>/<user>', () => {
+    expect(pictureKey('*', '*')).toBe('pictures/*/*');
+    expect(s3StatementsOf(stack.functions.users)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['s3:GetObject', 's3:PutObject'],
+        Resource: [objectsOf(bucketId, '/pictures/*/*')],
+      },
+    ]);
+    for (const fn of everyFunction().filter((fn) => fn !== stack.functions.users)) {
+      expect(s3StatementsOf(fn)).toEqual([]);
+    }
+    // No other role in the template (the seed provider's included) may use S3 or names the bucket.
+    const everyStatement = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement,
+    );
+    const s3Actions = everyStatement.flatMap((statement) =>
+      [statement.Action].flat().filter((action: string) => action.startsWith('s3:')),
+    );
+    expect(s3Actions.sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes(JSON.stringify(bucketArn)),
+    );
+    expect(referencing).toHaveLength(1);
+  });
+
+  it('denies object reads and writes to every principal but the users role', () => {
+    expect(policyStatementsOf(bucketId)).toContainEqual({
+      Sid: 'OnlyGrantedRolesReadOrWritePictures',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: ['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject'],
+      Resource: objectsOf(bucketId, '/*'),
+      Condition: {
+        ArnNotEquals: {
+          'aws:PrincipalArn': [{ 'Fn::GetAtt': [logicalIdOf(stack.functions.users.role), 'Arn'] }],
+        },
+      },
+    });
+    // Nothing in the bucket policy allows anyone in.
+    expect(policyStatementsOf(bucketId).filter((statement) => statement.Effect === 'Allow')).toEqual([]);
+  });
+
+  it('tells the users function, and only it, where the pictures are', () => {
+    expect(environmentOf(stack.functions.users)).toMatchObject({ IDP_PICTURE_BUCKET: { Ref: bucketId } });
+    for (const fn of everyFunction().filter((fn) => fn !== stack.functions.users)) {
+      expect(environmentOf(fn)).not.toHaveProperty('IDP_PICTURE_BUCKET');
+    }
+    template.hasOutput('PictureBucketName', { Value: { Ref: bucketId } });
   });
 });
 
