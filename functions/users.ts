@@ -5,6 +5,7 @@ import { groupHandler } from '../shared/http/group-handler.js';
 import { detectImageType } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import type { User } from '../shared/schemas/users.js';
+import { type ArchivedIds, archivedIds } from '../shared/store/archive.js';
 import { keys } from '../shared/store/keys.js';
 import { getOrganization } from '../shared/store/organization-repository.js';
 import { announceJoinEmail } from '../shared/store/outbox-delivery.js';
@@ -30,20 +31,22 @@ import {
 } from '../shared/store/user-repository.js';
 
 const UI_MODULE_PREFIX = 'UI.';
-const sorted = (values: Set<string> | undefined) => [...(values ?? [])].sort();
+const sorted = (values: Set<string> | undefined, hidden: ReadonlySet<string> = new Set()) =>
+  [...(values ?? [])].filter((value) => !hidden.has(value)).sort();
 
-const presentUser = (user: UserRecord): User => ({
+/** The User shape; references to archived roles and policies stay stored but are not shown. */
+const presentUser = (user: UserRecord, archived: ArchivedIds): User => ({
   id: user.id,
   email: user.email,
   name: user.name,
   picture: user.pictureUpdatedAt
     ? `${tokenSettings().issuer}/idp/users/${user.id}/picture?v=${user.pictureUpdatedAt}`
     : null,
-  policies: sorted(user.policies),
-  roles: sorted(user.roles),
+  policies: sorted(user.policies, archived.policies),
+  roles: sorted(user.roles, archived.roles),
   managedRoles: sorted(user.managedRoles),
   canSendEmail: user.canSendEmail,
-  isInitial: user.sequence === 1,
+  isInitial: user.isInitial === true,
   userGroups: sorted(user.userGroups),
 });
 
@@ -66,9 +69,12 @@ const resetMfa = async (orgId: string, userId: string) => {
 export const handler = groupHandler('users', {
   listUsers: async ({ query }, { principal }) => {
     const status = query.fetchInactive ? 'INACTIVE' : 'ACTIVE';
-    const result = await listUsers(principal.organizationId, status, query.page, query.pageSize);
+    const [result, archived] = await Promise.all([
+      listUsers(principal.organizationId, status, query.page, query.pageSize),
+      archivedIds(principal.organizationId),
+    ]);
     return {
-      body: result.users.map(presentUser),
+      body: result.users.map((user) => presentUser(user, archived)),
       ...(result.hasMore
         ? { headers: { link: nextPageLink(query.page, query.pageSize, query.fetchInactive) } }
         : {}),
@@ -90,13 +96,21 @@ export const handler = groupHandler('users', {
     return { headers: { location: `${tokenSettings().issuer}/idp/users/${user.id}` } };
   },
 
-  getUser: async ({ path }, { principal }) => ({
-    body: presentUser(await requireUser(principal.organizationId, path.id)),
-  }),
+  getUser: async ({ path }, { principal }) => {
+    const [user, archived] = await Promise.all([
+      requireUser(principal.organizationId, path.id, true),
+      archivedIds(principal.organizationId),
+    ]);
+    return { body: presentUser(user, archived) };
+  },
 
-  updateUser: async ({ path, body }, { principal }) => ({
-    body: presentUser(await updateUserProfile(principal.organizationId, path.id, body)),
-  }),
+  updateUser: async ({ path, body }, { principal }) => {
+    const [user, archived] = await Promise.all([
+      updateUserProfile(principal.organizationId, path.id, body),
+      archivedIds(principal.organizationId),
+    ]);
+    return { body: presentUser(user, archived) };
+  },
 
   uploadUserPicture: async ({ path }, { principal, upload }) => {
     const contentType = upload && detectImageType(upload);
@@ -179,7 +193,7 @@ export const handler = groupHandler('users', {
   },
 
   revokeUserRole: async ({ path }, { principal }) => {
-    const roleId = await resolveRoleId(principal.organizationId, path.roleName);
+    const roleId = await resolveRoleId(principal.organizationId, path.roleName, { includeArchived: true });
     await revokeFromUser(principal.organizationId, path.id, 'roles', roleId);
     return {};
   },
@@ -229,7 +243,11 @@ export const handler = groupHandler('users', {
 
   addUserToGroup: async ({ path }, { principal }) => {
     await addUserToGroup(principal.organizationId, path.id, path.userGroupId);
-    return { body: presentUser(await requireUser(principal.organizationId, path.id, true)) };
+    const [user, archived] = await Promise.all([
+      requireUser(principal.organizationId, path.id, true),
+      archivedIds(principal.organizationId),
+    ]);
+    return { body: presentUser(user, archived) };
   },
 
   removeUserFromGroup: async ({ path }, { principal }) => {

@@ -3,8 +3,15 @@ import { z } from 'zod';
 /** Epoch milliseconds, as the spec's `(ms)` fields. */
 export const epochMillis = z.number().meta({ description: 'Milliseconds since the Unix epoch' });
 
-/** Path ids: non-empty, bounded, no path separators (API Gateway already splits on `/`). */
-export const identifier = z.string().min(1).max(128);
+/**
+ * Ids in paths and bodies: letters, digits and `. _ : @ -`, so an id can never carry a path
+ * separator or traversal into a key or a file name (API Gateway decodes `%2F` in path values).
+ */
+export const identifier = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, 'Letters, digits and . _ : @ - only');
 
 export const idPathParams = z.strictObject({ id: identifier });
 

@@ -70,6 +70,8 @@ export const listUsersQuery = pagingQuery.extend({
 });
 
 export const userPath = z.strictObject({ id: identifier });
+/** `v` changes with every upload, so caches never serve an old picture under the same URL. */
+export const pictureQuery = z.strictObject({ v: z.string().max(20).optional() });
 export const userTypePath = z.strictObject({
   id: identifier,
   type: z

@@ -55,14 +55,18 @@ export class ConcurrentChange extends Error {
   }
 }
 
-/** Re-runs an optimistic read-modify-write while concurrent changes get in its way. */
-export const retryOnConcurrentChange = async <T>(attempt: () => Promise<T>, attempts = 5): Promise<T> => {
-  for (let remaining = attempts; ; remaining--) {
+/**
+ * Re-runs an optimistic read-modify-write while concurrent changes get in its way, with jittered
+ * backoff so that a burst of writers to one item spreads out instead of colliding again.
+ */
+export const retryOnConcurrentChange = async <T>(attempt: () => Promise<T>, attempts = 12): Promise<T> => {
+  for (let tried = 1; ; tried++) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof ConcurrentChange)) throw error;
-      if (remaining <= 1) throw conflict('The resource was changed concurrently; retry');
+      if (tried >= attempts) throw conflict('The resource was changed concurrently; retry');
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(tried, 6)));
     }
   }
 };

@@ -62,15 +62,22 @@ export const revokeFromUser = async (orgId: string, userId: string, field: Grant
   }
 };
 
-/** A role by name (case-insensitive) first, then by id; one BatchGet for both candidates. */
-export const resolveRoleId = async (orgId: string, roleNameOrId: string): Promise<string> => {
+/**
+ * A role by name (case-insensitive) first, then by id; one BatchGet for both candidates. Archived
+ * roles have no name any more; by id they are found only for revoking.
+ */
+export const resolveRoleId = async (
+  orgId: string,
+  roleNameOrId: string,
+  options: { includeArchived?: boolean } = {},
+): Promise<string> => {
   const byName = keys.roleNameGuard(orgId, roleNameOrId);
   const byId = keys.role(orgId, roleNameOrId);
   const items = await batchGet([byName, byId]);
   const guard = items.find((item) => item.sk === byName.sk);
   if (guard?.roleId) return String(guard.roleId);
   const role = items.find((item) => item.sk === byId.sk);
-  if (role && role.archived !== true) return String(role.id);
+  if (role && (role.archived !== true || options.includeArchived)) return String(role.id);
   throw notFound('Role');
 };
 
@@ -139,7 +146,7 @@ export const changeAdditionalProperties = async (
     const user: UserRecord = await requireUser(orgId, userId, true);
     const current = { ...(user.additionalProperties ?? {}) };
     const added = Object.keys(change.set ?? {}).filter((name) => !(name in current));
-    const removed = (change.remove ?? []).filter((name) => name in current);
+    const removed = [...new Set(change.remove ?? [])].filter((name) => name in current);
     const next = { ...current, ...(change.set ?? {}) };
     for (const name of removed) delete next[name];
     const items: TransactItems = [

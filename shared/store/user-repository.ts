@@ -36,6 +36,8 @@ export interface UserRecord {
   passwordHash?: string;
   totpSecret?: string;
   canSendEmail: boolean;
+  /** The organization's first user; claimed on the organization item in the creating transaction. */
+  isInitial: boolean;
   /** Optimistic concurrency for read-modify-write changes (email, status, properties). */
   version: number;
 }
@@ -101,7 +103,7 @@ export const createUser = async (
   }
   const sequence = Number(organization?.userSequence);
   const defaultRole = organization?.defaultRole as { roleId: string; isStandardRole: boolean } | undefined;
-  const user: UserRecord = {
+  const base: UserRecord = {
     id: randomUUID(),
     organizationId: input.organizationId,
     email: input.email,
@@ -115,33 +117,61 @@ export const createUser = async (
     ...(defaultRole?.isStandardRole === true ? { roles: new Set([defaultRole.roleId]) } : {}),
     ...(defaultRole?.isStandardRole === false ? { managedRoles: new Set([defaultRole.roleId]) } : {}),
     canSendEmail: true,
+    isInitial: false,
     version: 1,
   };
-  await transactWrite(
-    [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...storedUser(user) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.emailGuard(input.organizationId, input.email), userId: user.id },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      bucketDelta(input.organizationId, 'ACTIVE', sequence, 1),
-      outboxPut(
-        { organizationId: input.organizationId, userId: user.id, to: user.email, name: user.name },
-        now,
-      ),
-    ],
-    () => conflict('A user with this email already exists in the organization'),
-  );
-  return user;
+  // Until some user holds it, try to claim "initial" in the same transaction; a concurrent
+  // creation may win it, and then this user is created as an ordinary one.
+  let claimInitial = organization?.initialUserId === undefined;
+  for (;;) {
+    const user = { ...base, isInitial: claimInitial };
+    try {
+      await transactWrite(
+        [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...storedUser(user) },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.emailGuard(input.organizationId, input.email), userId: user.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          bucketDelta(input.organizationId, 'ACTIVE', sequence, 1),
+          outboxPut(
+            { organizationId: input.organizationId, userId: user.id, to: user.email, name: user.name },
+            now,
+          ),
+          ...(claimInitial
+            ? [
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.organization(input.organizationId),
+                    UpdateExpression: 'SET initialUserId = :id',
+                    ConditionExpression: 'attribute_not_exists(initialUserId)',
+                    ExpressionAttributeValues: { ':id': user.id },
+                  },
+                },
+              ]
+            : []),
+        ],
+        (index) =>
+          index === 4
+            ? new ConcurrentChange()
+            : conflict('A user with this email already exists in the organization'),
+      );
+      return user;
+    } catch (error) {
+      if (!(error instanceof ConcurrentChange)) throw error;
+      claimInitial = false;
+    }
+  }
 };
 
 /** The stored item of a user: its key and its place in the status listing. */

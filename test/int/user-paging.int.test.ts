@@ -87,6 +87,7 @@ const seedUsers = async (orgId: string, count: number, statusOf: (sequence: numb
       createdBy: 'seed',
       roles: new Set([randomUUID()]),
       canSendEmail: true,
+      isInitial: sequence === 1,
       version: 1,
     };
     users.push(storedUser(user), { ...keys.emailGuard(orgId, user.email), userId: user.id });

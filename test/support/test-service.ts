@@ -94,10 +94,15 @@ export const startTestService = async (
     (await issueUserToken(organizationId, userId)).accessToken;
 
   let adminToken: string | undefined;
-  const createUser = async (email: string, name = 'Test User', userType: 'STANDARD' | 'RESTRICTED' = 'STANDARD') => {
+  const createUser = async (
+    email: string,
+    name = 'Test User',
+    userType: 'STANDARD' | 'RESTRICTED' = 'STANDARD',
+  ) => {
     adminToken ??= await token();
     const response = await call('POST', '/idp/users', { token: adminToken, body: { email, name, userType } });
-    if (response.status !== 204) throw new Error(`createUser: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 204)
+      throw new Error(`createUser: ${response.status} ${JSON.stringify(response.body)}`);
     return (response.headers.get('location') as string).split('/').pop() as string;
   };
 

@@ -15,7 +15,7 @@ export const authorize = (route: RouteDefinition): MiddlewareObj => ({
       throw forbidden(`User type ${principal.userType} may not call this operation`);
     }
     const pathParameters = (request.event as { pathParameters?: Record<string, string> }).pathParameters;
-    const actsOnItself = principal.id === pathParameters?.id;
+    const actsOnItself = principal.type === 'user' && principal.id === pathParameters?.id;
     if (route.subject === 'self') {
       if (!actsOnItself) throw forbidden('Only the user itself may do this');
       return;

@@ -1,0 +1,320 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usersRoutes } from '../../../shared/api/routes/users.js';
+import { hashPassword } from '../../../shared/auth/passwords.js';
+import { ALL_PERMISSION_IDS, type PermissionId } from '../../../shared/domain/permission-catalogue.js';
+import { updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { createTestOrganization } from '../../support/fixtures.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import {
+  type ApiError,
+  clientToken,
+  createUserWith,
+  permissionsWithout,
+  putTestPolicy,
+  putTestRole,
+  putTestUserGroup,
+  uniqueEmail,
+  uploadPicture,
+} from '../../support/user-fixtures.js';
+
+/**
+ * Who may call each of the 24 user operations: 401 without a token, 403 with every permission
+ * except the required one (and everything implying it), success with exactly that permission.
+ */
+let service: TestService;
+let orgId: string;
+let adminToken: string;
+const ids = { target: '', self: '', other: '', role: '', policy: '', group: '' };
+
+beforeAll(async () => {
+  service = await startTestService();
+  // MFA enabled, so resetUserMfa can succeed with exactly USER.UPDATE.
+  orgId = (await createTestOrganization({ mfaEnabled: true })).id;
+  adminToken = await clientToken(service, orgId, ALL_PERMISSION_IDS);
+  ids.target = await createUserWith(service, adminToken, uniqueEmail('target'));
+  ids.self = await createUserWith(service, adminToken, uniqueEmail('self'));
+  ids.other = await createUserWith(service, adminToken, uniqueEmail('other'));
+  ids.role = (await putTestRole(orgId)).id;
+  ids.policy = await putTestPolicy(orgId);
+  ids.group = await putTestUserGroup(orgId);
+});
+afterAll(() => service?.close());
+
+interface Operation {
+  name: string;
+  method: string;
+  path: () => string;
+  body?: () => unknown;
+  permission?: PermissionId;
+  success?: number;
+}
+
+const user =
+  (suffix = '') =>
+  () =>
+    `/idp/users/${ids.target}${suffix}`;
+
+const permissioned: Operation[] = [
+  { name: 'listUsers', method: 'GET', path: () => '/idp/users', permission: 'USER.LIST', success: 200 },
+  {
+    name: 'createUser',
+    method: 'POST',
+    path: () => '/idp/users',
+    body: () => ({ email: uniqueEmail(), name: 'New', userType: 'STANDARD' }),
+    permission: 'USER.ADD',
+    success: 204,
+  },
+  { name: 'getUser', method: 'GET', path: user(), permission: 'USER.DETAILS', success: 200 },
+  {
+    name: 'updateUser',
+    method: 'PUT',
+    path: user(),
+    body: () => ({ name: 'Renamed' }),
+    permission: 'USER.UPDATE',
+    success: 200,
+  },
+  {
+    name: 'resendJoinEmail',
+    method: 'PUT',
+    path: user('/resendJoinEmail'),
+    permission: 'USER.ADD',
+    success: 204,
+  },
+  {
+    name: 'setUserStatus',
+    method: 'PUT',
+    path: user('/setUserStatus'),
+    body: () => ({ userStatus: 'ACTIVE' }),
+    permission: 'USER.DELETE',
+    success: 204,
+  },
+  {
+    name: 'setUserType',
+    method: 'PUT',
+    path: user('/userType/standard'),
+    permission: 'USER.UPDATE',
+    success: 204,
+  },
+  {
+    name: 'grantUserRole',
+    method: 'PUT',
+    path: () => `/idp/users/${ids.target}/roles/${ids.role}/grant`,
+    permission: 'USER_ROLES.GRANT',
+    success: 204,
+  },
+  {
+    name: 'revokeUserRole',
+    method: 'PUT',
+    path: () => `/idp/users/${ids.target}/roles/${ids.role}/revoke`,
+    permission: 'USER_ROLES.REVOKE',
+    success: 204,
+  },
+  {
+    name: 'grantUserPolicy',
+    method: 'PUT',
+    path: () => `/idp/users/${ids.target}/policies/${ids.policy}`,
+    permission: 'USER_POLICIES.GRANT',
+    success: 204,
+  },
+  {
+    name: 'revokeUserPolicy',
+    method: 'DELETE',
+    path: () => `/idp/users/${ids.target}/policies/${ids.policy}`,
+    permission: 'USER_POLICIES.REVOKE',
+    success: 204,
+  },
+  {
+    name: 'grantUserManagedRole',
+    method: 'PUT',
+    path: user('/managedRoles/read-only'),
+    permission: 'USER_ROLES.GRANT',
+    success: 204,
+  },
+  {
+    name: 'revokeUserManagedRole',
+    method: 'DELETE',
+    path: user('/managedRoles/read-only'),
+    permission: 'USER_ROLES.REVOKE',
+    success: 204,
+  },
+  {
+    name: 'grantAdditionalProperties',
+    method: 'PUT',
+    path: user('/additionalProperties/grant'),
+    body: () => ({ additionalProperties: { level: 3 } }),
+    permission: 'USER.LIST',
+    success: 204,
+  },
+  {
+    name: 'revokeAdditionalProperties',
+    method: 'PUT',
+    path: user('/additionalProperties/revoke'),
+    body: () => ({ propertiesToRemove: ['level'] }),
+    permission: 'USER.LIST',
+    success: 204,
+  },
+  {
+    name: 'addUserToGroup',
+    method: 'PUT',
+    path: () => `/idp/users/${ids.target}/userGroups/${ids.group}`,
+    permission: 'USER_GROUP.GRANT',
+    success: 200,
+  },
+  {
+    name: 'removeUserFromGroup',
+    method: 'DELETE',
+    path: () => `/idp/users/${ids.target}/userGroups/${ids.group}`,
+    permission: 'USER_GROUP.REVOKE',
+    success: 204,
+  },
+  { name: 'resetUserMfa', method: 'PUT', path: user('/resetMfa'), permission: 'USER.UPDATE', success: 204 },
+];
+
+const withoutPermission: Operation[] = [
+  { name: 'uploadUserPicture', method: 'PUT', path: user('/picture') },
+  { name: 'getUserPicture', method: 'GET', path: user('/picture') },
+  {
+    name: 'changePassword',
+    method: 'PUT',
+    path: user('/changePassword'),
+    body: () => ({ currentPassword: 'a', newPassword: 'b', confirmPassword: 'b' }),
+  },
+  { name: 'resetMyMfa', method: 'PUT', path: () => '/idp/me/resetMfa' },
+  { name: 'getMyUiPermissions', method: 'GET', path: () => '/idp/me/ui-permissions' },
+  { name: 'listAdditionalUserProperties', method: 'GET', path: () => '/idp/additionalUserProperties' },
+];
+
+const call = (operation: Operation, token?: string) =>
+  service.call<ApiError>(operation.method, operation.path(), {
+    ...(token ? { token } : {}),
+    ...(operation.body ? { body: operation.body() } : {}),
+  });
+
+it('covers exactly the 24 operations of the users route table', () => {
+  const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
+  expect(covered).toEqual(Object.keys(usersRoutes).sort());
+  expect(covered).toHaveLength(24);
+  for (const operation of permissioned) {
+    const route = usersRoutes[operation.name as keyof typeof usersRoutes];
+    expect([route.method, route.permissions]).toEqual([operation.method, [operation.permission]]);
+  }
+});
+
+describe('without a token', () => {
+  it.each([...permissioned, ...withoutPermission])('$name answers 401', async (operation) => {
+    const response = await call(operation);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ message: 'Unauthorized' });
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+  });
+});
+
+describe('permissions', () => {
+  const tokens = new Map<string, Promise<string>>();
+  const tokenFor = (key: string, permissions: PermissionId[]) => {
+    let token = tokens.get(key);
+    if (!token) {
+      token = clientToken(service, orgId, permissions);
+      tokens.set(key, token);
+    }
+    return token;
+  };
+
+  it.each(permissioned)('$name answers 403 with every permission but $permission', async (operation) => {
+    const permission = operation.permission as PermissionId;
+    const token = await tokenFor(`all-but-${permission}`, permissionsWithout(permission));
+    const response = await call(operation, token);
+    expect(response.status).toBe(403);
+    expect(response.body.message).toBe(`Missing permission: ${permission}`);
+  });
+
+  it.each(permissioned)('$name answers $success with exactly $permission', async (operation) => {
+    const permission = operation.permission as PermissionId;
+    const response = await call(operation, await tokenFor(`only-${permission}`, [permission]));
+    expect(response.status).toBe(operation.success);
+  });
+});
+
+describe('operations on oneself', () => {
+  it('updateUser and uploadUserPicture: the user itself needs no permission, another user needs USER.UPDATE', async () => {
+    const selfToken = await service.userToken(ids.self, orgId);
+    const own = await service.call('PUT', `/idp/users/${ids.self}`, {
+      token: selfToken,
+      body: { name: 'Me' },
+    });
+    expect(own.status).toBe(200);
+    expect((await uploadPicture(service, ids.self, { token: selfToken })).status).toBe(204);
+
+    const foreign = await service.call<ApiError>('PUT', `/idp/users/${ids.other}`, {
+      token: selfToken,
+      body: { name: 'Not me' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.message).toBe('Missing permission: USER.UPDATE');
+    const picture = await uploadPicture(service, ids.other, { token: selfToken });
+    expect(picture.status).toBe(403);
+    expect(picture.body?.message).toBe('Missing permission: USER.UPDATE');
+    const otherUser = await service.call<{ name: string }>('GET', `/idp/users/${ids.other}`, {
+      token: adminToken,
+    });
+    expect(otherUser.body.name).toBe('Test User');
+    expect(
+      (await uploadPicture(service, ids.other, { token: await clientToken(service, orgId, ['USER.UPDATE']) }))
+        .status,
+    ).toBe(204);
+  });
+
+  it('changePassword: only the user itself, never another user or a client with every permission', async () => {
+    await updateUserAttributes(orgId, ids.self, { passwordHash: await hashPassword('old password 123') });
+    const body = {
+      currentPassword: 'old password 123',
+      newPassword: 'new password 456',
+      confirmPassword: 'new password 456',
+    };
+    const byOther = await service.call<ApiError>('PUT', `/idp/users/${ids.self}/changePassword`, {
+      token: await service.userToken(ids.other, orgId),
+      body,
+    });
+    expect(byOther.status).toBe(403);
+    expect(byOther.body.message).toBe('Only the user itself may do this');
+    const byAdmin = await service.call<ApiError>('PUT', `/idp/users/${ids.self}/changePassword`, {
+      token: adminToken,
+      body,
+    });
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.body.message).toBe('Only the user itself may do this');
+    const bySelf = await service.call('PUT', `/idp/users/${ids.self}/changePassword`, {
+      token: await service.userToken(ids.self, orgId),
+      body,
+    });
+    expect(bySelf.status).toBe(204);
+  });
+
+  it('getUserPicture, getMyUiPermissions and listAdditionalUserProperties need no permission', async () => {
+    const token = await clientToken(service, orgId, []);
+    await uploadPicture(service, ids.self, { token: await service.userToken(ids.self, orgId) });
+    const picture = await fetch(`${service.baseUrl}/idp/users/${ids.self}/picture`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(picture.status).toBe(200);
+    expect(picture.headers.get('content-type')).toBe('image/png');
+    const ui = await service.call('GET', '/idp/me/ui-permissions', { token });
+    expect(ui.status).toBe(200);
+    expect(ui.body).toEqual({ uiPermissions: [], pluginsUIPermissions: {} });
+    const names = await service.call('GET', '/idp/additionalUserProperties', { token });
+    expect(names.status).toBe(200);
+    expect(names.body).toEqual({ additionalProperties: [] });
+  });
+
+  it('resetMyMfa needs no permission: a user without grants may, an API client gets 400', async () => {
+    const user = await service.call('PUT', '/idp/me/resetMfa', {
+      token: await service.userToken(ids.other, orgId),
+    });
+    expect(user.status).toBe(204);
+    const client = await service.call<ApiError>('PUT', '/idp/me/resetMfa', {
+      token: await clientToken(service, orgId, []),
+    });
+    expect(client.status).toBe(400);
+    expect(client.body.message).toBe('Only a user can reset its own MFA; this token is an API client');
+  });
+});

@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_PERMISSION_IDS } from '../../../shared/domain/permission-catalogue.js';
+import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { createTestOrganization } from '../../support/fixtures.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import {
+  type ApiError,
+  clientToken,
+  createUserWith,
+  type ForeignOrganization,
+  foreignOrganization,
+  putTestRole,
+  setMfaEnabled,
+  uniqueEmail,
+} from '../../support/user-fixtures.js';
+
+/** MFA resets, the /me operations, and tokens of deactivated users. */
+// The service runs in this process: no caching of principal status, so a deactivation shows at once.
+process.env.IDP_PRINCIPAL_CACHE_SECONDS = '0';
+
+let service: TestService;
+let token: string;
+let foreign: ForeignOrganization;
+/** An organization that starts with MFA disabled; tests switch it on. */
+let mfaOrg: string;
+let mfaToken: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  token = await service.token();
+  foreign = await foreignOrganization(service, { mfaEnabled: true });
+  mfaOrg = (await createTestOrganization({ mfaEnabled: false })).id;
+  mfaToken = await clientToken(service, mfaOrg, ALL_PERMISSION_IDS);
+});
+afterAll(() => service?.close());
+
+const TOTP = 'JBSWY3DPEHPK3PXP';
+const withTotp = async (orgId: string, as: string) => {
+  const id = await createUserWith(service, as, uniqueEmail('mfa'));
+  await updateUserAttributes(orgId, id, { totpSecret: TOTP });
+  return id;
+};
+const totpOf = async (orgId: string, id: string) => (await getUser(orgId, id, true))?.totpSecret;
+
+describe('PUT /users/{id}/resetMfa', () => {
+  it('answers 400 while the organization has MFA disabled, then 204 and clears the secret once enabled', async () => {
+    const id = await withTotp(mfaOrg, mfaToken);
+    const refused = await service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('The organization does not use multi-factor authentication');
+    expect(await totpOf(mfaOrg, id)).toBe(TOTP);
+
+    await setMfaEnabled(mfaOrg, true);
+    const reset = await service.call('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken });
+    expect(reset.status).toBe(204);
+    expect(reset.body).toBeUndefined();
+    const stored = await getUser(mfaOrg, id, true);
+    expect(stored).not.toHaveProperty('totpSecret');
+    expect(stored?.status).toBe('ACTIVE');
+    // Idempotent.
+    expect((await service.call('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken })).status).toBe(204);
+  });
+
+  it("resets only that user's secret", async () => {
+    await setMfaEnabled(mfaOrg, true);
+    const a = await withTotp(mfaOrg, mfaToken);
+    const b = await withTotp(mfaOrg, mfaToken);
+    expect((await service.call('PUT', `/idp/users/${a}/resetMfa`, { token: mfaToken })).status).toBe(204);
+    expect(await totpOf(mfaOrg, a)).toBeUndefined();
+    expect(await totpOf(mfaOrg, b)).toBe(TOTP);
+  });
+
+  it('answers 404 for an unknown user and for a user of another organization', async () => {
+    await setMfaEnabled(mfaOrg, true);
+    await updateUserAttributes(foreign.orgId, foreign.userId, { totpSecret: TOTP });
+    for (const id of ['no-such-user', foreign.userId]) {
+      const response = await service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken });
+      expect(response.status).toBe(404);
+      expect(response.body.message).toBe('User not found');
+    }
+    expect(await totpOf(foreign.orgId, foreign.userId)).toBe(TOTP);
+  });
+
+  it('answers 403 without USER.UPDATE, also to the user itself', async () => {
+    await setMfaEnabled(mfaOrg, true);
+    const id = await withTotp(mfaOrg, mfaToken);
+    const narrow = await clientToken(service, mfaOrg, ['USER.DELETE', 'USER.ADD']);
+    for (const as of [narrow, await service.userToken(id, mfaOrg)]) {
+      const response = await service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token: as });
+      expect(response.status).toBe(403);
+      expect(response.body.message).toBe('Missing permission: USER.UPDATE');
+    }
+    expect(await totpOf(mfaOrg, id)).toBe(TOTP);
+  });
+});
+
+describe('PUT /me/resetMfa', () => {
+  it('clears the calling user secret (204), and nobody else', async () => {
+    await setMfaEnabled(mfaOrg, true);
+    const id = await withTotp(mfaOrg, mfaToken);
+    const bystander = await withTotp(mfaOrg, mfaToken);
+    const response = await service.call('PUT', '/idp/me/resetMfa', {
+      token: await service.userToken(id, mfaOrg),
+    });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeUndefined();
+    expect(await totpOf(mfaOrg, id)).toBeUndefined();
+    expect(await totpOf(mfaOrg, bystander)).toBe(TOTP);
+  });
+
+  it('answers 400 to an API client, even one with every permission', async () => {
+    await setMfaEnabled(mfaOrg, true);
+    const response = await service.call<ApiError>('PUT', '/idp/me/resetMfa', { token: mfaToken });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('Only a user can reset its own MFA; this token is an API client');
+  });
+
+  it('answers 400 to a user while the organization has MFA disabled', async () => {
+    const id = await service.createUser(uniqueEmail());
+    await updateUserAttributes(service.organizationId, id, { totpSecret: TOTP });
+    const response = await service.call<ApiError>('PUT', '/idp/me/resetMfa', {
+      token: await service.userToken(id),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('The organization does not use multi-factor authentication');
+    expect(await totpOf(service.organizationId, id)).toBe(TOTP);
+  });
+});
+
+describe('GET /me/ui-permissions', () => {
+  it("reports the UI access types and plugin actions of the user's roles", async () => {
+    const id = await service.createUser(uniqueEmail());
+    const role = await putTestRole(service.organizationId, {
+      permissions: ['UI.USERS', 'UI.ROLES', 'USER.LIST'],
+      pluginPermissions: { reports: ['EXPORT', 'VIEW'] },
+    });
+    expect((await service.call('PUT', `/idp/users/${id}/roles/${role.id}/grant`, { token })).status).toBe(
+      204,
+    );
+    const response = await service.call<{
+      uiPermissions: string[];
+      pluginsUIPermissions: Record<string, string[]>;
+    }>('GET', '/idp/me/ui-permissions', { token: await service.userToken(id) });
+    expect(response.status).toBe(200);
+    expect(response.body.uiPermissions.sort()).toEqual(['ROLES', 'USERS']);
+    expect(response.body.pluginsUIPermissions).toEqual({ reports: ['EXPORT', 'VIEW'] });
+  });
+
+  it('is empty for a user without grants', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await service.call('GET', '/idp/me/ui-permissions', {
+      token: await service.userToken(id),
+    });
+    expect(response.body).toEqual({ uiPermissions: [], pluginsUIPermissions: {} });
+  });
+});
+
+describe('tokens of deactivated users', () => {
+  it('refuses a token issued before the deactivation with 401, and accepts it again after reactivation', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const userToken = await service.userToken(id);
+    expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(200);
+    expect(
+      (await service.call('PUT', `/idp/users/${id}`, { token: userToken, body: { name: 'Still me' } }))
+        .status,
+    ).toBe(200);
+
+    const deactivate = await service.call('PUT', `/idp/users/${id}/setUserStatus`, {
+      token,
+      body: { userStatus: 'INACTIVE' },
+    });
+    expect(deactivate.status).toBe(204);
+    for (const [method, path, body] of [
+      ['GET', '/idp/me/ui-permissions', undefined],
+      ['PUT', `/idp/users/${id}`, { name: 'Sneaky' }],
+      ['GET', '/idp/additionalUserProperties', undefined],
+    ] as const) {
+      const response = await service.call<ApiError>(method, path, {
+        token: userToken,
+        ...(body ? { body } : {}),
+      });
+      expect(response.status).toBe(401);
+      expect(response.body.message).toBe('The principal of this token is no longer active');
+    }
+    expect((await getUser(service.organizationId, id, true))?.name).toBe('Still me');
+    await expect(service.userToken(id)).rejects.toThrow('Only an ACTIVE user');
+
+    await service.call('PUT', `/idp/users/${id}/setUserStatus`, { token, body: { userStatus: 'ACTIVE' } });
+    expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(200);
+  });
+});

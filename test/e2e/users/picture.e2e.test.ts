@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/users.js';
+import { getUser } from '../../../shared/store/user-repository.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import {
+  type ApiError,
+  type ApiUser,
+  clientToken,
+  errorFields,
+  type ForeignOrganization,
+  foreignOrganization,
+  GIF,
+  JPEG,
+  PNG,
+  uniqueEmail,
+  uploadPicture,
+  WEBP,
+} from '../../support/user-fixtures.js';
+
+/** PUT /users/{id}/picture (multipart/form-data) and the URL it publishes in User.picture. */
+let service: TestService;
+let token: string;
+let foreign: ForeignOrganization;
+
+beforeAll(async () => {
+  service = await startTestService();
+  token = await service.token();
+  foreign = await foreignOrganization(service);
+});
+afterAll(() => service?.close());
+
+const pictureUrl = async (id: string) =>
+  (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token })).body.picture;
+
+/** GETs a picture URL as it is given (User.picture carries a `?v=` version). */
+const download = async (url: string, as = token) => {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${as}` } });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    bytes: new Uint8Array(await response.arrayBuffer()),
+  };
+};
+
+/** A buffer of `size` bytes that starts with a PNG signature. */
+const pngOfSize = (size: number) => {
+  const bytes = new Uint8Array(size);
+  bytes.set(PNG);
+  bytes.fill(0x2a, PNG.length);
+  return bytes;
+};
+
+describe('PUT /users/{id}/picture', () => {
+  it('stores a picture: 204, User.picture becomes a URL serving the exact bytes', async () => {
+    const id = await service.createUser(uniqueEmail());
+    expect(await pictureUrl(id)).toBeNull();
+    const response = await uploadPicture(service, id, { token, bytes: PNG });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeUndefined();
+
+    const url = (await pictureUrl(id)) as string;
+    expect(url).toMatch(new RegExp(`^${service.baseUrl}/idp/users/${id}/picture\\?v=\\d+$`));
+    const picture = await download(url);
+    expect(picture.status).toBe(200);
+    expect(picture.type).toBe('image/png');
+    expect(picture.bytes).toEqual(PNG);
+  });
+
+  it('serves the picture at the exact URL User.picture names, query included', async () => {
+    const id = await service.createUser(uniqueEmail());
+    expect((await uploadPicture(service, id, { token, bytes: PNG })).status).toBe(204);
+    const picture = await download((await pictureUrl(id)) as string, token);
+    expect(picture.status).toBe(200);
+    expect(picture.bytes).toEqual(PNG);
+  });
+
+  it.each([
+    ['JPEG', JPEG, 'image/jpeg'],
+    ['GIF', GIF, 'image/gif'],
+    ['WebP', WEBP, 'image/webp'],
+    ['PNG', PNG, 'image/png'],
+  ])('accepts %s and serves it with its content type', async (_label, bytes, type) => {
+    const id = await service.createUser(uniqueEmail());
+    expect(
+      (
+        await uploadPicture(service, id, {
+          token,
+          bytes,
+          filename: 'upload.bin',
+          type: 'application/octet-stream',
+        })
+      ).status,
+    ).toBe(204);
+    const picture = await download((await pictureUrl(id)) as string);
+    expect(picture.type).toBe(type);
+    expect(picture.bytes).toEqual(bytes);
+  });
+
+  it('decides by content: a PNG named x.txt with type text/plain is accepted as image/png', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await uploadPicture(service, id, {
+      token,
+      bytes: PNG,
+      filename: 'x.txt',
+      type: 'text/plain',
+    });
+    expect(response.status).toBe(204);
+    expect((await download((await pictureUrl(id)) as string)).type).toBe('image/png');
+  });
+
+  it('refuses a text file named x.png with 415 and keeps the previous picture', async () => {
+    const id = await service.createUser(uniqueEmail());
+    expect((await uploadPicture(service, id, { token, bytes: GIF })).status).toBe(204);
+    const before = await pictureUrl(id);
+    const text = new TextEncoder().encode('definitely not an image');
+    const response = await uploadPicture(service, id, {
+      token,
+      bytes: text,
+      filename: 'x.png',
+      type: 'image/png',
+    });
+    expect(response.status).toBe(415);
+    expect(response.body?.message).toBe('The picture must be a PNG, JPEG, GIF or WebP image');
+    expect(await pictureUrl(id)).toBe(before);
+    expect((await download(before as string)).bytes).toEqual(GIF);
+  });
+
+  it('refuses an empty file with 415', async () => {
+    const id = await service.createUser(uniqueEmail());
+    expect((await uploadPicture(service, id, { token, bytes: new Uint8Array(0) })).status).toBe(415);
+    expect(await pictureUrl(id)).toBeNull();
+  });
+
+  it('accepts exactly 5 MiB and refuses one byte more with 413', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const exact = pngOfSize(MAX_PICTURE_BYTES);
+    expect((await uploadPicture(service, id, { token, bytes: exact })).status).toBe(204);
+    expect((await download((await pictureUrl(id)) as string)).bytes.length).toBe(MAX_PICTURE_BYTES);
+
+    const other = await service.createUser(uniqueEmail());
+    const tooLarge = await uploadPicture(service, other, { token, bytes: pngOfSize(MAX_PICTURE_BYTES + 1) });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body?.message).toBe('The file is larger than 5 MiB');
+    expect(await pictureUrl(other)).toBeNull();
+  });
+
+  it('answers 400 naming body.files when the part is missing or not a file', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const wrongName = new FormData();
+    wrongName.append('picture', new Blob([PNG], { type: 'image/png' }), 'x.png');
+    const textPart = new FormData();
+    textPart.append('files', 'just text');
+    for (const form of [wrongName, textPart]) {
+      const response = await uploadPicture(service, id, { token, form });
+      expect(response.status).toBe(400);
+      expect(errorFields(response as never)).toEqual(['body.files']);
+    }
+    expect(await pictureUrl(id)).toBeNull();
+  });
+
+  it('answers 415 for a JSON body instead of multipart/form-data', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await service.call<ApiError>('PUT', `/idp/users/${id}/picture`, {
+      token,
+      body: { files: 'x' },
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it('replaces the picture: a new URL version and the new bytes', async () => {
+    const id = await service.createUser(uniqueEmail());
+    await uploadPicture(service, id, { token, bytes: PNG });
+    const first = (await pictureUrl(id)) as string;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await uploadPicture(service, id, { token, bytes: JPEG })).status).toBe(204);
+    const second = (await pictureUrl(id)) as string;
+    expect(second).not.toBe(first);
+    expect(second.split('?')[0]).toBe(first.split('?')[0]);
+    const picture = await download(second);
+    expect([picture.type, picture.bytes]).toEqual(['image/jpeg', JPEG]);
+    expect((await getUser(service.organizationId, id, true))?.pictureContentType).toBe('image/jpeg');
+  });
+
+  it('answers 404 for an unknown user and for a user of another organization', async () => {
+    for (const id of ['no-such-user', foreign.userId]) {
+      const response = await uploadPicture(service, id, { token, bytes: PNG });
+      expect(response.status).toBe(404);
+      expect(response.body?.message).toBe('User not found');
+    }
+    expect((await getUser(foreign.orgId, foreign.userId, true))?.pictureUpdatedAt).toBeUndefined();
+  });
+
+  it('lets the user upload its own picture and refuses another user without USER.UPDATE', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const other = await service.createUser(uniqueEmail());
+    expect(
+      (await uploadPicture(service, id, { token: await service.userToken(id), bytes: WEBP })).status,
+    ).toBe(204);
+    const refused = await uploadPicture(service, other, { token: await service.userToken(id), bytes: WEBP });
+    expect(refused.status).toBe(403);
+    expect(await pictureUrl(other)).toBeNull();
+    const manager = await clientToken(service, service.organizationId, ['USER.UPDATE']);
+    expect((await uploadPicture(service, other, { token: manager, bytes: WEBP })).status).toBe(204);
+  });
+});
+
+describe('GET /users/{id}/picture', () => {
+  it('answers 404 for a user without a picture and for an unknown user', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const none = await service.call<ApiError>('GET', `/idp/users/${id}/picture`, { token });
+    expect(none.status).toBe(404);
+    expect(none.body.message).toBe('Picture not found');
+    const unknown = await service.call<ApiError>('GET', '/idp/users/no-such-user/picture', { token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe('User not found');
+  });
+
+  it("never serves another organization's picture", async () => {
+    expect((await uploadPicture(service, foreign.userId, { token: foreign.token, bytes: GIF })).status).toBe(
+      204,
+    );
+    const url = (await service.call<ApiUser>('GET', `/idp/users/${foreign.userId}`, { token: foreign.token }))
+      .body.picture as string;
+    expect((await download(url, foreign.token)).bytes).toEqual(GIF);
+
+    const own = await download(url, token);
+    expect(own.status).toBe(404);
+    const direct = await service.call<ApiError>('GET', `/idp/users/${foreign.userId}/picture`, { token });
+    expect(direct.status).toBe(404);
+  });
+
+  // The id is URL-decoded by the gateway; an encoded "../<org>/<user>" must not reach the store.
+  it('refuses an encoded path in the id (400) before it can reach another organization', async () => {
+    const traversal = `..%2F${foreign.orgId}%2F${foreign.userId}`;
+    const response = await download(`${service.baseUrl}/idp/users/${traversal}/picture`, token);
+    expect(response.bytes).not.toEqual(GIF);
+    expect(response.status).toBe(400);
+    const overwrite = await uploadPicture(service, traversal, { token, bytes: PNG });
+    expect(overwrite.status).toBe(400);
+    const theirs = `${service.baseUrl}/idp/users/${foreign.userId}/picture`;
+    expect((await download(theirs, foreign.token)).bytes).toEqual(GIF);
+  });
+});

@@ -1,0 +1,290 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, verifyPassword } from '../../../shared/auth/passwords.js';
+import { keys } from '../../../shared/store/keys.js';
+import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import {
+  type ApiError,
+  type ApiUser,
+  clientToken,
+  errorFields,
+  type ForeignOrganization,
+  foreignOrganization,
+  freshUser,
+  getItem,
+  uniqueEmail,
+} from '../../support/user-fixtures.js';
+
+/** PUT /users/{id}, PUT /users/{id}/changePassword, PUT /users/{id}/userType/{type}. */
+let service: TestService;
+let token: string;
+let foreign: ForeignOrganization;
+
+beforeAll(async () => {
+  service = await startTestService();
+  token = await service.token();
+  foreign = await foreignOrganization(service);
+});
+afterAll(() => service?.close());
+
+const update = (id: string, body: unknown, as = token) =>
+  service.call<ApiUser & ApiError>('PUT', `/idp/users/${id}`, { token: as, body });
+
+describe('PUT /users/{id}', () => {
+  it('lets the user rename itself without USER.UPDATE and answers the updated User', async () => {
+    const email = uniqueEmail('self');
+    const id = await service.createUser(email, 'Before');
+    const response = await update(id, { name: '  After  ' }, await service.userToken(id));
+    expect(response.status).toBe(200);
+    // The first user of this file's organization, hence initial.
+    const expected = freshUser(id, email, 'After', true);
+    expect(response.body).toEqual(expected);
+    expect((await service.call('GET', `/idp/users/${id}`, { token })).body).toEqual(expected);
+  });
+
+  it('refuses another user without USER.UPDATE (403) and allows a client with USER.UPDATE', async () => {
+    const id = await service.createUser(uniqueEmail(), 'Target');
+    const otherUser = await service.createUser(uniqueEmail());
+    const refused = await update(id, { name: 'Hijacked' }, await service.userToken(otherUser));
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('Missing permission: USER.UPDATE');
+    const allowed = await update(
+      id,
+      { name: 'By manager' },
+      await clientToken(service, service.organizationId, ['USER.UPDATE']),
+    );
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.name).toBe('By manager');
+  });
+
+  it('changes the email, moves the uniqueness guard and frees the old address', async () => {
+    const oldEmail = uniqueEmail('old');
+    const newEmail = uniqueEmail('New');
+    const id = await service.createUser(oldEmail);
+    const response = await update(id, { name: 'Mover', email: newEmail });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id, email: newEmail, name: 'Mover' });
+    expect(await getItem(keys.emailGuard(service.organizationId, oldEmail))).toBeUndefined();
+    expect(await getItem(keys.emailGuard(service.organizationId, newEmail))).toMatchObject({ userId: id });
+
+    const reuse = await service.call('POST', '/idp/users', {
+      token,
+      body: { email: oldEmail.toUpperCase(), name: 'Reuser', userType: 'STANDARD' },
+    });
+    expect(reuse.status).toBe(204);
+    const taken = await service.call<ApiError>('POST', '/idp/users', {
+      token,
+      body: { email: newEmail.toLowerCase(), name: 'Late', userType: 'STANDARD' },
+    });
+    expect(taken.status).toBe(409);
+  });
+
+  it("answers 409 for another user's email in any case and changes nothing", async () => {
+    const takenEmail = uniqueEmail('taken');
+    await service.createUser(takenEmail);
+    const ownEmail = uniqueEmail('own');
+    const id = await service.createUser(ownEmail, 'Keeper');
+    for (const email of [takenEmail, takenEmail.toUpperCase()]) {
+      const response = await update(id, { name: 'Changed', email });
+      expect(response.status).toBe(409);
+      expect(response.body.message).toBe('A user with this email already exists in the organization');
+    }
+    const after = await service.call<ApiUser>('GET', `/idp/users/${id}`, { token });
+    expect(after.body).toMatchObject({ email: ownEmail, name: 'Keeper' });
+    expect(await getItem(keys.emailGuard(service.organizationId, ownEmail))).toMatchObject({ userId: id });
+  });
+
+  it('accepts the own email in another case (no conflict with itself)', async () => {
+    const email = uniqueEmail('case');
+    const id = await service.createUser(email);
+    const response = await update(id, { name: 'Case', email: email.toUpperCase() });
+    expect(response.status).toBe(200);
+    expect(response.body.email).toBe(email.toUpperCase());
+    expect(await getItem(keys.emailGuard(service.organizationId, email))).toMatchObject({ userId: id });
+  });
+
+  it('keeps the email when none is given', async () => {
+    const email = uniqueEmail('keep');
+    const id = await service.createUser(email);
+    expect((await update(id, { name: 'Only name' })).body.email).toBe(email);
+  });
+
+  it.each([
+    ['an unknown key', { name: 'X', foo: 1 }, 'body.foo'],
+    ['a missing name', { email: 'a@example.com' }, 'body.name'],
+    ['a name of the wrong type', { name: ['X'] }, 'body.name'],
+    ['an invalid email', { name: 'X', email: 'nope' }, 'body.email'],
+  ])('answers 400 for %s', async (_label, body, field) => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await update(id, body);
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual([field]);
+  });
+
+  it('answers 404 for an unknown user and for a user of another organization', async () => {
+    for (const id of ['no-such-user', foreign.userId]) {
+      const response = await update(id, { name: 'Ghost' });
+      expect(response.status).toBe(404);
+      expect(response.body.message).toBe('User not found');
+    }
+    expect((await getUser(foreign.orgId, foreign.userId, true))?.name).toBe('Foreign Person');
+  });
+});
+
+describe('PUT /users/{id}/changePassword', () => {
+  const current = 'current password 1';
+  const next = 'next password 2345';
+
+  const withPassword = async () => {
+    const id = await service.createUser(uniqueEmail('pw'));
+    await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(current) });
+    return { id, userToken: await service.userToken(id) };
+  };
+  const change = (id: string, as: string, body: Record<string, unknown>) =>
+    service.call<ApiError>('PUT', `/idp/users/${id}/changePassword`, { token: as, body });
+
+  it('changes the own password: 204, the new one verifies, the hash never shows', async () => {
+    const { id, userToken } = await withPassword();
+    const response = await change(id, userToken, {
+      currentPassword: current,
+      newPassword: next,
+      confirmPassword: next,
+    });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeUndefined();
+    const stored = (await getUser(service.organizationId, id, true))?.passwordHash as string;
+    expect(stored).toMatch(/^scrypt\$/);
+    expect(await verifyPassword(next, stored)).toBe(true);
+    expect(await verifyPassword(current, stored)).toBe(false);
+
+    const shown = await service.call('GET', `/idp/users/${id}`, { token });
+    const listed = await service.call('GET', '/idp/users', { token });
+    for (const text of [JSON.stringify(shown.body), JSON.stringify(listed.body)]) {
+      expect(text).not.toContain(stored.split('$').pop());
+      expect(text).not.toMatch(/scrypt|password/i);
+    }
+    // The old password no longer works as the current one.
+    const again = await change(id, userToken, {
+      currentPassword: current,
+      newPassword: next,
+      confirmPassword: next,
+    });
+    expect(again.status).toBe(400);
+  });
+
+  it('answers 400 naming body.currentPassword when the current password is wrong', async () => {
+    const { id, userToken } = await withPassword();
+    const response = await change(id, userToken, {
+      currentPassword: 'wrong password',
+      newPassword: next,
+      confirmPassword: next,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errorDetails).toEqual([
+      { message: 'Does not match the current password', field: 'body.currentPassword' },
+    ]);
+    const stored = (await getUser(service.organizationId, id, true))?.passwordHash as string;
+    expect(await verifyPassword(current, stored)).toBe(true);
+  });
+
+  it('answers 400 for a user that has no password yet', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await change(id, await service.userToken(id), {
+      currentPassword: 'anything at all',
+      newPassword: next,
+      confirmPassword: next,
+    });
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['body.currentPassword']);
+  });
+
+  it.each([
+    [
+      'a confirmation that differs',
+      { newPassword: next, confirmPassword: `${next}x` },
+      'body.confirmPassword',
+    ],
+    [
+      'a new password of 11 characters',
+      { newPassword: 'a'.repeat(11), confirmPassword: 'a'.repeat(11) },
+      'body.newPassword',
+    ],
+    ['an unknown key', { newPassword: next, confirmPassword: next, foo: 1 }, 'body.foo'],
+    [
+      'an empty current password',
+      { currentPassword: '', newPassword: next, confirmPassword: next },
+      'body.currentPassword',
+    ],
+    ['a missing confirmation', { newPassword: next }, 'body.confirmPassword'],
+  ])('answers 400 for %s and keeps the password', async (_label, body, field) => {
+    const { id, userToken } = await withPassword();
+    const response = await change(id, userToken, { currentPassword: current, ...body });
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual([field]);
+    const stored = (await getUser(service.organizationId, id, true))?.passwordHash as string;
+    expect(await verifyPassword(current, stored)).toBe(true);
+  });
+
+  it('accepts exactly 12 characters', async () => {
+    const { id, userToken } = await withPassword();
+    const twelve = 'b'.repeat(12);
+    expect(
+      (
+        await change(id, userToken, {
+          currentPassword: current,
+          newPassword: twelve,
+          confirmPassword: twelve,
+        })
+      ).status,
+    ).toBe(204);
+  });
+});
+
+describe('PUT /users/{id}/userType/{type}', () => {
+  const setType = (id: string, type: string, as = token) =>
+    service.call<ApiError>('PUT', `/idp/users/${id}/userType/${type}`, { token: as });
+  const claimOf = async (id: string) => decodeJwt(await service.userToken(id)).user_type;
+
+  it('sets the type, case-insensitively; tokens issued afterwards carry it', async () => {
+    const id = await service.createUser(uniqueEmail('typed'));
+    expect(await claimOf(id)).toBe('STANDARD');
+    for (const [type, stored] of [
+      ['RESTRICTED', 'RESTRICTED'],
+      ['standard', 'STANDARD'],
+      ['restricted', 'RESTRICTED'],
+      ['STANDARD', 'STANDARD'],
+      ['restricted', 'RESTRICTED'],
+    ]) {
+      const response = await setType(id, type as string);
+      expect(response.status).toBe(204);
+      expect(response.body).toBeUndefined();
+      expect((await getUser(service.organizationId, id, true))?.userType).toBe(stored);
+    }
+    expect(await claimOf(id)).toBe('RESTRICTED');
+  });
+
+  it.each(['admin', 'Standard', 'STANDARDS'])('answers 400 for the type %s', async (type) => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await setType(id, type);
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['path.type']);
+    expect((await getUser(service.organizationId, id, true))?.userType).toBe('STANDARD');
+  });
+
+  it('answers 404 for an unknown user and for a user of another organization', async () => {
+    for (const id of ['no-such-user', foreign.userId]) {
+      const response = await setType(id, 'RESTRICTED');
+      expect(response.status).toBe(404);
+      expect(response.body.message).toBe('User not found');
+    }
+    expect((await getUser(foreign.orgId, foreign.userId, true))?.userType).toBe('STANDARD');
+  });
+
+  it('answers 403 to the user itself without USER.UPDATE', async () => {
+    const id = await service.createUser(uniqueEmail());
+    const response = await setType(id, 'RESTRICTED', await service.userToken(id));
+    expect(response.status).toBe(403);
+    expect(response.body.message).toBe('Missing permission: USER.UPDATE');
+  });
+});
