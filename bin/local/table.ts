@@ -11,9 +11,13 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set(
-      [...(Table?.GlobalSecondaryIndexes ?? []), ...(Table?.LocalSecondaryIndexes ?? [])].map((i) => i.IndexName),
+      [...(Table?.GlobalSecondaryIndexes ?? []), ...(Table?.LocalSecondaryIndexes ?? [])].map(
+        (i) => i.IndexName,
+      ),
     );
-    const missing = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].filter((i) => !present.has(i.name));
+    const missing = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].filter(
+      (i) => !present.has(i.name),
+    );
     if (missing.length > 0) {
       throw new Error(
         `The local table "${tableName}" lacks index ${missing.map((i) => i.name).join(', ')}: it was created by an older version. Remove the data directory (or run with IDP_IN_MEMORY=1).`,

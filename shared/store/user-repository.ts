@@ -366,8 +366,8 @@ export const updateUserAttributes = async (
 ): Promise<void> => {
   const names = Object.keys(set);
   const expression = [
-    `SET ${[...names.map((name, index) => `#s${index} = :s${index}`), 'updatedAt = :now'].join(', ')}`,
-    ...(remove.length > 0 ? [`REMOVE ${remove.map((_, index) => `#r${index}`).join(', ')}`] : []),
+    `SET ${[...Array.from(names.keys(), (index) => `#s${index} = :s${index}`), 'updatedAt = :now'].join(', ')}`,
+    ...(remove.length > 0 ? [`REMOVE ${Array.from(remove.keys(), (index) => `#r${index}`).join(', ')}`] : []),
   ].join(' ');
   try {
     await db().send(

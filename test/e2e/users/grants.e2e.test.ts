@@ -1,9 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archivePolicy, archiveRole } from '../../../shared/store/archive.js';
-import { db, tableName } from '../../../shared/store/dynamo.js';
-import { type ItemKey, keys } from '../../../shared/store/keys.js';
 import { getUser } from '../../../shared/store/user-repository.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import {
