@@ -55,14 +55,17 @@ export const keys = {
   apiClient: (clientId: string) => key(`CLIENT#${clientId}`, 'CLIENT'),
   apiClientDirectory: (orgId: string) => ({ gsi1pk: `ORG#${orgId}#CLIENTS` }),
 
-  // Users. Creation order is a per-organization sequence number; `lsi1sk` lists by status.
+  // Creation-ordered listings inside an organization ("USER#ACTIVE", "GROUP", ...): entries are
+  // `lsi1sk = <listing>#<sequence>`; counts per block of sequence numbers locate a page.
+  listingEntry: (listing: string, sequence: number) => `${listing}#${sequenceSortValue(sequence)}`,
+  listingEnd: (listing: string) => `${listing}#~`,
+  listingBucket: (orgId: string, listing: string, bucket: number) =>
+    key(`ORG#${orgId}`, `BUCKET#${listing}#${sequenceSortValue(bucket)}`),
+  listingBucketPrefix: (listing: string) => `BUCKET#${listing}#`,
+
+  // Users: creation order is a per-organization sequence number, listed by status.
   user: (orgId: string, userId: string) => key(`ORG#${orgId}`, `USER#${userId}`),
-  userListing: (status: string, sequence: number) => `USER#${status}#${sequenceSortValue(sequence)}`,
-  userListingEnd: (status: string) => `USER#${status}#~`,
-  /** How many users of a status fall in a block of `USER_BUCKET_SIZE` sequence numbers. */
-  userBucket: (orgId: string, status: string, bucket: number) =>
-    key(`ORG#${orgId}`, `USERBUCKET#${status}#${sequenceSortValue(bucket)}`),
-  userBucketPrefix: (status: string) => `USERBUCKET#${status}#`,
+  userListing: (status: string) => `USER#${status}`,
   /** Uniqueness guard: one per lower-cased email in the organization. */
   emailGuard: (orgId: string, email: string) => key(`ORG#${orgId}`, `EMAIL#${email.toLowerCase()}`),
   /** Number of users holding an additional property of this name. */

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserType } from '../api/route-definition.js';
-import { type BucketCount, bucketOf, locatePage } from '../domain/paging.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { UserStatus } from '../schemas/users.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
-import { keys, TABLE_SCHEMA } from './keys.js';
+import { keys } from './keys.js';
 import { queryPartition } from './query.js';
+import { bucketCountDelta, LISTING_SORT_KEY, readPage } from './sequenced-listing.js';
 import {
   ConcurrentChange,
   retryOnConcurrentChange,
@@ -65,16 +65,6 @@ export const outboxPut = (email: JoinEmail, now: number) => {
     },
   };
 };
-
-const bucketDelta = (orgId: string, status: UserStatus, sequence: number, delta: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: keys.userBucket(orgId, status, bucketOf(sequence)),
-    UpdateExpression: 'ADD #count :delta',
-    ExpressionAttributeNames: { '#count': 'count' },
-    ExpressionAttributeValues: { ':delta': delta },
-  },
-});
 
 /**
  * Creates a user: takes the next sequence number from the organization (which also answers the
@@ -142,7 +132,7 @@ export const createUser = async (
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          bucketDelta(input.organizationId, 'ACTIVE', sequence, 1),
+          bucketCountDelta(input.organizationId, keys.userListing('ACTIVE'), sequence, 1),
           outboxPut(
             { organizationId: input.organizationId, userId: user.id, to: user.email, name: user.name },
             now,
@@ -177,7 +167,7 @@ export const createUser = async (
 /** The stored item of a user: its key and its place in the status listing. */
 export const storedUser = (user: UserRecord) => ({
   ...keys.user(user.organizationId, user.id),
-  [TABLE_SCHEMA.localIndexes[0].sortKey]: keys.userListing(user.status, user.sequence),
+  [LISTING_SORT_KEY]: keys.listingEntry(keys.userListing(user.status), user.sequence),
   ...user,
 });
 
@@ -205,71 +195,20 @@ export interface UserPage {
   consumedCapacity: number;
 }
 
-/**
- * One page of the organization's users of one status, in creation order. Page 0 is one Query; a
- * later page first reads the bucket counts (small items, one Query) to find where it starts, then
- * reads from that bucket on, never the pages before it.
- */
+/** One page of the organization's users of one status, in creation order. */
 export const listUsers = async (
   orgId: string,
   status: UserStatus,
   page: number,
   pageSize: number,
 ): Promise<UserPage> => {
-  let consumedCapacity = 0;
-  let start = { fromSequence: 0, skip: 0 };
-  if (page > 0) {
-    const bucketQuery = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.organizationPartition(orgId),
-          ':prefix': keys.userBucketPrefix(status),
-        },
-        ConsistentRead: true,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    consumedCapacity += bucketQuery.ConsumedCapacity?.CapacityUnits ?? 0;
-    const buckets: BucketCount[] = (bucketQuery.Items ?? []).map((item) => ({
-      bucket: Number(String(item.sk).slice(keys.userBucketPrefix(status).length)),
-      count: Number(item.count),
-    }));
-    const located = locatePage(buckets, page * pageSize);
-    if (!located) return { users: [], hasMore: false, consumedCapacity };
-    start = located;
-  }
-
-  const wanted = start.skip + pageSize + 1; // one more than the page tells whether another follows
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  const index = TABLE_SCHEMA.localIndexes[0];
-  do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: index.name,
-        KeyConditionExpression: 'pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#sk': index.sortKey },
-        ExpressionAttributeValues: {
-          ':pk': keys.organizationPartition(orgId),
-          ':from': keys.userListing(status, start.fromSequence),
-          ':to': keys.userListingEnd(status),
-        },
-        Limit: wanted - items.length,
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    consumedCapacity += result.ConsumedCapacity?.CapacityUnits ?? 0;
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey && items.length < wanted);
-
-  const onPage = items.slice(start.skip, start.skip + pageSize) as unknown as UserRecord[];
-  return { users: onPage, hasMore: items.length > start.skip + pageSize, consumedCapacity };
+  const { items, hasMore, consumedCapacity } = await readPage(
+    orgId,
+    keys.userListing(status),
+    page,
+    pageSize,
+  );
+  return { users: items as unknown as UserRecord[], hasMore, consumedCapacity };
 };
 
 /** Renames the user and, when it changes, moves the email guard in the same transaction. */
@@ -337,19 +276,19 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
             ConditionExpression: '#status = :old',
             ExpressionAttributeNames: {
               '#status': 'status',
-              '#listing': TABLE_SCHEMA.localIndexes[0].sortKey,
+              '#listing': LISTING_SORT_KEY,
             },
             ExpressionAttributeValues: {
               ':status': status,
               ':old': current.status,
-              ':listing': keys.userListing(status, current.sequence),
+              ':listing': keys.listingEntry(keys.userListing(status), current.sequence),
               ':now': now,
               ':one': 1,
             },
           },
         },
-        bucketDelta(orgId, current.status, current.sequence, -1),
-        bucketDelta(orgId, status, current.sequence, 1),
+        bucketCountDelta(orgId, keys.userListing(current.status), current.sequence, -1),
+        bucketCountDelta(orgId, keys.userListing(status), current.sequence, 1),
       ],
       // Another request changed the status in between: read again and re-decide.
       () => new ConcurrentChange(),

@@ -96,7 +96,7 @@ const seedUsers = async (orgId: string, count: number, statusOf: (sequence: numb
   }
   const bucketItems = [...buckets].map(([bucketKey, bucketCount]) => {
     const [status, bucket] = bucketKey.split('#') as [UserStatus, string];
-    return { ...keys.userBucket(orgId, status, Number(bucket)), count: bucketCount };
+    return { ...keys.listingBucket(orgId, keys.userListing(status), Number(bucket)), count: bucketCount };
   });
   const slices = 8;
   const size = Math.ceil(users.length / slices);
