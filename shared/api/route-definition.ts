@@ -7,7 +7,14 @@ export type UserType = 'STANDARD' | 'RESTRICTED';
 export const ALL_USER_TYPES: readonly UserType[] = ['STANDARD', 'RESTRICTED'];
 
 /** One Lambda function per group; the CDK stack and the local server both read this. */
-export const ENDPOINT_GROUPS = ['oauth', 'openapi', 'permissions', 'organizations', 'users'] as const;
+export const ENDPOINT_GROUPS = [
+  'oauth',
+  'openapi',
+  'permissions',
+  'organizations',
+  'users',
+  'user-groups',
+] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
 /**
@@ -21,6 +28,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   permissions: 'read',
   organizations: 'read',
   users: 'read-write',
+  'user-groups': 'read-write',
 };
 
 /**

@@ -2,6 +2,7 @@ import type { RouteDefinition } from './route-definition.js';
 import { catalogueRoutes } from './routes/catalogue.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { organizationsRoutes } from './routes/organizations.js';
+import { userGroupsRoutes } from './routes/user-groups.js';
 import { usersRoutes } from './routes/users.js';
 
 /**
@@ -13,6 +14,7 @@ export const routes = {
   ...catalogueRoutes,
   ...organizationsRoutes,
   ...usersRoutes,
+  ...userGroupsRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

@@ -16,8 +16,9 @@ const idsOf = (value: unknown): string[] => (value instanceof Set ? [...value].m
 export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> => {
   const user = await getUser(orgId, userId, true);
   if (user?.status !== 'ACTIVE') return undefined;
+  // Only ACTIVE groups grant; a group being copied or deleted grants nothing.
   const groups = (await batchGet(idsOf(user.userGroups).map((id) => keys.userGroup(orgId, id)))).filter(
-    (group) => group.status !== 'INACTIVE',
+    (group) => group.status === 'ACTIVE' && group.lifecycle === undefined,
   );
   const roleIds = new Set([...idsOf(user.roles), ...groups.flatMap((group) => idsOf(group.roles))]);
   const managedRoleIds = new Set([

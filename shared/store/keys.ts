@@ -76,6 +76,11 @@ export const keys = {
   roleNameGuard: (orgId: string, name: string) => key(`ORG#${orgId}`, `ROLENAME#${name.toLowerCase()}`),
   policy: (orgId: string, policyId: string) => key(`ORG#${orgId}`, `POLICY#${policyId}`),
   userGroup: (orgId: string, groupId: string) => key(`ORG#${orgId}`, `GROUP#${groupId}`),
+  /** Uniqueness guards of user groups: lower-cased name, and number when given. */
+  userGroupNamePrefix: 'GROUPNAME#',
+  userGroupNameGuard: (orgId: string, name: string) => key(`ORG#${orgId}`, `GROUPNAME#${name.toLowerCase()}`),
+  userGroupNumberGuard: (orgId: string, number: string) => key(`ORG#${orgId}`, `GROUPNUMBER#${number}`),
+  groupMemberPrefix: (groupId: string) => `GROUPMEMBER#${groupId}#`,
   /** Membership, listed per group: `begins_with(sk, GROUPMEMBER#<groupId>#)`. */
   groupMember: (orgId: string, groupId: string, userId: string) =>
     key(`ORG#${orgId}`, `GROUPMEMBER#${groupId}#${userId}`),

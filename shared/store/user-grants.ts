@@ -89,7 +89,8 @@ export const addUserToGroup = async (orgId: string, userId: string, groupId: str
         ConditionCheck: {
           TableName: tableName(),
           Key: keys.userGroup(orgId, groupId),
-          ConditionExpression: 'attribute_exists(pk)',
+          // A group being copied or deleted takes no new members.
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)',
         },
       },
       addToUserSet(orgId, userId, 'userGroups', groupId),

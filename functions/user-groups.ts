@@ -1,0 +1,130 @@
+import { tokenSettings } from '../shared/auth/token-service.js';
+import { groupHandler } from '../shared/http/group-handler.js';
+import type { UserGroup } from '../shared/schemas/user-groups.js';
+import { type ArchivedIds, archivedIds } from '../shared/store/archive.js';
+import { keys } from '../shared/store/keys.js';
+import { deleteUserGroup, duplicateUserGroup } from '../shared/store/user-group-lifecycle.js';
+import {
+  changeUserGroupGrant,
+  countUserGroups,
+  createUserGroup,
+  type GroupGrantField,
+  listUserGroups,
+  requireUserGroup,
+  type UserGroupRecord,
+  updateUserGroup,
+} from '../shared/store/user-group-repository.js';
+
+const NO_ARCHIVED: ArchivedIds = { roles: new Set(), policies: new Set() };
+
+const shown = (values: Set<string> | undefined, hidden: ReadonlySet<string>) =>
+  [...(values ?? [])].filter((value) => !hidden.has(value)).sort();
+
+/** The UserGroup shape; references to archived roles and policies stay stored but are not shown. */
+const presentGroup = (group: UserGroupRecord, archived: ArchivedIds = NO_ARCHIVED): UserGroup => ({
+  id: group.id,
+  name: group.name,
+  createdAt: group.createdAt,
+  updatedAt: group.updatedAt,
+  createdBy: group.createdBy,
+  updatedBy: group.updatedBy,
+  ...(group.number !== undefined ? { number: group.number } : {}),
+  ...(group.description !== undefined ? { description: group.description } : {}),
+  roles: shown(group.roles, archived.roles),
+  managedRoles: shown(group.managedRoles, new Set()),
+  policies: shown(group.policies, archived.policies),
+  status: group.status,
+});
+
+const withArchived = async (orgId: string, group: Promise<UserGroupRecord>) => {
+  const [record, archived] = await Promise.all([group, archivedIds(orgId)]);
+  return { body: { userGroup: presentGroup(record, archived) } };
+};
+
+const grantTarget = (orgId: string, field: GroupGrantField, id: string) =>
+  field === 'roles'
+    ? { field, id, key: keys.role(orgId, id), label: 'Role' }
+    : field === 'policies'
+      ? { field, id, key: keys.policy(orgId, id), label: 'Policy' }
+      : { field, id, key: keys.managedRole(id), label: 'Managed role' };
+
+/** The id a body names: `roleId`, `policyId` or `managedRoleId` (one per assignment route). */
+const targetId = (body: Record<string, string>): string =>
+  body.roleId ?? body.policyId ?? (body.managedRoleId as string);
+
+const changeGrant =
+  (field: GroupGrantField, operation: 'ADD' | 'DELETE') =>
+  async (
+    { path, body }: { path: { id: string }; body: Record<string, string> },
+    { principal }: { principal: { organizationId: string; id: string } },
+  ) => {
+    const org = principal.organizationId;
+    await changeUserGroupGrant(
+      org,
+      path.id,
+      grantTarget(org, field, targetId(body)),
+      operation,
+      principal.id,
+    );
+    return withArchived(org, requireUserGroup(org, path.id));
+  };
+
+/** User groups (spec 4.2), STANDARD user type only. */
+export const handler = groupHandler('user-groups', {
+  createUserGroup: async ({ body }, { principal }) => {
+    const group = await createUserGroup({
+      organizationId: principal.organizationId,
+      ...body,
+      createdBy: principal.id,
+    });
+    return {
+      body: { userGroup: presentGroup(group) },
+      headers: { location: `${tokenSettings().issuer}/idp/userGroups/${group.id}` },
+    };
+  },
+
+  listUserGroups: async ({ query }, { principal }) => {
+    const [{ groups, hasMore }, archived] = await Promise.all([
+      listUserGroups(principal.organizationId, query.page, query.pageSize),
+      archivedIds(principal.organizationId),
+    ]);
+    const next = new URLSearchParams({ page: String(query.page + 1), pageSize: String(query.pageSize) });
+    return {
+      body: { userGroups: groups.map((group) => presentGroup(group, archived)) },
+      ...(hasMore
+        ? { headers: { link: `<${tokenSettings().issuer}/idp/userGroups/list?${next}>; rel="next"` } }
+        : {}),
+    };
+  },
+
+  countUserGroups: async (_input, { principal }) => ({
+    body: { count: await countUserGroups(principal.organizationId) },
+  }),
+
+  getUserGroup: ({ path }, { principal }) =>
+    withArchived(principal.organizationId, requireUserGroup(principal.organizationId, path.id)),
+
+  updateUserGroup: ({ path, body }, { principal }) =>
+    withArchived(
+      principal.organizationId,
+      updateUserGroup(principal.organizationId, path.id, body, principal.id),
+    ),
+
+  deleteUserGroup: async ({ path }, { principal }) => {
+    await deleteUserGroup(principal.organizationId, path.id);
+    return {};
+  },
+
+  duplicateUserGroup: ({ path }, { principal }) =>
+    withArchived(
+      principal.organizationId,
+      duplicateUserGroup(principal.organizationId, path.id, principal.id),
+    ),
+
+  assignUserGroupRole: changeGrant('roles', 'ADD'),
+  unassignUserGroupRole: changeGrant('roles', 'DELETE'),
+  assignUserGroupPolicy: changeGrant('policies', 'ADD'),
+  unassignUserGroupPolicy: changeGrant('policies', 'DELETE'),
+  assignUserGroupManagedRole: changeGrant('managedRoles', 'ADD'),
+  unassignUserGroupManagedRole: changeGrant('managedRoles', 'DELETE'),
+});

@@ -1,0 +1,128 @@
+import { idPathParams, pagingQuery } from '../../schemas/common.js';
+import {
+  assignManagedRoleRequest,
+  assignPolicyRequest,
+  assignRoleRequest,
+  createUserGroupRequest,
+  updateUserGroupRequest,
+  userGroupCount,
+  userGroupEnvelope,
+  userGroupList,
+} from '../../schemas/user-groups.js';
+import { managementRoutesOf } from '../route-definition.js';
+
+const base = managementRoutesOf('user-groups');
+/** User groups are for the STANDARD user type only (spec 4.2). */
+const route: typeof base = (definition) => base({ userTypes: ['STANDARD'], ...definition });
+
+const changed = (description: string) => ({ status: 200, description, body: userGroupEnvelope });
+
+const assignment = (
+  operationId: string,
+  target: 'roles' | 'policies' | 'managedRoles',
+  action: 'assign' | 'unassign',
+) => ({
+  operationId,
+  method: 'PUT' as const,
+  path: `/idp/userGroups/{id}/${target}/${action}`,
+  summary: `${action === 'assign' ? 'Assign' : 'Unassign'} ${target === 'managedRoles' ? 'a managed role' : target === 'roles' ? 'a role' : 'a policy'}`,
+  permissions:
+    target === 'policies'
+      ? [action === 'assign' ? ('USER_POLICIES.GRANT' as const) : ('USER_POLICIES.REVOKE' as const)]
+      : [action === 'assign' ? ('USER_ROLES.GRANT' as const) : ('USER_ROLES.REVOKE' as const)],
+  request: {
+    path: idPathParams,
+    body:
+      target === 'roles'
+        ? assignRoleRequest
+        : target === 'policies'
+          ? assignPolicyRequest
+          : assignManagedRoleRequest,
+  },
+  response: changed('The user group'),
+  errors: [404],
+});
+
+/** User groups (spec 4.2). */
+export const userGroupsRoutes = {
+  createUserGroup: route({
+    operationId: 'createUserGroup',
+    method: 'POST',
+    path: '/idp/userGroups',
+    summary: 'Create a user group (name unique case-insensitively, number unique when given)',
+    permissions: ['USER_GROUP.ADD'],
+    request: { body: createUserGroupRequest },
+    response: { status: 201, description: 'Created; Location names it', body: userGroupEnvelope },
+    errors: [409],
+  }),
+  listUserGroups: route({
+    operationId: 'listUserGroups',
+    method: 'GET',
+    path: '/idp/userGroups/list',
+    summary: 'User groups in creation order',
+    permissions: ['USER_GROUP.READ'],
+    request: { query: pagingQuery },
+    response: { status: 200, description: 'One page; Link rel="next" while more exist', body: userGroupList },
+  }),
+  countUserGroups: route({
+    operationId: 'countUserGroups',
+    method: 'GET',
+    path: '/idp/userGroups/count',
+    summary: 'Number of user groups',
+    permissions: ['USER_GROUP.READ'],
+    request: {},
+    response: { status: 200, description: 'The count', body: userGroupCount },
+  }),
+  getUserGroup: route({
+    operationId: 'getUserGroup',
+    method: 'GET',
+    path: '/idp/userGroups/{id}',
+    summary: 'One user group',
+    permissions: ['USER_GROUP.READ'],
+    request: { path: idPathParams },
+    response: { status: 200, description: 'The user group', body: userGroupEnvelope },
+    errors: [404],
+  }),
+  updateUserGroup: route({
+    operationId: 'updateUserGroup',
+    method: 'PATCH',
+    path: '/idp/userGroups/{id}',
+    summary: 'Change some fields of a user group',
+    permissions: ['USER_GROUP.UPDATE'],
+    request: { path: idPathParams, body: updateUserGroupRequest },
+    response: changed('The updated user group'),
+    errors: [404, 409],
+  }),
+  deleteUserGroup: route({
+    operationId: 'deleteUserGroup',
+    method: 'DELETE',
+    path: '/idp/userGroups/{id}',
+    summary: 'Delete a user group and remove it from all its members',
+    permissions: ['USER_GROUP.DELETE'],
+    request: { path: idPathParams },
+    response: { status: 204, description: 'Deleted' },
+    errors: [404],
+  }),
+  duplicateUserGroup: route({
+    operationId: 'duplicateUserGroup',
+    method: 'POST',
+    path: '/idp/userGroups/{id}/duplicate',
+    summary: 'Copy a user group with its grants and members, named "Copy of <name>"',
+    permissions: [
+      'USER_GROUP.ADD',
+      'USER_GROUP.READ',
+      'USER_ROLES.GRANT',
+      'USER_POLICIES.GRANT',
+      'USER_GROUP.GRANT',
+    ],
+    request: { path: idPathParams },
+    response: changed('The new user group'),
+    errors: [404],
+  }),
+  assignUserGroupRole: route(assignment('assignUserGroupRole', 'roles', 'assign')),
+  unassignUserGroupRole: route(assignment('unassignUserGroupRole', 'roles', 'unassign')),
+  assignUserGroupPolicy: route(assignment('assignUserGroupPolicy', 'policies', 'assign')),
+  unassignUserGroupPolicy: route(assignment('unassignUserGroupPolicy', 'policies', 'unassign')),
+  assignUserGroupManagedRole: route(assignment('assignUserGroupManagedRole', 'managedRoles', 'assign')),
+  unassignUserGroupManagedRole: route(assignment('unassignUserGroupManagedRole', 'managedRoles', 'unassign')),
+} as const;
