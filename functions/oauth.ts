@@ -34,7 +34,13 @@ const basicCredentials = (authorization: string | undefined) => {
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const separator = decoded.indexOf(':');
   if (separator < 0) throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials');
-  const decode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value.replace(/\+/g, ' '));
+    } catch {
+      throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials');
+    }
+  };
   return {
     clientId: decode(decoded.slice(0, separator)),
     clientSecret: decode(decoded.slice(separator + 1)),

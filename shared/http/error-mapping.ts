@@ -2,10 +2,8 @@ import {
   IdempotencyAlreadyInProgressError,
   IdempotencyValidationError,
 } from '@aws-lambda-powertools/idempotency';
-import { ZodError } from 'zod';
 import type { ErrorBody } from '../schemas/common.js';
-import { ApiError, badRequest, conflict, unprocessable } from './errors.js';
-import { zodIssuesToDetails } from './validation.js';
+import { ApiError, conflict, unprocessable } from './errors.js';
 
 /** Middy's own http errors (body parsers, router) carry a statusCode and an `expose` flag. */
 const isExposedHttpError = (error: unknown): error is Error & { statusCode: number } =>
@@ -16,7 +14,6 @@ const isExposedHttpError = (error: unknown): error is Error & { statusCode: numb
 /** Turns anything thrown into the typed error the caller sees. Unknown faults become a bare 500. */
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
-  if (error instanceof ZodError) return badRequest('Invalid request', zodIssuesToDetails(error, 'body'));
   if (error instanceof IdempotencyValidationError)
     return unprocessable('Idempotency-Key was already used with a different request body');
   if (error instanceof IdempotencyAlreadyInProgressError)

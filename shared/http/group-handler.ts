@@ -45,7 +45,11 @@ const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>)
   if (!route.response.body) {
     return { statusCode: route.response.status, headers: result.headers ?? {}, body: '' };
   }
-  const body = route.response.body.parse(result.body);
+  const shaped = route.response.body.safeParse(result.body);
+  // A response that breaks its own schema is a server bug, never the caller's fault.
+  if (!shaped.success)
+    throw new Error(`${route.operationId} response does not match its schema: ${shaped.error.message}`);
+  const body = shaped.data;
   return jsonResponse(route.response.status, body, result.headers);
 };
 
@@ -55,11 +59,13 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
     .use(errorResponse())
     .use(httpHeaderNormalizer())
     .use(requestContext(route) as middy.MiddlewareObj);
-  if (route.kind === 'management') chain.use(rateLimit()).use(principalStatus()).use(authorize(route));
+  if (route.kind === 'management') chain.use(principalStatus()).use(rateLimit()).use(authorize(route));
+  // Before the body parsers, so the key and body hash are computed over the raw body.
+  if (route.kind === 'management' && route.method !== 'GET') chain.use(idempotency());
   if (route.request.body) chain.use(jsonBody() as middy.MiddlewareObj);
   if (route.request.multipartFile) chain.use(multipartFile(route));
-  chain.use(validateRequest(route) as middy.MiddlewareObj);
-  if (route.kind === 'management' && route.method !== 'GET') chain.use(idempotency());
+  // The token endpoint reads its own form and answers RFC 6749 errors; it takes no query.
+  if (route.kind !== 'oauth') chain.use(validateRequest(route) as middy.MiddlewareObj);
   return chain.handler(async (event, context) => {
     const state = stateOfContext(context);
     const input = state.input ?? { path: {}, query: {}, body: undefined };

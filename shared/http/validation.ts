@@ -29,7 +29,9 @@ export const zodIssuesToDetails = (error: ZodError, location: Location, input?: 
         rejectedValue: valueAt(input, [...issue.path, unknownKey]),
       }));
     }
-    const rejectedValue = valueAt(input, issue.path);
+    // Never echo what may be a secret (passwords, client secrets) back to the caller.
+    const isSecret = issue.path.some((segment) => /password|secret/i.test(String(segment)));
+    const rejectedValue = isSecret ? undefined : valueAt(input, issue.path);
     return [
       {
         message: issue.message,

@@ -49,12 +49,12 @@ export const setAdditionalPropertiesRequest = z
   .strictObject({
     additionalProperties: z
       .record(propertyName, additionalPropertyValue)
-      .refine((properties) => Object.keys(properties).length <= 100, 'At most 100 properties at a time'),
+      .refine((properties) => Object.keys(properties).length <= 50, 'At most 50 properties at a time'),
   })
   .meta({ id: 'SetAdditionalPropertiesRequest' });
 
 export const removeAdditionalPropertiesRequest = z
-  .strictObject({ propertiesToRemove: z.array(propertyName).max(100) })
+  .strictObject({ propertiesToRemove: z.array(propertyName).max(50) })
   .meta({ id: 'RemoveAdditionalPropertiesRequest' });
 
 export const additionalUserProperties = z

@@ -17,8 +17,9 @@ export const queryAll = async (
   return items;
 };
 
-export const queryPartition = (pk: string, skPrefix?: string) =>
+export const queryPartition = (pk: string, skPrefix?: string, options: { consistent?: boolean } = {}) =>
   queryAll({
     KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
     ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
+    ...(options.consistent ? { ConsistentRead: true } : {}),
   });

@@ -32,7 +32,9 @@ export const transactWrite = async (
       const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
       if (failed >= 0) throw onConditionFailed(failed, reasons[failed] as CancellationReason);
       const conflicted = reasons.some((reason) => reason.Code === 'TransactionConflict');
-      if (!conflicted || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      if (!conflicted) throw error;
+      if (attempt >= MAX_CONFLICT_RETRIES)
+        throw conflict('The resource is being changed by other requests; retry');
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** Math.min(attempt, 5)));
     }
   }

@@ -1,5 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { notFound } from '../http/errors.js';
+import { notFound, payloadTooLarge } from '../http/errors.js';
+
+/** Keeps user items small: they are read on every page of the user list. */
+const MAX_ADDITIONAL_PROPERTIES_BYTES = 16 * 1024;
+
 import { batchGet } from './batch.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { type ItemKey, keys } from './keys.js';
@@ -146,10 +150,13 @@ export const changeAdditionalProperties = async (
   await retryOnConcurrentChange(async () => {
     const user: UserRecord = await requireUser(orgId, userId, true);
     const current = { ...(user.additionalProperties ?? {}) };
-    const added = Object.keys(change.set ?? {}).filter((name) => !(name in current));
-    const removed = [...new Set(change.remove ?? [])].filter((name) => name in current);
+    const added = Object.keys(change.set ?? {}).filter((name) => !Object.hasOwn(current, name));
+    const removed = [...new Set(change.remove ?? [])].filter((name) => Object.hasOwn(current, name));
     const next = { ...current, ...(change.set ?? {}) };
     for (const name of removed) delete next[name];
+    if (Buffer.byteLength(JSON.stringify(next)) > MAX_ADDITIONAL_PROPERTIES_BYTES) {
+      throw payloadTooLarge("A user's additional properties may take at most 16 KiB");
+    }
     const items: TransactItems = [
       {
         Update: {

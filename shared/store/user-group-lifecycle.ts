@@ -3,7 +3,12 @@ import { notFound } from '../http/errors.js';
 import { tableName } from './dynamo.js';
 import { keys } from './keys.js';
 import { LISTING_SORT_KEY } from './sequenced-listing.js';
-import { ConcurrentChange, type TransactItems, transactWrite } from './transactions.js';
+import {
+  ConcurrentChange,
+  retryOnConcurrentChange,
+  type TransactItems,
+  transactWrite,
+} from './transactions.js';
 import {
   GROUP_LISTING,
   getUserGroup,
@@ -99,9 +104,10 @@ const finishDeletion = async (orgId: string, groupId: string) => {
  * freed), then removes it from its members in bounded transactions, then deletes the item.
  */
 export const deleteUserGroup = async (orgId: string, groupId: string, now = Date.now()): Promise<void> => {
-  const group = await getUserGroup(orgId, groupId);
-  if (!group) throw notFound('User group');
-  if (group.lifecycle === undefined) {
+  await retryOnConcurrentChange(async () => {
+    const group = await getUserGroup(orgId, groupId);
+    if (!group) throw notFound('User group');
+    if (group.lifecycle !== undefined) return;
     await transactWrite(
       [
         {
@@ -120,9 +126,10 @@ export const deleteUserGroup = async (orgId: string, groupId: string, now = Date
           ? [{ Delete: { TableName: tableName(), Key: keys.userGroupNumberGuard(orgId, group.number) } }]
           : []),
       ],
-      () => notFound('User group'),
+      // Changed (or marked) in between: read again and decide again.
+      () => new ConcurrentChange(),
     );
-  }
+  });
   await finishDeletion(orgId, groupId);
 };
 

@@ -264,10 +264,15 @@ export const changeUserGroupGrant = async (
         Update: {
           TableName: tableName(),
           Key: keys.userGroup(orgId, groupId),
-          UpdateExpression: `${operation} #field :value SET updatedAt = :now, updatedBy = :by`,
+          UpdateExpression: `${operation} #field :value, version :one SET updatedAt = :now, updatedBy = :by`,
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)',
           ExpressionAttributeNames: { '#field': target.field },
-          ExpressionAttributeValues: { ':value': new Set([target.id]), ':now': now, ':by': updatedBy },
+          ExpressionAttributeValues: {
+            ':value': new Set([target.id]),
+            ':one': 1,
+            ':now': now,
+            ':by': updatedBy,
+          },
         },
       },
     ],
@@ -275,11 +280,13 @@ export const changeUserGroupGrant = async (
   );
 };
 
-/** Member ids of a group (one Query per 1 MB of membership items). */
+/** Member ids of a group (one strongly consistent Query per 1 MB of membership items). */
 export const memberIdsOf = async (orgId: string, groupId: string): Promise<string[]> =>
-  (await queryPartition(keys.organizationPartition(orgId), keys.groupMemberPrefix(groupId))).map((item) =>
-    String(item.userId),
-  );
+  (
+    await queryPartition(keys.organizationPartition(orgId), keys.groupMemberPrefix(groupId), {
+      consistent: true,
+    })
+  ).map((item) => String(item.userId));
 
 /** Lower-cased names taken that start like `name` (one Query on the name guards). */
 export const takenNamesStartingWith = async (orgId: string, name: string): Promise<Set<string>> =>

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../bin/local/table.js';
+import { batchGet, batchPut } from '../../shared/store/batch.js';
+import { keys } from '../../shared/store/keys.js';
+import { deleteUserGroup, duplicateUserGroup } from '../../shared/store/user-group-lifecycle.js';
+import {
+  countUserGroups,
+  createUserGroup,
+  getUserGroup,
+  listUserGroups,
+  memberIdsOf,
+} from '../../shared/store/user-group-repository.js';
+import { storedUser, type UserRecord } from '../../shared/store/user-repository.js';
+import { createTestOrganization } from '../support/fixtures.js';
+import { useIsolatedDatabase } from '../support/isolated-database.js';
+
+const MEMBERS = 5_000;
+
+beforeAll(async () => {
+  useIsolatedDatabase();
+  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
+});
+
+/** Writes `count` users that are members of `groupId`, both sides, in bulk. */
+const seedMembers = async (orgId: string, groupId: string, count: number): Promise<string[]> => {
+  const now = Date.now();
+  const items: Record<string, unknown>[] = [];
+  const ids: string[] = [];
+  for (let sequence = 1; sequence <= count; sequence++) {
+    const user: UserRecord = {
+      id: randomUUID(),
+      organizationId: orgId,
+      email: `member${sequence}@groups.example`,
+      name: `Member ${sequence}`,
+      status: 'ACTIVE',
+      userType: 'STANDARD',
+      sequence,
+      createdAt: now,
+      updatedAt: now,
+      createdBy: 'seed',
+      userGroups: new Set([groupId]),
+      canSendEmail: true,
+      isInitial: sequence === 1,
+      version: 1,
+    };
+    ids.push(user.id);
+    items.push(storedUser(user), { ...keys.groupMember(orgId, groupId, user.id), userId: user.id, groupId });
+  }
+  const slices = 8;
+  const size = Math.ceil(items.length / slices);
+  await Promise.all(
+    Array.from({ length: slices }, (_, slice) => batchPut(items.slice(slice * size, (slice + 1) * size))),
+  );
+  return ids;
+};
+
+/** For every user: the group ids in its `userGroups` set. */
+const groupsOfUsers = async (orgId: string, userIds: readonly string[]) =>
+  new Map(
+    (await batchGet(userIds.map((id) => keys.user(orgId, id)))).map((item) => [
+      String(item.id),
+      new Set([...((item.userGroups as Set<string> | undefined) ?? [])]),
+    ]),
+  );
+
+/** Makes the `failAt`-th transaction from now on fail, as a crash or an outage would. */
+const failTransactionNumber = (failAt: number) => {
+  let seen = 0;
+  const send = DynamoDBDocumentClient.prototype.send;
+  DynamoDBDocumentClient.prototype.send = function failing(
+    this: unknown,
+    command: unknown,
+    ...rest: unknown[]
+  ) {
+    if (command instanceof TransactWriteCommand && ++seen === failAt) {
+      return Promise.reject(Object.assign(new Error('injected outage'), { name: 'ServiceUnavailable' }));
+    }
+    return (send as (...args: unknown[]) => unknown).call(this, command, ...rest);
+  } as typeof send;
+  return () => {
+    DynamoDBDocumentClient.prototype.send = send;
+  };
+};
+
+let restore: (() => void) | undefined;
+afterEach(() => {
+  restore?.();
+  restore = undefined;
+});
+
+describe(`a user group with ${MEMBERS} members`, () => {
+  it('is duplicated and deleted in transactions within DynamoDB limits, members staying consistent', async () => {
+    const orgId = (await createTestOrganization()).id;
+    const source = await createUserGroup({
+      organizationId: orgId,
+      name: 'Everyone',
+      number: '1',
+      createdBy: 't',
+    });
+    const memberIds = await seedMembers(orgId, source.id, MEMBERS);
+
+    let started = Date.now();
+    const copy = await duplicateUserGroup(orgId, source.id, 't');
+    console.log(`duplicated ${MEMBERS} members in ${Date.now() - started} ms`);
+    expect(copy.name).toBe('Copy of Everyone');
+    expect(copy.number).toBeUndefined();
+    expect((await memberIdsOf(orgId, copy.id)).sort()).toEqual([...memberIds].sort());
+    const afterCopy = await groupsOfUsers(orgId, memberIds);
+    expect([...afterCopy.values()].every((groups) => groups.has(copy.id) && groups.has(source.id))).toBe(
+      true,
+    );
+    expect(await countUserGroups(orgId)).toBe(2);
+
+    started = Date.now();
+    await deleteUserGroup(orgId, source.id);
+    console.log(`deleted a group of ${MEMBERS} members in ${Date.now() - started} ms`);
+    expect(await getUserGroup(orgId, source.id)).toBeUndefined();
+    expect(await memberIdsOf(orgId, source.id)).toEqual([]);
+    const afterDelete = await groupsOfUsers(orgId, memberIds);
+    expect([...afterDelete.values()].every((groups) => !groups.has(source.id) && groups.has(copy.id))).toBe(
+      true,
+    );
+    expect(await countUserGroups(orgId)).toBe(1);
+    expect((await listUserGroups(orgId, 0, 10)).groups.map((group) => group.id)).toEqual([copy.id]);
+  }, 300_000);
+
+  it('resumes a delete that failed half way; the group is hidden and grants nothing meanwhile', async () => {
+    const orgId = (await createTestOrganization()).id;
+    const group = await createUserGroup({ organizationId: orgId, name: 'Crashy', createdBy: 't' });
+    const memberIds = await seedMembers(orgId, group.id, 1_000);
+
+    restore = failTransactionNumber(8);
+    await expect(deleteUserGroup(orgId, group.id)).rejects.toThrow('injected outage');
+    restore();
+
+    // Half done: hidden (not listed, not counted, name free), members changed in whole pairs.
+    expect((await getUserGroup(orgId, group.id))?.lifecycle).toBe('DELETING');
+    expect(await countUserGroups(orgId)).toBe(0);
+    expect((await listUserGroups(orgId, 0, 10)).groups).toEqual([]);
+    const remaining = new Set(await memberIdsOf(orgId, group.id));
+    expect(remaining.size).toBeGreaterThan(0);
+    expect(remaining.size).toBeLessThan(memberIds.length);
+    for (const [userId, groups] of await groupsOfUsers(orgId, memberIds)) {
+      expect(groups.has(group.id), `user ${userId}`).toBe(remaining.has(userId));
+    }
+    await createUserGroup({ organizationId: orgId, name: 'Crashy', createdBy: 't' });
+
+    await deleteUserGroup(orgId, group.id);
+    expect(await getUserGroup(orgId, group.id)).toBeUndefined();
+    expect(await memberIdsOf(orgId, group.id)).toEqual([]);
+    expect([...(await groupsOfUsers(orgId, memberIds)).values()].some((groups) => groups.has(group.id))).toBe(
+      false,
+    );
+  }, 300_000);
+
+  it('undoes a duplicate that failed half way', async () => {
+    const orgId = (await createTestOrganization()).id;
+    const group = await createUserGroup({ organizationId: orgId, name: 'Team', createdBy: 't' });
+    const memberIds = await seedMembers(orgId, group.id, 1_000);
+
+    restore = failTransactionNumber(6);
+    await expect(duplicateUserGroup(orgId, group.id, 't')).rejects.toThrow('injected outage');
+    restore();
+
+    expect(await countUserGroups(orgId)).toBe(1);
+    expect((await listUserGroups(orgId, 0, 10)).groups.map((listed) => listed.id)).toEqual([group.id]);
+    for (const groups of (await groupsOfUsers(orgId, memberIds)).values()) {
+      expect([...groups]).toEqual([group.id]);
+    }
+    // The name was released with the partial copy.
+    expect((await duplicateUserGroup(orgId, group.id, 't')).name).toBe('Copy of Team');
+  }, 300_000);
+});
