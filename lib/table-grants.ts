@@ -9,7 +9,7 @@ export type TableAccess = (typeof GROUP_TABLE_ACCESS)[EndpointGroup];
 export interface MiddlewareWrites {
   /** Every management route is rate limited per organization (`RATE#<org>` counters). */
   readonly rateLimitCounters: boolean;
-  /** Non-GET management routes honour `Idempotency-Key` (records under `IDEMPOTENCY`). */
+  /** Non-GET management routes honour `Idempotency-Key` (records under `IDEMPOTENCY#<key>`). */
   readonly idempotencyRecords: boolean;
 }
 
@@ -83,7 +83,7 @@ export const tableStatements = (
       new PolicyStatement({
         actions: IDEMPOTENCY_ACTIONS,
         resources: [table.tableArn],
-        conditions: leadingKeys('StringEquals', keys.idempotencyPartition),
+        conditions: leadingKeys('StringLike', keys.idempotencyRecord('*').pk),
       }),
     );
   }

@@ -10,6 +10,8 @@ const CACHE_MILLIS = 5 * 60 * 1000;
 interface StoredSigningKey {
   kid: string;
   createdAt: number;
+  /** When a newer key took over signing; tokens it signed stay valid for a lifetime after. */
+  retiredAt?: number;
   privateJwk: JWK;
   publicJwk: JWK;
 }
@@ -19,12 +21,13 @@ interface SigningKeySet {
   keys: StoredSigningKey[];
 }
 
-const isKeySet = (value: string): boolean => {
+const parseKeySet = (value: string | undefined): SigningKeySet | undefined => {
+  if (value === undefined) return undefined;
   try {
     const parsed = JSON.parse(value) as Partial<SigningKeySet>;
-    return Array.isArray(parsed.keys) && parsed.keys.length > 0;
+    return Array.isArray(parsed.keys) && parsed.keys.length > 0 ? (parsed as SigningKeySet) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 };
 
@@ -39,40 +42,63 @@ const newSigningKey = async (now: number): Promise<StoredSigningKey> => {
   };
 };
 
-let cached: { loadedAt: number; keySet: SigningKeySet } | undefined;
+interface LoadedKeys {
+  keySet: SigningKeySet;
+  signing: Promise<{ kid: string; key: Awaited<ReturnType<typeof importJWK>> }>;
+}
 
-/** The key set, created on first use (first writer wins, so all instances agree on one key). */
-const loadKeySet = async (): Promise<SigningKeySet> => {
-  if (cached && Date.now() - cached.loadedAt < CACHE_MILLIS) return cached.keySet;
-  const store = await secretStore();
-  const initial = JSON.stringify({ keys: [await newSigningKey(Date.now())] } satisfies SigningKeySet);
-  const keySet = JSON.parse(await store.initialize(SIGNING_KEYS_SECRET, initial, isKeySet)) as SigningKeySet;
-  cached = { loadedAt: Date.now(), keySet };
-  return keySet;
+let cached: { loadedAt: number; keys: Promise<LoadedKeys> } | undefined;
+
+/**
+ * The key set, created on first use (first writer wins, so all instances agree on one key). The
+ * load is shared by concurrent callers and the private key is imported once per load.
+ */
+const loadKeys = (): Promise<LoadedKeys> => {
+  if (cached && Date.now() - cached.loadedAt < CACHE_MILLIS) return cached.keys;
+  const keys = (async () => {
+    const store = await secretStore();
+    const keySet =
+      parseKeySet(await store.get(SIGNING_KEYS_SECRET)) ??
+      (parseKeySet(
+        await store.initialize(
+          SIGNING_KEYS_SECRET,
+          JSON.stringify({ keys: [await newSigningKey(Date.now())] } satisfies SigningKeySet),
+          (current) => parseKeySet(current) !== undefined,
+        ),
+      ) as SigningKeySet);
+    const [newest] = keySet.keys;
+    if (!newest) throw new Error('The signing key set is empty');
+    return {
+      keySet,
+      signing: importJWK(newest.privateJwk, SIGNING_ALGORITHM).then((key) => ({ kid: newest.kid, key })),
+    };
+  })();
+  keys.catch(() => {
+    cached = undefined;
+  });
+  cached = { loadedAt: Date.now(), keys };
+  return keys;
 };
 
-export const currentSigningKey = async () => {
-  const [newest] = (await loadKeySet()).keys;
-  if (!newest) throw new Error('The signing key set is empty');
-  return { kid: newest.kid, key: await importJWK(newest.privateJwk, SIGNING_ALGORITHM) };
-};
+export const currentSigningKey = async () => (await loadKeys()).signing;
 
 export const publicJwks = async (): Promise<{ keys: JWK[] }> => ({
-  keys: (await loadKeySet()).keys.map((key) => key.publicJwk),
+  keys: (await loadKeys()).keySet.keys.map((key) => key.publicJwk),
 });
 
 /**
- * Puts a new signing key in front. Keys older than `retainMillis` (the longest token lifetime)
- * beyond the previous one are dropped: no unexpired token can carry their signature.
+ * Puts a new signing key in front and retires the current one. A retired key stays published
+ * while a token it signed can still be valid: `retainMillis` (the token lifetime) after its
+ * retirement, plus the time other instances may keep signing with it from their cache.
  */
 export const rotateSigningKeys = async (retainMillis: number, now = Date.now()): Promise<string> => {
   const store = await secretStore();
-  const current = await loadKeySet();
+  const current = parseKeySet(await store.get(SIGNING_KEYS_SECRET)) ?? (await loadKeys()).keySet;
   const fresh = await newSigningKey(now);
-  const [previous, ...older] = current.keys;
-  const kept = older.filter((key) => now - key.createdAt < retainMillis);
-  const keySet: SigningKeySet = { keys: [fresh, ...(previous ? [previous] : []), ...kept] };
-  await store.put(SIGNING_KEYS_SECRET, JSON.stringify(keySet));
-  cached = { loadedAt: now, keySet };
+  const kept = current.keys
+    .map((key) => ({ ...key, retiredAt: key.retiredAt ?? now }))
+    .filter((key) => now - key.retiredAt < retainMillis + CACHE_MILLIS);
+  await store.put(SIGNING_KEYS_SECRET, JSON.stringify({ keys: [fresh, ...kept] } satisfies SigningKeySet));
+  cached = undefined;
   return fresh.kid;
 };

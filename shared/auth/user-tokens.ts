@@ -1,17 +1,17 @@
-import { effectivePermissions, type Grant } from '../domain/effective-permissions.js';
+import { effectivePermissions } from '../domain/effective-permissions.js';
 import { batchGet } from '../store/batch.js';
 import { permissionDependencies } from '../store/catalogue-repository.js';
 import { keys } from '../store/keys.js';
 import { getUser } from '../store/user-repository.js';
+import { resolveGrants } from './grant-resolution.js';
 import { grantedScope, signAccessToken, type TokenSubject } from './token-service.js';
 
-const isLive = (item: Record<string, unknown>) => item.archived !== true;
 const idsOf = (value: unknown): string[] => (value instanceof Set ? [...value].map(String) : []);
 
 /**
  * What a user may do: its roles, managed roles and policies, plus those of its ACTIVE user
  * groups; archived roles and policies grant nothing. Three reads: the user, its groups, then all
- * roles, managed roles and policies at once.
+ * roles, managed roles and policies at once (`resolveGrants`).
  */
 export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> => {
   const user = await getUser(orgId, userId, true);
@@ -26,22 +26,16 @@ export const userTokenSubject = async (orgId: string, userId: string): Promise<T
     ...groups.flatMap((group) => idsOf(group.managedRoles)),
   ]);
   const policyIds = new Set([...idsOf(user.policies), ...groups.flatMap((group) => idsOf(group.policies))]);
-  const [granted, dependencies] = await Promise.all([
-    batchGet([
-      ...[...roleIds].map((id) => keys.role(orgId, id)),
-      ...[...managedRoleIds].map((id) => keys.managedRole(id)),
-      ...[...policyIds].map((id) => keys.policy(orgId, id)),
-    ]),
+  const [{ roles, policyIds: livePolicyIds }, dependencies] = await Promise.all([
+    resolveGrants(orgId, { roleIds, managedRoleIds, policyIds }),
     permissionDependencies(),
   ]);
-  const roles = granted.filter((item) => !String(item.sk).startsWith('POLICY#')) as unknown as Grant[];
-  const policies = granted.filter((item) => String(item.sk).startsWith('POLICY#') && isLive(item));
   return {
     id: user.id,
     type: 'user',
     organizationId: orgId,
     userType: user.userType,
-    policies: policies.map((policy) => String(policy.id)).sort(),
+    policies: livePolicyIds,
     ...effectivePermissions(roles, dependencies),
   };
 };

@@ -60,12 +60,15 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
     .use(httpHeaderNormalizer())
     .use(requestContext(route) as middy.MiddlewareObj);
   if (route.kind === 'management') chain.use(principalStatus()).use(rateLimit()).use(authorize(route));
-  // Before the body parsers, so the key and body hash are computed over the raw body.
-  if (route.kind === 'management' && route.method !== 'GET') chain.use(idempotency());
   if (route.request.body) chain.use(jsonBody() as middy.MiddlewareObj);
   if (route.request.multipartFile) chain.use(multipartFile(route));
   // The token endpoint reads its own form and answers RFC 6749 errors; it takes no query.
   if (route.kind !== 'oauth') chain.use(validateRequest(route) as middy.MiddlewareObj);
+  // Uploads are idempotent by nature (the same bytes give the same picture), and hashing a 5 MiB
+  // parsed body for the key would cost more than the upload itself.
+  if (route.kind === 'management' && route.method !== 'GET' && !route.request.multipartFile) {
+    chain.use(idempotency());
+  }
   return chain.handler(async (event, context) => {
     const state = stateOfContext(context);
     const input = state.input ?? { path: {}, query: {}, body: undefined };

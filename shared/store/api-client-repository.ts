@@ -36,5 +36,20 @@ export const putApiClient = async (client: ApiClientRecord): Promise<void> => {
 
 export const getApiClient = async (clientId: string): Promise<ApiClientRecord | undefined> => {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiClient(clientId) }));
-  return Item && Item.deleted !== true ? (Item as ApiClientRecord) : undefined;
+  return Item && isLiveClient(Item) ? (Item as ApiClientRecord) : undefined;
+};
+
+/** A deleted client keeps its item (for history) but no longer exists for anyone. */
+export const isLiveClient = (item: Record<string, unknown>): boolean => item.deleted !== true;
+
+/** The organization of a live client (projected read), for the per-request "still active?" check. */
+export const liveClientOrganization = async (clientId: string): Promise<string | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.apiClient(clientId),
+      ProjectionExpression: 'organizationId, deleted',
+    }),
+  );
+  return Item && isLiveClient(Item) ? String(Item.organizationId) : undefined;
 };

@@ -92,6 +92,7 @@ export const keys = {
   // Rate limiting: one counter item per organization and calendar second.
   rateWindow: (orgId: string, epochSecond: number) => key(`RATE#${orgId}`, `S#${epochSecond}`),
 
-  // Powertools idempotency records share the table under their own partition prefix.
-  idempotencyPartition: 'IDEMPOTENCY',
+  // Powertools idempotency records: one partition each (a table with a local index cannot split
+  // a partition key value, so one shared partition would cap the whole service).
+  idempotencyRecord: (idempotencyKey: string) => key(`IDEMPOTENCY#${idempotencyKey}`, 'IDEMPOTENCY'),
 } as const;

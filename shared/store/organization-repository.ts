@@ -79,3 +79,15 @@ export const setOrganizationRateLimit = async (
     }),
   );
 };
+
+/** Only the organization's rate-limit override (projected read). */
+export const getRateLimitOverride = async (orgId: string): Promise<RateLimitSettings | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      ProjectionExpression: 'rateLimit',
+    }),
+  );
+  return Item?.rateLimit as RateLimitSettings | undefined;
+};

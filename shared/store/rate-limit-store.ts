@@ -8,6 +8,8 @@ const COUNTER_LIFETIME_SECONDS = 120;
 
 /** Per instance: allowances of the (organization, second) windows this instance has seen. */
 const knownAllowances = new Map<string, Promise<number>>();
+/** Per instance: windows found full (pruned with the allowances once their second is past). */
+const fullWindows = new Set<string>();
 
 const windowId = (orgId: string, epochSecond: number) => `${orgId}#${epochSecond}`;
 
@@ -16,9 +18,9 @@ const remember = (orgId: string, epochSecond: number, allowance: Promise<number>
   knownAllowances.set(id, allowance);
   allowance.catch(() => knownAllowances.delete(id));
   // Only the current and the previous second matter; forget older windows.
-  for (const known of knownAllowances.keys()) {
-    if (Number(known.slice(known.lastIndexOf('#') + 1)) < epochSecond - 1) knownAllowances.delete(known);
-  }
+  const isOld = (id: string) => Number(id.slice(id.lastIndexOf('#') + 1)) < epochSecond - 1;
+  for (const known of knownAllowances.keys()) if (isOld(known)) knownAllowances.delete(known);
+  for (const full of fullWindows) if (isOld(full)) fullWindows.delete(full);
 };
 
 /** The window's allowance from the previous second's count; concurrent callers share one read. */
@@ -60,8 +62,9 @@ const incrementOrCreate = async (orgId: string, epochSecond: number, allowance: 
     );
     return true;
   } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
+    if (!isConditionalCheckFailure(error)) throw error;
+    fullWindows.add(windowId(orgId, epochSecond));
+    return false;
   }
 };
 
@@ -79,6 +82,8 @@ export const admitRequest = async (
   epochSecond: number,
   loadSettings: () => Promise<RateLimitSettings>,
 ): Promise<boolean> => {
+  // A window this instance saw full stays full for the rest of its second: refuse without a write.
+  if (fullWindows.has(windowId(orgId, epochSecond))) return false;
   const known = knownAllowances.get(windowId(orgId, epochSecond));
   if (known) return incrementOrCreate(orgId, epochSecond, await known);
   try {
@@ -101,6 +106,7 @@ export const admitRequest = async (
     if (existing) {
       // The window exists and is full.
       remember(orgId, epochSecond, Promise.resolve(Number(existing.allowance)));
+      fullWindows.add(windowId(orgId, epochSecond));
       return false;
     }
   }

@@ -1,5 +1,4 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
 import { keys } from './keys.js';
 
@@ -23,9 +22,3 @@ export const putRole = async (role: RoleRecord): Promise<void> => {
     }),
   );
 };
-
-/** The organization's roles with these ids (one BatchGet per 100); unknown ids are skipped. */
-export const getRoles = async (orgId: string, roleIds: readonly string[]): Promise<RoleRecord[]> =>
-  roleIds.length === 0
-    ? []
-    : ((await batchGet([...new Set(roleIds)].map((id) => keys.role(orgId, id)))) as unknown as RoleRecord[]);

@@ -37,6 +37,7 @@ export const readPage = async (
   listing: string,
   page: number,
   pageSize: number,
+  projection: readonly string[] = [],
 ): Promise<Page> => {
   let consumedCapacity = 0;
   let start = { fromSequence: 0, skip: 0 };
@@ -72,7 +73,13 @@ export const readPage = async (
         TableName: tableName(),
         IndexName: TABLE_SCHEMA.localIndexes[0].name,
         KeyConditionExpression: 'pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#sk': LISTING_SORT_KEY },
+        ExpressionAttributeNames: {
+          '#sk': LISTING_SORT_KEY,
+          ...Object.fromEntries(projection.map((attribute, index) => [`#p${index}`, attribute])),
+        },
+        ...(projection.length > 0
+          ? { ProjectionExpression: projection.map((_attribute, index) => `#p${index}`).join(', ') }
+          : {}),
         ExpressionAttributeValues: {
           ':pk': keys.organizationPartition(orgId),
           ':from': keys.listingEntry(listing, start.fromSequence),

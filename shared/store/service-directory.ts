@@ -1,3 +1,4 @@
+import { isLiveClient } from './api-client-repository.js';
 import { batchGet } from './batch.js';
 import { keys } from './keys.js';
 
@@ -7,14 +8,16 @@ import { keys } from './keys.js';
  */
 export const serviceNames = async (orgId: string, ids: readonly string[]): Promise<Map<string, string>> => {
   const unique = [...new Set(ids)];
+  const clientPartitions = new Set(unique.map((id) => keys.apiClient(id).pk));
   const items = await batchGet([
     ...unique.map((id) => keys.user(orgId, id)),
     ...unique.map((id) => keys.apiClient(id)),
   ]);
   const names = new Map<string, string>();
   for (const item of items) {
-    const isClient = String(item.pk).startsWith('CLIENT#');
-    if (isClient && (item.organizationId !== orgId || item.deleted === true)) continue;
+    // Clients are not stored under the organization: check that they belong to it.
+    const isClient = clientPartitions.has(String(item.pk));
+    if (isClient && (item.organizationId !== orgId || !isLiveClient(item))) continue;
     names.set(String(item.id), String(item.name));
   }
   return names;

@@ -182,6 +182,19 @@ export const getUser = async (
   return Item as UserRecord | undefined;
 };
 
+/** Only the status of a user (projected read), for the per-request "still active?" check. */
+export const getUserStatus = async (orgId: string, userId: string): Promise<UserStatus | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.user(orgId, userId),
+      ProjectionExpression: '#status',
+      ExpressionAttributeNames: { '#status': 'status' },
+    }),
+  );
+  return Item?.status as UserStatus | undefined;
+};
+
 export const requireUser = async (orgId: string, userId: string, consistent = false): Promise<UserRecord> => {
   const user = await getUser(orgId, userId, consistent);
   if (!user) throw notFound('User');
@@ -195,7 +208,23 @@ export interface UserPage {
   consumedCapacity: number;
 }
 
-/** One page of the organization's users of one status, in creation order. */
+/** What a user list shows; hashes, secrets and additional properties stay out of list reads. */
+const LISTED_USER_ATTRIBUTES = [
+  'id',
+  'email',
+  'name',
+  'status',
+  'sequence',
+  'pictureUpdatedAt',
+  'policies',
+  'roles',
+  'managedRoles',
+  'canSendEmail',
+  'isInitial',
+  'userGroups',
+];
+
+/** One page of the organization's users of one status, in creation order (listed attributes only). */
 export const listUsers = async (
   orgId: string,
   status: UserStatus,
@@ -207,6 +236,7 @@ export const listUsers = async (
     keys.userListing(status),
     page,
     pageSize,
+    LISTED_USER_ATTRIBUTES,
   );
   return { users: items as unknown as UserRecord[], hasMore, consumedCapacity };
 };

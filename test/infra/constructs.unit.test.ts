@@ -66,7 +66,7 @@ describe('IdpFunction.bindTable', () => {
     expect(statements).toContainEqual(
       expect.objectContaining({
         Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['IDEMPOTENCY'] } },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['IDEMPOTENCY#*'] } },
       }),
     );
   });

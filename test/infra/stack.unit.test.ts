@@ -268,7 +268,7 @@ describe('least privilege per function', () => {
     (group) => {
       const idempotencyWrites = statementsOf(stack.functions[group]).filter(
         (statement) =>
-          allows(statement, 'dynamodb:PutItem') && leadingKeysOf(statement)?.includes('IDEMPOTENCY'),
+          allows(statement, 'dynamodb:PutItem') && leadingKeysOf(statement)?.includes('IDEMPOTENCY#*'),
       );
       const hasNonGet = managementRoutesOf(group).some((route) => route.method !== 'GET');
       expect(idempotencyWrites.length > 0).toBe(hasNonGet);

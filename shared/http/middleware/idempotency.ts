@@ -1,6 +1,7 @@
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { MiddlewareObj } from '@middy/core';
 import { rawDynamoClient, tableName } from '../../store/dynamo.js';
 import { keys, TABLE_SCHEMA } from '../../store/keys.js';
@@ -18,16 +19,24 @@ const config = new IdempotencyConfig({
   throwOnNoIdempotencyKey: false,
 });
 
+/** Powertools' composite-key mode puts every record under one static partition key; this puts each
+ * record in its own partition (`keys.idempotencyRecord`). */
+class PartitionedIdempotencyStore extends DynamoDBPersistenceLayer {
+  protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
+    const { pk, sk } = keys.idempotencyRecord(idempotencyKey);
+    return { [TABLE_SCHEMA.partitionKey]: { S: pk }, [TABLE_SCHEMA.sortKey]: { S: sk } };
+  }
+}
+
 let middleware: MiddlewareObj | undefined;
 
 /** Built on first use: no SDK client is created while the function initializes. */
 const idempotencyMiddleware = (): MiddlewareObj => {
   middleware ??= makeHandlerIdempotent({
-    persistenceStore: new DynamoDBPersistenceLayer({
+    persistenceStore: new PartitionedIdempotencyStore({
       tableName: tableName(),
       keyAttr: TABLE_SCHEMA.partitionKey,
       sortKeyAttr: TABLE_SCHEMA.sortKey,
-      staticPkValue: keys.idempotencyPartition,
       expiryAttr: TABLE_SCHEMA.timeToLiveAttribute,
       awsSdkV3Client: rawDynamoClient(),
     }),

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Principal } from '../../auth/principal.js';
-import { getApiClient } from '../../store/api-client-repository.js';
-import { getUser } from '../../store/user-repository.js';
+import { liveClientOrganization } from '../../store/api-client-repository.js';
+import { getUserStatus } from '../../store/user-repository.js';
 import { unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
 
@@ -14,12 +14,10 @@ import { requestState } from '../request-state.js';
 const cacheMillis = () => Number(process.env.IDP_PRINCIPAL_CACHE_SECONDS ?? 30) * 1000;
 const checked = new Map<string, { active: boolean; at: number }>();
 
-const isActive = async (principal: Principal): Promise<boolean> => {
-  if (principal.type === 'user') {
-    return (await getUser(principal.organizationId, principal.id))?.status === 'ACTIVE';
-  }
-  return (await getApiClient(principal.id))?.organizationId === principal.organizationId;
-};
+const isActive = async (principal: Principal): Promise<boolean> =>
+  principal.type === 'user'
+    ? (await getUserStatus(principal.organizationId, principal.id)) === 'ACTIVE'
+    : (await liveClientOrganization(principal.id)) === principal.organizationId;
 
 export const principalStatus = (): MiddlewareObj => ({
   before: async (request) => {

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { DEFAULT_RATE_LIMIT, epochSecondOf, type RateLimitSettings } from '../../domain/rate-limit.js';
-import { getOrganization } from '../../store/organization-repository.js';
+import { getRateLimitOverride } from '../../store/organization-repository.js';
 import { admitRequest } from '../../store/rate-limit-store.js';
 import { tooManyRequests, unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
@@ -12,7 +12,7 @@ const settingsCache = new Map<string, { loadedAt: number; settings: RateLimitSet
 const settingsOf = async (orgId: string): Promise<RateLimitSettings> => {
   const cached = settingsCache.get(orgId);
   if (cached && Date.now() - cached.loadedAt < SETTINGS_CACHE_MILLIS) return cached.settings;
-  const settings = (await getOrganization(orgId))?.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const settings = (await getRateLimitOverride(orgId)) ?? DEFAULT_RATE_LIMIT;
   settingsCache.set(orgId, { loadedAt: Date.now(), settings });
   return settings;
 };
