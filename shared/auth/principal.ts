@@ -10,7 +10,6 @@ export interface Principal {
   permissions: ReadonlySet<string>;
   policies: readonly string[];
   pluginPermissions: Readonly<Record<string, readonly string[]>>;
-  tokenId: string;
 }
 
 /** The claims this service puts into (and expects in) its access tokens; see DECISIONS.md. */
@@ -39,5 +38,4 @@ export const principalFromClaims = (claims: AccessTokenClaims): Principal => ({
   permissions: new Set(claims.permissions),
   policies: claims.policies,
   pluginPermissions: claims.plugin_permissions,
-  tokenId: claims.jti,
 });

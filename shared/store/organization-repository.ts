@@ -1,8 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
-import { creationSortValue, keys, TABLE_SCHEMA } from './keys.js';
-import { queryAll } from './query.js';
+import { creationSortValue, keys } from './keys.js';
 
 export interface Organization {
   id: string;
@@ -50,18 +49,6 @@ export const createOrganization = async (organization: Organization): Promise<bo
 export const getOrganization = async (orgId: string): Promise<Organization | undefined> => {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId) }));
   return Item ? toOrganization(Item) : undefined;
-};
-
-/** All organizations in creation order (operator use). */
-export const listOrganizations = async (): Promise<Organization[]> => {
-  const index = TABLE_SCHEMA.indexes[0];
-  const items = await queryAll({
-    IndexName: index.name,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': index.partitionKey },
-    ExpressionAttributeValues: { ':pk': keys.organizationDirectory.gsi1pk },
-  });
-  return items.map(toOrganization);
 };
 
 /** Sets the organization's rate-limit override (operators; contracts with higher limits). */

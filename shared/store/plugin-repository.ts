@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DependentPermissions, PluginPermissionDefinition } from '../schemas/catalogue.js';
 import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
@@ -52,11 +52,4 @@ export const getAssignedPlugin = async (
   const isAssigned = items.some((item) => item.pk === assignment.pk && item.sk === assignment.sk);
   const definition = items.find((item) => item.pk === definitionKey.pk);
   return isAssigned && definition ? (definition as unknown as PluginDefinition) : undefined;
-};
-
-export const getPluginDefinition = async (pluginId: string): Promise<PluginDefinition | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.pluginDefinition(pluginId) }),
-  );
-  return Item as PluginDefinition | undefined;
 };

@@ -110,6 +110,7 @@ export const createUser = async (
     isInitial: false,
     version: 1,
   };
+  const INITIAL_CLAIM_INDEX = 4;
   // Until some user holds it, try to claim "initial" in the same transaction; a concurrent
   // creation may win it, and then this user is created as an ordinary one.
   let claimInitial = organization?.initialUserId === undefined;
@@ -325,7 +326,7 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
     );
   });
 
-/** Sets one attribute of an existing user (user type, MFA secret, password hash, picture). */
+/** Sets and removes attributes of an existing user (user type, MFA secret, password hash, picture). */
 export const updateUserAttributes = async (
   orgId: string,
   userId: string,

@@ -30,7 +30,6 @@ const requestFor = (principal: Partial<Principal>): Request => {
     permissions: new Set(),
     policies: [],
     pluginPermissions: {},
-    tokenId: 'j',
     ...principal,
   };
   return { event: {}, context, response: undefined, error: undefined, internal: {} } as unknown as Request;

@@ -12,7 +12,9 @@ beforeAll(() => {
 
 describe('signing key rotation', () => {
   it('signs with the newest key and keeps retired keys published while their tokens can be valid', async () => {
-    const { currentSigningKey, publicJwks, rotateSigningKeys } = await import('../../shared/auth/signing-keys.js');
+    const { currentSigningKey, publicJwks, rotateSigningKeys } = await import(
+      '../../shared/auth/signing-keys.js'
+    );
     const first = (await currentSigningKey()).kid;
     const start = Date.now();
     const second = await rotateSigningKeys(HOUR, start);
