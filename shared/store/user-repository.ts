@@ -110,6 +110,7 @@ export const createUser = async (
     isInitial: false,
     version: 1,
   };
+  /** Position of the "initial user" claim among the transaction's items below. */
   const INITIAL_CLAIM_INDEX = 4;
   // Until some user holds it, try to claim "initial" in the same transaction; a concurrent
   // creation may win it, and then this user is created as an ordinary one.
@@ -152,8 +153,9 @@ export const createUser = async (
               ]
             : []),
         ],
+        // Losing the claim (the last item) to a concurrent creation only means "not initial".
         (index) =>
-          index === 4
+          claimInitial && index === INITIAL_CLAIM_INDEX
             ? new ConcurrentChange()
             : conflict('A user with this email already exists in the organization'),
       );
