@@ -71,6 +71,7 @@ export const archivedIds = async (orgId: string): Promise<ArchivedIds> => {
       TableName: tableName(),
       Key: keys.organization(orgId),
       ProjectionExpression: 'archivedRoleIds, archivedPolicyIds',
+      ConsistentRead: true,
     }),
   );
   return {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { notFound } from '../http/errors.js';
+import { conflict, notFound } from '../http/errors.js';
 import { tableName } from './dynamo.js';
 import { keys } from './keys.js';
 import { LISTING_SORT_KEY } from './sequenced-listing.js';
@@ -28,6 +28,7 @@ import {
  * hides it and makes it grant nothing until the work is done; a repeated DELETE finishes it.
  */
 const MEMBERS_PER_TRANSACTION = 50;
+const MAX_GROUP_NAME_LENGTH = 200;
 const PARALLEL_TRANSACTIONS = 4;
 
 const inChunks = async (ids: readonly string[], work: (chunk: string[]) => Promise<void>) => {
@@ -85,13 +86,14 @@ const addMembers = (orgId: string, groupId: string, memberIds: readonly string[]
 /** Finishes removing a group that is marked DELETING (or abandoned while COPYING). */
 const finishDeletion = async (orgId: string, groupId: string) => {
   await removeMembers(orgId, groupId, await memberIdsOf(orgId, groupId));
+  // A concurrent DELETE may have finished first: then there is nothing left to do.
   await transactWrite(
     [
       {
         Delete: {
           TableName: tableName(),
           Key: keys.userGroup(orgId, groupId),
-          ConditionExpression: 'attribute_exists(lifecycle)',
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(lifecycle)',
         },
       },
     ],
@@ -135,7 +137,8 @@ export const deleteUserGroup = async (orgId: string, groupId: string, now = Date
 
 /** `Copy of <name>`, then `Copy of <name> (2)`, ... the first one not taken. */
 const copyName = (name: string, taken: ReadonlySet<string>): string => {
-  const base = `Copy of ${name}`;
+  // Room for "Copy of " and a " (n)" suffix within the 200 characters a name may have.
+  const base = `Copy of ${name}`.slice(0, MAX_GROUP_NAME_LENGTH - 8);
   if (!taken.has(base.toLowerCase())) return base;
   for (let suffix = 2; ; suffix++) {
     const candidate = `${base} (${suffix})`;
@@ -158,7 +161,10 @@ export const duplicateUserGroup = async (
   const [memberIds, sequence] = await Promise.all([memberIdsOf(orgId, sourceId), nextGroupSequence(orgId)]);
   let copy: UserGroupRecord | undefined;
   for (let attempt = 0; !copy; attempt++) {
-    const taken = await takenNamesStartingWith(orgId, `Copy of ${source.name}`);
+    const taken = await takenNamesStartingWith(
+      orgId,
+      `Copy of ${source.name}`.slice(0, MAX_GROUP_NAME_LENGTH - 8),
+    );
     const candidate: UserGroupRecord = {
       id: randomUUID(),
       organizationId: orgId,
@@ -193,7 +199,8 @@ export const duplicateUserGroup = async (
       copy = candidate;
     } catch (error) {
       // Another request took the same copy name in between: pick the next one.
-      if (!(error instanceof ConcurrentChange) || attempt >= 5) throw error;
+      if (!(error instanceof ConcurrentChange)) throw error;
+      if (attempt >= 30) throw conflict('Too many concurrent copies of this group; retry');
     }
   }
   try {

@@ -264,7 +264,11 @@ export const changeUserGroupGrant = async (
         Update: {
           TableName: tableName(),
           Key: keys.userGroup(orgId, groupId),
-          UpdateExpression: `${operation} #field :value, version :one SET updatedAt = :now, updatedBy = :by`,
+          // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
+          UpdateExpression:
+            operation === 'ADD'
+              ? 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by'
+              : 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)',
           ExpressionAttributeNames: { '#field': target.field },
           ExpressionAttributeValues: {

@@ -1,0 +1,292 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archivePolicy, archiveRole } from '../../../shared/store/archive.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import {
+  type ApiError,
+  errorFields,
+  type ForeignOrganization,
+  foreignOrganization,
+  putTestPolicy,
+  putTestRole,
+  uniqueEmail,
+} from '../../support/user-fixtures.js';
+import {
+  type ApiUserGroup,
+  addMember,
+  type Caller,
+  callerOf,
+  callerWith,
+  type GroupEnvelope,
+  type GroupResponse,
+  getGroup,
+  groupPath,
+  listAllGroups,
+  newGroup,
+  patchGroup,
+  sleep,
+} from '../../support/user-group-fixtures.js';
+
+/** Assigning roles, managed roles and policies to groups, and what groups put into user tokens. */
+let service: TestService;
+let admin: Caller;
+let foreign: ForeignOrganization;
+let orgId: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  admin = callerOf(await service.token());
+  foreign = await foreignOrganization(service);
+  orgId = service.organizationId;
+});
+afterAll(() => service?.close());
+
+type Target = 'roles' | 'managedRoles' | 'policies';
+const bodyKey = { roles: 'roleId', managedRoles: 'managedRoleId', policies: 'policyId' } as const;
+const label = { roles: 'Role', managedRoles: 'Managed role', policies: 'Policy' } as const;
+
+const change = (
+  groupId: string,
+  target: Target,
+  action: 'assign' | 'unassign',
+  body: unknown,
+  token = admin.token,
+): Promise<GroupResponse> =>
+  service.call<GroupEnvelope & ApiError>('PUT', groupPath(groupId, `/${target}/${action}`), { token, body });
+const assign = (groupId: string, target: Target, id: string, token = admin.token) =>
+  change(groupId, target, 'assign', { [bodyKey[target]]: id }, token);
+const read = async (id: string) => (await getGroup(service, admin.token, id)).body.userGroup;
+
+let counter = 0;
+const group = (fields: { status?: 'ACTIVE' | 'INACTIVE' } = {}) =>
+  newGroup(service, admin.token, { name: `Assignments ${++counter}`, ...fields });
+
+describe('assign', () => {
+  const targets: [Target, () => Promise<string>][] = [
+    ['roles', async () => (await putTestRole(orgId)).id],
+    ['managedRoles', async () => 'read-only'],
+    ['policies', () => putTestPolicy(orgId)],
+  ];
+
+  it.each(targets)('%s: 200 with the group; updatedBy is the caller; idempotent', async (target, make) => {
+    const created = await group();
+    const id = await make();
+    const assigner = await callerWith(service, orgId, ['USER_ROLES.GRANT', 'USER_POLICIES.GRANT']);
+    await sleep(5);
+    const response = await assign(created.id, target, id, assigner.token);
+    expect(response.status).toBe(200);
+    const changed = response.body.userGroup;
+    expect(changed).toEqual({
+      ...created,
+      [target]: [id],
+      updatedAt: changed.updatedAt,
+      updatedBy: assigner.principalId,
+    });
+    expect(changed.updatedAt).toBeGreaterThan(created.updatedAt);
+    expect(changed.createdBy).toBe(admin.principalId);
+    expect(await read(created.id)).toEqual(changed);
+
+    const again = await assign(created.id, target, id);
+    expect(again.status).toBe(200);
+    expect(again.body.userGroup[target]).toEqual([id]);
+  });
+
+  it('collects several grants of each kind, sorted', async () => {
+    const created = await group();
+    const roles = [await putTestRole(orgId), await putTestRole(orgId), await putTestRole(orgId)];
+    const policies = [await putTestPolicy(orgId), await putTestPolicy(orgId)];
+    for (const role of roles) await assign(created.id, 'roles', role.id);
+    for (const policy of policies) await assign(created.id, 'policies', policy);
+    for (const managed of ['user-manager', 'administrator'])
+      await assign(created.id, 'managedRoles', managed);
+    expect(await read(created.id)).toEqual({
+      ...created,
+      roles: roles.map((role) => role.id).sort(),
+      policies: [...policies].sort(),
+      managedRoles: ['administrator', 'user-manager'],
+      updatedAt: expect.any(Number),
+    });
+  });
+
+  it('answers 404 naming the target when it is unknown, archived or of another organization', async () => {
+    const created = await group();
+    const archived = await putTestRole(orgId, { archived: true });
+    const theirRole = await putTestRole(foreign.orgId);
+    const archivedPolicy = await putTestPolicy(orgId, { archived: true });
+    const theirPolicy = await putTestPolicy(foreign.orgId);
+    const cases: [Target, string][] = [
+      ['roles', 'no-such-role'],
+      ['roles', archived.id],
+      ['roles', theirRole.id],
+      ['policies', 'no-such-policy'],
+      ['policies', archivedPolicy],
+      ['policies', theirPolicy],
+      ['managedRoles', 'no-such-managed-role'],
+      ['managedRoles', theirRole.id],
+    ];
+    for (const [target, id] of cases) {
+      const response = await assign(created.id, target, id);
+      expect(response.status, `${target} ${id}`).toBe(404);
+      expect(response.body).toMatchObject({ status: 404, message: `${label[target]} not found` });
+    }
+    expect(await read(created.id)).toEqual(created);
+  });
+
+  it('a role archived after assigning it is not listed any more (nor assignable again)', async () => {
+    const created = await group();
+    const [gone, kept] = [await putTestRole(orgId), await putTestRole(orgId)];
+    const [goneP, keptP] = [await putTestPolicy(orgId), await putTestPolicy(orgId)];
+    for (const role of [gone, kept]) await assign(created.id, 'roles', role.id);
+    for (const policy of [goneP, keptP]) await assign(created.id, 'policies', policy);
+    await archiveRole(orgId, gone.id, gone.name);
+    await archivePolicy(orgId, goneP);
+
+    const shown = await read(created.id);
+    expect(shown.roles).toEqual([kept.id]);
+    expect(shown.policies).toEqual([keptP]);
+    const listed = (await listAllGroups(service, admin.token)).groups.find((g) => g.id === created.id);
+    expect(listed).toEqual(shown);
+    const response = await assign(created.id, 'managedRoles', 'read-only');
+    expect(response.body.userGroup).toEqual({
+      ...shown,
+      managedRoles: ['read-only'],
+      updatedAt: response.body.userGroup.updatedAt,
+    });
+    expect((await assign(created.id, 'roles', gone.id)).status).toBe(404);
+    expect((await assign(created.id, 'policies', goneP)).status).toBe(404);
+  });
+
+  it.each(['roles', 'managedRoles', 'policies'] as const)(
+    '%s: answers 404 for an unknown group and for a group of another organization',
+    async (target) => {
+      const id =
+        target === 'roles'
+          ? (await putTestRole(orgId)).id
+          : target === 'policies'
+            ? await putTestPolicy(orgId)
+            : 'read-only';
+      const theirs = await newGroup(service, foreign.token, { name: `Theirs ${target}` });
+      for (const groupId of ['no-such-group', theirs.id]) {
+        const response = await assign(groupId, target, id);
+        expect(response.status).toBe(404);
+        expect(response.body.message).toBe('User group not found');
+      }
+      expect((await getGroup(service, foreign.token, theirs.id)).body).toEqual({ userGroup: theirs });
+    },
+  );
+});
+
+describe('unassign', () => {
+  const targets: [Target, () => Promise<string>][] = [
+    ['roles', async () => (await putTestRole(orgId)).id],
+    ['managedRoles', async () => 'user-manager'],
+    ['policies', () => putTestPolicy(orgId)],
+  ];
+
+  it.each(targets)('removes a %s idempotently and answers the group', async (target, make) => {
+    const id = (await group()).id;
+    const [kept, removed] = [await make(), await make()];
+    await assign(id, target, removed);
+    if (kept !== removed) await assign(id, target, kept);
+    const first = await change(id, target, 'unassign', { [bodyKey[target]]: removed });
+    expect(first.status).toBe(200);
+    expect(first.body.userGroup[target]).toEqual(kept === removed ? [] : [kept]);
+    const again = await change(id, target, 'unassign', { [bodyKey[target]]: removed });
+    expect(again.status).toBe(200);
+    expect((await read(id))[target]).toEqual(kept === removed ? [] : [kept]);
+  });
+
+  it.each(targets)('answers 404 naming an unknown %s, and for an unknown group', async (target, make) => {
+    const id = (await group()).id;
+    const unknownTarget = await change(id, target, 'unassign', { [bodyKey[target]]: 'no-such-target' });
+    expect(unknownTarget.status).toBe(404);
+    expect(unknownTarget.body.message).toBe(`${label[target]} not found`);
+    const unknownGroup = await change('no-such-group', target, 'unassign', {
+      [bodyKey[target]]: await make(),
+    });
+    expect(unknownGroup.status).toBe(404);
+    expect(unknownGroup.body.message).toBe('User group not found');
+  });
+});
+
+describe('invalid bodies', () => {
+  const cases = (['roles', 'managedRoles', 'policies'] as const).flatMap((target) =>
+    (['assign', 'unassign'] as const).flatMap((action) => [
+      [target, action, 'an unknown key', { [bodyKey[target]]: 'x', foo: 1 }, ['body.foo']],
+      [target, action, 'a missing id', {}, [`body.${bodyKey[target]}`]],
+      [target, action, 'an id of the wrong type', { [bodyKey[target]]: 5 }, [`body.${bodyKey[target]}`]],
+      [target, action, 'an id with a slash', { [bodyKey[target]]: 'a/b' }, [`body.${bodyKey[target]}`]],
+    ]),
+  ) as [Target, 'assign' | 'unassign', string, unknown, string[]][];
+
+  let target: ApiUserGroup;
+  beforeAll(async () => {
+    target = await group();
+  });
+
+  it.each(cases)('%s %s answers 400 for %s', async (kind, action, _label, body, fields) => {
+    const response = await change(target.id, kind, action, body);
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('Invalid body');
+    expect(errorFields(response)).toEqual(fields);
+    expect(await read(target.id)).toEqual(target);
+  });
+});
+
+describe('effect on user tokens', () => {
+  const permissionsOf = async (userId: string) => decodeJwt(await service.userToken(userId)).permissions;
+
+  it('an ACTIVE group passes on its role; INACTIVE or deleted, it grants nothing', async () => {
+    const user = await service.createUser(uniqueEmail('member'));
+    const role = await putTestRole(orgId, { permissions: ['USER.LIST'] });
+    const created = await group();
+    await assign(created.id, 'roles', role.id);
+    expect(await permissionsOf(user)).toEqual([]);
+    await addMember(service, admin.token, user, created.id);
+    expect(await permissionsOf(user)).toEqual(['USER.LIST']);
+
+    expect((await patchGroup(service, admin.token, created.id, { status: 'INACTIVE' })).status).toBe(200);
+    expect(await permissionsOf(user)).toEqual([]);
+    expect((await patchGroup(service, admin.token, created.id, { status: 'ACTIVE' })).status).toBe(200);
+    expect(await permissionsOf(user)).toEqual(['USER.LIST']);
+
+    expect((await service.call('DELETE', groupPath(created.id), { token: admin.token })).status).toBe(204);
+    expect(await permissionsOf(user)).toEqual([]);
+  });
+
+  it('a group created INACTIVE grants nothing until activated', async () => {
+    const user = await service.createUser(uniqueEmail('member'));
+    const role = await putTestRole(orgId, { permissions: ['ROLES.LIST'] });
+    const created = await group({ status: 'INACTIVE' });
+    await assign(created.id, 'roles', role.id);
+    await addMember(service, admin.token, user, created.id);
+    expect(await permissionsOf(user)).toEqual([]);
+    await patchGroup(service, admin.token, created.id, { status: 'ACTIVE' });
+    expect(await permissionsOf(user)).toEqual(['ROLES.LIST']);
+  });
+
+  it('passes on managed roles with their dependencies, and policies; archived ones grant nothing', async () => {
+    const user = await service.createUser(uniqueEmail('member'));
+    const role = await putTestRole(orgId, { permissions: ['USER.DETAILS'] });
+    const policy = await putTestPolicy(orgId);
+    const created = await group();
+    await addMember(service, admin.token, user, created.id);
+    await assign(created.id, 'roles', role.id);
+    await assign(created.id, 'policies', policy);
+    let claims = decodeJwt(await service.userToken(user));
+    expect(claims.permissions).toEqual(['USER.DETAILS', 'USER.LIST']);
+    expect(claims.policies).toEqual([policy]);
+
+    await archiveRole(orgId, role.id, role.name);
+    await archivePolicy(orgId, policy);
+    claims = decodeJwt(await service.userToken(user));
+    expect(claims.permissions).toEqual([]);
+    expect(claims.policies).toEqual([]);
+
+    await assign(created.id, 'managedRoles', 'user-manager');
+    const permissions = (await permissionsOf(user)) as string[];
+    expect(permissions).toContain('USER_GROUP.GRANT');
+    expect(permissions).toContain('ROLES.LIST'); // a dependency of USER_ROLES.GRANT
+    expect(permissions).not.toContain('ROLES.ADD');
+  });
+});
