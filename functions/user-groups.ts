@@ -1,7 +1,7 @@
 import { tokenSettings } from '../shared/auth/token-service.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import type { UserGroup } from '../shared/schemas/user-groups.js';
-import { type ArchivedIds, archivedIds } from '../shared/store/archive.js';
+import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
 import { keys } from '../shared/store/keys.js';
 import { deleteUserGroup, duplicateUserGroup } from '../shared/store/user-group-lifecycle.js';
 import {
@@ -15,13 +15,8 @@ import {
   updateUserGroup,
 } from '../shared/store/user-group-repository.js';
 
-const NO_ARCHIVED: ArchivedIds = { roles: new Set(), policies: new Set() };
-
-const shown = (values: Set<string> | undefined, hidden: ReadonlySet<string>) =>
-  [...(values ?? [])].filter((value) => !hidden.has(value)).sort();
-
 /** The UserGroup shape; references to archived roles and policies stay stored but are not shown. */
-const presentGroup = (group: UserGroupRecord, archived: ArchivedIds = NO_ARCHIVED): UserGroup => ({
+const presentGroup = (group: UserGroupRecord, archived: ArchivedIds = NO_ARCHIVED_IDS): UserGroup => ({
   id: group.id,
   name: group.name,
   createdAt: group.createdAt,
@@ -30,9 +25,9 @@ const presentGroup = (group: UserGroupRecord, archived: ArchivedIds = NO_ARCHIVE
   updatedBy: group.updatedBy,
   ...(group.number !== undefined ? { number: group.number } : {}),
   ...(group.description !== undefined ? { description: group.description } : {}),
-  roles: shown(group.roles, archived.roles),
-  managedRoles: shown(group.managedRoles, new Set()),
-  policies: shown(group.policies, archived.policies),
+  roles: visibleIds(group.roles, archived.roles),
+  managedRoles: visibleIds(group.managedRoles),
+  policies: visibleIds(group.policies, archived.policies),
   status: group.status,
 });
 

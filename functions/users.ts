@@ -5,7 +5,7 @@ import { groupHandler } from '../shared/http/group-handler.js';
 import { detectImageType } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import type { User } from '../shared/schemas/users.js';
-import { type ArchivedIds, archivedIds } from '../shared/store/archive.js';
+import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
 import { keys } from '../shared/store/keys.js';
 import { getOrganization } from '../shared/store/organization-repository.js';
 import { announceJoinEmail } from '../shared/store/outbox-delivery.js';
@@ -31,9 +31,6 @@ import {
 } from '../shared/store/user-repository.js';
 
 const UI_MODULE_PREFIX = 'UI.';
-const sorted = (values: Set<string> | undefined, hidden: ReadonlySet<string> = new Set()) =>
-  [...(values ?? [])].filter((value) => !hidden.has(value)).sort();
-
 /** The User shape; references to archived roles and policies stay stored but are not shown. */
 const presentUser = (user: UserRecord, archived: ArchivedIds): User => ({
   id: user.id,
@@ -42,12 +39,12 @@ const presentUser = (user: UserRecord, archived: ArchivedIds): User => ({
   picture: user.pictureUpdatedAt
     ? `${tokenSettings().issuer}/idp/users/${user.id}/picture?v=${user.pictureUpdatedAt}`
     : null,
-  policies: sorted(user.policies, archived.policies),
-  roles: sorted(user.roles, archived.roles),
-  managedRoles: sorted(user.managedRoles),
+  policies: visibleIds(user.policies, archived.policies),
+  roles: visibleIds(user.roles, archived.roles),
+  managedRoles: visibleIds(user.managedRoles),
   canSendEmail: user.canSendEmail,
   isInitial: user.isInitial === true,
-  userGroups: sorted(user.userGroups),
+  userGroups: visibleIds(user.userGroups),
 });
 
 /** `Link: <...>; rel="next"` for the page after this one. */

@@ -79,3 +79,9 @@ export const archivedIds = async (orgId: string): Promise<ArchivedIds> => {
     policies: (Item?.archivedPolicyIds as Set<string> | undefined) ?? new Set(),
   };
 };
+
+export const NO_ARCHIVED_IDS: ArchivedIds = { roles: new Set(), policies: new Set() };
+
+/** The ids of a stored reference set that responses show: archived ones hidden, sorted. */
+export const visibleIds = (ids: Set<string> | undefined, hidden: ReadonlySet<string> = new Set()): string[] =>
+  [...(ids ?? [])].filter((id) => !hidden.has(id)).sort();
