@@ -1,5 +1,6 @@
 import { tokenSettings } from '../shared/auth/token-service.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { UserGroup } from '../shared/schemas/user-groups.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
 import { keys } from '../shared/store/keys.js';
@@ -83,12 +84,9 @@ export const handler = groupHandler('user-groups', {
       listUserGroups(principal.organizationId, query.page, query.pageSize),
       archivedIds(principal.organizationId),
     ]);
-    const next = new URLSearchParams({ page: String(query.page + 1), pageSize: String(query.pageSize) });
     return {
       body: { userGroups: groups.map((group) => presentGroup(group, archived)) },
-      ...(hasMore
-        ? { headers: { link: `<${tokenSettings().issuer}/idp/userGroups/list?${next}>; rel="next"` } }
-        : {}),
+      ...(hasMore ? { headers: nextPageLink('/idp/userGroups/list', query) } : {}),
     };
   },
 

@@ -2,6 +2,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/aut
 import { tokenSettings } from '../shared/auth/token-service.js';
 import { badRequest, notFound, unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { nextPageLink } from '../shared/http/next-page-link.js';
 import { detectImageType } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import type { User } from '../shared/schemas/users.js';
@@ -47,13 +48,6 @@ const presentUser = (user: UserRecord, archived: ArchivedIds): User => ({
   userGroups: visibleIds(user.userGroups),
 });
 
-/** `Link: <...>; rel="next"` for the page after this one. */
-const nextPageLink = (page: number, pageSize: number, fetchInactive: boolean) => {
-  const query = new URLSearchParams({ page: String(page + 1), pageSize: String(pageSize) });
-  if (fetchInactive) query.set('fetchInactive', 'true');
-  return `<${tokenSettings().issuer}/idp/users?${query}>; rel="next"`;
-};
-
 /** MFA resets need the organization to use MFA; both reads run at once. */
 const resetMfa = async (orgId: string, userId: string) => {
   const [organization] = await Promise.all([getOrganization(orgId), requireUser(orgId, userId)]);
@@ -72,9 +66,7 @@ export const handler = groupHandler('users', {
     ]);
     return {
       body: result.users.map((user) => presentUser(user, archived)),
-      ...(result.hasMore
-        ? { headers: { link: nextPageLink(query.page, query.pageSize, query.fetchInactive) } }
-        : {}),
+      ...(result.hasMore ? { headers: nextPageLink('/idp/users', query) } : {}),
     };
   },
 

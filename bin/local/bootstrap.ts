@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import { ApiError } from '../../shared/http/errors.js';
 import {
   type ApiClientRecord,
   getApiClient,
@@ -10,13 +11,37 @@ import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { createOrganization } from '../../shared/store/organization-repository.js';
-import { putRole } from '../../shared/store/role-repository.js';
+import { createRole, setRolePermissions } from '../../shared/store/role-repository.js';
 
 export interface BootstrapResult {
   organizationId: string;
   clientId: string;
   clientSecret: string;
 }
+
+/**
+ * The administrator role holds every permission, refreshed on every start so that it also holds
+ * permissions added since; recreated when it was archived through the API.
+ */
+const refreshAdministratorRole = async (organizationId: string, roleId: string | undefined) => {
+  if (roleId) {
+    try {
+      await setRolePermissions(organizationId, roleId, ALL_PERMISSION_IDS);
+      return roleId;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+  }
+  const create = (name: string) =>
+    createRole({ organizationId, name, permissions: ALL_PERMISSION_IDS, createdBy: 'bootstrap' });
+  // Someone may have given another role the name meanwhile.
+  const role = await create('Administrator').catch((error) =>
+    error instanceof ApiError && error.status === 409
+      ? create(`Administrator ${randomUUID().slice(0, 8)}`)
+      : Promise.reject(error),
+  );
+  return role.id;
+};
 
 export const newClientSecret = (): string => randomBytes(32).toString('base64url');
 
@@ -34,7 +59,6 @@ export const bootstrapLocal = async (
     new GetCommand({ TableName: tableName(), Key: keys.localBootstrap(), ConsistentRead: true }),
   );
   const organizationId = String(pointer?.organizationId ?? randomUUID());
-  const adminRoleId = String(pointer?.adminRoleId ?? randomUUID());
   await createOrganization({
     id: organizationId,
     name: 'Default organization',
@@ -43,17 +67,10 @@ export const bootstrapLocal = async (
     createdBy: 'bootstrap',
     mfaEnabled: false,
   });
-  // Refreshed on every start, so the administrator also holds permissions added since.
-  await putRole({
-    id: adminRoleId,
+  const adminRoleId = await refreshAdministratorRole(
     organizationId,
-    name: 'Administrator',
-    permissions: [...ALL_PERMISSION_IDS],
-    pluginPermissions: {},
-    archived: false,
-    createdAt: Number(pointer?.createdAt ?? now),
-    updatedAt: now,
-  });
+    pointer?.adminRoleId as string | undefined,
+  );
 
   const clientId = requested.clientId ?? String(pointer?.clientId ?? randomUUID());
   const existing = await getApiClient(clientId);

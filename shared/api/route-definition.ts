@@ -14,6 +14,8 @@ export const ENDPOINT_GROUPS = [
   'organizations',
   'users',
   'user-groups',
+  'roles',
+  'policies',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -29,6 +31,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   organizations: 'read',
   users: 'read-write',
   'user-groups': 'read-write',
+  roles: 'read-write',
+  policies: 'read-write',
 };
 
 /**

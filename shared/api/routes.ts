@@ -2,6 +2,8 @@ import type { RouteDefinition } from './route-definition.js';
 import { catalogueRoutes } from './routes/catalogue.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { organizationsRoutes } from './routes/organizations.js';
+import { policiesRoutes } from './routes/policies.js';
+import { rolesRoutes } from './routes/roles.js';
 import { userGroupsRoutes } from './routes/user-groups.js';
 import { usersRoutes } from './routes/users.js';
 
@@ -15,6 +17,8 @@ export const routes = {
   ...organizationsRoutes,
   ...usersRoutes,
   ...userGroupsRoutes,
+  ...rolesRoutes,
+  ...policiesRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

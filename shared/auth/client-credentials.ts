@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { effectivePermissions } from '../domain/effective-permissions.js';
+import { grantedIds } from '../domain/effective-permissions.js';
 import { type ApiClientRecord, getApiClient } from '../store/api-client-repository.js';
-import { permissionDependencies } from '../store/catalogue-repository.js';
-import { resolveGrants } from './grant-resolution.js';
+import { resolveAccess } from './grant-resolution.js';
 import { grantedScope, signAccessToken } from './token-service.js';
 
 /** RFC 6749 section 5.2 error; the token endpoint answers these instead of the API error shape. */
@@ -37,13 +36,11 @@ export const authenticateClient = async (
 /** Client credentials grant: authenticate, compute the client's permissions, sign. */
 export const issueClientToken = async (clientId: string, clientSecret: string, requestedScope?: string) => {
   const client = await authenticateClient(clientId, clientSecret);
-  const [{ roles, policyIds }, dependencies] = await Promise.all([
-    resolveGrants(client.organizationId, {
-      roleIds: client.roles,
-      policyIds: client.clientType === 'RESTRICTED' ? client.policies : [],
-    }),
-    permissionDependencies(),
-  ]);
+  const access = await resolveAccess(
+    client.organizationId,
+    // Policies apply to RESTRICTED clients only (spec section 2).
+    grantedIds({ roles: client.roles, policies: client.clientType === 'RESTRICTED' ? client.policies : [] }),
+  );
   const scope = grantedScope(requestedScope);
   const token = await signAccessToken(
     {
@@ -51,8 +48,7 @@ export const issueClientToken = async (clientId: string, clientSecret: string, r
       type: 'client',
       organizationId: client.organizationId,
       userType: client.clientType,
-      policies: policyIds,
-      ...effectivePermissions(roles, dependencies),
+      ...access,
     },
     scope,
   );

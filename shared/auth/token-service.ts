@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { UserType } from '../api/route-definition.js';
-import type { EffectivePermissions } from '../domain/effective-permissions.js';
+import type { EffectiveAccess } from '../domain/effective-permissions.js';
 import { currentSigningKey, SIGNING_ALGORITHM } from './signing-keys.js';
 
 export const tokenSettings = () => ({
@@ -28,12 +28,11 @@ export const grantedScope = (requested: string | undefined): string => {
   return SUPPORTED_SCOPES.filter((scope) => asked.has(scope)).join(' ');
 };
 
-export interface TokenSubject extends EffectivePermissions {
+export interface TokenSubject extends EffectiveAccess {
   id: string;
   type: 'client' | 'user';
   organizationId: string;
   userType: UserType;
-  policies: string[];
 }
 
 /** Signs an access token with the claims of DECISIONS.md. */

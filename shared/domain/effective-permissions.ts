@@ -1,21 +1,73 @@
 /**
  * What a principal may do, from what it was granted. Pure: the caller reads the grants.
  *
- * Effective permissions = permissions of every live grant (roles, managed roles, and those of
- * ACTIVE user groups, flattened by the caller) plus their dependencies, transitively. Archived
- * grants give nothing.
+ * Effective permissions = the permissions of the principal's roles and managed roles, plus those
+ * of the roles and managed roles of its ACTIVE user groups, plus their dependencies, transitively.
+ * Archived roles and policies, and ids that resolve to nothing, grant nothing. Policies count the
+ * same way (own plus active groups', live ones only).
  */
-export interface Grant {
+
+/** A plugin permission as tokens and role responses name it. */
+export interface PluginAction {
+  module: string;
+  actionName: string;
+}
+
+/** A role or managed role as read from the table. */
+export interface RoleGrant {
   permissions: readonly string[];
-  /** pluginId -> action names */
-  pluginPermissions?: Readonly<Record<string, readonly string[]>>;
+  /** pluginId -> granted actions */
+  pluginPermissions?: Readonly<Record<string, readonly PluginAction[]>>;
   archived?: boolean;
 }
 
-export interface EffectivePermissions {
-  permissions: string[];
-  pluginPermissions: Record<string, string[]>;
+/** Whatever holds grants: a user, an API client, a user group. */
+export interface GrantHolder {
+  roles?: Iterable<string>;
+  managedRoles?: Iterable<string>;
+  policies?: Iterable<string>;
 }
+
+export interface GroupGrants extends GrantHolder {
+  /** Only ACTIVE groups grant. */
+  active: boolean;
+}
+
+export interface GrantedIds {
+  roleIds: string[];
+  managedRoleIds: string[];
+  policyIds: string[];
+}
+
+export interface ResolvedGrants {
+  roles: ReadonlyMap<string, RoleGrant>;
+  managedRoles: ReadonlyMap<string, RoleGrant>;
+  /** Policies found; archived ones marked. */
+  policies: ReadonlyMap<string, { archived?: boolean }>;
+}
+
+export interface EffectiveAccess {
+  permissions: string[];
+  /** pluginId -> action names */
+  pluginPermissions: Record<string, string[]>;
+  policies: string[];
+}
+
+const sortedUnion = (sets: Iterable<Iterable<string> | undefined>): string[] => {
+  const all = new Set<string>();
+  for (const set of sets) for (const id of set ?? []) all.add(id);
+  return [...all].sort();
+};
+
+/** The ids to read: the principal's own grants and those of its active groups. */
+export const grantedIds = (principal: GrantHolder, groups: readonly GroupGrants[] = []): GrantedIds => {
+  const holders = [principal, ...groups.filter((group) => group.active)];
+  return {
+    roleIds: sortedUnion(holders.map((holder) => holder.roles)),
+    managedRoleIds: sortedUnion(holders.map((holder) => holder.managedRoles)),
+    policyIds: sortedUnion(holders.map((holder) => holder.policies)),
+  };
+};
 
 /** Adds every transitive dependency; safe on cyclic dependency graphs. */
 export const withDependencies = (
@@ -41,26 +93,39 @@ export const dependentPermissionsOf = (
   return [...withDependencies(permissionIds, dependencies)].filter((id) => !own.has(id)).sort();
 };
 
-export const effectivePermissions = (
-  grants: readonly Grant[],
+export const effectiveAccess = (
+  ids: GrantedIds,
+  resolved: ResolvedGrants,
   dependencies: ReadonlyMap<string, readonly string[]>,
-): EffectivePermissions => {
-  const live = grants.filter((grant) => !grant.archived);
-  const permissions = withDependencies(
-    live.flatMap((grant) => grant.permissions),
-    dependencies,
-  );
+): EffectiveAccess => {
+  const liveRoles = [
+    ...ids.roleIds.map((id) => resolved.roles.get(id)),
+    ...ids.managedRoleIds.map((id) => resolved.managedRoles.get(id)),
+  ].filter((role): role is RoleGrant => role !== undefined && role.archived !== true);
+
   const pluginPermissions: Record<string, Set<string>> = {};
-  for (const grant of live) {
-    for (const [pluginId, actions] of Object.entries(grant.pluginPermissions ?? {})) {
+  for (const role of liveRoles) {
+    for (const [pluginId, actions] of Object.entries(role.pluginPermissions ?? {})) {
       pluginPermissions[pluginId] ??= new Set();
-      for (const action of actions) pluginPermissions[pluginId].add(action);
+      for (const action of actions) pluginPermissions[pluginId].add(action.actionName);
     }
   }
   return {
-    permissions: [...permissions].sort(),
+    permissions: [
+      ...withDependencies(
+        liveRoles.flatMap((role) => role.permissions),
+        dependencies,
+      ),
+    ].sort(),
     pluginPermissions: Object.fromEntries(
-      Object.entries(pluginPermissions).map(([pluginId, actions]) => [pluginId, [...actions].sort()]),
+      Object.entries(pluginPermissions)
+        .filter(([, actions]) => actions.size > 0)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([pluginId, actions]) => [pluginId, [...actions].sort()]),
     ),
+    policies: ids.policyIds.filter((id) => {
+      const policy = resolved.policies.get(id);
+      return policy !== undefined && policy.archived !== true;
+    }),
   };
 };

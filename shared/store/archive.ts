@@ -2,14 +2,15 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../http/errors.js';
 import { db, tableName } from './dynamo.js';
 import { keys } from './keys.js';
-import { type TransactItems, transactWrite } from './transactions.js';
+import { LISTING_SORT_KEY } from './sequenced-listing.js';
+import { ConcurrentChange, type TransactItems, transactWrite } from './transactions.js';
 
 /**
- * Roles and policies are archived, never deleted. Archiving marks the item, frees a role's name,
- * and records the id in the organization's `archivedRoleIds` / `archivedPolicyIds` sets, so that
- * responses can hide references to it (users keep them for history) with one read in parallel.
+ * Roles and policies are archived, never deleted. Archiving marks the item, takes it out of its
+ * listing, frees its name and records the id in the organization's `archivedRoleIds` /
+ * `archivedPolicyIds` sets, so that responses can hide references to it (users keep them for history) with one read in parallel.
  */
-const archive = async (
+export const archive = async (
   orgId: string,
   target: {
     key: { pk: string; sk: string };
@@ -17,6 +18,7 @@ const archive = async (
     id: string;
     label: string;
   },
+  nameGuard: { key: { pk: string; sk: string }; idAttribute: 'roleId' | 'policyId' },
   extra: TransactItems = [],
   now = Date.now(),
 ) => {
@@ -26,8 +28,9 @@ const archive = async (
         Update: {
           TableName: tableName(),
           Key: target.key,
-          UpdateExpression: 'SET archived = :true, updatedAt = :now',
+          UpdateExpression: 'SET archived = :true, updatedAt = :now REMOVE #listing',
           ConditionExpression: 'attribute_exists(pk) AND archived <> :true',
+          ExpressionAttributeNames: { '#listing': LISTING_SORT_KEY },
           ExpressionAttributeValues: { ':true': true, ':now': now },
         },
       },
@@ -40,24 +43,21 @@ const archive = async (
           ExpressionAttributeValues: { ':id': new Set([target.id]) },
         },
       },
+      {
+        // The guard still names this item: nobody renamed it since the caller read the name.
+        Delete: {
+          TableName: tableName(),
+          Key: nameGuard.key,
+          ConditionExpression: '#owner = :id',
+          ExpressionAttributeNames: { '#owner': nameGuard.idAttribute },
+          ExpressionAttributeValues: { ':id': target.id },
+        },
+      },
       ...extra,
     ],
-    () => notFound(target.label),
+    (index) => (index === 0 ? notFound(target.label) : new ConcurrentChange()),
   );
 };
-
-export const archiveRole = async (orgId: string, roleId: string, roleName: string) =>
-  archive(orgId, { key: keys.role(orgId, roleId), set: 'archivedRoleIds', id: roleId, label: 'Role' }, [
-    { Delete: { TableName: tableName(), Key: keys.roleNameGuard(orgId, roleName) } },
-  ]);
-
-export const archivePolicy = async (orgId: string, policyId: string) =>
-  archive(orgId, {
-    key: keys.policy(orgId, policyId),
-    set: 'archivedPolicyIds',
-    id: policyId,
-    label: 'Policy',
-  });
 
 export interface ArchivedIds {
   roles: ReadonlySet<string>;

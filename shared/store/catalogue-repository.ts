@@ -1,9 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { PluginAction } from '../domain/effective-permissions.js';
 import {
   type CataloguePermission,
   MANAGED_ROLES,
   PERMISSION_CATALOGUE,
 } from '../domain/permission-catalogue.js';
+import { badRequest } from '../http/errors.js';
 import { batchPut } from './batch.js';
 import { db, tableName } from './dynamo.js';
 import { keys } from './keys.js';
@@ -16,7 +18,8 @@ export interface StoredPermission extends CataloguePermission {
 export interface ManagedRoleRecord {
   id: string;
   permissions: string[];
-  pluginPermissions: Record<string, string[]>;
+  /** pluginId -> granted actions */
+  pluginPermissions: Record<string, PluginAction[]>;
   createdAt: number;
   updatedAt: number;
 }
@@ -67,6 +70,13 @@ export const listManagedRoles = async (): Promise<ManagedRoleRecord[]> =>
     (a, b) => a.createdAt - b.createdAt,
   );
 
+export const getManagedRole = async (managedRoleId: string): Promise<ManagedRoleRecord | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.managedRole(managedRoleId) }),
+  );
+  return Item as ManagedRoleRecord | undefined;
+};
+
 const DEPENDENCY_CACHE_MILLIS = 5 * 60 * 1000;
 let dependencyCache: { loadedAt: number; graph: Promise<Map<string, string[]>> } | undefined;
 
@@ -82,4 +92,20 @@ export const permissionDependencies = (now = Date.now()): Promise<Map<string, st
     dependencyCache = { loadedAt: now, graph };
   }
   return dependencyCache.graph;
+};
+
+/** Refuses permission ids the catalogue does not have (400, naming each by its position). */
+export const requireCataloguePermissions = async (permissionIds: readonly string[], field: string) => {
+  const catalogue = await permissionDependencies();
+  const unknown = permissionIds.map((id, index) => ({ id, index })).filter(({ id }) => !catalogue.has(id));
+  if (unknown.length > 0) {
+    throw badRequest(
+      'Unknown permission ids',
+      unknown.map(({ id, index }) => ({
+        message: 'No permission with this id exists',
+        field: `${field}[${index}]`,
+        rejectedValue: id,
+      })),
+    );
+  }
 };

@@ -48,8 +48,13 @@ export const keys = {
   pluginAssignment: (orgId: string, pluginId: string) => key(`ORG#${orgId}`, `PLUGIN#${pluginId}`),
   organizationPartition: (orgId: string) => `ORG#${orgId}`,
 
-  // Roles (organization-owned).
+  // Roles and policies (organization-owned). Roles are listed by sequence (paged by offset),
+  // policies by creation time (listed whole); archiving removes the listing entry.
   role: (orgId: string, roleId: string) => key(`ORG#${orgId}`, `ROLE#${roleId}`),
+  roleListing: 'ROLE',
+  policyListingPrefix: 'POLICY#',
+  policyListingEntry: (createdAtMs: number, policyId: string) =>
+    `POLICY#${creationSortValue(createdAtMs, policyId)}`,
 
   // API clients: looked up by client id alone at the token endpoint, listed per organization.
   apiClient: (clientId: string) => key(`CLIENT#${clientId}`, 'CLIENT'),
@@ -75,6 +80,7 @@ export const keys = {
   // Grant targets owned by other modules (roles, policies, user groups).
   roleNameGuard: (orgId: string, name: string) => key(`ORG#${orgId}`, `ROLENAME#${name.toLowerCase()}`),
   policy: (orgId: string, policyId: string) => key(`ORG#${orgId}`, `POLICY#${policyId}`),
+  policyNameGuard: (orgId: string, name: string) => key(`ORG#${orgId}`, `POLICYNAME#${name.toLowerCase()}`),
   userGroup: (orgId: string, groupId: string) => key(`ORG#${orgId}`, `GROUP#${groupId}`),
   /** Uniqueness guards of user groups: lower-cased name, and number when given. */
   userGroupNamePrefix: 'GROUPNAME#',

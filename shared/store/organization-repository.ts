@@ -1,7 +1,10 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
+import { notFound } from '../http/errors.js';
+import { batchGet } from './batch.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { creationSortValue, keys } from './keys.js';
+import { liveTargetCheck, transactWrite } from './transactions.js';
 
 export interface Organization {
   id: string;
@@ -77,4 +80,75 @@ export const getRateLimitOverride = async (orgId: string): Promise<RateLimitSett
     }),
   );
   return Item?.rateLimit as RateLimitSettings | undefined;
+};
+
+/** The role new users receive: a role (`isStandardRole`) or a managed role. */
+export interface DefaultRole {
+  roleId: string;
+  isStandardRole: boolean;
+}
+
+/**
+ * The organization item's default role, unless that role has been archived since: archiving a
+ * role records it in the same item, so the two are always read together and agree.
+ */
+export const defaultRoleOf = (
+  organizationItem: Record<string, unknown> | undefined,
+): DefaultRole | undefined => {
+  const defaultRole = organizationItem?.defaultRole as DefaultRole | undefined;
+  const archived = organizationItem?.archivedRoleIds as Set<string> | undefined;
+  if (!defaultRole || (defaultRole.isStandardRole && archived?.has(defaultRole.roleId))) return undefined;
+  return defaultRole;
+};
+
+export const getDefaultRole = async (orgId: string): Promise<DefaultRole | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      ProjectionExpression: 'defaultRole, archivedRoleIds',
+      ConsistentRead: true,
+    }),
+  );
+  return defaultRoleOf(Item);
+};
+
+const setDefaultRoleItem = (orgId: string, defaultRole: DefaultRole | undefined, now: number) => ({
+  TableName: tableName(),
+  Key: keys.organization(orgId),
+  UpdateExpression: defaultRole
+    ? 'SET defaultRole = :role, updatedAt = :now'
+    : 'SET updatedAt = :now REMOVE defaultRole',
+  ExpressionAttributeValues: { ':now': now, ...(defaultRole ? { ':role': defaultRole } : {}) },
+});
+
+/**
+ * Sets the default role: a role of the organization that is not archived, else a managed role of
+ * that id (404 for neither). One BatchGet finds which; setting a role checks it is still live in
+ * the same transaction that stores it.
+ */
+export const setDefaultRole = async (
+  orgId: string,
+  roleId: string,
+  now = Date.now(),
+): Promise<DefaultRole> => {
+  const roleKey = keys.role(orgId, roleId);
+  const items = await batchGet([roleKey, keys.managedRole(roleId)]);
+  const role = items.find((item) => item.pk === roleKey.pk && item.sk === roleKey.sk);
+  if (role && role.archived !== true) {
+    const defaultRole = { roleId, isStandardRole: true };
+    await transactWrite(
+      [liveTargetCheck(tableName(), roleKey), { Update: setDefaultRoleItem(orgId, defaultRole, now) }],
+      () => notFound('Role'),
+    );
+    return defaultRole;
+  }
+  if (!items.some((item) => item.pk === keys.managedRolePartition)) throw notFound('Role');
+  const defaultRole = { roleId, isStandardRole: false };
+  await db().send(new UpdateCommand(setDefaultRoleItem(orgId, defaultRole, now)));
+  return defaultRole;
+};
+
+export const clearDefaultRole = async (orgId: string, now = Date.now()): Promise<void> => {
+  await db().send(new UpdateCommand(setDefaultRoleItem(orgId, undefined, now)));
 };

@@ -1,6 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type BucketCount, bucketOf, locatePage } from '../domain/paging.js';
-import { db, tableName } from './dynamo.js';
+import { notFound } from '../http/errors.js';
+import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { keys, TABLE_SCHEMA } from './keys.js';
 
 /**
@@ -10,6 +11,30 @@ import { keys, TABLE_SCHEMA } from './keys.js';
  * `bucketCountDelta` in the same transaction.
  */
 export const LISTING_SORT_KEY = TABLE_SCHEMA.localIndexes[0].sortKey;
+
+/** Takes the next number of a per-organization counter on the organization item (1, 2, ...). */
+export const nextSequence = async (
+  orgId: string,
+  counter: 'groupSequence' | 'roleSequence',
+): Promise<number> => {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(orgId),
+        UpdateExpression: 'ADD #counter :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#counter': counter },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.[counter]);
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw notFound('Organization');
+    throw error;
+  }
+};
 
 export const bucketCountDelta = (orgId: string, listing: string, sequence: number, delta: number) => ({
   Update: {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../http/errors.js';
 import { tableName } from './dynamo.js';
 import { keys } from './keys.js';
-import { LISTING_SORT_KEY } from './sequenced-listing.js';
+import { LISTING_SORT_KEY, nextSequence } from './sequenced-listing.js';
 import {
   ConcurrentChange,
   retryOnConcurrentChange,
@@ -14,7 +14,6 @@ import {
   getUserGroup,
   guardItems,
   memberIdsOf,
-  nextGroupSequence,
   requireUserGroup,
   takenNamesStartingWith,
   type UserGroupRecord,
@@ -158,7 +157,10 @@ export const duplicateUserGroup = async (
   now = Date.now(),
 ): Promise<UserGroupRecord> => {
   const source = await requireUserGroup(orgId, sourceId);
-  const [memberIds, sequence] = await Promise.all([memberIdsOf(orgId, sourceId), nextGroupSequence(orgId)]);
+  const [memberIds, sequence] = await Promise.all([
+    memberIdsOf(orgId, sourceId),
+    nextSequence(orgId, 'groupSequence'),
+  ]);
   let copy: UserGroupRecord | undefined;
   for (let attempt = 0; !copy; attempt++) {
     const taken = await takenNamesStartingWith(

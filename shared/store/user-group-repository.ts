@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../http/errors.js';
-import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
+import { db, tableName } from './dynamo.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
-import { bucketCountDelta, LISTING_SORT_KEY, readPage } from './sequenced-listing.js';
+import { bucketCountDelta, LISTING_SORT_KEY, nextSequence, readPage } from './sequenced-listing.js';
 import {
   ConcurrentChange,
   liveTargetCheck,
@@ -44,25 +44,6 @@ const isVisible = (group: UserGroupRecord | undefined): group is UserGroupRecord
   group !== undefined && group.lifecycle === undefined;
 
 const nameGuard = (orgId: string, name: string) => keys.userGroupNameGuard(orgId, name);
-
-const nextGroupSequence = async (orgId: string): Promise<number> => {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.organization(orgId),
-        UpdateExpression: 'ADD groupSequence :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.groupSequence);
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) throw notFound('Organization');
-    throw error;
-  }
-};
 
 /** The group becoming visible: listed, counted. Part of the creating (or copy-finishing) transaction. */
 const visibilityItems = (group: UserGroupRecord, delta: 1 | -1): TransactItems => [
@@ -113,7 +94,7 @@ export const createUserGroup = async (
   },
   now = Date.now(),
 ): Promise<UserGroupRecord> => {
-  const sequence = await nextGroupSequence(input.organizationId);
+  const sequence = await nextSequence(input.organizationId, 'groupSequence');
   const group: UserGroupRecord = {
     id: randomUUID(),
     organizationId: input.organizationId,
@@ -300,4 +281,4 @@ export const takenNamesStartingWith = async (orgId: string, name: string): Promi
     ),
   );
 
-export { guardItems, isVisible, nextGroupSequence, visibilityItems };
+export { guardItems, isVisible, visibilityItems };

@@ -5,6 +5,7 @@ import { conflict, notFound } from '../http/errors.js';
 import type { UserStatus } from '../schemas/users.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { keys } from './keys.js';
+import { defaultRoleOf } from './organization-repository.js';
 import { queryPartition } from './query.js';
 import { bucketCountDelta, LISTING_SORT_KEY, readPage } from './sequenced-listing.js';
 import {
@@ -92,7 +93,7 @@ export const createUser = async (
     throw error;
   }
   const sequence = Number(organization?.userSequence);
-  const defaultRole = organization?.defaultRole as { roleId: string; isStandardRole: boolean } | undefined;
+  const defaultRole = defaultRoleOf(organization);
   const base: UserRecord = {
     id: randomUUID(),
     organizationId: input.organizationId,

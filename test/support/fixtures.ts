@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PermissionId } from '../../shared/domain/permission-catalogue.js';
 import { putApiClient } from '../../shared/store/api-client-repository.js';
 import { createOrganization, type Organization } from '../../shared/store/organization-repository.js';
-import { putRole } from '../../shared/store/role-repository.js';
+import { createRole } from '../../shared/store/role-repository.js';
 import { UNLIMITED } from './test-service.js';
 
 /** A new organization, written the way the operator tooling writes it. */
@@ -30,16 +30,11 @@ export const createTestClient = async (
   options: { clientType?: 'STANDARD' | 'RESTRICTED'; name?: string } = {},
 ): Promise<{ clientId: string; clientSecret: string; roleId: string }> => {
   const now = Date.now();
-  const roleId = randomUUID();
-  await putRole({
-    id: roleId,
+  const { id: roleId } = await createRole({
     organizationId,
-    name: `role-${roleId.slice(0, 8)}`,
-    permissions: [...permissions],
-    pluginPermissions: {},
-    archived: false,
-    createdAt: now,
-    updatedAt: now,
+    name: `role-${randomUUID().slice(0, 8)}`,
+    permissions,
+    createdBy: 'test',
   });
   const clientId = randomUUID();
   const clientSecret = randomUUID();

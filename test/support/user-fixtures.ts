@@ -9,6 +9,8 @@ import {
 } from '../../shared/domain/permission-catalogue.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { type ItemKey, keys } from '../../shared/store/keys.js';
+import { archivePolicy, createPolicy } from '../../shared/store/policy-repository.js';
+import { archiveRole, createRole } from '../../shared/store/role-repository.js';
 import { createTestClient, createTestOrganization } from './fixtures.js';
 import { OpenApiValidator } from './openapi-validator.js';
 import type { ApiResponse, TestService } from './test-service.js';
@@ -62,7 +64,10 @@ export const getItem = async (key: ItemKey): Promise<Record<string, unknown> | u
 const putItem = (item: Record<string, unknown>) =>
   db().send(new PutCommand({ TableName: tableName(), Item: item }));
 
-/** A role the way the roles module will store it: the item and its (lower-cased) name guard. */
+/**
+ * A role written by the roles module itself; `pluginPermissions` (pluginId -> action names) is
+ * stored as grants of definitions named after their actions, without a plugin definition.
+ */
 export const putTestRole = async (
   orgId: string,
   options: {
@@ -72,36 +77,44 @@ export const putTestRole = async (
     archived?: boolean;
   } = {},
 ): Promise<{ id: string; name: string }> => {
-  const id = randomUUID();
-  const name = options.name ?? `Role ${id.slice(0, 8)}`;
-  const now = Date.now();
-  await putItem({
-    ...keys.role(orgId, id),
-    id,
+  const role = await createRole({
     organizationId: orgId,
-    name,
+    name: options.name ?? `Role ${randomUUID().slice(0, 8)}`,
     permissions: options.permissions ?? [],
-    pluginPermissions: options.pluginPermissions ?? {},
-    archived: options.archived ?? false,
-    createdAt: now,
-    updatedAt: now,
+    createdBy: 'test',
   });
-  await putItem({ ...keys.roleNameGuard(orgId, name), roleId: id });
-  return { id, name };
+  if (options.pluginPermissions) {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.role(orgId, role.id),
+        UpdateExpression: 'SET pluginPermissions = :grants',
+        ExpressionAttributeValues: {
+          ':grants': Object.fromEntries(
+            Object.entries(options.pluginPermissions).map(([pluginId, actions]) => [
+              pluginId,
+              actions.map((actionName) => ({ id: actionName, module: 'TEST', actionName })),
+            ]),
+          ),
+        },
+      }),
+    );
+  }
+  if (options.archived) await archiveRole(orgId, role.id);
+  return { id: role.id, name: role.name };
 };
 
 export const putTestPolicy = async (
   orgId: string,
   options: { name?: string; archived?: boolean } = {},
 ): Promise<string> => {
-  const id = randomUUID();
-  await putItem({
-    ...keys.policy(orgId, id),
-    id,
-    name: options.name ?? `Policy ${id.slice(0, 8)}`,
-    archived: options.archived ?? false,
+  const policy = await createPolicy({
+    organizationId: orgId,
+    name: options.name ?? `Policy ${randomUUID().slice(0, 8)}`,
+    createdBy: 'test',
   });
-  return id;
+  if (options.archived) await archivePolicy(orgId, policy.id);
+  return policy.id;
 };
 
 export const putTestUserGroup = async (

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   dependentPermissionsOf,
-  effectivePermissions,
+  effectiveAccess,
+  grantedIds,
+  type ResolvedGrants,
+  type RoleGrant,
   withDependencies,
 } from '../../shared/domain/effective-permissions.js';
 import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
@@ -10,37 +13,108 @@ const graph = new Map<string, string[]>([
   ['A.UPDATE', ['A.DETAILS']],
   ['A.DETAILS', ['A.LIST']],
   ['CYCLE.ONE', ['CYCLE.TWO']],
-  ['CYCLE.TWO', ['CYCLE.ONE']],
+  ['CYCLE.TWO', ['CYCLE.THREE']],
+  ['CYCLE.THREE', ['CYCLE.ONE']],
+  ['SELF.LOOP', ['SELF.LOOP']],
 ]);
 
-describe('effective permissions', () => {
+const plugin = (...actions: string[]) => actions.map((actionName) => ({ module: 'M', actionName }));
+
+const roles = new Map<string, RoleGrant>([
+  ['editor', { permissions: ['A.UPDATE'], pluginPermissions: { reports: plugin('EXPORT') } }],
+  ['gone', { permissions: ['B.ADMIN'], pluginPermissions: { reports: plugin('DELETE') }, archived: true }],
+  [
+    'viewer',
+    {
+      permissions: ['C.LIST'],
+      pluginPermissions: { reports: plugin('EXPORT', 'VIEW'), billing: plugin('PAY') },
+    },
+  ],
+  ['cyclic', { permissions: ['CYCLE.TWO'] }],
+  ['group-only', { permissions: ['G.READ'] }],
+]);
+const resolved: ResolvedGrants = {
+  roles,
+  managedRoles: new Map([['auditor', { permissions: ['AUDIT.READ'] }]]),
+  policies: new Map([
+    ['p-live', {}],
+    ['p-archived', { archived: true }],
+  ]),
+};
+
+describe('withDependencies / dependentPermissionsOf', () => {
   it('adds dependencies transitively', () => {
     expect([...withDependencies(['A.UPDATE'], graph)].sort()).toEqual(['A.DETAILS', 'A.LIST', 'A.UPDATE']);
     expect(dependentPermissionsOf(['A.UPDATE'], graph)).toEqual(['A.DETAILS', 'A.LIST']);
     expect(dependentPermissionsOf(['A.UPDATE', 'A.LIST'], graph)).toEqual(['A.DETAILS']);
+    expect(dependentPermissionsOf(['UNKNOWN.X'], graph)).toEqual([]);
   });
 
-  it('terminates on cyclic dependencies', () => {
-    expect([...withDependencies(['CYCLE.ONE'], graph)].sort()).toEqual(['CYCLE.ONE', 'CYCLE.TWO']);
+  it('terminates on cycles of any length, including a self-dependency', () => {
+    expect([...withDependencies(['CYCLE.ONE'], graph)].sort()).toEqual([
+      'CYCLE.ONE',
+      'CYCLE.THREE',
+      'CYCLE.TWO',
+    ]);
+    expect(dependentPermissionsOf(['CYCLE.TWO'], graph)).toEqual(['CYCLE.ONE', 'CYCLE.THREE']);
+    expect([...withDependencies(['SELF.LOOP'], graph)]).toEqual(['SELF.LOOP']);
   });
+});
 
-  it('ignores archived grants and merges plugin permissions of live ones', () => {
-    const result = effectivePermissions(
-      [
-        { permissions: ['A.DETAILS'], pluginPermissions: { reports: ['EXPORT'] } },
-        { permissions: ['B.ADMIN'], pluginPermissions: { reports: ['DELETE'] }, archived: true },
-        { permissions: [], pluginPermissions: { reports: ['EXPORT', 'VIEW'], billing: ['PAY'] } },
+describe('grantedIds', () => {
+  it("unites the principal's grants with those of its ACTIVE groups only", () => {
+    const ids = grantedIds({ roles: new Set(['editor']), policies: ['p-live'] }, [
+      { active: true, roles: ['group-only'], managedRoles: new Set(['auditor']), policies: ['p-archived'] },
+      { active: false, roles: ['viewer'], managedRoles: ['inactive-managed'], policies: ['p-inactive'] },
+      { active: true, roles: ['editor'] },
+    ]);
+    expect(ids).toEqual({
+      roleIds: ['editor', 'group-only'],
+      managedRoleIds: ['auditor'],
+      policyIds: ['p-archived', 'p-live'],
+    });
+  });
+});
+
+describe('effectiveAccess', () => {
+  it('takes roles, managed roles and group grants, adds dependencies, and drops archived ones', () => {
+    const ids = grantedIds({ roles: ['editor', 'gone', 'cyclic'], policies: ['p-live', 'p-archived'] }, [
+      { active: true, roles: ['viewer'], managedRoles: ['auditor'] },
+    ]);
+    expect(effectiveAccess(ids, resolved, graph)).toEqual({
+      permissions: [
+        'A.DETAILS',
+        'A.LIST',
+        'A.UPDATE',
+        'AUDIT.READ',
+        'C.LIST',
+        'CYCLE.ONE',
+        'CYCLE.THREE',
+        'CYCLE.TWO',
       ],
-      graph,
+      pluginPermissions: { billing: ['PAY'], reports: ['EXPORT', 'VIEW'] },
+      policies: ['p-live'],
+    });
+  });
+
+  it('grants nothing for an inactive group, an archived role, or ids that resolve to nothing', () => {
+    const ids = grantedIds(
+      { roles: ['gone', 'missing'], managedRoles: ['missing-managed'], policies: ['p-missing'] },
+      [{ active: false, roles: ['editor'], managedRoles: ['auditor'], policies: ['p-live'] }],
     );
-    expect(result).toEqual({
-      permissions: ['A.DETAILS', 'A.LIST'],
-      pluginPermissions: { reports: ['EXPORT', 'VIEW'], billing: ['PAY'] },
+    expect(effectiveAccess(ids, resolved, graph)).toEqual({
+      permissions: [],
+      pluginPermissions: {},
+      policies: [],
     });
   });
 
   it('grants nothing without grants', () => {
-    expect(effectivePermissions([], graph)).toEqual({ permissions: [], pluginPermissions: {} });
+    expect(effectiveAccess(grantedIds({}), resolved, graph)).toEqual({
+      permissions: [],
+      pluginPermissions: {},
+      policies: [],
+    });
   });
 });
 

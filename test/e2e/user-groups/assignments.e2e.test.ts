@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archivePolicy, archiveRole } from '../../../shared/store/archive.js';
+import { archivePolicy } from '../../../shared/store/policy-repository.js';
+import { archiveRole } from '../../../shared/store/role-repository.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import {
   type ApiError,
@@ -138,7 +139,7 @@ describe('assign', () => {
     const [goneP, keptP] = [await putTestPolicy(orgId), await putTestPolicy(orgId)];
     for (const role of [gone, kept]) await assign(created.id, 'roles', role.id);
     for (const policy of [goneP, keptP]) await assign(created.id, 'policies', policy);
-    await archiveRole(orgId, gone.id, gone.name);
+    await archiveRole(orgId, gone.id);
     await archivePolicy(orgId, goneP);
 
     const shown = await read(created.id);
@@ -277,7 +278,7 @@ describe('effect on user tokens', () => {
     expect(claims.permissions).toEqual(['USER.DETAILS', 'USER.LIST']);
     expect(claims.policies).toEqual([policy]);
 
-    await archiveRole(orgId, role.id, role.name);
+    await archiveRole(orgId, role.id);
     await archivePolicy(orgId, policy);
     claims = decodeJwt(await service.userToken(user));
     expect(claims.permissions).toEqual([]);

@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archivePolicy, archiveRole } from '../../../shared/store/archive.js';
+import { archivePolicy } from '../../../shared/store/policy-repository.js';
+import { archiveRole } from '../../../shared/store/role-repository.js';
 import { getUser } from '../../../shared/store/user-repository.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import {
@@ -124,7 +125,7 @@ describe('roles', () => {
     const role = await putTestRole(service.organizationId, { permissions: ['USER.LIST'] });
     await grant(id, role.id);
     expect(await permissionsOf(id)).toEqual(['USER.LIST']);
-    await archiveRole(service.organizationId, role.id, role.name);
+    await archiveRole(service.organizationId, role.id);
     expect(await permissionsOf(id)).toEqual([]);
   });
 
@@ -132,7 +133,7 @@ describe('roles', () => {
     const id = await service.createUser(uniqueEmail());
     const role = await putTestRole(service.organizationId);
     await grant(id, role.id);
-    await archiveRole(service.organizationId, role.id, role.name);
+    await archiveRole(service.organizationId, role.id);
     expect((await revoke(id, role.name)).status).toBe(404);
     expect((await revoke(id, role.id)).status).toBe(204);
     expect((await getUser(service.organizationId, id, true))?.roles).toBeUndefined();
@@ -144,7 +145,7 @@ describe('roles', () => {
     const kept = await putTestRole(service.organizationId);
     await grant(id, role.id);
     await grant(id, kept.id);
-    await archiveRole(service.organizationId, role.id, role.name);
+    await archiveRole(service.organizationId, role.id);
     expect((await userOf(id)).roles).toEqual([kept.id]);
     const listed = await service.call<ApiUser[]>('GET', '/idp/users', { token });
     expect(listed.body.find((user) => user.id === id)?.roles).toEqual([kept.id]);

@@ -1,0 +1,171 @@
+import { tokenSettings } from '../shared/auth/token-service.js';
+import { dependentPermissionsOf } from '../shared/domain/effective-permissions.js';
+import { notFound } from '../shared/http/errors.js';
+import { groupHandler } from '../shared/http/group-handler.js';
+import { nextPageLink } from '../shared/http/next-page-link.js';
+import type { Role } from '../shared/schemas/roles.js';
+import {
+  getManagedRole,
+  listManagedRoles,
+  type ManagedRoleRecord,
+  permissionDependencies,
+  requireCataloguePermissions,
+} from '../shared/store/catalogue-repository.js';
+import { clearDefaultRole, getDefaultRole, setDefaultRole } from '../shared/store/organization-repository.js';
+import {
+  changeRolePluginPermissions,
+  rolePluginContext,
+  rolePluginGrantIds,
+} from '../shared/store/role-plugin-permissions.js';
+import {
+  archiveRole,
+  changeRolePermissions,
+  createRole,
+  listRoles,
+  type RoleRecord,
+  requireRole,
+  setRolePermissions,
+} from '../shared/store/role-repository.js';
+
+const presentRole = (role: RoleRecord, dependencies: ReadonlyMap<string, readonly string[]>): Role => ({
+  id: role.id,
+  name: role.name,
+  permissions: role.permissions,
+  dependentPermissions: dependentPermissionsOf(role.permissions, dependencies),
+  pluginPermissions: {
+    id: role.id,
+    pluginPermissions: Object.keys(role.pluginPermissions)
+      .sort()
+      .flatMap((pluginId) =>
+        (role.pluginPermissions[pluginId] ?? []).map(({ module, actionName }) => ({ module, actionName })),
+      ),
+  },
+  createdAt: role.createdAt,
+  updatedAt: role.updatedAt,
+});
+
+const presentManagedRole = (role: ManagedRoleRecord) => ({
+  id: role.id,
+  createdAt: role.createdAt,
+  updatedAt: role.updatedAt,
+  permissions: role.permissions,
+  pluginPermissions: Object.entries(role.pluginPermissions)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([pluginId, actions]) => ({
+      id: pluginId,
+      pluginPermissions: actions.map(({ actionName, module }) => ({ actionName, module })),
+    })),
+});
+
+/** Roles, managed roles and the default role (spec 4.3). */
+export const handler = groupHandler('roles', {
+  listRoles: async ({ query }, { principal }) => {
+    const [{ roles, hasMore }, dependencies] = await Promise.all([
+      listRoles(principal.organizationId, query.page, query.pageSize),
+      permissionDependencies(),
+    ]);
+    return {
+      body: roles.map((role) => presentRole(role, dependencies)),
+      ...(hasMore ? { headers: nextPageLink('/idp/roles', query) } : {}),
+    };
+  },
+
+  createRole: async ({ body }, { principal }) => {
+    await requireCataloguePermissions(body.permissions, 'body.permissions');
+    const role = await createRole({
+      organizationId: principal.organizationId,
+      ...body,
+      createdBy: principal.id,
+    });
+    // Beyond the spec: the 204 names the new role, which the body cannot.
+    return { headers: { location: `${tokenSettings().issuer}/idp/roles/${role.id}` } };
+  },
+
+  getRole: async ({ path }, { principal }) => {
+    const [role, dependencies] = await Promise.all([
+      requireRole(principal.organizationId, path.id),
+      permissionDependencies(),
+    ]);
+    return { body: presentRole(role, dependencies) };
+  },
+
+  updateRole: async ({ path, body }, { principal }) => {
+    await requireCataloguePermissions(body.permissions, 'body.permissions');
+    await setRolePermissions(principal.organizationId, path.id, [...new Set(body.permissions)]);
+    return {};
+  },
+
+  archiveRole: async ({ path }, { principal }) => {
+    await archiveRole(principal.organizationId, path.id);
+    return {};
+  },
+
+  assignRolePermissions: async ({ path, body }, { principal }) => {
+    await requireCataloguePermissions(body.permissionIds, 'body.permissionIds');
+    await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'ADD');
+    return {};
+  },
+
+  revokeRolePermissions: async ({ path, body }, { principal }) => {
+    await requireCataloguePermissions(body.permissionIds, 'body.permissionIds');
+    await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'DELETE');
+    return {};
+  },
+
+  getRolePluginPermissions: async ({ path }, { principal }) => {
+    const { role } = await rolePluginContext(principal.organizationId, path.id, path.pluginId);
+    return { body: { pluginPermissions: rolePluginGrantIds(role, path.pluginId) } };
+  },
+
+  setRolePluginPermissions: async ({ path, body }, { principal }) => {
+    await changeRolePluginPermissions(principal.organizationId, path.id, path.pluginId, body, 'set', 'body');
+    return {};
+  },
+
+  assignRolePluginPermissions: async ({ path, body }, { principal }) => {
+    await changeRolePluginPermissions(
+      principal.organizationId,
+      path.id,
+      path.pluginId,
+      body.pluginPermissions,
+      'assign',
+      'body.pluginPermissions',
+    );
+    return {};
+  },
+
+  revokeRolePluginPermissions: async ({ path, body }, { principal }) => {
+    await changeRolePluginPermissions(
+      principal.organizationId,
+      path.id,
+      path.pluginId,
+      body.pluginPermissions,
+      'revoke',
+      'body.pluginPermissions',
+    );
+    return {};
+  },
+
+  listManagedRoles: async () => ({ body: (await listManagedRoles()).map(presentManagedRole) }),
+
+  getManagedRole: async ({ path }) => {
+    const role = await getManagedRole(path.id);
+    if (!role) throw notFound('Managed role');
+    return { body: presentManagedRole(role) };
+  },
+
+  getDefaultRole: async (_input, { principal }) => {
+    const defaultRole = await getDefaultRole(principal.organizationId);
+    return { body: defaultRole ?? { isStandardRole: null } };
+  },
+
+  setDefaultRole: async ({ body }, { principal }) => {
+    await setDefaultRole(principal.organizationId, body.roleId);
+    return {};
+  },
+
+  clearDefaultRole: async (_input, { principal }) => {
+    await clearDefaultRole(principal.organizationId);
+    return {};
+  },
+});

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { idPathParams } from '../../schemas/common.js';
+import { policy, policyRequest } from '../../schemas/roles.js';
+import { managementRoutesOf } from '../route-definition.js';
+
+const route = managementRoutesOf('policies');
+
+/** Policies (spec 4.4). */
+export const policiesRoutes = {
+  listPolicies: route({
+    operationId: 'listPolicies',
+    method: 'GET',
+    path: '/idp/policies',
+    summary: 'Policies that are not archived, oldest first',
+    permissions: ['DETAILED_PERMISSION.READ'],
+    request: {},
+    response: { status: 200, description: 'Policies', body: z.array(policy) },
+  }),
+  createPolicy: route({
+    operationId: 'createPolicy',
+    method: 'POST',
+    path: '/idp/policies',
+    summary: 'Create a policy (name unique among policies that are not archived, case-insensitively)',
+    permissions: ['DETAILED_PERMISSION.WRITE'],
+    request: { body: policyRequest },
+    response: { status: 204, description: 'Created' },
+    errors: [409],
+  }),
+  getPolicy: route({
+    operationId: 'getPolicy',
+    method: 'GET',
+    path: '/idp/policies/{id}',
+    summary: 'One policy',
+    permissions: ['DETAILED_PERMISSION.READ'],
+    request: { path: idPathParams },
+    response: { status: 200, description: 'The policy', body: policy },
+    errors: [404],
+  }),
+  renamePolicy: route({
+    operationId: 'renamePolicy',
+    method: 'PUT',
+    path: '/idp/policies/{id}',
+    summary: 'Rename a policy',
+    permissions: ['DETAILED_PERMISSION.WRITE'],
+    request: { path: idPathParams, body: policyRequest },
+    response: { status: 204, description: 'Renamed' },
+    errors: [404, 409],
+  }),
+  archivePolicy: route({
+    operationId: 'archivePolicy',
+    method: 'DELETE',
+    path: '/idp/policies/{id}',
+    summary: 'Archive the policy: no longer listed, readable or grantable, and it counts for nothing',
+    permissions: ['DETAILED_PERMISSION.WRITE'],
+    request: { path: idPathParams },
+    response: { status: 204, description: 'Archived' },
+    errors: [404],
+  }),
+} as const;

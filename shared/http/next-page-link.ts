@@ -1,0 +1,15 @@
+import { tokenSettings } from '../auth/token-service.js';
+
+/** `Link: <...>; rel="next"` for the page after `query.page` of the listing at `path`. */
+export const nextPageLink = (
+  path: string,
+  query: { page: number; pageSize: number; [flag: string]: number | boolean | undefined },
+) => {
+  const next = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    // Flags that are off are the defaults: left out.
+    if (value !== undefined && value !== false) next.set(name, String(value));
+  }
+  next.set('page', String(query.page + 1));
+  return { link: `<${tokenSettings().issuer}${path}?${next}>; rel="next"` };
+};
