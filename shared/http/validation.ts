@@ -19,9 +19,9 @@ const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown =>
 const fieldName = (location: Location, path: readonly PropertyKey[]): string =>
   [location, ...path.map(String)].join('.');
 
-/** One error detail per offending field, named `body.foo`, `query.pageSize`, `path.id`. */
-export const zodIssuesToDetails = (error: ZodError, location: Location, input?: unknown): ErrorDetail[] =>
-  error.issues.flatMap((issue): ErrorDetail[] => {
+/** One error detail per offending field (its first issue), named `body.foo`, `query.pageSize`, `path.id`. */
+export const zodIssuesToDetails = (error: ZodError, location: Location, input?: unknown): ErrorDetail[] => {
+  const details = error.issues.flatMap((issue): ErrorDetail[] => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((unknownKey) => ({
         message: 'Unrecognized key',
@@ -40,6 +40,10 @@ export const zodIssuesToDetails = (error: ZodError, location: Location, input?: 
       },
     ];
   });
+  return details.filter(
+    (detail, index) => details.findIndex((other) => other.field === detail.field) === index,
+  );
+};
 
 const EMPTY = z.strictObject({});
 

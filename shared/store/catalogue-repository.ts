@@ -103,7 +103,7 @@ export const requireCataloguePermissions = async (permissionIds: readonly string
       'Unknown permission ids',
       unknown.map(({ id, index }) => ({
         message: 'No permission with this id exists',
-        field: `${field}[${index}]`,
+        field: `${field}.${index}`,
         rejectedValue: id,
       })),
     );

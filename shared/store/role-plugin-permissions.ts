@@ -44,7 +44,7 @@ export const matchDefinitions = (
       `Plugin ${plugin.id} defines no such permission`,
       unknown.map(({ permission, index }) => ({
         message: 'No permission definition of the plugin has this module and actionName',
-        field: `${field}[${index}]`,
+        field: `${field}.${index}`,
         rejectedValue: permission,
       })),
     );

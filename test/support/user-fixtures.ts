@@ -11,6 +11,7 @@ import { db, tableName } from '../../shared/store/dynamo.js';
 import { type ItemKey, keys } from '../../shared/store/keys.js';
 import { archivePolicy, createPolicy } from '../../shared/store/policy-repository.js';
 import { archiveRole, createRole } from '../../shared/store/role-repository.js';
+import { createUserGroup } from '../../shared/store/user-group-repository.js';
 import { createTestClient, createTestOrganization } from './fixtures.js';
 import { OpenApiValidator } from './openapi-validator.js';
 import type { ApiResponse, TestService } from './test-service.js';
@@ -117,6 +118,7 @@ export const putTestPolicy = async (
   return policy.id;
 };
 
+/** A user group created by the groups module, with the given grants added to its sets. */
 export const putTestUserGroup = async (
   orgId: string,
   options: {
@@ -127,20 +129,30 @@ export const putTestUserGroup = async (
     policies?: string[];
   } = {},
 ): Promise<string> => {
-  const id = randomUUID();
-  const item: Record<string, unknown> = {
-    ...keys.userGroup(orgId, id),
-    id,
-    name: options.name ?? `Group ${id.slice(0, 8)}`,
+  const group = await createUserGroup({
+    organizationId: orgId,
+    name: options.name ?? `Group ${randomUUID().slice(0, 8)}`,
     status: options.status ?? 'ACTIVE',
-  };
+    createdBy: 'test',
+  });
   // DynamoDB stores no empty sets.
-  for (const field of ['roles', 'managedRoles', 'policies'] as const) {
-    const values = options[field];
-    if (values && values.length > 0) item[field] = new Set(values);
+  const grants = (['roles', 'managedRoles', 'policies'] as const).filter(
+    (field) => (options[field]?.length ?? 0) > 0,
+  );
+  if (grants.length > 0) {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.userGroup(orgId, group.id),
+        UpdateExpression: `SET ${grants.map((field) => `#${field} = :${field}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(grants.map((field) => [`#${field}`, field])),
+        ExpressionAttributeValues: Object.fromEntries(
+          grants.map((field) => [`:${field}`, new Set(options[field])]),
+        ),
+      }),
+    );
   }
-  await putItem(item);
-  return id;
+  return group.id;
 };
 
 const updateOrganization = (orgId: string, expression: string, values: Record<string, unknown>) =>
