@@ -48,7 +48,7 @@ const presentManagedRole = (role: ManagedRoleRecord) => ({
   id: role.id,
   createdAt: role.createdAt,
   updatedAt: role.updatedAt,
-  permissions: role.permissions,
+  permissions: [...role.permissions].sort(),
   pluginPermissions: Object.entries(role.pluginPermissions)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([pluginId, actions]) => ({
@@ -106,8 +106,8 @@ export const handler = groupHandler('roles', {
     return {};
   },
 
+  // Not checked against the catalogue: an id the catalogue dropped must still be removable.
   revokeRolePermissions: async ({ path, body }, { principal }) => {
-    await requireCataloguePermissions(body.permissionIds, 'body.permissionIds');
     await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'DELETE');
     return {};
   },

@@ -75,7 +75,12 @@ export const bootstrapLocal = async (
   const clientId = requested.clientId ?? String(pointer?.clientId ?? randomUUID());
   const existing = await getApiClient(clientId);
   const clientSecret = requested.clientSecret ?? existing?.clientSecret ?? newClientSecret();
-  if (!existing || existing.clientSecret !== clientSecret || existing.organizationId !== organizationId) {
+  if (
+    !existing ||
+    existing.clientSecret !== clientSecret ||
+    existing.organizationId !== organizationId ||
+    !existing.roles.includes(adminRoleId)
+  ) {
     const client: ApiClientRecord = {
       id: clientId,
       organizationId,

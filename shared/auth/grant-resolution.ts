@@ -1,21 +1,10 @@
-import {
-  type EffectiveAccess,
-  effectiveAccess,
-  type GrantedIds,
-  type RoleGrant,
-} from '../domain/effective-permissions.js';
+import { type EffectiveAccess, effectiveAccess, type GrantedIds } from '../domain/effective-permissions.js';
 import { batchGet } from '../store/batch.js';
 import { permissionDependencies } from '../store/catalogue-repository.js';
 import { type ItemKey, keys } from '../store/keys.js';
+import { roleGrantOf } from '../store/role-repository.js';
 
 const keyString = (key: ItemKey) => `${key.pk}|${key.sk}`;
-
-const toRoleGrant = (item: Record<string, unknown>): RoleGrant => ({
-  // Roles store a string set, managed roles a list.
-  permissions: [...((item.permissions as Iterable<string> | undefined) ?? [])],
-  pluginPermissions: (item.pluginPermissions as RoleGrant['pluginPermissions']) ?? {},
-  archived: item.archived === true,
-});
 
 /**
  * What the granted ids amount to. Reads every role, managed role and policy in one BatchGetItem
@@ -37,7 +26,7 @@ export const resolveAccess = async (orgId: string, ids: GrantedIds): Promise<Eff
     const item = found.get(keyString(entry.key));
     if (!item) continue;
     if (entry.kind === 'policy') resolved.policies.set(entry.id, { archived: item.archived === true });
-    else resolved[entry.kind === 'role' ? 'roles' : 'managedRoles'].set(entry.id, toRoleGrant(item));
+    else resolved[entry.kind === 'role' ? 'roles' : 'managedRoles'].set(entry.id, roleGrantOf(item));
   }
   return effectiveAccess(ids, resolved, dependencies);
 };

@@ -3,7 +3,7 @@ import { notFound } from '../http/errors.js';
 import { db, tableName } from './dynamo.js';
 import { keys } from './keys.js';
 import { LISTING_SORT_KEY } from './sequenced-listing.js';
-import { ConcurrentChange, type TransactItems, transactWrite } from './transactions.js';
+import { ConcurrentChange, IS_LIVE, type TransactItems, transactWrite } from './transactions.js';
 
 /**
  * Roles and policies are archived, never deleted. Archiving marks the item, takes it out of its
@@ -29,9 +29,9 @@ export const archive = async (
           TableName: tableName(),
           Key: target.key,
           UpdateExpression: 'SET archived = :true, updatedAt = :now REMOVE #listing',
-          ConditionExpression: 'attribute_exists(pk) AND archived <> :true',
+          ConditionExpression: IS_LIVE,
           ExpressionAttributeNames: { '#listing': LISTING_SORT_KEY },
-          ExpressionAttributeValues: { ':true': true, ':now': now },
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now },
         },
       },
       {

@@ -7,7 +7,11 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
     items.slice(index * size, index * size + size),
   );
 
-/** BatchGetItem in chunks of 100, retrying unprocessed keys; chunks run in parallel. */
+/**
+ * BatchGetItem in chunks of 100, retrying unprocessed keys; chunks run in parallel. Strongly
+ * consistent: these reads decide what a token grants and whether a write may proceed, so a
+ * change made a moment earlier must be seen.
+ */
 export const batchGet = async (itemKeys: readonly ItemKey[]): Promise<Record<string, unknown>[]> => {
   const results = await Promise.all(
     chunks(itemKeys, 100).map(async (chunk) => {
@@ -16,7 +20,7 @@ export const batchGet = async (itemKeys: readonly ItemKey[]): Promise<Record<str
       for (let attempt = 0; pending && pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
         const response: BatchGetCommandOutput = await db().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }),
+          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
         );
         items.push(...(response.Responses?.[tableName()] ?? []));
         pending = response.UnprocessedKeys?.[tableName()]?.Keys;

@@ -41,15 +41,27 @@ export const listAssignedPluginIds = async (orgId: string): Promise<string[]> =>
     String(item.pluginId),
   );
 
-/** The plugin's definition when the plugin is assigned to the organization (one BatchGet). */
-export const getAssignedPlugin = async (
+const findItem = (items: Record<string, unknown>[], key: { pk: string; sk: string }) =>
+  items.find((item) => item.pk === key.pk && item.sk === key.sk);
+
+/** The keys that tell whether a plugin is assigned and what it defines, to read with others. */
+export const assignedPluginKeys = (orgId: string, pluginId: string) => [
+  keys.pluginAssignment(orgId, pluginId),
+  keys.pluginDefinition(pluginId),
+];
+
+/** From items read with `assignedPluginKeys`: the definition, when the plugin is assigned. */
+export const assignedPluginIn = (
+  items: Record<string, unknown>[],
   orgId: string,
   pluginId: string,
-): Promise<PluginDefinition | undefined> => {
-  const assignment = keys.pluginAssignment(orgId, pluginId);
-  const definitionKey = keys.pluginDefinition(pluginId);
-  const items = await batchGet([assignment, definitionKey]);
-  const isAssigned = items.some((item) => item.pk === assignment.pk && item.sk === assignment.sk);
-  const definition = items.find((item) => item.pk === definitionKey.pk);
-  return isAssigned && definition ? (definition as unknown as PluginDefinition) : undefined;
+): PluginDefinition | undefined => {
+  const definition = findItem(items, keys.pluginDefinition(pluginId));
+  return findItem(items, keys.pluginAssignment(orgId, pluginId)) && definition
+    ? (definition as unknown as PluginDefinition)
+    : undefined;
 };
+
+/** The plugin's definition when the plugin is assigned to the organization (one BatchGet). */
+export const getAssignedPlugin = async (orgId: string, pluginId: string) =>
+  assignedPluginIn(await batchGet(assignedPluginKeys(orgId, pluginId)), orgId, pluginId);

@@ -6,7 +6,13 @@ import { db, tableName } from './dynamo.js';
 import { keys, TABLE_SCHEMA } from './keys.js';
 import { queryAll } from './query.js';
 import { LISTING_SORT_KEY } from './sequenced-listing.js';
-import { ConcurrentChange, retryOnConcurrentChange, transactWrite } from './transactions.js';
+import {
+  ConcurrentChange,
+  guardPut,
+  IS_LIVE,
+  retryOnConcurrentChange,
+  transactWrite,
+} from './transactions.js';
 
 export interface PolicyRecord {
   id: string;
@@ -20,13 +26,8 @@ export interface PolicyRecord {
 
 const duplicateName = () => conflict('A policy with this name already exists');
 
-const nameGuardPut = (orgId: string, name: string, policyId: string) => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...keys.policyNameGuard(orgId, name), policyId },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
+const nameGuardPut = (orgId: string, name: string, policyId: string) =>
+  guardPut(tableName(), keys.policyNameGuard(orgId, name), { policyId });
 
 /** Creates a policy and its name guard (unique among policies that are not archived: 409). */
 export const createPolicy = async (
@@ -94,13 +95,13 @@ export const renamePolicy = (orgId: string, policyId: string, name: string, now 
             Key: keys.policy(orgId, policyId),
             UpdateExpression: 'SET #name = :name, updatedAt = :now',
             // The name read above is still the name: nobody renamed or archived it since.
-            ConditionExpression: '#name = :previous AND archived <> :true',
+            ConditionExpression: `#name = :previous AND ${IS_LIVE}`,
             ExpressionAttributeNames: { '#name': 'name' },
             ExpressionAttributeValues: {
               ':name': name,
               ':previous': policy.name,
               ':now': now,
-              ':true': true,
+              ':false': false,
             },
           },
         },

@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../http/errors.js';
 import type { RolePluginPermission } from '../schemas/roles.js';
 import { batchGet } from './batch.js';
 import { keys } from './keys.js';
-import type { PluginDefinition } from './plugin-repository.js';
+import { assignedPluginIn, assignedPluginKeys, type PluginDefinition } from './plugin-repository.js';
 import { type PluginGrant, type RoleRecord, setRolePluginGrants, toRoleRecord } from './role-repository.js';
 import { retryOnConcurrentChange } from './transactions.js';
 
@@ -12,16 +12,12 @@ import { retryOnConcurrentChange } from './transactions.js';
  */
 export const rolePluginContext = async (orgId: string, roleId: string, pluginId: string) => {
   const roleKey = keys.role(orgId, roleId);
-  const assignmentKey = keys.pluginAssignment(orgId, pluginId);
-  const definitionKey = keys.pluginDefinition(pluginId);
-  const items = await batchGet([roleKey, assignmentKey, definitionKey]);
-  const find = (key: { pk: string; sk: string }) =>
-    items.find((item) => item.pk === key.pk && item.sk === key.sk);
-  const role = find(roleKey);
+  const items = await batchGet([roleKey, ...assignedPluginKeys(orgId, pluginId)]);
+  const role = items.find((item) => item.pk === roleKey.pk && item.sk === roleKey.sk);
   if (!role || role.archived === true) throw notFound('Role');
-  const definition = find(definitionKey);
-  if (!find(assignmentKey) || !definition) throw notFound('Plugin');
-  return { role: toRoleRecord(role), plugin: definition as unknown as PluginDefinition };
+  const plugin = assignedPluginIn(items, orgId, pluginId);
+  if (!plugin) throw notFound('Plugin');
+  return { role: toRoleRecord(role), plugin };
 };
 
 /** The definitions the request names; any that the plugin does not define is a 400. */

@@ -6,7 +6,13 @@ import { archive } from './archive.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { keys } from './keys.js';
 import { bucketCountDelta, LISTING_SORT_KEY, nextSequence, readPage } from './sequenced-listing.js';
-import { ConcurrentChange, retryOnConcurrentChange, transactWrite } from './transactions.js';
+import {
+  ConcurrentChange,
+  guardPut,
+  IS_LIVE,
+  retryOnConcurrentChange,
+  transactWrite,
+} from './transactions.js';
 
 /** A plugin permission a role holds: the definition's id, with what tokens and responses show. */
 export interface PluginGrant extends PluginAction {
@@ -33,11 +39,16 @@ export interface RoleRecord {
 const permissionSet = (permissions: readonly string[]) =>
   permissions.length > 0 ? { permissions: new Set(permissions) } : {};
 
-export const toRoleRecord = (item: Record<string, unknown>): RoleRecord => ({
-  ...(item as unknown as RoleRecord),
+/** What a role or managed role item grants (roles store a string set, managed roles a list). */
+export const roleGrantOf = (item: Record<string, unknown>) => ({
   permissions: [...((item.permissions as Iterable<string> | undefined) ?? [])].sort(),
   pluginPermissions: (item.pluginPermissions as RoleRecord['pluginPermissions'] | undefined) ?? {},
   archived: item.archived === true,
+});
+
+export const toRoleRecord = (item: Record<string, unknown>): RoleRecord => ({
+  ...(item as unknown as RoleRecord),
+  ...roleGrantOf(item),
   version: Number(item.version ?? 0),
 });
 
@@ -84,13 +95,7 @@ export const createRole = async (
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.roleNameGuard(role.organizationId, role.name), roleId: role.id },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      guardPut(tableName(), keys.roleNameGuard(role.organizationId, role.name), { roleId: role.id }),
       bucketCountDelta(role.organizationId, keys.roleListing, sequence, 1),
     ],
     (index) =>
@@ -119,8 +124,6 @@ export const requireRole = async (orgId: string, roleId: string): Promise<RoleRe
 /** `permissions` is a DynamoDB reserved word. */
 const PERMISSIONS_NAME = { '#permissions': 'permissions' };
 
-const LIVE_ROLE = 'attribute_exists(pk) AND archived <> :true';
-
 const updateLiveRole = async (
   orgId: string,
   roleId: string,
@@ -139,9 +142,9 @@ const updateLiveRole = async (
         TableName: tableName(),
         Key: keys.role(orgId, roleId),
         UpdateExpression: update.expression,
-        ConditionExpression: update.condition ?? LIVE_ROLE,
+        ConditionExpression: update.condition ?? IS_LIVE,
         ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
-        ExpressionAttributeValues: { ':true': true, ':now': now, ...update.values },
+        ExpressionAttributeValues: { ':false': false, ':now': now, ...update.values },
       }),
     );
   } catch (error) {
@@ -194,10 +197,11 @@ export const setRolePluginGrants = (role: RoleRecord, pluginId: string, grants: 
     role.id,
     {
       expression: 'SET pluginPermissions = :grants, updatedAt = :now, version = :next',
-      condition: `${LIVE_ROLE} AND version = :version`,
+      // Roles written before versions existed read as version 0.
+      condition: `${IS_LIVE} AND ${role.version === 0 ? 'attribute_not_exists(version)' : 'version = :version'}`,
       values: {
         ':grants': grants.length > 0 ? { ...remaining, [pluginId]: grants } : remaining,
-        ':version': role.version,
+        ...(role.version === 0 ? {} : { ':version': role.version }),
         ':next': role.version + 1,
       },
     },

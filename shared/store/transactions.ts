@@ -40,14 +40,26 @@ export const transactWrite = async (
   }
 };
 
+/** Condition: the item exists and is not archived (needs `:false` bound to false). */
+export const IS_LIVE = 'attribute_exists(pk) AND (attribute_not_exists(archived) OR archived = :false)';
+
 /** A transaction item that only checks that a grant target exists and is not archived. */
 export const liveTargetCheck = (tableName: string, key: { pk: string; sk: string }) => ({
   ConditionCheck: {
     TableName: tableName,
     Key: key,
-    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(archived) OR archived = :false)',
+    ConditionExpression: IS_LIVE,
     ExpressionAttributeValues: { ':false': false },
   },
+});
+
+/** A uniqueness guard: a Put that fails while the key is taken. */
+export const guardPut = (
+  tableName: string,
+  key: { pk: string; sk: string },
+  owner: Record<string, string>,
+) => ({
+  Put: { TableName: tableName, Item: { ...key, ...owner }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
 /** A version or state condition failed: someone changed the item between our read and write. */
