@@ -248,7 +248,13 @@ describe('POST /roles/{id}/permissions/assign and /revoke', () => {
     expect((await readRole(api, id)).permissions).toEqual(['USER.LIST']);
   });
 
-  it.each(['assign', 'revoke'] as const)(
+  it('revoke takes ids the catalogue does not have (it may have dropped them): 204, the others removed', async () => {
+    const id = await role(['USER.LIST', 'SSO.ADMIN']);
+    expect((await api.change(id, 'revoke', ['SSO.ADMIN', 'NOT.APERMISSION'])).status).toBe(204);
+    expect((await readRole(api, id)).permissions).toEqual(['USER.LIST']);
+  });
+
+  it.each(['assign'] as const)(
     '%s answers 400 for an unknown id, naming it, and changes nothing',
     async (action) => {
       const id = await role(['USER.LIST']);
