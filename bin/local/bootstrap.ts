@@ -1,12 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import { ApiError } from '../../shared/http/errors.js';
-import {
-  type ApiClientRecord,
-  getApiClient,
-  putApiClient,
-} from '../../shared/store/api-client-repository.js';
+import { createApiClient, getApiClient, updateApiClient } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
@@ -43,7 +39,41 @@ const refreshAdministratorRole = async (organizationId: string, roleId: string |
   return role.id;
 };
 
-export const newClientSecret = (): string => randomBytes(32).toString('base64url');
+/** The administrator client: created once, its secret and role set right on every start. */
+const ensureAdministratorClient = async (
+  organizationId: string,
+  adminRoleId: string,
+  clientId: string,
+  requestedSecret: string | undefined,
+): Promise<string> => {
+  const existing = await getApiClient(clientId);
+  if (!existing) {
+    const created = await createApiClient({
+      id: clientId,
+      ...(requestedSecret ? { clientSecret: requestedSecret } : {}),
+      organizationId,
+      name: 'Local administrator',
+      clientType: 'STANDARD',
+      roles: [adminRoleId],
+      policies: [],
+      createdBy: 'bootstrap',
+    });
+    return created.clientSecret;
+  }
+  if (existing.organizationId !== organizationId) {
+    throw new Error(`Client ${clientId} belongs to another organization; choose another IDP_ADMIN_CLIENT_ID`);
+  }
+  const secretChanged = requestedSecret !== undefined && requestedSecret !== existing.clientSecret;
+  if (secretChanged || !existing.roles.includes(adminRoleId)) {
+    await updateApiClient(
+      organizationId,
+      clientId,
+      { ...(secretChanged ? { clientSecret: requestedSecret } : {}), roles: [adminRoleId] },
+      'bootstrap',
+    );
+  }
+  return requestedSecret ?? existing.clientSecret;
+};
 
 /**
  * Seeds the system data and makes sure a default organization and an administrator API client
@@ -73,29 +103,12 @@ export const bootstrapLocal = async (
   );
 
   const clientId = requested.clientId ?? String(pointer?.clientId ?? randomUUID());
-  const existing = await getApiClient(clientId);
-  const clientSecret = requested.clientSecret ?? existing?.clientSecret ?? newClientSecret();
-  if (
-    !existing ||
-    existing.clientSecret !== clientSecret ||
-    existing.organizationId !== organizationId ||
-    !existing.roles.includes(adminRoleId)
-  ) {
-    const client: ApiClientRecord = {
-      id: clientId,
-      organizationId,
-      name: 'Local administrator',
-      clientSecret,
-      clientType: 'STANDARD',
-      roles: [adminRoleId],
-      policies: [],
-      createdBy: 'bootstrap',
-      createdDate: existing?.createdDate ?? now,
-      lastModifiedBy: 'bootstrap',
-      lastModifiedDate: now,
-    };
-    await putApiClient(client);
-  }
+  const clientSecret = await ensureAdministratorClient(
+    organizationId,
+    adminRoleId,
+    clientId,
+    requested.clientSecret,
+  );
   await db().send(
     new PutCommand({
       TableName: tableName(),

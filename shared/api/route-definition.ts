@@ -16,6 +16,7 @@ export const ENDPOINT_GROUPS = [
   'user-groups',
   'roles',
   'policies',
+  'clients',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -33,6 +34,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   'user-groups': 'read-write',
   roles: 'read-write',
   policies: 'read-write',
+  clients: 'read-write',
 };
 
 /**

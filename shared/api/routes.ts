@@ -1,5 +1,6 @@
 import type { RouteDefinition } from './route-definition.js';
 import { catalogueRoutes } from './routes/catalogue.js';
+import { clientsRoutes } from './routes/clients.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { organizationsRoutes } from './routes/organizations.js';
 import { policiesRoutes } from './routes/policies.js';
@@ -19,6 +20,7 @@ export const routes = {
   ...userGroupsRoutes,
   ...rolesRoutes,
   ...policiesRoutes,
+  ...clientsRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

@@ -22,20 +22,34 @@ const secretsMatch = (presented: string, stored: string): boolean =>
     createHash('sha256').update(stored).digest(),
   );
 
+/**
+ * Accepts the client's secret, or the one it had before its last rotation while that one's grace
+ * period lasts.
+ */
 export const authenticateClient = async (
   clientId: string,
   clientSecret: string,
+  now = Date.now(),
 ): Promise<ApiClientRecord> => {
   const client = await getApiClient(clientId);
-  // Compare even when the client is unknown, so timing does not reveal which ids exist.
-  const matches = secretsMatch(clientSecret, client?.clientSecret ?? '');
-  if (!client || !matches) throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+  // Compare both even when the client is unknown, so timing does not reveal which ids exist.
+  const current = secretsMatch(clientSecret, client?.clientSecret ?? '');
+  const inGrace = (client?.previousSecretExpiresAt ?? 0) > now;
+  const previous = secretsMatch(clientSecret, client?.previousSecret ?? '') && inGrace;
+  if (!client || !(current || previous)) {
+    throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+  }
   return client;
 };
 
 /** Client credentials grant: authenticate, compute the client's permissions, sign. */
-export const issueClientToken = async (clientId: string, clientSecret: string, requestedScope?: string) => {
-  const client = await authenticateClient(clientId, clientSecret);
+export const issueClientToken = async (
+  clientId: string,
+  clientSecret: string,
+  requestedScope?: string,
+  now = Date.now(),
+) => {
+  const client = await authenticateClient(clientId, clientSecret, now);
   const access = await resolveAccess(
     client.organizationId,
     // Policies apply to RESTRICTED clients only (spec section 2).

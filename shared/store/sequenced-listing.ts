@@ -15,7 +15,7 @@ export const LISTING_SORT_KEY = TABLE_SCHEMA.localIndexes[0].sortKey;
 /** Takes the next number of a per-organization counter on the organization item (1, 2, ...). */
 export const nextSequence = async (
   orgId: string,
-  counter: 'groupSequence' | 'roleSequence',
+  counter: 'groupSequence' | 'roleSequence' | 'clientSequence',
 ): Promise<number> => {
   try {
     const { Attributes } = await db().send(
@@ -57,12 +57,34 @@ export interface Page {
  * One page of a listing. Page 0 is one Query; a later page first reads the bucket counts (small
  * items, one Query) to find where it starts, then reads from that bucket on. Strongly consistent.
  */
+/**
+ * Where a listing's entries are: by default the organization's partition of `lsi1` (strongly
+ * consistent); items kept in their own partitions (API clients) list through `gsi1` instead,
+ * which DynamoDB keeps eventually consistent.
+ */
+export interface ListingIndex {
+  name: string;
+  partitionAttribute: string;
+  partitionValue: string;
+  sortAttribute: string;
+  consistent: boolean;
+}
+
+const organizationListing = (orgId: string): ListingIndex => ({
+  name: TABLE_SCHEMA.localIndexes[0].name,
+  partitionAttribute: TABLE_SCHEMA.partitionKey,
+  partitionValue: keys.organizationPartition(orgId),
+  sortAttribute: LISTING_SORT_KEY,
+  consistent: true,
+});
+
 export const readPage = async (
   orgId: string,
   listing: string,
   page: number,
   pageSize: number,
   projection: readonly string[] = [],
+  index: ListingIndex = organizationListing(orgId),
 ): Promise<Page> => {
   let consumedCapacity = 0;
   let start = { fromSequence: 0, skip: 0 };
@@ -96,22 +118,23 @@ export const readPage = async (
     const result = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: TABLE_SCHEMA.localIndexes[0].name,
-        KeyConditionExpression: 'pk = :pk AND #sk BETWEEN :from AND :to',
+        IndexName: index.name,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
         ExpressionAttributeNames: {
-          '#sk': LISTING_SORT_KEY,
+          '#pk': index.partitionAttribute,
+          '#sk': index.sortAttribute,
           ...Object.fromEntries(projection.map((attribute, index) => [`#p${index}`, attribute])),
         },
         ...(projection.length > 0
           ? { ProjectionExpression: projection.map((_attribute, index) => `#p${index}`).join(', ') }
           : {}),
         ExpressionAttributeValues: {
-          ':pk': keys.organizationPartition(orgId),
+          ':pk': index.partitionValue,
           ':from': keys.listingEntry(listing, start.fromSequence),
           ':to': keys.listingEnd(listing),
         },
         Limit: wanted - items.length,
-        ConsistentRead: true,
+        ConsistentRead: index.consistent,
         ExclusiveStartKey: startKey,
         ReturnConsumedCapacity: 'TOTAL',
       }),

@@ -3,7 +3,7 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { logger } from '../../shared/http/logger.js';
-import { getApiClient, putApiClient } from '../../shared/store/api-client-repository.js';
+import { updateApiClient } from '../../shared/store/api-client-repository.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { createTestClient, createTestOrganization } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -290,8 +290,7 @@ describe('Idempotency-Key', () => {
     const first = await service.call('POST', '/idp/services/by-ids', request);
     expect(first.body).toEqual([{ id: clientId, name: 'before' }]);
 
-    const client = await getApiClient(clientId);
-    await putApiClient({ ...(client as NonNullable<typeof client>), name: 'after' });
+    await updateApiClient(service.organizationId, clientId, { name: 'after' }, 'test');
     const replay = await service.call('POST', '/idp/services/by-ids', request);
     expect(replay.body).toEqual([{ id: clientId, name: 'before' }]);
     const withoutKey = await service.call('POST', '/idp/services/by-ids', {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getApiClient, putApiClient } from '../../shared/store/api-client-repository.js';
+import { updateApiClient } from '../../shared/store/api-client-repository.js';
 import { createTestClient, createTestOrganization } from '../support/fixtures.js';
 import { type ApiResponse, startTestService, type TestService } from '../support/test-service.js';
 import {
@@ -385,9 +385,7 @@ describe('DELETE /idp/policies/{id}', () => {
     const restricted = await createTestClient(service.organizationId, [], { clientType: 'RESTRICTED' });
     const standard = await createTestClient(service.organizationId, []);
     for (const { clientId } of [restricted, standard]) {
-      const client = await getApiClient(clientId);
-      if (!client) throw new Error(`client ${clientId} missing`);
-      await putApiClient({ ...client, policies: both });
+      await updateApiClient(service.organizationId, clientId, { policies: both }, 'test');
     }
 
     const userPolicies = async (id: string) =>

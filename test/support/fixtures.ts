@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PermissionId } from '../../shared/domain/permission-catalogue.js';
-import { putApiClient } from '../../shared/store/api-client-repository.js';
+import { createApiClient } from '../../shared/store/api-client-repository.js';
 import { createOrganization, type Organization } from '../../shared/store/organization-repository.js';
 import { createRole } from '../../shared/store/role-repository.js';
 import { UNLIMITED } from './test-service.js';
@@ -36,20 +36,14 @@ export const createTestClient = async (
     permissions,
     createdBy: 'test',
   });
-  const clientId = randomUUID();
-  const clientSecret = randomUUID();
-  await putApiClient({
-    id: clientId,
+  const client = await createApiClient({
     organizationId,
-    name: options.name ?? `client-${clientId.slice(0, 8)}`,
-    clientSecret,
+    name: options.name ?? `client-${randomUUID().slice(0, 8)}`,
     clientType: options.clientType ?? 'STANDARD',
     roles: [roleId],
     policies: [],
     createdBy: 'test',
-    createdDate: now,
-    lastModifiedBy: 'test',
-    lastModifiedDate: now,
   });
+  const { id: clientId, clientSecret } = client;
   return { clientId, clientSecret, roleId };
 };

@@ -1,0 +1,86 @@
+import { tokenSettings } from '../shared/auth/token-service.js';
+import { badRequest } from '../shared/http/errors.js';
+import { groupHandler } from '../shared/http/group-handler.js';
+import { nextPageLink } from '../shared/http/next-page-link.js';
+import {
+  type ApiClientRecord,
+  createApiClient,
+  deleteApiClient,
+  listApiClients,
+  rotateClientSecret,
+} from '../shared/store/api-client-repository.js';
+import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
+
+/** How long a rotated-out secret keeps working. */
+const secretGraceMillis = () => Number(process.env.IDP_CLIENT_SECRET_GRACE_SECONDS ?? 24 * 3600) * 1000;
+
+/** APIClientV2; archived roles and policies are not shown, policies only for RESTRICTED clients. */
+const presentClient = (client: ApiClientRecord, archived: ArchivedIds = NO_ARCHIVED_IDS) => ({
+  id: client.id,
+  clientSecret: client.clientSecret,
+  name: client.name,
+  roles: visibleIds(new Set(client.roles), archived.roles),
+  clientType: client.clientType,
+  policies: client.clientType === 'RESTRICTED' ? visibleIds(new Set(client.policies), archived.policies) : [],
+  organizationId: client.organizationId,
+  createdBy: client.createdBy,
+  createdDate: client.createdDate,
+  lastModifiedBy: client.lastModifiedBy,
+  lastModifiedDate: client.lastModifiedDate,
+});
+
+/** API clients (spec 4.5 and, beyond it, registration, rotation, deletion). */
+export const handler = groupHandler('clients', {
+  listApiClients: async ({ query }, { principal }) => {
+    const [{ clients, hasMore }, archived] = await Promise.all([
+      listApiClients(principal.organizationId, query.page, query.pageSize),
+      archivedIds(principal.organizationId),
+    ]);
+    return {
+      body: clients.map((client) => presentClient(client, archived)),
+      ...(hasMore ? { headers: nextPageLink('/idp/clients', query) } : {}),
+    };
+  },
+
+  listApiClientNames: async ({ query }, { principal }) => {
+    const { clients, hasMore } = await listApiClients(principal.organizationId, query.page, query.pageSize);
+    return {
+      body: clients.map((client) => ({ id: client.id, name: client.name })),
+      ...(hasMore ? { headers: nextPageLink('/idp/clients/name', query) } : {}),
+    };
+  },
+
+  createApiClient: async ({ body }, { principal }) => {
+    if (body.clientType === 'STANDARD' && body.policies.length > 0) {
+      throw badRequest('Only a RESTRICTED client carries policies', [
+        {
+          message: 'Must be empty for a STANDARD client',
+          field: 'body.policies',
+          rejectedValue: body.policies,
+        },
+      ]);
+    }
+    const client = await createApiClient({
+      organizationId: principal.organizationId,
+      ...body,
+      createdBy: principal.id,
+    });
+    return {
+      body: presentClient(client),
+      headers: { location: `${tokenSettings().issuer}/idp/clients/${client.id}` },
+    };
+  },
+
+  rotateApiClientSecret: async ({ path }, { principal }) => {
+    const [client, archived] = await Promise.all([
+      rotateClientSecret(principal.organizationId, path.id, principal.id, secretGraceMillis()),
+      archivedIds(principal.organizationId),
+    ]);
+    return { body: presentClient(client, archived) };
+  },
+
+  deleteApiClient: async ({ path }, { principal }) => {
+    await deleteApiClient(principal.organizationId, path.id, principal.id);
+    return {};
+  },
+});

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { apiClient, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
+import { idPathParams, pagingQuery } from '../../schemas/common.js';
+import { managementRoutesOf } from '../route-definition.js';
+
+const route = managementRoutesOf('clients');
+const page = (description: string, body: z.ZodType) => ({
+  status: 200,
+  description: `${description}; Link rel="next" while more exist`,
+  body: z.array(body),
+});
+
+/** API clients (spec 4.5; registration, rotation and deletion beyond it). */
+export const clientsRoutes = {
+  listApiClients: route({
+    operationId: 'listApiClients',
+    method: 'GET',
+    path: '/idp/clients',
+    summary: "The organization's API clients, oldest first, with their secrets",
+    permissions: ['API_CLIENTS.READ'],
+    request: { query: pagingQuery },
+    response: page('One page of clients', apiClient),
+  }),
+  listApiClientNames: route({
+    operationId: 'listApiClientNames',
+    method: 'GET',
+    path: '/idp/clients/name',
+    summary: "Ids and names of the organization's API clients, oldest first",
+    permissions: [],
+    request: { query: pagingQuery },
+    response: page('One page of names', apiClientName),
+  }),
+  createApiClient: route({
+    operationId: 'createApiClient',
+    method: 'POST',
+    path: '/idp/clients',
+    summary: 'Register an API client; the answer carries its secret',
+    permissions: ['API_CLIENTS.WRITE'],
+    request: { body: createApiClientRequest },
+    response: { status: 201, description: 'Registered; Location names it', body: apiClient },
+    extension: true,
+  }),
+  rotateApiClientSecret: route({
+    operationId: 'rotateApiClientSecret',
+    method: 'POST',
+    path: '/idp/clients/{id}/rotateSecret',
+    summary: 'Issue a new secret; the previous one keeps working for a grace period (24 h by default)',
+    permissions: ['API_CLIENTS.WRITE'],
+    request: { path: idPathParams },
+    response: { status: 200, description: 'The client with its new secret', body: apiClient },
+    errors: [404],
+    extension: true,
+  }),
+  deleteApiClient: route({
+    operationId: 'deleteApiClient',
+    method: 'DELETE',
+    path: '/idp/clients/{id}',
+    summary: 'Delete an API client: no more tokens at once; tokens it holds are refused within 30 s',
+    permissions: ['API_CLIENTS.WRITE'],
+    request: { path: idPathParams },
+    response: { status: 204, description: 'Deleted' },
+    errors: [404],
+    extension: true,
+  }),
+} as const;

@@ -1,0 +1,69 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../bin/local/table.js';
+import { authenticateClient, OAuthError } from '../../shared/auth/client-credentials.js';
+import { deleteApiClient, rotateClientSecret } from '../../shared/store/api-client-repository.js';
+import { createTestClient, createTestOrganization } from '../support/fixtures.js';
+import { useIsolatedDatabase } from '../support/isolated-database.js';
+
+beforeAll(async () => {
+  useIsolatedDatabase();
+  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
+});
+
+const HOUR = 3600_000;
+
+/** Answers whether the secret authenticates the client at time `now` (a clock the test sets). */
+const accepted = async (clientId: string, secret: string, now: number) => {
+  try {
+    await authenticateClient(clientId, secret, now);
+    return true;
+  } catch (error) {
+    if (error instanceof OAuthError && error.error === 'invalid_client') return false;
+    throw error;
+  }
+};
+
+describe('client secret rotation', () => {
+  it('keeps the previous secret during the grace period, then only the new one works', async () => {
+    const org = (await createTestOrganization()).id;
+    const { clientId, clientSecret: first } = await createTestClient(org, []);
+    const rotatedAt = Date.now();
+    const { clientSecret: second } = await rotateClientSecret(org, clientId, 'test', 24 * HOUR, rotatedAt);
+    expect(second).not.toBe(first);
+
+    expect(await accepted(clientId, first, rotatedAt + 1)).toBe(true);
+    expect(await accepted(clientId, first, rotatedAt + 24 * HOUR - 1)).toBe(true);
+    expect(await accepted(clientId, first, rotatedAt + 24 * HOUR)).toBe(false);
+    expect(await accepted(clientId, second, rotatedAt + 24 * HOUR)).toBe(true);
+    expect(await accepted(clientId, 'wrong', rotatedAt + 1)).toBe(false);
+
+    // A second rotation ends the first secret's grace at once: only one previous secret is kept.
+    const { clientSecret: third } = await rotateClientSecret(
+      org,
+      clientId,
+      'test',
+      24 * HOUR,
+      rotatedAt + HOUR,
+    );
+    expect(await accepted(clientId, first, rotatedAt + HOUR + 1)).toBe(false);
+    expect(await accepted(clientId, second, rotatedAt + HOUR + 1)).toBe(true);
+    expect(await accepted(clientId, third, rotatedAt + HOUR + 1)).toBe(true);
+  });
+
+  it('a deleted client authenticates with no secret at all', async () => {
+    const org = (await createTestOrganization()).id;
+    const { clientId, clientSecret } = await createTestClient(org, []);
+    const { clientSecret: next } = await rotateClientSecret(org, clientId, 'test', HOUR);
+    await deleteApiClient(org, clientId, 'test');
+    expect(await accepted(clientId, clientSecret, Date.now())).toBe(false);
+    expect(await accepted(clientId, next, Date.now())).toBe(false);
+  });
+
+  it('another organization cannot rotate or delete the client (404)', async () => {
+    const [org, other] = await Promise.all([createTestOrganization(), createTestOrganization()]);
+    const { clientId } = await createTestClient(org.id, []);
+    await expect(rotateClientSecret(other.id, clientId, 'test', HOUR)).rejects.toMatchObject({ status: 404 });
+    await expect(deleteApiClient(other.id, clientId, 'test')).rejects.toMatchObject({ status: 404 });
+  });
+});
