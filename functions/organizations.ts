@@ -1,6 +1,6 @@
 import { notFound } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
-
+import { hasAcceptedLatest, latestAgreement, recordConsent } from '../shared/store/consent-repository.js';
 import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
 import { serviceNames } from '../shared/store/service-directory.js';
 
@@ -19,6 +19,16 @@ export const handler = groupHandler('organizations', {
     const organization = await getOrganization(principal.organizationId);
     return { body: organization ? [presentOrganization(organization)] : [] };
   },
+
+  getLatestAgreement: async () => ({ body: (await latestAgreement()) ?? null }),
+
+  getConsentStatus: async (_input, { principal }) => ({
+    body: { accepted: await hasAcceptedLatest(principal.organizationId, principal.id) },
+  }),
+
+  recordConsent: async ({ path }, { principal }) => ({
+    body: await recordConsent(principal.organizationId, principal.id, path.agreementId),
+  }),
 
   resolveServicesByIds: async ({ body }, { principal }) => {
     const names = await serviceNames(principal.organizationId, body.ids);

@@ -29,7 +29,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   oauth: 'read',
   openapi: 'none',
   permissions: 'read',
-  organizations: 'read',
+  organizations: 'read-write',
   users: 'read-write',
   'user-groups': 'read-write',
   roles: 'read-write',

@@ -41,6 +41,10 @@ export const keys = {
   /** Which organization and admin client `npm start` created, so a restart reuses them. */
   localBootstrap: () => key('SYSTEM#BOOTSTRAP', 'LOCAL'),
 
+  // Agreements (global, published by operators): one item each, and a copy of the latest.
+  agreement: (agreementId: string) => key('SYSTEM#AGREEMENTS', `AGREEMENT#${agreementId}`),
+  latestAgreement: () => key('SYSTEM#AGREEMENTS', 'LATEST'),
+
   // Organizations.
   organization: (orgId: string) => key(`ORG#${orgId}`, 'ORG'),
   organizationDirectory: { gsi1pk: 'ORGS' },
@@ -90,6 +94,10 @@ export const keys = {
   /** Membership, listed per group: `begins_with(sk, GROUPMEMBER#<groupId>#)`. */
   groupMember: (orgId: string, groupId: string, userId: string) =>
     key(`ORG#${orgId}`, `GROUPMEMBER#${groupId}#${userId}`),
+
+  // Consents: one per principal and agreement.
+  consent: (orgId: string, principalId: string, agreementId: string) =>
+    key(`ORG#${orgId}`, `CONSENT#${principalId}#${agreementId}`),
 
   // Transactional outbox: messages written with the change that causes them.
   outboxMessage: (orgId: string, createdAt: number, messageId: string) =>
