@@ -72,9 +72,7 @@ describe('agreements and consent', () => {
     });
     expect(byUser.body.userId).toBe(userId);
     const noPermissions = await clientToken(service, service.organizationId, []);
-    const clientId = JSON.parse(
-      Buffer.from(noPermissions.split('.')[1] as string, 'base64url').toString(),
-    ).sub;
+    const clientId = decodeJwt(noPermissions).sub;
     const byClient = await service.call<Record<string, string>>('POST', `/idp/consent/${latest.id}`, {
       token: noPermissions,
     });
