@@ -1,0 +1,457 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import { createTestClient, createTestOrganization } from '../support/fixtures.js';
+import { type ApiResponse, startTestService, type TestService } from '../support/test-service.js';
+import {
+  type ApiError,
+  errorFields,
+  nextLink,
+  permissionsWithout,
+  putTestPolicy,
+  putTestRole,
+} from '../support/user-fixtures.js';
+import { callerWith } from '../support/user-group-fixtures.js';
+
+/** POST/GET /clients, GET /clients/name, rotateSecret and DELETE /clients/{id}. */
+
+/** The APIClientV2 shape (spec section 2). */
+interface ApiClient {
+  id: string;
+  clientSecret: string;
+  name: string;
+  roles: string[];
+  clientType: 'STANDARD' | 'RESTRICTED';
+  policies: string[];
+  organizationId: string;
+  createdBy: string;
+  createdDate: number;
+  lastModifiedBy: string;
+  lastModifiedDate: number;
+}
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.close());
+
+/** A new organization and its admin client (known role id and secret, so its list entry is exact). */
+const newOrganization = async () => {
+  const orgId = (await createTestOrganization()).id;
+  const admin = await createTestClient(orgId, ALL_PERMISSION_IDS, { name: 'admin' });
+  return { orgId, admin, token: await service.token(admin.clientId, admin.clientSecret) };
+};
+
+/** The admin client as GET /clients shows it (createTestClient writes createdBy 'test'). */
+const adminEntry = (org: Awaited<ReturnType<typeof newOrganization>>) => ({
+  id: org.admin.clientId,
+  clientSecret: org.admin.clientSecret,
+  name: 'admin',
+  roles: [org.admin.roleId],
+  clientType: 'STANDARD',
+  policies: [],
+  organizationId: org.orgId,
+  createdBy: 'test',
+  createdDate: expect.any(Number),
+  lastModifiedBy: 'test',
+  lastModifiedDate: expect.any(Number),
+});
+
+const create = (token: string, body: unknown) =>
+  service.call<ApiClient & ApiError>('POST', '/idp/clients', { token, body });
+const list = (token: string, query = '') =>
+  service.call<ApiClient[] & ApiError>('GET', `/idp/clients${query}`, { token });
+const names = (token: string, query = '') =>
+  service.call<{ id: string; name: string }[] & ApiError>('GET', `/idp/clients/name${query}`, { token });
+const rotate = (token: string, id: string) =>
+  service.call<ApiClient & ApiError>('POST', `/idp/clients/${id}/rotateSecret`, { token });
+const remove = (token: string, id: string) =>
+  service.call<ApiError>('DELETE', `/idp/clients/${id}`, { token });
+
+/** Registers a client; fails the test unless the answer is 201. */
+const newClient = async (token: string, body: Record<string, unknown>): Promise<ApiClient> => {
+  const response = await create(token, { clientType: 'STANDARD', ...body });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+};
+
+/** The token endpoint answers RFC 6749 errors, not the API error shape. */
+const expectInvalidClient = async (clientId: string, clientSecret: string) => {
+  const response = await fetch(`${service.baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  expect(response.status).toBe(401);
+  expect(await response.json()).toMatchObject({ error: 'invalid_client' });
+};
+
+const expectStatus = (response: ApiResponse<ApiError>, status: number, error: string, message?: string) => {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(response.body).toMatchObject({ status, error, ...(message ? { message } : {}) });
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('POST /clients', () => {
+  it('answers 201 with the client and its secret, a Location, and credentials that obtain a token', async () => {
+    const org = await newOrganization();
+    const role = await putTestRole(org.orgId, { permissions: ['USER.LIST', 'ROLES.UPDATE'] });
+    const before = Date.now();
+    const response = await create(org.token, {
+      name: '  Billing export ',
+      clientType: 'STANDARD',
+      roles: [role.id],
+    });
+    const after = Date.now();
+    expect(response.status).toBe(201);
+    const client = response.body;
+    expect(client).toEqual({
+      id: client.id,
+      clientSecret: client.clientSecret,
+      name: 'Billing export',
+      roles: [role.id],
+      clientType: 'STANDARD',
+      policies: [],
+      organizationId: org.orgId,
+      createdBy: org.admin.clientId,
+      createdDate: client.createdDate,
+      lastModifiedBy: org.admin.clientId,
+      lastModifiedDate: client.createdDate,
+    });
+    expect(client.clientSecret.length).toBeGreaterThanOrEqual(32);
+    expect(client.createdDate).toBeGreaterThanOrEqual(before);
+    expect(client.createdDate).toBeLessThanOrEqual(after);
+    expect(response.headers.get('location')).toBe(`${service.baseUrl}/idp/clients/${client.id}`);
+
+    const claims = decodeJwt(await service.token(client.id, client.clientSecret));
+    expect(claims).toMatchObject({
+      sub: client.id,
+      org: org.orgId,
+      principal_type: 'client',
+      user_type: 'STANDARD',
+    });
+    expect([...(claims.permissions as string[])].sort()).toEqual([
+      'PERMISSIONS.LIST',
+      'ROLES.DETAILS',
+      'ROLES.LIST',
+      'ROLES.UPDATE',
+      'USER.LIST',
+    ]);
+    expect(claims.policies).toEqual([]);
+  });
+
+  it('shows the policies of a RESTRICTED client and puts them in its token', async () => {
+    const org = await newOrganization();
+    const [p1, p2] = [await putTestPolicy(org.orgId), await putTestPolicy(org.orgId)];
+    const client = await newClient(org.token, {
+      name: 'Restricted',
+      clientType: 'RESTRICTED',
+      policies: [p1, p2, p1],
+    });
+    expect(client.clientType).toBe('RESTRICTED');
+    expect(client.roles).toEqual([]);
+    expect(client.policies).toEqual([p1, p2].sort());
+    const claims = decodeJwt(await service.token(client.id, client.clientSecret));
+    expect(claims.user_type).toBe('RESTRICTED');
+    expect(claims.permissions).toEqual([]);
+    expect([...(claims.policies as string[])].sort()).toEqual([p1, p2].sort());
+  });
+
+  it('refuses policies on a STANDARD client with 400 naming body.policies, and registers nothing', async () => {
+    const org = await newOrganization();
+    const policy = await putTestPolicy(org.orgId);
+    const response = await create(org.token, { name: 'Std', clientType: 'STANDARD', policies: [policy] });
+    expectStatus(response, 400, 'Bad Request', 'Only a RESTRICTED client carries policies');
+    expect(response.body.errorDetails).toEqual([
+      { message: 'Must be empty for a STANDARD client', field: 'body.policies', rejectedValue: [policy] },
+    ]);
+    expect((await names(org.token)).body).toEqual([{ id: org.admin.clientId, name: 'admin' }]);
+  });
+
+  it('refuses unknown, archived and foreign roles and policies with 400 naming each, and registers nothing', async () => {
+    const org = await newOrganization();
+    const other = await createTestOrganization();
+    const cases: [string, 'roles' | 'policies', string][] = [
+      ['unknown role', 'roles', 'no-such-role'],
+      ['archived role', 'roles', (await putTestRole(org.orgId, { archived: true })).id],
+      ['foreign role', 'roles', (await putTestRole(other.id)).id],
+      ['unknown policy', 'policies', 'no-such-policy'],
+      ['archived policy', 'policies', await putTestPolicy(org.orgId, { archived: true })],
+      ['foreign policy', 'policies', await putTestPolicy(other.id)],
+    ];
+    for (const [label, list, rejected] of cases) {
+      const field = `body.${list}`;
+      const grants = { [list]: [rejected] };
+      const response = await create(org.token, { name: label, clientType: 'RESTRICTED', ...grants });
+      expect(response.status, label).toBe(400);
+      expect(response.body.message, label).toBe(field === 'body.roles' ? 'Unknown role' : 'Unknown policy');
+      expect(response.body.errorDetails, label).toEqual([
+        { message: 'Not a live one of this organization', field, rejectedValue: rejected },
+      ]);
+    }
+    expect((await names(org.token)).body).toEqual([{ id: org.admin.clientId, name: 'admin' }]);
+  });
+
+  it.each([
+    ['a missing name', { clientType: 'STANDARD' }, 'body.name'],
+    ['a blank name', { name: '   ', clientType: 'STANDARD' }, 'body.name'],
+    ['a missing clientType', { name: 'x' }, 'body.clientType'],
+    ['an unknown clientType', { name: 'x', clientType: 'ADMIN' }, 'body.clientType'],
+    ['roles not an array', { name: 'x', clientType: 'STANDARD', roles: 'r1' }, 'body.roles'],
+    ['an unknown property', { name: 'x', clientType: 'STANDARD', secret: 's' }, 'body.secret'],
+  ])('answers 400 for %s', async (_label, body, field) => {
+    const org = await newOrganization();
+    const response = await create(org.token, body);
+    expectStatus(response, 400, 'Bad Request');
+    expect(errorFields(response)).toEqual([field]);
+    expect((await names(org.token)).body).toHaveLength(1);
+  });
+
+  it('answers 403 without API_CLIENTS.WRITE', async () => {
+    const org = await newOrganization();
+    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.WRITE'));
+    expectStatus(await create(caller.token, { name: 'x', clientType: 'STANDARD' }), 403, 'Forbidden');
+    expect((await names(org.token)).body.map((entry) => entry.id)).toEqual([
+      org.admin.clientId,
+      caller.principalId,
+    ]);
+  });
+});
+
+describe('GET /clients', () => {
+  it('pages in creation order with Link rel="next" only while more exist', async () => {
+    const org = await newOrganization();
+    const created = [];
+    for (const name of ['one', 'two', 'three']) created.push(await newClient(org.token, { name }));
+    const all = [adminEntry(org), ...created];
+
+    const full = await list(org.token);
+    expect(full.status).toBe(200);
+    expect(full.body).toEqual(all);
+    expect(full.headers.get('link')).toBeNull();
+
+    const first = await list(org.token, '?page=0&pageSize=2');
+    expect(first.body).toEqual(all.slice(0, 2));
+    expect(nextLink(first.headers)).toBe('/idp/clients?page=1&pageSize=2');
+    const second = await list(org.token, nextLink(first.headers)?.replace('/idp/clients', ''));
+    expect(second.body).toEqual(all.slice(2, 4));
+    expect(second.headers.get('link')).toBeNull();
+    const third = await list(org.token, '?page=1&pageSize=3');
+    expect(third.body).toEqual(all.slice(3));
+    expect(third.headers.get('link')).toBeNull();
+    expect((await list(org.token, '?page=2&pageSize=2')).body).toEqual([]);
+  });
+
+  it.each([
+    ['?pageSize=0', 'query.pageSize'],
+    ['?pageSize=1001', 'query.pageSize'],
+    ['?page=-1', 'query.page'],
+    ['?page=one', 'query.page'],
+  ])('answers 400 for %s', async (query, field) => {
+    const org = await newOrganization();
+    for (const response of [await list(org.token, query), await names(org.token, query)]) {
+      expectStatus(response, 400, 'Bad Request');
+      expect(errorFields(response)).toEqual([field]);
+    }
+  });
+
+  it('hides archived roles and policies of a client', async () => {
+    const org = await newOrganization();
+    const [r1, r2] = [await putTestRole(org.orgId), await putTestRole(org.orgId)];
+    const [p1, p2] = [await putTestPolicy(org.orgId), await putTestPolicy(org.orgId)];
+    const client = await newClient(org.token, {
+      name: 'grants',
+      clientType: 'RESTRICTED',
+      roles: [r1.id, r2.id],
+      policies: [p1, p2],
+    });
+    expect((await service.call('DELETE', `/idp/roles/${r1.id}`, { token: org.token })).status).toBe(204);
+    expect((await service.call('DELETE', `/idp/policies/${p2}`, { token: org.token })).status).toBe(204);
+    const listed = (await list(org.token)).body.find((entry) => entry.id === client.id);
+    expect(listed).toEqual({ ...client, roles: [r2.id], policies: [p1] });
+  });
+
+  it("answers 403 without API_CLIENTS.READ, and never lists another organization's clients", async () => {
+    const org = await newOrganization();
+    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.READ'));
+    expectStatus(await list(caller.token), 403, 'Forbidden');
+
+    const mainToken = await service.token();
+    const mainIds = (await list(mainToken)).body.map((entry) => entry.id);
+    const mainNames = (await names(mainToken)).body.map((entry) => entry.id);
+    expect(mainIds).toContain(service.clientId);
+    for (const id of [org.admin.clientId, caller.principalId]) {
+      expect(mainIds).not.toContain(id);
+      expect(mainNames).not.toContain(id);
+    }
+    expect((await list(org.token)).body.map((entry) => entry.id)).toEqual([
+      org.admin.clientId,
+      caller.principalId,
+    ]);
+  });
+});
+
+describe('GET /clients/name', () => {
+  it('needs no permission and pages {id, name} entries with Link', async () => {
+    const org = await newOrganization();
+    const bare = await createTestClient(org.orgId, [], { name: 'bare' });
+    const token = await service.token(bare.clientId, bare.clientSecret);
+    expect(decodeJwt(token).permissions).toEqual([]);
+    const named = await newClient(org.token, { name: 'named' });
+    const all = [
+      { id: org.admin.clientId, name: 'admin' },
+      { id: bare.clientId, name: 'bare' },
+      { id: named.id, name: 'named' },
+    ];
+
+    const full = await names(token);
+    expect(full.status).toBe(200);
+    expect(full.body).toEqual(all);
+    expect(full.headers.get('link')).toBeNull();
+    const first = await names(token, '?pageSize=2');
+    expect(first.body).toEqual(all.slice(0, 2));
+    expect(nextLink(first.headers)).toBe('/idp/clients/name?page=1&pageSize=2');
+    const second = await service.call<unknown[]>('GET', nextLink(first.headers) as string, { token });
+    expect(second.body).toEqual(all.slice(2));
+    expect(second.headers.get('link')).toBeNull();
+  });
+});
+
+describe('POST /clients/{id}/rotateSecret', () => {
+  it('answers 200 with a new secret; old and new secrets both obtain tokens during the grace period', async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'rotating' });
+    const caller = await callerWith(service, org.orgId, ['API_CLIENTS.WRITE']);
+    const before = Date.now();
+    const response = await rotate(caller.token, client.id);
+    expect(response.status).toBe(200);
+    const rotated = response.body;
+    expect(rotated.clientSecret).not.toBe(client.clientSecret);
+    expect(rotated).toEqual({
+      ...client,
+      clientSecret: rotated.clientSecret,
+      lastModifiedBy: caller.principalId,
+      lastModifiedDate: rotated.lastModifiedDate,
+    });
+    expect(rotated.lastModifiedDate).toBeGreaterThanOrEqual(before);
+    expect(decodeJwt(await service.token(client.id, rotated.clientSecret)).sub).toBe(client.id);
+    expect(decodeJwt(await service.token(client.id, client.clientSecret)).sub).toBe(client.id);
+    expect((await list(org.token)).body.find((entry) => entry.id === client.id)).toEqual(rotated);
+  });
+
+  it("answers 404 for an unknown, a deleted and another organization's client", async () => {
+    const org = await newOrganization();
+    const other = await newOrganization();
+    const deleted = await newClient(org.token, { name: 'gone' });
+    expect((await remove(org.token, deleted.id)).status).toBe(204);
+    for (const id of ['no-such-client', deleted.id, other.admin.clientId]) {
+      expectStatus(await rotate(org.token, id), 404, 'Not Found', 'API client not found');
+    }
+    await service.token(other.admin.clientId, other.admin.clientSecret);
+  });
+
+  it('answers 403 without API_CLIENTS.WRITE and leaves the secret alone', async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'kept' });
+    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.WRITE'));
+    expectStatus(await rotate(caller.token, client.id), 403, 'Forbidden');
+    expect((await list(org.token)).body.find((entry) => entry.id === client.id)).toEqual(client);
+  });
+});
+
+describe('DELETE /clients/{id}', () => {
+  it('answers 204; the credentials stop working and the client leaves lists and name resolution', async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'doomed' });
+    const rotated = (await rotate(org.token, client.id)).body;
+    const resolve = () =>
+      service.call<{ id: string; name?: string }[]>('POST', '/idp/services/by-ids', {
+        token: org.token,
+        body: { ids: [client.id] },
+      });
+    expect((await resolve()).body).toEqual([{ id: client.id, name: 'doomed' }]);
+
+    const response = await remove(org.token, client.id);
+    expect(response.status).toBe(204);
+    expect(response.body).toBeUndefined();
+    await expectInvalidClient(client.id, rotated.clientSecret);
+    await expectInvalidClient(client.id, client.clientSecret);
+    expectStatus(await remove(org.token, client.id), 404, 'Not Found', 'API client not found');
+    expect((await list(org.token)).body).toEqual([adminEntry(org)]);
+    expect((await names(org.token)).body).toEqual([{ id: org.admin.clientId, name: 'admin' }]);
+    const resolved = await resolve();
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toEqual([{ id: client.id }]);
+  });
+
+  it('leaves no gap in the pages where a deleted client was', async () => {
+    const org = await newOrganization();
+    const created = [];
+    for (const name of ['a', 'b', 'c', 'd']) created.push(await newClient(org.token, { name }));
+    for (const gone of [created[1], created[2]])
+      expect((await remove(org.token, gone?.id as string)).status).toBe(204);
+    const pages = [];
+    for (const page of [0, 1, 2]) pages.push(await names(org.token, `?page=${page}&pageSize=1`));
+    expect(pages.map((page) => page.body.map((entry) => entry.id))).toEqual([
+      [org.admin.clientId],
+      [created[0]?.id],
+      [created[3]?.id],
+    ]);
+    expect(pages.map((page) => nextLink(page.headers))).toEqual([
+      '/idp/clients/name?page=1&pageSize=1',
+      '/idp/clients/name?page=2&pageSize=1',
+      undefined,
+    ]);
+  });
+
+  it("answers 404 for an unknown or another organization's client, which keeps working", async () => {
+    const org = await newOrganization();
+    const other = await newOrganization();
+    for (const id of ['no-such-client', other.admin.clientId]) {
+      expectStatus(await remove(org.token, id), 404, 'Not Found', 'API client not found');
+    }
+    expect((await list(await service.token(other.admin.clientId, other.admin.clientSecret))).status).toBe(
+      200,
+    );
+  });
+
+  it('answers 403 without API_CLIENTS.WRITE and deletes nothing', async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'kept' });
+    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.WRITE'));
+    expectStatus(await remove(caller.token, client.id), 403, 'Forbidden');
+    expect(decodeJwt(await service.token(client.id, client.clientSecret)).sub).toBe(client.id);
+  });
+
+  it('refuses (401) a token issued before the deletion once the principal-status cache expires', async () => {
+    const previous = process.env.IDP_PRINCIPAL_CACHE_SECONDS;
+    // The service runs in this process and reads the cache time on every request.
+    process.env.IDP_PRINCIPAL_CACHE_SECONDS = '1';
+    try {
+      const org = await newOrganization();
+      const client = await newClient(org.token, { name: 'holder', roles: [org.admin.roleId] });
+      const held = await service.token(client.id, client.clientSecret);
+      expect((await names(held)).status).toBe(200);
+      expect((await remove(org.token, client.id)).status).toBe(204);
+      await sleep(1100);
+      for (const response of [
+        await names(held),
+        await list(held),
+        await create(held, { name: 'x', clientType: 'STANDARD' }),
+      ]) {
+        expectStatus(response, 401, 'Unauthorized', 'The principal of this token is no longer active');
+      }
+      expect((await names(org.token)).body.map((entry) => entry.name)).toEqual(['admin']);
+    } finally {
+      if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
+      else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
+    }
+  });
+});
