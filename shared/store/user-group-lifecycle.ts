@@ -36,7 +36,11 @@ const inChunks = async (ids: readonly string[], work: (chunk: string[]) => Promi
     chunks.push(ids.slice(index, index + MEMBERS_PER_TRANSACTION));
   }
   for (let index = 0; index < chunks.length; index += PARALLEL_TRANSACTIONS) {
-    await Promise.all(chunks.slice(index, index + PARALLEL_TRANSACTIONS).map(work));
+    // Let every transaction of the round finish before reporting a failure, so that an undo that
+    // follows sees all that was written (none still in flight).
+    const results = await Promise.allSettled(chunks.slice(index, index + PARALLEL_TRANSACTIONS).map(work));
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 };
 
