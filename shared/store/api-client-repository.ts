@@ -188,7 +188,7 @@ export const updateApiClient = (
 ): Promise<ApiClientRecord> => {
   const fields = Object.entries(changes).filter(([, value]) => value !== undefined);
   return updateLiveClient(orgId, clientId, {
-    expression: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')} REMOVE previousSecret, previousSecretExpiresAt`,
+    expression: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
     names: Object.fromEntries(fields.map(([field]) => [`#${field}`, field])),
     values: {
       ...Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])),
