@@ -29,7 +29,6 @@ export const createTestClient = async (
   permissions: readonly PermissionId[],
   options: { clientType?: 'STANDARD' | 'RESTRICTED'; name?: string } = {},
 ): Promise<{ clientId: string; clientSecret: string; roleId: string }> => {
-  const now = Date.now();
   const { id: roleId } = await createRole({
     organizationId,
     name: `role-${randomUUID().slice(0, 8)}`,

@@ -62,9 +62,6 @@ export const errorFields = (response: ApiResponse<unknown>) =>
 export const getItem = async (key: ItemKey): Promise<Record<string, unknown> | undefined> =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
-const putItem = (item: Record<string, unknown>) =>
-  db().send(new PutCommand({ TableName: tableName(), Item: item }));
-
 /**
  * A role written by the roles module itself; `pluginPermissions` (pluginId -> action names) is
  * stored as grants of definitions named after their actions, without a plugin definition.
