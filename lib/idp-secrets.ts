@@ -2,6 +2,7 @@ import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { SSO_SECRET_FOLDER } from '../shared/auth/secret-store.js';
 import type { IdpFunction } from './idp-function.js';
 
 export interface IdpSecretsProps {
@@ -54,29 +55,25 @@ export class IdpSecrets extends Construct {
   }
 
   /**
-   * For the SSO providers function: it creates, reads, updates and deletes `<prefix>sso/<clientId>`
-   * secrets at runtime, so their names are known only by prefix.
+   * For the SSO providers function: it replaces `<prefix>sso/<clientId>` secret values (creating
+   * one the operator's CLI has not), named at runtime and so known only by prefix. It never reads
+   * them: nothing in this service hands a secret back.
    */
   grantSsoClientSecrets(fn: IdpFunction): void {
     const ssoSecrets = Stack.of(this).formatArn({
       service: 'secretsmanager',
       resource: 'secret',
-      resourceName: `${this.prefix}sso/*`,
+      resourceName: `${this.prefix}${SSO_SECRET_FOLDER}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
     fn.lambda.addToRolePolicy(
       new PolicyStatement({
-        actions: [
-          'secretsmanager:CreateSecret',
-          'secretsmanager:GetSecretValue',
-          'secretsmanager:PutSecretValue',
-          'secretsmanager:DeleteSecret',
-        ],
+        actions: ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue'],
         resources: [ssoSecrets],
       }),
     );
     Validations.of(fn.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}sso/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}${SSO_SECRET_FOLDER}*]`,
       reason:
         'SSO client secrets are created at runtime, one per provider, so they can only be named by their ' +
         'prefix; the wildcard is confined to the sso/ folder of this service.',

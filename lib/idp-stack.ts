@@ -66,6 +66,7 @@ export class IdpStack extends Stack {
       ENDPOINT_GROUPS.map((group) => [group, this.endpointFunction(group, environment)]),
     ) as Record<EndpointGroup, IdpFunction>;
     this.secrets.grantSigningKeys(this.functions.oauth);
+    this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.pictures = new PictureBucket(this, 'Pictures');
     this.pictures.grantPictureAccess(this.functions.users);
 

@@ -35,7 +35,9 @@ const errorResponse = (status: number) => ({
 const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
   const isManagement = route.kind === 'management';
   const errors = [...(isManagement ? COMMON_MANAGEMENT_ERRORS : []), ...(route.errors ?? [])];
-  if (isManagement && route.method !== 'GET') errors.push(409, 422);
+  if (isManagement && route.method !== 'GET') {
+    errors.push(409, ...(route.idempotentByNature ? [] : [422]));
+  }
   if (route.request.body) errors.push(413, 415);
   return {
     operationId: route.operationId,

@@ -17,6 +17,7 @@ export const ENDPOINT_GROUPS = [
   'roles',
   'policies',
   'clients',
+  'sso',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -35,6 +36,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   roles: 'read-write',
   policies: 'read-write',
   clients: 'read-write',
+  sso: 'read-write',
 };
 
 /**
@@ -76,6 +78,11 @@ export interface RouteDefinition {
   };
   /** Error statuses this operation documents beyond the ones every management route has. */
   readonly errors?: readonly number[];
+  /**
+   * Repeating the request gives the same result by itself (uploads, setting a secret): no
+   * `Idempotency-Key` records, which would keep (a hash of) the request body.
+   */
+  readonly idempotentByNature?: boolean;
   /** Not in the specification; documented with `x-idp-extension`. */
   readonly extension?: boolean;
 }

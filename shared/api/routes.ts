@@ -5,6 +5,7 @@ import { oauthRoutes } from './routes/oauth.js';
 import { organizationsRoutes } from './routes/organizations.js';
 import { policiesRoutes } from './routes/policies.js';
 import { rolesRoutes } from './routes/roles.js';
+import { ssoRoutes } from './routes/sso.js';
 import { userGroupsRoutes } from './routes/user-groups.js';
 import { usersRoutes } from './routes/users.js';
 
@@ -21,6 +22,7 @@ export const routes = {
   ...rolesRoutes,
   ...policiesRoutes,
   ...clientsRoutes,
+  ...ssoRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

@@ -27,3 +27,6 @@ export const secretStore = async (): Promise<SecretStore> => {
   }
   return configured;
 };
+
+/** SSO client secrets are named `sso/<clientId>`; the stack grants the SSO function this folder only. */
+export const SSO_SECRET_FOLDER = 'sso/';

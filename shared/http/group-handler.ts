@@ -64,9 +64,7 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
   if (route.request.multipartFile) chain.use(multipartFile(route));
   // The token endpoint reads its own form and answers RFC 6749 errors; it takes no query.
   if (route.kind !== 'oauth') chain.use(validateRequest(route) as middy.MiddlewareObj);
-  // Uploads are idempotent by nature (the same bytes give the same picture), and hashing a 5 MiB
-  // parsed body for the key would cost more than the upload itself.
-  if (route.kind === 'management' && route.method !== 'GET' && !route.request.multipartFile) {
+  if (route.kind === 'management' && route.method !== 'GET' && !route.idempotentByNature) {
     chain.use(idempotency());
   }
   return chain.handler(async (event, context) => {

@@ -99,6 +99,14 @@ export const keys = {
   consent: (orgId: string, principalId: string, agreementId: string) =>
     key(`ORG#${orgId}`, `CONSENT#${principalId}#${agreementId}`),
 
+  // SSO providers (operator-configured): one item per provider, listed across organizations, and
+  // one binding per organization it serves, listed in that organization's partition. The client
+  // secret itself lives in the secret store, never here.
+  ssoProvider: (clientId: string) => key(`SSO#${clientId}`, 'PROVIDER'),
+  ssoProviderDirectory: { gsi1pk: 'SSO_PROVIDERS' },
+  ssoProviderBindingPrefix: 'SSOPROVIDER#',
+  ssoProviderBinding: (orgId: string, clientId: string) => key(`ORG#${orgId}`, `SSOPROVIDER#${clientId}`),
+
   // Transactional outbox: messages written with the change that causes them.
   outboxMessage: (orgId: string, createdAt: number, messageId: string) =>
     key(`OUTBOX#${orgId}`, creationSortValue(createdAt, messageId)),

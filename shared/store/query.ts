@@ -1,5 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './dynamo.js';
+import { TABLE_SCHEMA } from './keys.js';
 
 /** Every item a Query matches, following LastEvaluatedKey. Only for small, bounded sets. */
 export const queryAll = async (
@@ -22,4 +23,16 @@ export const queryPartition = (pk: string, skPrefix?: string, options: { consist
     KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
     ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
     ...(options.consistent ? { ConsistentRead: true } : {}),
+  });
+
+const [directoryIndex] = TABLE_SCHEMA.indexes;
+
+/** Every item of a small cross-partition directory (operators' listings), in `gsi1sk` order.
+ * Reads the global index, so it is eventually consistent. */
+export const queryDirectory = (directory: { gsi1pk: string }) =>
+  queryAll({
+    IndexName: directoryIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': directoryIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': directory.gsi1pk },
   });

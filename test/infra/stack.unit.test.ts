@@ -306,6 +306,24 @@ describe('least privilege per function', () => {
     expect(referencing).toHaveLength(1);
   });
 
+  it('only the sso function can write SSO client secrets, under <prefix>sso/ only, and reads none', () => {
+    const ssoSecretActionsOf = (fn: IdpFunction) =>
+      statementsOf(fn)
+        .filter((statement) => JSON.stringify(statement.Resource).includes(':secret:idp/sso/*'))
+        .flatMap((statement) => statement.Action)
+        .sort();
+    expect(ssoSecretActionsOf(stack.functions.sso)).toEqual([
+      'secretsmanager:CreateSecret',
+      'secretsmanager:PutSecretValue',
+    ]);
+    const others = ENDPOINT_GROUPS.filter((group) => group !== 'sso').map((group) => stack.functions[group]);
+    for (const fn of [...others, stack.systemData.handler]) expect(ssoSecretActionsOf(fn)).toEqual([]);
+    const secretActions = statementsOf(stack.functions.sso)
+      .flatMap((statement) => statement.Action)
+      .filter((action) => action.startsWith('secretsmanager:'));
+    expect(secretActions).not.toContain('secretsmanager:GetSecretValue');
+  });
+
   it('every function logs to its own log group with a retention', () => {
     for (const fn of [...Object.values(stack.functions), stack.systemData.handler]) {
       const properties = resources[logicalIdOf(fn.lambda)]?.Properties;

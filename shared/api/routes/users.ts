@@ -82,6 +82,8 @@ export const usersRoutes = {
     request: { path: userPath, multipartFile: { field: 'files', maxBytes: MAX_PICTURE_BYTES } },
     response: noContent('Stored; User.picture is its URL'),
     errors: [404, 413, 415],
+    // The same bytes give the same picture; hashing 5 MiB for a key would cost more than the upload.
+    idempotentByNature: true,
   }),
   getUserPicture: route({
     operationId: 'getUserPicture',

@@ -1,0 +1,14 @@
+import { groupHandler } from '../shared/http/group-handler.js';
+import { listSsoProviders, updateSsoProviderSecret } from '../shared/store/sso-provider-repository.js';
+
+/** SSO providers (spec 4.5). Secrets go to the secret store only: never the table, a response or a log. */
+export const handler = groupHandler('sso', {
+  listSsoProviders: async (_input, { principal }) => ({
+    body: await listSsoProviders(principal.organizationId),
+  }),
+
+  updateSsoProvider: async ({ path, body }, { principal }) => {
+    await updateSsoProviderSecret(principal.organizationId, path.clientId, body, principal.id);
+    return {};
+  },
+});

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
+import { managementRoutesOf } from '../route-definition.js';
+
+const route = managementRoutesOf('sso');
+
+/** SSO provider configurations (spec 4.5): operators bind them, customers keep the secret current. */
+export const ssoRoutes = {
+  listSsoProviders: route({
+    operationId: 'listSsoProviders',
+    method: 'GET',
+    path: '/idp/sso-providers',
+    summary: "The SSO providers serving the caller's organization (never their secrets)",
+    permissions: ['SSO.ADMIN'],
+    request: {},
+    response: { status: 200, description: 'The providers, by client id', body: z.array(ssoProvider) },
+  }),
+  updateSsoProvider: route({
+    operationId: 'updateSsoProvider',
+    method: 'POST',
+    path: '/idp/sso-providers/{clientId}',
+    summary:
+      'Replace the client secret of an SSO provider, for every organization it serves; the expiration hint when given',
+    permissions: ['SSO.ADMIN'],
+    request: { path: ssoProviderPath, body: updateSsoProviderRequest },
+    response: { status: 204, description: 'Stored' },
+    errors: [404],
+    // Setting the same secret twice is harmless, and an idempotency record would keep a hash of it.
+    idempotentByNature: true,
+  }),
+} as const;

@@ -1,0 +1,181 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import { logger } from '../../shared/http/logger.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import {
+  type ApiError,
+  clientToken,
+  errorFields,
+  type ForeignOrganization,
+  foreignOrganization,
+  permissionsWithout,
+} from '../support/user-fixtures.js';
+
+/** SSO providers over HTTP, with the local secret store the service itself writes to. */
+let service: TestService;
+let token: string;
+let foreign: ForeignOrganization;
+let secrets: FileSecretStore;
+
+const HINT = 1_900_000_000_000;
+
+beforeAll(async () => {
+  service = await startTestService();
+  token = await service.token();
+  foreign = await foreignOrganization(service);
+  secrets = new FileSecretStore(join(process.env.IDP_DATA_DIR as string, 'secrets'));
+  await Promise.all([
+    configureSsoProvider(
+      {
+        clientId: 'shared-idp',
+        organizationIds: [service.organizationId, foreign.orgId],
+        clientSecret: 'initial-secret',
+        clientSecretExpirationDate: HINT,
+      },
+      'operator',
+    ),
+    configureSsoProvider(
+      { clientId: 'own-idp', organizationIds: [service.organizationId], clientSecret: 'own-secret' },
+      'operator',
+    ),
+    configureSsoProvider(
+      { clientId: 'foreign-idp', organizationIds: [foreign.orgId], clientSecret: 'foreign-secret' },
+      'operator',
+    ),
+  ]);
+});
+afterAll(() => service?.close());
+
+const list = async (caller: string) =>
+  (
+    await service.call<{ clientId: string; clientSecretExpirationDate: number }[]>(
+      'GET',
+      '/idp/sso-providers',
+      {
+        token: caller,
+      },
+    )
+  ).body;
+
+const update = (clientId: string, body: unknown, caller = token) =>
+  service.call<ApiError | undefined>('POST', `/idp/sso-providers/${clientId}`, { token: caller, body });
+
+describe('GET /sso-providers', () => {
+  it("lists the providers serving the caller's organization, a shared one in each, never a secret", async () => {
+    const ours = await list(token);
+    expect(ours).toEqual([
+      { clientId: 'own-idp', clientSecretExpirationDate: 0 },
+      { clientId: 'shared-idp', clientSecretExpirationDate: HINT },
+    ]);
+    expect(await list(foreign.token)).toEqual([
+      { clientId: 'foreign-idp', clientSecretExpirationDate: 0 },
+      { clientId: 'shared-idp', clientSecretExpirationDate: HINT },
+    ]);
+  });
+
+  it('an organization without providers gets an empty list', async () => {
+    const lonely = await foreignOrganization(service);
+    expect(await list(lonely.token)).toEqual([]);
+  });
+
+  it('403 without SSO.ADMIN', async () => {
+    const withoutSso = await clientToken(service, service.organizationId, permissionsWithout('SSO.ADMIN'));
+    const response = await service.call('GET', '/idp/sso-providers', { token: withoutSso });
+    expect(response.status).toBe(403);
+  });
+});
+
+describe('POST /sso-providers/{clientId}', () => {
+  it('stores the secret in the secret store for every organization; the hint changes for all', async () => {
+    const response = await update('shared-idp', {
+      clientSecret: 'rotated-secret',
+      clientSecretExpirationDate: HINT + 1,
+    });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeUndefined();
+    expect(await secrets.get('sso/shared-idp')).toBe('rotated-secret');
+    for (const caller of [token, foreign.token]) {
+      expect((await list(caller)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
+        HINT + 1,
+      );
+    }
+  });
+
+  it('keeps the previous hint when the date is omitted', async () => {
+    expect((await update('shared-idp', { clientSecret: 'without-date' })).status).toBe(204);
+    expect(await secrets.get('sso/shared-idp')).toBe('without-date');
+    expect((await list(token)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
+      HINT + 1,
+    );
+  });
+
+  it("404 for a provider of another organization or none, and the other's secret is untouched", async () => {
+    for (const clientId of ['foreign-idp', 'no-such-idp']) {
+      const response = await update(clientId, { clientSecret: 'hijack', clientSecretExpirationDate: 1 });
+      expect([response.status, response.body?.message]).toEqual([404, 'SSO provider not found']);
+    }
+    expect(await secrets.get('sso/foreign-idp')).toBe('foreign-secret');
+    expect(await secrets.get('sso/no-such-idp')).toBeUndefined();
+  });
+
+  it('400 for an empty or blank secret and a non-numeric date, never echoing the secret', async () => {
+    const cases: [unknown, string][] = [
+      [{ clientSecret: '', clientSecretExpirationDate: HINT }, 'body.clientSecret'],
+      [{ clientSecret: '   ', clientSecretExpirationDate: HINT }, 'body.clientSecret'],
+      [{ clientSecretExpirationDate: HINT }, 'body.clientSecret'],
+      [{ clientSecret: 'fine', clientSecretExpirationDate: '2030-01-01' }, 'body.clientSecretExpirationDate'],
+      [
+        { clientSecret: 'fine', clientSecretExpirationDate: '1900000000000' },
+        'body.clientSecretExpirationDate',
+      ],
+      [{ clientSecret: 'fine', clientSecretExpirationDate: -1 }, 'body.clientSecretExpirationDate'],
+      [{ clientSecret: 'fine', unexpected: true }, 'body.unexpected'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await update('own-idp', body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(errorFields(response)).toEqual([field]);
+    }
+    const numericSecret = await update('own-idp', { clientSecret: 424242, clientSecretExpirationDate: 1 });
+    expect(numericSecret.status).toBe(400);
+    expect(JSON.stringify(numericSecret.body)).not.toContain('424242');
+    expect(await secrets.get('sso/own-idp')).toBe('own-secret');
+  });
+
+  it('400 for a client id that cannot name a provider', async () => {
+    const response = await update('bad:id', { clientSecret: 'x' });
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['path.clientId']);
+  });
+
+  it('403 without SSO.ADMIN', async () => {
+    const withoutSso = await clientToken(service, service.organizationId, permissionsWithout('SSO.ADMIN'));
+    expect((await update('own-idp', { clientSecret: 'nope' }, withoutSso)).status).toBe(403);
+    expect(await secrets.get('sso/own-idp')).toBe('own-secret');
+  });
+
+  it('never writes the secret to the logs, even at DEBUG', async () => {
+    const written: string[] = [];
+    const capture = (chunk: unknown) => {
+      written.push(String(chunk));
+      return true;
+    };
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    logger.setLogLevel('DEBUG');
+    try {
+      const admin = await clientToken(service, service.organizationId, ALL_PERMISSION_IDS);
+      expect((await update('own-idp', { clientSecret: 'do-not-log-me' }, admin)).status).toBe(204);
+      expect((await update('own-idp', { clientSecret: 'do-not-log-me', extra: 1 }, admin)).status).toBe(400);
+    } finally {
+      logger.setLogLevel('WARN');
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    expect(written.join('')).toContain('/idp/sso-providers/{clientId}');
+    expect(written.join('')).not.toContain('do-not-log-me');
+  });
+});

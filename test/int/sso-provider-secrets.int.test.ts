@@ -1,0 +1,183 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../bin/local/table.js';
+import { ApiError } from '../../shared/http/errors.js';
+import { keys } from '../../shared/store/keys.js';
+import { queryPartition } from '../../shared/store/query.js';
+import {
+  configureSsoProvider,
+  getSsoProvider,
+  listSsoProviders,
+  updateSsoProviderSecret,
+} from '../../shared/store/sso-provider-repository.js';
+import { createTestOrganization } from '../support/fixtures.js';
+import { useIsolatedDatabase } from '../support/isolated-database.js';
+
+/** The SSO provider path with the deployed secret adapter: Secrets Manager mocked, DynamoDB Local. */
+const secretsManager = mockClient(SecretsManagerClient);
+const named = (name: string) => Object.assign(new Error(name), { name });
+
+let orgA: string;
+let orgB: string;
+let orgC: string;
+
+beforeAll(async () => {
+  useIsolatedDatabase();
+  Object.assign(process.env, { IDP_SECRET_STORE: 'aws', IDP_SECRET_PREFIX: 'idp/' });
+  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
+  [orgA, orgB, orgC] = (await Promise.all([1, 2, 3].map(() => createTestOrganization()))).map(
+    (org) => org.id,
+  ) as [string, string, string];
+});
+
+beforeEach(() => {
+  secretsManager.reset();
+  secretsManager.on(CreateSecretCommand).resolves({});
+  secretsManager.on(PutSecretValueCommand).resolves({});
+});
+
+const secretWrites = () =>
+  [
+    ...secretsManager.commandCalls(CreateSecretCommand).map((call) => ({
+      command: 'CreateSecret',
+      name: call.args[0].input.Name,
+      value: call.args[0].input.SecretString,
+    })),
+    ...secretsManager.commandCalls(PutSecretValueCommand).map((call) => ({
+      command: 'PutSecretValue',
+      name: call.args[0].input.SecretId,
+      value: call.args[0].input.SecretString,
+    })),
+  ] as const;
+
+/** Everything the table holds about the provider and its organizations. */
+const tableItems = async (clientId: string) =>
+  JSON.stringify(
+    await Promise.all([
+      queryPartition(keys.ssoProvider(clientId).pk, undefined, { consistent: true }),
+      ...[orgA, orgB, orgC].map((org) => queryPartition(keys.organizationPartition(org))),
+    ]),
+    (_key, value) => (value instanceof Set ? [...value] : value),
+  );
+
+const statusOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 200,
+    (error) => (error instanceof ApiError ? error.status : Promise.reject(error)),
+  );
+
+describe('SSO provider secrets in Secrets Manager', () => {
+  it('creates one secret per provider, then updates it in place; the table never holds it', async () => {
+    secretsManager.on(PutSecretValueCommand).rejectsOnce(named('ResourceNotFoundException')).resolves({});
+    await configureSsoProvider(
+      {
+        clientId: 'acme.sso',
+        organizationIds: [orgA, orgB],
+        clientSecret: 'first-s3cret',
+        clientSecretExpirationDate: 1_900_000_000_000,
+      },
+      'operator',
+    );
+    await updateSsoProviderSecret(orgB, 'acme.sso', { clientSecret: 'second-s3cret' }, 'admin-of-b');
+
+    expect(secretWrites()).toEqual([
+      { command: 'CreateSecret', name: 'idp/sso/acme.sso', value: 'first-s3cret' },
+      { command: 'PutSecretValue', name: 'idp/sso/acme.sso', value: 'first-s3cret' },
+      { command: 'PutSecretValue', name: 'idp/sso/acme.sso', value: 'second-s3cret' },
+    ]);
+    // Nothing reads a secret back.
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(0);
+    const stored = await tableItems('acme.sso');
+    expect(stored).toContain('acme.sso');
+    expect(stored).not.toContain('s3cret');
+
+    // One configuration: both organizations see the kept hint.
+    for (const org of [orgA, orgB]) {
+      expect(await listSsoProviders(org)).toEqual([
+        { clientId: 'acme.sso', clientSecretExpirationDate: 1_900_000_000_000 },
+      ]);
+    }
+    expect(await listSsoProviders(orgC)).toEqual([]);
+  });
+
+  it('404 for an organization the provider does not serve, before any secret is written', async () => {
+    await configureSsoProvider(
+      { clientId: 'only-a', organizationIds: [orgA], clientSecret: 'x' },
+      'operator',
+    );
+    secretsManager.resetHistory();
+    expect(await statusOf(updateSsoProviderSecret(orgC, 'only-a', { clientSecret: 'y' }, 'intruder'))).toBe(
+      404,
+    );
+    expect(await statusOf(updateSsoProviderSecret(orgA, 'no-such', { clientSecret: 'y' }, 'admin'))).toBe(
+      404,
+    );
+    expect(secretWrites()).toEqual([]);
+  });
+
+  it('a Secrets Manager failure leaves the table as it was', async () => {
+    await configureSsoProvider(
+      { clientId: 'failing', organizationIds: [orgA], clientSecret: 'x', clientSecretExpirationDate: 5 },
+      'operator',
+    );
+    const before = await getSsoProvider('failing');
+    secretsManager.on(PutSecretValueCommand).rejects(named('AccessDeniedException'));
+    await expect(
+      updateSsoProviderSecret(orgA, 'failing', { clientSecret: 'y', clientSecretExpirationDate: 9 }, 'admin'),
+    ).rejects.toThrow('AccessDeniedException');
+    expect(await getSsoProvider('failing')).toEqual(before);
+  });
+
+  it('rebinding moves the listing entries; concurrent updates all land', async () => {
+    await configureSsoProvider(
+      { clientId: 'moving', organizationIds: [orgA, orgB], clientSecret: 'x' },
+      'operator',
+    );
+    const rebound = await configureSsoProvider(
+      { clientId: 'moving', organizationIds: [orgC, orgB] },
+      'operator',
+    );
+    expect(rebound.organizationIds).toEqual([orgB, orgC].sort());
+    expect((await listSsoProviders(orgA)).map((provider) => provider.clientId)).not.toContain('moving');
+    expect((await listSsoProviders(orgC)).map((provider) => provider.clientId)).toContain('moving');
+
+    const before = (await getSsoProvider('moving'))?.version ?? 0;
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((hint) =>
+        updateSsoProviderSecret(
+          orgC,
+          'moving',
+          { clientSecret: `s${hint}`, clientSecretExpirationDate: hint },
+          'admin',
+        ),
+      ),
+    );
+    const after = await getSsoProvider('moving');
+    expect(after?.version).toBe(before + 5);
+    // Every binding carries the hint the provider ended with.
+    for (const org of [orgB, orgC]) {
+      const listed = (await listSsoProviders(org)).find((provider) => provider.clientId === 'moving');
+      expect(listed?.clientSecretExpirationDate).toBe(after?.clientSecretExpirationDate);
+    }
+  });
+
+  it('refuses unknown organizations and a new provider without a secret', async () => {
+    await expect(
+      configureSsoProvider(
+        { clientId: 'p', organizationIds: ['no-such-org'], clientSecret: 'x' },
+        'operator',
+      ),
+    ).rejects.toThrow('No organization with id no-such-org');
+    await expect(
+      configureSsoProvider({ clientId: 'p', organizationIds: [orgA] }, 'operator'),
+    ).rejects.toThrow('needs its client secret');
+    expect(secretWrites()).toEqual([]);
+  });
+});
