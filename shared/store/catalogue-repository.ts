@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PluginAction } from '../domain/effective-permissions.js';
 import {
   type CataloguePermission,
@@ -75,6 +75,40 @@ export const getManagedRole = async (managedRoleId: string): Promise<ManagedRole
     new GetCommand({ TableName: tableName(), Key: keys.managedRole(managedRoleId) }),
   );
   return Item as ManagedRoleRecord | undefined;
+};
+
+/**
+ * Operators: defines or redefines a managed role beyond the built-in ones (which every deploy
+ * and every `npm start` rewrites from the code, so they are refused here).
+ */
+export const defineManagedRole = async (
+  managedRoleId: string,
+  permissionIds: readonly string[],
+  now = Date.now(),
+): Promise<ManagedRoleRecord> => {
+  if (MANAGED_ROLES.some((role) => role.id === managedRoleId)) {
+    throw badRequest(`${managedRoleId} is a built-in managed role; it is defined in the code`);
+  }
+  await requireCataloguePermissions(permissionIds, 'permissions');
+  const { Attributes } = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.managedRole(managedRoleId),
+      UpdateExpression:
+        'SET id = :id, #permissions = :permissions, pluginPermissions = if_not_exists(pluginPermissions, :none), ' +
+        'createdAt = if_not_exists(createdAt, :now), updatedAt = :now',
+      ExpressionAttributeNames: { '#permissions': 'permissions' },
+      ExpressionAttributeValues: {
+        ':id': managedRoleId,
+        ':permissions': [...new Set(permissionIds)].sort(),
+        ':none': {},
+        ':now': now,
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const { pk: _pk, sk: _sk, ...record } = Attributes ?? {};
+  return record as unknown as ManagedRoleRecord;
 };
 
 const DEPENDENCY_CACHE_MILLIS = 5 * 60 * 1000;

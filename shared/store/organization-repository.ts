@@ -4,6 +4,7 @@ import { notFound } from '../http/errors.js';
 import { batchGet } from './batch.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { creationSortValue, keys } from './keys.js';
+import { queryDirectory } from './query.js';
 import { liveTargetCheck, transactWrite } from './transactions.js';
 
 export interface Organization {
@@ -48,6 +49,10 @@ export const createOrganization = async (organization: Organization): Promise<bo
     throw error;
   }
 };
+
+/** Every organization, oldest first (operators; a global index, so eventually consistent). */
+export const listOrganizations = async (): Promise<Organization[]> =>
+  (await queryDirectory(keys.organizationDirectory)).map(toOrganization);
 
 export const getOrganization = async (orgId: string): Promise<Organization | undefined> => {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId) }));

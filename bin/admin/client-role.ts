@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../../shared/http/errors.js';
+import { requireCataloguePermissions } from '../../shared/store/catalogue-repository.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
+import { keys } from '../../shared/store/keys.js';
+import { createRole, type RoleRecord, requireRole } from '../../shared/store/role-repository.js';
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((entry) => b.includes(entry));
+
+const roleNamedIn = async (orgId: string, name: string): Promise<RoleRecord | undefined> => {
+  const { Item: guard } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.roleNameGuard(orgId, name), ConsistentRead: true }),
+  );
+  if (!guard) return undefined;
+  return requireRole(orgId, String(guard.roleId)).catch((error) =>
+    error instanceof ApiError && error.status === 404 ? undefined : Promise.reject(error),
+  );
+};
+
+/**
+ * A role of the organization holding exactly `permissionIds`, for `client create --permissions`.
+ * Its name is derived from the set, so the same set reuses the same role; should someone have
+ * changed that role since, a new one is created instead of silently widening or narrowing it.
+ */
+export const roleHoldingExactly = async (
+  orgId: string,
+  permissionIds: readonly string[],
+  createdBy: string,
+): Promise<{ role: RoleRecord; created: boolean }> => {
+  await requireCataloguePermissions(permissionIds, 'permissions');
+  const wanted = [...new Set(permissionIds)].sort();
+  const name = `CLI permissions ${createHash('sha256').update(wanted.join(',')).digest('hex').slice(0, 12)}`;
+  const existing = await roleNamedIn(orgId, name);
+  if (existing && sameSet(existing.permissions, wanted)) return { role: existing, created: false };
+  const role = await createRole({
+    organizationId: orgId,
+    name: existing ? `${name} ${Date.now().toString(36)}` : name,
+    permissions: wanted,
+    createdBy,
+  });
+  return { role, created: true };
+};

@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import { UsageError } from './target.js';
+
+export type Options = Record<string, string | boolean | undefined>;
+
+/** The value of `--name`, which the command cannot do without. */
+export const required = (options: Options, name: string): string => {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+};
+
+export const optional = (options: Options, name: string): string | undefined => {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** `A,B, C` -> ['A', 'B', 'C'] (empty entries dropped). */
+export const commaList = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
+/** Parses an option with the service's own schema, so the CLI accepts what the API accepts. */
+export const validated = <S extends z.ZodType>(schema: S, value: unknown, option: string): z.output<S> => {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const position = issue && issue.path.length > 0 ? ` (${issue.path.join('.')})` : '';
+  throw new UsageError(`--${option}${position}: ${issue?.message ?? 'invalid'}`);
+};
+
+/** A whole number of at least `min`, written in digits. */
+export const integer = (options: Options, name: string, min: number): number | undefined => {
+  const value = optional(options, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min) {
+    throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${value}"`);
+  }
+  return Number(value);
+};

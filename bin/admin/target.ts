@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+
+export interface TargetOptions {
+  table?: string | undefined;
+  region?: string | undefined;
+  endpoint?: string | undefined;
+  secretPrefix?: string | undefined;
+}
+
+/** Where the CLI's writes go, for the summary line and error messages. */
+export interface Target {
+  description: string;
+  local: boolean;
+}
+
+/**
+ * Points the shared store and secret store at the target, through the environment variables
+ * the functions read (see lib/idp-stack.ts and bin/local/service.ts), before anything uses them.
+ *
+ * - Local (default): the DynamoDB Local of `npm start` (`IDP_DYNAMODB_PORT`, default 8000), its
+ *   table `idp` and its secret files under `IDP_DATA_DIR` (default `.data`).
+ * - Deployed (`--table`): that table and Secrets Manager under `--secret-prefix` (default `idp/`),
+ *   with the standard AWS credential chain and `--region` (or AWS_REGION).
+ */
+export const configureTarget = (options: TargetOptions, env = process.env): Target => {
+  if (options.table === undefined) {
+    const endpoint = options.endpoint ?? `http://localhost:${env.IDP_DYNAMODB_PORT ?? 8000}`;
+    Object.assign(env, {
+      IDP_TABLE_NAME: 'idp',
+      IDP_DYNAMODB_ENDPOINT: endpoint,
+      IDP_SECRET_STORE: 'file',
+      IDP_DATA_DIR: resolve(env.IDP_DATA_DIR ?? '.data'),
+    });
+    // DynamoDB Local accepts any credentials; placeholders keep a shell's real ones out of it.
+    env.AWS_ACCESS_KEY_ID ??= 'local';
+    env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    env.AWS_REGION ??= 'us-east-1';
+    delete env.AWS_PROFILE;
+    return { description: `local DynamoDB at ${endpoint}`, local: true };
+  }
+  const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (!region) throw new UsageError('--table needs --region (or AWS_REGION)');
+  if (options.endpoint !== undefined) throw new UsageError('--endpoint is for the local DynamoDB only');
+  delete env.IDP_DYNAMODB_ENDPOINT;
+  Object.assign(env, {
+    IDP_TABLE_NAME: options.table,
+    AWS_REGION: region,
+    IDP_SECRET_STORE: 'aws',
+    IDP_SECRET_PREFIX: options.secretPrefix ?? 'idp/',
+  });
+  return { description: `table ${options.table} in ${region}`, local: false };
+};
+
+/** The command line itself is wrong: exit code 2 and the usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

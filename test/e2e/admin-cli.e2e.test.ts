@@ -1,0 +1,271 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+/**
+ * The operator CLI as an operator runs it: `npm run --silent admin -- ...` in a child process,
+ * against the DynamoDB (and secret files) of a running local service.
+ */
+let service: TestService;
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const admin = (args: string[], stdin = ''): Promise<CliRun> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args, '--endpoint', dynamoEndpoint()], {
+      // The test's own database inside the shared DynamoDB Local is chosen by the access key id.
+      env: { ...process.env, NODE_OPTIONS: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+
+const dynamoEndpoint = () => process.env.IDP_DYNAMODB_ENDPOINT as string;
+
+/** Runs a command with `--json` and answers its parsed output; fails on a non-zero exit. */
+const adminJson = async <T>(args: string[], stdin?: string): Promise<T> => {
+  const run = await admin([...args, '--json'], stdin);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+};
+
+interface CreatedClient {
+  id: string;
+  clientSecret: string;
+  organizationId: string;
+  roles: string[];
+}
+
+const tokenResponse = (clientId: string, clientSecret: string) =>
+  fetch(`${service.baseUrl}/oauth2/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.close());
+
+describe('idp-admin', () => {
+  it('creates a second organization and a client that sees only its own organization', async () => {
+    const org = await adminJson<{ id: string; name: string; rateLimit: unknown }>([
+      'org',
+      'create',
+      '--name',
+      'Second organization',
+      '--rate',
+      '1000',
+      '--burst',
+      '0',
+    ]);
+    expect(org).toMatchObject({ name: 'Second organization', rateLimit: { rate: 1000, burst: 0 } });
+
+    const client = await adminJson<CreatedClient>([
+      'client',
+      'create',
+      '--org',
+      org.id,
+      '--name',
+      'Reporting',
+      '--permissions',
+      'USER.LIST,SSO.ADMIN',
+    ]);
+    expect(client.organizationId).toBe(org.id);
+    const token = await service.token(client.id, client.clientSecret);
+
+    const organizations = await service.call<{ id: string }[]>('GET', '/idp/organizations', { token });
+    expect(organizations.body.map((o) => o.id)).toEqual([org.id]);
+    expect(
+      (await service.call('GET', `/idp/organizations/${service.organizationId}`, { token })).status,
+    ).toBe(404);
+    // Users of the first organization are not visible to it, and its permissions are exactly the two.
+    await service.createUser('only-in-the-first@example.com');
+    expect((await service.call('GET', '/idp/users', { token })).body).toEqual([]);
+    expect((await service.call('GET', '/idp/roles', { token })).status).toBe(403);
+
+    // The same permission set reuses the role.
+    const second = await adminJson<CreatedClient>([
+      'client',
+      'create',
+      '--org',
+      org.id,
+      '--name',
+      'Reporting 2',
+      '--permissions',
+      'SSO.ADMIN,USER.LIST',
+    ]);
+    expect(second.roles).toEqual(client.roles);
+
+    const listed = await adminJson<{ id: string }[]>(['org', 'list']);
+    expect(listed.map((o) => o.id)).toEqual(expect.arrayContaining([service.organizationId, org.id]));
+  });
+
+  it('prints a readable summary without --json, with the id and secret of a new client', async () => {
+    const run = await admin(['client', 'create', '--org', service.organizationId, '--name', 'Readable']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/client_id: +\S+/);
+    expect(run.stdout).toMatch(/client_secret: +\S+/);
+    expect(run.stdout.trim().startsWith('{')).toBe(false);
+  });
+
+  it('rotates a secret (the previous one still works in its grace) and deletes a client', async () => {
+    const client = await adminJson<CreatedClient>([
+      'client',
+      'create',
+      '--org',
+      service.organizationId,
+      '--name',
+      'Rotated',
+      '--all-permissions',
+    ]);
+    const rotated = await adminJson<{ clientSecret: string }>(['client', 'rotate', '--id', client.id]);
+    expect(rotated.clientSecret).not.toBe(client.clientSecret);
+    expect((await tokenResponse(client.id, client.clientSecret)).status).toBe(200);
+    expect((await tokenResponse(client.id, rotated.clientSecret)).status).toBe(200);
+
+    const noGrace = await adminJson<{ clientSecret: string }>([
+      'client',
+      'rotate',
+      '--id',
+      client.id,
+      '--grace-seconds',
+      '0',
+    ]);
+    expect((await tokenResponse(client.id, rotated.clientSecret)).status).toBe(401);
+
+    await adminJson(['client', 'delete', '--id', client.id]);
+    expect((await tokenResponse(client.id, noGrace.clientSecret)).status).toBe(401);
+    const again = await admin(['client', 'delete', '--id', client.id]);
+    expect([again.code, again.stderr.trim()]).toEqual([1, `error: API client ${client.id} not found`]);
+  });
+
+  it('binds an SSO provider with a secret from standard input; the API lists it, the store holds it', async () => {
+    const provider = await adminJson<{ organizationIds: string[] }>(
+      [
+        'sso',
+        'create',
+        '--client-id',
+        'cli.sso',
+        '--orgs',
+        service.organizationId,
+        '--secret-stdin',
+        '--expires',
+        '42',
+      ],
+      'from-stdin\n',
+    );
+    expect(provider.organizationIds).toEqual([service.organizationId]);
+    const secrets = new FileSecretStore(join(process.env.IDP_DATA_DIR as string, 'secrets'));
+    expect(await secrets.get('sso/cli.sso')).toBe('from-stdin');
+    const listed = await service.call('GET', '/idp/sso-providers', { token: await service.token() });
+    expect(listed.body).toContainEqual({ clientId: 'cli.sso', clientSecretExpirationDate: 42 });
+
+    const onCommandLine = await admin([
+      'sso',
+      'create',
+      '--client-id',
+      'x',
+      '--orgs',
+      'o',
+      '--secret',
+      'oops',
+    ]);
+    expect(onCommandLine.code).toBe(2);
+    expect(onCommandLine.stderr).toContain('standard input');
+    expect(onCommandLine.stderr).not.toContain('oops');
+  });
+
+  it('defines and assigns a plugin, publishes an agreement, defines a managed role', async () => {
+    const definitions = join(process.env.IDP_DATA_DIR as string, 'plugin.json');
+    writeFileSync(
+      definitions,
+      JSON.stringify({
+        permissionDefinitions: [
+          { id: 'reports-view', module: 'REPORTS', actionName: 'VIEW', description: 'View' },
+        ],
+      }),
+    );
+    await adminJson(['plugin', 'define', '--id', 'reports', '--definitions', definitions]);
+    await adminJson(['plugin', 'assign', '--org', service.organizationId, '--plugin', 'reports']);
+    const agreement = await adminJson<{ id: string }>([
+      'agreement',
+      'publish',
+      '--url',
+      'https://example.com/t',
+    ]);
+    await adminJson(['managed-role', 'define', '--id', 'auditor', '--permissions', 'USER.LIST,ROLES.LIST']);
+
+    const token = await service.token();
+    expect((await service.call('GET', '/idp/plugins', { token })).body).toEqual([{ id: 'reports' }]);
+    expect((await service.call<{ id: string }>('GET', '/idp/latestAgreement', { token })).body.id).toBe(
+      agreement.id,
+    );
+    const managed = await service.call<{ id: string; permissions: string[] }>(
+      'GET',
+      '/idp/managedRoles/auditor',
+      {
+        token,
+      },
+    );
+    expect(managed.body).toMatchObject({ id: 'auditor', permissions: ['ROLES.LIST', 'USER.LIST'] });
+    const permissions = await adminJson<{ id: string }[]>(['permissions', 'list']);
+    expect(permissions.map((p) => p.id)).toContain('API_CLIENTS.WRITE');
+  });
+
+  it('exits non-zero with a clear message on bad input', async () => {
+    const cases: [string[], number, string][] = [
+      [['org', 'frobnicate'], 2, 'Unknown command "org frobnicate"'],
+      [['org', 'create'], 2, '--name is required'],
+      [
+        ['org', 'create', '--name', 'X', '--rate', 'fast', '--burst', '1'],
+        2,
+        '--rate must be a whole number',
+      ],
+      [['org', 'create', '--name', 'X', '--mfa', '--org', 'y'], 2, 'org create does not take --org'],
+      [['client', 'create', '--org', 'no-such-org', '--name', 'X'], 1, 'Organization no-such-org not found'],
+      [
+        ['client', 'create', '--org', service.organizationId, '--name', 'X', '--permissions', 'USER.NOPE'],
+        1,
+        '--permissions.0: No permission with this id exists ("USER.NOPE")',
+      ],
+      [['plugin', 'assign', '--org', service.organizationId, '--plugin', 'undefined-plugin'], 1, 'not found'],
+      [['agreement', 'publish', '--url', 'not a url'], 2, '--url'],
+      [['managed-role', 'define', '--id', 'administrator', '--all-permissions'], 1, 'built-in managed role'],
+      [
+        ['sso', 'create', '--client-id', 'new.sso', '--orgs', service.organizationId],
+        1,
+        'needs its client secret',
+      ],
+      [['org', 'list', '--table', 'idp'], 2, '--endpoint is for the local DynamoDB only'],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => admin(args)));
+    runs.forEach((run, index) => {
+      const [args, code, message] = cases[index] as (typeof cases)[number];
+      expect(run.code, args.join(' ')).toBe(code);
+      expect(run.stderr, args.join(' ')).toContain(message);
+      expect(run.stdout, args.join(' ')).toBe('');
+    });
+  });
+});
