@@ -7,6 +7,7 @@ import { updateApiClient } from '../../shared/store/api-client-repository.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { createTestClient, createTestOrganization } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { errorFields } from '../support/user-fixtures.js';
 
 let service: TestService;
 let adminToken: string;
@@ -254,6 +255,23 @@ describe('services by ids', () => {
       { id: foreign.clientId },
       { id: foreignUserId },
     ]);
+  });
+
+  it('takes 1 to 100 ids: none and 101 are 400, 100 are resolved', async () => {
+    const ids = (count: number) => Array.from({ length: count }, (_, index) => `id-${index}`);
+    for (const count of [0, 101]) {
+      const response = await service.call('POST', '/idp/services/by-ids', {
+        token: adminToken,
+        body: { ids: ids(count) },
+      });
+      expect(response.status, `${count} ids`).toBe(400);
+      expect(errorFields(response)).toEqual(['body.ids']);
+    }
+    const hundred = await service.call<unknown[]>('POST', '/idp/services/by-ids', {
+      token: adminToken,
+      body: { ids: ids(100) },
+    });
+    expect([hundred.status, hundred.body.length]).toEqual([200, 100]);
   });
 });
 
