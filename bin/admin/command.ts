@@ -1,0 +1,40 @@
+import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import { notFound } from '../../shared/http/errors.js';
+import { getOrganization } from '../../shared/store/organization-repository.js';
+import { commaList, type Options, optional } from './options.js';
+import { UsageError } from './target.js';
+
+/** `createdBy` of what the CLI writes. */
+export const OPERATOR = 'idp-admin';
+
+export interface CommandResult {
+  /** Printed with `--json`. */
+  json: unknown;
+  /** Printed otherwise: a few readable lines. */
+  summary: string;
+}
+
+export interface Command {
+  usage: string;
+  /** The options it takes besides the global ones. */
+  options: readonly string[];
+  run(options: Options, io: { readStdin(): Promise<string> }): Promise<CommandResult>;
+}
+
+/** `--permissions A,B` or `--all-permissions`, never both. */
+export const permissionsOption = (options: Options): string[] => {
+  if (options['all-permissions'] && options.permissions !== undefined) {
+    throw new UsageError('give --permissions or --all-permissions, not both');
+  }
+  return options['all-permissions'] ? [...ALL_PERMISSION_IDS] : commaList(optional(options, 'permissions'));
+};
+
+/** A summary of the lines that are there. */
+export const lines = (...entries: (string | false | undefined)[]) => entries.filter(Boolean).join('\n');
+
+/** The organization, or "Organization <id> not found" (exit code 1). */
+export const requireOrganization = async (orgId: string) => {
+  const organization = await getOrganization(orgId);
+  if (!organization) throw notFound(`Organization ${orgId}`);
+  return organization;
+};

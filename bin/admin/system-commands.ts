@@ -1,0 +1,144 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
+import { notFound } from '../../shared/http/errors.js';
+import { dependentPermissions, pluginPermissionDefinition } from '../../shared/schemas/catalogue.js';
+import { identifier } from '../../shared/schemas/common.js';
+import { batchGet } from '../../shared/store/batch.js';
+import {
+  defineManagedRole,
+  listManagedRoles,
+  listPermissions,
+} from '../../shared/store/catalogue-repository.js';
+import { publishAgreement } from '../../shared/store/consent-repository.js';
+import { keys } from '../../shared/store/keys.js';
+import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
+import { type Command, permissionsOption, requireOrganization } from './command.js';
+import { integer, required, validated } from './options.js';
+import { UsageError } from './target.js';
+
+const agreementUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const pluginDefinitionsFile = z.strictObject({
+  permissionDefinitions: z.array(pluginPermissionDefinition).min(1),
+  dependentPermissions: z.array(dependentPermissions).default([]),
+});
+
+/** Commands on what all organizations share: plugins, agreements, the catalogue, signing keys. */
+export const SYSTEM_COMMANDS: Record<string, Command> = {
+  'plugin define': {
+    usage: 'plugin define --id PLUGIN_ID --definitions FILE.json',
+    options: ['id', 'definitions'],
+    run: async (options) => {
+      const id = validated(identifier, required(options, 'id'), 'id');
+      const file = required(options, 'definitions');
+      const text = await readFile(file, 'utf8').catch((error: Error) => {
+        throw new UsageError(`--definitions: cannot read ${file} (${error.message})`);
+      });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        throw new UsageError(`--definitions: ${file} is not JSON (${(error as Error).message})`);
+      }
+      const definitions = validated(pluginDefinitionsFile, parsed, 'definitions');
+      await definePlugin({ id, ...definitions });
+      return {
+        json: { id, ...definitions },
+        summary: `Defined plugin ${id} with ${definitions.permissionDefinitions.length} permission definition(s)`,
+      };
+    },
+  },
+
+  'plugin assign': {
+    usage: 'plugin assign --org ORG --plugin PLUGIN_ID',
+    options: ['org', 'plugin'],
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'org'), 'org');
+      const pluginId = validated(identifier, required(options, 'plugin'), 'plugin');
+      const [organization, plugin] = await Promise.all([
+        requireOrganization(orgId),
+        batchGet([keys.pluginDefinition(pluginId)]),
+      ]);
+      if (plugin.length === 0) throw notFound(`Plugin ${pluginId}`);
+      await assignPlugin(organization.id, pluginId);
+      return {
+        json: { organizationId: orgId, pluginId },
+        summary: `Assigned plugin ${pluginId} to organization ${orgId}`,
+      };
+    },
+  },
+
+  'agreement publish': {
+    usage: 'agreement publish --url URL',
+    options: ['url'],
+    run: async (options) => {
+      const agreement = await publishAgreement(validated(agreementUrl, required(options, 'url'), 'url'));
+      return {
+        json: agreement,
+        summary: `Published agreement ${agreement.id} (${agreement.url}); it is now the latest`,
+      };
+    },
+  },
+
+  'permissions list': {
+    usage: 'permissions list',
+    options: [],
+    run: async () => {
+      const permissions = await listPermissions();
+      return {
+        json: permissions.map(({ id, moduleDisplayName, accessTypeDisplayName, dependsOn }) => ({
+          id,
+          moduleDisplayName,
+          accessTypeDisplayName,
+          dependsOn: dependsOn ?? [],
+        })),
+        summary: permissions
+          .map((p) => `${p.id.padEnd(32)} ${p.moduleDisplayName}: ${p.accessTypeDisplayName}`)
+          .join('\n'),
+      };
+    },
+  },
+
+  'managed-role define': {
+    usage: 'managed-role define --id ID (--permissions A,B | --all-permissions)',
+    options: ['id', 'permissions', 'all-permissions'],
+    run: async (options) => {
+      const id = validated(identifier, required(options, 'id'), 'id');
+      const permissions = permissionsOption(options);
+      if (permissions.length === 0) throw new UsageError('--permissions or --all-permissions is required');
+      const role = await defineManagedRole(id, permissions);
+      return {
+        json: role,
+        summary: `Defined managed role ${id} with ${role.permissions.length} permission(s)`,
+      };
+    },
+  },
+
+  'managed-role list': {
+    usage: 'managed-role list',
+    options: [],
+    run: async () => {
+      const roles = await listManagedRoles();
+      return {
+        json: roles,
+        summary: roles
+          .map((role) => `${role.id.padEnd(24)} ${role.permissions.length} permission(s)`)
+          .join('\n'),
+      };
+    },
+  },
+
+  'signing-keys rotate': {
+    usage: 'signing-keys rotate [--retain-seconds S]',
+    options: ['retain-seconds'],
+    run: async (options) => {
+      const retainSeconds =
+        integer(options, 'retain-seconds', 0) ?? Number(process.env.IDP_TOKEN_TTL_SECONDS ?? 3600);
+      const kid = await rotateSigningKeys(retainSeconds * 1000);
+      return {
+        json: { kid, previousKeyPublishedForSeconds: retainSeconds },
+        summary: `New signing key ${kid}; the previous key stays in the JWKS for ${retainSeconds} s after tokens stop using it`,
+      };
+    },
+  },
+};

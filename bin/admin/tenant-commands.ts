@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { badRequest, notFound } from '../../shared/http/errors.js';
+import { clientType, createApiClientRequest } from '../../shared/schemas/clients.js';
+import { identifier } from '../../shared/schemas/common.js';
+import { ssoClientId, ssoClientSecret } from '../../shared/schemas/sso.js';
+import {
+  createApiClient,
+  deleteApiClient,
+  getApiClient,
+  rotateClientSecret,
+} from '../../shared/store/api-client-repository.js';
+import { createOrganization, listOrganizations } from '../../shared/store/organization-repository.js';
+import { configureSsoProvider, listAllSsoProviders } from '../../shared/store/sso-provider-repository.js';
+import { roleHoldingExactly } from './client-role.js';
+import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
+import { commaList, integer, type Options, optional, required, validated } from './options.js';
+import { UsageError } from './target.js';
+
+const organizationName = z.string().trim().min(1).max(200);
+
+const liveClient = async (options: Options) => {
+  const clientId = validated(identifier, required(options, 'id'), 'id');
+  const client = await getApiClient(clientId);
+  if (!client) throw notFound(`API client ${clientId}`);
+  return client;
+};
+
+/** Commands on organizations and what belongs to one: API clients, SSO providers. */
+export const TENANT_COMMANDS: Record<string, Command> = {
+  'org create': {
+    usage: 'org create --name NAME [--id ID] [--mfa] [--rate R --burst B]',
+    options: ['name', 'id', 'mfa', 'rate', 'burst'],
+    run: async (options) => {
+      const rate = integer(options, 'rate', 1);
+      const burst = integer(options, 'burst', 0);
+      if ((rate === undefined) !== (burst === undefined))
+        throw new UsageError('give --rate and --burst together');
+      const now = Date.now();
+      const organization = {
+        id: validated(identifier, optional(options, 'id') ?? randomUUID(), 'id'),
+        name: validated(organizationName, required(options, 'name'), 'name'),
+        createdAt: now,
+        updatedAt: now,
+        createdBy: OPERATOR,
+        mfaEnabled: options.mfa === true,
+        ...(rate !== undefined && burst !== undefined ? { rateLimit: { rate, burst } } : {}),
+      };
+      if (!(await createOrganization(organization))) {
+        throw badRequest(`Organization ${organization.id} already exists`);
+      }
+      return {
+        json: organization,
+        summary: lines(
+          `Created organization ${organization.id} (${organization.name})`,
+          `  MFA ${organization.mfaEnabled ? 'on' : 'off'}; ${rate ?? 10} requests/s + burst ${burst ?? 10}`,
+        ),
+      };
+    },
+  },
+
+  'org list': {
+    usage: 'org list',
+    options: [],
+    run: async () => {
+      const organizations = await listOrganizations();
+      return {
+        json: organizations,
+        summary: lines(
+          `${organizations.length} organization(s)`,
+          ...organizations.map((org) => `  ${org.id}  ${org.name}${org.mfaEnabled ? '  (MFA)' : ''}`),
+        ),
+      };
+    },
+  },
+
+  'client create': {
+    usage:
+      'client create --org ORG --name NAME [--type STANDARD|RESTRICTED] [--roles R1,R2] [--policies P1,P2] ' +
+      '[--permissions USER.LIST,ROLES.ADD | --all-permissions]',
+    options: ['org', 'name', 'type', 'roles', 'policies', 'permissions', 'all-permissions'],
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'org'), 'org');
+      const { shape } = createApiClientRequest;
+      const request = {
+        name: validated(shape.name, required(options, 'name'), 'name'),
+        clientType: validated(clientType, optional(options, 'type') ?? 'STANDARD', 'type'),
+        roles: validated(shape.roles, commaList(optional(options, 'roles')), 'roles'),
+        policies: validated(shape.policies, commaList(optional(options, 'policies')), 'policies'),
+      };
+      if (request.clientType === 'STANDARD' && request.policies.length > 0) {
+        throw new UsageError('--policies needs --type RESTRICTED');
+      }
+      const permissions = permissionsOption(options);
+      await requireOrganization(orgId);
+      const granted =
+        permissions.length > 0 ? await roleHoldingExactly(orgId, permissions, OPERATOR) : undefined;
+      const client = await createApiClient({
+        organizationId: orgId,
+        ...request,
+        roles: [...request.roles, ...(granted ? [granted.role.id] : [])],
+        createdBy: OPERATOR,
+      });
+      const { id, clientSecret, name, clientType: type, roles, policies } = client;
+      return {
+        json: { id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies },
+        summary: lines(
+          `Created API client ${client.name} in organization ${orgId}`,
+          `  client_id:     ${client.id}`,
+          `  client_secret: ${client.clientSecret}`,
+          `  roles:         ${client.roles.join(', ') || '(none)'}`,
+          granted &&
+            `  ${granted.created ? 'created' : 'reused'} role ${granted.role.name} with ${granted.role.permissions.length} permission(s)`,
+        ),
+      };
+    },
+  },
+
+  'client rotate': {
+    usage: 'client rotate --id CLIENT_ID [--grace-seconds S]',
+    options: ['id', 'grace-seconds'],
+    run: async (options) => {
+      const client = await liveClient(options);
+      const graceSeconds =
+        integer(options, 'grace-seconds', 0) ?? Number(process.env.IDP_CLIENT_SECRET_GRACE_SECONDS ?? 86_400);
+      const rotated = await rotateClientSecret(
+        client.organizationId,
+        client.id,
+        OPERATOR,
+        graceSeconds * 1000,
+      );
+      const previousValidUntil = new Date(Date.now() + graceSeconds * 1000).toISOString();
+      return {
+        json: {
+          id: rotated.id,
+          clientSecret: rotated.clientSecret,
+          previousSecretValidUntil: previousValidUntil,
+        },
+        summary: lines(
+          `Rotated the secret of API client ${rotated.id}`,
+          `  client_secret: ${rotated.clientSecret}`,
+          `  the previous secret works until ${previousValidUntil}`,
+        ),
+      };
+    },
+  },
+
+  'client delete': {
+    usage: 'client delete --id CLIENT_ID',
+    options: ['id'],
+    run: async (options) => {
+      const client = await liveClient(options);
+      await deleteApiClient(client.organizationId, client.id, OPERATOR);
+      return {
+        json: { id: client.id, organizationId: client.organizationId, deleted: true },
+        summary: `Deleted API client ${client.id} of organization ${client.organizationId}`,
+      };
+    },
+  },
+
+  'sso create': {
+    usage: 'sso create --client-id CLIENT_ID --orgs ORG1,ORG2 --secret-stdin [--expires EPOCH_MS]',
+    options: ['client-id', 'orgs', 'secret-stdin', 'expires'],
+    run: async (options, io) => {
+      const clientId = validated(ssoClientId, required(options, 'client-id'), 'client-id');
+      const organizationIds = commaList(required(options, 'orgs')).map((org) =>
+        validated(identifier, org, 'orgs'),
+      );
+      const expires = integer(options, 'expires', 0);
+      // Secrets never come from the command line, where shell history and `ps` would show them.
+      const clientSecret = options['secret-stdin']
+        ? validated(ssoClientSecret, (await io.readStdin()).replace(/\r?\n$/, ''), 'secret-stdin')
+        : undefined;
+      const provider = await configureSsoProvider(
+        { clientId, organizationIds, clientSecret, clientSecretExpirationDate: expires },
+        OPERATOR,
+      );
+      return {
+        json: {
+          clientId: provider.clientId,
+          organizationIds: provider.organizationIds,
+          clientSecretExpirationDate: provider.clientSecretExpirationDate,
+        },
+        summary: lines(
+          `SSO provider ${clientId} serves ${provider.organizationIds.join(', ')}`,
+          clientSecret !== undefined ? '  client secret stored' : '  client secret unchanged',
+        ),
+      };
+    },
+  },
+
+  'sso list': {
+    usage: 'sso list',
+    options: [],
+    run: async () => {
+      const providers = (await listAllSsoProviders()).map(
+        ({ clientId, organizationIds, clientSecretExpirationDate }) => ({
+          clientId,
+          organizationIds,
+          clientSecretExpirationDate,
+        }),
+      );
+      return {
+        json: providers,
+        summary: lines(
+          `${providers.length} SSO provider(s)`,
+          ...providers.map((p) => `  ${p.clientId}  -> ${p.organizationIds.join(', ')}`),
+        ),
+      };
+    },
+  },
+};
