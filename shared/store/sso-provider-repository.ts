@@ -118,10 +118,10 @@ const rewriteProvider = async (
   firstRead: SsoProvider | undefined,
   change: (read: SsoProvider | undefined) => SsoProvider,
 ): Promise<SsoProvider> => {
-  let read: Promise<SsoProvider | undefined> = Promise.resolve(firstRead);
+  let retrying = false;
   return retryOnConcurrentChange(async () => {
-    const previous = await read;
-    read = getSsoProvider(clientId);
+    const previous = retrying ? await getSsoProvider(clientId) : firstRead;
+    retrying = true;
     const next = change(previous);
     await writeProvider(previous, next);
     return next;
