@@ -101,8 +101,9 @@ export class IdpFunction extends Construct {
   /**
    * Points the function at the table and grants least privilege: 'read' is read-only on the table
    * and its indexes plus the writes its routes' middleware makes (rate-limit counters, idempotency
-   * records), each confined to its own partitions; 'read-write' reads and writes items; 'none'
-   * leaves the function without the table.
+   * records), each confined to its own partitions; `{ writesPartitions }` adds writes to those
+   * partitions only; 'read-write' reads and writes items; 'none' leaves the function without
+   * the table.
    */
   bindTable(table: ITableV2, access: TableAccess): void {
     if (access === 'none') return;

@@ -1,9 +1,9 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { EndpointGroup, GROUP_TABLE_ACCESS, RouteDefinition } from '../shared/api/route-definition.js';
+import type { RouteDefinition, TableAccess } from '../shared/api/route-definition.js';
 import { keys, TABLE_SCHEMA } from '../shared/store/keys.js';
 
-export type TableAccess = (typeof GROUP_TABLE_ACCESS)[EndpointGroup];
+export type { TableAccess } from '../shared/api/route-definition.js';
 
 /** What the middleware chain of a function's routes writes beside the function's own data. */
 export interface MiddlewareWrites {
@@ -18,7 +18,7 @@ export const middlewareWritesOf = (routes: readonly RouteDefinition[]): Middlewa
   const management = routes.filter((route) => route.kind === 'management');
   return {
     rateLimitCounters: management.length > 0,
-    idempotencyRecords: management.some((route) => route.method !== 'GET'),
+    idempotencyRecords: management.some((route) => route.method !== 'GET' && !route.idempotentByNature),
   };
 };
 
@@ -46,8 +46,8 @@ const IDEMPOTENCY_ACTIONS = [
 const RATE_COUNTER_PARTITIONS = keys.rateWindow('*', 0).pk;
 
 /** Restricts item actions to items whose partition key matches (IAM fine-grained access control). */
-const leadingKeys = (operator: 'StringEquals' | 'StringLike', partitions: string) => ({
-  [`ForAllValues:${operator}`]: { 'dynamodb:LeadingKeys': [partitions] },
+const leadingKeys = (operator: 'StringEquals' | 'StringLike', ...partitions: string[]) => ({
+  [`ForAllValues:${operator}`]: { 'dynamodb:LeadingKeys': partitions },
 });
 
 /**
@@ -68,6 +68,15 @@ export const tableStatements = (
   if (access === 'read-write') {
     statements.push(new PolicyStatement({ actions: WRITE_ACTIONS, resources: [table.tableArn] }));
     return statements;
+  }
+  if (access !== 'read') {
+    statements.push(
+      new PolicyStatement({
+        actions: WRITE_ACTIONS,
+        resources: [table.tableArn],
+        conditions: leadingKeys('StringLike', ...access.writesPartitions),
+      }),
+    );
   }
   if (writes.rateLimitCounters) {
     statements.push(

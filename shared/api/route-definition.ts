@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
+import { keys } from '../store/keys.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type UserType = 'STANDARD' | 'RESTRICTED';
@@ -26,7 +27,14 @@ export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
  * function also writes its organization's rate-limit counters and, for non-GET routes, its
  * idempotency records; the stack scopes those writes to their own partitions.
  */
-export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-write'> = {
+export type TableAccess =
+  | 'none'
+  | 'read'
+  | 'read-write'
+  /** Reads the table; writes only items whose partition key matches one of these patterns. */
+  | { readonly writesPartitions: readonly string[] };
+
+export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   oauth: 'read',
   openapi: 'none',
   permissions: 'read',
@@ -36,7 +44,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, 'none' | 'read' | 'read-w
   roles: 'read-write',
   policies: 'read-write',
   clients: 'read-write',
-  sso: 'read-write',
+  // The function that handles secrets writes its providers and their bindings, nothing else.
+  sso: { writesPartitions: [keys.ssoProvider('*').pk, keys.ssoProviderBindingPartition('*')] },
 };
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SecretStore } from './secret-store.js';
@@ -23,8 +24,9 @@ export class FileSecretStore implements SecretStore {
 
   async put(name: string, value: string): Promise<void> {
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    // Write then rename, so a reader never sees half a secret.
-    const temporary = `${this.path(name)}.${process.pid}.tmp`;
+    // Write then rename, so a reader never sees half a secret; one temporary file per write, as
+    // one process serves concurrent requests.
+    const temporary = `${this.path(name)}.${randomUUID()}.tmp`;
     await writeFile(temporary, value, { mode: 0o600 });
     await rename(temporary, this.path(name));
   }

@@ -28,5 +28,11 @@ export const secretStore = async (): Promise<SecretStore> => {
   return configured;
 };
 
-/** SSO client secrets are named `sso/<clientId>`; the stack grants the SSO function this folder only. */
+/** SSO client secrets live in this folder; the stack grants the SSO function this folder only. */
 export const SSO_SECRET_FOLDER = 'sso/';
+
+/**
+ * `sso/<clientId>/secret`: the fixed last segment keeps a client id ending in `-` and six
+ * characters from being taken for a partial ARN by Secrets Manager.
+ */
+export const ssoSecretName = (clientId: string): string => `${SSO_SECRET_FOLDER}${clientId}/secret`;

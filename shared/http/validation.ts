@@ -19,26 +19,26 @@ const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown =>
 const fieldName = (location: Location, path: readonly PropertyKey[]): string =>
   [location, ...path.map(String)].join('.');
 
+/**
+ * Never echo what may be a secret back to the caller: a value under a name like a password or a
+ * secret (also a misspelt, unknown key such as `client_secret`), nor a whole body.
+ */
+const echoable = (path: readonly PropertyKey[]): boolean =>
+  path.length > 0 && !path.some((segment) => /password|secret/i.test(String(segment)));
+
 /** One error detail per offending field (its first issue), named `body.foo`, `query.pageSize`, `path.id`. */
 export const zodIssuesToDetails = (error: ZodError, location: Location, input?: unknown): ErrorDetail[] => {
   const details = error.issues.flatMap((issue): ErrorDetail[] => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((unknownKey) => ({
-        message: 'Unrecognized key',
-        field: fieldName(location, [...issue.path, unknownKey]),
-        rejectedValue: valueAt(input, [...issue.path, unknownKey]),
-      }));
-    }
-    // Never echo what may be a secret (passwords, client secrets) back to the caller.
-    const isSecret = issue.path.some((segment) => /password|secret/i.test(String(segment)));
-    const rejectedValue = isSecret ? undefined : valueAt(input, issue.path);
-    return [
-      {
-        message: issue.message,
-        field: fieldName(location, issue.path),
+    const paths =
+      issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+    return paths.map((path) => {
+      const rejectedValue = echoable(path) ? valueAt(input, path) : undefined;
+      return {
+        message: issue.code === 'unrecognized_keys' ? 'Unrecognized key' : issue.message,
+        field: fieldName(location, path),
         ...(rejectedValue === undefined ? {} : { rejectedValue }),
-      },
-    ];
+      };
+    });
   });
   return details.filter(
     (detail, index) => details.findIndex((other) => other.field === detail.field) === index,

@@ -11,7 +11,8 @@ export const ssoClientId = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'Letters, digits and . _ @ - only');
 
-const expirationHint = epochMillis.min(0).meta({
+// Bounded so that any accepted value can be stored as it is (DynamoDB numbers, safe integers).
+const expirationHint = epochMillis.min(0).max(Number.MAX_SAFE_INTEGER).meta({
   description:
     'When the customer says the client secret expires (ms); a support hint only, 0 when it was never given',
 });
@@ -22,6 +23,7 @@ export const ssoProvider = z
 
 export const ssoClientSecret = z
   .string()
+  .min(1)
   .max(8192)
   .refine((secret) => secret.trim() !== '', 'Must not be empty');
 

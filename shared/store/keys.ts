@@ -100,12 +100,13 @@ export const keys = {
     key(`ORG#${orgId}`, `CONSENT#${principalId}#${agreementId}`),
 
   // SSO providers (operator-configured): one item per provider, listed across organizations, and
-  // one binding per organization it serves, listed in that organization's partition. The client
-  // secret itself lives in the secret store, never here.
+  // one binding per organization it serves, in a partition of that organization's own, so that
+  // the sso function may write these two partitions only. The client secret itself lives in the
+  // secret store, never here.
   ssoProvider: (clientId: string) => key(`SSO#${clientId}`, 'PROVIDER'),
   ssoProviderDirectory: { gsi1pk: 'SSO_PROVIDERS' },
-  ssoProviderBindingPrefix: 'SSOPROVIDER#',
-  ssoProviderBinding: (orgId: string, clientId: string) => key(`ORG#${orgId}`, `SSOPROVIDER#${clientId}`),
+  ssoProviderBindingPartition: (orgId: string) => `SSOORG#${orgId}`,
+  ssoProviderBinding: (orgId: string, clientId: string) => key(`SSOORG#${orgId}`, `PROVIDER#${clientId}`),
 
   // Transactional outbox: messages written with the change that causes them.
   outboxMessage: (orgId: string, createdAt: number, messageId: string) =>

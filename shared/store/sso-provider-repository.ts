@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { SSO_SECRET_FOLDER, secretStore } from '../auth/secret-store.js';
+import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
@@ -42,14 +42,16 @@ const toProvider = (item: Record<string, unknown>): SsoProvider => ({
 });
 
 const storeClientSecret = async (clientId: string, clientSecret: string) =>
-  (await secretStore()).put(`${SSO_SECRET_FOLDER}${clientId}`, clientSecret);
+  (await secretStore()).put(ssoSecretName(clientId), clientSecret);
+
+/** The hint in whole milliseconds (a fraction of one tells support nothing). */
+const wholeMillis = (epochMillis: number | undefined) =>
+  epochMillis === undefined ? undefined : Math.round(epochMillis);
 
 /** The providers bound to the organization, in client id order: one Query. */
 export const listSsoProviders = async (orgId: string): Promise<SsoProviderBinding[]> =>
   (
-    await queryPartition(keys.organizationPartition(orgId), keys.ssoProviderBindingPrefix, {
-      consistent: true,
-    })
+    await queryPartition(keys.ssoProviderBindingPartition(orgId), undefined, { consistent: true })
   ).map((item) => ({
     clientId: String(item.clientId),
     clientSecretExpirationDate: Number(item.clientSecretExpirationDate),
@@ -72,7 +74,13 @@ export const getSsoProvider = async (clientId: string): Promise<SsoProvider | un
  */
 const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvider): Promise<void> => {
   const table = tableName();
-  const unbound = (previous?.organizationIds ?? []).filter((orgId) => !next.organizationIds.includes(orgId));
+  const previousOrgs = previous?.organizationIds ?? [];
+  const unbound = previousOrgs.filter((orgId) => !next.organizationIds.includes(orgId));
+  // Bindings copy the hint: rewrite them all when it changes, otherwise only add the new ones.
+  const bindingsToWrite =
+    previous?.clientSecretExpirationDate === next.clientSecretExpirationDate
+      ? next.organizationIds.filter((orgId) => !previousOrgs.includes(orgId))
+      : next.organizationIds;
   const items: TransactItems = [
     {
       Put: {
@@ -92,7 +100,7 @@ const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvide
           : { ConditionExpression: 'attribute_not_exists(pk)' }),
       },
     },
-    ...next.organizationIds.map((orgId) => ({
+    ...bindingsToWrite.map((orgId) => ({
       Put: {
         TableName: table,
         Item: {
@@ -149,12 +157,13 @@ export const updateSsoProviderSecret = async (
   const current = await getSsoProvider(clientId);
   if (!current?.organizationIds.includes(orgId)) throw notFound('SSO provider');
   await storeClientSecret(clientId, update.clientSecret);
-  await rewriteProvider(clientId, current, (read) => {
-    // Providers are never deleted, so a re-read finds it.
-    const provider = read ?? current;
+  await rewriteProvider(clientId, current, (provider) => {
+    // A retry re-reads: the provider may have been rebound away from the caller meanwhile.
+    if (!provider?.organizationIds.includes(orgId)) throw notFound('SSO provider');
     return {
       ...provider,
-      clientSecretExpirationDate: update.clientSecretExpirationDate ?? provider.clientSecretExpirationDate,
+      clientSecretExpirationDate:
+        wholeMillis(update.clientSecretExpirationDate) ?? provider.clientSecretExpirationDate,
       updatedAt: now,
       updatedBy,
       version: provider.version + 1,
@@ -197,7 +206,7 @@ export const configureSsoProvider = async (
     clientId: configuration.clientId,
     organizationIds,
     clientSecretExpirationDate:
-      configuration.clientSecretExpirationDate ?? read?.clientSecretExpirationDate ?? 0,
+      wholeMillis(configuration.clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
     createdAt: read?.createdAt ?? now,
     createdBy: read?.createdBy ?? by,
     updatedAt: now,

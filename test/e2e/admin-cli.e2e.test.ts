@@ -178,7 +178,7 @@ describe('idp-admin', () => {
     );
     expect(provider.organizationIds).toEqual([service.organizationId]);
     const secrets = new FileSecretStore(join(process.env.IDP_DATA_DIR as string, 'secrets'));
-    expect(await secrets.get('sso/cli.sso')).toBe('from-stdin');
+    expect(await secrets.get('sso/cli.sso/secret')).toBe('from-stdin');
     const listed = await service.call('GET', '/idp/sso-providers', { token: await service.token() });
     expect(listed.body).toContainEqual({ clientId: 'cli.sso', clientSecretExpirationDate: 42 });
 

@@ -96,7 +96,7 @@ describe('POST /sso-providers/{clientId}', () => {
     });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
-    expect(await secrets.get('sso/shared-idp')).toBe('rotated-secret');
+    expect(await secrets.get('sso/shared-idp/secret')).toBe('rotated-secret');
     for (const caller of [token, foreign.token]) {
       expect((await list(caller)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
         HINT + 1,
@@ -106,7 +106,7 @@ describe('POST /sso-providers/{clientId}', () => {
 
   it('keeps the previous hint when the date is omitted', async () => {
     expect((await update('shared-idp', { clientSecret: 'without-date' })).status).toBe(204);
-    expect(await secrets.get('sso/shared-idp')).toBe('without-date');
+    expect(await secrets.get('sso/shared-idp/secret')).toBe('without-date');
     expect((await list(token)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
       HINT + 1,
     );
@@ -117,8 +117,8 @@ describe('POST /sso-providers/{clientId}', () => {
       const response = await update(clientId, { clientSecret: 'hijack', clientSecretExpirationDate: 1 });
       expect([response.status, response.body?.message]).toEqual([404, 'SSO provider not found']);
     }
-    expect(await secrets.get('sso/foreign-idp')).toBe('foreign-secret');
-    expect(await secrets.get('sso/no-such-idp')).toBeUndefined();
+    expect(await secrets.get('sso/foreign-idp/secret')).toBe('foreign-secret');
+    expect(await secrets.get('sso/no-such-idp/secret')).toBeUndefined();
   });
 
   it('400 for an empty or blank secret and a non-numeric date, never echoing the secret', async () => {
@@ -132,6 +132,7 @@ describe('POST /sso-providers/{clientId}', () => {
         'body.clientSecretExpirationDate',
       ],
       [{ clientSecret: 'fine', clientSecretExpirationDate: -1 }, 'body.clientSecretExpirationDate'],
+      [{ clientSecret: 'fine', clientSecretExpirationDate: 1e200 }, 'body.clientSecretExpirationDate'],
       [{ clientSecret: 'fine', unexpected: true }, 'body.unexpected'],
     ];
     for (const [body, field] of cases) {
@@ -142,7 +143,23 @@ describe('POST /sso-providers/{clientId}', () => {
     const numericSecret = await update('own-idp', { clientSecret: 424242, clientSecretExpirationDate: 1 });
     expect(numericSecret.status).toBe(400);
     expect(JSON.stringify(numericSecret.body)).not.toContain('424242');
-    expect(await secrets.get('sso/own-idp')).toBe('own-secret');
+    const misspelt = await update('own-idp', { clientSecret: 'fine', client_secret: 'misspelt-secret' });
+    expect([misspelt.status, errorFields(misspelt)]).toEqual([400, ['body.client_secret']]);
+    expect(JSON.stringify(misspelt.body)).not.toContain('misspelt-secret');
+    expect(await secrets.get('sso/own-idp/secret')).toBe('own-secret');
+  });
+
+  it('concurrent updates all succeed; the secret is one of theirs and the hint whole milliseconds', async () => {
+    const secrets10 = Array.from({ length: 10 }, (_, index) => `concurrent-${index}`);
+    const responses = await Promise.all(
+      secrets10.map((clientSecret) =>
+        update('own-idp', { clientSecret, clientSecretExpirationDate: 1234.4 }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(secrets10.map(() => 204));
+    expect(secrets10).toContain(await secrets.get('sso/own-idp/secret'));
+    expect((await list(token)).find((p) => p.clientId === 'own-idp')?.clientSecretExpirationDate).toBe(1234);
+    await update('own-idp', { clientSecret: 'own-secret' });
   });
 
   it('400 for a client id that cannot name a provider', async () => {
@@ -154,7 +171,7 @@ describe('POST /sso-providers/{clientId}', () => {
   it('403 without SSO.ADMIN', async () => {
     const withoutSso = await clientToken(service, service.organizationId, permissionsWithout('SSO.ADMIN'));
     expect((await update('own-idp', { clientSecret: 'nope' }, withoutSso)).status).toBe(403);
-    expect(await secrets.get('sso/own-idp')).toBe('own-secret');
+    expect(await secrets.get('sso/own-idp/secret')).toBe('own-secret');
   });
 
   it('never writes the secret to the logs, even at DEBUG', async () => {

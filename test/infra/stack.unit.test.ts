@@ -210,6 +210,14 @@ describe('least privilege per function', () => {
     });
   });
 
+  it('sso writes only SSO providers and their bindings (and its rate-limit counters), no idempotency records', () => {
+    const writes = statementsOf(stack.functions.sso).filter((statement) =>
+      WRITE_ACTIONS.some((action) => allows(statement, action)),
+    );
+    expect(writes.map((statement) => statement.Condition === undefined)).not.toContain(true);
+    expect(writes.map(leadingKeysOf).sort()).toEqual([['RATE#*'], ['SSO#*', 'SSOORG#*']]);
+  });
+
   /** 'read-write' functions write any item, so the middleware partitions need no statement of their own. */
   const groupsWithPartitionedWrites = ENDPOINT_GROUPS.filter(
     (group) => GROUP_TABLE_ACCESS[group] !== 'read-write',
@@ -264,14 +272,16 @@ describe('least privilege per function', () => {
   );
 
   it.each(groupsWithPartitionedWrites)(
-    '%s may write idempotency records exactly when it has non-GET management routes',
+    '%s may write idempotency records exactly when it has non-GET management routes that keep them',
     (group) => {
       const idempotencyWrites = statementsOf(stack.functions[group]).filter(
         (statement) =>
           allows(statement, 'dynamodb:PutItem') && leadingKeysOf(statement)?.includes('IDEMPOTENCY#*'),
       );
-      const hasNonGet = managementRoutesOf(group).some((route) => route.method !== 'GET');
-      expect(idempotencyWrites.length > 0).toBe(hasNonGet);
+      const keepsRecords = managementRoutesOf(group).some(
+        (route) => route.method !== 'GET' && !route.idempotentByNature,
+      );
+      expect(idempotencyWrites.length > 0).toBe(keepsRecords);
     },
   );
 

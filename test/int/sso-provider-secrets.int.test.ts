@@ -62,7 +62,10 @@ const tableItems = async (clientId: string) =>
   JSON.stringify(
     await Promise.all([
       queryPartition(keys.ssoProvider(clientId).pk, undefined, { consistent: true }),
-      ...[orgA, orgB, orgC].map((org) => queryPartition(keys.organizationPartition(org))),
+      ...[orgA, orgB, orgC].flatMap((org) => [
+        queryPartition(keys.organizationPartition(org)),
+        queryPartition(keys.ssoProviderBindingPartition(org)),
+      ]),
     ]),
     (_key, value) => (value instanceof Set ? [...value] : value),
   );
@@ -88,9 +91,9 @@ describe('SSO provider secrets in Secrets Manager', () => {
     await updateSsoProviderSecret(orgB, 'acme.sso', { clientSecret: 'second-s3cret' }, 'admin-of-b');
 
     expect(secretWrites()).toEqual([
-      { command: 'CreateSecret', name: 'idp/sso/acme.sso', value: 'first-s3cret' },
-      { command: 'PutSecretValue', name: 'idp/sso/acme.sso', value: 'first-s3cret' },
-      { command: 'PutSecretValue', name: 'idp/sso/acme.sso', value: 'second-s3cret' },
+      { command: 'CreateSecret', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
+      { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
+      { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'second-s3cret' },
     ]);
     // Nothing reads a secret back.
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(0);
