@@ -34,6 +34,12 @@ const usage = () =>
   ].join('\n');
 
 const readStdin = async (): Promise<string> => {
+  // Waiting for a terminal's end of input would look like a hang.
+  if (process.stdin.isTTY) {
+    throw new UsageError(
+      '--secret-stdin reads a pipe, e.g. printf %s "$SECRET" | npm run --silent admin -- …',
+    );
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
@@ -71,7 +77,8 @@ const main = async (argv: string[]): Promise<number> => {
     return 2;
   }
   const { values, positionals } = parsed;
-  const name = positionals.join(' ');
+  const [group, verb, ...extra] = positionals;
+  const name = [group, verb].filter(Boolean).join(' ');
   if (values.help || name === '' || name === 'help') {
     console.log(usage());
     return 0;
@@ -80,6 +87,9 @@ const main = async (argv: string[]): Promise<number> => {
   let target = 'DynamoDB';
   try {
     if (!command) throw new UsageError(`Unknown command "${name}"`);
+    // Not repeated back: a stray word may be a secret typed in the wrong place.
+    if (extra.length > 0)
+      throw new UsageError(`${name} takes options only, not ${extra.length} more word(s)`);
     const stray = Object.keys(values).filter(
       (option) => !GLOBAL_OPTIONS.includes(option) && !command.options.includes(option),
     );
@@ -104,5 +114,9 @@ const main = async (argv: string[]): Promise<number> => {
   }
 };
 
-// Exit at once: the SDK keeps idle connections open, which would hold the process for a while.
-process.exit(await main(process.argv.slice(2)));
+const exitCode = await main(process.argv.slice(2));
+// Exit at once (the SDK keeps idle connections open), once what was printed has been written out.
+await Promise.all(
+  [process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write('', done))),
+);
+process.exit(exitCode);

@@ -31,12 +31,17 @@ export const validated = <S extends z.ZodType>(schema: S, value: unknown, option
   throw new UsageError(`--${option}${position}: ${issue?.message ?? 'invalid'}`);
 };
 
-/** A whole number of at least `min`, written in digits. */
-export const integer = (options: Options, name: string, min: number): number | undefined => {
+/** A whole number from `min` to `max`, written in digits. */
+export const integer = (
+  options: Options,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined => {
   const value = optional(options, name);
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min) {
-    throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   }
   return Number(value);
 };

@@ -13,7 +13,7 @@ import {
 import { publishAgreement } from '../../shared/store/consent-repository.js';
 import { keys } from '../../shared/store/keys.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
-import { type Command, permissionsOption, requireOrganization } from './command.js';
+import { type Command, lines, permissionsOption, requireOrganization } from './command.js';
 import { integer, required, validated } from './options.js';
 import { UsageError } from './target.js';
 
@@ -92,9 +92,12 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
           accessTypeDisplayName,
           dependsOn: dependsOn ?? [],
         })),
-        summary: permissions
-          .map((p) => `${p.id.padEnd(32)} ${p.moduleDisplayName}: ${p.accessTypeDisplayName}`)
-          .join('\n'),
+        summary: lines(
+          `${permissions.length} permission(s)`,
+          ...permissions.map(
+            (p) => `  ${p.id.padEnd(32)} ${p.moduleDisplayName}: ${p.accessTypeDisplayName}`,
+          ),
+        ),
       };
     },
   },
@@ -121,9 +124,10 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
       const roles = await listManagedRoles();
       return {
         json: roles,
-        summary: roles
-          .map((role) => `${role.id.padEnd(24)} ${role.permissions.length} permission(s)`)
-          .join('\n'),
+        summary: lines(
+          `${roles.length} managed role(s)`,
+          ...roles.map((role) => `  ${role.id.padEnd(24)} ${role.permissions.length} permission(s)`),
+        ),
       };
     },
   },

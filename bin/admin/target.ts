@@ -31,7 +31,8 @@ export const configureTarget = (options: TargetOptions, env = process.env): Targ
       IDP_SECRET_STORE: 'file',
       IDP_DATA_DIR: resolve(env.IDP_DATA_DIR ?? '.data'),
     });
-    // DynamoDB Local accepts any credentials; placeholders keep a shell's real ones out of it.
+    // DynamoDB Local accepts any credentials: placeholders when the shell has none (the tests pass
+    // their own, which DynamoDB Local uses to pick a database).
     env.AWS_ACCESS_KEY_ID ??= 'local';
     env.AWS_SECRET_ACCESS_KEY ??= 'local';
     env.AWS_REGION ??= 'us-east-1';

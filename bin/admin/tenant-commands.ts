@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { badRequest, notFound } from '../../shared/http/errors.js';
+import { ApiError, badRequest, notFound } from '../../shared/http/errors.js';
 import { clientType, createApiClientRequest } from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { ssoClientId, ssoClientSecret } from '../../shared/schemas/sso.js';
@@ -11,6 +11,8 @@ import {
   rotateClientSecret,
 } from '../../shared/store/api-client-repository.js';
 import { createOrganization, listOrganizations } from '../../shared/store/organization-repository.js';
+import { requirePolicy } from '../../shared/store/policy-repository.js';
+import { requireRole } from '../../shared/store/role-repository.js';
 import { configureSsoProvider, listAllSsoProviders } from '../../shared/store/sso-provider-repository.js';
 import { roleHoldingExactly } from './client-role.js';
 import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
@@ -18,6 +20,23 @@ import { commaList, integer, type Options, optional, required, validated } from 
 import { UsageError } from './target.js';
 
 const organizationName = z.string().trim().min(1).max(200);
+
+/** Requests per second an organization's override may allow (rate and burst each). */
+const MAX_RATE = 1_000_000;
+
+/** A rotated-out secret works at most this long after an operator's rotation. */
+const MAX_GRACE_SECONDS = 30 * 24 * 3600;
+
+/** A 404 that names what was not found. */
+const notFoundNamed = (what: string, id: string) => (error: unknown) =>
+  Promise.reject(error instanceof ApiError && error.status === 404 ? notFound(`${what} ${id}`) : error);
+
+/** Every role and policy named must be live in the organization. */
+const requireGrantTargets = (orgId: string, roles: readonly string[], policies: readonly string[]) =>
+  Promise.all([
+    ...roles.map((id) => requireRole(orgId, id).catch(notFoundNamed('Role', id))),
+    ...policies.map((id) => requirePolicy(orgId, id).catch(notFoundNamed('Policy', id))),
+  ]);
 
 const liveClient = async (options: Options) => {
   const clientId = validated(identifier, required(options, 'id'), 'id');
@@ -32,8 +51,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
     usage: 'org create --name NAME [--id ID] [--mfa] [--rate R --burst B]',
     options: ['name', 'id', 'mfa', 'rate', 'burst'],
     run: async (options) => {
-      const rate = integer(options, 'rate', 1);
-      const burst = integer(options, 'burst', 0);
+      const rate = integer(options, 'rate', 1, MAX_RATE);
+      const burst = integer(options, 'burst', 0, MAX_RATE);
       if ((rate === undefined) !== (burst === undefined))
         throw new UsageError('give --rate and --burst together');
       const now = Date.now();
@@ -93,6 +112,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       }
       const permissions = permissionsOption(options);
       await requireOrganization(orgId);
+      // Before the permissions role is made, so that a refused client leaves nothing behind.
+      await requireGrantTargets(orgId, request.roles, request.policies);
       const granted =
         permissions.length > 0 ? await roleHoldingExactly(orgId, permissions, OPERATOR) : undefined;
       const client = await createApiClient({
@@ -103,7 +124,12 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       });
       const { id, clientSecret, name, clientType: type, roles, policies } = client;
       return {
-        json: { id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies },
+        json: {
+          ...{ id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies },
+          ...(granted
+            ? { permissionsRole: { id: granted.role.id, name: granted.role.name, created: granted.created } }
+            : {}),
+        },
         summary: lines(
           `Created API client ${client.name} in organization ${orgId}`,
           `  client_id:     ${client.id}`,
@@ -120,16 +146,17 @@ export const TENANT_COMMANDS: Record<string, Command> = {
     usage: 'client rotate --id CLIENT_ID [--grace-seconds S]',
     options: ['id', 'grace-seconds'],
     run: async (options) => {
-      const client = await liveClient(options);
       const graceSeconds =
-        integer(options, 'grace-seconds', 0) ?? Number(process.env.IDP_CLIENT_SECRET_GRACE_SECONDS ?? 86_400);
+        integer(options, 'grace-seconds', 0, MAX_GRACE_SECONDS) ??
+        Number(process.env.IDP_CLIENT_SECRET_GRACE_SECONDS ?? 86_400);
+      const client = await liveClient(options);
       const rotated = await rotateClientSecret(
         client.organizationId,
         client.id,
         OPERATOR,
         graceSeconds * 1000,
       );
-      const previousValidUntil = new Date(Date.now() + graceSeconds * 1000).toISOString();
+      const previousValidUntil = new Date(Number(rotated.previousSecretExpiresAt)).toISOString();
       return {
         json: {
           id: rotated.id,
@@ -166,6 +193,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       const organizationIds = commaList(required(options, 'orgs')).map((org) =>
         validated(identifier, org, 'orgs'),
       );
+      if (organizationIds.length === 0) throw new UsageError('--orgs names no organization');
       const expires = integer(options, 'expires', 0);
       // Secrets never come from the command line, where shell history and `ps` would show them.
       const clientSecret = options['secret-stdin']

@@ -122,6 +122,33 @@ describe('idp-admin', () => {
     expect(listed.map((o) => o.id)).toEqual(expect.arrayContaining([service.organizationId, org.id]));
   });
 
+  it('a client refused for an unknown role leaves no permissions role behind', async () => {
+    const refused = await admin([
+      'client',
+      'create',
+      '--org',
+      service.organizationId,
+      '--name',
+      'Refused',
+      '--permissions',
+      'USER_GROUP.READ',
+      '--roles',
+      'no-such-role',
+    ]);
+    expect([refused.code, refused.stderr.trim()]).toEqual([1, 'error: Role no-such-role not found']);
+    const accepted = await adminJson<{ permissionsRole: { created: boolean } }>([
+      'client',
+      'create',
+      '--org',
+      service.organizationId,
+      '--name',
+      'Accepted',
+      '--permissions',
+      'USER_GROUP.READ',
+    ]);
+    expect(accepted.permissionsRole.created).toBe(true);
+  });
+
   it('prints a readable summary without --json, with the id and secret of a new client', async () => {
     const run = await admin(['client', 'create', '--org', service.organizationId, '--name', 'Readable']);
     expect(run.code).toBe(0);
@@ -259,6 +286,14 @@ describe('idp-admin', () => {
         'needs its client secret',
       ],
       [['org', 'list', '--table', 'idp'], 2, '--endpoint is for the local DynamoDB only'],
+      [['client', 'rotate', '--id', 'x', '--grace-seconds', '99999999999'], 2, '--grace-seconds must be'],
+      [['sso', 'create', '--client-id', 'c', '--orgs', ','], 2, '--orgs names no organization'],
+      [
+        ['sso', 'create', '--client-id', 'c', '--orgs', 'o', '--expires', '99999999999999999999'],
+        2,
+        '--expires',
+      ],
+      [['sso', 'create', 'typed-secret', '--client-id', 'c'], 2, 'takes options only, not 1 more word(s)'],
     ];
     const runs = await Promise.all(cases.map(([args]) => admin(args)));
     runs.forEach((run, index) => {
@@ -266,6 +301,7 @@ describe('idp-admin', () => {
       expect(run.code, args.join(' ')).toBe(code);
       expect(run.stderr, args.join(' ')).toContain(message);
       expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.stderr).not.toContain('typed-secret');
     });
   });
 });
