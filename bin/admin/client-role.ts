@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError } from '../../shared/http/errors.js';
+import { ApiError, conflict } from '../../shared/http/errors.js';
 import { requireCataloguePermissions } from '../../shared/store/catalogue-repository.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
@@ -19,10 +19,14 @@ const roleNamedIn = async (orgId: string, name: string): Promise<RoleRecord | un
   );
 };
 
+/** Roles someone changed by hand, whose names are skipped before giving up. */
+const MAX_NAME_CANDIDATES = 20;
+
 /**
  * A role of the organization holding exactly `permissionIds`, for `client create --permissions`.
- * Its name is derived from the set, so the same set reuses the same role; should someone have
- * changed that role since, a new one is created instead of silently widening or narrowing it.
+ * Its name is derived from the set, so the same set reuses the same role. Should someone have
+ * changed that role since, the next name (`… (2)`, `… (3)`) is tried instead of silently widening
+ * or narrowing what the other clients of that role may do.
  */
 export const roleHoldingExactly = async (
   orgId: string,
@@ -31,14 +35,17 @@ export const roleHoldingExactly = async (
 ): Promise<{ role: RoleRecord; created: boolean }> => {
   await requireCataloguePermissions(permissionIds, 'permissions');
   const wanted = [...new Set(permissionIds)].sort();
-  const name = `CLI permissions ${createHash('sha256').update(wanted.join(',')).digest('hex').slice(0, 12)}`;
-  const existing = await roleNamedIn(orgId, name);
-  if (existing && sameSet(existing.permissions, wanted)) return { role: existing, created: false };
-  const role = await createRole({
-    organizationId: orgId,
-    name: existing ? `${name} ${Date.now().toString(36)}` : name,
-    permissions: wanted,
-    createdBy,
-  });
-  return { role, created: true };
+  const base = `CLI permissions ${createHash('sha256').update(wanted.join(',')).digest('hex').slice(0, 12)}`;
+  for (let candidate = 1; candidate <= MAX_NAME_CANDIDATES; candidate++) {
+    const name = candidate === 1 ? base : `${base} (${candidate})`;
+    const existing = await roleNamedIn(orgId, name);
+    if (!existing) {
+      const role = await createRole({ organizationId: orgId, name, permissions: wanted, createdBy });
+      return { role, created: true };
+    }
+    if (sameSet(existing.permissions, wanted)) return { role: existing, created: false };
+  }
+  throw conflict(
+    `Every role named "${base}" … "(${MAX_NAME_CANDIDATES})" was changed by hand; grant roles with --roles`,
+  );
 };

@@ -149,6 +149,29 @@ describe('idp-admin', () => {
     expect(accepted.permissionsRole.created).toBe(true);
   });
 
+  it('does not reuse a permissions role someone changed by hand: it takes the next name', async () => {
+    const create = (name: string) =>
+      adminJson<{ permissionsRole: { id: string; name: string; created: boolean } }>([
+        'client',
+        'create',
+        '--org',
+        service.organizationId,
+        '--name',
+        name,
+        '--permissions',
+        'USER_GROUP.UPDATE',
+      ]);
+    const first = (await create('First')).permissionsRole;
+    const widened = await service.call('PUT', `/idp/roles/${first.id}`, {
+      token: await service.token(),
+      body: { permissions: ['USER_GROUP.UPDATE', 'USER.DELETE'] },
+    });
+    expect(widened.status).toBe(204);
+    const second = (await create('Second')).permissionsRole;
+    expect(second).toEqual({ id: expect.any(String), name: `${first.name} (2)`, created: true });
+    expect((await create('Third')).permissionsRole).toEqual({ ...second, created: false });
+  });
+
   it('prints a readable summary without --json, with the id and secret of a new client', async () => {
     const run = await admin(['client', 'create', '--org', service.organizationId, '--name', 'Readable']);
     expect(run.code).toBe(0);
