@@ -50,12 +50,12 @@ const wholeMillis = (epochMillis: number | undefined) =>
 
 /** The providers bound to the organization, in client id order: one Query. */
 export const listSsoProviders = async (orgId: string): Promise<SsoProviderBinding[]> =>
-  (
-    await queryPartition(keys.ssoProviderBindingPartition(orgId), undefined, { consistent: true })
-  ).map((item) => ({
-    clientId: String(item.clientId),
-    clientSecretExpirationDate: Number(item.clientSecretExpirationDate),
-  }));
+  (await queryPartition(keys.ssoProviderBindingPartition(orgId), undefined, { consistent: true })).map(
+    (item) => ({
+      clientId: String(item.clientId),
+      clientSecretExpirationDate: Number(item.clientSecretExpirationDate),
+    }),
+  );
 
 /** Every provider with its organizations (operators). */
 export const listAllSsoProviders = async (): Promise<SsoProvider[]> =>
