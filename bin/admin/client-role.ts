@@ -1,23 +1,19 @@
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, conflict } from '../../shared/http/errors.js';
 import { requireCataloguePermissions } from '../../shared/store/catalogue-repository.js';
-import { db, tableName } from '../../shared/store/dynamo.js';
-import { keys } from '../../shared/store/keys.js';
 import { createRole, type RoleRecord, requireRole } from '../../shared/store/role-repository.js';
+import { resolveRoleId } from '../../shared/store/user-grants.js';
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((entry) => b.includes(entry));
 
-const roleNamedIn = async (orgId: string, name: string): Promise<RoleRecord | undefined> => {
-  const { Item: guard } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.roleNameGuard(orgId, name), ConsistentRead: true }),
-  );
-  if (!guard) return undefined;
-  return requireRole(orgId, String(guard.roleId)).catch((error) =>
-    error instanceof ApiError && error.status === 404 ? undefined : Promise.reject(error),
-  );
-};
+/** The live role of that name (the same lookup that grants roles by name), if any. */
+const roleNamedIn = (orgId: string, name: string): Promise<RoleRecord | undefined> =>
+  resolveRoleId(orgId, name)
+    .then((roleId) => requireRole(orgId, roleId))
+    .catch((error) =>
+      error instanceof ApiError && error.status === 404 ? undefined : Promise.reject(error),
+    );
 
 /** Roles someone changed by hand, whose names are skipped before giving up. */
 const MAX_NAME_CANDIDATES = 20;
