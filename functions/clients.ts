@@ -1,6 +1,6 @@
 import { tokenSettings } from '../shared/auth/token-service.js';
-import { badRequest } from '../shared/http/errors.js';
-import { groupHandler } from '../shared/http/group-handler.js';
+import { badRequest, conflict } from '../shared/http/errors.js';
+import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import {
   type ApiClientRecord,
@@ -8,6 +8,7 @@ import {
   deleteApiClient,
   listApiClients,
   rotateClientSecret,
+  secretIssuedAt,
 } from '../shared/store/api-client-repository.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
 
@@ -30,7 +31,7 @@ const presentClient = (client: ApiClientRecord, archived: ArchivedIds = NO_ARCHI
 });
 
 /** API clients (spec 4.5 and, beyond it, registration, rotation, deletion). */
-export const handler = groupHandler('clients', {
+const clientHandlers: GroupHandlers<'clients'> = {
   listApiClients: async ({ query }, { principal }) => {
     const [{ clients, hasMore }, archived] = await Promise.all([
       listApiClients(principal.organizationId, query.page, query.pageSize),
@@ -83,4 +84,24 @@ export const handler = groupHandler('clients', {
     await deleteApiClient(principal.organizationId, path.id, principal.id);
     return {};
   },
+};
+
+/** A replayed registration or rotation shows the secret it issued, as long as it is still the client's. */
+const rereadClientSecret: SecretRereader = async (recorded, { principal }) => {
+  const secret = await secretIssuedAt(
+    principal.organizationId,
+    String(recorded.id),
+    recorded.lastModifiedDate,
+  );
+  if (secret === undefined) {
+    throw conflict(
+      'The secret this request issued has since been replaced or deleted; it cannot be shown again',
+    );
+  }
+  return secret;
+};
+
+export const handler = groupHandler('clients', clientHandlers, {
+  createApiClient: rereadClientSecret,
+  rotateApiClientSecret: rereadClientSecret,
 });

@@ -12,7 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteKind } from '../shared/api/route-definition.js';
-import { ALARM_PERIOD, alarmOnAny } from './alarms.js';
+import { ALARM_PERIOD, alarmOnServerErrorRate } from './alarms.js';
 import type { IdpFunction } from './idp-function.js';
 
 /**
@@ -59,7 +59,7 @@ export interface IdpApiProps {
 
 /**
  * The HTTP API: a `$default` stage with throttling and JSON access logs, a JWT authorizer that
- * trusts the service's own issuer, and an alarm on server errors. Routes come from the route
+ * trusts the service's own issuer, and an alarm on the rate of server errors. Routes come from the route
  * table through `addRoutesOf`.
  */
 export class IdpApi extends Construct {
@@ -89,12 +89,10 @@ export class IdpApi extends Construct {
       },
     });
 
-    alarmOnAny(
-      this,
-      'ServerErrorsAlarm',
-      this.httpApi.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' }),
-      'The IDP API answered 5xx',
-    );
+    alarmOnServerErrorRate(this, 'ServerErrorRateAlarm', {
+      errors: this.httpApi.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      requests: this.httpApi.metricCount({ period: ALARM_PERIOD, statistic: 'Sum' }),
+    });
   }
 
   /** One API Gateway route per route of the function; the JWT authorizer guards management routes. */

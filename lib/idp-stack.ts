@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENDPOINT_GROUPS, type EndpointGroup, GROUP_TABLE_ACCESS } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
+import { ALARM_PERIOD, alarmOnThrottling } from './alarms.js';
 import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
 import { IdpSecrets } from './idp-secrets.js';
@@ -60,6 +61,8 @@ export class IdpStack extends Stack {
       IDP_AUDIENCE: TOKEN_AUDIENCE,
       IDP_TOKEN_TTL_SECONDS: String(TOKEN_LIFETIME_SECONDS),
       IDP_LOG_LEVEL: 'INFO',
+      // Metrics leave as CloudWatch embedded metric format log lines: no API call per request.
+      IDP_METRICS: 'emf',
       ...this.secrets.environment,
     };
     this.functions = Object.fromEntries(
@@ -71,6 +74,13 @@ export class IdpStack extends Stack {
     this.pictures.grantPictureAccess(this.functions.users);
 
     this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
+    alarmOnThrottling(
+      this,
+      'ThrottlingAlarm',
+      Object.values(this.functions).map((fn) =>
+        fn.lambda.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      ),
+    );
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the management API',

@@ -18,6 +18,8 @@ export interface Command {
   usage: string;
   /** The options it takes besides the global ones. */
   options: readonly string[];
+  /** Printed below the usage by `--help`: what an operator should know before running it. */
+  notes?: string;
   run(options: Options, io: { readStdin(): Promise<string> }): Promise<CommandResult>;
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { ApiError, badRequest, notFound } from '../../shared/http/errors.js';
 import { clientType, createApiClientRequest } from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
@@ -10,7 +11,12 @@ import {
   getApiClient,
   rotateClientSecret,
 } from '../../shared/store/api-client-repository.js';
-import { createOrganization, listOrganizations } from '../../shared/store/organization-repository.js';
+import {
+  createOrganization,
+  listOrganizations,
+  type Organization,
+  updateOrganizationSettings,
+} from '../../shared/store/organization-repository.js';
 import { requirePolicy } from '../../shared/store/policy-repository.js';
 import { requireRole } from '../../shared/store/role-repository.js';
 import { configureSsoProvider, listAllSsoProviders } from '../../shared/store/sso-provider-repository.js';
@@ -38,6 +44,28 @@ const requireGrantTargets = (orgId: string, roles: readonly string[], policies: 
     ...policies.map((id) => requirePolicy(orgId, id).catch(notFoundNamed('Policy', id))),
   ]);
 
+/**
+ * How long running instances of the service may keep an organization's previous rate limit: each
+ * caches it for 60 s (SETTINGS_CACHE_MILLIS in shared/http/middleware/rate-limit.ts).
+ */
+const RATE_LIMIT_CACHE_NOTE =
+  'Running instances of the service cache rate-limit settings for 60 s: the new limit applies within a minute.';
+
+/** `--rate R --burst B`, both or neither, with the bounds of an organization's override. */
+const rateLimitOption = (options: Options): RateLimitSettings | undefined => {
+  const rate = integer(options, 'rate', 1, MAX_RATE);
+  const burst = integer(options, 'burst', 0, MAX_RATE);
+  if ((rate === undefined) !== (burst === undefined))
+    throw new UsageError('give --rate and --burst together');
+  return rate !== undefined && burst !== undefined ? { rate, burst } : undefined;
+};
+
+/** `MFA on; 10 requests/s + burst 10 (default)`. */
+const describeSettings = (organization: Organization) => {
+  const { rate, burst } = organization.rateLimit ?? DEFAULT_RATE_LIMIT;
+  return `  MFA ${organization.mfaEnabled ? 'on' : 'off'}; ${rate} requests/s + burst ${burst}${organization.rateLimit ? '' : ' (default)'}`;
+};
+
 const liveClient = async (options: Options) => {
   const clientId = validated(identifier, required(options, 'id'), 'id');
   const client = await getApiClient(clientId);
@@ -51,10 +79,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
     usage: 'org create --name NAME [--id ID] [--mfa] [--rate R --burst B]',
     options: ['name', 'id', 'mfa', 'rate', 'burst'],
     run: async (options) => {
-      const rate = integer(options, 'rate', 1, MAX_RATE);
-      const burst = integer(options, 'burst', 0, MAX_RATE);
-      if ((rate === undefined) !== (burst === undefined))
-        throw new UsageError('give --rate and --burst together');
+      const rateLimit = rateLimitOption(options);
       const now = Date.now();
       const organization = {
         id: validated(identifier, optional(options, 'id') ?? randomUUID(), 'id'),
@@ -63,7 +88,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         updatedAt: now,
         createdBy: OPERATOR,
         mfaEnabled: options.mfa === true,
-        ...(rate !== undefined && burst !== undefined ? { rateLimit: { rate, burst } } : {}),
+        ...(rateLimit ? { rateLimit } : {}),
       };
       if (!(await createOrganization(organization))) {
         throw badRequest(`Organization ${organization.id} already exists`);
@@ -72,7 +97,42 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         json: organization,
         summary: lines(
           `Created organization ${organization.id} (${organization.name})`,
-          `  MFA ${organization.mfaEnabled ? 'on' : 'off'}; ${rate ?? 10} requests/s + burst ${burst ?? 10}`,
+          describeSettings(organization),
+        ),
+      };
+    },
+  },
+
+  'org update': {
+    usage: 'org update --id ORG [--rate R --burst B] [--mfa | --no-mfa]',
+    options: ['id', 'rate', 'burst', 'mfa', 'no-mfa'],
+    notes: `Changes only what is given. ${RATE_LIMIT_CACHE_NOTE}`,
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'id'), 'id');
+      const rateLimit = rateLimitOption(options);
+      if (options.mfa && options['no-mfa']) throw new UsageError('give --mfa or --no-mfa, not both');
+      const mfaEnabled = options.mfa ? true : options['no-mfa'] ? false : undefined;
+      if (rateLimit === undefined && mfaEnabled === undefined) {
+        throw new UsageError('nothing to change: give --rate and --burst, --mfa or --no-mfa');
+      }
+      const organization = await updateOrganizationSettings(orgId, {
+        ...(rateLimit ? { rateLimit } : {}),
+        ...(mfaEnabled !== undefined ? { mfaEnabled } : {}),
+      }).catch((error: unknown) =>
+        Promise.reject(
+          error instanceof ApiError && error.status === 404
+            ? new ApiError(404, `Organization ${orgId} not found`, [
+                { field: 'id', message: 'No organization with this id exists', rejectedValue: orgId },
+              ])
+            : error,
+        ),
+      );
+      return {
+        json: organization,
+        summary: lines(
+          `Updated organization ${organization.id} (${organization.name})`,
+          describeSettings(organization),
+          rateLimit && `  ${RATE_LIMIT_CACHE_NOTE}`,
         ),
       };
     },

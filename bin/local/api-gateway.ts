@@ -5,21 +5,25 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type {
+  APIGatewayEventRequestContextJWTAuthorizer,
   APIGatewayProxyEventV2WithJWTAuthorizer,
   APIGatewayProxyResultV2,
-  APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
 import type { EndpointGroup, RouteDefinition } from '../../shared/api/route-definition.js';
 import { routeKey } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
+import { bearerChallenge, flattenClaim } from './gateway/authorizer.js';
+import { buildEvent, gatewayAnswer, type HttpResponse, responseOf } from './gateway/payload.js';
+import { compileRoutes, parseRequestTarget } from './gateway/routing.js';
 
 /**
  * A local stand-in for API Gateway HTTP API: it matches the route table's routes, runs the JWT
  * authorizer step (aws-jwt-verify against the service's own discovery document and JWKS), builds
  * payload format 2.0 events with the claims where API Gateway puts them, and invokes the same
- * function handlers in process. Gateway-produced answers (401, 404, 413, 500) use API Gateway's
- * own `{"message": ...}` bodies, because that is what a deployed client receives.
+ * function handlers in process. Gateway-produced answers (400, 401, 404, 413, 500) use API
+ * Gateway's own `{"message": ...}` bodies, because that is what a deployed client receives. The
+ * rules themselves are pure functions under `gateway/`; this module does the I/O.
  */
 
 type LambdaHandler = (
@@ -27,39 +31,8 @@ type LambdaHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyResultV2>;
 
+/** API Gateway HTTP APIs accept payloads up to 10 MB. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-
-interface CompiledRoute {
-  route: RouteDefinition;
-  pattern: RegExp;
-  parameterNames: string[];
-}
-
-/** API Gateway prefers the most specific route: fewer path variables first. */
-const compileRoutes = (): CompiledRoute[] =>
-  ROUTES.map((route) => {
-    const parameterNames = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
-    const pattern = new RegExp(
-      `^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/]+)')}$`,
-    );
-    return { route, pattern, parameterNames };
-  }).sort((a, b) => a.parameterNames.length - b.parameterNames.length);
-
-/** API Gateway passes text bodies as they are and base64-encodes everything else. */
-const isTextContent = (contentType: string | undefined): boolean =>
-  !contentType ||
-  /^(text\/|application\/(json|.+\+json|x-www-form-urlencoded|xml|javascript))/i.test(contentType);
-
-/** API Gateway hands non-string claims to the function flattened into strings. */
-const flattenClaim = (value: unknown): string | number | boolean => {
-  if (Array.isArray(value)) return `[${value.map(flattenClaim).join(' ')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `map[${Object.entries(value)
-      .map(([key, inner]) => `${key}:${flattenClaim(inner)}`)
-      .join(' ')}]`;
-  }
-  return String(value);
-};
 
 const gatewayRequestId = (): string => randomBytes(10).toString('base64');
 
@@ -75,6 +48,7 @@ const readBody = (request: IncomingMessage): Promise<Buffer | 'too-large'> =>
     request.on('error', reject);
   });
 
+/** A fresh context per invocation, as Lambda gives one; nothing in it is shared between requests. */
 const lambdaContext = (group: EndpointGroup): Context => {
   const started = Date.now();
   return {
@@ -107,19 +81,8 @@ export interface RunningApiGateway {
   close(): Promise<void>;
 }
 
-export const startApiGateway = async (options: ApiGatewayOptions): Promise<RunningApiGateway> => {
-  const routes = compileRoutes();
-  const handlers = new Map<EndpointGroup, Promise<LambdaHandler>>();
-  const handlerOf = (group: EndpointGroup): Promise<LambdaHandler> => {
-    let handler = handlers.get(group);
-    if (!handler) {
-      handler = import(`../../functions/${group}.ts`).then((module) => module.handler as LambdaHandler);
-      handlers.set(group, handler);
-    }
-    return handler;
-  };
-
-  // Like API Gateway, find the JWKS through the issuer's discovery document, over HTTP here.
+/** The JWT authorizer: like API Gateway, it finds the JWKS through the issuer's discovery document. */
+const jwtAuthorizer = (options: ApiGatewayOptions) => {
   const httpFetcher = {
     fetch: async (uri: string) => {
       const response = await fetch(uri);
@@ -144,142 +107,95 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
     });
     return verifier;
   };
+  return async (
+    authorization: string | undefined,
+  ): Promise<APIGatewayEventRequestContextJWTAuthorizer | HttpResponse> => {
+    const token = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    let claims: JwtPayload | undefined;
+    let failure: unknown;
+    if (token) {
+      try {
+        claims = await (await verifierOf()).verify(token);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    if (!claims) {
+      return gatewayAnswer(401, 'Unauthorized', { 'www-authenticate': bearerChallenge(token, failure) });
+    }
+    return {
+      principalId: '',
+      integrationLatency: 0,
+      jwt: {
+        claims: Object.fromEntries(
+          Object.entries(claims).map(([name, value]) => [name, flattenClaim(value)]),
+        ),
+        scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : [],
+      },
+    };
+  };
+};
 
-  const send = (
-    response: ServerResponse,
-    status: number,
-    body: string | Buffer,
-    headers: Record<string, string | number | boolean> = {},
-  ) => {
-    response.writeHead(status, { 'content-type': 'application/json', ...headers });
-    response.end(body);
+export const startApiGateway = async (options: ApiGatewayOptions): Promise<RunningApiGateway> => {
+  const routes = compileRoutes<RouteDefinition>(ROUTES);
+  const authorize = jwtAuthorizer(options);
+  const handlers = new Map<EndpointGroup, Promise<LambdaHandler>>();
+  const handlerOf = (group: EndpointGroup): Promise<LambdaHandler> => {
+    let handler = handlers.get(group);
+    if (!handler) {
+      handler = import(`../../functions/${group}.ts`).then((module) => module.handler as LambdaHandler);
+      handlers.set(group, handler);
+    }
+    return handler;
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const requestId = gatewayRequestId();
-    response.setHeader('apigw-requestid', requestId);
-    const url = new URL(request.url ?? '/', 'http://gateway.local');
+  const answer = async (request: IncomingMessage, requestId: string): Promise<HttpResponse> => {
+    const target = parseRequestTarget(request.url ?? '/');
+    if (!target) return gatewayAnswer(400, 'Bad Request');
     const method = (request.method ?? 'GET').toUpperCase();
-    const rawPath = url.pathname;
-    const match = routes
-      .map((candidate) => ({ candidate, groups: candidate.pattern.exec(rawPath) }))
-      .find(({ candidate, groups }) => groups && candidate.route.method === method);
-    if (!match?.groups) return send(response, 404, JSON.stringify({ message: 'Not Found' }));
-    const { route, parameterNames } = match.candidate;
-
+    const match = routes.match(method, target.rawPath);
+    if (!match) return gatewayAnswer(404, 'Not Found');
     const body = await readBody(request);
-    if (body === 'too-large')
-      return send(response, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
+    if (body === 'too-large') return gatewayAnswer(413, 'Request Entity Too Large');
 
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+    let authorizer: APIGatewayEventRequestContextJWTAuthorizer | undefined;
+    if (match.route.kind === 'management') {
+      const outcome = await authorize(request.headers.authorization);
+      if ('status' in outcome) return outcome;
+      authorizer = outcome;
     }
-
-    let authorizer: APIGatewayProxyEventV2WithJWTAuthorizer['requestContext']['authorizer'] | undefined;
-    if (route.kind === 'management') {
-      const token = headers.authorization?.replace(/^Bearer\s+/i, '');
-      let claims: JwtPayload | undefined;
-      let problem = 'the token is missing';
-      if (token) {
-        try {
-          claims = await (await verifierOf()).verify(token);
-        } catch (error) {
-          problem = (error as Error).message.replace(/"/g, "'");
-        }
-      }
-      if (!claims) {
-        return send(response, 401, JSON.stringify({ message: 'Unauthorized' }), {
-          'www-authenticate': `Bearer scope="" error="invalid_token" error_description="${problem}"`,
-        });
-      }
-      const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
-      authorizer = {
-        principalId: '',
-        integrationLatency: 0,
-        jwt: {
-          claims: Object.fromEntries(
-            Object.entries(claims).map(([name, value]) => [name, flattenClaim(value)]),
-          ),
-          scopes,
-        },
-      };
-    }
-
-    const query = url.searchParams;
-    const queryStringParameters: Record<string, string> = {};
-    for (const name of new Set(query.keys())) queryStringParameters[name] = query.getAll(name).join(',');
-    const pathParameters = Object.fromEntries(
-      parameterNames.map((name, index) => [name, decodeURIComponent(match.groups?.[index + 1] ?? '')]),
+    const event = buildEvent(
+      {
+        method,
+        ...target,
+        headers: request.headers,
+        body,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        protocol: `HTTP/${request.httpVersion}`,
+      },
+      { routeKey: routeKey(match.route), pathParameters: match.pathParameters },
+      { requestId, now: new Date(), ...(authorizer ? { authorizer } : {}) },
     );
-    const contentType = headers['content-type'];
-    const hasBody = body.length > 0;
-    const now = new Date();
-    const event: APIGatewayProxyEventV2WithJWTAuthorizer = {
-      version: '2.0',
-      routeKey: routeKey(route),
-      rawPath,
-      rawQueryString: url.search.slice(1),
-      ...(headers.cookie ? { cookies: headers.cookie.split(/;\s*/) } : {}),
-      headers,
-      ...(query.size > 0 ? { queryStringParameters } : {}),
-      ...(parameterNames.length > 0 ? { pathParameters } : {}),
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'local',
-        domainName: headers.host ?? 'localhost',
-        domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
-        http: {
-          method,
-          path: rawPath,
-          protocol: `HTTP/${request.httpVersion}`,
-          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-          userAgent: headers['user-agent'] ?? '',
-        },
-        requestId,
-        routeKey: routeKey(route),
-        stage: '$default',
-        time: now.toISOString(),
-        timeEpoch: now.getTime(),
-        ...(authorizer ? { authorizer } : {}),
-      } as APIGatewayProxyEventV2WithJWTAuthorizer['requestContext'],
-      ...(hasBody
-        ? isTextContent(contentType)
-          ? { body: body.toString('utf8'), isBase64Encoded: false }
-          : { body: body.toString('base64'), isBase64Encoded: true }
-        : { isBase64Encoded: false }),
-    };
-
-    let result: APIGatewayProxyResultV2;
     try {
-      result = await (await handlerOf(route.group))(event, lambdaContext(route.group));
+      return responseOf(await (await handlerOf(match.route.group))(event, lambdaContext(match.route.group)));
     } catch (error) {
       console.error('function failed', error);
-      return send(response, 500, JSON.stringify({ message: 'Internal Server Error' }));
+      return gatewayAnswer(500, 'Internal Server Error');
     }
-    if (typeof result === 'string' || result === undefined || result === null) {
-      return send(response, 200, typeof result === 'string' ? result : '');
-    }
-    const structured = result as APIGatewayProxyStructuredResultV2;
-    const payload = structured.isBase64Encoded
-      ? Buffer.from(structured.body ?? '', 'base64')
-      : Buffer.from(structured.body ?? '');
-    response.writeHead(structured.statusCode ?? 200, {
-      ...(payload.length > 0 ? { 'content-type': 'application/json' } : {}),
-      ...Object.fromEntries(
-        Object.entries(structured.headers ?? {}).map(([name, value]) => [name, String(value)]),
-      ),
-      ...(structured.cookies ? { 'set-cookie': structured.cookies } : {}),
-    });
-    response.end(payload);
   };
 
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error) => {
-      console.error('gateway failure', error);
-      if (!response.headersSent) send(response, 500, JSON.stringify({ message: 'Internal Server Error' }));
-      else response.end();
-    });
+  const server = createServer((request, response: ServerResponse) => {
+    const requestId = gatewayRequestId();
+    answer(request, requestId)
+      .catch((error): HttpResponse => {
+        console.error('gateway failure', error);
+        return gatewayAnswer(500, 'Internal Server Error');
+      })
+      .then(({ status, headers, body }) => {
+        if (response.headersSent) return response.end();
+        response.writeHead(status, { 'apigw-requestid': requestId, ...headers });
+        response.end(body);
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

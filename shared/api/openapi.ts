@@ -22,13 +22,19 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: 'Server fault',
 };
 
-/** What API Gateway itself answers (its JWT authorizer's 401, for one); its body cannot be changed. */
+/**
+ * What API Gateway itself answers, with a body that cannot be changed: 400 for a path it cannot
+ * decode, its JWT authorizer's 401, 413 above its payload limit.
+ */
 const gatewayErrorBody = z.strictObject({ message: z.string() }).meta({ id: 'GatewayError' });
+const GATEWAY_STATUSES = new Set([400, 401, 413]);
 
 const errorResponse = (status: number) => ({
   description: ERROR_DESCRIPTIONS[status] ?? 'Error',
   content: {
-    'application/json': { schema: status === 401 ? z.union([errorBody, gatewayErrorBody]) : errorBody },
+    'application/json': {
+      schema: GATEWAY_STATUSES.has(status) ? z.union([errorBody, gatewayErrorBody]) : errorBody,
+    },
   },
 });
 

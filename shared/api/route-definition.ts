@@ -84,6 +84,11 @@ export interface RouteDefinition {
     readonly status: number;
     readonly description: string;
     readonly body?: z.ZodType;
+    /**
+     * A body field holding a secret that lives only in its owner's item: `Idempotency-Key`
+     * records keep the response without it, and a replay reads it from the owner again.
+     */
+    readonly secretField?: string;
   };
   /** Error statuses this operation documents beyond the ones every management route has. */
   readonly errors?: readonly number[];

@@ -2,18 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { grantedIds } from '../domain/effective-permissions.js';
 import { type ApiClientRecord, getApiClient } from '../store/api-client-repository.js';
 import { resolveAccess } from './grant-resolution.js';
+import { OAuthError } from './oauth-error.js';
 import { grantedScope, signAccessToken } from './token-service.js';
-
-/** RFC 6749 section 5.2 error; the token endpoint answers these instead of the API error shape. */
-export class OAuthError extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'server_error',
-    readonly description: string,
-  ) {
-    super(description);
-  }
-}
 
 /** Compares digests so neither content nor length leaks through timing. */
 const secretsMatch = (presented: string, stored: string): boolean =>

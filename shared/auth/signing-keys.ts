@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { z } from 'zod';
+import { logger } from '../http/logger.js';
 import { secretStore } from './secret-store.js';
 
 export const SIGNING_ALGORITHM = 'ES256';
@@ -21,14 +23,40 @@ interface SigningKeySet {
   keys: StoredSigningKey[];
 }
 
-const parseKeySet = (value: string | undefined): SigningKeySet | undefined => {
-  if (value === undefined) return undefined;
+const storedKeySet = z.object({
+  keys: z
+    .array(
+      z.object({
+        kid: z.string().min(1),
+        createdAt: z.number(),
+        retiredAt: z.number().optional(),
+        privateJwk: z.looseObject({ kty: z.literal('EC') }),
+        publicJwk: z.looseObject({ kty: z.literal('EC') }),
+      }),
+    )
+    .min(1),
+});
+
+const keySetIn = (value: string) => {
   try {
-    const parsed = JSON.parse(value) as Partial<SigningKeySet>;
-    return Array.isArray(parsed.keys) && parsed.keys.length > 0 ? (parsed as SigningKeySet) : undefined;
+    return storedKeySet.safeParse(JSON.parse(value));
   } catch {
     return undefined;
   }
+};
+
+/** A real key set, as opposed to the placeholder the stack creates the secret with. */
+const isKeySet = (value: string): boolean => keySetIn(value)?.success === true;
+
+/** The key set a secret holds; anything else fails naming the secret, since no token can be signed. */
+const parseKeySet = (value: string): SigningKeySet => {
+  const parsed = keySetIn(value);
+  if (!parsed?.success) {
+    const problem = `The secret "${SIGNING_KEYS_SECRET}" does not hold a signing key set ({"keys": [...]} of EC keys)`;
+    logger.error(problem);
+    throw new Error(problem);
+  }
+  return parsed.data as SigningKeySet;
 };
 
 const newSigningKey = async (now: number): Promise<StoredSigningKey> => {
@@ -57,15 +85,18 @@ const loadKeys = (): Promise<LoadedKeys> => {
   if (cached && Date.now() - cached.loadedAt < CACHE_MILLIS) return cached.keys;
   const keys = (async () => {
     const store = await secretStore();
-    const keySet =
-      parseKeySet(await store.get(SIGNING_KEYS_SECRET)) ??
-      (parseKeySet(
-        await store.initialize(
-          SIGNING_KEYS_SECRET,
-          JSON.stringify({ keys: [await newSigningKey(Date.now())] } satisfies SigningKeySet),
-          (current) => parseKeySet(current) !== undefined,
-        ),
-      ) as SigningKeySet);
+    const current = await store.get(SIGNING_KEYS_SECRET);
+    // A missing secret or the stack's placeholder is initialized once (the first writer wins);
+    // an initialized secret that no longer parses fails, naming the secret.
+    const keySet = parseKeySet(
+      current !== undefined && isKeySet(current)
+        ? current
+        : await store.initialize(
+            SIGNING_KEYS_SECRET,
+            JSON.stringify({ keys: [await newSigningKey(Date.now())] } satisfies SigningKeySet),
+            isKeySet,
+          ),
+    );
     const [newest] = keySet.keys;
     if (!newest) throw new Error('The signing key set is empty');
     return {
@@ -93,7 +124,8 @@ export const publicJwks = async (): Promise<{ keys: JWK[] }> => ({
  */
 export const rotateSigningKeys = async (retainMillis: number, now = Date.now()): Promise<string> => {
   const store = await secretStore();
-  const current = parseKeySet(await store.get(SIGNING_KEYS_SECRET)) ?? (await loadKeys()).keySet;
+  const stored = await store.get(SIGNING_KEYS_SECRET);
+  const current = stored !== undefined && isKeySet(stored) ? parseKeySet(stored) : (await loadKeys()).keySet;
   const fresh = await newSigningKey(now);
   const kept = current.keys
     .map((key) => ({ ...key, retiredAt: key.retiredAt ?? now }))

@@ -5,7 +5,7 @@ import {
 import type { ErrorBody } from '../schemas/common.js';
 import { ApiError, conflict, unprocessable } from './errors.js';
 
-/** Middy's own http errors (body parsers, router) carry a statusCode and an `expose` flag. */
+/** Middy's own http errors (the router) carry a statusCode and an `expose` flag. */
 const isExposedHttpError = (error: unknown): error is Error & { statusCode: number } =>
   error instanceof Error &&
   typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
@@ -18,11 +18,7 @@ export const toApiError = (error: unknown): ApiError => {
     return unprocessable('Idempotency-Key was already used with a different request body');
   if (error instanceof IdempotencyAlreadyInProgressError)
     return conflict('A request with this Idempotency-Key is still in progress');
-  if (isExposedHttpError(error)) {
-    // Middy's body parsers answer a malformed body with 415; the contract says 400.
-    const status = error.statusCode === 415 && /malformed/i.test(error.message) ? 400 : error.statusCode;
-    return new ApiError(status, error.message);
-  }
+  if (isExposedHttpError(error)) return new ApiError(error.statusCode, error.message);
   return new ApiError(500, 'Internal server error');
 };
 

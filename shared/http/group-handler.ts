@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import type { EndpointGroup, RouteDefinition, RouteInput, RouteResult } from '../api/route-definition.js';
 import { ROUTES, type Routes } from '../api/routes.js';
 import type { Principal } from '../auth/principal.js';
+import { measureRequest } from '../observability/metrics.js';
 import { errorBody } from './error-mapping.js';
 import { ApiError } from './errors.js';
 import { logger } from './logger.js';
@@ -39,6 +40,22 @@ export type GroupHandlers<G extends EndpointGroup> = {
   [K in keyof Routes as Routes[K]['group'] extends G ? K : never]: RouteHandler<Routes[K]>;
 };
 
+/**
+ * Reads the secret of a recorded response again (see `RouteDefinition.response.secretField`),
+ * for every operation of the group whose response carries one.
+ */
+export type SecretRereader = (
+  recordedBody: Record<string, unknown>,
+  context: Pick<HandlerContext, 'principal'>,
+) => Promise<string>;
+export type GroupSecretRereaders<G extends EndpointGroup> = {
+  [K in keyof Routes as Routes[K]['group'] extends G
+    ? Routes[K]['response'] extends { secretField: string }
+      ? K
+      : never
+    : never]: SecretRereader;
+};
+
 /** Shapes the handler's result through the route's response schema: closed, so nothing extra leaks. */
 const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>): APIGatewayProxyResultV2 => {
   if (result.raw) return result.raw;
@@ -54,7 +71,11 @@ const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>)
 };
 
 /** The middleware chain of one route, in the order ARCHITECTURE.md describes. */
-const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition>) => {
+const routeChain = (
+  route: RouteDefinition,
+  handle: RouteHandler<RouteDefinition>,
+  rereadSecret: SecretRereader | undefined,
+) => {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
     .use(errorResponse())
     .use(httpHeaderNormalizer())
@@ -65,7 +86,19 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
   // The token endpoint reads its own form and answers RFC 6749 errors; it takes no query.
   if (route.kind !== 'oauth') chain.use(validateRequest(route) as middy.MiddlewareObj);
   if (route.kind === 'management' && route.method !== 'GET' && !route.idempotentByNature) {
-    chain.use(idempotency());
+    const { secretField } = route.response;
+    if (secretField && !rereadSecret) throw new Error(`No secret rereader for ${route.operationId}`);
+    chain.use(
+      idempotency(
+        secretField && rereadSecret
+          ? {
+              field: secretField,
+              reread: (body, request) =>
+                rereadSecret(body, { principal: stateOfContext(request.context).principal as Principal }),
+            }
+          : undefined,
+      ),
+    );
   }
   return chain.handler(async (event, context) => {
     const state = stateOfContext(context);
@@ -81,18 +114,24 @@ const routeChain = (route: RouteDefinition, handle: RouteHandler<RouteDefinition
   });
 };
 
-/** Writes one access log line per request, whatever path it took (including idempotent replays). */
+const statusOf = (response: APIGatewayProxyResultV2): number =>
+  typeof response === 'object' ? (response.statusCode ?? 200) : 200;
+
+/**
+ * Writes one access log line and the request's metrics per request, whatever path it took
+ * (including idempotent replays).
+ */
 const withAccessLog =
   (handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>) =>
   async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2> => {
     const started = Date.now();
-    const response = await handler(event, context);
+    const response = await measureRequest(event.routeKey, () => handler(event, context), statusOf);
     const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
       .authorizer?.jwt?.claims;
     logger.info('request', {
       requestId: event.requestContext.requestId,
       route: event.routeKey,
-      status: typeof response === 'object' ? response.statusCode : 200,
+      status: statusOf(response),
       latencyMs: Date.now() - started,
       organizationId: claims?.org,
       principalId: claims?.sub,
@@ -104,13 +143,22 @@ const withAccessLog =
  * The Lambda handler of one endpoint group: Middy's router dispatches to each route's chain.
  * API Gateway only forwards the group's own routes, so the not-found branch is a safety net.
  */
-export const groupHandler = <G extends EndpointGroup>(group: G, handlers: GroupHandlers<G>) => {
+export const groupHandler = <G extends EndpointGroup>(
+  group: G,
+  handlers: GroupHandlers<G>,
+  ...[secretRereaders]: keyof GroupSecretRereaders<G> extends never ? [] : [GroupSecretRereaders<G>]
+) => {
   const table = handlers as unknown as Record<string, RouteHandler<RouteDefinition>>;
+  const rereaders = (secretRereaders ?? {}) as Record<string, SecretRereader>;
   const router = httpRouterHandler({
     routes: ROUTES.filter((route) => route.group === group).map((route) => {
       const handle = table[route.operationId];
       if (!handle) throw new Error(`No handler for ${route.operationId}`);
-      return { method: route.method, path: route.path, handler: routeChain(route, handle) };
+      return {
+        method: route.method,
+        path: route.path,
+        handler: routeChain(route, handle, rereaders[route.operationId]),
+      };
     }),
     notFoundResponse: ({ method, path }) =>
       jsonResponse(404, errorBody(new ApiError(404, `No route ${method} ${path}`), 'unknown')) as never,

@@ -57,6 +57,17 @@ const parse = (schema: z.ZodType, input: unknown, location: Location): unknown =
   return result.data;
 };
 
+/** `?page=` says nothing: a parameter named without a value is refused rather than taken as absent. */
+const refuseEmptyQueryValues = (query: Record<string, string | undefined>) => {
+  const empty = Object.keys(query).filter((name) => query[name] === '');
+  if (empty.length > 0) {
+    throw badRequest(
+      'Invalid query',
+      empty.map((name) => ({ message: 'Must not be empty', field: `query.${name}` })),
+    );
+  }
+};
+
 /** Validates path, query and body against the route's closed schemas; stores the parsed values. */
 export const validateRequest = (
   route: RouteDefinition,
@@ -64,6 +75,7 @@ export const validateRequest = (
   before: (request) => {
     const state = requestState(request);
     const event = request.event;
+    refuseEmptyQueryValues(event.queryStringParameters ?? {});
     state.input = {
       path: parse(route.request.path ?? EMPTY, event.pathParameters ?? {}, 'path'),
       query: parse(route.request.query ?? EMPTY, event.queryStringParameters ?? {}, 'query'),

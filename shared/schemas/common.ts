@@ -13,6 +13,18 @@ export const identifier = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, 'Letters, digits and . _ : @ - only');
 
+/** DynamoDB stores numbers of at most 38 digits between 1e-130 and 1e126; JavaScript integers are
+ * exact only up to 2^53. Anything else would be changed or refused by the table. */
+const isStorable = (value: number): boolean =>
+  Number.isInteger(value) ? Number.isSafeInteger(value) : Math.abs(value) >= 1e-130;
+
+export const storableNumber = z
+  .number()
+  .refine(
+    isStorable,
+    'Integers must lie within ±9007199254740991, other numbers be at least 1e-130 in magnitude',
+  );
+
 export const idPathParams = z.strictObject({ id: identifier });
 
 export const pagingQuery = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { identifier, pagingQuery } from './common.js';
+import { identifier, pagingQuery, storableNumber } from './common.js';
 
 export const userStatus = z.enum(['ACTIVE', 'INACTIVE']);
 export type UserStatus = z.infer<typeof userStatus>;
@@ -42,8 +42,14 @@ export const changePasswordRequest = z
 
 export const changeStatusRequest = z.strictObject({ userStatus }).meta({ id: 'ChangeStatusRequest' });
 
-const propertyName = z.string().min(1).max(128);
-export const additionalPropertyValue = z.union([z.string().max(4096), z.number(), z.strictObject({})]);
+/** Names that would reach an object's prototype instead of a property of its own. */
+const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+const propertyName = z
+  .string()
+  .min(1)
+  .max(128)
+  .refine((name) => !PROTOTYPE_NAMES.has(name), 'Not allowed as a property name');
+export const additionalPropertyValue = z.union([z.string().max(4096), storableNumber, z.strictObject({})]);
 
 export const setAdditionalPropertiesRequest = z
   .strictObject({

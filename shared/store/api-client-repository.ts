@@ -16,6 +16,8 @@ export interface ApiClientRecord {
   /** The secret before the last rotation, accepted until `previousSecretExpiresAt` (ms). */
   previousSecret?: string;
   previousSecretExpiresAt?: number;
+  /** When `clientSecret` was issued (ms): the `lastModifiedDate` of the answer that showed it. */
+  secretIssuedAt?: number;
   clientType: UserType;
   roles: string[];
   policies: string[];
@@ -71,6 +73,7 @@ export const createApiClient = async (
     organizationId: orgId,
     name: input.name,
     clientSecret: input.clientSecret ?? newClientSecret(),
+    secretIssuedAt: now,
     clientType: input.clientType,
     roles,
     policies,
@@ -124,6 +127,20 @@ export const getApiClient = async (clientId: string): Promise<ApiClientRecord | 
   return Item && isLiveClient(Item) ? (Item as ApiClientRecord) : undefined;
 };
 
+/**
+ * The secret of a live client of the organization, if it is still the one issued at `issuedAt`:
+ * an idempotent replay shows the secret it first showed, read from the client's own item.
+ */
+export const secretIssuedAt = async (
+  orgId: string,
+  clientId: string,
+  issuedAt: unknown,
+): Promise<string | undefined> => {
+  const client = await getApiClient(clientId);
+  if (client?.organizationId !== orgId) return undefined;
+  return (client.secretIssuedAt ?? client.createdDate) === issuedAt ? client.clientSecret : undefined;
+};
+
 /** A deleted client keeps its item (for history) but no longer exists for anyone. */
 export const isLiveClient = (item: Record<string, unknown>): boolean => item.deleted !== true;
 
@@ -174,7 +191,7 @@ export const rotateClientSecret = (
 ): Promise<ApiClientRecord> =>
   updateLiveClient(orgId, clientId, {
     expression:
-      'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, lastModifiedBy = :by, lastModifiedDate = :now',
+      'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, secretIssuedAt = :now, lastModifiedBy = :by, lastModifiedDate = :now',
     values: { ':expires': now + graceMillis, ':secret': newClientSecret(), ':by': rotatedBy, ':now': now },
   });
 
@@ -186,7 +203,10 @@ export const updateApiClient = (
   updatedBy: string,
   now = Date.now(),
 ): Promise<ApiClientRecord> => {
-  const fields = Object.entries(changes).filter(([, value]) => value !== undefined);
+  const fields = Object.entries({
+    ...changes,
+    ...(changes.clientSecret ? { secretIssuedAt: now } : {}),
+  }).filter(([, value]) => value !== undefined);
   return updateLiveClient(orgId, clientId, {
     expression: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
     names: Object.fromEntries(fields.map(([field]) => [`#${field}`, field])),

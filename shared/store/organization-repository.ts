@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
-import { notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../http/errors.js';
 import { batchGet } from './batch.js';
 import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
 import { creationSortValue, keys } from './keys.js';
@@ -73,6 +73,51 @@ export const setOrganizationRateLimit = async (
       ExpressionAttributeValues: { ':rateLimit': rateLimit, ':now': Date.now() },
     }),
   );
+};
+
+/** What an operator may change on an existing organization; what is left out stays as it is. */
+export interface OrganizationSettings {
+  rateLimit?: RateLimitSettings;
+  mfaEnabled?: boolean;
+}
+
+/**
+ * Sets the given settings of an existing organization (operators) in one conditional write, and
+ * answers the organization as it is now; no other attribute of its item changes (besides
+ * `updatedAt`). "Organization <id> not found" (404) when there is none.
+ */
+export const updateOrganizationSettings = async (
+  orgId: string,
+  settings: OrganizationSettings,
+  now = Date.now(),
+): Promise<Organization> => {
+  const assignments = ['updatedAt = :now'];
+  const values: Record<string, unknown> = { ':now': now };
+  if (settings.rateLimit !== undefined) {
+    assignments.push('rateLimit = :rateLimit');
+    values[':rateLimit'] = { rate: settings.rateLimit.rate, burst: settings.rateLimit.burst };
+  }
+  if (settings.mfaEnabled !== undefined) {
+    assignments.push('mfaEnabled = :mfaEnabled');
+    values[':mfaEnabled'] = settings.mfaEnabled;
+  }
+  if (assignments.length === 1) throw badRequest('No organization setting to change');
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(orgId),
+        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toOrganization(Attributes ?? {});
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) throw notFound(`Organization ${orgId}`);
+    throw error;
+  }
 };
 
 /** Only the organization's rate-limit override (projected read). */

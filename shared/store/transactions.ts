@@ -1,5 +1,6 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { conflict } from '../http/errors.js';
+import { countMetric } from '../observability/metrics.js';
 import { db } from './dynamo.js';
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
@@ -35,6 +36,7 @@ export const transactWrite = async (
       if (!conflicted) throw error;
       if (attempt >= MAX_CONFLICT_RETRIES)
         throw conflict('The resource is being changed by other requests; retry');
+      countMetric('RecoveredFaults');
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** Math.min(attempt, 5)));
     }
   }
@@ -80,6 +82,7 @@ export const retryOnConcurrentChange = async <T>(attempt: () => Promise<T>, atte
     } catch (error) {
       if (!(error instanceof ConcurrentChange)) throw error;
       if (tried >= attempts) throw conflict('The resource was changed concurrently; retry');
+      countMetric('RecoveredFaults');
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(tried, 6)));
     }
   }

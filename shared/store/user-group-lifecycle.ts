@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../http/errors.js';
+import { logger } from '../http/logger.js';
+import { countMetric } from '../observability/metrics.js';
 import { tableName } from './dynamo.js';
 import { keys } from './keys.js';
 import { LISTING_SORT_KEY, nextSequence } from './sequenced-listing.js';
@@ -150,6 +152,39 @@ const copyName = (name: string, taken: ReadonlySet<string>): string => {
 };
 
 /**
+ * Removes a copy whose filling failed; the name guard goes with it so the name is free again. If
+ * the undo fails too, the copy stays hidden (COPYING or DELETING, so it grants nothing) and the log
+ * says which group is left behind.
+ */
+const undoCopy = async (orgId: string, copy: { id: string; name: string }, cause: unknown) => {
+  try {
+    await transactWrite(
+      [
+        { Delete: { TableName: tableName(), Key: keys.userGroupNameGuard(orgId, copy.name) } },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.userGroup(orgId, copy.id),
+            UpdateExpression: 'SET lifecycle = :deleting',
+            ExpressionAttributeValues: { ':deleting': 'DELETING' },
+          },
+        },
+      ],
+      () => new ConcurrentChange(),
+    );
+    await finishDeletion(orgId, copy.id);
+    countMetric('RecoveredFaults');
+  } catch (undoError) {
+    logger.error('undo of a failed group duplicate failed: a hidden partial copy is left behind', {
+      organizationId: orgId,
+      groupId: copy.id,
+      cause: cause instanceof Error ? cause.message : String(cause),
+      error: undoError as Error,
+    });
+  }
+};
+
+/**
  * Duplicates a group with its description, status, grants and members (not its number). The copy
  * is created hidden (COPYING) under its reserved name, filled, then revealed in one transaction;
  * if filling fails, the partial copy is removed again.
@@ -229,22 +264,7 @@ export const duplicateUserGroup = async (
     ];
     await transactWrite(reveal, () => new ConcurrentChange());
   } catch (error) {
-    // Undo what was copied; the guards go with it so the name is free again.
-    await transactWrite(
-      [
-        { Delete: { TableName: tableName(), Key: keys.userGroupNameGuard(orgId, copy.name) } },
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.userGroup(orgId, copy.id),
-            UpdateExpression: 'SET lifecycle = :deleting',
-            ExpressionAttributeValues: { ':deleting': 'DELETING' },
-          },
-        },
-      ],
-      () => new ConcurrentChange(),
-    ).catch(() => undefined);
-    await finishDeletion(orgId, copy.id).catch(() => undefined);
+    await undoCopy(orgId, copy, error);
     throw error;
   }
   const { lifecycle: _copying, ...visible } = copy;

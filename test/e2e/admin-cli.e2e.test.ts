@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
+import { keys } from '../../shared/store/keys.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -120,6 +123,35 @@ describe('idp-admin', () => {
 
     const listed = await adminJson<{ id: string }[]>(['org', 'list']);
     expect(listed.map((o) => o.id)).toEqual(expect.arrayContaining([service.organizationId, org.id]));
+  });
+
+  it('org update changes the rate limit and MFA of an organization, and nothing else', async () => {
+    const orgId = service.organizationId;
+    const storedItem = async () =>
+      (await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId) }))).Item;
+    const token = await service.token();
+    const userId = await service.createUser('mfa-by-cli@example.com');
+    const before = await storedItem();
+    const resetMfa = async () =>
+      (await service.call('PUT', `/idp/users/${userId}/resetMfa`, { token })).status;
+    expect(await resetMfa()).toBe(400);
+
+    const run = await admin(['org', 'update', '--id', orgId, '--rate', '50000', '--burst', '7', '--mfa']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Updated organization ${orgId}`);
+    expect(run.stdout).toContain('MFA on; 50000 requests/s + burst 7');
+    expect(run.stdout).toContain('60 s');
+    expect(await storedItem()).toEqual({
+      ...before,
+      mfaEnabled: true,
+      rateLimit: { rate: 50000, burst: 7 },
+      updatedAt: expect.any(Number),
+    });
+    expect(await resetMfa()).toBe(204);
+
+    const off = await adminJson<{ id: string }>(['org', 'update', '--id', orgId, '--no-mfa']);
+    expect(off).toMatchObject({ id: orgId, mfaEnabled: false, rateLimit: { rate: 50000, burst: 7 } });
+    expect(await resetMfa()).toBe(400);
   });
 
   it('a client refused for an unknown role leaves no permissions role behind', async () => {
@@ -294,6 +326,13 @@ describe('idp-admin', () => {
         '--rate must be a whole number',
       ],
       [['org', 'create', '--name', 'X', '--mfa', '--org', 'y'], 2, 'org create does not take --org'],
+      [
+        ['org', 'update', '--id', 'no-such-org', '--mfa'],
+        1,
+        'Organization no-such-org not found\n  --id: No organization with this id exists ("no-such-org")',
+      ],
+      [['org', 'update', '--id', service.organizationId], 2, 'nothing to change'],
+      [['org'], 2, 'org update --id ORG [--rate R --burst B] [--mfa | --no-mfa]'],
       [['client', 'create', '--org', 'no-such-org', '--name', 'X'], 1, 'Organization no-such-org not found'],
       [
         ['client', 'create', '--org', service.organizationId, '--name', 'X', '--permissions', 'USER.NOPE'],

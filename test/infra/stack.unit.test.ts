@@ -542,7 +542,7 @@ describe('system-data seed', () => {
 });
 
 describe('alarms and outputs', () => {
-  it('alarms on errors of every function and on API 5xx', () => {
+  it('alarms on errors of every function and on the rate of API 5xx', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     for (const fn of [...Object.values(stack.functions), stack.systemData.handler]) {
       expect(alarms).toContainEqual(
@@ -553,9 +553,32 @@ describe('alarms and outputs', () => {
         }),
       );
     }
-    expect(alarms).toContainEqual(
-      expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway', Threshold: 1 }),
+    const expressionOf = (alarm: Record<string, unknown>) =>
+      (alarm.Metrics as { Expression?: string }[] | undefined)?.find((metric) => metric.Expression)
+        ?.Expression;
+    const rate = alarms.find((alarm) => expressionOf(alarm) === '100 * errors / MAX([requests, 1])');
+    expect(rate).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(JSON.stringify(rate)).toContain('"MetricName":"5xx"');
+    expect(JSON.stringify(rate)).toContain('"MetricName":"Count"');
+  });
+
+  it('alarms on throttled invocations of any endpoint function', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const throttling = alarms.find((alarm) => JSON.stringify(alarm).includes('"MetricName":"Throttles"'));
+    expect(throttling).toMatchObject({ Threshold: 1 });
+    expect(JSON.stringify(throttling).match(/"MetricName":"Throttles"/g)).toHaveLength(
+      Object.keys(stack.functions).length,
     );
+  });
+
+  it('publishes metrics as embedded metric format from every endpoint function', () => {
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Properties: { Environment: { Variables: Record<string, string> } } }
+    >;
+    for (const fn of Object.values(stack.functions)) {
+      expect(resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables.IDP_METRICS).toBe('emf');
+    }
   });
 
   it('outputs the API URL, the token URL and the table name', () => {

@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../bin/local/table.js';
-import { authenticateClient, OAuthError } from '../../shared/auth/client-credentials.js';
+import { authenticateClient } from '../../shared/auth/client-credentials.js';
+import { OAuthError } from '../../shared/auth/oauth-error.js';
 import { deleteApiClient, rotateClientSecret } from '../../shared/store/api-client-repository.js';
 import { createTestClient, createTestOrganization } from '../support/fixtures.js';
 import { useIsolatedDatabase } from '../support/isolated-database.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 const HOUR = 3_600_000;
 
@@ -25,5 +25,21 @@ describe('signing key rotation', () => {
     // Long after: only keys retired within a lifetime (plus cache time) remain.
     const fourth = await rotateSigningKeys(HOUR, start + 3 * HOUR);
     expect((await publicJwks()).keys.map((key) => key.kid)).toEqual([fourth, third]);
+  });
+});
+
+describe('a signing key secret that does not hold a key set', () => {
+  it('fails naming the secret instead of signing or publishing anything', async () => {
+    vi.resetModules();
+    process.env.IDP_DATA_DIR = mkdtempSync(join(tmpdir(), 'keys-'));
+    const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
+    await new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`).put(
+      'signing-keys',
+      '{"keys": [{"kid": 1}]}',
+    );
+    const { currentSigningKey, publicJwks } = await import('../../shared/auth/signing-keys.js');
+    const problem = 'The secret "signing-keys" does not hold a signing key set';
+    await expect(publicJwks()).rejects.toThrow(problem);
+    await expect(currentSigningKey()).rejects.toThrow(problem);
   });
 });

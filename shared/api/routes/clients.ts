@@ -37,7 +37,12 @@ export const clientsRoutes = {
     summary: 'Register an API client; the answer carries its secret',
     permissions: ['API_CLIENTS.WRITE'],
     request: { body: createApiClientRequest },
-    response: { status: 201, description: 'Registered; Location names it', body: apiClient },
+    response: {
+      status: 201,
+      description: 'Registered; Location names it',
+      body: apiClient,
+      secretField: 'clientSecret',
+    },
     extension: true,
   }),
   rotateApiClientSecret: route({
@@ -47,7 +52,12 @@ export const clientsRoutes = {
     summary: 'Issue a new secret; the previous one keeps working for a grace period (24 h by default)',
     permissions: ['API_CLIENTS.WRITE'],
     request: { path: idPathParams },
-    response: { status: 200, description: 'The client with its new secret', body: apiClient },
+    response: {
+      status: 200,
+      description: 'The client with its new secret',
+      body: apiClient,
+      secretField: 'clientSecret',
+    },
     errors: [404],
     extension: true,
   }),

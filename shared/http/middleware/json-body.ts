@@ -1,20 +1,53 @@
 import type { MiddlewareObj } from '@middy/core';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { badRequest, payloadTooLarge } from '../errors.js';
+import { MAX_REQUEST_BODY_BYTES } from '../body-limits.js';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+/** Far deeper than any request of the API; deep enough nesting exhausts the stack of whatever walks it. */
+export const MAX_JSON_DEPTH = 32;
 
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
 
-const parser = httpJsonBodyParser();
+/** The deepest nesting of arrays and objects in a JSON text, counted without parsing it. */
+export const jsonNestingDepth = (text: string): number => {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c)
+        index++; // a backslash escapes the next character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return deepest;
+};
 
-/** Size limit and a clear 400 for a missing body, then Middy's JSON parser (415 on wrong type). */
+/**
+ * Parses a JSON request body: 415 for another content type, 413 above 1 MiB, 400 for a missing,
+ * malformed or too deeply nested body. Written here rather than taken from Middy's parser, which
+ * has no depth limit and answers malformed JSON with 415.
+ */
 export const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2> => ({
-  before: async (request) => {
-    const { body, isBase64Encoded } = request.event;
-    if (body === undefined || body === '') throw badRequest('A JSON request body is required');
-    const bytes = isBase64Encoded ? Buffer.from(body, 'base64').byteLength : Buffer.byteLength(body);
-    if (bytes > MAX_JSON_BODY_BYTES) throw payloadTooLarge('The JSON body is larger than 1 MiB');
-    // biome-ignore lint/suspicious/noExplicitAny: Middy's parser is typed for its own event union
-    await parser.before?.(request as any);
+  before: (request) => {
+    const { event } = request;
+    if (event.body === undefined || event.body === '') throw badRequest('A JSON request body is required');
+    const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body);
+    if (bytes.byteLength > MAX_REQUEST_BODY_BYTES)
+      throw payloadTooLarge('The JSON body is larger than 1 MiB');
+    if (!JSON_MEDIA_TYPE.test(event.headers['content-type'] ?? '')) {
+      throw unsupportedMediaType('The request body must be application/json');
+    }
+    const text = bytes.toString('utf8');
+    if (jsonNestingDepth(text) > MAX_JSON_DEPTH) {
+      throw badRequest(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    try {
+      (request.event as { body: unknown }).body = JSON.parse(text);
+    } catch {
+      throw badRequest('The request body is not valid JSON');
+    }
   },
 });

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { DEFAULT_RATE_LIMIT, epochSecondOf, type RateLimitSettings } from '../../domain/rate-limit.js';
 import { getRateLimitOverride } from '../../store/organization-repository.js';
 import { admitRequest } from '../../store/rate-limit-store.js';
+import { countMetric } from '../../observability/metrics.js';
 import { tooManyRequests, unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
 
@@ -24,6 +25,7 @@ export const rateLimit = (): MiddlewareObj => ({
     if (!principal) throw unauthorized();
     const orgId = principal.organizationId;
     if (!(await admitRequest(orgId, epochSecondOf(receivedAt), () => settingsOf(orgId)))) {
+      countMetric('RateLimited');
       throw tooManyRequests();
     }
   },

@@ -205,7 +205,7 @@ describe('without a token', () => {
     const response = await call(operation);
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ message: 'Unauthorized' });
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 });
 

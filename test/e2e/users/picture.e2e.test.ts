@@ -229,14 +229,15 @@ describe('GET /users/{id}/picture', () => {
     expect(direct.status).toBe(404);
   });
 
-  // The id is URL-decoded by the gateway; an encoded "../<org>/<user>" must not reach the store.
-  it('refuses an encoded path in the id (400) before it can reach another organization', async () => {
+  // The gateway decodes the path before routing: an encoded "../<org>/<user>" becomes path
+  // segments that name no route, so it never reaches a function, let alone the store.
+  it('refuses an encoded path in the id (404, no route) before it can reach another organization', async () => {
     const traversal = `..%2F${foreign.orgId}%2F${foreign.userId}`;
     const response = await download(`${service.baseUrl}/idp/users/${traversal}/picture`, token);
     expect(response.bytes).not.toEqual(GIF);
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(404);
     const overwrite = await uploadPicture(service, traversal, { token, bytes: PNG });
-    expect(overwrite.status).toBe(400);
+    expect(overwrite.status).toBe(404);
     const theirs = `${service.baseUrl}/idp/users/${foreign.userId}/picture`;
     expect((await download(theirs, foreign.token)).bytes).toEqual(GIF);
   });

@@ -1,0 +1,146 @@
+import { parseArgs } from 'node:util';
+import { ApiError, type ErrorDetail } from '../../shared/http/errors.js';
+import { COMMANDS, type Command, type CommandResult } from './commands.js';
+import { configureTarget, UsageError } from './target.js';
+
+/** Where the CLI writes and what it reads; the process's own streams, or a test's. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  readStdin(): Promise<string>;
+}
+
+const GLOBAL_OPTIONS = ['json', 'table', 'region', 'endpoint', 'secret-prefix', 'help'];
+const FLAGS = new Set(['json', 'help', 'mfa', 'no-mfa', 'all-permissions', 'secret-stdin']);
+
+const commandOptions = [...new Set(Object.values(COMMANDS).flatMap((command) => command.options))];
+const optionTypes = Object.fromEntries(
+  [...GLOBAL_OPTIONS, ...commandOptions].map((name) => [
+    name,
+    { type: FLAGS.has(name) ? ('boolean' as const) : ('string' as const) },
+  ]),
+);
+
+const INVOCATION = 'npm run --silent admin --';
+
+const TARGET_HELP = [
+  'Target: the local DynamoDB of `npm start` (IDP_DYNAMODB_PORT, default 8000; --endpoint URL),',
+  '  or a deployed table: --table NAME --region REGION [--secret-prefix idp/] with AWS credentials.',
+];
+
+/** The first word of each command (`org`, `client`, …), in the order `help` lists them. */
+export const COMMAND_GROUPS = [...new Set(Object.keys(COMMANDS).map((name) => name.split(' ')[0] as string))];
+
+const commandsOf = (group: string) =>
+  Object.entries(COMMANDS).filter(([name]) => name.split(' ')[0] === group);
+
+/** Every command: `--help`, `help` or no command at all. */
+export const usage = (): string =>
+  [
+    `Usage: ${INVOCATION} <command> [options] [--json]`,
+    '',
+    'Commands:',
+    ...Object.values(COMMANDS).map((command) => `  ${command.usage}`),
+    '',
+    ...TARGET_HELP,
+    `Add --help to a command (or give only its first word, e.g. \`org\`) for its usage alone.`,
+  ].join('\n');
+
+/** The commands of one group, e.g. `org`. */
+export const groupUsage = (group: string): string =>
+  [
+    `Usage: ${INVOCATION} ${group} <command> [options] [--json]`,
+    '',
+    `${group} commands:`,
+    ...commandsOf(group).map(([, command]) => `  ${command.usage}`),
+  ].join('\n');
+
+const usageLine = (command: Command) => `Usage: ${INVOCATION} ${command.usage} [--json]`;
+
+/** One command's usage, where to run it and its notes: `org create --help`. */
+export const commandHelp = (name: string): string => {
+  const command = COMMANDS[name];
+  if (!command) throw new Error(`No command ${name}`);
+  return [usageLine(command), '', ...TARGET_HELP, ...(command.notes ? ['', command.notes] : [])].join('\n');
+};
+
+/** The store names fields as the API does (`body.roles`); the operator typed `--roles`. */
+const describeDetail = (detail: ErrorDetail) =>
+  `  ${detail.field ? `${detail.field.replace(/^(body\.)?/, '--')}: ` : ''}${detail.message}` +
+  (detail.rejectedValue === undefined ? '' : ` (${JSON.stringify(detail.rejectedValue)})`);
+
+/** What went wrong, in words an operator can act on. */
+const describeFailure = (error: unknown, target: string): string => {
+  if (error instanceof ApiError) return [error.message, ...error.details.map(describeDetail)].join('\n');
+  const { name, message, code } = error as Error & { code?: string };
+  if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String((error as Error).cause ?? message))) {
+    return `Cannot reach the ${target}. Is \`npm start\` running? (A deployed table: --table and --region.)`;
+  }
+  if (name === 'ResourceNotFoundException') return `The ${target} has no such table: ${message}`;
+  return `${name}: ${message}`;
+};
+
+/**
+ * Runs one command line of the operator CLI and answers its exit code: 0 done, 1 refused or
+ * failed (the message says why), 2 wrong command line (with the usage). Help of any kind is
+ * answered before the target is configured, so it never touches a database.
+ */
+export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  if (argv.some((arg) => /^--(client-)?secret(=|$)/.test(arg))) {
+    // Shell history and the process list would keep a secret given as an argument.
+    io.err('error: secrets are read from standard input (--secret-stdin), never from the command line');
+    return 2;
+  }
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof optionTypes; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: optionTypes, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${usage()}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [group, verb, ...extra] = positionals;
+  const name = [group, verb].filter(Boolean).join(' ');
+  if (name === '' || name === 'help') {
+    io.out(usage());
+    return 0;
+  }
+  const command = COMMANDS[name];
+  const knownGroup = group !== undefined && COMMAND_GROUPS.includes(group);
+  if (values.help && (command || (knownGroup && verb === undefined))) {
+    io.out(command ? commandHelp(name) : groupUsage(group as string));
+    return 0;
+  }
+  /** After a wrong command line: what that command, or those commands, take. */
+  const usageOfName = () =>
+    command ? usageLine(command) : knownGroup ? groupUsage(group as string) : usage();
+  let target = 'DynamoDB';
+  try {
+    if (!command) {
+      throw new UsageError(
+        knownGroup && verb === undefined ? `${group} needs a command` : `Unknown command "${name}"`,
+      );
+    }
+    // Not repeated back: a stray word may be a secret typed in the wrong place.
+    if (extra.length > 0)
+      throw new UsageError(`${name} takes options only, not ${extra.length} more word(s)`);
+    const stray = Object.keys(values).filter(
+      (option) => !GLOBAL_OPTIONS.includes(option) && !command.options.includes(option),
+    );
+    if (stray.length > 0) throw new UsageError(`${name} does not take --${stray.join(', --')}`);
+    target = configureTarget({
+      table: values.table as string | undefined,
+      region: values.region as string | undefined,
+      endpoint: values.endpoint as string | undefined,
+      secretPrefix: values['secret-prefix'] as string | undefined,
+    }).description;
+    const result: CommandResult = await command.run(values, { readStdin: io.readStdin });
+    io.out(values.json ? JSON.stringify(result.json, null, 2) : result.summary);
+    return 0;
+  } catch (error) {
+    const message = error instanceof UsageError ? error.message : describeFailure(error, target);
+    if (values.json) io.err(JSON.stringify({ error: message }));
+    else io.err(`error: ${message}${error instanceof UsageError ? `\n\n${usageOfName()}` : ''}`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+};

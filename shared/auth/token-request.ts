@@ -1,0 +1,74 @@
+import { MAX_REQUEST_BODY_BYTES } from '../http/body-limits.js';
+import { OAuthError } from './oauth-error.js';
+
+/** Client ids are identifiers of the API (letters, digits, `. _ : @ -`, at most 128 characters). */
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+
+export interface TokenRequestInput {
+  headers: Record<string, string | undefined>;
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+/**
+ * The token request's form: `application/x-www-form-urlencoded`, at most 1 MiB, and every
+ * parameter at most once (RFC 6749 section 3.2).
+ */
+export const tokenRequestForm = (request: TokenRequestInput): URLSearchParams => {
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
+    throw new OAuthError(400, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
+  }
+  const bytes = Buffer.from(request.body ?? '', request.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.byteLength > MAX_REQUEST_BODY_BYTES) {
+    throw new OAuthError(413, 'invalid_request', 'The request body is larger than 1 MiB');
+  }
+  const form = new URLSearchParams(bytes.toString('utf8'));
+  const names = [...form.keys()];
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined) {
+    throw new OAuthError(400, 'invalid_request', `The parameter ${JSON.stringify(repeated)} is repeated`);
+  }
+  return form;
+};
+
+/** RFC 6749 2.3.1: the Basic credentials are form-urlencoded before base64. */
+const basicCredentials = (authorization: string | undefined) => {
+  const encoded = authorization?.match(/^Basic\s+(\S+)$/i)?.[1];
+  if (!encoded) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const separator = decoded.indexOf(':');
+  if (separator < 0) throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials');
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value.replace(/\+/g, ' '));
+    } catch {
+      throw new OAuthError(401, 'invalid_client', 'Malformed Basic credentials');
+    }
+  };
+  return {
+    clientId: decode(decoded.slice(0, separator)),
+    clientSecret: decode(decoded.slice(separator + 1)),
+  };
+};
+
+/**
+ * The client's credentials, from HTTP Basic or the form, never both. A client id that no client
+ * can have is refused here, without asking the table.
+ */
+export const clientCredentialsOf = (form: URLSearchParams, authorization: string | undefined) => {
+  const basic = basicCredentials(authorization);
+  const postedId = form.get('client_id');
+  const postedSecret = form.get('client_secret');
+  if (basic && postedSecret !== null) {
+    throw new OAuthError(400, 'invalid_request', 'Use one client authentication method, not two');
+  }
+  if (basic && postedId !== null && postedId !== basic.clientId) {
+    throw new OAuthError(400, 'invalid_request', 'client_id does not match the Basic credentials');
+  }
+  const clientId = basic?.clientId ?? postedId;
+  const clientSecret = basic?.clientSecret ?? postedSecret;
+  if (!clientId || !clientSecret)
+    throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
+  if (!CLIENT_ID.test(clientId)) throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+  return { clientId, clientSecret, usedBasic: basic !== undefined };
+};

@@ -1,0 +1,183 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COMMAND_GROUPS, runCli } from '../../bin/admin/cli.js';
+import { COMMANDS } from '../../bin/admin/commands.js';
+
+/** The operator CLI's command line, in this process: help never reaches a database. */
+const documentClient = mockClient(DynamoDBDocumentClient);
+const rawClient = mockClient(DynamoDBClient);
+afterAll(() => {
+  documentClient.restore();
+  rawClient.restore();
+});
+
+const run = async (...argv: string[]) => {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, {
+    out: (text) => {
+      out += `${text}\n`;
+    },
+    err: (text) => {
+      err += `${text}\n`;
+    },
+    readStdin: async () => '',
+  });
+  return { code, out, err };
+};
+
+const databaseCalls = () => documentClient.calls().length + rawClient.calls().length;
+const usages = Object.values(COMMANDS).map((command) => command.usage);
+
+let environment: NodeJS.ProcessEnv;
+beforeEach(() => {
+  documentClient.reset();
+  rawClient.reset();
+  environment = { ...process.env };
+});
+afterEach(() => {
+  // A command that ran pointed the store at its target through the environment.
+  for (const name of Object.keys(process.env)) if (!(name in environment)) delete process.env[name];
+  Object.assign(process.env, environment);
+});
+
+describe('operator CLI help', () => {
+  it('lists every command with no command, --help or help', async () => {
+    for (const argv of [[], ['--help'], ['help']]) {
+      const { code, out, err } = await run(...argv);
+      expect([code, err], argv.join(' ')).toEqual([0, '']);
+      for (const usage of usages) expect(out).toContain(`  ${usage}\n`);
+    }
+  });
+
+  it('lists the commands of a group given alone (exit 2), or with --help (exit 0)', async () => {
+    expect(COMMAND_GROUPS).toEqual([
+      'org',
+      'client',
+      'sso',
+      'plugin',
+      'agreement',
+      'permissions',
+      'managed-role',
+      'signing-keys',
+    ]);
+    for (const group of COMMAND_GROUPS) {
+      const own = usages.filter((usage) => usage.startsWith(`${group} `));
+      const alone = await run(group);
+      expect([alone.code, alone.out], group).toEqual([2, '']);
+      expect(alone.err).toContain(`error: ${group} needs a command`);
+      for (const usage of usages) {
+        if (own.includes(usage)) expect(alone.err).toContain(`  ${usage}\n`);
+        else expect(alone.err).not.toContain(usage);
+      }
+      const help = await run(group, '--help');
+      expect([help.code, help.err]).toEqual([0, '']);
+      expect(help.out).toContain(`${group} commands:\n${own.map((usage) => `  ${usage}`).join('\n')}\n`);
+    }
+    const typo = await run('org', 'updte', '--help');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('Unknown command "org updte"');
+    expect(typo.err).toContain('  org update --id ORG');
+  });
+
+  it('answers every command --help with its own usage, without reading the target', async () => {
+    for (const [name, command] of Object.entries(COMMANDS)) {
+      // Help wins over whatever else the line holds, the target included.
+      const help = await run(...name.split(' '), '--help', '--table', 'prod', '--region', 'eu-west-1');
+      expect([help.code, help.err], name).toEqual([0, '']);
+      expect(help.out.split('\n')[0]).toBe(`Usage: npm run --silent admin -- ${command.usage} [--json]`);
+      for (const other of usages) if (other !== command.usage) expect(help.out).not.toContain(other);
+    }
+    expect((await run('org', 'update', '--help')).out).toContain('cache rate-limit settings for 60 s');
+    expect(databaseCalls()).toBe(0);
+    expect(process.env).toEqual(environment);
+  });
+});
+
+describe('org update', () => {
+  it('refuses a command line that changes nothing or is out of bounds, with its usage (exit 2)', async () => {
+    const cases: [string[], string][] = [
+      [[], 'nothing to change: give --rate and --burst, --mfa or --no-mfa'],
+      [['--rate', '5'], 'give --rate and --burst together'],
+      [['--rate', '0', '--burst', '1'], '--rate must be a whole number from 1 to 1000000, got "0"'],
+      [['--rate', '5', '--burst', '1000001'], '--burst must be a whole number from 0 to 1000000'],
+      [['--mfa', '--no-mfa'], 'give --mfa or --no-mfa, not both'],
+      [['--name', 'Renamed', '--mfa'], 'org update does not take --name'],
+    ];
+    for (const [options, message] of cases) {
+      const refused = await run('org', 'update', '--id', 'acme', ...options);
+      expect([refused.code, refused.out], options.join(' ')).toEqual([2, '']);
+      expect(refused.err).toContain(`error: ${message}`);
+      expect(refused.err).toContain(
+        'Usage: npm run --silent admin -- org update --id ORG [--rate R --burst B] [--mfa | --no-mfa]',
+      );
+    }
+    expect((await run('org', 'update', '--mfa')).err).toContain('--id is required');
+    expect((await run('org', 'create', '--name', 'N', '--no-mfa')).err).toContain(
+      'org create does not take --no-mfa',
+    );
+    expect(databaseCalls()).toBe(0);
+  });
+
+  it('writes only what is given, in one conditional UpdateItem, and answers the organization', async () => {
+    documentClient.on(UpdateCommand).resolves({
+      Attributes: {
+        pk: 'ORG#acme',
+        id: 'acme',
+        name: 'Acme',
+        createdAt: 1,
+        updatedAt: 2,
+        mfaEnabled: false,
+        rateLimit: { rate: 50, burst: 5 },
+      },
+    });
+    const updated = await run('org', 'update', '--id', 'acme', '--rate', '50', '--burst', '5', '--no-mfa');
+    expect([updated.code, updated.err]).toEqual([0, '']);
+    expect(updated.out).toContain('Updated organization acme (Acme)\n  MFA off; 50 requests/s + burst 5\n');
+    expect(updated.out).toContain('60 s');
+    expect(databaseCalls()).toBe(1);
+    expect(documentClient.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'idp',
+      Key: expect.any(Object),
+      UpdateExpression: 'SET updatedAt = :now, rateLimit = :rateLimit, mfaEnabled = :mfaEnabled',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: {
+        ':now': expect.any(Number),
+        ':rateLimit': { rate: 50, burst: 5 },
+        ':mfaEnabled': false,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+
+    documentClient.reset();
+    documentClient.on(UpdateCommand).resolves({
+      Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 3, mfaEnabled: true },
+    });
+    const json = await run('org', 'update', '--id', 'acme', '--mfa', '--json');
+    expect(JSON.parse(json.out)).toEqual({
+      id: 'acme',
+      name: 'Acme',
+      createdAt: 1,
+      updatedAt: 3,
+      mfaEnabled: true,
+    });
+    const input = documentClient.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(input?.UpdateExpression).toBe('SET updatedAt = :now, mfaEnabled = :mfaEnabled');
+    expect(input?.ExpressionAttributeValues).toEqual({ ':now': expect.any(Number), ':mfaEnabled': true });
+  });
+
+  it('refuses an unknown organization, naming --id (exit 1)', async () => {
+    documentClient.on(UpdateCommand).rejects(
+      Object.assign(new Error('The conditional request failed'), {
+        name: 'ConditionalCheckFailedException',
+      }),
+    );
+    const refused = await run('org', 'update', '--id', 'nope', '--mfa');
+    expect([refused.code, refused.out]).toEqual([1, '']);
+    expect(refused.err).toBe(
+      'error: Organization nope not found\n  --id: No organization with this id exists ("nope")\n',
+    );
+  });
+});
