@@ -5,8 +5,8 @@ import { publicJwks } from '../shared/auth/signing-keys.js';
 import { clientCredentialsOf, tokenRequestForm } from '../shared/auth/token-request.js';
 import { SUPPORTED_SCOPES, tokenSettings } from '../shared/auth/token-service.js';
 import { groupHandler } from '../shared/http/group-handler.js';
-import { countMetric } from '../shared/observability/metrics.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
+import { countMetric } from '../shared/observability/metrics.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 

@@ -4,9 +4,9 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { countMetric } from '../../observability/metrics.js';
 import { rawDynamoClient, tableName } from '../../store/dynamo.js';
 import { keys, TABLE_SCHEMA } from '../../store/keys.js';
-import { countMetric } from '../../observability/metrics.js';
 
 /**
  * `Idempotency-Key` on non-GET operations (Powertools idempotency on the service table). The key

@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import { DEFAULT_RATE_LIMIT, epochSecondOf, type RateLimitSettings } from '../../domain/rate-limit.js';
+import { countMetric } from '../../observability/metrics.js';
 import { getRateLimitOverride } from '../../store/organization-repository.js';
 import { admitRequest } from '../../store/rate-limit-store.js';
-import { countMetric } from '../../observability/metrics.js';
 import { tooManyRequests, unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
 
