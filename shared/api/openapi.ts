@@ -40,7 +40,8 @@ const errorResponse = (status: number) => ({
 
 const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
   const isManagement = route.kind === 'management';
-  const errors = [...(isManagement ? COMMON_MANAGEMENT_ERRORS : []), ...(route.errors ?? [])];
+  // Every route validates its query and path (closed schemas), so every route can answer 400.
+  const errors = [...(isManagement ? COMMON_MANAGEMENT_ERRORS : [400]), ...(route.errors ?? [])];
   if (isManagement && route.method !== 'GET') {
     errors.push(409, ...(route.idempotentByNature ? [] : [422]));
   }

@@ -26,10 +26,20 @@ export interface MatchedRoute {
   pathParameters: Record<string, string>;
 }
 
-/** API Gateway passes text bodies as they are and base64-encodes everything else. */
-const isTextContent = (contentType: string | undefined): boolean =>
-  !contentType ||
-  /^(text\/|application\/(json|.+\+json|x-www-form-urlencoded|xml|javascript))/i.test(contentType);
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text when it is text (a textual content type, valid UTF-8); otherwise undefined. */
+const textOf = (body: Buffer, contentType: string | undefined): string | undefined => {
+  const textual =
+    !contentType ||
+    /^(text\/|application\/(json|.+\+json|x-www-form-urlencoded|xml|javascript))/i.test(contentType);
+  if (!textual) return undefined;
+  try {
+    return strictUtf8.decode(body);
+  } catch {
+    return undefined;
+  }
+};
 
 /** Lower-case names; repeated headers joined with commas; cookies moved to their own field. */
 const normalizeHeaders = (raw: GatewayRequest['headers']) => {
@@ -89,12 +99,17 @@ export const buildEvent = (
       timeEpoch: context.now.getTime(),
       ...(context.authorizer ? { authorizer: context.authorizer } : {}),
     } as APIGatewayProxyEventV2WithJWTAuthorizer['requestContext'],
-    ...(request.body.length > 0
-      ? isTextContent(headers['content-type'])
-        ? { body: request.body.toString('utf8'), isBase64Encoded: false }
-        : { body: request.body.toString('base64'), isBase64Encoded: true }
-      : { isBase64Encoded: false }),
+    ...bodyOf(request.body, headers['content-type']),
   };
+};
+
+/** API Gateway passes text bodies as they are and base64-encodes everything else. */
+const bodyOf = (body: Buffer, contentType: string | undefined) => {
+  if (body.length === 0) return { isBase64Encoded: false };
+  const text = textOf(body, contentType);
+  return text === undefined
+    ? { body: body.toString('base64'), isBase64Encoded: true }
+    : { body: text, isBase64Encoded: false };
 };
 
 export interface HttpResponse {

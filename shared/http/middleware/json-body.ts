@@ -25,6 +25,25 @@ export const jsonNestingDepth = (text: string): number => {
   return deepest;
 };
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON text is UTF-8 (RFC 8259 section 8.1); anything else is malformed, not silently repaired. */
+const utf8Of = (bytes: Buffer): string => {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw badRequest('The request body is not valid UTF-8');
+  }
+};
+
+class PrototypeKey extends Error {}
+
+/** `__proto__` would set an object's prototype wherever the parsed body is copied (schemas drop it). */
+const refusePrototypeKey = (key: string, value: unknown) => {
+  if (key === '__proto__') throw new PrototypeKey();
+  return value;
+};
+
 /**
  * Parses a JSON request body: 415 for another content type, 413 above 1 MiB, 400 for a missing,
  * malformed or too deeply nested body. Written here rather than taken from Middy's parser, which
@@ -40,13 +59,14 @@ export const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2> => ({
     if (!JSON_MEDIA_TYPE.test(event.headers['content-type'] ?? '')) {
       throw unsupportedMediaType('The request body must be application/json');
     }
-    const text = bytes.toString('utf8');
+    const text = utf8Of(bytes);
     if (jsonNestingDepth(text) > MAX_JSON_DEPTH) {
       throw badRequest(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     }
     try {
-      (request.event as { body: unknown }).body = JSON.parse(text);
-    } catch {
+      (request.event as { body: unknown }).body = JSON.parse(text, refusePrototypeKey);
+    } catch (error) {
+      if (error instanceof PrototypeKey) throw badRequest('The property name "__proto__" is not allowed');
       throw badRequest('The request body is not valid JSON');
     }
   },
