@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { startDynamoDbLocal } from './local/dynamodb-local.js';
+import { assertPortFree, PortInUseError, startDynamoDbLocal } from './local/dynamodb-local.js';
 import { startLocalService } from './local/service.js';
 
 /**
@@ -18,11 +18,42 @@ Object.assign(env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
 delete env.AWS_PROFILE;
 delete env.AWS_SESSION_TOKEN;
 
-const dynamo = await startDynamoDbLocal({
-  port: dynamoPort,
-  ...(inMemory ? {} : { dataDirectory: resolve(dataDirectory, 'dynamodb') }),
-  sharedDb: true,
-});
+// The SDK's notice that its releases after January 2027 need Node 22 (README, "Limits and known
+// gaps") would open every start; this is its documented switch, and other warnings still show.
+env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** A taken port ends the start with one line naming the variable to change, and exit code 1. */
+const portInUse = (taken: number, what: string, variable: string): never => {
+  const suggestion = taken < 65535 ? taken + 1 : taken - 1;
+  console.error(
+    `Port ${taken} is in use (${what}). Set ${variable} to a free port, e.g. ${variable}=${suggestion} npm start`,
+  );
+  process.exit(1);
+};
+const isAddressInUse = (error: unknown) =>
+  error instanceof PortInUseError || (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+
+// Both ports are checked before Java starts; the API binds the host the gateway listens on.
+try {
+  await assertPortFree(port, '127.0.0.1');
+} catch (error) {
+  if (isAddressInUse(error)) portInUse(port, 'API', 'PORT');
+  console.error(`Could not start the service: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+let dynamo: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+try {
+  dynamo = await startDynamoDbLocal({
+    port: dynamoPort,
+    ...(inMemory ? {} : { dataDirectory: resolve(dataDirectory, 'dynamodb') }),
+    sharedDb: true,
+  });
+} catch (error) {
+  if (isAddressInUse(error)) portInUse(dynamoPort, 'DynamoDB Local', 'IDP_DYNAMODB_PORT');
+  console.error(`Could not start DynamoDB Local: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 let service: Awaited<ReturnType<typeof startLocalService>>;
 try {
@@ -35,6 +66,8 @@ try {
   });
 } catch (error) {
   await dynamo.stop();
+  // Taken between the check above and the gateway's listen.
+  if (isAddressInUse(error)) portInUse(port, 'API', 'PORT');
   console.error(`Could not start the service: ${(error as Error).message}`);
   process.exit(1);
 }

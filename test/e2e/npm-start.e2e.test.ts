@@ -1,15 +1,25 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { freePort } from '../support/global-setup.js';
+
+/**
+ * The environment of a developer's shell: without the SDK switch that vitest.config.ts sets for
+ * the test processes, so `npm start` has to silence the SDK's Node version notice itself.
+ */
+const shellEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
+  const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...rest } = process.env;
+  return { ...rest, ...env };
+};
 
 /** `npm start` as a developer runs it, in its own process group so Ctrl-C can be simulated. */
 const running: ChildProcess[] = [];
 
 const npmStart = async (env: Record<string, string>) => {
   const child = spawn('npm', ['start'], {
-    env: { ...process.env, ...env },
+    env: shellEnv(env),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -58,6 +68,72 @@ const javaProcessesOnPort = (port: number): string => {
   }
 };
 
+/** Another program holding `port` (0: any free one) on `host` (undefined: every address). */
+const occupyPort = async ({ onTestFinished }: TestContext, port: number, host?: string): Promise<number> => {
+  const server: Server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as { port: number }).port;
+};
+
+/**
+ * The program behind `npm start` (npm adds its own lines when a script fails), to its exit; in its
+ * own process group, so a failed test leaves nothing running (tsx runs the script in a child).
+ */
+const startLocal = ({ onTestFinished }: TestContext, env: Record<string, string>) => {
+  const child = spawn('node_modules/.bin/tsx', ['bin/local.ts'], {
+    env: shellEnv({ IDP_IN_MEMORY: '1', ...env }),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, output })),
+  );
+  return { child, exited };
+};
+
+/** Until Java runs for `port`: it has passed the port checks and has not bound its port yet. */
+const waitForJavaOnPort = async (started: ReturnType<typeof startLocal>, port: number) => {
+  while (!javaProcessesOnPort(port)) {
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${(await started.exited).output}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** Exactly the one line naming the variable: no stack frames, no Java, no SDK notice. */
+const expectPortInUseLine = (
+  result: { code: number | null; output: string },
+  port: number,
+  what: string,
+  variable: string,
+) => {
+  expect(result.code).toBe(1);
+  expect(result.output).not.toMatch(/^\s+at /m);
+  expect(result.output).not.toContain('java.');
+  expect(result.output).not.toContain('NodeVersionSupportWarning');
+  expect(result.output.split('\n')).toEqual([
+    `Port ${port} is in use (${what}). Set ${variable} to a free port, e.g. ${variable}=${port + 1} npm start`,
+    '',
+  ]);
+};
+
 afterEach(() => {
   for (const child of running.splice(0)) {
     if (child.exitCode === null) {
@@ -81,6 +157,7 @@ describe('npm start', () => {
     };
     const first = await npmStart(env);
     expect(first.curlLines).toHaveLength(2);
+    expect(first.output).not.toContain('NodeVersionSupportWarning');
 
     // Paste the printed example into a shell, as the README says.
     const printed = execFileSync('bash', ['-c', first.curlLines.join('\n')], { encoding: 'utf8' });
@@ -128,5 +205,48 @@ describe('npm start', () => {
     expect(response.status).toBe(200);
     await pressCtrlC(started.child);
     expect(javaProcessesOnPort(Number(env.IDP_DYNAMODB_PORT))).toBe('');
+  });
+
+  describe.concurrent('with a port taken, prints the one line naming the variable and exits 1', () => {
+    it('IDP_DYNAMODB_PORT, before Java starts', async (context) => {
+      const dynamoPort = await occupyPort(context, 0, '127.0.0.1');
+      const result = await startLocal(context, {
+        PORT: String(await freePort()),
+        IDP_DYNAMODB_PORT: String(dynamoPort),
+      }).exited;
+      expectPortInUseLine(result, dynamoPort, 'DynamoDB Local', 'IDP_DYNAMODB_PORT');
+      expect(javaProcessesOnPort(dynamoPort)).toBe('');
+    });
+
+    it('PORT, before Java starts', async (context) => {
+      const port = await occupyPort(context, 0);
+      const dynamoPort = await freePort();
+      const result = await startLocal(context, { PORT: String(port), IDP_DYNAMODB_PORT: String(dynamoPort) })
+        .exited;
+      expectPortInUseLine(result, port, 'API', 'PORT');
+      expect(javaProcessesOnPort(dynamoPort)).toBe('');
+    });
+
+    it('IDP_DYNAMODB_PORT, taken while Java starts (its bind failure)', async (context) => {
+      const dynamoPort = await freePort();
+      const started = startLocal(context, {
+        PORT: String(await freePort()),
+        IDP_DYNAMODB_PORT: String(dynamoPort),
+      });
+      await waitForJavaOnPort(started, dynamoPort);
+      await occupyPort(context, dynamoPort, '0.0.0.0');
+      expectPortInUseLine(await started.exited, dynamoPort, 'DynamoDB Local', 'IDP_DYNAMODB_PORT');
+      expect(javaProcessesOnPort(dynamoPort)).toBe('');
+    });
+
+    it('PORT, taken while DynamoDB Local starts (the API server cannot listen; DynamoDB Local stops)', async (context) => {
+      const port = await freePort();
+      const dynamoPort = await freePort();
+      const started = startLocal(context, { PORT: String(port), IDP_DYNAMODB_PORT: String(dynamoPort) });
+      await waitForJavaOnPort(started, dynamoPort);
+      await occupyPort(context, port, '127.0.0.1');
+      expectPortInUseLine(await started.exited, port, 'API', 'PORT');
+      expect(javaProcessesOnPort(dynamoPort)).toBe('');
+    });
   });
 });
