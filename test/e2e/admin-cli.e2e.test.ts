@@ -1,18 +1,16 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
-import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { getItem, useService } from '../support/service.js';
 
 /**
  * The operator CLI as an operator runs it: `npm run --silent admin -- ...` in a child process,
  * against the DynamoDB (and secret files) of a running local service.
  */
-let service: TestService;
+const service = useService();
 
 interface CliRun {
   code: number | null;
@@ -57,19 +55,7 @@ interface CreatedClient {
 }
 
 const tokenResponse = (clientId: string, clientSecret: string) =>
-  fetch(`${service.baseUrl}/oauth2/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: clientSecret,
-    }),
-  });
-
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(() => service?.close());
+  service.requestToken(clientId, clientSecret);
 
 describe('idp-admin', () => {
   it('creates a second organization and a client that sees only its own organization', async () => {
@@ -104,7 +90,7 @@ describe('idp-admin', () => {
       (await service.call('GET', `/idp/organizations/${service.organizationId}`, { token })).status,
     ).toBe(404);
     // Users of the first organization are not visible to it, and its permissions are exactly the two.
-    await service.createUser('only-in-the-first@example.com');
+    await service.createUser({ email: 'only-in-the-first@example.com' });
     expect((await service.call('GET', '/idp/users', { token })).body).toEqual([]);
     expect((await service.call('GET', '/idp/roles', { token })).status).toBe(403);
 
@@ -127,10 +113,9 @@ describe('idp-admin', () => {
 
   it('org update changes the rate limit and MFA of an organization, and nothing else', async () => {
     const orgId = service.organizationId;
-    const storedItem = async () =>
-      (await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId) }))).Item;
+    const storedItem = () => getItem(keys.organization(orgId));
     const token = await service.token();
-    const userId = await service.createUser('mfa-by-cli@example.com');
+    const userId = await service.createUser({ email: 'mfa-by-cli@example.com' });
     const before = await storedItem();
     const resetMfa = async () =>
       (await service.call('PUT', `/idp/users/${userId}/resetMfa`, { token })).status;
@@ -259,7 +244,7 @@ describe('idp-admin', () => {
       'from-stdin\n',
     );
     expect(provider.organizationIds).toEqual([service.organizationId]);
-    const secrets = new FileSecretStore(join(process.env.IDP_DATA_DIR as string, 'secrets'));
+    const secrets = new FileSecretStore(join(service.dataDirectory, 'secrets'));
     expect(await secrets.get('sso/cli.sso/secret')).toBe('from-stdin');
     const listed = await service.call('GET', '/idp/sso-providers', { token: await service.token() });
     expect(listed.body).toContainEqual({ clientId: 'cli.sso', clientSecretExpirationDate: 42 });
@@ -280,7 +265,7 @@ describe('idp-admin', () => {
   });
 
   it('defines and assigns a plugin, publishes an agreement, defines a managed role', async () => {
-    const definitions = join(process.env.IDP_DATA_DIR as string, 'plugin.json');
+    const definitions = join(service.dataDirectory, 'plugin.json');
     writeFileSync(
       definitions,
       JSON.stringify({

@@ -1,23 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestClient } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
-import { createUserWith, uniqueEmail } from '../support/user-fixtures.js';
-import { freshOrganization, groupPath, newGroup } from '../support/user-group-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { groupPath, groupsApi, newRoleAs, useFixture, useService } from '../support/service.js';
 
 /**
  * Access is computed from roles, groups and the default role when a token is issued, and
  * enforced on every request: a change shows in the next token. Each scenario runs in its own
  * organization and changes access only through the API.
  */
-let service: TestService;
-let org: Awaited<ReturnType<typeof freshOrganization>>;
-
-beforeAll(async () => {
-  service = await startTestService();
-  org = await freshOrganization(service);
-});
-afterAll(() => service?.close());
+const service = useService();
+const org = useFixture(() => service.freshOrganization());
+const orgGroups = groupsApi(service, org);
 
 const admin = (method: string, path: string, body?: unknown) =>
   service.call(method, path, { token: org.token, body });
@@ -26,13 +18,6 @@ const admin = (method: string, path: string, body?: unknown) =>
 const createRoleStatus = async (token: string) =>
   (await service.call('POST', '/idp/roles', { token, body: { name: `R ${randomUUID()}`, permissions: [] } }))
     .status;
-
-/** A role created through the API with `permissions`; answers its id. */
-const newRole = async (permissions: string[]): Promise<string> => {
-  const response = await admin('POST', '/idp/roles', { name: `Role ${randomUUID()}`, permissions });
-  expect(response.status).toBe(204);
-  return (response.headers.get('location') as string).split('/').pop() as string;
-};
 
 const assignAdd = async (roleId: string) =>
   expect(
@@ -43,8 +28,12 @@ const archive = async (roleId: string) =>
 
 describe('an API client, through its role', () => {
   it('gets 403 without ROLES.ADD, succeeds once its role has it, and fails again once the role is archived', async () => {
-    const { clientId, clientSecret, roleId } = await createTestClient(org.orgId, ['ROLES.LIST']);
-    const first = await service.token(clientId, clientSecret);
+    const {
+      principalId: clientId,
+      clientSecret,
+      roleId,
+      token: first,
+    } = await service.callerWith(['ROLES.LIST'], { organization: org.orgId });
     expect(await createRoleStatus(first)).toBe(403);
 
     await assignAdd(roleId);
@@ -62,9 +51,9 @@ describe('an API client, through its role', () => {
 
 describe('a user, through an ACTIVE user group', () => {
   it('gains ROLES.ADD from its group, loses it while the group is INACTIVE, and when the role is archived', async () => {
-    const userId = await createUserWith(service, org.token, uniqueEmail('member'));
-    const roleId = await newRole(['ROLES.LIST']);
-    const group = await newGroup(service, org.token, { name: `Group ${randomUUID()}` });
+    const userId = await service.createUser({ as: org });
+    const roleId = await newRoleAs(service, org.token, ['ROLES.LIST']);
+    const group = await orgGroups.newGroup({ name: `Group ${randomUUID()}` });
     expect((await admin('PUT', groupPath(group.id, '/roles/assign'), { roleId })).status).toBe(200);
     expect((await admin('PUT', `/idp/users/${userId}/userGroups/${group.id}`)).status).toBe(200);
     const userToken = () => service.userToken(userId, org.orgId);
@@ -85,9 +74,9 @@ describe('a user, through an ACTIVE user group', () => {
 
 describe('a new user, through the default role', () => {
   it('receives the default role, gains ROLES.ADD with it, and loses it when the role is archived', async () => {
-    const roleId = await newRole(['ROLES.LIST']);
+    const roleId = await newRoleAs(service, org.token, ['ROLES.LIST']);
     expect((await admin('POST', '/idp/setDefaultRole', { roleId })).status).toBe(204);
-    const userId = await createUserWith(service, org.token, uniqueEmail('newcomer'));
+    const userId = await service.createUser({ as: org });
     const userToken = () => service.userToken(userId, org.orgId);
 
     expect(await createRoleStatus(await userToken())).toBe(403);
@@ -97,13 +86,13 @@ describe('a new user, through the default role', () => {
     await archive(roleId);
     expect(await createRoleStatus(await userToken())).toBe(403);
     // The archived role is no default any more: the next user receives no role at all.
-    const later = await createUserWith(service, org.token, uniqueEmail('later'));
+    const later = await service.createUser({ as: org });
     expect((await admin('GET', `/idp/users/${later}`)).body).toMatchObject({ roles: [], managedRoles: [] });
   });
 
   it('also works with a managed role as the default', async () => {
     expect((await admin('POST', '/idp/setDefaultRole', { roleId: 'user-manager' })).status).toBe(204);
-    const userId = await createUserWith(service, org.token, uniqueEmail('managed'));
+    const userId = await service.createUser({ as: org });
     const userToken = await service.userToken(userId, org.orgId);
     expect(await createRoleStatus(userToken)).toBe(403);
     expect((await service.call('GET', '/idp/users', { token: userToken })).status).toBe(200);

@@ -1,55 +1,34 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
-import { createTestClient, createTestOrganization } from '../support/fixtures.js';
-import { type ApiResponse, startTestService, type TestService } from '../support/test-service.js';
+import type { ApiClient, ApiClientName, ApiError, ApiResponse, ClientCaller } from '../support/service.js';
 import {
-  type ApiError,
+  createTestOrganization,
   errorFields,
   nextLink,
   permissionsWithout,
   putTestPolicy,
   putTestRole,
-} from '../support/user-fixtures.js';
-import { callerWith } from '../support/user-group-fixtures.js';
+  sleep,
+  useService,
+} from '../support/service.js';
 
 /** POST/GET /clients, GET /clients/name, rotateSecret and DELETE /clients/{id}. */
+const service = useService();
 
-/** The APIClientV2 shape (spec section 2). */
-interface ApiClient {
-  id: string;
-  clientSecret: string;
-  name: string;
-  roles: string[];
-  clientType: 'STANDARD' | 'RESTRICTED';
-  policies: string[];
-  organizationId: string;
-  createdBy: string;
-  createdDate: number;
-  lastModifiedBy: string;
-  lastModifiedDate: number;
-}
+/** A new organization and its only client, named 'admin' (known role id and secret, so its list entry is exact). */
+const newOrganization = async () =>
+  service.callerWith(ALL_PERMISSION_IDS, {
+    organization: (await createTestOrganization()).id,
+    name: 'admin',
+  });
 
-let service: TestService;
-
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(() => service?.close());
-
-/** A new organization and its admin client (known role id and secret, so its list entry is exact). */
-const newOrganization = async () => {
-  const orgId = (await createTestOrganization()).id;
-  const admin = await createTestClient(orgId, ALL_PERMISSION_IDS, { name: 'admin' });
-  return { orgId, admin, token: await service.token(admin.clientId, admin.clientSecret) };
-};
-
-/** The admin client as GET /clients shows it (createTestClient writes createdBy 'test'). */
-const adminEntry = (org: Awaited<ReturnType<typeof newOrganization>>) => ({
-  id: org.admin.clientId,
-  clientSecret: org.admin.clientSecret,
+/** The admin client as GET /clients shows it (callerWith writes createdBy 'test'). */
+const adminEntry = (org: ClientCaller) => ({
+  id: org.principalId,
+  clientSecret: org.clientSecret,
   name: 'admin',
-  roles: [org.admin.roleId],
+  roles: [org.roleId],
   clientType: 'STANDARD',
   policies: [],
   organizationId: org.orgId,
@@ -64,7 +43,7 @@ const create = (token: string, body: unknown) =>
 const list = (token: string, query = '') =>
   service.call<ApiClient[] & ApiError>('GET', `/idp/clients${query}`, { token });
 const names = (token: string, query = '') =>
-  service.call<{ id: string; name: string }[] & ApiError>('GET', `/idp/clients/name${query}`, { token });
+  service.call<ApiClientName[] & ApiError>('GET', `/idp/clients/name${query}`, { token });
 const rotate = (token: string, id: string) =>
   service.call<ApiClient & ApiError>('POST', `/idp/clients/${id}/rotateSecret`, { token });
 const remove = (token: string, id: string) =>
@@ -79,15 +58,7 @@ const newClient = async (token: string, body: Record<string, unknown>): Promise<
 
 /** The token endpoint answers RFC 6749 errors, not the API error shape. */
 const expectInvalidClient = async (clientId: string, clientSecret: string) => {
-  const response = await fetch(`${service.baseUrl}/oauth2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: clientSecret,
-    }),
-  });
+  const response = await service.requestToken(clientId, clientSecret);
   expect(response.status).toBe(401);
   expect(await response.json()).toMatchObject({ error: 'invalid_client' });
 };
@@ -96,8 +67,6 @@ const expectStatus = (response: ApiResponse<ApiError>, status: number, error: st
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body).toMatchObject({ status, error, ...(message ? { message } : {}) });
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('POST /clients', () => {
   it('answers 201 with the client and its secret, a Location, and credentials that obtain a token', async () => {
@@ -120,9 +89,9 @@ describe('POST /clients', () => {
       clientType: 'STANDARD',
       policies: [],
       organizationId: org.orgId,
-      createdBy: org.admin.clientId,
+      createdBy: org.principalId,
       createdDate: client.createdDate,
-      lastModifiedBy: org.admin.clientId,
+      lastModifiedBy: org.principalId,
       lastModifiedDate: client.createdDate,
     });
     expect(client.clientSecret.length).toBeGreaterThanOrEqual(32);
@@ -172,7 +141,7 @@ describe('POST /clients', () => {
     expect(response.body.errorDetails).toEqual([
       { message: 'Must be empty for a STANDARD client', field: 'body.policies', rejectedValue: [policy] },
     ]);
-    expect((await names(org.token)).body).toEqual([{ id: org.admin.clientId, name: 'admin' }]);
+    expect((await names(org.token)).body).toEqual([{ id: org.principalId, name: 'admin' }]);
   });
 
   it('refuses unknown, archived and foreign roles and policies with 400 naming each, and registers nothing', async () => {
@@ -196,7 +165,7 @@ describe('POST /clients', () => {
         { message: 'Not a live one of this organization', field, rejectedValue: rejected },
       ]);
     }
-    expect((await names(org.token)).body).toEqual([{ id: org.admin.clientId, name: 'admin' }]);
+    expect((await names(org.token)).body).toEqual([{ id: org.principalId, name: 'admin' }]);
   });
 
   it.each([
@@ -216,10 +185,12 @@ describe('POST /clients', () => {
 
   it('answers 403 without API_CLIENTS.WRITE', async () => {
     const org = await newOrganization();
-    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.WRITE'));
+    const caller = await service.callerWith(permissionsWithout('API_CLIENTS.WRITE'), {
+      organization: org.orgId,
+    });
     expectStatus(await create(caller.token, { name: 'x', clientType: 'STANDARD' }), 403, 'Forbidden');
     expect((await names(org.token)).body.map((entry) => entry.id)).toEqual([
-      org.admin.clientId,
+      org.principalId,
       caller.principalId,
     ]);
   });
@@ -280,19 +251,21 @@ describe('GET /clients', () => {
 
   it("answers 403 without API_CLIENTS.READ, and never lists another organization's clients", async () => {
     const org = await newOrganization();
-    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.READ'));
+    const caller = await service.callerWith(permissionsWithout('API_CLIENTS.READ'), {
+      organization: org.orgId,
+    });
     expectStatus(await list(caller.token), 403, 'Forbidden');
 
     const mainToken = await service.token();
     const mainIds = (await list(mainToken)).body.map((entry) => entry.id);
     const mainNames = (await names(mainToken)).body.map((entry) => entry.id);
     expect(mainIds).toContain(service.clientId);
-    for (const id of [org.admin.clientId, caller.principalId]) {
+    for (const id of [org.principalId, caller.principalId]) {
       expect(mainIds).not.toContain(id);
       expect(mainNames).not.toContain(id);
     }
     expect((await list(org.token)).body.map((entry) => entry.id)).toEqual([
-      org.admin.clientId,
+      org.principalId,
       caller.principalId,
     ]);
   });
@@ -301,13 +274,13 @@ describe('GET /clients', () => {
 describe('GET /clients/name', () => {
   it('needs no permission and pages {id, name} entries with Link', async () => {
     const org = await newOrganization();
-    const bare = await createTestClient(org.orgId, [], { name: 'bare' });
-    const token = await service.token(bare.clientId, bare.clientSecret);
+    const bare = await service.callerWith([], { organization: org.orgId, name: 'bare' });
+    const token = bare.token;
     expect(decodeJwt(token).permissions).toEqual([]);
     const named = await newClient(org.token, { name: 'named' });
     const all = [
-      { id: org.admin.clientId, name: 'admin' },
-      { id: bare.clientId, name: 'bare' },
+      { id: org.principalId, name: 'admin' },
+      { id: bare.principalId, name: 'bare' },
       { id: named.id, name: 'named' },
     ];
 
@@ -328,7 +301,7 @@ describe('POST /clients/{id}/rotateSecret', () => {
   it('answers 200 with a new secret; old and new secrets both obtain tokens during the grace period', async () => {
     const org = await newOrganization();
     const client = await newClient(org.token, { name: 'rotating' });
-    const caller = await callerWith(service, org.orgId, ['API_CLIENTS.WRITE']);
+    const caller = await service.callerWith(['API_CLIENTS.WRITE'], { organization: org.orgId });
     const before = Date.now();
     const response = await rotate(caller.token, client.id);
     expect(response.status).toBe(200);
@@ -351,16 +324,18 @@ describe('POST /clients/{id}/rotateSecret', () => {
     const other = await newOrganization();
     const deleted = await newClient(org.token, { name: 'gone' });
     expect((await remove(org.token, deleted.id)).status).toBe(204);
-    for (const id of ['no-such-client', deleted.id, other.admin.clientId]) {
+    for (const id of ['no-such-client', deleted.id, other.principalId]) {
       expectStatus(await rotate(org.token, id), 404, 'Not Found', 'API client not found');
     }
-    await service.token(other.admin.clientId, other.admin.clientSecret);
+    await service.token(other.principalId, other.clientSecret);
   });
 
   it('answers 403 without API_CLIENTS.WRITE and leaves the secret alone', async () => {
     const org = await newOrganization();
     const client = await newClient(org.token, { name: 'kept' });
-    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.WRITE'));
+    const caller = await service.callerWith(permissionsWithout('API_CLIENTS.WRITE'), {
+      organization: org.orgId,
+    });
     expectStatus(await rotate(caller.token, client.id), 403, 'Forbidden');
     expect((await list(org.token)).body.find((entry) => entry.id === client.id)).toEqual(client);
   });
@@ -385,7 +360,7 @@ describe('DELETE /clients/{id}', () => {
     await expectInvalidClient(client.id, client.clientSecret);
     expectStatus(await remove(org.token, client.id), 404, 'Not Found', 'API client not found');
     expect((await list(org.token)).body).toEqual([adminEntry(org)]);
-    expect((await names(org.token)).body).toEqual([{ id: org.admin.clientId, name: 'admin' }]);
+    expect((await names(org.token)).body).toEqual([{ id: org.principalId, name: 'admin' }]);
     const resolved = await resolve();
     expect(resolved.status).toBe(200);
     expect(resolved.body).toEqual([{ id: client.id }]);
@@ -400,7 +375,7 @@ describe('DELETE /clients/{id}', () => {
     const pages = [];
     for (const page of [0, 1, 2]) pages.push(await names(org.token, `?page=${page}&pageSize=1`));
     expect(pages.map((page) => page.body.map((entry) => entry.id))).toEqual([
-      [org.admin.clientId],
+      [org.principalId],
       [created[0]?.id],
       [created[3]?.id],
     ]);
@@ -414,18 +389,18 @@ describe('DELETE /clients/{id}', () => {
   it("answers 404 for an unknown or another organization's client, which keeps working", async () => {
     const org = await newOrganization();
     const other = await newOrganization();
-    for (const id of ['no-such-client', other.admin.clientId]) {
+    for (const id of ['no-such-client', other.principalId]) {
       expectStatus(await remove(org.token, id), 404, 'Not Found', 'API client not found');
     }
-    expect((await list(await service.token(other.admin.clientId, other.admin.clientSecret))).status).toBe(
-      200,
-    );
+    expect((await list(await service.token(other.principalId, other.clientSecret))).status).toBe(200);
   });
 
   it('answers 403 without API_CLIENTS.WRITE and deletes nothing', async () => {
     const org = await newOrganization();
     const client = await newClient(org.token, { name: 'kept' });
-    const caller = await callerWith(service, org.orgId, permissionsWithout('API_CLIENTS.WRITE'));
+    const caller = await service.callerWith(permissionsWithout('API_CLIENTS.WRITE'), {
+      organization: org.orgId,
+    });
     expectStatus(await remove(caller.token, client.id), 403, 'Forbidden');
     expect(decodeJwt(await service.token(client.id, client.clientSecret)).sub).toBe(client.id);
   });
@@ -436,7 +411,7 @@ describe('DELETE /clients/{id}', () => {
     process.env.IDP_PRINCIPAL_CACHE_SECONDS = '1';
     try {
       const org = await newOrganization();
-      const client = await newClient(org.token, { name: 'holder', roles: [org.admin.roleId] });
+      const client = await newClient(org.token, { name: 'holder', roles: [org.roleId] });
       const held = await service.token(client.id, client.clientSecret);
       expect((await names(held)).status).toBe(200);
       expect((await remove(org.token, client.id)).status).toBe(204);

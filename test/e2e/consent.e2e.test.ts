@@ -1,45 +1,44 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
-import { startTestService, type TestService } from '../support/test-service.js';
-import { clientToken, foreignOrganization } from '../support/user-fixtures.js';
+import { useService } from '../support/service.js';
 
 /** Agreements are global, so this file publishes them in order and checks each step. */
-let service: TestService;
-let token: string;
+const service = useService();
 let userToken: string;
 
 beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  userToken = await service.userToken(await service.createUser('consenting@example.com'));
+  userToken = await service.userToken(await service.createUser({ email: 'consenting@example.com' }));
 });
-afterAll(() => service?.close());
 
 const consentStatus = async (caller: string) =>
   (await service.call<{ accepted: boolean }>('GET', '/idp/consent', { token: caller })).body.accepted;
 
 describe('agreements and consent', () => {
   it('before any agreement: latest is null and everyone counts as having accepted', async () => {
-    const latest = await service.call('GET', '/idp/latestAgreement', { token });
+    const latest = await service.call('GET', '/idp/latestAgreement', { token: service.admin.token });
     expect(latest.status).toBe(200);
     expect(latest.body).toBeNull();
-    expect(await consentStatus(token)).toBe(true);
+    expect(await consentStatus(service.admin.token)).toBe(true);
     expect(await consentStatus(userToken)).toBe(true);
   });
 
   it('404 for consent to an unknown agreement, 400 for a malformed id', async () => {
     const unknown = await service.call<{ message: string }>('POST', '/idp/consent/no-such-agreement', {
-      token,
+      token: service.admin.token,
     });
     expect([unknown.status, unknown.body.message]).toEqual([404, 'Agreement not found']);
-    expect((await service.call('POST', '/idp/consent/bad%20id', { token })).status).toBe(400);
+    expect((await service.call('POST', '/idp/consent/bad%20id', { token: service.admin.token })).status).toBe(
+      400,
+    );
   });
 
   it('a published agreement is the latest until the next; consent is per principal and idempotent', async () => {
     const first = await publishAgreement('https://example.com/terms/1');
-    expect((await service.call('GET', '/idp/latestAgreement', { token })).body).toEqual(first);
-    expect(await consentStatus(token)).toBe(false);
+    expect((await service.call('GET', '/idp/latestAgreement', { token: service.admin.token })).body).toEqual(
+      first,
+    );
+    expect(await consentStatus(service.admin.token)).toBe(false);
     expect(await consentStatus(userToken)).toBe(false);
 
     const recorded = await service.call<Record<string, string>>('POST', `/idp/consent/${first.id}`, {
@@ -51,27 +50,35 @@ describe('agreements and consent', () => {
     const repeat = await service.call('POST', `/idp/consent/${first.id}`, { token: userToken });
     expect(repeat.body).toEqual(recorded.body);
     expect(await consentStatus(userToken)).toBe(true);
-    expect(await consentStatus(token)).toBe(false);
+    expect(await consentStatus(service.admin.token)).toBe(false);
 
     const second = await publishAgreement('https://example.com/terms/2');
-    expect((await service.call('GET', '/idp/latestAgreement', { token })).body).toEqual(second);
+    expect((await service.call('GET', '/idp/latestAgreement', { token: service.admin.token })).body).toEqual(
+      second,
+    );
     expect(await consentStatus(userToken)).toBe(false);
     // Consent to an older agreement still records, but does not accept the latest.
-    const older = await service.call<Record<string, string>>('POST', `/idp/consent/${first.id}`, { token });
+    const older = await service.call<Record<string, string>>('POST', `/idp/consent/${first.id}`, {
+      token: service.admin.token,
+    });
     expect(older.body.agreementId).toBe(first.id);
-    expect(await consentStatus(token)).toBe(false);
-    expect((await service.call('POST', `/idp/consent/${second.id}`, { token })).status).toBe(200);
-    expect(await consentStatus(token)).toBe(true);
+    expect(await consentStatus(service.admin.token)).toBe(false);
+    expect(
+      (await service.call('POST', `/idp/consent/${second.id}`, { token: service.admin.token })).status,
+    ).toBe(200);
+    expect(await consentStatus(service.admin.token)).toBe(true);
   });
 
   it("records the token's principal: the user id for a user, the client id for an API client", async () => {
-    const latest = (await service.call<{ id: string }>('GET', '/idp/latestAgreement', { token })).body;
+    const latest = (
+      await service.call<{ id: string }>('GET', '/idp/latestAgreement', { token: service.admin.token })
+    ).body;
     const userId = decodeJwt(userToken).sub;
     const byUser = await service.call<Record<string, string>>('POST', `/idp/consent/${latest.id}`, {
       token: userToken,
     });
     expect(byUser.body.userId).toBe(userId);
-    const noPermissions = await clientToken(service, service.organizationId, []);
+    const noPermissions = (await service.callerWith([])).token;
     const clientId = decodeJwt(noPermissions).sub;
     const byClient = await service.call<Record<string, string>>('POST', `/idp/consent/${latest.id}`, {
       token: noPermissions,
@@ -81,7 +88,7 @@ describe('agreements and consent', () => {
   });
 
   it("consent is kept per organization: another organization's principal has not accepted", async () => {
-    const foreign = await foreignOrganization(service);
+    const foreign = await service.freshOrganization();
     expect(await consentStatus(foreign.token)).toBe(false);
   });
 });

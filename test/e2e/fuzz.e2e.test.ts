@@ -14,8 +14,8 @@ import {
   operationsOf,
   TOKEN_OPERATION,
 } from '../support/malformed-requests.js';
-import { OpenApiValidator } from '../support/openapi-validator.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import type { OpenApiValidator } from '../support/openapi-validator.js';
+import { useService } from '../support/service.js';
 
 /**
  * Walks every operation of the served OpenAPI document with malformed input (fast-check) and a
@@ -42,8 +42,7 @@ const RFC_6749_ERRORS = [
   'invalid_scope',
 ];
 
-let service: TestService;
-let adminToken: string;
+const service = useService();
 let validator: OpenApiValidator;
 let operations: Operation[];
 let context: FuzzContext;
@@ -52,18 +51,13 @@ const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 beforeAll(async () => {
   console.log('fuzz seed', seed);
-  service = await startTestService();
-  adminToken = await service.token();
-  const document = (await (await fetch(`${service.baseUrl}/idp/openapi.json`)).json()) as OpenApiDocument;
-  validator = new OpenApiValidator(document as never);
-  operations = operationsOf(document);
-  context = await seedOrganization(service, adminToken);
-  before = await snapshotOrganization(service, adminToken, context);
+  const openApi = await service.openApi();
+  validator = openApi.validator;
+  operations = operationsOf(openApi.document as OpenApiDocument);
+  context = await seedOrganization(service);
+  before = await snapshotOrganization(service, context);
 });
-afterAll(async () => {
-  agent.destroy();
-  await service?.close();
-});
+afterAll(() => agent.destroy());
 
 type Answer = { status: number; text: string } | { error: string };
 
@@ -250,7 +244,7 @@ describe('malformed requests', () => {
   });
 
   it("leaves the organization's data unchanged", async () => {
-    const after = await snapshotOrganization(service, adminToken, context);
+    const after = await snapshotOrganization(service, context);
     const changed = Object.keys(before).filter((key) => !isDeepStrictEqual(before[key], after[key]));
     expect(after, `changed: ${changed.join(', ')}`).toEqual(before);
   });

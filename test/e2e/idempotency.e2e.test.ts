@@ -1,25 +1,15 @@
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../shared/store/dynamo.js';
+import { describe, expect, it } from 'vitest';
 import { keys } from '../../shared/store/keys.js';
-import { type ApiResponse, startTestService, type TestService } from '../support/test-service.js';
+import type { ApiResponse } from '../support/service.js';
+import { getItem, useService } from '../support/service.js';
 
 /**
  * `Idempotency-Key` runs a write exactly once, whatever the concurrency: of 20 parallel repeats one
  * runs, the others answer its response or 409 (still running); later repeats replay it; another
  * body is 422. Responses carrying a client secret are recorded without it.
  */
-let service: TestService;
-let token: string;
-let claims: { org: string; sub: string };
-
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8'));
-});
-afterAll(() => service?.close());
+const service = useService();
 
 const PARALLEL = 20;
 let keyCounter = 0;
@@ -27,13 +17,15 @@ const freshKey = (family: string) => `${family}-${Date.now()}-${keyCounter++}`;
 
 const send = (method: string, path: string, key: string, body?: unknown) =>
   service.call<Record<string, unknown>>(method, path, {
-    token,
+    token: service.admin.token,
     ...(body === undefined ? {} : { body }),
     headers: { 'idempotency-key': key },
   });
 
 const count = async (path: string): Promise<number> => {
-  const response = await service.call<unknown[] | { count: number }>('GET', path, { token });
+  const response = await service.call<unknown[] | { count: number }>('GET', path, {
+    token: service.admin.token,
+  });
   expect(response.status).toBe(200);
   return Array.isArray(response.body) ? response.body.length : response.body.count;
 };
@@ -104,7 +96,7 @@ describe('20 parallel repeats of one Idempotency-Key run the write once', () => 
 
   it('duplicate group', async () => {
     const group = await service.call<{ userGroup: { id: string } }>('POST', '/idp/userGroups', {
-      token,
+      token: service.admin.token,
       body: { name: `Group ${freshKey('g')}` },
     });
     expect(group.status).toBe(201);
@@ -117,14 +109,16 @@ describe('20 parallel repeats of one Idempotency-Key run the write once', () => 
   });
 
   it('grant a role to a user', async () => {
-    const userId = await service.createUser(`grantee-${freshKey('g')}@example.com`);
+    const userId = await service.createUser({ email: `grantee-${freshKey('g')}@example.com` });
     const role = await send('POST', '/idp/roles', freshKey('role'), {
       name: `Granted ${freshKey('r')}`,
       permissions: [],
     });
     const roleId = String(role.headers.get('location')).split('/').pop();
     await fireRepeats('PUT', `/idp/users/${userId}/roles/${roleId}/grant`, undefined, undefined);
-    const user = await service.call<{ roles: string[] }>('GET', `/idp/users/${userId}`, { token });
+    const user = await service.call<{ roles: string[] }>('GET', `/idp/users/${userId}`, {
+      token: service.admin.token,
+    });
     expect(user.body.roles).toContain(roleId);
   });
 });
@@ -159,13 +153,11 @@ describe('one key, different bodies', () => {
 
 /** The record's key, computed the way Powertools computes it (the hash of the scoping values). */
 const recordOf = async (key: string, routeKey: string, rawPath: string) => {
+  const { orgId, principalId } = service.admin;
   const hash = createHash('md5')
-    .update(JSON.stringify([key, claims.org, claims.sub, routeKey, rawPath]))
+    .update(JSON.stringify([key, orgId, principalId, routeKey, rawPath]))
     .digest('base64');
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.idempotencyRecord(`#${hash}`), ConsistentRead: true }),
-  );
-  return Item;
+  return getItem(keys.idempotencyRecord(`#${hash}`));
 };
 
 describe('records of responses with a client secret', () => {

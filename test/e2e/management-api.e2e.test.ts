@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { logger } from '../../shared/http/logger.js';
 import { updateApiClient } from '../../shared/store/api-client-repository.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
-import { createTestClient, createTestOrganization } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
-import { errorFields } from '../support/user-fixtures.js';
+import { createTestOrganization, errorFields, useService } from '../support/service.js';
 
-let service: TestService;
-let adminToken: string;
-
-beforeAll(async () => {
-  service = await startTestService();
-  adminToken = await service.token();
-});
-afterAll(() => service?.close());
+const service = useService();
 
 describe('authentication at the gateway', () => {
   it('refuses a request without a token with 401', async () => {
@@ -40,9 +31,9 @@ describe('authentication at the gateway', () => {
       .setAudience('idp')
       .setExpirationTime('1h')
       .sign(privateKey);
-    const [, payload] = adminToken.split('.');
+    const [, payload] = service.admin.token.split('.');
     const decoded = JSON.parse(Buffer.from(payload as string, 'base64url').toString());
-    const tampered = adminToken.replace(
+    const tampered = service.admin.token.replace(
       payload as string,
       Buffer.from(JSON.stringify({ ...decoded, iss: 'https://elsewhere.example' })).toString('base64url'),
     );
@@ -54,16 +45,14 @@ describe('authentication at the gateway', () => {
 
 describe('authorization', () => {
   it('answers 403 when the token lacks the permission', async () => {
-    const { clientId, clientSecret } = await createTestClient(service.organizationId, ['USER.LIST']);
-    const token = await service.token(clientId, clientSecret);
+    const { token } = await service.callerWith(['USER.LIST']);
     const response = await service.call<{ message: string }>('GET', '/idp/permissions', { token });
     expect(response.status).toBe(403);
     expect(response.body.message).toContain('PERMISSIONS.LIST');
   });
 
   it('grants dependent permissions transitively (ROLES.UPDATE implies PERMISSIONS.LIST)', async () => {
-    const { clientId, clientSecret } = await createTestClient(service.organizationId, ['ROLES.UPDATE']);
-    const token = await service.token(clientId, clientSecret);
+    const { token } = await service.callerWith(['ROLES.UPDATE']);
     expect((await service.call('GET', '/idp/permissions', { token })).status).toBe(200);
     expect((await service.call('GET', '/idp/permissions/USER.LIST', { token })).status).toBe(403);
   });
@@ -71,7 +60,9 @@ describe('authorization', () => {
 
 describe('permission catalogue', () => {
   it('lists every catalogue permission, oldest first, in the spec shape', async () => {
-    const response = await service.call<{ id: string }[]>('GET', '/idp/permissions', { token: adminToken });
+    const response = await service.call<{ id: string }[]>('GET', '/idp/permissions', {
+      token: service.admin.token,
+    });
     expect(response.status).toBe(200);
     expect(response.body.map((permission) => permission.id)).toEqual(PERMISSION_CATALOGUE.map((p) => p.id));
     const modules = new Set(PERMISSION_CATALOGUE.map((p) => p.module));
@@ -92,7 +83,7 @@ describe('permission catalogue', () => {
   });
 
   it('reads one permission and answers 404 for an unknown id', async () => {
-    const found = await service.call('GET', '/idp/permissions/USER.LIST', { token: adminToken });
+    const found = await service.call('GET', '/idp/permissions/USER.LIST', { token: service.admin.token });
     expect(found.body).toEqual({
       id: 'USER.LIST',
       module: 'USER',
@@ -104,7 +95,7 @@ describe('permission catalogue', () => {
       'GET',
       '/idp/permissions/NOPE.NOPE',
       {
-        token: adminToken,
+        token: service.admin.token,
       },
     );
     expect(missing.status).toBe(404);
@@ -115,7 +106,7 @@ describe('permission catalogue', () => {
     const response = await service.call<{ permissionId: string; dependentPermissionIds: string[] }[]>(
       'GET',
       '/idp/dependentPermissions',
-      { token: adminToken },
+      { token: service.admin.token },
     );
     expect(response.body).toContainEqual({
       permissionId: 'USER.UPDATE',
@@ -139,31 +130,35 @@ describe('plugins', () => {
     await assignPlugin(service.organizationId, definition.id);
     await assignPlugin(other.id, 'foreign-plugin');
 
-    const list = await service.call('GET', '/idp/plugins', { token: adminToken });
+    const list = await service.call('GET', '/idp/plugins', { token: service.admin.token });
     expect(list.body).toEqual([{ id: definition.id }]);
     const detail = await service.call<Record<string, unknown>>('GET', `/idp/plugins/${definition.id}`, {
-      token: adminToken,
+      token: service.admin.token,
     });
     expect(detail.status).toBe(200);
     expect(detail.body.permissionDefinitions).toEqual(definition.permissionDefinitions);
-    expect((await service.call('GET', '/idp/plugins/foreign-plugin', { token: adminToken })).status).toBe(
-      404,
-    );
+    expect(
+      (await service.call('GET', '/idp/plugins/foreign-plugin', { token: service.admin.token })).status,
+    ).toBe(404);
   });
 });
 
 describe('organizations', () => {
   it("shows the caller's organization and hides every other one", async () => {
     const other = await createTestOrganization({ name: 'Secret Corp' });
-    const list = await service.call<{ id: string }[]>('GET', '/idp/organizations', { token: adminToken });
+    const list = await service.call<{ id: string }[]>('GET', '/idp/organizations', {
+      token: service.admin.token,
+    });
     expect(list.body.map((organization) => organization.id)).toEqual([service.organizationId]);
     const own = await service.call<{ id: string; mfa: { enabled: boolean } }>(
       'GET',
       `/idp/organizations/${service.organizationId}`,
-      { token: adminToken },
+      { token: service.admin.token },
     );
     expect(own.body).toMatchObject({ id: service.organizationId, mfa: { enabled: false } });
-    const foreign = await service.call('GET', `/idp/organizations/${other.id}`, { token: adminToken });
+    const foreign = await service.call('GET', `/idp/organizations/${other.id}`, {
+      token: service.admin.token,
+    });
     expect(foreign.status).toBe(404);
     expect(JSON.stringify(foreign.body)).not.toContain('Secret Corp');
   });
@@ -171,11 +166,7 @@ describe('organizations', () => {
 
 describe('UI permissions of the caller', () => {
   it('reports the access types of the UI module and plugin actions', async () => {
-    const { clientId, clientSecret } = await createTestClient(service.organizationId, [
-      'UI.USERS',
-      'USER.LIST',
-    ]);
-    const token = await service.token(clientId, clientSecret);
+    const { token } = await service.callerWith(['UI.USERS', 'USER.LIST']);
     const response = await service.call('GET', '/idp/me/ui-permissions', { token });
     expect(response.body).toEqual({ uiPermissions: ['USERS'], pluginsUIPermissions: {} });
   });
@@ -187,7 +178,7 @@ describe('request validation', () => {
       'POST',
       '/idp/services/by-ids',
       {
-        token: adminToken,
+        token: service.admin.token,
         body: { ids: ['x'], foo: 1 },
       },
     );
@@ -199,7 +190,7 @@ describe('request validation', () => {
       'POST',
       '/idp/services/by-ids',
       {
-        token: adminToken,
+        token: service.admin.token,
         body: { ids: 'x' },
       },
     );
@@ -209,24 +200,24 @@ describe('request validation', () => {
 
   it('answers 400 for malformed JSON, 415 for another content type, 400 for an unknown query key', async () => {
     const malformed = await service.call('POST', '/idp/services/by-ids', {
-      token: adminToken,
+      token: service.admin.token,
       rawBody: '{"ids": [',
       headers: { 'content-type': 'application/json' },
     });
     expect(malformed.status).toBe(400);
     const wrongType = await service.call('POST', '/idp/services/by-ids', {
-      token: adminToken,
+      token: service.admin.token,
       rawBody: 'ids=1',
       headers: { 'content-type': 'text/plain' },
     });
     expect(wrongType.status).toBe(415);
-    const query = await service.call('GET', '/idp/plugins?page=abc', { token: adminToken });
+    const query = await service.call('GET', '/idp/plugins?page=abc', { token: service.admin.token });
     expect(query.status).toBe(400);
   });
 
   it('answers 413 for a JSON body over 1 MiB', async () => {
     const response = await service.call('POST', '/idp/services/by-ids', {
-      token: adminToken,
+      token: service.admin.token,
       body: { ids: ['a'.repeat(1024 * 1024)] },
     });
     expect(response.status).toBe(413);
@@ -236,24 +227,23 @@ describe('request validation', () => {
 describe('services by ids', () => {
   it("resolves the organization's users and clients; unknown or foreign ids come back with id only", async () => {
     const other = await createTestOrganization();
-    const foreign = await createTestClient(other.id, ['USER.ADD']);
-    const foreignToken = await service.token(foreign.clientId, foreign.clientSecret);
-    const foreignUser = await service.call('POST', '/idp/users', {
-      token: foreignToken,
-      body: { email: 'someone@foreign.example', name: 'Foreign', userType: 'STANDARD' },
+    const foreign = await service.callerWith(['USER.ADD'], { organization: other.id });
+    const foreignUserId = await service.createUser({
+      email: 'someone@foreign.example',
+      as: foreign,
+      name: 'Foreign',
     });
-    const foreignUserId = String(foreignUser.headers.get('location')).split('/').pop();
-    const userId = await service.createUser('resolved@example.com', 'Resolved User');
+    const userId = await service.createUser({ email: 'resolved@example.com', name: 'Resolved User' });
     const response = await service.call('POST', '/idp/services/by-ids', {
-      token: adminToken,
-      body: { ids: [service.clientId, 'unknown-id', userId, foreign.clientId, foreignUserId] },
+      token: service.admin.token,
+      body: { ids: [service.clientId, 'unknown-id', userId, foreign.principalId, foreignUserId] },
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual([
       { id: service.clientId, name: 'Local administrator' },
       { id: 'unknown-id' },
       { id: userId, name: 'Resolved User' },
-      { id: foreign.clientId },
+      { id: foreign.principalId },
       { id: foreignUserId },
     ]);
   });
@@ -262,14 +252,14 @@ describe('services by ids', () => {
     const ids = (count: number) => Array.from({ length: count }, (_, index) => `id-${index}`);
     for (const count of [0, 101]) {
       const response = await service.call('POST', '/idp/services/by-ids', {
-        token: adminToken,
+        token: service.admin.token,
         body: { ids: ids(count) },
       });
       expect(response.status, `${count} ids`).toBe(400);
       expect(errorFields(response)).toEqual(['body.ids']);
     }
     const hundred = await service.call<unknown[]>('POST', '/idp/services/by-ids', {
-      token: adminToken,
+      token: service.admin.token,
       body: { ids: ids(100) },
     });
     expect([hundred.status, hundred.body.length]).toEqual([200, 100]);
@@ -303,9 +293,13 @@ describe('logs', () => {
 
 describe('Idempotency-Key', () => {
   it('replays the first response for a repeat and refuses the key with another body (422)', async () => {
-    const { clientId } = await createTestClient(service.organizationId, [], { name: 'before' });
+    const { principalId: clientId } = await service.callerWith([], { name: 'before' });
     const key = randomUUID();
-    const request = { token: adminToken, body: { ids: [clientId] }, headers: { 'idempotency-key': key } };
+    const request = {
+      token: service.admin.token,
+      body: { ids: [clientId] },
+      headers: { 'idempotency-key': key },
+    };
     const first = await service.call('POST', '/idp/services/by-ids', request);
     expect(first.body).toEqual([{ id: clientId, name: 'before' }]);
 
@@ -313,7 +307,7 @@ describe('Idempotency-Key', () => {
     const replay = await service.call('POST', '/idp/services/by-ids', request);
     expect(replay.body).toEqual([{ id: clientId, name: 'before' }]);
     const withoutKey = await service.call('POST', '/idp/services/by-ids', {
-      token: adminToken,
+      token: service.admin.token,
       body: { ids: [clientId] },
     });
     expect(withoutKey.body).toEqual([{ id: clientId, name: 'after' }]);

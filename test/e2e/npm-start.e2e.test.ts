@@ -1,9 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { freePort } from '../support/global-setup.js';
+import { useTempDirs } from '../support/temp-dir.js';
 
 /**
  * The environment of a developer's shell: without the SDK switch that vitest.config.ts sets for
@@ -147,9 +146,10 @@ afterEach(() => {
 });
 
 describe('npm start', () => {
+  const newDataDirectory = useTempDirs('npm-start');
+
   it('serves the API, prints a curl example that works, stops cleanly and keeps data across restarts', async () => {
-    mkdirSync('.tmp', { recursive: true });
-    const dataDirectory = mkdtempSync(join('.tmp', 'npm-start-'));
+    const dataDirectory = newDataDirectory();
     const env = {
       PORT: String(await freePort()),
       IDP_DYNAMODB_PORT: String(await freePort()),
@@ -188,6 +188,8 @@ describe('npm start', () => {
       PORT: String(await freePort()),
       IDP_DYNAMODB_PORT: String(await freePort()),
       IDP_IN_MEMORY: '1',
+      // Its signing keys and outbox stay out of the developer's .data.
+      IDP_DATA_DIR: newDataDirectory(),
       IDP_ADMIN_CLIENT_ID: 'ci-admin',
       IDP_ADMIN_CLIENT_SECRET: 'ci-admin-secret-value',
     };

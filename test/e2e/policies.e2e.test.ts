@@ -1,70 +1,57 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateApiClient } from '../../shared/store/api-client-repository.js';
-import { createTestClient, createTestOrganization } from '../support/fixtures.js';
-import { type ApiResponse, startTestService, type TestService } from '../support/test-service.js';
+import type {
+  ApiError,
+  ApiPolicy,
+  ApiResponse,
+  ApiUser,
+  ApiUserGroupEnvelope,
+  ClientCaller,
+} from '../support/service.js';
 import {
-  type ApiError,
-  type ApiUser,
+  createTestOrganization,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  permissionsWithout,
-  uniqueEmail,
-} from '../support/user-fixtures.js';
-import {
-  addMember,
-  type GroupEnvelope,
   groupPath,
-  newGroup,
+  groupsApi,
+  idFromLocation,
+  permissionsWithout,
   sleep,
   statuses,
   times,
-} from '../support/user-group-fixtures.js';
+  useFixture,
+  useService,
+} from '../support/service.js';
 
 /** Policies (spec 4.4): create, list, read, rename and archive, and what archiving hides. */
-interface Policy {
-  id: string;
-  name: string;
-}
-
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
-
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
+const service = useService();
+const groups = groupsApi(service, service.admin);
 
 const policyPath = (id: string) => `/idp/policies/${id}`;
 const uniqueName = (label = 'Policy') => `${label} ${randomUUID().slice(0, 8)}`;
-const idOf = (response: ApiResponse) =>
-  (response.headers.get('location') as string).split('/').pop() as string;
 
-const create = (body: unknown, as = token) =>
+const create = (body: unknown, as = service.admin.token) =>
   service.call<ApiError>('POST', '/idp/policies', { token: as, body });
-const read = (id: string, as = token) =>
-  service.call<Policy & ApiError>('GET', policyPath(id), { token: as });
-const rename = (id: string, body: unknown, as = token) =>
+const read = (id: string, as = service.admin.token) =>
+  service.call<ApiPolicy & ApiError>('GET', policyPath(id), { token: as });
+const rename = (id: string, body: unknown, as = service.admin.token) =>
   service.call<ApiError>('PUT', policyPath(id), { token: as, body });
-const archive = (id: string, as = token) => service.call<ApiError>('DELETE', policyPath(id), { token: as });
-const list = async (as = token) => {
-  const response = await service.call<Policy[]>('GET', '/idp/policies', { token: as });
+const archive = (id: string, as = service.admin.token) =>
+  service.call<ApiError>('DELETE', policyPath(id), { token: as });
+const list = async (as = service.admin.token) => {
+  const response = await service.call<ApiPolicy[]>('GET', '/idp/policies', { token: as });
   expect(response.status).toBe(200);
   return response.body;
 };
 /** Creates a policy through the API; fails the test unless the answer is 204. */
-const newPolicy = async (name = uniqueName(), as = token): Promise<Policy> => {
+const newPolicy = async (name = uniqueName(), as = service.admin.token): Promise<ApiPolicy> => {
   const response = await create({ name }, as);
   expect(response.status, JSON.stringify(response.body)).toBe(204);
-  return { id: idOf(response), name };
+  return { id: idFromLocation(response), name };
 };
 /** The listed policies whose name equals `name` case-insensitively. */
-const named = async (name: string, as = token) =>
+const named = async (name: string, as = service.admin.token) =>
   (await list(as)).filter((policy) => policy.name.toLowerCase() === name.toLowerCase());
 
 const expectError = (response: ApiResponse<ApiError>, status: number, message: string) => {
@@ -84,17 +71,19 @@ const badBodies = [
   ['an unknown property', { name: 'Fine name', foo: 1 }, 'body.foo'],
 ] as const;
 
+const foreign = useFixture(() => service.freshOrganization());
+
 describe('POST /idp/policies', () => {
   it('answers 204 without a body and a Location naming the new policy, which reads back', async () => {
     const name = uniqueName('Created');
     const response = await create({ name });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
-    const id = idOf(response);
+    const id = idFromLocation(response);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const location = response.headers.get('location') as string;
     expect(location).toBe(`${service.baseUrl}/idp/policies/${id}`);
-    const fetched = await service.call('GET', new URL(location).pathname, { token });
+    const fetched = await service.call('GET', new URL(location).pathname, { token: service.admin.token });
     expect(fetched.status).toBe(200);
     expect(fetched.body).toEqual({ id, name });
     expect(await named(name)).toEqual([{ id, name }]);
@@ -126,7 +115,7 @@ describe('POST /idp/policies', () => {
     for (const loser of responses.filter((response) => response.status === 409)) {
       expect(loser.body.message).toBe(DUPLICATE);
     }
-    expect((await named(name)).map((policy) => policy.id)).toEqual([idOf(winner)]);
+    expect((await named(name)).map((policy) => policy.id)).toEqual([idFromLocation(winner)]);
   });
 
   it.each(badBodies)('answers 400 for %s and creates nothing', async (_label, body, field) => {
@@ -141,11 +130,7 @@ describe('POST /idp/policies', () => {
 describe('permissions', () => {
   it('a caller without DETAILED_PERMISSION.WRITE may read but not create, rename or archive (403)', async () => {
     const policy = await newPolicy();
-    const { clientId, clientSecret } = await createTestClient(
-      service.organizationId,
-      permissionsWithout('DETAILED_PERMISSION.WRITE'),
-    );
-    const reader = await service.token(clientId, clientSecret);
+    const reader = (await service.callerWith(permissionsWithout('DETAILED_PERMISSION.WRITE'))).token;
     expect((decodeJwt(reader).permissions as string[]).includes('DETAILED_PERMISSION.READ')).toBe(true);
     const missing = 'Missing permission: DETAILED_PERMISSION.WRITE';
     const name = uniqueName('Forbidden');
@@ -159,11 +144,7 @@ describe('permissions', () => {
 
   it('a caller without DETAILED_PERMISSION.READ may neither list nor read (403)', async () => {
     const policy = await newPolicy();
-    const { clientId, clientSecret } = await createTestClient(
-      service.organizationId,
-      permissionsWithout('DETAILED_PERMISSION.READ'),
-    );
-    const outsider = await service.token(clientId, clientSecret);
+    const outsider = (await service.callerWith(permissionsWithout('DETAILED_PERMISSION.READ'))).token;
     const missing = 'Missing permission: DETAILED_PERMISSION.READ';
     expectError(await service.call<ApiError>('GET', '/idp/policies', { token: outsider }), 403, missing);
     expectError(await read(policy.id, outsider), 403, missing);
@@ -187,22 +168,23 @@ describe('permissions', () => {
 describe('GET /idp/policies', () => {
   it("lists the organization's policies that are not archived, oldest first, and no others", async () => {
     const org = await createTestOrganization();
-    const { clientId, clientSecret } = await createTestClient(org.id, ['DETAILED_PERMISSION.WRITE']);
-    const admin = await service.token(clientId, clientSecret);
-    expect(await list(admin)).toEqual([]);
-    const created: Policy[] = [];
+    const { token: writer } = await service.callerWith(['DETAILED_PERMISSION.WRITE'], {
+      organization: org.id,
+    });
+    expect(await list(writer)).toEqual([]);
+    const created: ApiPolicy[] = [];
     for (const name of ['Zulu', 'alpha', 'Mike', 'Bravo']) {
-      created.push(await newPolicy(name, admin));
+      created.push(await newPolicy(name, writer));
       await sleep(3);
     }
-    const [zulu, alpha, mike, bravo] = created as [Policy, Policy, Policy, Policy];
-    expect(await list(admin)).toEqual([zulu, alpha, mike, bravo]);
-    expect((await archive(alpha.id, admin)).status).toBe(204);
-    expect((await rename(mike.id, { name: 'Yankee' }, admin)).status).toBe(204);
-    expect(await list(admin)).toEqual([zulu, { id: mike.id, name: 'Yankee' }, bravo]);
+    const [zulu, alpha, mike, bravo] = created as [ApiPolicy, ApiPolicy, ApiPolicy, ApiPolicy];
+    expect(await list(writer)).toEqual([zulu, alpha, mike, bravo]);
+    expect((await archive(alpha.id, writer)).status).toBe(204);
+    expect((await rename(mike.id, { name: 'Yankee' }, writer)).status).toBe(204);
+    expect(await list(writer)).toEqual([zulu, { id: mike.id, name: 'Yankee' }, bravo]);
     // The same names in another organization are independent of these.
     const theirs = await newPolicy('Zulu', foreign.token);
-    expect(await list(admin)).toEqual([zulu, { id: mike.id, name: 'Yankee' }, bravo]);
+    expect(await list(writer)).toEqual([zulu, { id: mike.id, name: 'Yankee' }, bravo]);
     const ids = (await list()).map((policy) => policy.id);
     expect(ids).not.toContain(theirs.id);
     expect(ids).not.toContain(zulu.id);
@@ -342,23 +324,30 @@ describe('DELETE /idp/policies/{id}', () => {
   it('an archived policy can be granted neither to a user nor to a user group', async () => {
     const policy = await newPolicy();
     await archive(policy.id);
-    const userId = await service.createUser(uniqueEmail());
-    const groupId = (await newGroup(service, token, { name: uniqueName('Group') })).id;
+    const userId = await service.createUser();
+    const groupId = (await groups.newGroup({ name: uniqueName('Group') })).id;
     expectError(
-      await service.call<ApiError>('PUT', `/idp/users/${userId}/policies/${policy.id}`, { token }),
+      await service.call<ApiError>('PUT', `/idp/users/${userId}/policies/${policy.id}`, {
+        token: service.admin.token,
+      }),
       404,
       NOT_FOUND,
     );
     expectError(
       await service.call<ApiError>('PUT', groupPath(groupId, '/policies/assign'), {
-        token,
+        token: service.admin.token,
         body: { policyId: policy.id },
       }),
       404,
       NOT_FOUND,
     );
-    expect((await service.call<ApiUser>('GET', `/idp/users/${userId}`, { token })).body.policies).toEqual([]);
-    const group = await service.call<GroupEnvelope>('GET', groupPath(groupId), { token });
+    expect(
+      (await service.call<ApiUser>('GET', `/idp/users/${userId}`, { token: service.admin.token })).body
+        .policies,
+    ).toEqual([]);
+    const group = await service.call<ApiUserGroupEnvelope>('GET', groupPath(groupId), {
+      token: service.admin.token,
+    });
     expect(group.body.userGroup.policies).toEqual([]);
   });
 
@@ -366,35 +355,38 @@ describe('DELETE /idp/policies/{id}', () => {
     const doomed = await newPolicy();
     const kept = await newPolicy();
     const both = [doomed.id, kept.id].sort();
-    const holder = await service.createUser(uniqueEmail('holder'));
-    const member = await service.createUser(uniqueEmail('member'));
+    const holder = await service.createUser();
+    const member = await service.createUser();
     for (const policy of [doomed, kept]) {
-      const granted = await service.call('PUT', `/idp/users/${holder}/policies/${policy.id}`, { token });
+      const granted = await service.call('PUT', `/idp/users/${holder}/policies/${policy.id}`, {
+        token: service.admin.token,
+      });
       expect(granted.status).toBe(204);
     }
-    const groupId = (await newGroup(service, token, { name: uniqueName('Holders') })).id;
+    const groupId = (await groups.newGroup({ name: uniqueName('Holders') })).id;
     for (const policy of [doomed, kept]) {
       const assigned = await service.call('PUT', groupPath(groupId, '/policies/assign'), {
-        token,
+        token: service.admin.token,
         body: { policyId: policy.id },
       });
       expect(assigned.status).toBe(200);
     }
-    await addMember(service, token, member, groupId);
+    await groups.addMember(member, groupId);
 
-    const restricted = await createTestClient(service.organizationId, [], { clientType: 'RESTRICTED' });
-    const standard = await createTestClient(service.organizationId, []);
-    for (const { clientId } of [restricted, standard]) {
+    const restricted = await service.callerWith([], { clientType: 'RESTRICTED' });
+    const standard = await service.callerWith([]);
+    for (const { principalId: clientId } of [restricted, standard]) {
       await updateApiClient(service.organizationId, clientId, { policies: both }, 'test');
     }
 
     const userPolicies = async (id: string) =>
-      (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token })).body.policies;
+      (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token: service.admin.token })).body.policies;
     const groupPolicies = async () =>
-      (await service.call<GroupEnvelope>('GET', groupPath(groupId), { token })).body.userGroup.policies;
+      (await service.call<ApiUserGroupEnvelope>('GET', groupPath(groupId), { token: service.admin.token }))
+        .body.userGroup.policies;
     const userClaim = async (id: string) => decodeJwt(await service.userToken(id)).policies;
-    const clientClaim = async (client: { clientId: string; clientSecret: string }) =>
-      decodeJwt(await service.token(client.clientId, client.clientSecret)).policies;
+    const clientClaim = async (client: ClientCaller) =>
+      decodeJwt(await service.token(client.principalId, client.clientSecret)).policies;
 
     expect(await userPolicies(holder)).toEqual(both);
     expect(await groupPolicies()).toEqual(both);

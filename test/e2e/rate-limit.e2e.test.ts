@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../../shared/domain/rate-limit.js';
-import { createTestClient, createTestOrganization } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { createTestOrganization, useService } from '../support/service.js';
 
-let service: TestService;
+const service = useService({ rateLimit: DEFAULT_RATE_LIMIT });
 let tokenA: string;
 let tokenB: string;
 
 beforeAll(async () => {
-  service = await startTestService({ rateLimit: DEFAULT_RATE_LIMIT });
-  tokenA = await service.token();
+  tokenA = service.admin.token;
   const other = await createTestOrganization({ rateLimit: DEFAULT_RATE_LIMIT });
-  const clientB = await createTestClient(other.id, []);
-  tokenB = await service.token(clientB.clientId, clientB.clientSecret);
+  tokenB = (await service.callerWith([], { organization: other.id })).token;
 });
-afterAll(() => service?.close());
 
 /** Waits until `offset` ms into the next calendar second, so a burst falls inside one second. */
 const startOfNextSecond = async (offset = 30) => {

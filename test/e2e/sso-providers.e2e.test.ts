@@ -1,32 +1,21 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import { logger } from '../../shared/http/logger.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
-import { startTestService, type TestService } from '../support/test-service.js';
-import {
-  type ApiError,
-  clientToken,
-  errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  permissionsWithout,
-} from '../support/user-fixtures.js';
+import type { ApiError, ApiSsoProvider } from '../support/service.js';
+import { errorFields, permissionsWithout, useFixture, useService } from '../support/service.js';
 
 /** SSO providers over HTTP, with the local secret store the service itself writes to. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
+const service = useService();
+const foreign = useFixture(() => service.freshOrganization());
 let secrets: FileSecretStore;
 
 const HINT = 1_900_000_000_000;
 
 beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-  secrets = new FileSecretStore(join(process.env.IDP_DATA_DIR as string, 'secrets'));
+  secrets = new FileSecretStore(join(service.dataDirectory, 'secrets'));
   await Promise.all([
     configureSsoProvider(
       {
@@ -47,25 +36,20 @@ beforeAll(async () => {
     ),
   ]);
 });
-afterAll(() => service?.close());
 
 const list = async (caller: string) =>
   (
-    await service.call<{ clientId: string; clientSecretExpirationDate: number }[]>(
-      'GET',
-      '/idp/sso-providers',
-      {
-        token: caller,
-      },
-    )
+    await service.call<ApiSsoProvider[]>('GET', '/idp/sso-providers', {
+      token: caller,
+    })
   ).body;
 
-const update = (clientId: string, body: unknown, caller = token) =>
+const update = (clientId: string, body: unknown, caller = service.admin.token) =>
   service.call<ApiError | undefined>('POST', `/idp/sso-providers/${clientId}`, { token: caller, body });
 
 describe('GET /sso-providers', () => {
   it("lists the providers serving the caller's organization, a shared one in each, never a secret", async () => {
-    const ours = await list(token);
+    const ours = await list(service.admin.token);
     expect(ours).toEqual([
       { clientId: 'own-idp', clientSecretExpirationDate: 0 },
       { clientId: 'shared-idp', clientSecretExpirationDate: HINT },
@@ -77,12 +61,12 @@ describe('GET /sso-providers', () => {
   });
 
   it('an organization without providers gets an empty list', async () => {
-    const lonely = await foreignOrganization(service);
+    const lonely = await service.freshOrganization();
     expect(await list(lonely.token)).toEqual([]);
   });
 
   it('403 without SSO.ADMIN', async () => {
-    const withoutSso = await clientToken(service, service.organizationId, permissionsWithout('SSO.ADMIN'));
+    const withoutSso = (await service.callerWith(permissionsWithout('SSO.ADMIN'))).token;
     const response = await service.call('GET', '/idp/sso-providers', { token: withoutSso });
     expect(response.status).toBe(403);
   });
@@ -97,7 +81,7 @@ describe('POST /sso-providers/{clientId}', () => {
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
     expect(await secrets.get('sso/shared-idp/secret')).toBe('rotated-secret');
-    for (const caller of [token, foreign.token]) {
+    for (const caller of [service.admin.token, foreign.token]) {
       expect((await list(caller)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
         HINT + 1,
       );
@@ -107,9 +91,9 @@ describe('POST /sso-providers/{clientId}', () => {
   it('keeps the previous hint when the date is omitted', async () => {
     expect((await update('shared-idp', { clientSecret: 'without-date' })).status).toBe(204);
     expect(await secrets.get('sso/shared-idp/secret')).toBe('without-date');
-    expect((await list(token)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
-      HINT + 1,
-    );
+    expect(
+      (await list(service.admin.token)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate,
+    ).toBe(HINT + 1);
   });
 
   it("404 for a provider of another organization or none, and the other's secret is untouched", async () => {
@@ -158,7 +142,9 @@ describe('POST /sso-providers/{clientId}', () => {
     );
     expect(responses.map((response) => response.status)).toEqual(secrets10.map(() => 204));
     expect(secrets10).toContain(await secrets.get('sso/own-idp/secret'));
-    expect((await list(token)).find((p) => p.clientId === 'own-idp')?.clientSecretExpirationDate).toBe(1234);
+    expect(
+      (await list(service.admin.token)).find((p) => p.clientId === 'own-idp')?.clientSecretExpirationDate,
+    ).toBe(1234);
     await update('own-idp', { clientSecret: 'own-secret' });
   });
 
@@ -169,7 +155,7 @@ describe('POST /sso-providers/{clientId}', () => {
   });
 
   it('403 without SSO.ADMIN', async () => {
-    const withoutSso = await clientToken(service, service.organizationId, permissionsWithout('SSO.ADMIN'));
+    const withoutSso = (await service.callerWith(permissionsWithout('SSO.ADMIN'))).token;
     expect((await update('own-idp', { clientSecret: 'nope' }, withoutSso)).status).toBe(403);
     expect(await secrets.get('sso/own-idp/secret')).toBe('own-secret');
   });
@@ -184,7 +170,7 @@ describe('POST /sso-providers/{clientId}', () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
     logger.setLogLevel('DEBUG');
     try {
-      const admin = await clientToken(service, service.organizationId, ALL_PERMISSION_IDS);
+      const admin = (await service.callerWith(ALL_PERMISSION_IDS)).token;
       expect((await update('own-idp', { clientSecret: 'do-not-log-me' }, admin)).status).toBe(204);
       expect((await update('own-idp', { clientSecret: 'do-not-log-me', extra: 1 }, admin)).status).toBe(400);
     } finally {

@@ -1,15 +1,9 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestClient } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { useService } from '../support/service.js';
 
-let service: TestService;
-
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(() => service?.close());
+const service = useService();
 
 const discover = (authentication: oidc.ClientAuth, secret = service.clientSecret) =>
   oidc.discovery(new URL(service.baseUrl), service.clientId, secret, authentication, {
@@ -61,13 +55,11 @@ describe('token endpoint with a real OAuth client library', () => {
   });
 
   it('puts exactly the role permissions and their dependencies into the token', async () => {
-    const { clientId, clientSecret } = await createTestClient(service.organizationId, ['USER.UPDATE'], {
-      clientType: 'RESTRICTED',
-    });
+    const client = await service.callerWith(['USER.UPDATE'], { clientType: 'RESTRICTED' });
     const response = await postForm({
       grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: clientSecret,
+      client_id: client.principalId,
+      client_secret: client.clientSecret,
     });
     const { access_token } = (await response.json()) as { access_token: string };
     const claims = JSON.parse(Buffer.from(access_token.split('.')[1] as string, 'base64url').toString());

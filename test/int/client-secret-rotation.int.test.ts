@@ -1,16 +1,10 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../bin/local/table.js';
+import { describe, expect, it } from 'vitest';
 import { authenticateClient } from '../../shared/auth/client-credentials.js';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
 import { deleteApiClient, rotateClientSecret } from '../../shared/store/api-client-repository.js';
-import { createTestClient, createTestOrganization } from '../support/fixtures.js';
-import { useIsolatedDatabase } from '../support/isolated-database.js';
+import { createTestClient, createTestOrganization, useDatabase } from '../support/service.js';
 
-beforeAll(async () => {
-  useIsolatedDatabase();
-  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
-});
+useDatabase();
 
 const HOUR = 3600_000;
 

@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../bin/local/table.js';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { admitRequest } from '../../shared/store/rate-limit-store.js';
-import { useIsolatedDatabase } from '../support/isolated-database.js';
+import { useDatabase } from '../support/service.js';
 
-beforeAll(async () => {
-  useIsolatedDatabase();
-  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
-});
+useDatabase();
 
 /** Fires `count` admissions for one organization and second at once; answers how many got in. */
 const burst = async (orgId: string, second: number, count: number, settings = DEFAULT_RATE_LIMIT) => {

@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   CreateSecretCommand,
   GetSecretValueCommand,
@@ -7,7 +6,6 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../bin/local/table.js';
 import { ApiError } from '../../shared/http/errors.js';
 import { keys } from '../../shared/store/keys.js';
 import { queryPartition } from '../../shared/store/query.js';
@@ -17,8 +15,7 @@ import {
   listSsoProviders,
   updateSsoProviderSecret,
 } from '../../shared/store/sso-provider-repository.js';
-import { createTestOrganization } from '../support/fixtures.js';
-import { useIsolatedDatabase } from '../support/isolated-database.js';
+import { createTestOrganization, useDatabase } from '../support/service.js';
 
 /** The SSO provider path with the deployed secret adapter: Secrets Manager mocked, DynamoDB Local. */
 const secretsManager = mockClient(SecretsManagerClient);
@@ -28,10 +25,10 @@ let orgA: string;
 let orgB: string;
 let orgC: string;
 
+useDatabase();
+
 beforeAll(async () => {
-  useIsolatedDatabase();
   Object.assign(process.env, { IDP_SECRET_STORE: 'aws', IDP_SECRET_PREFIX: 'idp/' });
-  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
   [orgA, orgB, orgC] = (await Promise.all([1, 2, 3].map(() => createTestOrganization()))).map(
     (org) => org.id,
   ) as [string, string, string];

@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../bin/local/table.js';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
 import { permissionDependencies, seedSystemData } from '../../shared/store/catalogue-repository.js';
@@ -11,8 +10,7 @@ import { createRole } from '../../shared/store/role-repository.js';
 import { addUserToGroup, grantToUser } from '../../shared/store/user-grants.js';
 import { createUserGroup } from '../../shared/store/user-group-repository.js';
 import { createUser } from '../../shared/store/user-repository.js';
-import { createTestClient, createTestOrganization } from '../support/fixtures.js';
-import { useIsolatedDatabase } from '../support/isolated-database.js';
+import { createTestClient, createTestOrganization, useDatabase } from '../support/service.js';
 
 /**
  * How many DynamoDB round trips issuing a token costs, measured: every command is timed, and
@@ -63,9 +61,9 @@ const measure = async <T>(label: string, work: () => Promise<T>) => {
   return { result, recorded };
 };
 
+useDatabase();
+
 beforeAll(async () => {
-  useIsolatedDatabase();
-  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
   await seedSystemData();
   await permissionDependencies(); // warm, as a running function instance is
 });

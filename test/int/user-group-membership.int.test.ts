@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../bin/local/table.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { batchGet, batchPut } from '../../shared/store/batch.js';
 import { keys } from '../../shared/store/keys.js';
 import { deleteUserGroup, duplicateUserGroup } from '../../shared/store/user-group-lifecycle.js';
@@ -14,15 +12,11 @@ import {
   memberIdsOf,
 } from '../../shared/store/user-group-repository.js';
 import { storedUser, type UserRecord } from '../../shared/store/user-repository.js';
-import { createTestOrganization } from '../support/fixtures.js';
-import { useIsolatedDatabase } from '../support/isolated-database.js';
+import { createTestOrganization, useDatabase } from '../support/service.js';
 
 const MEMBERS = 5_000;
 
-beforeAll(async () => {
-  useIsolatedDatabase();
-  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
-});
+useDatabase();
 
 /** Writes `count` users that are members of `groupId`, both sides, in bulk. */
 const seedMembers = async (orgId: string, groupId: string, count: number): Promise<string[]> => {

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../bin/local/table.js';
+import { describe, expect, it } from 'vitest';
 import { bucketOf } from '../../shared/domain/paging.js';
 import type { UserStatus } from '../../shared/schemas/users.js';
 import { batchPut } from '../../shared/store/batch.js';
@@ -13,13 +11,9 @@ import {
   storedUser,
   type UserRecord,
 } from '../../shared/store/user-repository.js';
-import { createTestOrganization } from '../support/fixtures.js';
-import { useIsolatedDatabase } from '../support/isolated-database.js';
+import { createTestOrganization, useDatabase } from '../support/service.js';
 
-beforeAll(async () => {
-  useIsolatedDatabase();
-  await ensureTable(new DynamoDBClient({ endpoint: process.env.IDP_DYNAMODB_ENDPOINT }), 'idp');
-});
+useDatabase();
 
 /** Every page of a listing, concatenated. */
 const readAll = async (orgId: string, status: UserStatus, pageSize: number) => {

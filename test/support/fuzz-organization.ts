@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { configureSsoProvider, getSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { idFromLocation } from './api.js';
 import { type FuzzContext, PLUGIN_PERMISSION } from './malformed-requests.js';
-import type { TestService } from './test-service.js';
+import type { TestService } from './service.js';
 
 /**
  * The fuzz test's organization: a little data so that path parameters name things that exist,
@@ -11,20 +12,21 @@ import type { TestService } from './test-service.js';
  */
 
 /** One user, group, role, policy and client through the API; plugin, agreement, SSO provider as operators make them. */
-export const seedOrganization = async (service: TestService, adminToken: string): Promise<FuzzContext> => {
+export const seedOrganization = async (service: TestService): Promise<FuzzContext> => {
+  const adminToken = service.admin.token;
   const write = async <T>(method: string, path: string, body?: unknown) => {
     const response = await service.call<T>(method, path, { token: adminToken, body });
     if (response.status >= 300)
       throw new Error(`seeding ${path}: ${response.status} ${JSON.stringify(response.body)}`);
     return response;
   };
-  const idFrom = (response: { headers: Headers }) =>
-    (response.headers.get('location') ?? '').split('/').pop() ?? '';
   const { organizationId } = service;
-  const userId = await service.createUser('fuzz.seed@example.com', 'Fuzz Seed');
+  const userId = await service.createUser({ email: 'fuzz.seed@example.com', name: 'Fuzz Seed' });
   const roleName = 'Fuzz seed role';
-  const roleId = idFrom(await write('POST', '/idp/roles', { name: roleName, permissions: ['USER.LIST'] }));
-  const policyId = idFrom(await write('POST', '/idp/policies', { name: 'Fuzz seed policy' }));
+  const roleId = idFromLocation(
+    await write('POST', '/idp/roles', { name: roleName, permissions: ['USER.LIST'] }),
+  );
+  const policyId = idFromLocation(await write('POST', '/idp/policies', { name: 'Fuzz seed policy' }));
   const group = await write<{ userGroup: { id: string } }>('POST', '/idp/userGroups', {
     name: 'Fuzz seed group',
   });
@@ -77,7 +79,6 @@ const redacted = (value: unknown): unknown =>
 /** Everything the API shows of the organization (and the SSO provider's version, its secret being write-only). */
 export const snapshotOrganization = async (
   service: TestService,
-  adminToken: string,
   c: FuzzContext,
 ): Promise<Record<string, unknown>> => {
   const paths = [
@@ -89,7 +90,7 @@ export const snapshotOrganization = async (
   ];
   const shown = await Promise.all(
     paths.map(async (path) => {
-      const { status, body } = await service.call('GET', path, { token: adminToken });
+      const { status, body } = await service.call('GET', path, { token: c.adminToken });
       return [path, redacted({ status, body })] as const;
     }),
   );

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateSecretCommand,
@@ -11,6 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { SecretsManagerSecretStore } from '../../shared/auth/secrets-manager-store.js';
+import { useTempDirs } from '../support/temp-dir.js';
 
 const named = (name: string) => Object.assign(new Error(name), { name });
 const isReal = (value: string) => value.startsWith('real');
@@ -63,8 +62,10 @@ describe('Secrets Manager secret store', () => {
 });
 
 describe('file secret store', () => {
+  const newSecretsDirectory = useTempDirs('secrets');
+
   it('stores, replaces, and lets the first initializer win', async () => {
-    const store = new FileSecretStore(join(mkdtempSync(join(tmpdir(), 'secrets-')), 'nested'));
+    const store = new FileSecretStore(join(newSecretsDirectory(), 'nested'));
     expect(await store.get('x')).toBeUndefined();
     const [first, second] = await Promise.all([
       store.initialize('keys', 'real-1', isReal),

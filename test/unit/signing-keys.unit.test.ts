@@ -1,13 +1,12 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { useTempDirs } from '../support/temp-dir.js';
 
 const HOUR = 3_600_000;
+const newDataDirectory = useTempDirs('keys');
 
 beforeAll(() => {
   process.env.IDP_SECRET_STORE = 'file';
-  process.env.IDP_DATA_DIR = mkdtempSync(join(tmpdir(), 'keys-'));
+  process.env.IDP_DATA_DIR = newDataDirectory();
 });
 
 describe('signing key rotation', () => {
@@ -31,7 +30,7 @@ describe('signing key rotation', () => {
 describe('a signing key secret that does not hold a key set', () => {
   it('fails naming the secret instead of signing or publishing anything', async () => {
     vi.resetModules();
-    process.env.IDP_DATA_DIR = mkdtempSync(join(tmpdir(), 'keys-'));
+    process.env.IDP_DATA_DIR = newDataDirectory();
     const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
     await new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`).put(
       'signing-keys',

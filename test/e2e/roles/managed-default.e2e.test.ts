@@ -1,40 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ALL_PERMISSION_IDS } from '../../../shared/domain/permission-catalogue.js';
-import { createTestOrganization } from '../../support/fixtures.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
-import {
-  type ApiError,
-  type ApiUser,
-  clientToken,
-  createUserWith,
-  errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  permissionsWithout,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
+import type { ApiDefaultRole, ApiError, ApiManagedRole, ApiUser, Caller } from '../../support/service.js';
+import { errorFields, newRoleAs, permissionsWithout, useFixture, useService } from '../../support/service.js';
 
 /** The seeded managed roles, and the default role new users receive. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
-
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
-
-interface ManagedRole {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-  permissions: string[];
-  pluginPermissions: unknown[];
-}
+const service = useService();
 
 const READ_ONLY = [
   'API_CLIENTS.READ',
@@ -71,21 +42,15 @@ const seeded = (id: string, permissions: readonly string[]) => ({
   pluginPermissions: [],
 });
 /** Compares permissions as sets: the order inside a role is not part of the contract. */
-const normalized = (role: ManagedRole) => ({ ...role, permissions: sorted(role.permissions) });
+const normalized = (role: ApiManagedRole) => ({ ...role, permissions: sorted(role.permissions) });
 
-/** A role created through the API as `as`; answers its id (from the Location header). */
-const newRole = async (as: string, permissions: string[] = []) => {
-  const response = await service.call('POST', '/idp/roles', {
-    token: as,
-    body: { name: `Role ${randomUUID().slice(0, 8)}`, permissions },
-  });
-  expect(response.status, JSON.stringify(response.body)).toBe(204);
-  return (response.headers.get('location') as string).split('/').pop() as string;
-};
+const foreign = useFixture(() => service.freshOrganization());
 
 describe('GET /managedRoles and /managedRoles/{id}', () => {
   it('lists the three seeded managed roles with their exact permissions and no plugin permissions', async () => {
-    const response = await service.call<ManagedRole[]>('GET', '/idp/managedRoles', { token });
+    const response = await service.call<ApiManagedRole[]>('GET', '/idp/managedRoles', {
+      token: service.admin.token,
+    });
     expect(response.status).toBe(200);
     expect(response.body.map(normalized)).toEqual([
       seeded('administrator', ALL_PERMISSION_IDS),
@@ -95,30 +60,36 @@ describe('GET /managedRoles and /managedRoles/{id}', () => {
   });
 
   it('answers each one by id, the same as the list', async () => {
-    const list = (await service.call<ManagedRole[]>('GET', '/idp/managedRoles', { token })).body;
+    const list = (
+      await service.call<ApiManagedRole[]>('GET', '/idp/managedRoles', { token: service.admin.token })
+    ).body;
     for (const listed of list) {
-      const response = await service.call<ManagedRole>('GET', `/idp/managedRoles/${listed.id}`, { token });
+      const response = await service.call<ApiManagedRole>('GET', `/idp/managedRoles/${listed.id}`, {
+        token: service.admin.token,
+      });
       expect(response.status).toBe(200);
       expect(response.body).toEqual(listed);
     }
   });
 
   it('answers 404 for an unknown managed role and for a normal role id', async () => {
-    const roleId = await newRole(token);
+    const roleId = await newRoleAs(service, service.admin.token);
     for (const id of ['super-admin', 'ADMINISTRATOR', roleId]) {
-      const response = await service.call<ApiError>('GET', `/idp/managedRoles/${id}`, { token });
+      const response = await service.call<ApiError>('GET', `/idp/managedRoles/${id}`, {
+        token: service.admin.token,
+      });
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('Managed role not found');
     }
   });
 
   it('answers 403 without ROLES.LIST (list) and without ROLES.DETAILS (one)', async () => {
-    const noList = await clientToken(service, service.organizationId, permissionsWithout('ROLES.LIST'));
+    const noList = (await service.callerWith(permissionsWithout('ROLES.LIST'))).token;
     const list = await service.call<ApiError>('GET', '/idp/managedRoles', { token: noList });
     expect(list.status).toBe(403);
     expect(list.body.message).toBe('Missing permission: ROLES.LIST');
 
-    const noDetails = await clientToken(service, service.organizationId, permissionsWithout('ROLES.DETAILS'));
+    const noDetails = (await service.callerWith(permissionsWithout('ROLES.DETAILS'))).token;
     expect((await service.call('GET', '/idp/managedRoles', { token: noDetails })).status).toBe(200);
     const one = await service.call<ApiError>('GET', '/idp/managedRoles/read-only', { token: noDetails });
     expect(one.status).toBe(403);
@@ -126,34 +97,20 @@ describe('GET /managedRoles and /managedRoles/{id}', () => {
   });
 });
 
-interface Org {
-  orgId: string;
-  token: string;
-}
-
-/** A new organization with an administrator client: its default role starts unset. */
-const freshOrg = async (): Promise<Org> => {
-  const { id: orgId } = await createTestOrganization();
-  return { orgId, token: await clientToken(service, orgId, ALL_PERMISSION_IDS) };
-};
-
-const defaultRoleOf = async (org: Org) => {
-  const response = await service.call<{ isStandardRole: boolean | null; roleId?: string }>(
-    'GET',
-    '/idp/getDefaultRole',
-    { token: org.token },
-  );
+// Each test below runs in a fresh organization, whose default role starts unset.
+const defaultRoleOf = async (org: Caller) => {
+  const response = await service.call<ApiDefaultRole>('GET', '/idp/getDefaultRole', { token: org.token });
   expect(response.status).toBe(200);
   return response.body;
 };
-const setDefault = (org: Org, body: unknown, as = org.token) =>
+const setDefault = (org: Caller, body: unknown, as = org.token) =>
   service.call<ApiError>('POST', '/idp/setDefaultRole', { token: as, body });
-const clearDefault = (org: Org, as = org.token) =>
+const clearDefault = (org: Caller, as = org.token) =>
   service.call<ApiError>('DELETE', '/idp/clearDefaultRole', { token: as });
 
 /** Creates a user through the API; answers its roles, managed roles and token permissions. */
-const newUserGrants = async (org: Org) => {
-  const id = await createUserWith(service, org.token, uniqueEmail('default'));
+const newUserGrants = async (org: Caller) => {
+  const id = await service.createUser({ as: org });
   const user = (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token: org.token })).body;
   return {
     roles: user.roles,
@@ -165,15 +122,15 @@ const NOTHING = { roles: [], managedRoles: [], permissions: [] };
 
 describe('default role', () => {
   it('is {isStandardRole: null} without a roleId when none is set; new users get nothing', async () => {
-    const org = await freshOrg();
+    const org = await service.freshOrganization();
     expect(await defaultRoleOf(org)).toStrictEqual({ isStandardRole: null });
     expect(await newUserGrants(org)).toEqual(NOTHING);
   });
 
   it('set to a normal role: isStandardRole true; new users (only) receive the role and its permissions', async () => {
-    const org = await freshOrg();
-    const before = await createUserWith(service, org.token, uniqueEmail('before'));
-    const roleId = await newRole(org.token, ['USER.UPDATE']);
+    const org = await service.freshOrganization();
+    const before = await service.createUser({ as: org });
+    const roleId = await newRoleAs(service, org.token, ['USER.UPDATE']);
     const response = await setDefault(org, { roleId });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
@@ -188,7 +145,7 @@ describe('default role', () => {
   });
 
   it('set to a managed role: isStandardRole false; new users receive it in managedRoles', async () => {
-    const org = await freshOrg();
+    const org = await service.freshOrganization();
     expect((await setDefault(org, { roleId: 'read-only' })).status).toBe(204);
     expect(await defaultRoleOf(org)).toStrictEqual({ isStandardRole: false, roleId: 'read-only' });
     expect(await newUserGrants(org)).toEqual({
@@ -199,9 +156,9 @@ describe('default role', () => {
   });
 
   it('a new setting replaces the previous one, and belongs to its organization only', async () => {
-    const org = await freshOrg();
-    const other = await freshOrg();
-    const roleId = await newRole(org.token);
+    const org = await service.freshOrganization();
+    const other = await service.freshOrganization();
+    const roleId = await newRoleAs(service, org.token);
     await setDefault(org, { roleId: 'user-manager' });
     expect((await setDefault(org, { roleId })).status).toBe(204);
     expect(await defaultRoleOf(org)).toStrictEqual({ isStandardRole: true, roleId });
@@ -212,12 +169,12 @@ describe('default role', () => {
   });
 
   it('answers 404 for an unknown id, an archived role and a role of another organization', async () => {
-    const org = await freshOrg();
-    const current = await newRole(org.token);
+    const org = await service.freshOrganization();
+    const current = await newRoleAs(service, org.token);
     await setDefault(org, { roleId: current });
-    const archived = await newRole(org.token);
+    const archived = await newRoleAs(service, org.token);
     expect((await service.call('DELETE', `/idp/roles/${archived}`, { token: org.token })).status).toBe(204);
-    const theirs = await newRole(foreign.token);
+    const theirs = await newRoleAs(service, foreign.token);
     for (const roleId of ['no-such-role', archived, theirs]) {
       const response = await setDefault(org, { roleId });
       expect(response.status).toBe(404);
@@ -227,7 +184,7 @@ describe('default role', () => {
   });
 
   it('answers 400 for a malformed body', async () => {
-    const org = await freshOrg();
+    const org = await service.freshOrganization();
     const cases: [unknown, string[]][] = [
       [{}, ['body.roleId']],
       [{ roleId: 7 }, ['body.roleId']],
@@ -246,7 +203,7 @@ describe('default role', () => {
   });
 
   it('DELETE /clearDefaultRole: 204, back to null, new users get nothing; repeating it is 204', async () => {
-    const org = await freshOrg();
+    const org = await service.freshOrganization();
     await setDefault(org, { roleId: 'administrator' });
     const response = await clearDefault(org);
     expect(response.status).toBe(204);
@@ -258,8 +215,8 @@ describe('default role', () => {
   });
 
   it('archiving the default role unsets it: null, and new users get nothing', async () => {
-    const org = await freshOrg();
-    const roleId = await newRole(org.token, ['USER.LIST']);
+    const org = await service.freshOrganization();
+    const roleId = await newRoleAs(service, org.token, ['USER.LIST']);
     await setDefault(org, { roleId });
     expect((await newUserGrants(org)).roles).toEqual([roleId]);
     expect((await service.call('DELETE', `/idp/roles/${roleId}`, { token: org.token })).status).toBe(204);
@@ -268,9 +225,11 @@ describe('default role', () => {
   });
 
   it('answers 403 without ROLES.UPDATE for set and clear, and without ROLES.LIST for get', async () => {
-    const org = await freshOrg();
+    const org = await service.freshOrganization();
     await setDefault(org, { roleId: 'read-only' });
-    const noUpdate = await clientToken(service, org.orgId, permissionsWithout('ROLES.UPDATE'));
+    const noUpdate = (
+      await service.callerWith(permissionsWithout('ROLES.UPDATE'), { organization: org.orgId })
+    ).token;
     for (const response of [
       await setDefault(org, { roleId: 'administrator' }, noUpdate),
       await clearDefault(org, noUpdate),
@@ -278,7 +237,8 @@ describe('default role', () => {
       expect(response.status).toBe(403);
       expect(response.body.message).toBe('Missing permission: ROLES.UPDATE');
     }
-    const noList = await clientToken(service, org.orgId, permissionsWithout('ROLES.LIST'));
+    const noList = (await service.callerWith(permissionsWithout('ROLES.LIST'), { organization: org.orgId }))
+      .token;
     const read = await service.call<ApiError>('GET', '/idp/getDefaultRole', { token: noList });
     expect(read.status).toBe(403);
     expect(read.body.message).toBe('Missing permission: ROLES.LIST');

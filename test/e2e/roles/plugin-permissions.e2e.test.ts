@@ -1,34 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assignPlugin, definePlugin } from '../../../shared/store/plugin-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
-import {
-  type ApiError,
-  clientToken,
-  errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  permissionsWithout,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
+import type { ApiError, ApiRole } from '../../support/service.js';
+import { errorFields, newRoleAs, permissionsWithout, useFixture, useService } from '../../support/service.js';
 
 /** A role's permissions of plugins: read, replace, assign, revoke, and what reaches the token. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
-
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
-
-interface ApiRole {
-  id: string;
-  pluginPermissions: { id: string; pluginPermissions: { module: string; actionName: string }[] };
-}
+const service = useService();
 
 const VIEW = { module: 'REPORTS', actionName: 'VIEW' };
 const EXPORT = { module: 'REPORTS', actionName: 'EXPORT' };
@@ -53,29 +31,24 @@ const newPlugin = async (assignedTo: string[] = [service.organizationId]) => {
   return { id, d1: `${id}-d1`, d2: `${id}-d2`, d3: `${id}-d3` };
 };
 
-/** A role created through the API as `as`; answers its id (from the Location header). */
-const newRole = async (as = token, permissions: string[] = []) => {
-  const response = await service.call('POST', '/idp/roles', {
-    token: as,
-    body: { name: `Role ${randomUUID().slice(0, 8)}`, permissions },
-  });
-  expect(response.status, JSON.stringify(response.body)).toBe(204);
-  return (response.headers.get('location') as string).split('/').pop() as string;
-};
-
 const pluginPath = (roleId: string, pluginId: string, suffix = '') =>
   `/idp/roles/${roleId}/plugin/${pluginId}${suffix}`;
-const getGrants = (roleId: string, pluginId: string, as = token) =>
+const getGrants = (roleId: string, pluginId: string, as = service.admin.token) =>
   service.call<{ pluginPermissions: string[] } & ApiError>('GET', pluginPath(roleId, pluginId), {
     token: as,
   });
-const setGrants = (roleId: string, pluginId: string, body: unknown, as = token) =>
+const setGrants = (roleId: string, pluginId: string, body: unknown, as = service.admin.token) =>
   service.call<ApiError>('PUT', pluginPath(roleId, pluginId), { token: as, body });
-const change = (action: 'assign' | 'revoke', roleId: string, pluginId: string, body: unknown, as = token) =>
-  service.call<ApiError>('POST', pluginPath(roleId, pluginId, `/${action}`), { token: as, body });
-const assign = (roleId: string, pluginId: string, permissions: unknown[], as = token) =>
+const change = (
+  action: 'assign' | 'revoke',
+  roleId: string,
+  pluginId: string,
+  body: unknown,
+  as = service.admin.token,
+) => service.call<ApiError>('POST', pluginPath(roleId, pluginId, `/${action}`), { token: as, body });
+const assign = (roleId: string, pluginId: string, permissions: unknown[], as = service.admin.token) =>
   change('assign', roleId, pluginId, { pluginPermissions: permissions }, as);
-const revoke = (roleId: string, pluginId: string, permissions: unknown[], as = token) =>
+const revoke = (roleId: string, pluginId: string, permissions: unknown[], as = service.admin.token) =>
   change('revoke', roleId, pluginId, { pluginPermissions: permissions }, as);
 
 const grantIds = async (roleId: string, pluginId: string) => {
@@ -84,10 +57,12 @@ const grantIds = async (roleId: string, pluginId: string) => {
   return response.body.pluginPermissions;
 };
 
+const foreign = useFixture(() => service.freshOrganization());
+
 describe('GET and PUT /roles/{id}/plugin/{pluginId}', () => {
   it('starts empty; PUT replaces the whole set (sorted definition ids); PUT [] clears it', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     const empty = await getGrants(roleId, plugin.id);
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ pluginPermissions: [] });
@@ -106,7 +81,7 @@ describe('GET and PUT /roles/{id}/plugin/{pluginId}', () => {
 
   it('keeps a permission named twice once', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     expect((await setGrants(roleId, plugin.id, [EXPORT, EXPORT])).status).toBe(204);
     expect(await grantIds(roleId, plugin.id)).toEqual([plugin.d1]);
   });
@@ -115,7 +90,7 @@ describe('GET and PUT /roles/{id}/plugin/{pluginId}', () => {
 describe('POST /roles/{id}/plugin/{pluginId}/assign and /revoke', () => {
   it('assign adds to what the role holds, idempotently', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     const first = await assign(roleId, plugin.id, [VIEW]);
     expect(first.status).toBe(204);
     expect(first.body).toBeUndefined();
@@ -126,7 +101,7 @@ describe('POST /roles/{id}/plugin/{pluginId}/assign and /revoke', () => {
 
   it('revoke removes only what it names, idempotently; revoking what is not held is 204', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     await setGrants(roleId, plugin.id, [VIEW, EXPORT, SHARE]);
     const first = await revoke(roleId, plugin.id, [EXPORT]);
     expect(first.status).toBe(204);
@@ -140,7 +115,7 @@ describe('POST /roles/{id}/plugin/{pluginId}/assign and /revoke', () => {
   it('changes one plugin without touching the grants of another', async () => {
     const a = await newPlugin();
     const b = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     await setGrants(roleId, a.id, [VIEW]);
     await setGrants(roleId, b.id, [EXPORT, SHARE]);
     await revoke(roleId, a.id, [VIEW]);
@@ -151,16 +126,16 @@ describe('POST /roles/{id}/plugin/{pluginId}/assign and /revoke', () => {
 
   it("keeps the role's permissions, and PUT /roles/{id} keeps its plugin grants", async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole(token, ['USER.LIST']);
+    const roleId = await newRoleAs(service, service.admin.token, ['USER.LIST']);
     await setGrants(roleId, plugin.id, [VIEW]);
     const updated = await service.call('PUT', `/idp/roles/${roleId}`, {
-      token,
+      token: service.admin.token,
       body: { permissions: ['USER.DETAILS'] },
     });
     expect(updated.status).toBe(204);
     await assign(roleId, plugin.id, [SHARE]);
-    const role = await service.call<ApiRole & { permissions: string[] }>('GET', `/idp/roles/${roleId}`, {
-      token,
+    const role = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, {
+      token: service.admin.token,
     });
     expect(role.body.permissions).toEqual(['USER.DETAILS']);
     expect(role.body.pluginPermissions).toEqual({ id: roleId, pluginPermissions: [VIEW, SHARE] });
@@ -171,10 +146,12 @@ describe('what the grants show and grant', () => {
   it('GET /roles/{id} lists them across plugins under the role id', async () => {
     const [a, b] = [await newPlugin(), await newPlugin()].sort((x, y) => x.id.localeCompare(y.id));
     if (!a || !b) throw new Error('two plugins expected');
-    const roleId = await newRole(token, ['USER.LIST']);
+    const roleId = await newRoleAs(service, service.admin.token, ['USER.LIST']);
     await setGrants(roleId, b.id, [SHARE]);
     await setGrants(roleId, a.id, [VIEW, EXPORT]);
-    const response = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, { token });
+    const response = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, {
+      token: service.admin.token,
+    });
     expect(response.status).toBe(200);
     expect(response.body.pluginPermissions).toEqual({
       id: roleId,
@@ -183,18 +160,22 @@ describe('what the grants show and grant', () => {
 
     await setGrants(roleId, a.id, []);
     await setGrants(roleId, b.id, []);
-    const cleared = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, { token });
+    const cleared = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, {
+      token: service.admin.token,
+    });
     expect(cleared.body.pluginPermissions).toEqual({ id: roleId, pluginPermissions: [] });
   });
 
   it('reaches the token of a user holding the role and /me/ui-permissions', async () => {
     const a = await newPlugin();
     const b = await newPlugin();
-    const roleId = await newRole(token, ['UI.ROLES']);
+    const roleId = await newRoleAs(service, service.admin.token, ['UI.ROLES']);
     await setGrants(roleId, a.id, [VIEW, SHARE]);
     await assign(roleId, b.id, [EXPORT]);
-    const userId = await service.createUser(uniqueEmail('plugin'));
-    const grant = await service.call('PUT', `/idp/users/${userId}/roles/${roleId}/grant`, { token });
+    const userId = await service.createUser();
+    const grant = await service.call('PUT', `/idp/users/${userId}/roles/${roleId}/grant`, {
+      token: service.admin.token,
+    });
     expect(grant.status).toBe(204);
 
     const expected = { [a.id]: ['SHARE', 'VIEW'], [b.id]: ['EXPORT'] };
@@ -215,7 +196,7 @@ describe('what the grants show and grant', () => {
 describe('refused requests', () => {
   it('400 for a {module, actionName} the plugin does not define, naming its position; nothing changes', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     await setGrants(roleId, plugin.id, [VIEW]);
     // Right action, wrong module: no match.
     const wrongModule = { module: 'SHARING', actionName: 'VIEW' };
@@ -242,7 +223,7 @@ describe('refused requests', () => {
 
   it('400 for a malformed body', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     const cases: [string, unknown, string[]][] = [
       ['PUT', { pluginPermissions: [VIEW] }, ['body']],
       ['PUT', [{ module: 'REPORTS' }], ['body.0.actionName']],
@@ -263,7 +244,7 @@ describe('refused requests', () => {
       expect(errorFields(response), `${action} ${JSON.stringify(body)}`).toEqual(fields);
     }
     const raw = await service.call<ApiError>('PUT', pluginPath(roleId, plugin.id), {
-      token,
+      token: service.admin.token,
       rawBody: '[{"module":',
       headers: { 'content-type': 'application/json' },
     });
@@ -273,7 +254,7 @@ describe('refused requests', () => {
 
   it('404 for a plugin that is defined but not assigned to the organization, and for an unknown one', async () => {
     const theirs = await newPlugin([foreign.orgId]);
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     for (const pluginId of [theirs.id, `plugin-${randomUUID()}`]) {
       for (const response of [
         await getGrants(roleId, pluginId),
@@ -285,16 +266,18 @@ describe('refused requests', () => {
         expect(response.body.message).toBe('Plugin not found');
       }
     }
-    const role = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, { token });
+    const role = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, { token: service.admin.token });
     expect(role.body.pluginPermissions).toEqual({ id: roleId, pluginPermissions: [] });
   });
 
   it('404 for an unknown role, an archived role and a role of another organization', async () => {
     const plugin = await newPlugin([service.organizationId, foreign.orgId]);
-    const archived = await newRole();
+    const archived = await newRoleAs(service, service.admin.token);
     await setGrants(archived, plugin.id, [VIEW]);
-    expect((await service.call('DELETE', `/idp/roles/${archived}`, { token })).status).toBe(204);
-    const theirs = await newRole(foreign.token);
+    expect(
+      (await service.call('DELETE', `/idp/roles/${archived}`, { token: service.admin.token })).status,
+    ).toBe(204);
+    const theirs = await newRoleAs(service, foreign.token);
     for (const roleId of ['no-such-role', archived, theirs]) {
       for (const response of [
         await getGrants(roleId, plugin.id),
@@ -312,9 +295,9 @@ describe('refused requests', () => {
 
   it('403 without ROLES.UPDATE for changes and without ROLES.DETAILS for reads', async () => {
     const plugin = await newPlugin();
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     await setGrants(roleId, plugin.id, [VIEW]);
-    const noUpdate = await clientToken(service, service.organizationId, permissionsWithout('ROLES.UPDATE'));
+    const noUpdate = (await service.callerWith(permissionsWithout('ROLES.UPDATE'))).token;
     for (const response of [
       await setGrants(roleId, plugin.id, [EXPORT], noUpdate),
       await assign(roleId, plugin.id, [EXPORT], noUpdate),
@@ -325,7 +308,7 @@ describe('refused requests', () => {
     }
     expect((await getGrants(roleId, plugin.id, noUpdate)).body).toEqual({ pluginPermissions: [plugin.d2] });
 
-    const noDetails = await clientToken(service, service.organizationId, permissionsWithout('ROLES.DETAILS'));
+    const noDetails = (await service.callerWith(permissionsWithout('ROLES.DETAILS'))).token;
     const read = await getGrants(roleId, plugin.id, noDetails);
     expect(read.status).toBe(403);
     expect(read.body.message).toBe('Missing permission: ROLES.DETAILS');
@@ -343,7 +326,7 @@ describe('concurrency', () => {
     }));
     await definePlugin({ id, permissionDefinitions: definitions, dependentPermissions: [] });
     await assignPlugin(service.organizationId, id);
-    const roleId = await newRole();
+    const roleId = await newRoleAs(service, service.admin.token);
     const responses = await Promise.all(
       definitions.map(({ module, actionName }) => assign(roleId, id, [{ module, actionName }])),
     );

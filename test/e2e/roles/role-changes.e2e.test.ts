@@ -1,42 +1,32 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSION_IDS } from '../../../shared/domain/permission-catalogue.js';
 import { getUser } from '../../../shared/store/user-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiUser, RolesApi } from '../../support/service.js';
 import {
-  type ApiUser,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
-import { addMember, getGroup, groupPath, newGroup } from '../../support/user-group-fixtures.js';
-import {
+  groupPath,
+  groupsApi,
   itemField,
   listedNames,
   newRole,
   ROLE_NOT_FOUND,
-  type RolesApi,
   readRole,
   rolesApi,
   sleep,
-} from './role-fixtures.js';
+  useService,
+} from '../../support/service.js';
 
 /** PUT /roles/{id}, DELETE /roles/{id} (archive), POST /roles/{id}/permissions/assign and /revoke. */
-let service: TestService;
-let token: string;
+const service = useService();
+const groups = groupsApi(service, service.admin);
 let api: RolesApi;
 let theirs: RolesApi;
-let foreign: ForeignOrganization;
 
 beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  api = rolesApi(service, token);
-  foreign = await foreignOrganization(service);
-  theirs = rolesApi(service, foreign.token);
+  api = rolesApi(service, service.admin.token);
+  theirs = rolesApi(service, (await service.freshOrganization()).token);
 });
-afterAll(() => service?.close());
 
 let counter = 0;
 const role = (permissions: string[] = []) => newRole(api, `Changes ${++counter}`, permissions);
@@ -149,46 +139,50 @@ describe('DELETE /roles/{id}', () => {
     const id = await role();
     const name = (await readRole(api, id)).name;
     await api.archive(id);
-    const userId = await service.createUser(uniqueEmail('archived-grant'));
+    const userId = await service.createUser();
     for (const path of [id, encodeURIComponent(name)]) {
-      const response = await service.call('PUT', `/idp/users/${userId}/roles/${path}/grant`, { token });
+      const response = await service.call('PUT', `/idp/users/${userId}/roles/${path}/grant`, {
+        token: service.admin.token,
+      });
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject(ROLE_NOT_FOUND);
     }
-    const group = await newGroup(service, token, { name: `Archived grant ${counter}` });
+    const group = await groups.newGroup({ name: `Archived grant ${counter}` });
     const assigned = await service.call('PUT', groupPath(group.id, '/roles/assign'), {
-      token,
+      token: service.admin.token,
       body: { roleId: id },
     });
     expect(assigned.status).toBe(404);
     expect(assigned.body).toMatchObject(ROLE_NOT_FOUND);
-    expect((await getGroup(service, token, group.id)).body.userGroup.roles).toEqual([]);
+    expect((await groups.get(group.id)).body.userGroup.roles).toEqual([]);
   });
 
   it('hides the role from holders and their tokens; the stored user keeps the reference', async () => {
     const gone = await role(['USER_GROUP.READ']);
     const kept = await role(['USER.LIST']);
-    const userId = await service.createUser(uniqueEmail('holder'));
+    const userId = await service.createUser();
     for (const id of [gone, kept]) {
-      const granted = await service.call('PUT', `/idp/users/${userId}/roles/${id}/grant`, { token });
+      const granted = await service.call('PUT', `/idp/users/${userId}/roles/${id}/grant`, {
+        token: service.admin.token,
+      });
       expect(granted.status).toBe(204);
     }
-    const group = await newGroup(service, token, { name: `Holders ${counter}` });
+    const group = await groups.newGroup({ name: `Holders ${counter}` });
     for (const id of [gone, kept]) {
       const assigned = await service.call('PUT', groupPath(group.id, '/roles/assign'), {
-        token,
+        token: service.admin.token,
         body: { roleId: id },
       });
       expect(assigned.status).toBe(200);
     }
-    await addMember(service, token, userId, group.id);
+    await groups.addMember(userId, group.id);
     const permissions = async () => decodeJwt(await service.userToken(userId)).permissions;
     expect(await permissions()).toEqual(['USER.LIST', 'USER_GROUP.READ']);
 
     expect((await api.archive(gone)).status).toBe(204);
-    const user = await service.call<ApiUser>('GET', `/idp/users/${userId}`, { token });
+    const user = await service.call<ApiUser>('GET', `/idp/users/${userId}`, { token: service.admin.token });
     expect(user.body.roles).toEqual([kept]);
-    expect((await getGroup(service, token, group.id)).body.userGroup.roles).toEqual([kept]);
+    expect((await groups.get(group.id)).body.userGroup.roles).toEqual([kept]);
     expect([...((await getUser(service.organizationId, userId, true))?.roles ?? [])].sort()).toEqual(
       [gone, kept].sort(),
     );
@@ -277,7 +271,10 @@ describe('POST /roles/{id}/permissions/assign and /revoke', () => {
     ['an unknown property', { permissionIds: [], permissions: [] }, 'body.permissions'],
   ])('answers 400 for %s', async (_label, body, field) => {
     const id = await role();
-    const response = await service.call('POST', `/idp/roles/${id}/permissions/assign`, { token, body });
+    const response = await service.call('POST', `/idp/roles/${id}/permissions/assign`, {
+      token: service.admin.token,
+      body,
+    });
     expect(response.status).toBe(400);
     expect(errorFields(response)).toEqual([field]);
   });

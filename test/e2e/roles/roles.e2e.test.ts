@@ -1,38 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionId } from '../../../shared/domain/permission-catalogue.js';
-import { createTestClient, createTestOrganization } from '../../support/fixtures.js';
-import { type ApiResponse, startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiResponse, ApiRole, RolesApi } from '../../support/service.js';
 import {
+  createTestOrganization,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  nextLink,
-  permissionsWithout,
-  putTestRole,
-} from '../../support/user-fixtures.js';
-import { callerWith } from '../../support/user-group-fixtures.js';
-import {
   itemField,
   listedNames,
   newRole,
+  nextLink,
+  permissionsWithout,
+  putTestRole,
   ROLE_NOT_FOUND,
-  type RolesApi,
   readRole,
   rolePath,
   rolesApi,
-} from './role-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /** POST /roles, GET /roles, GET /roles/{id}, and who may call each role operation. */
-let service: TestService;
+const service = useService();
 let api: RolesApi;
-let foreign: ForeignOrganization;
 
 beforeAll(async () => {
-  service = await startTestService();
-  api = rolesApi(service, await service.token());
-  foreign = await foreignOrganization(service);
+  api = rolesApi(service, service.admin.token);
 });
-afterAll(() => service?.close());
+
+const foreign = useFixture(() => service.freshOrganization());
 
 describe('POST /roles', () => {
   it('answers 204 with no body and a Location that reads back the role', async () => {
@@ -45,7 +39,7 @@ describe('POST /roles', () => {
     expect(location).toMatch(new RegExp(`^${service.baseUrl}/idp/roles/[0-9a-f-]{36}$`));
     const id = location.split('/').pop() as string;
 
-    const read = await service.call('GET', new URL(location).pathname, { token: await service.token() });
+    const read = await service.call('GET', new URL(location).pathname, { token: service.admin.token });
     expect(read.status).toBe(200);
     const role = read.body as { createdAt: number };
     expect(role).toEqual({
@@ -160,17 +154,16 @@ describe('POST /roles', () => {
 
 describe('GET /roles', () => {
   /** A new organization whose only role is that of its client (which may list, add and archive). */
-  const freshOrganization = async () => {
+  const organizationWithOneRole = async () => {
     const { id } = await createTestOrganization();
-    const { clientId, clientSecret, roleId } = await createTestClient(id, ['ROLES.ADD', 'ROLES.DELETE']);
-    const token = await service.token(clientId, clientSecret);
-    return { orgId: id, token, roles: rolesApi(service, token), clientRoleId: roleId };
+    const client = await service.callerWith(['ROLES.ADD', 'ROLES.DELETE'], { organization: id });
+    return { ...client, roles: rolesApi(service, client.token) };
   };
-  const ids = (roles: { id: string }[]) => roles.map((role) => role.id);
+  const ids = (roles: ApiRole[]) => roles.map((role) => role.id);
 
   it('pages in creation order, oldest first, with Link rel="next" only while more exist', async () => {
-    const org = await freshOrganization();
-    const created = [org.clientRoleId];
+    const org = await organizationWithOneRole();
+    const created = [org.roleId];
     for (const name of ['E', 'D', 'C', 'B', 'A']) created.push(await newRole(org.roles, name));
 
     const all = await org.roles.list();
@@ -191,7 +184,7 @@ describe('GET /roles', () => {
     let next: string | undefined = '/idp/roles?pageSize=1';
     while (next) {
       expect(single.length).toBeLessThan(created.length);
-      const response = await service.call<{ id: string }[]>('GET', next, { token: org.token });
+      const response = await service.call<ApiRole[]>('GET', next, { token: org.token });
       single.push(...ids(response.body));
       next = nextLink(response.headers);
     }
@@ -199,8 +192,8 @@ describe('GET /roles', () => {
   });
 
   it('leaves archived roles out, also when counting pages', async () => {
-    const org = await freshOrganization();
-    const created = [org.clientRoleId];
+    const org = await organizationWithOneRole();
+    const created = [org.roleId];
     for (const name of ['R1', 'R2', 'R3', 'R4', 'R5']) created.push(await newRole(org.roles, name));
     for (const id of [created[2], created[4]])
       expect((await org.roles.archive(id as string)).status).toBe(204);
@@ -217,8 +210,8 @@ describe('GET /roles', () => {
   });
 
   it('pages across more than 100 roles with archived ones anywhere, following Link', async () => {
-    const org = await freshOrganization();
-    const created = [org.clientRoleId];
+    const org = await organizationWithOneRole();
+    const created = [org.roleId];
     for (let i = 0; i < 104; i++) created.push((await putTestRole(org.orgId, { name: `Many ${i}` })).id);
     const archived = [3, 50, 99, 100].map((index) => created[index] as string);
     for (const id of archived) expect((await org.roles.archive(id)).status).toBe(204);
@@ -229,7 +222,7 @@ describe('GET /roles', () => {
     let next: string | undefined = '/idp/roles?pageSize=10';
     for (let pages = 0; next; pages++) {
       expect(pages).toBeLessThan(11);
-      const response: ApiResponse<{ id: string }[]> = await service.call('GET', next, { token: org.token });
+      const response: ApiResponse<ApiRole[]> = await service.call('GET', next, { token: org.token });
       expect(response.status).toBe(200);
       seen.push(...ids(response.body));
       next = nextLink(response.headers);
@@ -239,7 +232,7 @@ describe('GET /roles', () => {
   });
 
   it('shows every role in full, and only those of the caller’s organization', async () => {
-    const org = await freshOrganization();
+    const org = await organizationWithOneRole();
     const id = await newRole(org.roles, 'Full', ['USER.UPDATE']);
     const listed = await org.roles.list('?page=0&pageSize=1000');
     expect(listed.body).toHaveLength(2);
@@ -310,7 +303,7 @@ describe('access', () => {
     async (_name, permission, method, path, body) => {
       const id = await newRole(api, `Guarded ${permission} ${method} ${path('x')}`, ['USER.LIST']);
       const before = await readRole(api, id);
-      const caller = await callerWith(service, service.organizationId, permissionsWithout(permission));
+      const caller = await service.callerWith(permissionsWithout(permission));
       const response = await service.call(method, path(id), {
         token: caller.token,
         ...(body === undefined ? {} : { body }),

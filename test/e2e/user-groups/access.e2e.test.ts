@@ -1,44 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { ALL_PERMISSION_IDS, type PermissionId } from '../../../shared/domain/permission-catalogue.js';
-import { createTestOrganization } from '../../support/fixtures.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError, ApiUserGroup } from '../../support/service.js';
 import {
-  type ApiError,
-  clientToken,
-  createUserWith,
+  callersByPermissions,
+  groupPath,
+  groupsApi,
   permissionsWithout,
   putTestPolicy,
   putTestRole,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
-import {
-  type ApiUserGroup,
-  callerWith,
-  countGroups,
-  getGroup,
-  groupPath,
-  newGroup,
-} from '../../support/user-group-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /**
  * Who may call each of the 13 user-group operations: 401 without a valid token, 403 without a
  * required permission, 403 for the RESTRICTED user type (clients and users) even with every
  * permission, success with exactly the required permissions.
  */
-let service: TestService;
-let orgId: string;
-let adminToken: string;
+const service = useService();
+const admin = useFixture(() => service.freshOrganization());
+const adminGroups = groupsApi(service, admin);
 const ids = { role: '', policy: '' };
 
 beforeAll(async () => {
-  service = await startTestService();
-  orgId = (await createTestOrganization()).id;
-  adminToken = await clientToken(service, orgId, ALL_PERMISSION_IDS);
-  ids.role = (await putTestRole(orgId)).id;
-  ids.policy = await putTestPolicy(orgId);
+  ids.role = (await putTestRole(admin.orgId)).id;
+  ids.policy = await putTestPolicy(admin.orgId);
 });
-afterAll(() => service?.close());
 
 interface Operation {
   name: keyof typeof userGroupsRoutes;
@@ -143,12 +131,12 @@ const call = (operation: Operation, groupId: string, token?: string) =>
   });
 
 /** A fresh group for each call, so a refused call can be shown to have changed nothing. */
-const freshGroup = () => newGroup(service, adminToken, { name: uniqueName(), description: 'original' });
+const freshGroup = () => adminGroups.newGroup({ name: uniqueName(), description: 'original' });
 
 /** The group and the count are as they were: the refused call changed nothing. */
 const expectUnchanged = async (group: ApiUserGroup, count: number) => {
-  expect((await getGroup(service, adminToken, group.id)).body).toEqual({ userGroup: group });
-  expect(await countGroups(service, adminToken)).toBe(count);
+  expect((await adminGroups.get(group.id)).body).toEqual({ userGroup: group });
+  expect(await adminGroups.count()).toBe(count);
 };
 
 it('covers exactly the 13 operations of the user-groups route table, STANDARD only', () => {
@@ -168,7 +156,7 @@ it('covers exactly the 13 operations of the user-groups route table, STANDARD on
 describe('without a valid token', () => {
   it.each(operations)('$name answers 401 without a token and with a malformed one', async (operation) => {
     const group = await freshGroup();
-    const count = await countGroups(service, adminToken);
+    const count = await adminGroups.count();
     const missing = await call(operation, group.id);
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual({ message: 'Unauthorized' });
@@ -179,23 +167,17 @@ describe('without a valid token', () => {
 });
 
 describe('permissions', () => {
-  const tokens = new Map<string, Promise<string>>();
-  const tokenFor = (permissions: PermissionId[]) => {
-    const key = [...permissions].sort().join(' ');
-    let token = tokens.get(key);
-    if (!token) {
-      token = clientToken(service, orgId, permissions);
-      tokens.set(key, token);
-    }
-    return token;
-  };
+  const callerFor = callersByPermissions((permissions) =>
+    service.callerWith(permissions, { organization: admin.orgId }),
+  );
+  const tokenFor = async (permissions: PermissionId[]) => (await callerFor(permissions)).token;
 
   const single = operations.filter((operation) => operation.permissions.length === 1);
 
   it.each(single)('$name answers 403 with every permission but $permissions', async (operation) => {
     const permission = operation.permissions[0] as PermissionId;
     const group = await freshGroup();
-    const count = await countGroups(service, adminToken);
+    const count = await adminGroups.count();
     const response = await call(operation, group.id, await tokenFor(permissionsWithout(permission)));
     expect(response.status).toBe(403);
     expect(response.body.message).toBe(`Missing permission: ${permission}`);
@@ -212,7 +194,7 @@ describe('permissions', () => {
   ] as const)('duplicateUserGroup answers 403 without %s and copies nothing', async (permission, missing) => {
     const duplicate = operations.find((operation) => operation.name === 'duplicateUserGroup') as Operation;
     const group = await freshGroup();
-    const count = await countGroups(service, adminToken);
+    const count = await adminGroups.count();
     const response = await call(duplicate, group.id, await tokenFor(permissionsWithout(permission)));
     expect(response.status).toBe(403);
     expect(response.body.message).toBe(`Missing permission: ${missing}`);
@@ -232,21 +214,22 @@ describe('the RESTRICTED user type', () => {
   let restrictedUser: string;
 
   beforeAll(async () => {
-    restrictedClient = (await callerWith(service, orgId, ALL_PERMISSION_IDS, { clientType: 'RESTRICTED' }))
-      .token;
-    const userId = await createUserWith(service, adminToken, uniqueEmail('restricted'), 'R', 'RESTRICTED');
+    restrictedClient = (
+      await service.callerWith(ALL_PERMISSION_IDS, { organization: admin.orgId, clientType: 'RESTRICTED' })
+    ).token;
+    const userId = await service.createUser({ as: admin, name: 'R', userType: 'RESTRICTED' });
     const granted = await service.call('PUT', `/idp/users/${userId}/managedRoles/administrator`, {
-      token: adminToken,
+      token: admin.token,
     });
     expect(granted.status).toBe(204);
-    restrictedUser = await service.userToken(userId, orgId);
+    restrictedUser = await service.userToken(userId, admin.orgId);
   });
 
   it.each(operations)(
     '$name answers 403 to a RESTRICTED client and user with every permission',
     async (operation) => {
       const group = await freshGroup();
-      const count = await countGroups(service, adminToken);
+      const count = await adminGroups.count();
       for (const token of [restrictedClient, restrictedUser]) {
         const response = await call(operation, group.id, token);
         expect(response.status).toBe(403);
@@ -257,9 +240,9 @@ describe('the RESTRICTED user type', () => {
   );
 
   it('a STANDARD user with the permissions may call them', async () => {
-    const userId = await createUserWith(service, adminToken, uniqueEmail('standard'), 'S', 'STANDARD');
-    await service.call('PUT', `/idp/users/${userId}/managedRoles/user-manager`, { token: adminToken });
-    const token = await service.userToken(userId, orgId);
+    const userId = await service.createUser({ as: admin, name: 'S' });
+    await service.call('PUT', `/idp/users/${userId}/managedRoles/user-manager`, { token: admin.token });
+    const token = await service.userToken(userId, admin.orgId);
     const created = await service.call<{ userGroup: ApiUserGroup }>('POST', '/idp/userGroups', {
       token,
       body: { name: uniqueName() },

@@ -1,46 +1,22 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { archivePolicy } from '../../../shared/store/policy-repository.js';
 import { archiveRole } from '../../../shared/store/role-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError, ApiUserGroup, ApiUserGroupEnvelope, GroupResponse } from '../../support/service.js';
 import {
-  type ApiError,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
+  groupPath,
+  groupsApi,
   putTestPolicy,
   putTestRole,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
-import {
-  type ApiUserGroup,
-  addMember,
-  type Caller,
-  callerOf,
-  callerWith,
-  type GroupEnvelope,
-  type GroupResponse,
-  getGroup,
-  groupPath,
-  listAllGroups,
-  newGroup,
-  patchGroup,
   sleep,
-} from '../../support/user-group-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /** Assigning roles, managed roles and policies to groups, and what groups put into user tokens. */
-let service: TestService;
-let admin: Caller;
-let foreign: ForeignOrganization;
-let orgId: string;
-
-beforeAll(async () => {
-  service = await startTestService();
-  admin = callerOf(await service.token());
-  foreign = await foreignOrganization(service);
-  orgId = service.organizationId;
-});
-afterAll(() => service?.close());
+const service = useService();
+const groups = groupsApi(service, service.admin);
 
 type Target = 'roles' | 'managedRoles' | 'policies';
 const bodyKey = { roles: 'roleId', managedRoles: 'managedRoleId', policies: 'policyId' } as const;
@@ -51,28 +27,34 @@ const change = (
   target: Target,
   action: 'assign' | 'unassign',
   body: unknown,
-  token = admin.token,
+  token = service.admin.token,
 ): Promise<GroupResponse> =>
-  service.call<GroupEnvelope & ApiError>('PUT', groupPath(groupId, `/${target}/${action}`), { token, body });
-const assign = (groupId: string, target: Target, id: string, token = admin.token) =>
+  service.call<ApiUserGroupEnvelope & ApiError>('PUT', groupPath(groupId, `/${target}/${action}`), {
+    token,
+    body,
+  });
+const assign = (groupId: string, target: Target, id: string, token = service.admin.token) =>
   change(groupId, target, 'assign', { [bodyKey[target]]: id }, token);
-const read = async (id: string) => (await getGroup(service, admin.token, id)).body.userGroup;
+const read = async (id: string) => (await groups.get(id)).body.userGroup;
 
 let counter = 0;
 const group = (fields: { status?: 'ACTIVE' | 'INACTIVE' } = {}) =>
-  newGroup(service, admin.token, { name: `Assignments ${++counter}`, ...fields });
+  groups.newGroup({ name: `Assignments ${++counter}`, ...fields });
+
+const foreign = useFixture(() => service.freshOrganization());
+const foreignGroups = groupsApi(service, foreign);
 
 describe('assign', () => {
   const targets: [Target, () => Promise<string>][] = [
-    ['roles', async () => (await putTestRole(orgId)).id],
+    ['roles', async () => (await putTestRole(service.organizationId)).id],
     ['managedRoles', async () => 'read-only'],
-    ['policies', () => putTestPolicy(orgId)],
+    ['policies', () => putTestPolicy(service.organizationId)],
   ];
 
   it.each(targets)('%s: 200 with the group; updatedBy is the caller; idempotent', async (target, make) => {
     const created = await group();
     const id = await make();
-    const assigner = await callerWith(service, orgId, ['USER_ROLES.GRANT', 'USER_POLICIES.GRANT']);
+    const assigner = await service.callerWith(['USER_ROLES.GRANT', 'USER_POLICIES.GRANT']);
     await sleep(5);
     const response = await assign(created.id, target, id, assigner.token);
     expect(response.status).toBe(200);
@@ -84,7 +66,7 @@ describe('assign', () => {
       updatedBy: assigner.principalId,
     });
     expect(changed.updatedAt).toBeGreaterThan(created.updatedAt);
-    expect(changed.createdBy).toBe(admin.principalId);
+    expect(changed.createdBy).toBe(service.admin.principalId);
     expect(await read(created.id)).toEqual(changed);
 
     const again = await assign(created.id, target, id);
@@ -94,8 +76,15 @@ describe('assign', () => {
 
   it('collects several grants of each kind, sorted', async () => {
     const created = await group();
-    const roles = [await putTestRole(orgId), await putTestRole(orgId), await putTestRole(orgId)];
-    const policies = [await putTestPolicy(orgId), await putTestPolicy(orgId)];
+    const roles = [
+      await putTestRole(service.organizationId),
+      await putTestRole(service.organizationId),
+      await putTestRole(service.organizationId),
+    ];
+    const policies = [
+      await putTestPolicy(service.organizationId),
+      await putTestPolicy(service.organizationId),
+    ];
     for (const role of roles) await assign(created.id, 'roles', role.id);
     for (const policy of policies) await assign(created.id, 'policies', policy);
     for (const managed of ['user-manager', 'administrator'])
@@ -111,9 +100,9 @@ describe('assign', () => {
 
   it('answers 404 naming the target when it is unknown, archived or of another organization', async () => {
     const created = await group();
-    const archived = await putTestRole(orgId, { archived: true });
+    const archived = await putTestRole(service.organizationId, { archived: true });
     const theirRole = await putTestRole(foreign.orgId);
-    const archivedPolicy = await putTestPolicy(orgId, { archived: true });
+    const archivedPolicy = await putTestPolicy(service.organizationId, { archived: true });
     const theirPolicy = await putTestPolicy(foreign.orgId);
     const cases: [Target, string][] = [
       ['roles', 'no-such-role'],
@@ -135,17 +124,23 @@ describe('assign', () => {
 
   it('a role archived after assigning it is not listed any more (nor assignable again)', async () => {
     const created = await group();
-    const [gone, kept] = [await putTestRole(orgId), await putTestRole(orgId)];
-    const [goneP, keptP] = [await putTestPolicy(orgId), await putTestPolicy(orgId)];
+    const [gone, kept] = [
+      await putTestRole(service.organizationId),
+      await putTestRole(service.organizationId),
+    ];
+    const [goneP, keptP] = [
+      await putTestPolicy(service.organizationId),
+      await putTestPolicy(service.organizationId),
+    ];
     for (const role of [gone, kept]) await assign(created.id, 'roles', role.id);
     for (const policy of [goneP, keptP]) await assign(created.id, 'policies', policy);
-    await archiveRole(orgId, gone.id);
-    await archivePolicy(orgId, goneP);
+    await archiveRole(service.organizationId, gone.id);
+    await archivePolicy(service.organizationId, goneP);
 
     const shown = await read(created.id);
     expect(shown.roles).toEqual([kept.id]);
     expect(shown.policies).toEqual([keptP]);
-    const listed = (await listAllGroups(service, admin.token)).groups.find((g) => g.id === created.id);
+    const listed = (await groups.listAll()).groups.find((g) => g.id === created.id);
     expect(listed).toEqual(shown);
     const response = await assign(created.id, 'managedRoles', 'read-only');
     expect(response.body.userGroup).toEqual({
@@ -162,26 +157,26 @@ describe('assign', () => {
     async (target) => {
       const id =
         target === 'roles'
-          ? (await putTestRole(orgId)).id
+          ? (await putTestRole(service.organizationId)).id
           : target === 'policies'
-            ? await putTestPolicy(orgId)
+            ? await putTestPolicy(service.organizationId)
             : 'read-only';
-      const theirs = await newGroup(service, foreign.token, { name: `Theirs ${target}` });
+      const theirs = await foreignGroups.newGroup({ name: `Theirs ${target}` });
       for (const groupId of ['no-such-group', theirs.id]) {
         const response = await assign(groupId, target, id);
         expect(response.status).toBe(404);
         expect(response.body.message).toBe('User group not found');
       }
-      expect((await getGroup(service, foreign.token, theirs.id)).body).toEqual({ userGroup: theirs });
+      expect((await foreignGroups.get(theirs.id)).body).toEqual({ userGroup: theirs });
     },
   );
 });
 
 describe('unassign', () => {
   const targets: [Target, () => Promise<string>][] = [
-    ['roles', async () => (await putTestRole(orgId)).id],
+    ['roles', async () => (await putTestRole(service.organizationId)).id],
     ['managedRoles', async () => 'user-manager'],
-    ['policies', () => putTestPolicy(orgId)],
+    ['policies', () => putTestPolicy(service.organizationId)],
   ];
 
   it.each(targets)('removes a %s idempotently and answers the group', async (target, make) => {
@@ -238,48 +233,50 @@ describe('effect on user tokens', () => {
   const permissionsOf = async (userId: string) => decodeJwt(await service.userToken(userId)).permissions;
 
   it('an ACTIVE group passes on its role; INACTIVE or deleted, it grants nothing', async () => {
-    const user = await service.createUser(uniqueEmail('member'));
-    const role = await putTestRole(orgId, { permissions: ['USER.LIST'] });
+    const user = await service.createUser();
+    const role = await putTestRole(service.organizationId, { permissions: ['USER.LIST'] });
     const created = await group();
     await assign(created.id, 'roles', role.id);
     expect(await permissionsOf(user)).toEqual([]);
-    await addMember(service, admin.token, user, created.id);
+    await groups.addMember(user, created.id);
     expect(await permissionsOf(user)).toEqual(['USER.LIST']);
 
-    expect((await patchGroup(service, admin.token, created.id, { status: 'INACTIVE' })).status).toBe(200);
+    expect((await groups.patch(created.id, { status: 'INACTIVE' })).status).toBe(200);
     expect(await permissionsOf(user)).toEqual([]);
-    expect((await patchGroup(service, admin.token, created.id, { status: 'ACTIVE' })).status).toBe(200);
+    expect((await groups.patch(created.id, { status: 'ACTIVE' })).status).toBe(200);
     expect(await permissionsOf(user)).toEqual(['USER.LIST']);
 
-    expect((await service.call('DELETE', groupPath(created.id), { token: admin.token })).status).toBe(204);
+    expect((await service.call('DELETE', groupPath(created.id), { token: service.admin.token })).status).toBe(
+      204,
+    );
     expect(await permissionsOf(user)).toEqual([]);
   });
 
   it('a group created INACTIVE grants nothing until activated', async () => {
-    const user = await service.createUser(uniqueEmail('member'));
-    const role = await putTestRole(orgId, { permissions: ['ROLES.LIST'] });
+    const user = await service.createUser();
+    const role = await putTestRole(service.organizationId, { permissions: ['ROLES.LIST'] });
     const created = await group({ status: 'INACTIVE' });
     await assign(created.id, 'roles', role.id);
-    await addMember(service, admin.token, user, created.id);
+    await groups.addMember(user, created.id);
     expect(await permissionsOf(user)).toEqual([]);
-    await patchGroup(service, admin.token, created.id, { status: 'ACTIVE' });
+    await groups.patch(created.id, { status: 'ACTIVE' });
     expect(await permissionsOf(user)).toEqual(['ROLES.LIST']);
   });
 
   it('passes on managed roles with their dependencies, and policies; archived ones grant nothing', async () => {
-    const user = await service.createUser(uniqueEmail('member'));
-    const role = await putTestRole(orgId, { permissions: ['USER.DETAILS'] });
-    const policy = await putTestPolicy(orgId);
+    const user = await service.createUser();
+    const role = await putTestRole(service.organizationId, { permissions: ['USER.DETAILS'] });
+    const policy = await putTestPolicy(service.organizationId);
     const created = await group();
-    await addMember(service, admin.token, user, created.id);
+    await groups.addMember(user, created.id);
     await assign(created.id, 'roles', role.id);
     await assign(created.id, 'policies', policy);
     let claims = decodeJwt(await service.userToken(user));
     expect(claims.permissions).toEqual(['USER.DETAILS', 'USER.LIST']);
     expect(claims.policies).toEqual([policy]);
 
-    await archiveRole(orgId, role.id);
-    await archivePolicy(orgId, policy);
+    await archiveRole(service.organizationId, role.id);
+    await archivePolicy(service.organizationId, policy);
     claims = decodeJwt(await service.userToken(user));
     expect(claims.permissions).toEqual([]);
     expect(claims.policies).toEqual([]);

@@ -1,38 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/test-service.js';
-import { type ApiError, errorFields, foreignOrganization } from '../../support/user-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import type { ApiError, ApiUserGroup, ApiUserGroupEnvelope } from '../../support/service.js';
 import {
-  type ApiUserGroup,
-  type Caller,
-  callerOf,
-  countGroups,
-  createGroup,
+  errorFields,
   freshGroupFields,
-  freshOrganization,
-  type GroupEnvelope,
-  getGroup,
   groupPath,
-  listAllGroups,
-  newGroup,
-} from '../../support/user-group-fixtures.js';
+  groupsApi,
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /** POST /userGroups, GET /userGroups/{id}, /list and /count. */
-let service: TestService;
-let admin: Caller;
+const service = useService();
+const groups = groupsApi(service, service.admin);
 /** A group of another organization, created by that organization's administrator. */
-let foreignGroup: ApiUserGroup;
-let foreignToken: string;
+const foreign = useFixture(() => service.freshOrganization());
+const foreignGroups = groupsApi(service, foreign);
+const foreignGroup = useFixture(() => foreignGroups.newGroup({ name: 'Their group', number: 'F-1' }));
 
-beforeAll(async () => {
-  service = await startTestService();
-  admin = callerOf(await service.token());
-  const foreign = await foreignOrganization(service);
-  foreignToken = foreign.token;
-  foreignGroup = await newGroup(service, foreign.token, { name: 'Their group', number: 'F-1' });
-});
-afterAll(() => service?.close());
-
-const create = (body: unknown, token = admin.token) => createGroup(service, token, body);
+const create = (body: unknown, token = service.admin.token) => groupsApi(service, { token }).create(body);
 
 describe('POST /userGroups', () => {
   it('creates a group: 201, the exact body, a Location header that GET answers', async () => {
@@ -50,20 +35,20 @@ describe('POST /userGroups', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       createdAt: group.createdAt,
       updatedAt: group.createdAt,
-      ...freshGroupFields(admin.principalId, {
+      ...freshGroupFields(service.admin.principalId, {
         name: 'Finance',
         number: '100',
         description: 'The finance team',
         status: 'INACTIVE',
       }),
     });
-    expect(admin.principalId).toBe(service.clientId);
+    expect(service.admin.principalId).toBe(service.clientId);
     expect(group.createdAt).toBeGreaterThanOrEqual(before);
     expect(group.createdAt).toBeLessThanOrEqual(after);
 
     const location = response.headers.get('location') as string;
     expect(location).toBe(`${service.baseUrl}/idp/userGroups/${group.id}`);
-    const read = await service.call('GET', new URL(location).pathname, { token: admin.token });
+    const read = await service.call('GET', new URL(location).pathname, { token: service.admin.token });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ userGroup: group });
   });
@@ -76,24 +61,24 @@ describe('POST /userGroups', () => {
       id: group.id,
       createdAt: group.createdAt,
       updatedAt: group.createdAt,
-      ...freshGroupFields(admin.principalId, { name: 'Just a name' }),
+      ...freshGroupFields(service.admin.principalId, { name: 'Just a name' }),
     });
     expect(Object.keys(group)).not.toContain('number');
     expect(Object.keys(group)).not.toContain('description');
   });
 
   it('refuses a name already taken, in any case, with 409; the first group is unchanged', async () => {
-    const first = await newGroup(service, admin.token, { name: 'Sales Team' });
+    const first = await groups.newGroup({ name: 'Sales Team' });
     for (const name of ['Sales Team', 'sales team', 'SALES TEAM', '  sAlEs TeAm ']) {
       const response = await create({ name, description: 'another' });
       expect(response.status).toBe(409);
       expect(response.body.message).toBe('A user group with this name already exists');
     }
-    expect((await getGroup(service, admin.token, first.id)).body).toEqual({ userGroup: first });
+    expect((await groups.get(first.id)).body).toEqual({ userGroup: first });
   });
 
   it('refuses a number already taken with 409; groups without number may be many', async () => {
-    await newGroup(service, admin.token, { name: 'Numbered one', number: 'N-7' });
+    await groups.newGroup({ name: 'Numbered one', number: 'N-7' });
     const response = await create({ name: 'Numbered two', number: 'N-7' });
     expect(response.status).toBe(409);
     expect(response.body.message).toBe('A user group with this number already exists');
@@ -105,11 +90,11 @@ describe('POST /userGroups', () => {
   });
 
   it('replays a repeat with the same Idempotency-Key; another body with that key is 422', async () => {
-    const count = await countGroups(service, admin.token);
+    const count = await groups.count();
     const headers = { 'idempotency-key': 'create-group-once' };
     const send = (body: unknown) =>
-      service.call<GroupEnvelope & ApiError>('POST', '/idp/userGroups', {
-        token: admin.token,
+      service.call<ApiUserGroupEnvelope & ApiError>('POST', '/idp/userGroups', {
+        token: service.admin.token,
         body,
         headers,
       });
@@ -118,10 +103,10 @@ describe('POST /userGroups', () => {
     expect([first.status, repeat.status]).toEqual([201, 201]);
     expect(repeat.body).toEqual(first.body);
     expect(repeat.headers.get('location')).toBe(first.headers.get('location'));
-    expect(await countGroups(service, admin.token)).toBe(count + 1);
+    expect(await groups.count()).toBe(count + 1);
     const other = await send({ name: 'Something else' });
     expect(other.status).toBe(422);
-    expect(await countGroups(service, admin.token)).toBe(count + 1);
+    expect(await groups.count()).toBe(count + 1);
   });
 
   it.each([
@@ -133,12 +118,12 @@ describe('POST /userGroups', () => {
     ['a description of the wrong type', { name: 'x', description: ['a'] }, 'body.description'],
     ['an unknown status', { name: 'x', status: 'PAUSED' }, 'body.status'],
   ])('answers 400 for %s and creates nothing', async (_label, body, field) => {
-    const count = await countGroups(service, admin.token);
+    const count = await groups.count();
     const response = await create(body);
     expect(response.status).toBe(400);
     expect(response.body.message).toBe('Invalid body');
     expect(errorFields(response)).toEqual([field]);
-    expect(await countGroups(service, admin.token)).toBe(count);
+    expect(await groups.count()).toBe(count);
   });
 
   it('names the rejected value of an unknown key', async () => {
@@ -150,7 +135,7 @@ describe('POST /userGroups', () => {
 
   it('answers 400 for malformed JSON', async () => {
     const response = await service.call<ApiError>('POST', '/idp/userGroups', {
-      token: admin.token,
+      token: service.admin.token,
       rawBody: '{"name": ',
       headers: { 'content-type': 'application/json' },
     });
@@ -161,31 +146,30 @@ describe('POST /userGroups', () => {
 describe('GET /userGroups/{id}', () => {
   it('answers 404 for an unknown id and for a group of another organization, never its data', async () => {
     for (const id of ['no-such-group', foreignGroup.id]) {
-      const response = await getGroup(service, admin.token, id);
+      const response = await groups.get(id);
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('User group not found');
       expect(JSON.stringify(response.body)).not.toContain('Their group');
     }
     // It exists for its own organization.
-    expect((await getGroup(service, foreignToken, foreignGroup.id)).body).toEqual({
+    expect((await foreignGroups.get(foreignGroup.id)).body).toEqual({
       userGroup: foreignGroup,
     });
   });
 
   it('answers 400 for an id that is not an identifier', async () => {
-    const response = await service.call<ApiError>('GET', groupPath('bad%20id'), { token: admin.token });
+    const response = await service.call<ApiError>('GET', groupPath('bad%20id'), {
+      token: service.admin.token,
+    });
     expect(response.status).toBe(400);
     expect(errorFields(response)).toEqual(['path.id']);
   });
 });
 
 describe('list and count', () => {
-  let org: Caller & { orgId: string };
+  const org = useFixture(() => service.freshOrganization());
+  const orgGroups = groupsApi(service, org);
   const created: ApiUserGroup[] = [];
-
-  beforeAll(async () => {
-    org = await freshOrganization(service);
-  });
 
   it('an organization without groups: empty list without Link, count 0', async () => {
     const response = await service.call('GET', '/idp/userGroups/list', { token: org.token });
@@ -199,17 +183,17 @@ describe('list and count', () => {
 
   it('lists in creation order and counts exactly the organization’s groups', async () => {
     for (let index = 0; index < 7; index++) {
-      created.push(await newGroup(service, org.token, { name: `Group ${String.fromCharCode(90 - index)}` }));
+      created.push(await orgGroups.newGroup({ name: `Group ${String.fromCharCode(90 - index)}` }));
     }
     const response = await service.call('GET', '/idp/userGroups/list', { token: org.token });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ userGroups: created });
     expect(response.headers.get('link')).toBeNull();
-    expect(await countGroups(service, org.token)).toBe(7);
+    expect(await orgGroups.count()).toBe(7);
     // Another organization's groups are neither listed nor counted.
-    const foreignList = await listAllGroups(service, foreignToken);
+    const foreignList = await foreignGroups.listAll();
     expect(foreignList.groups).toEqual([foreignGroup]);
-    expect(await countGroups(service, foreignToken)).toBe(1);
+    expect(await foreignGroups.count()).toBe(1);
   });
 
   it('pages with page and pageSize, with Link rel="next" while more exist', async () => {
@@ -240,7 +224,7 @@ describe('list and count', () => {
   });
 
   it('following the Link headers visits every group once, in order', async () => {
-    const walked = await listAllGroups(service, org.token, 2);
+    const walked = await orgGroups.listAll(2);
     expect(walked.groups).toEqual(created);
     expect(walked.pages).toBe(4);
   });

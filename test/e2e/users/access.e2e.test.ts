@@ -1,44 +1,38 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { hashPassword } from '../../../shared/auth/passwords.js';
-import { ALL_PERMISSION_IDS, type PermissionId } from '../../../shared/domain/permission-catalogue.js';
+import type { PermissionId } from '../../../shared/domain/permission-catalogue.js';
 import { updateUserAttributes } from '../../../shared/store/user-repository.js';
-import { createTestOrganization } from '../../support/fixtures.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError } from '../../support/service.js';
 import {
-  type ApiError,
-  clientToken,
-  createUserWith,
+  callersByPermissions,
   permissionsWithout,
   putTestPolicy,
   putTestRole,
   putTestUserGroup,
   uniqueEmail,
   uploadPicture,
-} from '../../support/user-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /**
  * Who may call each of the 24 user operations: 401 without a token, 403 with every permission
  * except the required one (and everything implying it), success with exactly that permission.
  */
-let service: TestService;
-let orgId: string;
-let adminToken: string;
+const service = useService();
+// MFA enabled, so resetUserMfa can succeed with exactly USER.UPDATE.
+const admin = useFixture(() => service.freshOrganization({ mfaEnabled: true }));
 const ids = { target: '', self: '', other: '', role: '', policy: '', group: '' };
 
 beforeAll(async () => {
-  service = await startTestService();
-  // MFA enabled, so resetUserMfa can succeed with exactly USER.UPDATE.
-  orgId = (await createTestOrganization({ mfaEnabled: true })).id;
-  adminToken = await clientToken(service, orgId, ALL_PERMISSION_IDS);
-  ids.target = await createUserWith(service, adminToken, uniqueEmail('target'));
-  ids.self = await createUserWith(service, adminToken, uniqueEmail('self'));
-  ids.other = await createUserWith(service, adminToken, uniqueEmail('other'));
-  ids.role = (await putTestRole(orgId)).id;
-  ids.policy = await putTestPolicy(orgId);
-  ids.group = await putTestUserGroup(orgId);
+  ids.target = await service.createUser({ as: admin });
+  ids.self = await service.createUser({ as: admin });
+  ids.other = await service.createUser({ as: admin });
+  ids.role = (await putTestRole(admin.orgId)).id;
+  ids.policy = await putTestPolicy(admin.orgId);
+  ids.group = await putTestUserGroup(admin.orgId);
 });
-afterAll(() => service?.close());
 
 interface Operation {
   name: string;
@@ -210,19 +204,13 @@ describe('without a token', () => {
 });
 
 describe('permissions', () => {
-  const tokens = new Map<string, Promise<string>>();
-  const tokenFor = (key: string, permissions: PermissionId[]) => {
-    let token = tokens.get(key);
-    if (!token) {
-      token = clientToken(service, orgId, permissions);
-      tokens.set(key, token);
-    }
-    return token;
-  };
+  const callerFor = callersByPermissions((permissions) =>
+    service.callerWith(permissions, { organization: admin.orgId }),
+  );
 
   it.each(permissioned)('$name answers 403 with every permission but $permission', async (operation) => {
     const permission = operation.permission as PermissionId;
-    const token = await tokenFor(`all-but-${permission}`, permissionsWithout(permission));
+    const { token } = await callerFor(permissionsWithout(permission));
     const response = await call(operation, token);
     expect(response.status).toBe(403);
     expect(response.body.message).toBe(`Missing permission: ${permission}`);
@@ -230,14 +218,14 @@ describe('permissions', () => {
 
   it.each(permissioned)('$name answers $success with exactly $permission', async (operation) => {
     const permission = operation.permission as PermissionId;
-    const response = await call(operation, await tokenFor(`only-${permission}`, [permission]));
+    const response = await call(operation, (await callerFor([permission])).token);
     expect(response.status).toBe(operation.success);
   });
 });
 
 describe('operations on oneself', () => {
   it('updateUser and uploadUserPicture: the user itself needs no permission, another user needs USER.UPDATE', async () => {
-    const selfToken = await service.userToken(ids.self, orgId);
+    const selfToken = await service.userToken(ids.self, admin.orgId);
     const own = await service.call('PUT', `/idp/users/${ids.self}`, {
       token: selfToken,
       body: { name: 'Me' },
@@ -255,44 +243,49 @@ describe('operations on oneself', () => {
     expect(picture.status).toBe(403);
     expect(picture.body?.message).toBe('Missing permission: USER.UPDATE');
     const otherUser = await service.call<{ name: string }>('GET', `/idp/users/${ids.other}`, {
-      token: adminToken,
+      token: admin.token,
     });
     expect(otherUser.body.name).toBe('Test User');
     expect(
-      (await uploadPicture(service, ids.other, { token: await clientToken(service, orgId, ['USER.UPDATE']) }))
-        .status,
+      (
+        await uploadPicture(service, ids.other, {
+          token: (await service.callerWith(['USER.UPDATE'], { organization: admin.orgId })).token,
+        })
+      ).status,
     ).toBe(204);
   });
 
   it('changePassword: only the user itself, never another user or a client with every permission', async () => {
-    await updateUserAttributes(orgId, ids.self, { passwordHash: await hashPassword('old password 123') });
+    await updateUserAttributes(admin.orgId, ids.self, {
+      passwordHash: await hashPassword('old password 123'),
+    });
     const body = {
       currentPassword: 'old password 123',
       newPassword: 'new password 456',
       confirmPassword: 'new password 456',
     };
     const byOther = await service.call<ApiError>('PUT', `/idp/users/${ids.self}/changePassword`, {
-      token: await service.userToken(ids.other, orgId),
+      token: await service.userToken(ids.other, admin.orgId),
       body,
     });
     expect(byOther.status).toBe(403);
     expect(byOther.body.message).toBe('Only the user itself may do this');
     const byAdmin = await service.call<ApiError>('PUT', `/idp/users/${ids.self}/changePassword`, {
-      token: adminToken,
+      token: admin.token,
       body,
     });
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.body.message).toBe('Only the user itself may do this');
     const bySelf = await service.call('PUT', `/idp/users/${ids.self}/changePassword`, {
-      token: await service.userToken(ids.self, orgId),
+      token: await service.userToken(ids.self, admin.orgId),
       body,
     });
     expect(bySelf.status).toBe(204);
   });
 
   it('getUserPicture, getMyUiPermissions and listAdditionalUserProperties need no permission', async () => {
-    const token = await clientToken(service, orgId, []);
-    await uploadPicture(service, ids.self, { token: await service.userToken(ids.self, orgId) });
+    const { token } = await service.callerWith([], { organization: admin.orgId });
+    await uploadPicture(service, ids.self, { token: await service.userToken(ids.self, admin.orgId) });
     const picture = await fetch(`${service.baseUrl}/idp/users/${ids.self}/picture`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -308,11 +301,11 @@ describe('operations on oneself', () => {
 
   it('resetMyMfa needs no permission: a user without grants may, an API client gets 400', async () => {
     const user = await service.call('PUT', '/idp/me/resetMfa', {
-      token: await service.userToken(ids.other, orgId),
+      token: await service.userToken(ids.other, admin.orgId),
     });
     expect(user.status).toBe(204);
     const client = await service.call<ApiError>('PUT', '/idp/me/resetMfa', {
-      token: await clientToken(service, orgId, []),
+      token: (await service.callerWith([], { organization: admin.orgId })).token,
     });
     expect(client.status).toBe(400);
     expect(client.body.message).toBe('Only a user can reset its own MFA; this token is an API client');

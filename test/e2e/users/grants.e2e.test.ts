@@ -1,36 +1,21 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { archivePolicy } from '../../../shared/store/policy-repository.js';
 import { archiveRole } from '../../../shared/store/role-repository.js';
 import { getUser } from '../../../shared/store/user-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
-import {
-  type ApiError,
-  type ApiUser,
-  errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
-  putTestPolicy,
-  putTestRole,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
+import type { ApiError, ApiUser } from '../../support/service.js';
+import { errorFields, putTestPolicy, putTestRole, useFixture, useService } from '../../support/service.js';
 
 /** Roles (by name or id), policies and managed roles granted to and revoked from users. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
+const service = useService();
 
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
-
-const put = (path: string) => service.call<ApiError>('PUT', path, { token });
-const remove = (path: string) => service.call<ApiError>('DELETE', path, { token });
-const userOf = async (id: string) => (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token })).body;
+const put = (path: string) => service.call<ApiError>('PUT', path, { token: service.admin.token });
+const remove = (path: string) => service.call<ApiError>('DELETE', path, { token: service.admin.token });
+const userOf = async (id: string) =>
+  (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token: service.admin.token })).body;
 const permissionsOf = async (id: string) => decodeJwt(await service.userToken(id)).permissions as string[];
+
+const foreign = useFixture(() => service.freshOrganizationWithUser());
 
 describe('roles', () => {
   const grant = (userId: string, role: string) =>
@@ -39,7 +24,7 @@ describe('roles', () => {
     put(`/idp/users/${userId}/roles/${encodeURIComponent(role)}/revoke`);
 
   it('grants by name, case-insensitively; a repeat is 204 and the role appears once', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId, {
       name: 'Support Agents',
       permissions: ['ROLES.LIST'],
@@ -54,7 +39,7 @@ describe('roles', () => {
   });
 
   it('grants by id and lists several roles sorted', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const a = await putTestRole(service.organizationId);
     const b = await putTestRole(service.organizationId);
     expect((await grant(id, a.id)).status).toBe(204);
@@ -63,7 +48,7 @@ describe('roles', () => {
   });
 
   it('resolves the name before the id', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const byId = await putTestRole(service.organizationId);
     const named = await putTestRole(service.organizationId, { name: byId.id });
     expect((await grant(id, byId.id)).status).toBe(204);
@@ -71,7 +56,7 @@ describe('roles', () => {
   });
 
   it('revokes by name and by id, idempotently', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const a = await putTestRole(service.organizationId, { permissions: ['USER.LIST'] });
     const b = await putTestRole(service.organizationId);
     await grant(id, a.id);
@@ -85,7 +70,7 @@ describe('roles', () => {
   });
 
   it('answers 404 for an unknown role, an archived role and a role of another organization', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const archived = await putTestRole(service.organizationId, { archived: true });
     const theirs = await putTestRole(foreign.orgId, { name: `Theirs ${Date.now()}` });
     for (const role of ['no-such-role', archived.id, archived.name, theirs.id, theirs.name]) {
@@ -101,27 +86,27 @@ describe('roles', () => {
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
     const role = await putTestRole(service.organizationId);
-    for (const userId of ['no-such-user', foreign.userId]) {
+    for (const userId of ['no-such-user', foreign.user.id]) {
       for (const response of [await grant(userId, role.id), await revoke(userId, role.id)]) {
         expect(response.status).toBe(404);
         expect(response.body.message).toBe('User not found');
       }
     }
-    const theirs = await service.call<ApiUser>('GET', `/idp/users/${foreign.userId}`, {
+    const theirs = await service.call<ApiUser>('GET', `/idp/users/${foreign.user.id}`, {
       token: foreign.token,
     });
     expect(theirs.body.roles).toEqual([]);
   });
 
   it('answers 400 for a role name over 200 characters', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await grant(id, 'r'.repeat(201));
     expect(response.status).toBe(400);
     expect(errorFields(response)).toEqual(['path.roleName']);
   });
 
   it('a role archived after the grant grants nothing any more', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId, { permissions: ['USER.LIST'] });
     await grant(id, role.id);
     expect(await permissionsOf(id)).toEqual(['USER.LIST']);
@@ -130,7 +115,7 @@ describe('roles', () => {
   });
 
   it("frees an archived role's name: revoking by that name is 404, by id it works", async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId);
     await grant(id, role.id);
     await archiveRole(service.organizationId, role.id);
@@ -140,14 +125,14 @@ describe('roles', () => {
   });
 
   it('no longer shows a role in User.roles once it is archived, but keeps the reference', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId);
     const kept = await putTestRole(service.organizationId);
     await grant(id, role.id);
     await grant(id, kept.id);
     await archiveRole(service.organizationId, role.id);
     expect((await userOf(id)).roles).toEqual([kept.id]);
-    const listed = await service.call<ApiUser[]>('GET', '/idp/users', { token });
+    const listed = await service.call<ApiUser[]>('GET', '/idp/users', { token: service.admin.token });
     expect(listed.body.find((user) => user.id === id)?.roles).toEqual([kept.id]);
     expect([...((await getUser(service.organizationId, id, true))?.roles ?? [])].sort()).toEqual(
       [role.id, kept.id].sort(),
@@ -159,7 +144,7 @@ describe('policies', () => {
   const path = (userId: string, policyId: string) => `/idp/users/${userId}/policies/${policyId}`;
 
   it('grants idempotently and revokes idempotently', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const a = await putTestPolicy(service.organizationId);
     const b = await putTestPolicy(service.organizationId);
     expect((await put(path(id, a))).status).toBe(204);
@@ -175,7 +160,7 @@ describe('policies', () => {
   });
 
   it('answers 404 on grant for an unknown, an archived and a foreign policy', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const archived = await putTestPolicy(service.organizationId, { archived: true });
     const theirs = await putTestPolicy(foreign.orgId);
     for (const policyId of ['no-such-policy', archived, theirs]) {
@@ -187,7 +172,7 @@ describe('policies', () => {
   });
 
   it('revoking a policy the user does not hold (even an unknown id) is 204 and changes nothing', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const held = await putTestPolicy(service.organizationId);
     await put(path(id, held));
     expect((await remove(path(id, 'no-such-policy'))).status).toBe(204);
@@ -196,7 +181,7 @@ describe('policies', () => {
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
     const policy = await putTestPolicy(service.organizationId);
-    for (const userId of ['no-such-user', foreign.userId]) {
+    for (const userId of ['no-such-user', foreign.user.id]) {
       for (const response of [await put(path(userId, policy)), await remove(path(userId, policy))]) {
         expect(response.status).toBe(404);
         expect(response.body.message).toBe('User not found');
@@ -205,7 +190,7 @@ describe('policies', () => {
   });
 
   it('no longer shows a policy in User.policies once it is archived', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const policy = await putTestPolicy(service.organizationId);
     await put(path(id, policy));
     await archivePolicy(service.organizationId, policy);
@@ -217,7 +202,7 @@ describe('managed roles', () => {
   const path = (userId: string, roleId: string) => `/idp/users/${userId}/managedRoles/${roleId}`;
 
   it('grants and revokes seeded managed roles idempotently; their permissions reach the token', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     expect((await put(path(id, 'user-manager'))).status).toBe(204);
     expect((await put(path(id, 'read-only'))).status).toBe(204);
     expect((await put(path(id, 'read-only'))).status).toBe(204);
@@ -232,7 +217,7 @@ describe('managed roles', () => {
   });
 
   it('answers 404 for an unknown managed role, and for a normal role id', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId);
     for (const roleId of ['super-admin', role.id]) {
       const response = await put(path(id, roleId));
@@ -243,7 +228,7 @@ describe('managed roles', () => {
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
-    for (const userId of ['no-such-user', foreign.userId]) {
+    for (const userId of ['no-such-user', foreign.user.id]) {
       for (const response of [
         await put(path(userId, 'read-only')),
         await remove(path(userId, 'read-only')),
@@ -252,7 +237,7 @@ describe('managed roles', () => {
         expect(response.body.message).toBe('User not found');
       }
     }
-    const theirs = await service.call<ApiUser>('GET', `/idp/users/${foreign.userId}`, {
+    const theirs = await service.call<ApiUser>('GET', `/idp/users/${foreign.user.id}`, {
       token: foreign.token,
     });
     expect(theirs.body.managedRoles).toEqual([]);

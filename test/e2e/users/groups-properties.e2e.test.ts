@@ -1,46 +1,38 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keys } from '../../../shared/store/keys.js';
 import { getUser } from '../../../shared/store/user-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError, ApiUser } from '../../support/service.js';
 import {
-  type ApiError,
-  type ApiUser,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
   getItem,
   putTestRole,
   putTestUserGroup,
   uniqueEmail,
-} from '../../support/user-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /** User-group membership and additional properties. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
+const service = useService();
 
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
+const userOf = async (id: string) =>
+  (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token: service.admin.token })).body;
 
-const userOf = async (id: string) => (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token })).body;
+const foreign = useFixture(() => service.freshOrganizationWithUser());
 
 describe('user groups', () => {
   const path = (userId: string, groupId: string) => `/idp/users/${userId}/userGroups/${groupId}`;
   const join = (userId: string, groupId: string) =>
-    service.call<ApiUser & ApiError>('PUT', path(userId, groupId), { token });
+    service.call<ApiUser & ApiError>('PUT', path(userId, groupId), { token: service.admin.token });
   const leave = (userId: string, groupId: string) =>
-    service.call<ApiError>('DELETE', path(userId, groupId), { token });
+    service.call<ApiError>('DELETE', path(userId, groupId), { token: service.admin.token });
   const member = (groupId: string, userId: string) =>
     getItem(keys.groupMember(service.organizationId, groupId, userId));
 
   it('adds the user: 200 with the User listing the group, and writes the membership item', async () => {
     const email = uniqueEmail();
-    const id = await service.createUser(email, 'Member');
+    const id = await service.createUser({ email, name: 'Member' });
     const group = await putTestUserGroup(service.organizationId);
     const response = await join(id, group);
     expect(response.status).toBe(200);
@@ -60,7 +52,7 @@ describe('user groups', () => {
   });
 
   it('removes the user: 204, the group leaves userGroups and the membership item disappears', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const group = await putTestUserGroup(service.organizationId);
     await join(id, group);
     const response = await leave(id, group);
@@ -72,7 +64,7 @@ describe('user groups', () => {
   });
 
   it('an ACTIVE group passes on its roles, an INACTIVE one does not', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId, { permissions: ['ROLES.LIST'] });
     const active = await putTestUserGroup(service.organizationId, { roles: [role.id] });
     const inactive = await putTestUserGroup(service.organizationId, {
@@ -87,7 +79,7 @@ describe('user groups', () => {
   });
 
   it('answers 404 for an unknown group and for a group of another organization', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const theirs = await putTestUserGroup(foreign.orgId);
     for (const group of ['no-such-group', theirs]) {
       const response = await join(id, group);
@@ -100,7 +92,7 @@ describe('user groups', () => {
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
     const group = await putTestUserGroup(service.organizationId);
-    for (const userId of ['no-such-user', foreign.userId]) {
+    for (const userId of ['no-such-user', foreign.user.id]) {
       for (const response of [await join(userId, group), await leave(userId, group)]) {
         expect(response.status).toBe(404);
         expect(response.body.message).toBe('User not found');
@@ -113,18 +105,18 @@ describe('user groups', () => {
 describe('additional properties', () => {
   const grant = (id: string, additionalProperties: unknown) =>
     service.call<ApiError>('PUT', `/idp/users/${id}/additionalProperties/grant`, {
-      token,
+      token: service.admin.token,
       body: { additionalProperties },
     });
   const revoke = (id: string, propertiesToRemove: unknown) =>
     service.call<ApiError>('PUT', `/idp/users/${id}/additionalProperties/revoke`, {
-      token,
+      token: service.admin.token,
       body: { propertiesToRemove },
     });
   const names = async () =>
     (
       await service.call<{ additionalProperties: string[] }>('GET', '/idp/additionalUserProperties', {
-        token,
+        token: service.admin.token,
       })
     ).body.additionalProperties;
   const stored = async (id: string) =>
@@ -135,7 +127,7 @@ describe('additional properties', () => {
   });
 
   it('sets string, number and empty-object values and lists the names in use', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await grant(id, { costCenter: 'CC-7', level: 3.5, badge: {} });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
@@ -147,8 +139,8 @@ describe('additional properties', () => {
   });
 
   it('drops a name from the list only when no user holds it any more', async () => {
-    const a = await service.createUser(uniqueEmail());
-    const b = await service.createUser(uniqueEmail());
+    const a = await service.createUser();
+    const b = await service.createUser();
     await grant(a, { shared: 'a', onlyA: 1 });
     await grant(b, { shared: 'b' });
     expect(await names()).toEqual(expect.arrayContaining(['onlyA', 'shared']));
@@ -175,7 +167,7 @@ describe('additional properties', () => {
     ['a null value', { gone: null }],
     ['an array value', { list: ['a'] }],
   ])('answers 400 for %s and stores nothing', async (_label, properties) => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await grant(id, properties);
     expect(response.status).toBe(400);
     expect(errorFields(response)[0]).toMatch(
@@ -192,12 +184,12 @@ describe('additional properties', () => {
     ['revoke', 'a list of the wrong type', { propertiesToRemove: 'a' }, 'body.propertiesToRemove'],
     ['revoke', 'a non-string name', { propertiesToRemove: [1] }, 'body.propertiesToRemove.0'],
   ])('%s answers 400 for %s', async (operation, _label, body, field) => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await service.call<ApiError>(
       'PUT',
       `/idp/users/${id}/additionalProperties/${operation}`,
       {
-        token,
+        token: service.admin.token,
         body,
       },
     );
@@ -206,7 +198,7 @@ describe('additional properties', () => {
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
-    for (const id of ['no-such-user', foreign.userId]) {
+    for (const id of ['no-such-user', foreign.user.id]) {
       for (const response of [await grant(id, { secretProp: 'x' }), await revoke(id, ['secretProp'])]) {
         expect(response.status).toBe(404);
         expect(response.body.message).toBe('User not found');
@@ -216,7 +208,7 @@ describe('additional properties', () => {
   });
 
   it("lists only the caller organization's names", async () => {
-    const theirs = await service.call('PUT', `/idp/users/${foreign.userId}/additionalProperties/grant`, {
+    const theirs = await service.call('PUT', `/idp/users/${foreign.user.id}/additionalProperties/grant`, {
       token: foreign.token,
       body: { additionalProperties: { foreignOnly: 'x' } },
     });
@@ -227,7 +219,7 @@ describe('additional properties', () => {
   });
 
   it('accepts a name listed twice in propertiesToRemove', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     await grant(id, { twice: 'x' });
     expect((await revoke(id, ['twice', 'twice'])).status).toBe(204);
   });

@@ -1,37 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getUser } from '../../../shared/store/user-repository.js';
-import { createTestOrganization } from '../../support/fixtures.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError, ApiUser } from '../../support/service.js';
 import {
-  type ApiError,
-  type ApiUser,
-  clientToken,
-  createUserWith,
+  createTestOrganization,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
   nextLink,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /** GET /users (filter, order, paging) and PUT /users/{id}/setUserStatus, in a fresh organization. */
-let service: TestService;
+const service = useService();
 let orgId: string;
 let token: string;
-let foreign: ForeignOrganization;
 /** Seven users in creation order. */
 const users: string[] = [];
 
 beforeAll(async () => {
-  service = await startTestService();
   orgId = (await createTestOrganization()).id;
-  token = await clientToken(service, orgId, ['USER.ADD', 'USER.LIST', 'USER.DELETE']);
-  foreign = await foreignOrganization(service);
+  const admin = await service.callerWith(['USER.ADD', 'USER.LIST', 'USER.DELETE'], { organization: orgId });
+  token = admin.token;
   for (let index = 0; index < 7; index++) {
-    users.push(await createUserWith(service, token, uniqueEmail(`u${index}`), `User ${index}`));
+    users.push(await service.createUser({ as: admin, name: `User ${index}` }));
   }
 });
-afterAll(() => service?.close());
 
 const list = (query = '') => service.call<ApiUser[]>('GET', `/idp/users${query}`, { token });
 const idsOf = (response: { body: ApiUser[] }) => response.body.map((user) => user.id);
@@ -39,6 +31,8 @@ const setStatus = (id: string, userStatus: string, as = token) =>
   service.call<ApiError>('PUT', `/idp/users/${id}/setUserStatus`, { token: as, body: { userStatus } });
 
 const pick = (...indexes: number[]) => indexes.map((index) => users[index]);
+
+const foreign = useFixture(() => service.freshOrganizationWithUser());
 
 describe('GET /users', () => {
   it('lists the active users in creation order, without a Link header when all fit', async () => {
@@ -101,9 +95,9 @@ describe('GET /users', () => {
 
   it("never shows another organization's users", async () => {
     const ownIds = idsOf(await list());
-    expect(ownIds).not.toContain(foreign.userId);
+    expect(ownIds).not.toContain(foreign.user.id);
     const theirs = await service.call<ApiUser[]>('GET', '/idp/users', { token: foreign.token });
-    expect(theirs.body.map((user) => user.id)).toEqual([foreign.userId]);
+    expect(theirs.body.map((user) => user.id)).toEqual([foreign.user.id]);
   });
 });
 
@@ -172,16 +166,16 @@ describe('PUT /users/{id}/setUserStatus and the two listings', () => {
   });
 
   it('answers 404 for an unknown user and for a user of another organization, changing nothing', async () => {
-    for (const id of ['no-such-user', foreign.userId]) {
+    for (const id of ['no-such-user', foreign.user.id]) {
       const response = await setStatus(id, 'INACTIVE');
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('User not found');
     }
-    expect((await getUser(foreign.orgId, foreign.userId, true))?.status).toBe('ACTIVE');
+    expect((await getUser(foreign.orgId, foreign.user.id, true))?.status).toBe('ACTIVE');
   });
 
   it('answers 403 without USER.DELETE', async () => {
-    const narrow = await clientToken(service, orgId, ['USER.UPDATE', 'USER.ADD']);
+    const { token: narrow } = await service.callerWith(['USER.UPDATE', 'USER.ADD'], { organization: orgId });
     const response = await setStatus(users[0] as string, 'INACTIVE', narrow);
     expect(response.status).toBe(403);
     expect(response.body.message).toBe('Missing permission: USER.DELETE');

@@ -1,50 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_PERMISSION_IDS } from '../../../shared/domain/permission-catalogue.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
-import { createTestOrganization } from '../../support/fixtures.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
-import {
-  type ApiError,
-  clientToken,
-  createUserWith,
-  type ForeignOrganization,
-  foreignOrganization,
-  putTestRole,
-  setMfaEnabled,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
+import type { ApiError, Caller } from '../../support/service.js';
+import { putTestRole, setMfaEnabled, useFixture, useService } from '../../support/service.js';
 
 /** MFA resets, the /me operations, and tokens of deactivated users. */
 // The service runs in this process: no caching of principal status, so a deactivation shows at once.
 process.env.IDP_PRINCIPAL_CACHE_SECONDS = '0';
 
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
+const service = useService();
 /** An organization that starts with MFA disabled; tests switch it on. */
+let mfaAdmin: Caller;
 let mfaOrg: string;
 let mfaToken: string;
 
 beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service, { mfaEnabled: true });
-  mfaOrg = (await createTestOrganization({ mfaEnabled: false })).id;
-  mfaToken = await clientToken(service, mfaOrg, ALL_PERMISSION_IDS);
+  mfaAdmin = await service.freshOrganization({ mfaEnabled: false });
+  mfaOrg = mfaAdmin.orgId;
+  mfaToken = mfaAdmin.token;
 });
-afterAll(() => service?.close());
 
 const TOTP = 'JBSWY3DPEHPK3PXP';
-const withTotp = async (orgId: string, as: string) => {
-  const id = await createUserWith(service, as, uniqueEmail('mfa'));
-  await updateUserAttributes(orgId, id, { totpSecret: TOTP });
+const withTotp = async (as: Caller) => {
+  const id = await service.createUser({ as });
+  await updateUserAttributes(as.orgId, id, { totpSecret: TOTP });
   return id;
 };
 const totpOf = async (orgId: string, id: string) => (await getUser(orgId, id, true))?.totpSecret;
 
+const foreign = useFixture(() => service.freshOrganizationWithUser({ mfaEnabled: true }));
+
 describe('PUT /users/{id}/resetMfa', () => {
   it('answers 400 while the organization has MFA disabled, then 204 and clears the secret once enabled', async () => {
-    const id = await withTotp(mfaOrg, mfaToken);
+    const id = await withTotp(mfaAdmin);
     const refused = await service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toBe('The organization does not use multi-factor authentication');
@@ -63,8 +50,8 @@ describe('PUT /users/{id}/resetMfa', () => {
 
   it("resets only that user's secret", async () => {
     await setMfaEnabled(mfaOrg, true);
-    const a = await withTotp(mfaOrg, mfaToken);
-    const b = await withTotp(mfaOrg, mfaToken);
+    const a = await withTotp(mfaAdmin);
+    const b = await withTotp(mfaAdmin);
     expect((await service.call('PUT', `/idp/users/${a}/resetMfa`, { token: mfaToken })).status).toBe(204);
     expect(await totpOf(mfaOrg, a)).toBeUndefined();
     expect(await totpOf(mfaOrg, b)).toBe(TOTP);
@@ -72,19 +59,19 @@ describe('PUT /users/{id}/resetMfa', () => {
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
     await setMfaEnabled(mfaOrg, true);
-    await updateUserAttributes(foreign.orgId, foreign.userId, { totpSecret: TOTP });
-    for (const id of ['no-such-user', foreign.userId]) {
+    await updateUserAttributes(foreign.orgId, foreign.user.id, { totpSecret: TOTP });
+    for (const id of ['no-such-user', foreign.user.id]) {
       const response = await service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken });
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('User not found');
     }
-    expect(await totpOf(foreign.orgId, foreign.userId)).toBe(TOTP);
+    expect(await totpOf(foreign.orgId, foreign.user.id)).toBe(TOTP);
   });
 
   it('answers 403 without USER.UPDATE, also to the user itself', async () => {
     await setMfaEnabled(mfaOrg, true);
-    const id = await withTotp(mfaOrg, mfaToken);
-    const narrow = await clientToken(service, mfaOrg, ['USER.DELETE', 'USER.ADD']);
+    const id = await withTotp(mfaAdmin);
+    const { token: narrow } = await service.callerWith(['USER.DELETE', 'USER.ADD'], { organization: mfaOrg });
     for (const as of [narrow, await service.userToken(id, mfaOrg)]) {
       const response = await service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token: as });
       expect(response.status).toBe(403);
@@ -97,8 +84,8 @@ describe('PUT /users/{id}/resetMfa', () => {
 describe('PUT /me/resetMfa', () => {
   it('clears the calling user secret (204), and nobody else', async () => {
     await setMfaEnabled(mfaOrg, true);
-    const id = await withTotp(mfaOrg, mfaToken);
-    const bystander = await withTotp(mfaOrg, mfaToken);
+    const id = await withTotp(mfaAdmin);
+    const bystander = await withTotp(mfaAdmin);
     const response = await service.call('PUT', '/idp/me/resetMfa', {
       token: await service.userToken(id, mfaOrg),
     });
@@ -116,7 +103,7 @@ describe('PUT /me/resetMfa', () => {
   });
 
   it('answers 400 to a user while the organization has MFA disabled', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     await updateUserAttributes(service.organizationId, id, { totpSecret: TOTP });
     const response = await service.call<ApiError>('PUT', '/idp/me/resetMfa', {
       token: await service.userToken(id),
@@ -129,14 +116,15 @@ describe('PUT /me/resetMfa', () => {
 
 describe('GET /me/ui-permissions', () => {
   it("reports the UI access types and plugin actions of the user's roles", async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const role = await putTestRole(service.organizationId, {
       permissions: ['UI.USERS', 'UI.ROLES', 'USER.LIST'],
       pluginPermissions: { reports: ['EXPORT', 'VIEW'] },
     });
-    expect((await service.call('PUT', `/idp/users/${id}/roles/${role.id}/grant`, { token })).status).toBe(
-      204,
-    );
+    expect(
+      (await service.call('PUT', `/idp/users/${id}/roles/${role.id}/grant`, { token: service.admin.token }))
+        .status,
+    ).toBe(204);
     const response = await service.call<{
       uiPermissions: string[];
       pluginsUIPermissions: Record<string, string[]>;
@@ -147,7 +135,7 @@ describe('GET /me/ui-permissions', () => {
   });
 
   it('is empty for a user without grants', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await service.call('GET', '/idp/me/ui-permissions', {
       token: await service.userToken(id),
     });
@@ -157,7 +145,7 @@ describe('GET /me/ui-permissions', () => {
 
 describe('tokens of deactivated users', () => {
   it('refuses a token issued before the deactivation with 401, and accepts it again after reactivation', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const userToken = await service.userToken(id);
     expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(200);
     expect(
@@ -166,7 +154,7 @@ describe('tokens of deactivated users', () => {
     ).toBe(200);
 
     const deactivate = await service.call('PUT', `/idp/users/${id}/setUserStatus`, {
-      token,
+      token: service.admin.token,
       body: { userStatus: 'INACTIVE' },
     });
     expect(deactivate.status).toBe(204);
@@ -185,7 +173,10 @@ describe('tokens of deactivated users', () => {
     expect((await getUser(service.organizationId, id, true))?.name).toBe('Still me');
     await expect(service.userToken(id)).rejects.toThrow('Only an ACTIVE user');
 
-    await service.call('PUT', `/idp/users/${id}/setUserStatus`, { token, body: { userStatus: 'ACTIVE' } });
+    await service.call('PUT', `/idp/users/${id}/setUserStatus`, {
+      token: service.admin.token,
+      body: { userStatus: 'ACTIVE' },
+    });
     expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(200);
   });
 });

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getUser } from '../../../shared/store/user-repository.js';
-import { createTestOrganization } from '../../support/fixtures.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
-import {
-  type ApiUser,
-  clientToken,
-  createUserWith,
-  nextLink,
-  uniqueEmail,
-} from '../../support/user-fixtures.js';
+import type { ApiUser } from '../../support/service.js';
+import { createTestOrganization, nextLink, useService } from '../../support/service.js';
 
 /**
  * Paging over more users than one bucket of the paging counters holds (100 sequence numbers):
  * pages that start in, and cross into, later buckets, before and after deactivations.
  */
-let service: TestService;
+const service = useService();
 let token: string;
 /** All users, in creation (sequence) order. */
 let users: string[] = [];
@@ -22,16 +15,14 @@ let users: string[] = [];
 const COUNT = 230;
 
 beforeAll(async () => {
-  service = await startTestService();
   const orgId = (await createTestOrganization()).id;
-  token = await clientToken(service, orgId, ['USER.ADD', 'USER.LIST', 'USER.DELETE']);
+  const admin = await service.callerWith(['USER.ADD', 'USER.LIST', 'USER.DELETE'], { organization: orgId });
+  token = admin.token;
   const created: string[] = [];
   for (let chunk = 0; chunk < COUNT; chunk += 10) {
     created.push(
       ...(await Promise.all(
-        Array.from({ length: Math.min(10, COUNT - chunk) }, () =>
-          createUserWith(service, token, uniqueEmail('bulk')),
-        ),
+        Array.from({ length: Math.min(10, COUNT - chunk) }, () => service.createUser({ as: admin })),
       )),
     );
   }
@@ -44,7 +35,6 @@ beforeAll(async () => {
   users = [...created].sort((a, b) => (sequences.get(a) as number) - (sequences.get(b) as number));
   expect(Math.max(...sequences.values())).toBe(COUNT);
 }, 120_000);
-afterAll(() => service?.close());
 
 const page = async (query: string) => {
   const response = await service.call<ApiUser[]>('GET', `/idp/users?${query}`, { token });

@@ -1,39 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/users.js';
 import { getUser } from '../../../shared/store/user-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError, ApiUser } from '../../support/service.js';
 import {
-  type ApiError,
-  type ApiUser,
-  clientToken,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
   GIF,
   JPEG,
   PNG,
-  uniqueEmail,
   uploadPicture,
+  useFixture,
+  useService,
   WEBP,
-} from '../../support/user-fixtures.js';
+} from '../../support/service.js';
 
 /** PUT /users/{id}/picture (multipart/form-data) and the URL it publishes in User.picture. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
-
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
+const service = useService();
 
 const pictureUrl = async (id: string) =>
-  (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token })).body.picture;
+  (await service.call<ApiUser>('GET', `/idp/users/${id}`, { token: service.admin.token })).body.picture;
+
+/** Uploads a picture as the administrator unless `options.token` names another caller. */
+const upload = (id: string, options: Parameters<typeof uploadPicture>[2]) =>
+  uploadPicture(service, id, { token: service.admin.token, ...options });
 
 /** GETs a picture URL as it is given (User.picture carries a `?v=` version). */
-const download = async (url: string, as = token) => {
+const download = async (url: string, as = service.admin.token) => {
   const response = await fetch(url, { headers: { authorization: `Bearer ${as}` } });
   return {
     status: response.status,
@@ -50,11 +41,13 @@ const pngOfSize = (size: number) => {
   return bytes;
 };
 
+const foreign = useFixture(() => service.freshOrganizationWithUser());
+
 describe('PUT /users/{id}/picture', () => {
   it('stores a picture: 204, User.picture becomes a URL serving the exact bytes', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     expect(await pictureUrl(id)).toBeNull();
-    const response = await uploadPicture(service, id, { token, bytes: PNG });
+    const response = await upload(id, { bytes: PNG });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
 
@@ -67,9 +60,9 @@ describe('PUT /users/{id}/picture', () => {
   });
 
   it('serves the picture at the exact URL User.picture names, query included', async () => {
-    const id = await service.createUser(uniqueEmail());
-    expect((await uploadPicture(service, id, { token, bytes: PNG })).status).toBe(204);
-    const picture = await download((await pictureUrl(id)) as string, token);
+    const id = await service.createUser();
+    expect((await upload(id, { bytes: PNG })).status).toBe(204);
+    const picture = await download((await pictureUrl(id)) as string, service.admin.token);
     expect(picture.status).toBe(200);
     expect(picture.bytes).toEqual(PNG);
   });
@@ -80,16 +73,9 @@ describe('PUT /users/{id}/picture', () => {
     ['WebP', WEBP, 'image/webp'],
     ['PNG', PNG, 'image/png'],
   ])('accepts %s and serves it with its content type', async (_label, bytes, type) => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     expect(
-      (
-        await uploadPicture(service, id, {
-          token,
-          bytes,
-          filename: 'upload.bin',
-          type: 'application/octet-stream',
-        })
-      ).status,
+      (await upload(id, { bytes, filename: 'upload.bin', type: 'application/octet-stream' })).status,
     ).toBe(204);
     const picture = await download((await pictureUrl(id)) as string);
     expect(picture.type).toBe(type);
@@ -97,28 +83,18 @@ describe('PUT /users/{id}/picture', () => {
   });
 
   it('decides by content: a PNG named x.txt with type text/plain is accepted as image/png', async () => {
-    const id = await service.createUser(uniqueEmail());
-    const response = await uploadPicture(service, id, {
-      token,
-      bytes: PNG,
-      filename: 'x.txt',
-      type: 'text/plain',
-    });
+    const id = await service.createUser();
+    const response = await upload(id, { bytes: PNG, filename: 'x.txt', type: 'text/plain' });
     expect(response.status).toBe(204);
     expect((await download((await pictureUrl(id)) as string)).type).toBe('image/png');
   });
 
   it('refuses a text file named x.png with 415 and keeps the previous picture', async () => {
-    const id = await service.createUser(uniqueEmail());
-    expect((await uploadPicture(service, id, { token, bytes: GIF })).status).toBe(204);
+    const id = await service.createUser();
+    expect((await upload(id, { bytes: GIF })).status).toBe(204);
     const before = await pictureUrl(id);
     const text = new TextEncoder().encode('definitely not an image');
-    const response = await uploadPicture(service, id, {
-      token,
-      bytes: text,
-      filename: 'x.png',
-      type: 'image/png',
-    });
+    const response = await upload(id, { bytes: text, filename: 'x.png', type: 'image/png' });
     expect(response.status).toBe(415);
     expect(response.body?.message).toBe('The picture must be a PNG, JPEG, GIF or WebP image');
     expect(await pictureUrl(id)).toBe(before);
@@ -126,32 +102,32 @@ describe('PUT /users/{id}/picture', () => {
   });
 
   it('refuses an empty file with 415', async () => {
-    const id = await service.createUser(uniqueEmail());
-    expect((await uploadPicture(service, id, { token, bytes: new Uint8Array(0) })).status).toBe(415);
+    const id = await service.createUser();
+    expect((await upload(id, { bytes: new Uint8Array(0) })).status).toBe(415);
     expect(await pictureUrl(id)).toBeNull();
   });
 
   it('accepts exactly 5 MiB and refuses one byte more with 413', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const exact = pngOfSize(MAX_PICTURE_BYTES);
-    expect((await uploadPicture(service, id, { token, bytes: exact })).status).toBe(204);
+    expect((await upload(id, { bytes: exact })).status).toBe(204);
     expect((await download((await pictureUrl(id)) as string)).bytes.length).toBe(MAX_PICTURE_BYTES);
 
-    const other = await service.createUser(uniqueEmail());
-    const tooLarge = await uploadPicture(service, other, { token, bytes: pngOfSize(MAX_PICTURE_BYTES + 1) });
+    const other = await service.createUser();
+    const tooLarge = await upload(other, { bytes: pngOfSize(MAX_PICTURE_BYTES + 1) });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body?.message).toBe('The file is larger than 5 MiB');
     expect(await pictureUrl(other)).toBeNull();
   });
 
   it('answers 400 naming body.files when the part is missing or not a file', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const wrongName = new FormData();
     wrongName.append('picture', new Blob([PNG], { type: 'image/png' }), 'x.png');
     const textPart = new FormData();
     textPart.append('files', 'just text');
     for (const form of [wrongName, textPart]) {
-      const response = await uploadPicture(service, id, { token, form });
+      const response = await upload(id, { form });
       expect(response.status).toBe(400);
       expect(errorFields(response as never)).toEqual(['body.files']);
     }
@@ -159,20 +135,20 @@ describe('PUT /users/{id}/picture', () => {
   });
 
   it('answers 415 for a JSON body instead of multipart/form-data', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await service.call<ApiError>('PUT', `/idp/users/${id}/picture`, {
-      token,
+      token: service.admin.token,
       body: { files: 'x' },
     });
     expect(response.status).toBe(415);
   });
 
   it('replaces the picture: a new URL version and the new bytes', async () => {
-    const id = await service.createUser(uniqueEmail());
-    await uploadPicture(service, id, { token, bytes: PNG });
+    const id = await service.createUser();
+    await upload(id, { bytes: PNG });
     const first = (await pictureUrl(id)) as string;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect((await uploadPicture(service, id, { token, bytes: JPEG })).status).toBe(204);
+    expect((await upload(id, { bytes: JPEG })).status).toBe(204);
     const second = (await pictureUrl(id)) as string;
     expect(second).not.toBe(first);
     expect(second.split('?')[0]).toBe(first.split('?')[0]);
@@ -182,63 +158,66 @@ describe('PUT /users/{id}/picture', () => {
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
-    for (const id of ['no-such-user', foreign.userId]) {
-      const response = await uploadPicture(service, id, { token, bytes: PNG });
+    for (const id of ['no-such-user', foreign.user.id]) {
+      const response = await upload(id, { bytes: PNG });
       expect(response.status).toBe(404);
       expect(response.body?.message).toBe('User not found');
     }
-    expect((await getUser(foreign.orgId, foreign.userId, true))?.pictureUpdatedAt).toBeUndefined();
+    expect((await getUser(foreign.orgId, foreign.user.id, true))?.pictureUpdatedAt).toBeUndefined();
   });
 
   it('lets the user upload its own picture and refuses another user without USER.UPDATE', async () => {
-    const id = await service.createUser(uniqueEmail());
-    const other = await service.createUser(uniqueEmail());
-    expect(
-      (await uploadPicture(service, id, { token: await service.userToken(id), bytes: WEBP })).status,
-    ).toBe(204);
-    const refused = await uploadPicture(service, other, { token: await service.userToken(id), bytes: WEBP });
+    const id = await service.createUser();
+    const other = await service.createUser();
+    expect((await upload(id, { token: await service.userToken(id), bytes: WEBP })).status).toBe(204);
+    const refused = await upload(other, { token: await service.userToken(id), bytes: WEBP });
     expect(refused.status).toBe(403);
     expect(await pictureUrl(other)).toBeNull();
-    const manager = await clientToken(service, service.organizationId, ['USER.UPDATE']);
-    expect((await uploadPicture(service, other, { token: manager, bytes: WEBP })).status).toBe(204);
+    const manager = (await service.callerWith(['USER.UPDATE'])).token;
+    expect((await upload(other, { token: manager, bytes: WEBP })).status).toBe(204);
   });
 });
 
 describe('GET /users/{id}/picture', () => {
   it('answers 404 for a user without a picture and for an unknown user', async () => {
-    const id = await service.createUser(uniqueEmail());
-    const none = await service.call<ApiError>('GET', `/idp/users/${id}/picture`, { token });
+    const id = await service.createUser();
+    const none = await service.call<ApiError>('GET', `/idp/users/${id}/picture`, {
+      token: service.admin.token,
+    });
     expect(none.status).toBe(404);
     expect(none.body.message).toBe('Picture not found');
-    const unknown = await service.call<ApiError>('GET', '/idp/users/no-such-user/picture', { token });
+    const unknown = await service.call<ApiError>('GET', '/idp/users/no-such-user/picture', {
+      token: service.admin.token,
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toBe('User not found');
   });
 
   it("never serves another organization's picture", async () => {
-    expect((await uploadPicture(service, foreign.userId, { token: foreign.token, bytes: GIF })).status).toBe(
-      204,
-    );
-    const url = (await service.call<ApiUser>('GET', `/idp/users/${foreign.userId}`, { token: foreign.token }))
-      .body.picture as string;
+    expect((await upload(foreign.user.id, { token: foreign.token, bytes: GIF })).status).toBe(204);
+    const url = (
+      await service.call<ApiUser>('GET', `/idp/users/${foreign.user.id}`, { token: foreign.token })
+    ).body.picture as string;
     expect((await download(url, foreign.token)).bytes).toEqual(GIF);
 
-    const own = await download(url, token);
+    const own = await download(url, service.admin.token);
     expect(own.status).toBe(404);
-    const direct = await service.call<ApiError>('GET', `/idp/users/${foreign.userId}/picture`, { token });
+    const direct = await service.call<ApiError>('GET', `/idp/users/${foreign.user.id}/picture`, {
+      token: service.admin.token,
+    });
     expect(direct.status).toBe(404);
   });
 
   // The gateway decodes the path before routing: an encoded "../<org>/<user>" becomes path
   // segments that name no route, so it never reaches a function, let alone the store.
   it('refuses an encoded path in the id (404, no route) before it can reach another organization', async () => {
-    const traversal = `..%2F${foreign.orgId}%2F${foreign.userId}`;
-    const response = await download(`${service.baseUrl}/idp/users/${traversal}/picture`, token);
+    const traversal = `..%2F${foreign.orgId}%2F${foreign.user.id}`;
+    const response = await download(`${service.baseUrl}/idp/users/${traversal}/picture`, service.admin.token);
     expect(response.bytes).not.toEqual(GIF);
     expect(response.status).toBe(404);
-    const overwrite = await uploadPicture(service, traversal, { token, bytes: PNG });
+    const overwrite = await upload(traversal, { bytes: PNG });
     expect(overwrite.status).toBe(404);
-    const theirs = `${service.baseUrl}/idp/users/${foreign.userId}/picture`;
+    const theirs = `${service.baseUrl}/idp/users/${foreign.user.id}/picture`;
     expect((await download(theirs, foreign.token)).bytes).toEqual(GIF);
   });
 });

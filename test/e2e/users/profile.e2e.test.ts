@@ -1,58 +1,50 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../../shared/auth/passwords.js';
 import { keys } from '../../../shared/store/keys.js';
 import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import type { ApiError, ApiUser } from '../../support/service.js';
 import {
-  type ApiError,
-  type ApiUser,
-  clientToken,
   errorFields,
-  type ForeignOrganization,
-  foreignOrganization,
   freshUser,
   getItem,
   uniqueEmail,
-} from '../../support/user-fixtures.js';
+  useFixture,
+  useService,
+} from '../../support/service.js';
 
 /** PUT /users/{id}, PUT /users/{id}/changePassword, PUT /users/{id}/userType/{type}. */
-let service: TestService;
-let token: string;
-let foreign: ForeignOrganization;
+const service = useService();
 
-beforeAll(async () => {
-  service = await startTestService();
-  token = await service.token();
-  foreign = await foreignOrganization(service);
-});
-afterAll(() => service?.close());
-
-const update = (id: string, body: unknown, as = token) =>
+const update = (id: string, body: unknown, as = service.admin.token) =>
   service.call<ApiUser & ApiError>('PUT', `/idp/users/${id}`, { token: as, body });
+
+const foreign = useFixture(() => service.freshOrganizationWithUser());
 
 describe('PUT /users/{id}', () => {
   it('lets the user rename itself without USER.UPDATE and answers the updated User', async () => {
     const email = uniqueEmail('self');
-    const id = await service.createUser(email, 'Before');
+    const id = await service.createUser({ email, name: 'Before' });
     const response = await update(id, { name: '  After  ' }, await service.userToken(id));
     expect(response.status).toBe(200);
     // The first user of this file's organization, hence initial.
     const expected = freshUser(id, email, 'After', true);
     expect(response.body).toEqual(expected);
-    expect((await service.call('GET', `/idp/users/${id}`, { token })).body).toEqual(expected);
+    expect((await service.call('GET', `/idp/users/${id}`, { token: service.admin.token })).body).toEqual(
+      expected,
+    );
   });
 
   it('refuses another user without USER.UPDATE (403) and allows a client with USER.UPDATE', async () => {
-    const id = await service.createUser(uniqueEmail(), 'Target');
-    const otherUser = await service.createUser(uniqueEmail());
+    const id = await service.createUser({ name: 'Target' });
+    const otherUser = await service.createUser();
     const refused = await update(id, { name: 'Hijacked' }, await service.userToken(otherUser));
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('Missing permission: USER.UPDATE');
     const allowed = await update(
       id,
       { name: 'By manager' },
-      await clientToken(service, service.organizationId, ['USER.UPDATE']),
+      (await service.callerWith(['USER.UPDATE'])).token,
     );
     expect(allowed.status).toBe(200);
     expect(allowed.body.name).toBe('By manager');
@@ -61,7 +53,7 @@ describe('PUT /users/{id}', () => {
   it('changes the email, moves the uniqueness guard and frees the old address', async () => {
     const oldEmail = uniqueEmail('old');
     const newEmail = uniqueEmail('New');
-    const id = await service.createUser(oldEmail);
+    const id = await service.createUser({ email: oldEmail });
     const response = await update(id, { name: 'Mover', email: newEmail });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id, email: newEmail, name: 'Mover' });
@@ -69,12 +61,12 @@ describe('PUT /users/{id}', () => {
     expect(await getItem(keys.emailGuard(service.organizationId, newEmail))).toMatchObject({ userId: id });
 
     const reuse = await service.call('POST', '/idp/users', {
-      token,
+      token: service.admin.token,
       body: { email: oldEmail.toUpperCase(), name: 'Reuser', userType: 'STANDARD' },
     });
     expect(reuse.status).toBe(204);
     const taken = await service.call<ApiError>('POST', '/idp/users', {
-      token,
+      token: service.admin.token,
       body: { email: newEmail.toLowerCase(), name: 'Late', userType: 'STANDARD' },
     });
     expect(taken.status).toBe(409);
@@ -82,22 +74,22 @@ describe('PUT /users/{id}', () => {
 
   it("answers 409 for another user's email in any case and changes nothing", async () => {
     const takenEmail = uniqueEmail('taken');
-    await service.createUser(takenEmail);
+    await service.createUser({ email: takenEmail });
     const ownEmail = uniqueEmail('own');
-    const id = await service.createUser(ownEmail, 'Keeper');
+    const id = await service.createUser({ email: ownEmail, name: 'Keeper' });
     for (const email of [takenEmail, takenEmail.toUpperCase()]) {
       const response = await update(id, { name: 'Changed', email });
       expect(response.status).toBe(409);
       expect(response.body.message).toBe('A user with this email already exists in the organization');
     }
-    const after = await service.call<ApiUser>('GET', `/idp/users/${id}`, { token });
+    const after = await service.call<ApiUser>('GET', `/idp/users/${id}`, { token: service.admin.token });
     expect(after.body).toMatchObject({ email: ownEmail, name: 'Keeper' });
     expect(await getItem(keys.emailGuard(service.organizationId, ownEmail))).toMatchObject({ userId: id });
   });
 
   it('accepts the own email in another case (no conflict with itself)', async () => {
     const email = uniqueEmail('case');
-    const id = await service.createUser(email);
+    const id = await service.createUser({ email });
     const response = await update(id, { name: 'Case', email: email.toUpperCase() });
     expect(response.status).toBe(200);
     expect(response.body.email).toBe(email.toUpperCase());
@@ -106,7 +98,7 @@ describe('PUT /users/{id}', () => {
 
   it('keeps the email when none is given', async () => {
     const email = uniqueEmail('keep');
-    const id = await service.createUser(email);
+    const id = await service.createUser({ email });
     expect((await update(id, { name: 'Only name' })).body.email).toBe(email);
   });
 
@@ -116,19 +108,19 @@ describe('PUT /users/{id}', () => {
     ['a name of the wrong type', { name: ['X'] }, 'body.name'],
     ['an invalid email', { name: 'X', email: 'nope' }, 'body.email'],
   ])('answers 400 for %s', async (_label, body, field) => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await update(id, body);
     expect(response.status).toBe(400);
     expect(errorFields(response)).toEqual([field]);
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
-    for (const id of ['no-such-user', foreign.userId]) {
+    for (const id of ['no-such-user', foreign.user.id]) {
       const response = await update(id, { name: 'Ghost' });
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('User not found');
     }
-    expect((await getUser(foreign.orgId, foreign.userId, true))?.name).toBe('Foreign Person');
+    expect((await getUser(foreign.orgId, foreign.user.id, true))?.name).toBe(foreign.user.name);
   });
 });
 
@@ -137,7 +129,7 @@ describe('PUT /users/{id}/changePassword', () => {
   const next = 'next password 2345';
 
   const withPassword = async () => {
-    const id = await service.createUser(uniqueEmail('pw'));
+    const id = await service.createUser();
     await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(current) });
     return { id, userToken: await service.userToken(id) };
   };
@@ -158,8 +150,8 @@ describe('PUT /users/{id}/changePassword', () => {
     expect(await verifyPassword(next, stored)).toBe(true);
     expect(await verifyPassword(current, stored)).toBe(false);
 
-    const shown = await service.call('GET', `/idp/users/${id}`, { token });
-    const listed = await service.call('GET', '/idp/users', { token });
+    const shown = await service.call('GET', `/idp/users/${id}`, { token: service.admin.token });
+    const listed = await service.call('GET', '/idp/users', { token: service.admin.token });
     for (const text of [JSON.stringify(shown.body), JSON.stringify(listed.body)]) {
       expect(text).not.toContain(stored.split('$').pop());
       expect(text).not.toMatch(/scrypt|password/i);
@@ -189,7 +181,7 @@ describe('PUT /users/{id}/changePassword', () => {
   });
 
   it('answers 400 for a user that has no password yet', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await change(id, await service.userToken(id), {
       currentPassword: 'anything at all',
       newPassword: next,
@@ -242,12 +234,12 @@ describe('PUT /users/{id}/changePassword', () => {
 });
 
 describe('PUT /users/{id}/userType/{type}', () => {
-  const setType = (id: string, type: string, as = token) =>
+  const setType = (id: string, type: string, as = service.admin.token) =>
     service.call<ApiError>('PUT', `/idp/users/${id}/userType/${type}`, { token: as });
   const claimOf = async (id: string) => decodeJwt(await service.userToken(id)).user_type;
 
   it('sets the type, case-insensitively; tokens issued afterwards carry it', async () => {
-    const id = await service.createUser(uniqueEmail('typed'));
+    const id = await service.createUser();
     expect(await claimOf(id)).toBe('STANDARD');
     for (const [type, stored] of [
       ['RESTRICTED', 'RESTRICTED'],
@@ -265,7 +257,7 @@ describe('PUT /users/{id}/userType/{type}', () => {
   });
 
   it.each(['admin', 'Standard', 'STANDARDS'])('answers 400 for the type %s', async (type) => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await setType(id, type);
     expect(response.status).toBe(400);
     expect(errorFields(response)).toEqual(['path.type']);
@@ -273,16 +265,16 @@ describe('PUT /users/{id}/userType/{type}', () => {
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {
-    for (const id of ['no-such-user', foreign.userId]) {
+    for (const id of ['no-such-user', foreign.user.id]) {
       const response = await setType(id, 'RESTRICTED');
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('User not found');
     }
-    expect((await getUser(foreign.orgId, foreign.userId, true))?.userType).toBe('STANDARD');
+    expect((await getUser(foreign.orgId, foreign.user.id, true))?.userType).toBe('STANDARD');
   });
 
   it('answers 403 to the user itself without USER.UPDATE', async () => {
-    const id = await service.createUser(uniqueEmail());
+    const id = await service.createUser();
     const response = await setType(id, 'RESTRICTED', await service.userToken(id));
     expect(response.status).toBe(403);
     expect(response.body.message).toBe('Missing permission: USER.UPDATE');

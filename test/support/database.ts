@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { beforeAll, inject } from 'vitest';
+import { ensureTable } from '../../bin/local/table.js';
 
 /**
  * Points this test file at its own database inside the shared DynamoDB Local: DynamoDB Local
  * keeps one database per access key id (letters and digits only).
  */
-export const useIsolatedDatabase = (): string => {
+export const isolateDatabase = (): string => {
   const endpoint = inject('dynamoDbEndpoint');
   Object.assign(process.env, {
     AWS_ACCESS_KEY_ID: `test${randomBytes(8).toString('hex')}`,
@@ -15,4 +17,11 @@ export const useIsolatedDatabase = (): string => {
     IDP_TABLE_NAME: 'idp',
   });
   return endpoint;
+};
+
+/** For tests of the store modules without a service: this file's own database with the table. */
+export const useDatabase = (): void => {
+  beforeAll(async () => {
+    await ensureTable(new DynamoDBClient({ endpoint: isolateDatabase() }), 'idp');
+  });
 };

@@ -1,21 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { ApiResponse, TestService } from '../../support/test-service.js';
-import type { ApiError } from '../../support/user-fixtures.js';
-
-/** The Role shape of the API (spec section 2). */
-export interface ApiRole {
-  id: string;
-  name: string;
-  permissions: string[];
-  dependentPermissions: string[];
-  pluginPermissions: { id: string; pluginPermissions: { module: string; actionName: string }[] };
-  createdAt: number;
-  updatedAt: number;
-}
+import { type ApiError, type ApiResponse, type ApiRole, idFromLocation } from './api.js';
+import type { TestService } from './service.js';
 
 export type RoleResponse = ApiResponse<ApiRole & ApiError>;
 
 export const rolePath = (id: string, suffix = '') => `/idp/roles/${encodeURIComponent(id)}${suffix}`;
+
+const uniqueRoleName = () => `Role ${randomUUID().slice(0, 8)}`;
 
 /** The role operations of spec 4.3, called with one token. */
 export const rolesApi = (service: TestService, token: string) => ({
@@ -38,8 +30,12 @@ export type RolesApi = ReturnType<typeof rolesApi>;
 export const newRole = async (api: RolesApi, name: string, permissions: string[] = []): Promise<string> => {
   const response = await api.create({ name, permissions });
   expect(response.status, JSON.stringify(response.body)).toBe(204);
-  return (response.headers.get('location') as string).split('/').pop() as string;
+  return idFromLocation(response);
 };
+
+/** Creates a role with a unique name as the caller of `token`; answers its id. */
+export const newRoleAs = (service: TestService, token: string, permissions: string[] = []) =>
+  newRole(rolesApi(service, token), uniqueRoleName(), permissions);
 
 /** Reads a role; fails the test unless the answer is 200. */
 export const readRole = async (api: RolesApi, id: string): Promise<ApiRole> => {
@@ -63,5 +59,3 @@ export const itemField = (list: string, index: number) => `body.${list}.${index}
 
 /** The error answer every unknown, archived or foreign role gets. */
 export const ROLE_NOT_FOUND = { status: 404, error: 'Not Found', message: 'Role not found' };
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
