@@ -5,7 +5,7 @@ import { ensureTable } from '../../bin/local/table.js';
 import { bucketOf } from '../../shared/domain/paging.js';
 import type { UserStatus } from '../../shared/schemas/users.js';
 import { batchPut } from '../../shared/store/batch.js';
-import { keys } from '../../shared/store/keys.js';
+import { keys, LISTINGS } from '../../shared/store/keys.js';
 import {
   createUser,
   listUsers,
@@ -96,7 +96,7 @@ const seedUsers = async (orgId: string, count: number, statusOf: (sequence: numb
   }
   const bucketItems = [...buckets].map(([bucketKey, bucketCount]) => {
     const [status, bucket] = bucketKey.split('#') as [UserStatus, string];
-    return { ...keys.listingBucket(orgId, keys.userListing(status), Number(bucket)), count: bucketCount };
+    return { ...keys.listingBucket(orgId, LISTINGS.users(status), Number(bucket)), count: bucketCount };
   });
   const slices = 8;
   const size = Math.ceil(users.length / slices);

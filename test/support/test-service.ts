@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type LocalService, startLocalService } from '../../bin/local/service.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
-import { setOrganizationRateLimit } from '../../shared/store/organization-repository.js';
+import { updateOrganizationSettings } from '../../shared/store/organization-repository.js';
 import { useIsolatedDatabase } from './isolated-database.js';
 import { OpenApiValidator } from './openapi-validator.js';
 
@@ -45,7 +45,7 @@ export const startTestService = async (
     dynamoDbEndpoint,
     dataDirectory: mkdtempSync(join('.tmp', 'data-')),
   });
-  await setOrganizationRateLimit(service.organizationId, options.rateLimit ?? UNLIMITED);
+  await updateOrganizationSettings(service.organizationId, { rateLimit: options.rateLimit ?? UNLIMITED });
   let validator: OpenApiValidator | undefined;
 
   const call = async <T>(
