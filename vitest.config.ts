@@ -14,6 +14,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    env: { IDP_LOG_LEVEL: 'WARN', AWS_REGION: 'us-east-1' },
+    // What a function needs to start (shared/config.ts); services started by tests use their own
+    // origin, and the table of each test file's own database (test/support/isolated-database.ts).
+    env: {
+      IDP_LOG_LEVEL: 'WARN',
+      AWS_REGION: 'us-east-1',
+      IDP_TABLE_NAME: 'idp',
+      IDP_ISSUER: 'http://localhost',
+    },
   },
 });

@@ -63,6 +63,7 @@ try {
     dataDirectory,
     ...(env.IDP_ADMIN_CLIENT_ID ? { adminClientId: env.IDP_ADMIN_CLIENT_ID } : {}),
     ...(env.IDP_ADMIN_CLIENT_SECRET ? { adminClientSecret: env.IDP_ADMIN_CLIENT_SECRET } : {}),
+    ...(env.IDP_ISSUER ? { issuer: env.IDP_ISSUER } : {}),
   });
 } catch (error) {
   await dynamo.stop();

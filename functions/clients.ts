@@ -1,5 +1,6 @@
-import { tokenSettings } from '../shared/auth/token-service.js';
-import { badRequest, conflict } from '../shared/http/errors.js';
+import { routeUrl } from '../shared/api/route-url.js';
+import { clientsRoutes } from '../shared/api/routes/clients.js';
+import { Conflict } from '../shared/domain/errors.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import {
@@ -12,17 +13,14 @@ import {
 } from '../shared/store/api-client-repository.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
 
-/** How long a rotated-out secret keeps working. */
-const secretGraceMillis = () => Number(process.env.IDP_CLIENT_SECRET_GRACE_SECONDS ?? 24 * 3600) * 1000;
-
 /** APIClientV2; archived roles and policies are not shown, policies only for RESTRICTED clients. */
 const presentClient = (client: ApiClientRecord, archived: ArchivedIds = NO_ARCHIVED_IDS) => ({
   id: client.id,
   clientSecret: client.clientSecret,
   name: client.name,
-  roles: visibleIds(new Set(client.roles), archived.roles),
+  roles: visibleIds(client.roles, archived.roles),
   clientType: client.clientType,
-  policies: client.clientType === 'RESTRICTED' ? visibleIds(new Set(client.policies), archived.policies) : [],
+  policies: client.clientType === 'RESTRICTED' ? visibleIds(client.policies, archived.policies) : [],
   organizationId: client.organizationId,
   createdBy: client.createdBy,
   createdDate: client.createdDate,
@@ -31,7 +29,7 @@ const presentClient = (client: ApiClientRecord, archived: ArchivedIds = NO_ARCHI
 });
 
 /** API clients (spec 4.5 and, beyond it, registration, rotation, deletion). */
-const clientHandlers: GroupHandlers<'clients'> = {
+const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   listApiClients: async ({ query }, { principal }) => {
     const [{ clients, hasMore }, archived] = await Promise.all([
       listApiClients(principal.organizationId, query.page, query.pageSize),
@@ -39,7 +37,7 @@ const clientHandlers: GroupHandlers<'clients'> = {
     ]);
     return {
       body: clients.map((client) => presentClient(client, archived)),
-      ...(hasMore ? { headers: nextPageLink('/idp/clients', query) } : {}),
+      ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClients, query) } : {}),
     };
   },
 
@@ -47,20 +45,11 @@ const clientHandlers: GroupHandlers<'clients'> = {
     const { clients, hasMore } = await listApiClients(principal.organizationId, query.page, query.pageSize);
     return {
       body: clients.map((client) => ({ id: client.id, name: client.name })),
-      ...(hasMore ? { headers: nextPageLink('/idp/clients/name', query) } : {}),
+      ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClientNames, query) } : {}),
     };
   },
 
   createApiClient: async ({ body }, { principal }) => {
-    if (body.clientType === 'STANDARD' && body.policies.length > 0) {
-      throw badRequest('Only a RESTRICTED client carries policies', [
-        {
-          message: 'Must be empty for a STANDARD client',
-          field: 'body.policies',
-          rejectedValue: body.policies,
-        },
-      ]);
-    }
     const client = await createApiClient({
       organizationId: principal.organizationId,
       ...body,
@@ -68,13 +57,13 @@ const clientHandlers: GroupHandlers<'clients'> = {
     });
     return {
       body: presentClient(client),
-      headers: { location: `${tokenSettings().issuer}/idp/clients/${client.id}` },
+      headers: { location: routeUrl(clientsRoutes.deleteApiClient, { id: client.id }) },
     };
   },
 
   rotateApiClientSecret: async ({ path }, { principal }) => {
     const [client, archived] = await Promise.all([
-      rotateClientSecret(principal.organizationId, path.id, principal.id, secretGraceMillis()),
+      rotateClientSecret(principal.organizationId, path.id, principal.id),
       archivedIds(principal.organizationId),
     ]);
     return { body: presentClient(client, archived) };
@@ -94,14 +83,15 @@ const rereadClientSecret: SecretRereader = async (recorded, { principal }) => {
     recorded.lastModifiedDate,
   );
   if (secret === undefined) {
-    throw conflict(
+    throw new Conflict(
+      'API client',
       'The secret this request issued has since been replaced or deleted; it cannot be shown again',
     );
   }
   return secret;
 };
 
-export const handler = groupHandler('clients', clientHandlers, {
+export const handler = groupHandler(clientsRoutes, clientHandlers, {
   createApiClient: rereadClientSecret,
   rotateApiClientSecret: rereadClientSecret,
 });

@@ -1,9 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { routeUrl } from '../shared/api/route-url.js';
+import { oauthRoutes } from '../shared/api/routes/oauth.js';
 import { issueClientToken } from '../shared/auth/client-credentials.js';
 import { OAuthError } from '../shared/auth/oauth-error.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
 import { clientCredentialsOf, tokenRequestForm } from '../shared/auth/token-request.js';
-import { SUPPORTED_SCOPES, tokenSettings } from '../shared/auth/token-service.js';
+import { SUPPORTED_SCOPES } from '../shared/auth/token-service.js';
+import { config } from '../shared/config.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
 import { countMetric } from '../shared/observability/metrics.js';
@@ -57,16 +60,15 @@ const issueToken = async (event: APIGatewayProxyEventV2) => {
 };
 
 /** OAuth 2.0 token endpoint, OpenID discovery and JWKS at the API root. */
-export const handler = groupHandler('oauth', {
+export const handler = groupHandler(oauthRoutes, {
   issueToken: (_input, { event }) => issueToken(event),
 
   openIdConfiguration: () => {
-    const { issuer } = tokenSettings();
     return {
       raw: jsonResponse(200, {
-        issuer,
-        token_endpoint: `${issuer}/oauth2/token`,
-        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        issuer: config().publicOrigin,
+        token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
+        jwks_uri: routeUrl(oauthRoutes.jwks, {}),
         grant_types_supported: ['client_credentials'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         response_types_supported: ['token'],

@@ -1,4 +1,5 @@
-import { notFound } from '../shared/http/errors.js';
+import { organizationsRoutes } from '../shared/api/routes/organizations.js';
+import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { hasAcceptedLatest, latestAgreement, recordConsent } from '../shared/store/consent-repository.js';
 import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
@@ -14,7 +15,7 @@ const presentOrganization = (organization: Organization) => ({
 });
 
 /** Organizations visible to the caller (spec 4.5): a principal exists in exactly one. */
-export const handler = groupHandler('organizations', {
+export const handler = groupHandler(organizationsRoutes, {
   listOrganizations: async (_input, { principal }) => {
     const organization = await getOrganization(principal.organizationId);
     return { body: organization ? [presentOrganization(organization)] : [] };
@@ -43,7 +44,7 @@ export const handler = groupHandler('organizations', {
   getOrganization: async ({ path }, { principal }) => {
     // Another organization's id answers exactly like an unknown one.
     const organization = path.id === principal.organizationId ? await getOrganization(path.id) : undefined;
-    if (!organization) throw notFound('Organization');
+    if (!organization) throw new NotFound('Organization', path.id);
     return { body: presentOrganization(organization) };
   },
 });

@@ -1,4 +1,5 @@
-import { notFound } from '../shared/http/errors.js';
+import { permissionsRoutes } from '../shared/api/routes/permissions.js';
+import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import {
   getPermission,
@@ -16,12 +17,12 @@ const presentPermission = (permission: StoredPermission) => ({
 });
 
 /** Permission catalogue and plugins (spec 4.4). */
-export const handler = groupHandler('permissions', {
+export const handler = groupHandler(permissionsRoutes, {
   listPermissions: async () => ({ body: (await listPermissions()).map(presentPermission) }),
 
   getPermission: async ({ path }) => {
     const permission = await getPermission(path.id);
-    if (!permission) throw notFound('Permission');
+    if (!permission) throw new NotFound('Permission', path.id);
     return { body: presentPermission(permission) };
   },
 
@@ -37,7 +38,7 @@ export const handler = groupHandler('permissions', {
 
   getPlugin: async ({ path }, { principal }) => {
     const plugin = await getAssignedPlugin(principal.organizationId, path.id);
-    if (!plugin) throw notFound('Plugin');
+    if (!plugin) throw new NotFound('Plugin', path.id);
     return {
       body: {
         id: plugin.id,

@@ -1,4 +1,5 @@
-import { tokenSettings } from '../shared/auth/token-service.js';
+import { routeUrl } from '../shared/api/route-url.js';
+import { policiesRoutes } from '../shared/api/routes/policies.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import {
   archivePolicy,
@@ -12,7 +13,7 @@ import {
 const presentPolicy = (policy: PolicyRecord) => ({ id: policy.id, name: policy.name });
 
 /** Policies (spec 4.4). */
-export const handler = groupHandler('policies', {
+export const handler = groupHandler(policiesRoutes, {
   listPolicies: async (_input, { principal }) => ({
     body: (await listPolicies(principal.organizationId)).map(presentPolicy),
   }),
@@ -24,7 +25,7 @@ export const handler = groupHandler('policies', {
       createdBy: principal.id,
     });
     // Beyond the spec: the 204 names the new policy, which the body cannot.
-    return { headers: { location: `${tokenSettings().issuer}/idp/policies/${policy.id}` } };
+    return { headers: { location: routeUrl(policiesRoutes.getPolicy, { id: policy.id }) } };
   },
 
   getPolicy: async ({ path }, { principal }) => ({

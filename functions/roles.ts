@@ -1,15 +1,16 @@
-import { tokenSettings } from '../shared/auth/token-service.js';
+import { routeUrl } from '../shared/api/route-url.js';
+import { rolesRoutes } from '../shared/api/routes/roles.js';
 import { dependentPermissionsOf } from '../shared/domain/effective-permissions.js';
-import { notFound } from '../shared/http/errors.js';
+import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { Role } from '../shared/schemas/roles.js';
+import { visibleIds } from '../shared/store/archive.js';
 import {
   getManagedRole,
   listManagedRoles,
   type ManagedRoleRecord,
   permissionDependencies,
-  requireCataloguePermissions,
 } from '../shared/store/catalogue-repository.js';
 import { clearDefaultRole, getDefaultRole, setDefaultRole } from '../shared/store/organization-repository.js';
 import {
@@ -30,8 +31,8 @@ import {
 const presentRole = (role: RoleRecord, dependencies: ReadonlyMap<string, readonly string[]>): Role => ({
   id: role.id,
   name: role.name,
-  permissions: role.permissions,
-  dependentPermissions: dependentPermissionsOf(role.permissions, dependencies),
+  permissions: visibleIds(role.permissions),
+  dependentPermissions: dependentPermissionsOf([...(role.permissions ?? [])], dependencies),
   pluginPermissions: {
     id: role.id,
     pluginPermissions: Object.keys(role.pluginPermissions)
@@ -58,7 +59,7 @@ const presentManagedRole = (role: ManagedRoleRecord) => ({
 });
 
 /** Roles, managed roles and the default role (spec 4.3). */
-export const handler = groupHandler('roles', {
+export const handler = groupHandler(rolesRoutes, {
   listRoles: async ({ query }, { principal }) => {
     const [{ roles, hasMore }, dependencies] = await Promise.all([
       listRoles(principal.organizationId, query.page, query.pageSize),
@@ -66,19 +67,18 @@ export const handler = groupHandler('roles', {
     ]);
     return {
       body: roles.map((role) => presentRole(role, dependencies)),
-      ...(hasMore ? { headers: nextPageLink('/idp/roles', query) } : {}),
+      ...(hasMore ? { headers: nextPageLink(rolesRoutes.listRoles, query) } : {}),
     };
   },
 
   createRole: async ({ body }, { principal }) => {
-    await requireCataloguePermissions(body.permissions, 'body.permissions');
     const role = await createRole({
       organizationId: principal.organizationId,
       ...body,
       createdBy: principal.id,
     });
     // Beyond the spec: the 204 names the new role, which the body cannot.
-    return { headers: { location: `${tokenSettings().issuer}/idp/roles/${role.id}` } };
+    return { headers: { location: routeUrl(rolesRoutes.getRole, { id: role.id }) } };
   },
 
   getRole: async ({ path }, { principal }) => {
@@ -90,8 +90,7 @@ export const handler = groupHandler('roles', {
   },
 
   updateRole: async ({ path, body }, { principal }) => {
-    await requireCataloguePermissions(body.permissions, 'body.permissions');
-    await setRolePermissions(principal.organizationId, path.id, [...new Set(body.permissions)]);
+    await setRolePermissions(principal.organizationId, path.id, body.permissions);
     return {};
   },
 
@@ -101,7 +100,6 @@ export const handler = groupHandler('roles', {
   },
 
   assignRolePermissions: async ({ path, body }, { principal }) => {
-    await requireCataloguePermissions(body.permissionIds, 'body.permissionIds');
     await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'ADD');
     return {};
   },
@@ -118,7 +116,7 @@ export const handler = groupHandler('roles', {
   },
 
   setRolePluginPermissions: async ({ path, body }, { principal }) => {
-    await changeRolePluginPermissions(principal.organizationId, path.id, path.pluginId, body, 'set', 'body');
+    await changeRolePluginPermissions(principal.organizationId, path.id, path.pluginId, body, 'set', '');
     return {};
   },
 
@@ -129,7 +127,7 @@ export const handler = groupHandler('roles', {
       path.pluginId,
       body.pluginPermissions,
       'assign',
-      'body.pluginPermissions',
+      'pluginPermissions',
     );
     return {};
   },
@@ -141,7 +139,7 @@ export const handler = groupHandler('roles', {
       path.pluginId,
       body.pluginPermissions,
       'revoke',
-      'body.pluginPermissions',
+      'pluginPermissions',
     );
     return {};
   },
@@ -150,7 +148,7 @@ export const handler = groupHandler('roles', {
 
   getManagedRole: async ({ path }) => {
     const role = await getManagedRole(path.id);
-    if (!role) throw notFound('Managed role');
+    if (!role) throw new NotFound('Managed role', path.id);
     return { body: presentManagedRole(role) };
   },
 

@@ -1,15 +1,15 @@
-import { tokenSettings } from '../shared/auth/token-service.js';
+import { routeUrl } from '../shared/api/route-url.js';
+import { userGroupsRoutes } from '../shared/api/routes/user-groups.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { UserGroup } from '../shared/schemas/user-groups.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
-import { keys } from '../shared/store/keys.js';
+import { type GrantField, grantTarget } from '../shared/store/grant-targets.js';
 import { deleteUserGroup, duplicateUserGroup } from '../shared/store/user-group-lifecycle.js';
 import {
   changeUserGroupGrant,
   countUserGroups,
   createUserGroup,
-  type GroupGrantField,
   listUserGroups,
   requireUserGroup,
   type UserGroupRecord,
@@ -37,19 +37,12 @@ const withArchived = async (orgId: string, group: Promise<UserGroupRecord>) => {
   return { body: { userGroup: presentGroup(record, archived) } };
 };
 
-const grantTarget = (orgId: string, field: GroupGrantField, id: string) =>
-  field === 'roles'
-    ? { field, id, key: keys.role(orgId, id), label: 'Role' }
-    : field === 'policies'
-      ? { field, id, key: keys.policy(orgId, id), label: 'Policy' }
-      : { field, id, key: keys.managedRole(id), label: 'Managed role' };
-
 /** The id a body names: `roleId`, `policyId` or `managedRoleId` (one per assignment route). */
 const targetId = (body: Record<string, string>): string =>
   body.roleId ?? body.policyId ?? (body.managedRoleId as string);
 
 const changeGrant =
-  (field: GroupGrantField, operation: 'ADD' | 'DELETE') =>
+  (field: GrantField, operation: 'ADD' | 'DELETE') =>
   async (
     { path, body }: { path: { id: string }; body: Record<string, string> },
     { principal }: { principal: { organizationId: string; id: string } },
@@ -66,7 +59,7 @@ const changeGrant =
   };
 
 /** User groups (spec 4.2), STANDARD user type only. */
-export const handler = groupHandler('user-groups', {
+export const handler = groupHandler(userGroupsRoutes, {
   createUserGroup: async ({ body }, { principal }) => {
     const group = await createUserGroup({
       organizationId: principal.organizationId,
@@ -75,7 +68,7 @@ export const handler = groupHandler('user-groups', {
     });
     return {
       body: { userGroup: presentGroup(group) },
-      headers: { location: `${tokenSettings().issuer}/idp/userGroups/${group.id}` },
+      headers: { location: routeUrl(userGroupsRoutes.getUserGroup, { id: group.id }) },
     };
   },
 
@@ -86,7 +79,7 @@ export const handler = groupHandler('user-groups', {
     ]);
     return {
       body: { userGroups: groups.map((group) => presentGroup(group, archived)) },
-      ...(hasMore ? { headers: nextPageLink('/idp/userGroups/list', query) } : {}),
+      ...(hasMore ? { headers: nextPageLink(userGroupsRoutes.listUserGroups, query) } : {}),
     };
   },
 

@@ -1,19 +1,19 @@
+import { routeUrl } from '../shared/api/route-url.js';
+import { usersRoutes } from '../shared/api/routes/users.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/auth/passwords.js';
-import { tokenSettings } from '../shared/auth/token-service.js';
-import { badRequest, notFound, unsupportedMediaType } from '../shared/http/errors.js';
+import { NotFound } from '../shared/domain/errors.js';
+import { badRequest, unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import { detectImageType } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import type { User } from '../shared/schemas/users.js';
 import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
-import { keys } from '../shared/store/keys.js';
-import { getOrganization } from '../shared/store/organization-repository.js';
+import { grantTarget } from '../shared/store/grant-targets.js';
 import { announceJoinEmail } from '../shared/store/outbox-delivery.js';
 import {
   addUserToGroup,
   changeAdditionalProperties,
-  type GrantTarget,
   grantToUser,
   removeUserFromGroup,
   resolveRoleId,
@@ -21,24 +21,29 @@ import {
 } from '../shared/store/user-grants.js';
 import {
   createUser,
+  type ListedUser,
   listAdditionalPropertyNames,
   listUsers,
   queueJoinEmail,
   requireUser,
+  resetMfa,
   setUserStatus,
-  type UserRecord,
   updateUserAttributes,
   updateUserProfile,
 } from '../shared/store/user-repository.js';
 
 const UI_MODULE_PREFIX = 'UI.';
 /** The User shape; references to archived roles and policies stay stored but are not shown. */
-const presentUser = (user: UserRecord, archived: ArchivedIds): User => ({
+const presentUser = (user: ListedUser, archived: ArchivedIds): User => ({
   id: user.id,
   email: user.email,
   name: user.name,
   picture: user.pictureUpdatedAt
-    ? `${tokenSettings().issuer}/idp/users/${user.id}/picture?v=${user.pictureUpdatedAt}`
+    ? routeUrl(
+        usersRoutes.getUserPicture,
+        { id: user.id },
+        new URLSearchParams({ v: String(user.pictureUpdatedAt) }),
+      )
     : null,
   policies: visibleIds(user.policies, archived.policies),
   roles: visibleIds(user.roles, archived.roles),
@@ -48,16 +53,8 @@ const presentUser = (user: UserRecord, archived: ArchivedIds): User => ({
   userGroups: visibleIds(user.userGroups),
 });
 
-/** MFA resets need the organization to use MFA; both reads run at once. */
-const resetMfa = async (orgId: string, userId: string) => {
-  const [organization] = await Promise.all([getOrganization(orgId), requireUser(orgId, userId)]);
-  if (!organization?.mfaEnabled)
-    throw badRequest('The organization does not use multi-factor authentication');
-  await updateUserAttributes(orgId, userId, {}, ['totpSecret']);
-};
-
 /** Users and the caller's own account (spec 4.1). */
-export const handler = groupHandler('users', {
+export const handler = groupHandler(usersRoutes, {
   listUsers: async ({ query }, { principal }) => {
     const status = query.fetchInactive ? 'INACTIVE' : 'ACTIVE';
     const [result, archived] = await Promise.all([
@@ -66,7 +63,7 @@ export const handler = groupHandler('users', {
     ]);
     return {
       body: result.users.map((user) => presentUser(user, archived)),
-      ...(result.hasMore ? { headers: nextPageLink('/idp/users', query) } : {}),
+      ...(result.hasMore ? { headers: nextPageLink(usersRoutes.listUsers, query) } : {}),
     };
   },
 
@@ -82,7 +79,7 @@ export const handler = groupHandler('users', {
       to: user.email,
       name: user.name,
     });
-    return { headers: { location: `${tokenSettings().issuer}/idp/users/${user.id}` } };
+    return { headers: { location: routeUrl(usersRoutes.getUser, { id: user.id }) } };
   },
 
   getUser: async ({ path }, { principal }) => {
@@ -118,9 +115,9 @@ export const handler = groupHandler('users', {
     // Ask the store only for pictures that exist: without ListBucket, S3 answers a missing key
     // with AccessDenied rather than NoSuchKey.
     const user = await requireUser(principal.organizationId, path.id);
-    if (!user.pictureUpdatedAt) throw notFound('Picture');
+    if (!user.pictureUpdatedAt) throw new NotFound('Picture', path.id);
     const picture = await (await pictureStore()).get(pictureKey(principal.organizationId, path.id));
-    if (!picture) throw notFound('Picture');
+    if (!picture) throw new NotFound('Picture', path.id);
     return {
       raw: {
         statusCode: 200,
@@ -172,12 +169,7 @@ export const handler = groupHandler('users', {
   grantUserRole: async ({ path }, { principal }) => {
     const org = principal.organizationId;
     const roleId = await resolveRoleId(org, path.roleName);
-    await grantToUser(org, path.id, {
-      field: 'roles',
-      id: roleId,
-      key: keys.role(org, roleId),
-      label: 'Role',
-    });
+    await grantToUser(org, path.id, grantTarget(org, 'roles', roleId));
     return {};
   },
 
@@ -189,13 +181,7 @@ export const handler = groupHandler('users', {
 
   grantUserPolicy: async ({ path }, { principal }) => {
     const org = principal.organizationId;
-    const target: GrantTarget = {
-      field: 'policies',
-      id: path.policyId,
-      key: keys.policy(org, path.policyId),
-      label: 'Policy',
-    };
-    await grantToUser(org, path.id, target);
+    await grantToUser(org, path.id, grantTarget(org, 'policies', path.policyId));
     return {};
   },
 
@@ -205,13 +191,8 @@ export const handler = groupHandler('users', {
   },
 
   grantUserManagedRole: async ({ path }, { principal }) => {
-    const target: GrantTarget = {
-      field: 'managedRoles',
-      id: path.roleId,
-      key: keys.managedRole(path.roleId),
-      label: 'Managed role',
-    };
-    await grantToUser(principal.organizationId, path.id, target);
+    const org = principal.organizationId;
+    await grantToUser(org, path.id, grantTarget(org, 'managedRoles', path.roleId));
     return {};
   },
 

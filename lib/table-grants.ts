@@ -1,24 +1,25 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RouteDefinition, TableAccess } from '../shared/api/route-definition.js';
+import { middlewareOf } from '../shared/api/route-middleware.js';
 import { keys, TABLE_SCHEMA } from '../shared/store/keys.js';
 
 export type { TableAccess } from '../shared/api/route-definition.js';
 
 /** What the middleware chain of a function's routes writes beside the function's own data. */
 export interface MiddlewareWrites {
-  /** Every management route is rate limited per organization (`RATE#<org>` counters). */
+  /** Authenticated routes are rate limited per organization (`RATE#<org>` counters). */
   readonly rateLimitCounters: boolean;
-  /** Non-GET management routes honour `Idempotency-Key` (records under `IDEMPOTENCY#<key>`). */
+  /** Routes that honour `Idempotency-Key` keep records under `IDEMPOTENCY#<key>`. */
   readonly idempotencyRecords: boolean;
 }
 
-/** Mirrors the chain that `shared/http/group-handler.ts` builds for each route. */
+/** Read from the same decision the chain is built from (`middlewareOf`). */
 export const middlewareWritesOf = (routes: readonly RouteDefinition[]): MiddlewareWrites => {
-  const management = routes.filter((route) => route.kind === 'management');
+  const uses = routes.map(middlewareOf);
   return {
-    rateLimitCounters: management.length > 0,
-    idempotencyRecords: management.some((route) => route.method !== 'GET' && !route.idempotentByNature),
+    rateLimitCounters: uses.some((route) => route.authenticated),
+    idempotencyRecords: uses.some((route) => route.idempotency),
   };
 };
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ApiError, type ErrorDetail } from '../../shared/http/errors.js';
+import { DomainError, type FieldProblem, NotFound } from '../../shared/domain/errors.js';
 import { COMMANDS, type Command, type CommandResult } from './commands.js';
 import { configureTarget, UsageError } from './target.js';
 
@@ -64,14 +64,21 @@ export const commandHelp = (name: string): string => {
   return [usageLine(command), '', ...TARGET_HELP, ...(command.notes ? ['', command.notes] : [])].join('\n');
 };
 
-/** The store names fields as the API does (`body.roles`); the operator typed `--roles`. */
-const describeDetail = (detail: ErrorDetail) =>
-  `  ${detail.field ? `${detail.field.replace(/^(body\.)?/, '--')}: ` : ''}${detail.message}` +
-  (detail.rejectedValue === undefined ? '' : ` (${JSON.stringify(detail.rejectedValue)})`);
+/** The store names fields as the input names them (`roles`); the operator typed `--roles`. */
+const describeField = (problem: FieldProblem) =>
+  `  --${problem.field}: ${problem.message}` +
+  (problem.rejectedValue === undefined ? '' : ` (${JSON.stringify(problem.rejectedValue)})`);
+
+/** The refusals of the store, one mapping for every command: exit code 1 and what was refused. */
+const describeRefusal = (error: DomainError): string => {
+  const headline =
+    error instanceof NotFound && error.id ? `${error.entity} ${error.id} not found` : error.message;
+  return [headline, ...error.fields.map(describeField)].join('\n');
+};
 
 /** What went wrong, in words an operator can act on. */
 const describeFailure = (error: unknown, target: string): string => {
-  if (error instanceof ApiError) return [error.message, ...error.details.map(describeDetail)].join('\n');
+  if (error instanceof DomainError) return describeRefusal(error);
   const { name, message, code } = error as Error & { code?: string };
   if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String((error as Error).cause ?? message))) {
     return `Cannot reach the ${target}. Is \`npm start\` running? (A deployed table: --table and --region.)`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ApiError, conflict } from '../../shared/http/errors.js';
+import { Conflict, NotFound } from '../../shared/domain/errors.js';
+import { visibleIds } from '../../shared/store/archive.js';
 import { requireCataloguePermissions } from '../../shared/store/catalogue-repository.js';
 import { createRole, type RoleRecord, requireRole } from '../../shared/store/role-repository.js';
 import { resolveRoleId } from '../../shared/store/user-grants.js';
@@ -11,9 +12,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
 const roleNamedIn = (orgId: string, name: string): Promise<RoleRecord | undefined> =>
   resolveRoleId(orgId, name)
     .then((roleId) => requireRole(orgId, roleId))
-    .catch((error) =>
-      error instanceof ApiError && error.status === 404 ? undefined : Promise.reject(error),
-    );
+    .catch((error) => (error instanceof NotFound ? undefined : Promise.reject(error)));
 
 /** Roles someone changed by hand, whose names are skipped before giving up. */
 const MAX_NAME_CANDIDATES = 20;
@@ -39,9 +38,10 @@ export const roleHoldingExactly = async (
       const role = await createRole({ organizationId: orgId, name, permissions: wanted, createdBy });
       return { role, created: true };
     }
-    if (sameSet(existing.permissions, wanted)) return { role: existing, created: false };
+    if (sameSet(visibleIds(existing.permissions), wanted)) return { role: existing, created: false };
   }
-  throw conflict(
+  throw new Conflict(
+    'Role',
     `Every role named "${base}" … "(${MAX_NAME_CANDIDATES})" was changed by hand; grant roles with --roles`,
   );
 };

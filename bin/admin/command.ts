@@ -1,5 +1,5 @@
+import { NotFound } from '../../shared/domain/errors.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
-import { notFound } from '../../shared/http/errors.js';
 import { getOrganization } from '../../shared/store/organization-repository.js';
 import { commaList, type Options, optional } from './options.js';
 import { UsageError } from './target.js';
@@ -37,6 +37,6 @@ export const lines = (...entries: (string | false | undefined)[]) => entries.fil
 /** The organization, or "Organization <id> not found" (exit code 1). */
 export const requireOrganization = async (orgId: string) => {
   const organization = await getOrganization(orgId);
-  if (!organization) throw notFound(`Organization ${orgId}`);
+  if (!organization) throw new NotFound('Organization', orgId);
   return organization;
 };

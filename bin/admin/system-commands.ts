@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
-import { notFound } from '../../shared/http/errors.js';
+import { storeConfig } from '../../shared/config.js';
+import { NotFound } from '../../shared/domain/errors.js';
 import { dependentPermissions, pluginPermissionDefinition } from '../../shared/schemas/catalogue.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { batchGet } from '../../shared/store/batch.js';
@@ -59,7 +60,7 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
         requireOrganization(orgId),
         batchGet([keys.pluginDefinition(pluginId)]),
       ]);
-      if (plugin.length === 0) throw notFound(`Plugin ${pluginId}`);
+      if (plugin.length === 0) throw new NotFound('Plugin', pluginId);
       await assignPlugin(organization.id, pluginId);
       return {
         json: { organizationId: orgId, pluginId },
@@ -136,8 +137,7 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
     usage: 'signing-keys rotate [--retain-seconds S]',
     options: ['retain-seconds'],
     run: async (options) => {
-      const retainSeconds =
-        integer(options, 'retain-seconds', 0) ?? Number(process.env.IDP_TOKEN_TTL_SECONDS ?? 3600);
+      const retainSeconds = integer(options, 'retain-seconds', 0) ?? storeConfig().tokenLifetimeSeconds;
       const kid = await rotateSigningKeys(retainSeconds * 1000);
       return {
         json: { kid, previousKeyPublishedForSeconds: retainSeconds },

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { reloadConfig } from '../../shared/config.js';
 
 export interface TargetOptions {
   table?: string | undefined;
@@ -37,6 +38,7 @@ export const configureTarget = (options: TargetOptions, env = process.env): Targ
     env.AWS_SECRET_ACCESS_KEY ??= 'local';
     env.AWS_REGION ??= 'us-east-1';
     delete env.AWS_PROFILE;
+    reloadConfig();
     return { description: `local DynamoDB at ${endpoint}`, local: true };
   }
   const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
@@ -49,6 +51,7 @@ export const configureTarget = (options: TargetOptions, env = process.env): Targ
     IDP_SECRET_STORE: 'aws',
     IDP_SECRET_PREFIX: options.secretPrefix ?? 'idp/',
   });
+  reloadConfig();
   return { description: `table ${options.table} in ${region}`, local: false };
 };
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { storeConfig } from '../../shared/config.js';
+import { refuseStandardClientPolicies } from '../../shared/domain/api-client-rules.js';
+import { NotFound, PreconditionFailed } from '../../shared/domain/errors.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
-import { ApiError, badRequest, notFound } from '../../shared/http/errors.js';
 import { clientType, createApiClientRequest } from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { ssoClientId, ssoClientSecret } from '../../shared/schemas/sso.js';
@@ -33,15 +35,11 @@ const MAX_RATE = 1_000_000;
 /** A rotated-out secret works at most this long after an operator's rotation. */
 const MAX_GRACE_SECONDS = 30 * 24 * 3600;
 
-/** A 404 that names what was not found. */
-const notFoundNamed = (what: string, id: string) => (error: unknown) =>
-  Promise.reject(error instanceof ApiError && error.status === 404 ? notFound(`${what} ${id}`) : error);
-
 /** Every role and policy named must be live in the organization. */
 const requireGrantTargets = (orgId: string, roles: readonly string[], policies: readonly string[]) =>
   Promise.all([
-    ...roles.map((id) => requireRole(orgId, id).catch(notFoundNamed('Role', id))),
-    ...policies.map((id) => requirePolicy(orgId, id).catch(notFoundNamed('Policy', id))),
+    ...roles.map((id) => requireRole(orgId, id)),
+    ...policies.map((id) => requirePolicy(orgId, id)),
   ]);
 
 /**
@@ -69,7 +67,7 @@ const describeSettings = (organization: Organization) => {
 const liveClient = async (options: Options) => {
   const clientId = validated(identifier, required(options, 'id'), 'id');
   const client = await getApiClient(clientId);
-  if (!client) throw notFound(`API client ${clientId}`);
+  if (!client) throw new NotFound('API client', clientId);
   return client;
 };
 
@@ -91,7 +89,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         ...(rateLimit ? { rateLimit } : {}),
       };
       if (!(await createOrganization(organization))) {
-        throw badRequest(`Organization ${organization.id} already exists`);
+        throw new PreconditionFailed(`Organization ${organization.id} already exists`);
       }
       return {
         json: organization,
@@ -120,8 +118,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         ...(mfaEnabled !== undefined ? { mfaEnabled } : {}),
       }).catch((error: unknown) =>
         Promise.reject(
-          error instanceof ApiError && error.status === 404
-            ? new ApiError(404, `Organization ${orgId} not found`, [
+          error instanceof NotFound
+            ? new NotFound('Organization', orgId, [
                 { field: 'id', message: 'No organization with this id exists', rejectedValue: orgId },
               ])
             : error,
@@ -167,9 +165,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         roles: validated(shape.roles, commaList(optional(options, 'roles')), 'roles'),
         policies: validated(shape.policies, commaList(optional(options, 'policies')), 'policies'),
       };
-      if (request.clientType === 'STANDARD' && request.policies.length > 0) {
-        throw new UsageError('--policies needs --type RESTRICTED');
-      }
+      refuseStandardClientPolicies(request.clientType, request.policies);
       const permissions = permissionsOption(options);
       await requireOrganization(orgId);
       // Before the permissions role is made, so that a refused client leaves nothing behind.
@@ -196,7 +192,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
           `  client_secret: ${client.clientSecret}`,
           `  roles:         ${client.roles.join(', ') || '(none)'}`,
           granted &&
-            `  ${granted.created ? 'created' : 'reused'} role ${granted.role.name} with ${granted.role.permissions.length} permission(s)`,
+            `  ${granted.created ? 'created' : 'reused'} role ${granted.role.name} with ${granted.role.permissions?.size ?? 0} permission(s)`,
         ),
       };
     },
@@ -207,15 +203,9 @@ export const TENANT_COMMANDS: Record<string, Command> = {
     options: ['id', 'grace-seconds'],
     run: async (options) => {
       const graceSeconds =
-        integer(options, 'grace-seconds', 0, MAX_GRACE_SECONDS) ??
-        Number(process.env.IDP_CLIENT_SECRET_GRACE_SECONDS ?? 86_400);
+        integer(options, 'grace-seconds', 0, MAX_GRACE_SECONDS) ?? storeConfig().clientSecretGraceSeconds;
       const client = await liveClient(options);
-      const rotated = await rotateClientSecret(
-        client.organizationId,
-        client.id,
-        OPERATOR,
-        graceSeconds * 1000,
-      );
+      const rotated = await rotateClientSecret(client.organizationId, client.id, OPERATOR, graceSeconds);
       const previousValidUntil = new Date(Number(rotated.previousSecretExpiresAt)).toISOString();
       return {
         json: {

@@ -72,7 +72,8 @@ export interface ApiGatewayOptions {
   host?: string;
   /** Read when the first token is verified: with port 0 the issuer is known only after listen. */
   issuer: () => string;
-  audience: string;
+  /** Read with the issuer. */
+  audience: () => string;
 }
 
 export interface RunningApiGateway {
@@ -98,7 +99,7 @@ const jwtAuthorizer = (options: ApiGatewayOptions) => {
         jwks_uri: string;
       };
       return JwtVerifier.create(
-        { issuer, audience: options.audience, jwksUri: discovery.jwks_uri },
+        { issuer, audience: options.audience(), jwksUri: discovery.jwks_uri },
         { jwksCache: new SimpleJwksCache({ fetcher: httpFetcher }) },
       );
     })();

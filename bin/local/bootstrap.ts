@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { Conflict, NotFound } from '../../shared/domain/errors.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
-import { ApiError } from '../../shared/http/errors.js';
 import { createApiClient, getApiClient, updateApiClient } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
-import { db, tableName } from '../../shared/store/dynamo.js';
-import { keys } from '../../shared/store/keys.js';
+import { LocalBootstrapEntity } from '../../shared/store/entities.js';
 import { createOrganization } from '../../shared/store/organization-repository.js';
 import { createRole, setRolePermissions } from '../../shared/store/role-repository.js';
+import { put, writeOne } from '../../shared/store/writes.js';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -25,16 +24,14 @@ const refreshAdministratorRole = async (organizationId: string, roleId: string |
       await setRolePermissions(organizationId, roleId, ALL_PERMISSION_IDS);
       return roleId;
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      if (!(error instanceof NotFound)) throw error;
     }
   }
   const create = (name: string) =>
     createRole({ organizationId, name, permissions: ALL_PERMISSION_IDS, createdBy: 'bootstrap' });
   // Someone may have given another role the name meanwhile.
   const role = await create('Administrator').catch((error) =>
-    error instanceof ApiError && error.status === 409
-      ? create(`Administrator ${randomUUID().slice(0, 8)}`)
-      : Promise.reject(error),
+    error instanceof Conflict ? create(`Administrator ${randomUUID().slice(0, 8)}`) : Promise.reject(error),
   );
   return role.id;
 };
@@ -85,10 +82,8 @@ export const bootstrapLocal = async (
   now = Date.now(),
 ): Promise<BootstrapResult> => {
   await seedSystemData(now);
-  const { Item: pointer } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.localBootstrap(), ConsistentRead: true }),
-  );
-  const organizationId = String(pointer?.organizationId ?? randomUUID());
+  const pointer = await LocalBootstrapEntity.get({});
+  const organizationId = pointer?.organizationId ?? randomUUID();
   await createOrganization({
     id: organizationId,
     name: 'Default organization',
@@ -97,29 +92,22 @@ export const bootstrapLocal = async (
     createdBy: 'bootstrap',
     mfaEnabled: false,
   });
-  const adminRoleId = await refreshAdministratorRole(
-    organizationId,
-    pointer?.adminRoleId as string | undefined,
-  );
+  const adminRoleId = await refreshAdministratorRole(organizationId, pointer?.adminRoleId);
 
-  const clientId = requested.clientId ?? String(pointer?.clientId ?? randomUUID());
+  const clientId = requested.clientId ?? pointer?.clientId ?? randomUUID();
   const clientSecret = await ensureAdministratorClient(
     organizationId,
     adminRoleId,
     clientId,
     requested.clientSecret,
   );
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.localBootstrap(),
-        organizationId,
-        adminRoleId,
-        clientId,
-        createdAt: Number(pointer?.createdAt ?? now),
-      },
-    }),
+  await writeOne(
+    put(
+      LocalBootstrapEntity.item(
+        {},
+        { organizationId, adminRoleId, clientId, createdAt: pointer?.createdAt ?? now },
+      ),
+    ),
   );
   return { organizationId, clientId, clientSecret };
 };

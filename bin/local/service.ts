@@ -9,6 +9,8 @@ export interface LocalServiceOptions {
   tableName?: string;
   adminClientId?: string;
   adminClientSecret?: string;
+  /** The public origin, when something in front of the server (a proxy) has another one. */
+  issuer?: string;
 }
 
 export interface LocalService extends BootstrapResult {
@@ -19,36 +21,43 @@ export interface LocalService extends BootstrapResult {
 
 /**
  * Configures the in-process functions the way the stack configures the deployed ones (through
- * environment variables), prepares the table and its data, and serves the API.
+ * environment variables), prepares the table and its data, and serves the API. The gateway
+ * listens first: with port 0 the public origin is known only then, and every setting is read
+ * after it is.
  */
 export const startLocalService = async (options: LocalServiceOptions): Promise<LocalService> => {
+  // Local runs never talk to AWS: pin the SDK to placeholder credentials and a fixed region.
+  process.env.AWS_REGION ??= 'us-east-1';
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+
+  const { config, reloadConfig } = await import('../../shared/config.js');
+  let issuer = '';
+  const gateway = await startApiGateway({
+    port: options.port,
+    issuer: () => issuer,
+    audience: () => config().audience,
+  });
   Object.assign(process.env, {
     IDP_TABLE_NAME: options.tableName ?? 'idp',
     IDP_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
     IDP_DATA_DIR: options.dataDirectory,
     IDP_SECRET_STORE: 'file',
     IDP_OUTBOX_FILE: `${options.dataDirectory}/outbox.jsonl`,
-    IDP_AUDIENCE: process.env.IDP_AUDIENCE ?? 'idp',
+    IDP_ISSUER: options.issuer ?? gateway.url,
   });
-  // Local runs never talk to AWS: pin the SDK to placeholder credentials and a fixed region.
-  process.env.AWS_REGION ??= 'us-east-1';
-  process.env.AWS_ACCESS_KEY_ID ??= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-
-  const { rawDynamoClient, tableName } = await import('../../shared/store/dynamo.js');
-  await ensureTable(rawDynamoClient(), tableName());
-  const admin = await bootstrapLocal({
-    ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
-    ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),
-  });
-
-  let issuer = '';
-  const gateway = await startApiGateway({
-    port: options.port,
-    issuer: () => issuer,
-    audience: process.env.IDP_AUDIENCE ?? 'idp',
-  });
-  issuer = process.env.IDP_ISSUER ?? gateway.url;
-  process.env.IDP_ISSUER = issuer;
-  return { ...admin, baseUrl: gateway.url, gateway, close: () => gateway.close() };
+  reloadConfig();
+  issuer = config().publicOrigin;
+  try {
+    const { rawDynamoClient, tableName } = await import('../../shared/store/dynamo.js');
+    await ensureTable(rawDynamoClient(), tableName());
+    const admin = await bootstrapLocal({
+      ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
+      ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),
+    });
+    return { ...admin, baseUrl: gateway.url, gateway, close: () => gateway.close() };
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
 };

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorBody } from '../schemas/common.js';
 import type { RouteDefinition } from './route-definition.js';
+import { middlewareOf } from './route-middleware.js';
 import { ROUTES } from './routes.js';
 
 export const API_BASE_PATH = '/idp';
 
 /** Statuses every management operation can answer, whatever the route documents. */
-const COMMON_MANAGEMENT_ERRORS = [400, 401, 403, 429, 500];
+const COMMON_MANAGEMENT_ERRORS = [401, 403, 429, 500];
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request',
@@ -38,14 +39,23 @@ const errorResponse = (status: number) => ({
   },
 });
 
+/** The error statuses an operation can answer, from what its middleware does and what it declares. */
+const errorStatusesOf = (route: RouteDefinition): number[] => {
+  const uses = middlewareOf(route);
+  const statuses = [
+    ...(uses.authenticated ? COMMON_MANAGEMENT_ERRORS : []),
+    ...(uses.validation ? [400] : []),
+    ...(route.errors ?? []),
+    // A write may meet a concurrent one; a repeated Idempotency-Key may come with another body.
+    ...(uses.authenticated && route.method !== 'GET' ? [409] : []),
+    ...(uses.idempotency ? [422] : []),
+    ...(uses.jsonBody ? [413, 415] : []),
+  ];
+  return [...new Set(statuses)].sort((a, b) => a - b);
+};
+
 const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
   const isManagement = route.kind === 'management';
-  // Every route validates its query and path (closed schemas), so every route can answer 400.
-  const errors = [...(isManagement ? COMMON_MANAGEMENT_ERRORS : [400]), ...(route.errors ?? [])];
-  if (isManagement && route.method !== 'GET') {
-    errors.push(409, ...(route.idempotentByNature ? [] : [422]));
-  }
-  if (route.request.body) errors.push(413, 415);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -70,9 +80,7 @@ const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
         description: route.response.description,
         ...(route.response.body ? { content: { 'application/json': { schema: route.response.body } } } : {}),
       },
-      ...Object.fromEntries(
-        [...new Set(errors)].sort((a, b) => a - b).map((status) => [status, errorResponse(status)]),
-      ),
+      ...Object.fromEntries(errorStatusesOf(route).map((status) => [status, errorResponse(status)])),
     },
   };
 };

@@ -101,18 +101,36 @@ export interface RouteDefinition {
   readonly extension?: boolean;
 }
 
-/** Identity helper that keeps the literal types of a route for handler typing. */
-export const defineRoute = <const R extends RouteDefinition>(route: R): R => route;
-
-type ManagementRouteInput = Omit<RouteDefinition, 'group' | 'kind' | 'userTypes'> & {
+/** A route as a route file writes it: its operationId is its key, its group the file's. */
+export type RouteEntry = Omit<RouteDefinition, 'operationId' | 'group' | 'kind' | 'userTypes'> & {
+  /** @default 'management' */
+  readonly kind?: RouteKind;
+  /** @default every user type */
   readonly userTypes?: readonly UserType[];
 };
 
-/** Management routes of one group: `/idp`, behind the authorizer, all user types unless narrowed. */
-export const managementRoutesOf =
-  <G extends EndpointGroup>(group: G) =>
-  <const R extends ManagementRouteInput>(route: R) =>
-    ({ group, kind: 'management', userTypes: ALL_USER_TYPES, ...route }) as const;
+type CompletedRoute<G extends EndpointGroup, K extends string, E extends RouteEntry> = E & {
+  readonly operationId: K;
+  readonly group: G;
+  readonly kind: E extends { readonly kind: infer Kind extends RouteKind } ? Kind : 'management';
+  readonly userTypes: readonly UserType[];
+};
+
+/**
+ * The routes of one endpoint group (one Lambda function), keyed by operationId: a function imports
+ * its own group's routes only, and an operationId is written once, as the key.
+ */
+export const routeGroup =
+  <G extends EndpointGroup>(group: G, defaults: { userTypes?: readonly UserType[] } = {}) =>
+  <const T extends Record<string, RouteEntry>>(
+    entries: T,
+  ): { readonly [K in keyof T & string]: CompletedRoute<G, K, T[K]> } =>
+    Object.fromEntries(
+      Object.entries(entries).map(([operationId, entry]) => [
+        operationId,
+        { kind: 'management', userTypes: defaults.userTypes ?? ALL_USER_TYPES, ...entry, operationId, group },
+      ]),
+    ) as never;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 

@@ -1,32 +1,39 @@
 import { type EffectiveAccess, effectiveAccess, type GrantedIds } from '../domain/effective-permissions.js';
-import { batchGet } from '../store/batch.js';
+import { batchGetByKey } from '../store/batch.js';
 import { permissionDependencies } from '../store/catalogue-repository.js';
-import { type ItemKey, keys } from '../store/keys.js';
-import { roleGrantOf } from '../store/role-repository.js';
-
-const keyString = (key: ItemKey) => `${key.pk}|${key.sk}`;
+import { ManagedRoleEntity, PolicyEntity, RoleEntity } from '../store/entities.js';
 
 /**
  * What the granted ids amount to. Reads every role, managed role and policy in one BatchGetItem
  * (100 keys per call, chunks in parallel) while the cached dependency graph loads beside it.
  */
 export const resolveAccess = async (orgId: string, ids: GrantedIds): Promise<EffectiveAccess> => {
-  const wanted = [
-    ...ids.roleIds.map((id) => ({ kind: 'role' as const, id, key: keys.role(orgId, id) })),
-    ...ids.managedRoleIds.map((id) => ({ kind: 'managedRole' as const, id, key: keys.managedRole(id) })),
-    ...ids.policyIds.map((id) => ({ kind: 'policy' as const, id, key: keys.policy(orgId, id) })),
-  ];
-  const [items, dependencies] = await Promise.all([
-    batchGet(wanted.map((entry) => entry.key)),
+  const roleKeys = ids.roleIds.map((id) => RoleEntity.key({ organizationId: orgId, id }));
+  const managedRoleKeys = ids.managedRoleIds.map((id) => ManagedRoleEntity.key({ id }));
+  const policyKeys = ids.policyIds.map((id) => PolicyEntity.key({ organizationId: orgId, id }));
+  const [read, dependencies] = await Promise.all([
+    batchGetByKey([...roleKeys, ...managedRoleKeys, ...policyKeys]),
     permissionDependencies(),
   ]);
-  const found = new Map(items.map((item) => [keyString(item as ItemKey), item]));
-  const resolved = { roles: new Map(), managedRoles: new Map(), policies: new Map() };
-  for (const entry of wanted) {
-    const item = found.get(keyString(entry.key));
-    if (!item) continue;
-    if (entry.kind === 'policy') resolved.policies.set(entry.id, { archived: item.archived === true });
-    else resolved[entry.kind === 'role' ? 'roles' : 'managedRoles'].set(entry.id, roleGrantOf(item));
-  }
-  return effectiveAccess(ids, resolved, dependencies);
+  /** id -> decoded item, for the ids that resolve to an item. */
+  const found = <T>(
+    idList: readonly string[],
+    itemKeys: typeof roleKeys,
+    decode: (item: Record<string, unknown>) => T,
+  ) =>
+    new Map(
+      idList.flatMap((id, index) => {
+        const item = read.get(itemKeys[index] as (typeof roleKeys)[number]);
+        return item ? [[id, decode(item)] as const] : [];
+      }),
+    );
+  return effectiveAccess(
+    ids,
+    {
+      roles: found(ids.roleIds, roleKeys, RoleEntity.decode),
+      managedRoles: found(ids.managedRoleIds, managedRoleKeys, ManagedRoleEntity.decode),
+      policies: found(ids.policyIds, policyKeys, PolicyEntity.decode),
+    },
+    dependencies,
+  );
 };

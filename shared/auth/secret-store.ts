@@ -1,3 +1,5 @@
+import { storeConfig } from '../config.js';
+
 /**
  * Where secret values live: AWS Secrets Manager when deployed, files under the local data
  * directory in development. Secret values never go to the table, to logs or to responses.
@@ -18,12 +20,13 @@ let configured: SecretStore | undefined;
 /** The adapter the environment asks for, loaded on first use so each bundle only pays for its own. */
 export const secretStore = async (): Promise<SecretStore> => {
   if (configured) return configured;
-  if (process.env.IDP_SECRET_STORE === 'aws') {
+  const settings = storeConfig().secretStore;
+  if (settings.kind === 'aws') {
     const { SecretsManagerSecretStore } = await import('./secrets-manager-store.js');
-    configured = new SecretsManagerSecretStore(process.env.IDP_SECRET_PREFIX ?? 'idp/');
+    configured = new SecretsManagerSecretStore(settings.prefix);
   } else {
     const { FileSecretStore } = await import('./file-secret-store.js');
-    configured = new FileSecretStore(`${process.env.IDP_DATA_DIR ?? '.data'}/secrets`);
+    configured = new FileSecretStore(settings.directory);
   }
   return configured;
 };

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { UserType } from '../api/route-definition.js';
+import { config } from '../config.js';
 import type { EffectiveAccess } from '../domain/effective-permissions.js';
 import { currentSigningKey, SIGNING_ALGORITHM } from './signing-keys.js';
-
-export const tokenSettings = () => ({
-  issuer: process.env.IDP_ISSUER ?? `http://localhost:${process.env.PORT ?? 3000}`,
-  audience: process.env.IDP_AUDIENCE ?? 'idp',
-  lifetimeSeconds: Number(process.env.IDP_TOKEN_TTL_SECONDS ?? 3600),
-});
 
 /** Scopes the service knows (spec section 5); others are ignored, not refused. */
 export const SUPPORTED_SCOPES = [
@@ -41,7 +36,7 @@ export const signAccessToken = async (
   scope: string,
   now = Date.now(),
 ): Promise<{ accessToken: string; expiresIn: number }> => {
-  const { issuer, audience, lifetimeSeconds } = tokenSettings();
+  const { publicOrigin: issuer, audience, tokenLifetimeSeconds: lifetimeSeconds } = config();
   const { kid, key } = await currentSigningKey();
   const issuedAt = Math.floor(now / 1000);
   const accessToken = await new SignJWT({

@@ -1,6 +1,6 @@
-import { type GrantHolder, grantedIds } from '../domain/effective-permissions.js';
+import { grantedIds } from '../domain/effective-permissions.js';
 import { batchGet } from '../store/batch.js';
-import { keys } from '../store/keys.js';
+import { UserGroupEntity } from '../store/entities.js';
 import { getUser } from '../store/user-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import { grantedScope, signAccessToken, type TokenSubject } from './token-service.js';
@@ -13,14 +13,18 @@ import { grantedScope, signAccessToken, type TokenSubject } from './token-servic
 export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> => {
   const user = await getUser(orgId, userId, true);
   if (user?.status !== 'ACTIVE') return undefined;
-  const groups = await batchGet([...(user.userGroups ?? [])].map((id) => keys.userGroup(orgId, id)));
+  const groups = (
+    await batchGet(
+      [...(user.userGroups ?? [])].map((id) => UserGroupEntity.key({ organizationId: orgId, id })),
+    )
+  ).map(UserGroupEntity.decode);
   const access = await resolveAccess(
     orgId,
     grantedIds(
       user,
+      // A group being copied or deleted grants nothing either.
       groups.map((group) => ({
-        ...(group as GrantHolder),
-        // A group being copied or deleted grants nothing either.
+        ...group,
         active: group.status === 'ACTIVE' && group.lifecycle === undefined,
       })),
     ),

@@ -15,7 +15,7 @@ export interface PluginAction {
 
 /** A role or managed role as read from the table. */
 export interface RoleGrant {
-  permissions: readonly string[];
+  permissions?: Iterable<string>;
   /** pluginId -> granted actions */
   pluginPermissions?: Readonly<Record<string, readonly PluginAction[]>>;
   archived?: boolean;
@@ -113,7 +113,7 @@ export const effectiveAccess = (
   return {
     permissions: [
       ...withDependencies(
-        liveRoles.flatMap((role) => role.permissions),
+        liveRoles.flatMap((role) => [...(role.permissions ?? [])]),
         dependencies,
       ),
     ].sort(),

@@ -2,9 +2,10 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { EndpointGroup, RouteDefinition, RouteInput, RouteResult } from '../api/route-definition.js';
-import { ROUTES, type Routes } from '../api/routes.js';
+import type { RouteDefinition, RouteInput, RouteResult } from '../api/route-definition.js';
+import { middlewareOf } from '../api/route-middleware.js';
 import type { Principal } from '../auth/principal.js';
+import { config } from '../config.js';
 import { measureRequest } from '../observability/metrics.js';
 import { errorBody } from './error-mapping.js';
 import { ApiError } from './errors.js';
@@ -35,10 +36,8 @@ export type RouteHandler<R extends RouteDefinition> = (
   context: HandlerContext,
 ) => Promise<RouteResult<R>> | RouteResult<R>;
 
-/** The handlers a group's function must provide: exactly the operations the route table gives it. */
-export type GroupHandlers<G extends EndpointGroup> = {
-  [K in keyof Routes as Routes[K]['group'] extends G ? K : never]: RouteHandler<Routes[K]>;
-};
+/** The handlers of a group's function: exactly one per route of the group's route file. */
+export type GroupHandlers<T extends Record<string, RouteDefinition>> = { [K in keyof T]: RouteHandler<T[K]> };
 
 /**
  * Reads the secret of a recorded response again (see `RouteDefinition.response.secretField`),
@@ -48,12 +47,8 @@ export type SecretRereader = (
   recordedBody: Record<string, unknown>,
   context: Pick<HandlerContext, 'principal'>,
 ) => Promise<string>;
-export type GroupSecretRereaders<G extends EndpointGroup> = {
-  [K in keyof Routes as Routes[K]['group'] extends G
-    ? Routes[K]['response'] extends { secretField: string }
-      ? K
-      : never
-    : never]: SecretRereader;
+export type GroupSecretRereaders<T extends Record<string, RouteDefinition>> = {
+  [K in keyof T as T[K]['response'] extends { secretField: string } ? K : never]: SecretRereader;
 };
 
 /** Shapes the handler's result through the route's response schema: closed, so nothing extra leaks. */
@@ -66,26 +61,25 @@ const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>)
   // A response that breaks its own schema is a server bug, never the caller's fault.
   if (!shaped.success)
     throw new Error(`${route.operationId} response does not match its schema: ${shaped.error.message}`);
-  const body = shaped.data;
-  return jsonResponse(route.response.status, body, result.headers);
+  return jsonResponse(route.response.status, shaped.data, result.headers);
 };
 
-/** The middleware chain of one route, in the order ARCHITECTURE.md describes. */
+/** The middleware chain of one route, as `middlewareOf` decides it, in the order the README describes. */
 const routeChain = (
   route: RouteDefinition,
   handle: RouteHandler<RouteDefinition>,
-  rereadSecret: SecretRereader | undefined,
+  rereadSecret?: SecretRereader,
 ) => {
+  const uses = middlewareOf(route);
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
     .use(errorResponse())
     .use(httpHeaderNormalizer())
     .use(requestContext(route) as middy.MiddlewareObj);
-  if (route.kind === 'management') chain.use(principalStatus()).use(rateLimit()).use(authorize(route));
-  if (route.request.body) chain.use(jsonBody() as middy.MiddlewareObj);
-  if (route.request.multipartFile) chain.use(multipartFile(route));
-  // The token endpoint reads its own form and answers RFC 6749 errors; it takes no query.
-  if (route.kind !== 'oauth') chain.use(validateRequest(route) as middy.MiddlewareObj);
-  if (route.kind === 'management' && route.method !== 'GET' && !route.idempotentByNature) {
+  if (uses.authenticated) chain.use(principalStatus()).use(rateLimit()).use(authorize(route));
+  if (uses.jsonBody) chain.use(jsonBody() as middy.MiddlewareObj);
+  if (uses.multipartFile) chain.use(multipartFile(route) as middy.MiddlewareObj);
+  if (uses.validation) chain.use(validateRequest(route) as middy.MiddlewareObj);
+  if (uses.idempotency) {
     const { secretField } = route.response;
     if (secretField && !rereadSecret) throw new Error(`No secret rereader for ${route.operationId}`);
     chain.use(
@@ -140,26 +134,27 @@ const withAccessLog =
   };
 
 /**
- * The Lambda handler of one endpoint group: Middy's router dispatches to each route's chain.
- * API Gateway only forwards the group's own routes, so the not-found branch is a safety net.
+ * The Lambda handler of one endpoint group: Middy's router dispatches to each route's chain. The
+ * configuration is read as the function starts, so a missing setting fails the cold start naming
+ * it. API Gateway only forwards the group's own routes, so the not-found branch is a safety net.
  */
-export const groupHandler = <G extends EndpointGroup>(
-  group: G,
-  handlers: GroupHandlers<G>,
-  ...[secretRereaders]: keyof GroupSecretRereaders<G> extends never ? [] : [GroupSecretRereaders<G>]
+export const groupHandler = <T extends Record<string, RouteDefinition>>(
+  routes: T,
+  handlers: GroupHandlers<T>,
+  ...[secretRereaders]: keyof GroupSecretRereaders<T> extends never ? [] : [GroupSecretRereaders<T>]
 ) => {
-  const table = handlers as unknown as Record<string, RouteHandler<RouteDefinition>>;
+  config();
   const rereaders = (secretRereaders ?? {}) as Record<string, SecretRereader>;
   const router = httpRouterHandler({
-    routes: ROUTES.filter((route) => route.group === group).map((route) => {
-      const handle = table[route.operationId];
-      if (!handle) throw new Error(`No handler for ${route.operationId}`);
-      return {
-        method: route.method,
-        path: route.path,
-        handler: routeChain(route, handle, rereaders[route.operationId]),
-      };
-    }),
+    routes: Object.values(routes).map((route) => ({
+      method: route.method,
+      path: route.path,
+      handler: routeChain(
+        route,
+        handlers[route.operationId as keyof T] as RouteHandler<RouteDefinition>,
+        rereaders[route.operationId],
+      ),
+    })),
     notFoundResponse: ({ method, path }) =>
       jsonResponse(404, errorBody(new ApiError(404, `No route ${method} ${path}`), 'unknown')) as never,
   });

@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { logLevelOf } from '../config.js';
 
 /**
  * Structured JSON logs. What is logged is chosen field by field (never an event, header or body),
@@ -6,5 +7,5 @@ import { Logger } from '@aws-lambda-powertools/logger';
  */
 export const logger = new Logger({
   serviceName: 'idp',
-  logLevel: (process.env.IDP_LOG_LEVEL ?? 'INFO') as 'INFO',
+  logLevel: logLevelOf(process.env),
 });

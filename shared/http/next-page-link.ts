@@ -1,8 +1,8 @@
-import { tokenSettings } from '../auth/token-service.js';
+import { routeUrl } from '../api/route-url.js';
 
-/** `Link: <...>; rel="next"` for the page after `query.page` of the listing at `path`. */
+/** `Link: <...>; rel="next"` for the page after `query.page` of a listing route. */
 export const nextPageLink = (
-  path: string,
+  route: { readonly path: string },
   query: { page: number; pageSize: number; [flag: string]: number | boolean | undefined },
 ) => {
   const next = new URLSearchParams();
@@ -11,5 +11,5 @@ export const nextPageLink = (
     if (value !== undefined && value !== false) next.set(name, String(value));
   }
   next.set('page', String(query.page + 1));
-  return { link: `<${tokenSettings().issuer}${path}?${next}>; rel="next"` };
+  return { link: `<${routeUrl(route, {} as never, next)}>; rel="next"` };
 };

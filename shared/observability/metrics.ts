@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { config } from '../config.js';
 import { logger } from '../http/logger.js';
 
 /** What the service counts, per request (dimensions: service, Route, StatusClass). */
@@ -32,7 +33,7 @@ const publish = (counts: Map<MetricName, number>, route: string, status: number)
   metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'idp' });
   metrics.addDimensions({ Route: route, StatusClass: `${Math.floor(status / 100)}xx` });
   for (const [name, value] of counts) metrics.addMetric(name, MetricUnit.Count, value);
-  if (process.env.IDP_METRICS === 'emf') {
+  if (config().metrics === 'emf') {
     metrics.publishStoredMetrics();
     return;
   }

@@ -1,3 +1,5 @@
+import { storeConfig } from '../config.js';
+
 /** Where user pictures live: an S3 bucket when deployed, files under the data directory locally. */
 export interface PictureStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
@@ -10,12 +12,13 @@ let configured: PictureStore | undefined;
 
 export const pictureStore = async (): Promise<PictureStore> => {
   if (configured) return configured;
-  if (process.env.IDP_PICTURE_BUCKET) {
+  const { pictureBucket, dataDirectory } = storeConfig();
+  if (pictureBucket) {
     const { S3PictureStore } = await import('./s3-picture-store.js');
-    configured = new S3PictureStore(process.env.IDP_PICTURE_BUCKET);
+    configured = new S3PictureStore(pictureBucket);
   } else {
     const { FilePictureStore } = await import('./file-picture-store.js');
-    configured = new FilePictureStore(process.env.IDP_DATA_DIR ?? '.data');
+    configured = new FilePictureStore(dataDirectory);
   }
   return configured;
 };

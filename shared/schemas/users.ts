@@ -82,7 +82,7 @@ export const userTypePath = z.strictObject({
   id: identifier,
   type: z
     .enum(['STANDARD', 'RESTRICTED', 'standard', 'restricted'])
-    .transform((value) => value.toUpperCase()),
+    .transform((value) => (value.toUpperCase() === 'STANDARD' ? 'STANDARD' : 'RESTRICTED')),
 });
 export const userRolePath = z.strictObject({ id: identifier, roleName: z.string().min(1).max(200) });
 export const userPolicyPath = z.strictObject({ id: identifier, policyId: identifier });

@@ -1,39 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserType } from '../api/route-definition.js';
-import { badRequest, conflict, notFound } from '../http/errors.js';
-import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
-import { keys, TABLE_SCHEMA } from './keys.js';
+import { storeConfig } from '../config.js';
+import { refuseStandardClientPolicies } from '../domain/api-client-rules.js';
+import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
+import { ApiClientEntity, type ApiClientRecord, PolicyEntity, RoleEntity } from './entities.js';
+import { keys, LISTINGS, TABLE_SCHEMA } from './keys.js';
 import { bucketCountDelta, type ListingIndex, nextSequence, readPage } from './sequenced-listing.js';
-import { liveTargetCheck, transactWrite } from './transactions.js';
+import { checkLive, create, transact, update, writeOne } from './writes.js';
 
-export interface ApiClientRecord {
-  id: string;
-  organizationId: string;
-  name: string;
-  /** Stored as issued: the spec's client list returns it. The table is encrypted at rest. */
-  clientSecret: string;
-  /** The secret before the last rotation, accepted until `previousSecretExpiresAt` (ms). */
-  previousSecret?: string;
-  previousSecretExpiresAt?: number;
-  /** When `clientSecret` was issued (ms): the `lastModifiedDate` of the answer that showed it. */
-  secretIssuedAt?: number;
-  clientType: UserType;
-  roles: string[];
-  policies: string[];
-  createdBy: string;
-  createdDate: number;
-  lastModifiedBy: string;
-  lastModifiedDate: number;
-  /** Position in the organization's client listing. */
-  sequence: number;
-  deleted?: boolean;
-}
+export type { ApiClientRecord } from './entities.js';
 
 export const newClientSecret = (): string => randomBytes(32).toString('base64url');
 
-const CLIENT_LISTING = 'CLIENT';
 const NOT_DELETED = '(attribute_not_exists(deleted) OR deleted = :false)';
+const clientNotFound = (clientId: string) => () => new NotFound('API client', clientId);
 
 /** Clients live in their own partitions (the token endpoint reads them by id alone): listed via gsi1. */
 const clientListing = (orgId: string): ListingIndex => {
@@ -47,9 +27,16 @@ const clientListing = (orgId: string): ListingIndex => {
   };
 };
 
+const unknownReference = (field: 'roles' | 'policies', id: string) => () =>
+  new InvalidReference(`Unknown ${field === 'roles' ? 'role' : 'policy'}`, [
+    { message: 'Not a live one of this organization', field, rejectedValue: id },
+  ]);
+
 /**
  * Registers a client: its item (listed in creation order) and the listing count, in one
- * transaction that also checks every role and policy is live in the organization (400 naming it).
+ * transaction that also checks every role and policy is live in the organization (refused naming
+ * the first that is not). Policies apply to RESTRICTED clients only (spec section 2): a STANDARD
+ * client carrying some is refused.
  */
 export const createApiClient = async (
   input: {
@@ -64,10 +51,11 @@ export const createApiClient = async (
   },
   now = Date.now(),
 ): Promise<ApiClientRecord> => {
+  refuseStandardClientPolicies(input.clientType, input.policies);
   const orgId = input.organizationId;
   const roles = [...new Set(input.roles)].sort();
   const policies = [...new Set(input.policies)].sort();
-  const sequence = await nextSequence(orgId, 'clientSequence');
+  const { sequence } = await nextSequence(orgId, 'clientSequence');
   const client: ApiClientRecord = {
     id: input.id ?? randomUUID(),
     organizationId: orgId,
@@ -83,48 +71,38 @@ export const createApiClient = async (
     lastModifiedDate: now,
     sequence,
   };
-  await transactWrite(
-    [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.apiClient(client.id),
-            ...client,
-            ...keys.apiClientDirectory(orgId),
-            gsi1sk: keys.listingEntry(CLIENT_LISTING, sequence),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      bucketCountDelta(orgId, CLIENT_LISTING, sequence, 1),
-      ...roles.map((id) => liveTargetCheck(tableName(), keys.role(orgId, id))),
-      ...policies.map((id) => liveTargetCheck(tableName(), keys.policy(orgId, id))),
-    ],
-    (index) => {
-      if (index === 0) return conflict('An API client with this id already exists');
-      const [field, position] =
-        index - 2 < roles.length ? ['roles', index - 2] : ['policies', index - 2 - roles.length];
-      const rejectedValue = field === 'roles' ? roles[position] : policies[position];
-      return badRequest(`Unknown ${field === 'roles' ? 'role' : 'policy'}`, [
-        { message: 'Not a live one of this organization', field: `body.${field}`, rejectedValue },
-      ]);
-    },
-  );
+  await transact([
+    create(
+      ApiClientEntity.item(client, client),
+      () => new Conflict('API client', 'An API client with this id already exists'),
+    ),
+    bucketCountDelta(orgId, LISTINGS.clients, sequence, 1),
+    ...roles.map((id) =>
+      checkLive(RoleEntity.key({ organizationId: orgId, id }), unknownReference('roles', id)),
+    ),
+    ...policies.map((id) =>
+      checkLive(PolicyEntity.key({ organizationId: orgId, id }), unknownReference('policies', id)),
+    ),
+  ]);
   return client;
 };
 
 export const listApiClients = async (orgId: string, page: number, pageSize: number) => {
-  const { items, hasMore } = await readPage(orgId, CLIENT_LISTING, page, pageSize, [], clientListing(orgId));
-  return { clients: items as unknown as ApiClientRecord[], hasMore };
+  const { items, hasMore } = await readPage(
+    orgId,
+    LISTINGS.clients,
+    page,
+    pageSize,
+    ApiClientEntity,
+    clientListing(orgId),
+  );
+  return { clients: items, hasMore };
 };
 
 /** Strongly consistent: a rotation or deletion counts at once at the token endpoint. */
 export const getApiClient = async (clientId: string): Promise<ApiClientRecord | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.apiClient(clientId), ConsistentRead: true }),
-  );
-  return Item && isLiveClient(Item) ? (Item as ApiClientRecord) : undefined;
+  const client = await ApiClientEntity.get({ id: clientId });
+  return client && !client.deleted ? client : undefined;
 };
 
 /**
@@ -141,58 +119,64 @@ export const secretIssuedAt = async (
   return (client.secretIssuedAt ?? client.createdDate) === issuedAt ? client.clientSecret : undefined;
 };
 
-/** A deleted client keeps its item (for history) but no longer exists for anyone. */
-export const isLiveClient = (item: Record<string, unknown>): boolean => item.deleted !== true;
+const LIVENESS = ApiClientEntity.projection('organizationId', 'deleted');
 
 /** The organization of a live client (projected read), for the per-request "still active?" check. */
 export const liveClientOrganization = async (clientId: string): Promise<string | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.apiClient(clientId),
-      ProjectionExpression: 'organizationId, deleted',
-    }),
-  );
-  return Item && isLiveClient(Item) ? String(Item.organizationId) : undefined;
+  const client = await ApiClientEntity.getProjected({ id: clientId }, LIVENESS, { consistent: false });
+  return client && !client.deleted ? client.organizationId : undefined;
+};
+
+const NAMES = ApiClientEntity.projection('id', 'name', 'organizationId', 'deleted');
+
+/** Names of the live clients of the organization among these items (read together with others). */
+export const clientNameOf = (item: Record<string, unknown>, orgId: string): string | undefined => {
+  const client = NAMES.decode(item);
+  return client.organizationId === orgId && !client.deleted ? client.name : undefined;
 };
 
 const updateLiveClient = async (
   orgId: string,
   clientId: string,
-  update: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
+  change: { update: string; values: Record<string, unknown>; names?: Record<string, string> },
 ): Promise<ApiClientRecord> => {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.apiClient(clientId),
-        UpdateExpression: update.expression,
+  const item = await writeOne(
+    update(
+      keys.apiClient(clientId),
+      {
+        update: change.update,
         // Another organization's client answers exactly like an unknown one.
-        ConditionExpression: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}`,
-        ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
-        ExpressionAttributeValues: { ':org': orgId, ':false': false, ...update.values },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes as ApiClientRecord;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) throw notFound('API client');
-    throw error;
-  }
+        condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}`,
+        names: change.names ?? {},
+        values: { ':org': orgId, ':false': false, ...change.values },
+      },
+      clientNotFound(clientId),
+    ),
+    { returnNew: true },
+  );
+  return ApiClientEntity.decode(item ?? {});
 };
 
-/** Issues a new secret; the previous one keeps working for `graceMillis`, then stops. */
+/**
+ * Issues a new secret; the previous one keeps working for `graceSeconds` (by default the
+ * configured grace, 24 h), then stops.
+ */
 export const rotateClientSecret = (
   orgId: string,
   clientId: string,
   rotatedBy: string,
-  graceMillis: number,
+  graceSeconds = storeConfig().clientSecretGraceSeconds,
   now = Date.now(),
 ): Promise<ApiClientRecord> =>
   updateLiveClient(orgId, clientId, {
-    expression:
+    update:
       'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, secretIssuedAt = :now, lastModifiedBy = :by, lastModifiedDate = :now',
-    values: { ':expires': now + graceMillis, ':secret': newClientSecret(), ':by': rotatedBy, ':now': now },
+    values: {
+      ':expires': now + graceSeconds * 1000,
+      ':secret': newClientSecret(),
+      ':by': rotatedBy,
+      ':now': now,
+    },
   });
 
 /** Operators (local bootstrap, CLI): replace the secret or roles outright, without a grace period. */
@@ -208,7 +192,7 @@ export const updateApiClient = (
     ...(changes.clientSecret ? { secretIssuedAt: now } : {}),
   }).filter(([, value]) => value !== undefined);
   return updateLiveClient(orgId, clientId, {
-    expression: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
+    update: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
     names: Object.fromEntries(fields.map(([field]) => [`#${field}`, field])),
     values: {
       ...Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])),
@@ -229,21 +213,22 @@ export const deleteApiClient = async (
   now = Date.now(),
 ) => {
   const client = await getApiClient(clientId);
-  if (!client || client.organizationId !== orgId) throw notFound('API client');
-  await transactWrite(
-    [
+  if (!client || client.organizationId !== orgId) throw clientNotFound(clientId)();
+  await transact([
+    update(
+      keys.apiClient(clientId),
       {
-        Update: {
-          TableName: tableName(),
-          Key: keys.apiClient(clientId),
-          UpdateExpression:
-            'SET deleted = :true, lastModifiedBy = :by, lastModifiedDate = :now REMOVE gsi1pk, gsi1sk',
-          ConditionExpression: `attribute_exists(pk) AND ${NOT_DELETED}`,
-          ExpressionAttributeValues: { ':true': true, ':false': false, ':by': deletedBy, ':now': now },
+        update:
+          'SET deleted = :true, lastModifiedBy = :by, lastModifiedDate = :now REMOVE #listedIn, #listedAt',
+        condition: `attribute_exists(pk) AND ${NOT_DELETED}`,
+        names: {
+          '#listedIn': TABLE_SCHEMA.indexes[0].partitionKey,
+          '#listedAt': TABLE_SCHEMA.indexes[0].sortKey,
         },
+        values: { ':true': true, ':false': false, ':by': deletedBy, ':now': now },
       },
-      bucketCountDelta(orgId, CLIENT_LISTING, client.sequence, -1),
-    ],
-    () => notFound('API client'),
-  );
+      clientNotFound(clientId),
+    ),
+    bucketCountDelta(orgId, LISTINGS.clients, client.sequence, -1),
+  ]);
 };

@@ -1,4 +1,5 @@
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { countMetric } from '../observability/metrics.js';
 import { db, tableName } from './dynamo.js';
 import type { ItemKey } from './keys.js';
 
@@ -6,6 +7,8 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
     items.slice(index * size, index * size + size),
   );
+
+const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
 
 /**
  * BatchGetItem in chunks of 100, retrying unprocessed keys; chunks run in parallel. Strongly
@@ -18,7 +21,10 @@ export const batchGet = async (itemKeys: readonly ItemKey[]): Promise<Record<str
       const items: Record<string, unknown>[] = [];
       let pending: Record<string, unknown>[] | undefined = chunk;
       for (let attempt = 0; pending && pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+        if (attempt > 0) {
+          countMetric('RecoveredFaults');
+          await backOff(attempt);
+        }
         const response: BatchGetCommandOutput = await db().send(
           new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
         );
@@ -31,12 +37,27 @@ export const batchGet = async (itemKeys: readonly ItemKey[]): Promise<Record<str
   return results.flat();
 };
 
+/** Items read together, found again by their keys. */
+export interface ItemsByKey {
+  get(key: ItemKey): Record<string, unknown> | undefined;
+  readonly items: readonly Record<string, unknown>[];
+}
+
+const keyOf = (key: { pk: unknown; sk: unknown }) => `${String(key.pk)}\u0000${String(key.sk)}`;
+
+/** One BatchGetItem (in chunks) whose items are then looked up by key. */
+export const batchGetByKey = async (itemKeys: readonly ItemKey[]): Promise<ItemsByKey> => {
+  const items = await batchGet(itemKeys);
+  const byKey = new Map(items.map((item) => [keyOf(item as ItemKey), item]));
+  return { get: (key) => byKey.get(keyOf(key)), items };
+};
+
 /** BatchWriteItem puts in chunks of 25, retrying unprocessed items. */
 export const batchPut = async (items: readonly Record<string, unknown>[]): Promise<void> => {
   for (const chunk of chunks(items, 25)) {
     let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      if (attempt > 0) await backOff(attempt);
       const response = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = (response.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     }

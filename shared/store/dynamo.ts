@@ -1,15 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { storeConfig } from '../config.js';
 
 let client: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 
 /** Created on first use, not at import, so a cold start does only what the request needs. */
 export const rawDynamoClient = (): DynamoDBClient => {
-  client ??= new DynamoDBClient({
-    // Set only locally (DynamoDB Local); deployed functions use the regional endpoint.
-    ...(process.env.IDP_DYNAMODB_ENDPOINT ? { endpoint: process.env.IDP_DYNAMODB_ENDPOINT } : {}),
-  });
+  const { dynamoDbEndpoint } = storeConfig();
+  // The endpoint is set only locally (DynamoDB Local); deployed functions use the regional one.
+  client ??= new DynamoDBClient(dynamoDbEndpoint ? { endpoint: dynamoDbEndpoint } : {});
   return client;
 };
 
@@ -20,7 +20,4 @@ export const db = (): DynamoDBDocumentClient => {
   return documentClient;
 };
 
-export const tableName = (): string => process.env.IDP_TABLE_NAME ?? 'idp';
-
-export const isConditionalCheckFailure = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+export const tableName = (): string => storeConfig().tableName;

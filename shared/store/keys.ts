@@ -22,7 +22,22 @@ export const TABLE_SCHEMA = {
 
 export type ItemKey = { pk: string; sk: string };
 
+/**
+ * Creation-ordered listings inside an organization: entries carry `lsi1sk =
+ * <listing>#<sequence>` (clients `gsi1sk`, as they live in partitions of their own); counts per
+ * block of sequence numbers locate a page (shared/store/sequenced-listing.ts).
+ */
+export const LISTINGS = {
+  users: (status: string) => `USER#${status}`,
+  groups: 'GROUP',
+  roles: 'ROLE',
+  clients: 'CLIENT',
+} as const;
+
 const key = (pk: string, sk: string): ItemKey => ({ pk, sk });
+const ORGANIZATION_DIRECTORY = 'ORGS';
+const SSO_PROVIDER_DIRECTORY = 'SSO_PROVIDERS';
+const clientDirectoryPartition = (orgId: string) => `ORG#${orgId}#CLIENTS`;
 
 /** Fixed-width creation timestamp so lexical order is creation order. */
 export const creationSortValue = (createdAtMs: number, id: string): string =>
@@ -47,7 +62,11 @@ export const keys = {
 
   // Organizations.
   organization: (orgId: string) => key(`ORG#${orgId}`, 'ORG'),
-  organizationDirectory: { gsi1pk: 'ORGS' },
+  organizationDirectory: { gsi1pk: ORGANIZATION_DIRECTORY },
+  organizationDirectoryEntry: (createdAtMs: number, orgId: string) => ({
+    gsi1pk: ORGANIZATION_DIRECTORY,
+    gsi1sk: creationSortValue(createdAtMs, orgId),
+  }),
   pluginAssignmentPrefix: 'PLUGIN#',
   pluginAssignment: (orgId: string, pluginId: string) => key(`ORG#${orgId}`, `PLUGIN#${pluginId}`),
   organizationPartition: (orgId: string) => `ORG#${orgId}`,
@@ -55,17 +74,21 @@ export const keys = {
   // Roles and policies (organization-owned). Roles are listed by sequence (paged by offset),
   // policies by creation time (listed whole); archiving removes the listing entry.
   role: (orgId: string, roleId: string) => key(`ORG#${orgId}`, `ROLE#${roleId}`),
-  roleListing: 'ROLE',
   policyListingPrefix: 'POLICY#',
   policyListingEntry: (createdAtMs: number, policyId: string) =>
     `POLICY#${creationSortValue(createdAtMs, policyId)}`,
 
   // API clients: looked up by client id alone at the token endpoint, listed per organization.
   apiClient: (clientId: string) => key(`CLIENT#${clientId}`, 'CLIENT'),
-  apiClientDirectory: (orgId: string) => ({ gsi1pk: `ORG#${orgId}#CLIENTS` }),
+  apiClientDirectory: (orgId: string) => ({ gsi1pk: clientDirectoryPartition(orgId) }),
+  apiClientDirectoryEntry: (orgId: string, sequence: number) => ({
+    gsi1pk: clientDirectoryPartition(orgId),
+    gsi1sk: `${LISTINGS.clients}#${sequenceSortValue(sequence)}`,
+  }),
 
-  // Creation-ordered listings inside an organization ("USER#ACTIVE", "GROUP", ...): entries are
-  // `lsi1sk = <listing>#<sequence>`; counts per block of sequence numbers locate a page.
+  // Listings (LISTINGS above): the sort key attribute of the organization's listing index, an
+  // entry, the end of a listing, and the bucket counts.
+  listingSortKey: TABLE_SCHEMA.localIndexes[0].sortKey,
   listingEntry: (listing: string, sequence: number) => `${listing}#${sequenceSortValue(sequence)}`,
   listingEnd: (listing: string) => `${listing}#~`,
   listingBucket: (orgId: string, listing: string, bucket: number) =>
@@ -74,7 +97,6 @@ export const keys = {
 
   // Users: creation order is a per-organization sequence number, listed by status.
   user: (orgId: string, userId: string) => key(`ORG#${orgId}`, `USER#${userId}`),
-  userListing: (status: string) => `USER#${status}`,
   /** Uniqueness guard: one per lower-cased email in the organization. */
   emailGuard: (orgId: string, email: string) => key(`ORG#${orgId}`, `EMAIL#${email.toLowerCase()}`),
   /** Number of users holding an additional property of this name. */
@@ -104,7 +126,8 @@ export const keys = {
   // the sso function may write these two partitions only. The client secret itself lives in the
   // secret store, never here.
   ssoProvider: (clientId: string) => key(`SSO#${clientId}`, 'PROVIDER'),
-  ssoProviderDirectory: { gsi1pk: 'SSO_PROVIDERS' },
+  ssoProviderDirectory: { gsi1pk: SSO_PROVIDER_DIRECTORY },
+  ssoProviderDirectoryEntry: (clientId: string) => ({ gsi1pk: SSO_PROVIDER_DIRECTORY, gsi1sk: clientId }),
   ssoProviderBindingPartition: (orgId: string) => `SSOORG#${orgId}`,
   ssoProviderBinding: (orgId: string, clientId: string) => key(`SSOORG#${orgId}`, `PROVIDER#${clientId}`),
 

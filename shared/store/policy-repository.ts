@@ -1,35 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { conflict, notFound } from '../http/errors.js';
+import { Conflict, NotFound } from '../domain/errors.js';
 import { archive } from './archive.js';
-import { db, tableName } from './dynamo.js';
-import { keys, TABLE_SCHEMA } from './keys.js';
-import { queryAll } from './query.js';
-import { LISTING_SORT_KEY } from './sequenced-listing.js';
+import { PolicyEntity, PolicyNameGuardEntity, type PolicyRecord } from './entities.js';
+import { keys } from './keys.js';
+import { queryListingPrefix } from './query.js';
 import {
-  ConcurrentChange,
-  guardPut,
+  concurrentChange,
+  guard,
   IS_LIVE,
+  put,
+  remove,
   retryOnConcurrentChange,
-  transactWrite,
-} from './transactions.js';
+  transact,
+  update,
+} from './writes.js';
 
-export interface PolicyRecord {
-  id: string;
-  organizationId: string;
-  name: string;
-  archived: boolean;
-  createdAt: number;
-  updatedAt: number;
-  createdBy: string;
-}
+export type { PolicyRecord } from './entities.js';
 
-const duplicateName = () => conflict('A policy with this name already exists');
+const nameGuard = (orgId: string, name: string, policyId: string) =>
+  guard(
+    PolicyNameGuardEntity.key({ organizationId: orgId, name }),
+    { policyId },
+    () => new Conflict('Policy', 'A policy with this name already exists'),
+  );
 
-const nameGuardPut = (orgId: string, name: string, policyId: string) =>
-  guardPut(tableName(), keys.policyNameGuard(orgId, name), { policyId });
-
-/** Creates a policy and its name guard (unique among policies that are not archived: 409). */
+/** Creates a policy and its name guard (unique among policies that are not archived: a conflict). */
 export const createPolicy = async (
   input: { organizationId: string; name: string; createdBy: string },
   now = Date.now(),
@@ -41,79 +36,44 @@ export const createPolicy = async (
     createdAt: now,
     updatedAt: now,
   };
-  await transactWrite(
-    [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.policy(policy.organizationId, policy.id),
-            ...policy,
-            [LISTING_SORT_KEY]: keys.policyListingEntry(now, policy.id),
-          },
-        },
-      },
-      nameGuardPut(policy.organizationId, policy.name, policy.id),
-    ],
-    duplicateName,
-  );
+  await transact([
+    put(PolicyEntity.item(policy, policy)),
+    nameGuard(policy.organizationId, policy.name, policy.id),
+  ]);
   return policy;
 };
 
 /** Every policy that is not archived, oldest first: one Query of the listing (paged by DynamoDB only). */
 export const listPolicies = async (orgId: string): Promise<PolicyRecord[]> =>
-  (await queryAll({
-    IndexName: TABLE_SCHEMA.localIndexes[0].name,
-    KeyConditionExpression: 'pk = :pk AND begins_with(#listing, :prefix)',
-    ExpressionAttributeNames: { '#listing': LISTING_SORT_KEY },
-    ExpressionAttributeValues: {
-      ':pk': keys.organizationPartition(orgId),
-      ':prefix': keys.policyListingPrefix,
-    },
-    ConsistentRead: true,
-  })) as unknown as PolicyRecord[];
+  (await queryListingPrefix(orgId, keys.policyListingPrefix)).map(PolicyEntity.decode);
 
 export const requirePolicy = async (orgId: string, policyId: string): Promise<PolicyRecord> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.policy(orgId, policyId), ConsistentRead: true }),
-  );
-  if (!Item || Item.archived === true) throw notFound('Policy');
-  return Item as PolicyRecord;
+  const policy = await PolicyEntity.get({ organizationId: orgId, id: policyId });
+  if (!policy || policy.archived) throw new NotFound('Policy', policyId);
+  return policy;
 };
 
-/** Renames the policy and moves its name guard in one transaction (409 when the name is taken). */
+/** Renames the policy and moves its name guard in one transaction (a conflict when the name is taken). */
 export const renamePolicy = (orgId: string, policyId: string, name: string, now = Date.now()) =>
   retryOnConcurrentChange(async () => {
     const policy = await requirePolicy(orgId, policyId);
     if (policy.name === name) return;
-    const sameGuard = policy.name.toLowerCase() === name.toLowerCase();
-    await transactWrite(
-      [
+    const guardMoves = policy.name.toLowerCase() !== name.toLowerCase();
+    await transact([
+      update(
+        keys.policy(orgId, policyId),
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.policy(orgId, policyId),
-            UpdateExpression: 'SET #name = :name, updatedAt = :now',
-            // The name read above is still the name: nobody renamed or archived it since.
-            ConditionExpression: `#name = :previous AND ${IS_LIVE}`,
-            ExpressionAttributeNames: { '#name': 'name' },
-            ExpressionAttributeValues: {
-              ':name': name,
-              ':previous': policy.name,
-              ':now': now,
-              ':false': false,
-            },
-          },
+          update: 'SET #name = :name, updatedAt = :now',
+          // The name read above is still the name: nobody renamed or archived it since.
+          condition: `#name = :previous AND ${IS_LIVE}`,
+          names: { '#name': 'name' },
+          values: { ':name': name, ':previous': policy.name, ':now': now, ':false': false },
         },
-        ...(sameGuard
-          ? []
-          : [
-              nameGuardPut(orgId, name, policyId),
-              { Delete: { TableName: tableName(), Key: keys.policyNameGuard(orgId, policy.name) } },
-            ]),
-      ],
-      (index) => (index === 0 ? new ConcurrentChange() : duplicateName()),
-    );
+        concurrentChange,
+      ),
+      guardMoves && nameGuard(orgId, name, policyId),
+      guardMoves && remove(PolicyNameGuardEntity.key({ organizationId: orgId, name: policy.name })),
+    ]);
   });
 
 /** Archives the policy: unlisted, unreadable, its name free, its id hidden in references. */
@@ -122,7 +82,10 @@ export const archivePolicy = (orgId: string, policyId: string): Promise<void> =>
     const policy = await requirePolicy(orgId, policyId);
     await archive(
       orgId,
-      { key: keys.policy(orgId, policyId), set: 'archivedPolicyIds', id: policyId, label: 'Policy' },
-      { key: keys.policyNameGuard(orgId, policy.name), idAttribute: 'policyId' },
+      { entity: 'Policy', key: keys.policy(orgId, policyId), id: policyId },
+      {
+        key: PolicyNameGuardEntity.key({ organizationId: orgId, name: policy.name }),
+        idAttribute: 'policyId',
+      },
     );
   });

@@ -1,11 +1,11 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './dynamo.js';
-import { TABLE_SCHEMA } from './keys.js';
+import { keys, TABLE_SCHEMA } from './keys.js';
+
+type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 
 /** Every item a Query matches, following LastEvaluatedKey. Only for small, bounded sets. */
-export const queryAll = async (
-  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
-): Promise<Record<string, unknown>[]> => {
+export const queryAll = async (input: QueryInput): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -18,6 +18,7 @@ export const queryAll = async (
   return items;
 };
 
+/** Items of a partition, all of them or those whose sort key starts with `skPrefix`. */
 export const queryPartition = (pk: string, skPrefix?: string, options: { consistent?: boolean } = {}) =>
   queryAll({
     KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
@@ -35,4 +36,14 @@ export const queryDirectory = (directory: { gsi1pk: string }) =>
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': directoryIndex.partitionKey },
     ExpressionAttributeValues: { ':pk': directory.gsi1pk },
+  });
+
+/** Items of the organization's listing index whose listing sort key starts with `prefix`. */
+export const queryListingPrefix = (orgId: string, prefix: string) =>
+  queryAll({
+    IndexName: TABLE_SCHEMA.localIndexes[0].name,
+    KeyConditionExpression: 'pk = :pk AND begins_with(#listing, :prefix)',
+    ExpressionAttributeNames: { '#listing': TABLE_SCHEMA.localIndexes[0].sortKey },
+    ExpressionAttributeValues: { ':pk': keys.organizationPartition(orgId), ':prefix': prefix },
+    ConsistentRead: true,
   });

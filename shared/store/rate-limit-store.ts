@@ -1,7 +1,20 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { allowanceForSecond, type RateLimitSettings } from '../domain/rate-limit.js';
-import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
+import { db, tableName } from './dynamo.js';
+import { RateWindowEntity } from './entities.js';
 import { keys } from './keys.js';
+
+/** The one write of the store that needs the item a failed condition saw (to learn a full window's
+ * allowance), so it cannot go through `writeOne`. */
+const isConditionalCheckFailure = (
+  error: unknown,
+): error is Error & { Item?: Record<string, AttributeValue> } =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+const WINDOW = RateWindowEntity.projection('admitted', 'allowance');
+const PREVIOUS_COUNT = RateWindowEntity.projection('admitted');
 
 /** Counters outlive their second only long enough to serve as "the previous second". */
 const COUNTER_LIFETIME_SECONDS = 120;
@@ -28,16 +41,9 @@ const allowanceOf = (orgId: string, epochSecond: number, loadSettings: () => Pro
   const known = knownAllowances.get(windowId(orgId, epochSecond));
   if (known) return known;
   const computed = Promise.all([
-    db().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(orgId, epochSecond - 1),
-        ConsistentRead: true,
-        ProjectionExpression: 'admitted',
-      }),
-    ),
+    RateWindowEntity.getProjected({ organizationId: orgId, epochSecond: epochSecond - 1 }, PREVIOUS_COUNT),
     loadSettings(),
-  ]).then(([previous, settings]) => allowanceForSecond(settings, Number(previous.Item?.admitted ?? 0)));
+  ]).then(([previous, settings]) => allowanceForSecond(settings, previous?.admitted ?? 0));
   remember(orgId, epochSecond, computed);
   return computed;
 };
@@ -98,14 +104,14 @@ export const admitRequest = async (
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    remember(orgId, epochSecond, Promise.resolve(Number(Attributes?.allowance)));
+    remember(orgId, epochSecond, Promise.resolve(WINDOW.decode(Attributes ?? {}).allowance));
     return true;
   } catch (error) {
     if (!isConditionalCheckFailure(error)) throw error;
-    const existing = (error as { Item?: Record<string, unknown> }).Item;
-    if (existing) {
+    if (error.Item) {
       // The window exists and is full.
-      remember(orgId, epochSecond, Promise.resolve(Number(existing.allowance)));
+      // The item a failed condition saw comes in DynamoDB's own format, not the document client's.
+      remember(orgId, epochSecond, Promise.resolve(WINDOW.decode(unmarshall(error.Item)).allowance));
       fullWindows.add(windowId(orgId, epochSecond));
       return false;
     }

@@ -1,26 +1,30 @@
-import { badRequest, notFound } from '../http/errors.js';
+import { InvalidReference, NotFound } from '../domain/errors.js';
 import type { RolePluginPermission } from '../schemas/roles.js';
-import { batchGet } from './batch.js';
-import { keys } from './keys.js';
+import { batchGetByKey } from './batch.js';
+import { type PluginGrant, RoleEntity, type RoleRecord } from './entities.js';
 import { assignedPluginIn, assignedPluginKeys, type PluginDefinition } from './plugin-repository.js';
-import { type PluginGrant, type RoleRecord, setRolePluginGrants, toRoleRecord } from './role-repository.js';
-import { retryOnConcurrentChange } from './transactions.js';
+import { setRolePluginGrants } from './role-repository.js';
+import { retryOnConcurrentChange } from './writes.js';
 
 /**
- * The role and the plugin's definition, in one BatchGet: 404 for an unknown or archived role, and
- * for a plugin that is unknown or not assigned to the organization.
+ * The role and the plugin's definition, in one BatchGet: NotFound for an unknown or archived role,
+ * and for a plugin that is unknown or not assigned to the organization.
  */
 export const rolePluginContext = async (orgId: string, roleId: string, pluginId: string) => {
-  const roleKey = keys.role(orgId, roleId);
-  const items = await batchGet([roleKey, ...assignedPluginKeys(orgId, pluginId)]);
-  const role = items.find((item) => item.pk === roleKey.pk && item.sk === roleKey.sk);
-  if (!role || role.archived === true) throw notFound('Role');
-  const plugin = assignedPluginIn(items, orgId, pluginId);
-  if (!plugin) throw notFound('Plugin');
-  return { role: toRoleRecord(role), plugin };
+  const roleKey = RoleEntity.key({ organizationId: orgId, id: roleId });
+  const read = await batchGetByKey([roleKey, ...assignedPluginKeys(orgId, pluginId)]);
+  const item = read.get(roleKey);
+  const role = item && RoleEntity.decode(item);
+  if (!role || role.archived) throw new NotFound('Role', roleId);
+  const plugin = assignedPluginIn(read, orgId, pluginId);
+  if (!plugin) throw new NotFound('Plugin', pluginId);
+  return { role, plugin };
 };
 
-/** The definitions the request names; any that the plugin does not define is a 400. */
+const sameAction = (a: RolePluginPermission, b: RolePluginPermission) =>
+  a.module === b.module && a.actionName === b.actionName;
+
+/** The definitions the request names; any the plugin does not define is refused, by position. */
 export const matchDefinitions = (
   plugin: PluginDefinition,
   requested: readonly RolePluginPermission[],
@@ -30,28 +34,20 @@ export const matchDefinitions = (
     .map((permission, index) => ({ permission, index }))
     .filter(
       ({ permission }) =>
-        !plugin.permissionDefinitions.some(
-          (definition) =>
-            definition.module === permission.module && definition.actionName === permission.actionName,
-        ),
+        !plugin.permissionDefinitions.some((definition) => sameAction(definition, permission)),
     );
   if (unknown.length > 0) {
-    throw badRequest(
+    throw new InvalidReference(
       `Plugin ${plugin.id} defines no such permission`,
       unknown.map(({ permission, index }) => ({
         message: 'No permission definition of the plugin has this module and actionName',
-        field: `${field}.${index}`,
+        field: field ? `${field}.${index}` : String(index),
         rejectedValue: permission,
       })),
     );
   }
   return plugin.permissionDefinitions
-    .filter((definition) =>
-      requested.some(
-        (permission) =>
-          definition.module === permission.module && definition.actionName === permission.actionName,
-      ),
-    )
+    .filter((definition) => requested.some((permission) => sameAction(definition, permission)))
     .map(({ id, module, actionName }) => ({ id, module, actionName }));
 };
 
@@ -62,13 +58,16 @@ const applyChange = (
   matched: readonly PluginGrant[],
   change: PluginGrantChange,
 ) => {
-  const matchedIds = new Set(matched.map((grant) => grant.id));
   if (change === 'set') return [...matched];
+  const matchedIds = new Set(matched.map((grant) => grant.id));
   const others = current.filter((grant) => !matchedIds.has(grant.id));
   return change === 'assign' ? [...others, ...matched] : others;
 };
 
-/** Sets, adds or removes a role's permissions of one plugin (optimistic, retried on a race). */
+/**
+ * Sets, adds or removes a role's permissions of one plugin (optimistic, retried on a race);
+ * `field` names the requested list in the caller's input ('' when the input is the list).
+ */
 export const changeRolePluginPermissions = (
   orgId: string,
   roleId: string,

@@ -1,62 +1,43 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFound } from '../domain/errors.js';
 import { type BucketCount, bucketOf, locatePage } from '../domain/paging.js';
-import { notFound } from '../http/errors.js';
-import { db, isConditionalCheckFailure, tableName } from './dynamo.js';
+import { db, tableName } from './dynamo.js';
+import { CounterEntity, OrganizationEntity } from './entities.js';
 import { keys, TABLE_SCHEMA } from './keys.js';
+import { addTo, update, type Write, writeOne } from './writes.js';
 
 /**
- * Creation-ordered listings inside an organization's partition, paged by offset without reading
- * what comes before the page (see `shared/domain/paging.ts`). An entry is an item whose `lsi1sk`
- * is `keys.listingEntry(listing, sequence)`; whoever adds or removes one also applies
- * `bucketCountDelta` in the same transaction.
+ * Creation-ordered listings inside an organization (LISTINGS in keys.ts), paged by offset without
+ * reading what comes before the page (see `shared/domain/paging.ts`). Whoever adds or removes an
+ * entry also writes `bucketCountDelta` in the same transaction.
  */
-export const LISTING_SORT_KEY = TABLE_SCHEMA.localIndexes[0].sortKey;
+type SequenceCounter = 'userSequence' | 'groupSequence' | 'roleSequence' | 'clientSequence';
 
-/** Takes the next number of a per-organization counter on the organization item (1, 2, ...). */
-export const nextSequence = async (
-  orgId: string,
-  counter: 'groupSequence' | 'roleSequence' | 'clientSequence',
-): Promise<number> => {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.organization(orgId),
-        UpdateExpression: 'ADD #counter :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#counter': counter },
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.[counter]);
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) throw notFound('Organization');
-    throw error;
-  }
+/**
+ * Takes the next number of a per-organization counter (1, 2, ...) and answers it with the
+ * organization as it is now, so a caller needing the organization too reads it in the same write.
+ */
+export const nextSequence = async (orgId: string, counter: SequenceCounter) => {
+  const item = await writeOne(
+    update(
+      keys.organization(orgId),
+      {
+        update: 'ADD #counter :one',
+        condition: 'attribute_exists(pk)',
+        names: { '#counter': counter },
+        values: { ':one': 1 },
+      },
+      () => new NotFound('Organization', orgId),
+    ),
+    { returnNew: true },
+  );
+  const organization = OrganizationEntity.decode(item ?? {});
+  return { sequence: Number(organization[counter]), organization };
 };
 
-export const bucketCountDelta = (orgId: string, listing: string, sequence: number, delta: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: keys.listingBucket(orgId, listing, bucketOf(sequence)),
-    UpdateExpression: 'ADD #count :delta',
-    ExpressionAttributeNames: { '#count': 'count' },
-    ExpressionAttributeValues: { ':delta': delta },
-  },
-});
+export const bucketCountDelta = (orgId: string, listing: string, sequence: number, delta: number): Write =>
+  addTo(keys.listingBucket(orgId, listing, bucketOf(sequence)), 'count', delta);
 
-export interface Page {
-  items: Record<string, unknown>[];
-  hasMore: boolean;
-  /** Read capacity the page cost, for measurements. */
-  consumedCapacity: number;
-}
-
-/**
- * One page of a listing. Page 0 is one Query; a later page first reads the bucket counts (small
- * items, one Query) to find where it starts, then reads from that bucket on. Strongly consistent.
- */
 /**
  * Where a listing's entries are: by default the organization's partition of `lsi1` (strongly
  * consistent); items kept in their own partitions (API clients) list through `gsi1` instead,
@@ -74,39 +55,61 @@ const organizationListing = (orgId: string): ListingIndex => ({
   name: TABLE_SCHEMA.localIndexes[0].name,
   partitionAttribute: TABLE_SCHEMA.partitionKey,
   partitionValue: keys.organizationPartition(orgId),
-  sortAttribute: LISTING_SORT_KEY,
+  sortAttribute: keys.listingSortKey,
   consistent: true,
 });
 
-export const readPage = async (
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  /** Read capacity the page cost, for measurements. */
+  consumedCapacity: number;
+}
+
+/** How the entries of a listing are read: the attributes to fetch and their decoder. */
+export interface ListingRead<T> {
+  readonly expression?: string;
+  readonly names?: Record<string, string>;
+  decode(item: Record<string, unknown>): T;
+}
+
+const bucketCounts = async (orgId: string, listing: string) => {
+  const prefix = keys.listingBucketPrefix(listing);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.organizationPartition(orgId), ':prefix': prefix },
+      ConsistentRead: true,
+      ReturnConsumedCapacity: 'TOTAL',
+    }),
+  );
+  const buckets: BucketCount[] = (result.Items ?? []).map((item) => ({
+    bucket: Number(String(item.sk).slice(prefix.length)),
+    count: CounterEntity.decode(item).count,
+  }));
+  return { buckets, consumedCapacity: result.ConsumedCapacity?.CapacityUnits ?? 0 };
+};
+
+/**
+ * One page of a listing. Page 0 is one Query; a later page first reads the bucket counts (small
+ * items, one Query) to find where it starts, then reads from that bucket on. Strongly consistent
+ * inside an organization's partition.
+ */
+export const readPage = async <T>(
   orgId: string,
   listing: string,
   page: number,
   pageSize: number,
-  projection: readonly string[] = [],
+  read: ListingRead<T>,
   index: ListingIndex = organizationListing(orgId),
-): Promise<Page> => {
+): Promise<Page<T>> => {
   let consumedCapacity = 0;
   let start = { fromSequence: 0, skip: 0 };
   if (page > 0) {
-    const bucketQuery = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.organizationPartition(orgId),
-          ':prefix': keys.listingBucketPrefix(listing),
-        },
-        ConsistentRead: true,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    consumedCapacity += bucketQuery.ConsumedCapacity?.CapacityUnits ?? 0;
-    const buckets: BucketCount[] = (bucketQuery.Items ?? []).map((item) => ({
-      bucket: Number(String(item.sk).slice(keys.listingBucketPrefix(listing).length)),
-      count: Number(item.count),
-    }));
-    const located = locatePage(buckets, page * pageSize);
+    const counts = await bucketCounts(orgId, listing);
+    consumedCapacity += counts.consumedCapacity;
+    const located = locatePage(counts.buckets, page * pageSize);
     if (!located) return { items: [], hasMore: false, consumedCapacity };
     start = located;
   }
@@ -123,11 +126,9 @@ export const readPage = async (
         ExpressionAttributeNames: {
           '#pk': index.partitionAttribute,
           '#sk': index.sortAttribute,
-          ...Object.fromEntries(projection.map((attribute, index) => [`#p${index}`, attribute])),
+          ...read.names,
         },
-        ...(projection.length > 0
-          ? { ProjectionExpression: projection.map((_attribute, index) => `#p${index}`).join(', ') }
-          : {}),
+        ...(read.expression ? { ProjectionExpression: read.expression } : {}),
         ExpressionAttributeValues: {
           ':pk': index.partitionValue,
           ':from': keys.listingEntry(listing, start.fromSequence),
@@ -145,7 +146,7 @@ export const readPage = async (
   } while (startKey && items.length < wanted);
 
   return {
-    items: items.slice(start.skip, start.skip + pageSize),
+    items: items.slice(start.skip, start.skip + pageSize).map((item) => read.decode(item)),
     hasMore: items.length > start.skip + pageSize,
     consumedCapacity,
   };

@@ -1,6 +1,8 @@
-import { isLiveClient } from './api-client-repository.js';
-import { batchGet } from './batch.js';
-import { keys } from './keys.js';
+import { clientNameOf } from './api-client-repository.js';
+import { batchGetByKey } from './batch.js';
+import { ApiClientEntity, UserEntity } from './entities.js';
+
+const USER_NAME = UserEntity.projection('name');
 
 /**
  * Names of the users and live API clients of the organization among `ids` (both kinds in one
@@ -8,17 +10,16 @@ import { keys } from './keys.js';
  */
 export const serviceNames = async (orgId: string, ids: readonly string[]): Promise<Map<string, string>> => {
   const unique = [...new Set(ids)];
-  const clientPartitions = new Set(unique.map((id) => keys.apiClient(id).pk));
-  const items = await batchGet([
-    ...unique.map((id) => keys.user(orgId, id)),
-    ...unique.map((id) => keys.apiClient(id)),
-  ]);
+  const userKey = (id: string) => UserEntity.key({ organizationId: orgId, id });
+  const clientKey = (id: string) => ApiClientEntity.key({ id });
+  const read = await batchGetByKey([...unique.map(userKey), ...unique.map(clientKey)]);
   const names = new Map<string, string>();
-  for (const item of items) {
-    // Clients are not stored under the organization: check that they belong to it.
-    const isClient = clientPartitions.has(String(item.pk));
-    if (isClient && (item.organizationId !== orgId || !isLiveClient(item))) continue;
-    names.set(String(item.id), String(item.name));
+  for (const id of unique) {
+    const user = read.get(userKey(id));
+    // Clients are not stored under the organization: `clientNameOf` checks that they belong to it.
+    const client = read.get(clientKey(id));
+    const name = user ? USER_NAME.decode(user).name : client && clientNameOf(client, orgId);
+    if (name !== undefined) names.set(id, name);
   }
   return names;
 };

@@ -1,45 +1,28 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
 import { secretStore, ssoSecretName } from '../auth/secret-store.js';
-import { badRequest, notFound } from '../http/errors.js';
-import { batchGet } from './batch.js';
-import { db, tableName } from './dynamo.js';
+import { NotFound, PreconditionFailed } from '../domain/errors.js';
+import { batchGetByKey } from './batch.js';
+import { OrganizationEntity, SsoProviderBindingEntity, SsoProviderEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryDirectory, queryPartition } from './query.js';
-import {
-  ConcurrentChange,
-  retryOnConcurrentChange,
-  type TransactItems,
-  transactWrite,
-} from './transactions.js';
+import { concurrentChange, put, remove, retryOnConcurrentChange, transact } from './writes.js';
 
 /** One transaction writes the provider, a binding per organization and the removed bindings. */
 export const MAX_SSO_PROVIDER_ORGANIZATIONS = 40;
 
-export interface SsoProviderBinding {
-  clientId: string;
-  /** A hint from the customer (ms); 0 when never given. */
-  clientSecretExpirationDate: number;
-}
+export type SsoProviderBinding = z.output<typeof SsoProviderBindingEntity.attributes>;
 
-export interface SsoProvider extends SsoProviderBinding {
+/** A provider with its organizations as a sorted list. */
+export type SsoProvider = Omit<z.output<typeof SsoProviderEntity.attributes>, 'organizationIds'> & {
   organizationIds: string[];
-  createdAt: number;
-  createdBy: string;
-  updatedAt: number;
-  updatedBy: string;
-  version: number;
-}
+};
 
-const toProvider = (item: Record<string, unknown>): SsoProvider => ({
-  clientId: String(item.clientId),
-  clientSecretExpirationDate: Number(item.clientSecretExpirationDate),
-  organizationIds: [...((item.organizationIds as Set<string> | undefined) ?? [])].sort(),
-  createdAt: Number(item.createdAt),
-  createdBy: String(item.createdBy),
-  updatedAt: Number(item.updatedAt),
-  updatedBy: String(item.updatedBy),
-  version: Number(item.version),
-});
+const toProvider = (item: Record<string, unknown>): SsoProvider => {
+  const provider = SsoProviderEntity.decode(item);
+  return { ...provider, organizationIds: [...provider.organizationIds].sort() };
+};
+
+const providerNotFound = (clientId: string) => new NotFound('SSO provider', clientId);
 
 const storeClientSecret = async (clientId: string, clientSecret: string) =>
   (await secretStore()).put(ssoSecretName(clientId), clientSecret);
@@ -51,10 +34,7 @@ const wholeMillis = (epochMillis: number | undefined) =>
 /** The providers bound to the organization, in client id order: one Query. */
 export const listSsoProviders = async (orgId: string): Promise<SsoProviderBinding[]> =>
   (await queryPartition(keys.ssoProviderBindingPartition(orgId), undefined, { consistent: true })).map(
-    (item) => ({
-      clientId: String(item.clientId),
-      clientSecretExpirationDate: Number(item.clientSecretExpirationDate),
-    }),
+    SsoProviderBindingEntity.decode,
   );
 
 /** Every provider with its organizations (operators). */
@@ -62,10 +42,8 @@ export const listAllSsoProviders = async (): Promise<SsoProvider[]> =>
   (await queryDirectory(keys.ssoProviderDirectory)).map(toProvider);
 
 export const getSsoProvider = async (clientId: string): Promise<SsoProvider | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.ssoProvider(clientId), ConsistentRead: true }),
-  );
-  return Item ? toProvider(Item) : undefined;
+  const provider = await SsoProviderEntity.get({ clientId });
+  return provider && { ...provider, organizationIds: [...provider.organizationIds].sort() };
 };
 
 /**
@@ -73,7 +51,6 @@ export const getSsoProvider = async (clientId: string): Promise<SsoProvider | un
  * provider being as it was read (`previous`), so concurrent changes never leave a stray binding.
  */
 const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvider): Promise<void> => {
-  const table = tableName();
   const previousOrgs = previous?.organizationIds ?? [];
   const unbound = previousOrgs.filter((orgId) => !next.organizationIds.includes(orgId));
   // Bindings copy the hint: rewrite them all when it changes, otherwise only add the new ones.
@@ -81,40 +58,22 @@ const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvide
     previous?.clientSecretExpirationDate === next.clientSecretExpirationDate
       ? next.organizationIds.filter((orgId) => !previousOrgs.includes(orgId))
       : next.organizationIds;
-  const items: TransactItems = [
-    {
-      Put: {
-        TableName: table,
-        Item: {
-          ...keys.ssoProvider(next.clientId),
-          ...keys.ssoProviderDirectory,
-          gsi1sk: next.clientId,
-          ...next,
-          organizationIds: new Set(next.organizationIds),
-        },
-        ...(previous
-          ? {
-              ConditionExpression: 'version = :version',
-              ExpressionAttributeValues: { ':version': previous.version },
-            }
-          : { ConditionExpression: 'attribute_not_exists(pk)' }),
-      },
-    },
-    ...bindingsToWrite.map((orgId) => ({
-      Put: {
-        TableName: table,
-        Item: {
-          ...keys.ssoProviderBinding(orgId, next.clientId),
-          clientId: next.clientId,
-          clientSecretExpirationDate: next.clientSecretExpirationDate,
-        },
-      },
-    })),
-    ...unbound.map((orgId) => ({
-      Delete: { TableName: table, Key: keys.ssoProviderBinding(orgId, next.clientId) },
-    })),
-  ];
-  await transactWrite(items, () => new ConcurrentChange());
+  const binding = { clientId: next.clientId, clientSecretExpirationDate: next.clientSecretExpirationDate };
+  await transact([
+    put(
+      SsoProviderEntity.item(next, { ...next, organizationIds: new Set(next.organizationIds) }),
+      previous
+        ? { condition: 'version = :version', values: { ':version': previous.version } }
+        : { condition: 'attribute_not_exists(pk)' },
+      concurrentChange,
+    ),
+    ...bindingsToWrite.map((orgId) =>
+      put(SsoProviderBindingEntity.item({ organizationId: orgId, ...binding }, binding)),
+    ),
+    ...unbound.map((orgId) =>
+      remove(SsoProviderBindingEntity.key({ organizationId: orgId, clientId: next.clientId })),
+    ),
+  ]);
 };
 
 /**
@@ -155,11 +114,11 @@ export const updateSsoProviderSecret = async (
   now = Date.now(),
 ): Promise<void> => {
   const current = await getSsoProvider(clientId);
-  if (!current?.organizationIds.includes(orgId)) throw notFound('SSO provider');
+  if (!current?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
   await storeClientSecret(clientId, update.clientSecret);
   await rewriteProvider(clientId, current, (provider) => {
     // A retry re-reads: the provider may have been rebound away from the caller meanwhile.
-    if (!provider?.organizationIds.includes(orgId)) throw notFound('SSO provider');
+    if (!provider?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
     return {
       ...provider,
       clientSecretExpirationDate:
@@ -188,16 +147,19 @@ export const configureSsoProvider = async (
 ): Promise<SsoProvider> => {
   const organizationIds = [...new Set(configuration.organizationIds)].sort();
   if (organizationIds.length === 0 || organizationIds.length > MAX_SSO_PROVIDER_ORGANIZATIONS) {
-    throw badRequest(`An SSO provider serves 1 to ${MAX_SSO_PROVIDER_ORGANIZATIONS} organizations`);
+    throw new PreconditionFailed(
+      `An SSO provider serves 1 to ${MAX_SSO_PROVIDER_ORGANIZATIONS} organizations`,
+    );
   }
+  const organizationKey = (id: string) => OrganizationEntity.key({ id });
   const [existing, organizations] = await Promise.all([
     getSsoProvider(configuration.clientId),
-    batchGet(organizationIds.map(keys.organization)),
+    batchGetByKey(organizationIds.map(organizationKey)),
   ]);
-  const unknown = organizationIds.filter((orgId) => !organizations.some((item) => item.id === orgId));
-  if (unknown.length > 0) throw badRequest(`No organization with id ${unknown.join(', ')}`);
+  const unknown = organizationIds.filter((orgId) => !organizations.get(organizationKey(orgId)));
+  if (unknown.length > 0) throw new PreconditionFailed(`No organization with id ${unknown.join(', ')}`);
   if (!existing && configuration.clientSecret === undefined) {
-    throw badRequest('A new SSO provider needs its client secret');
+    throw new PreconditionFailed('A new SSO provider needs its client secret');
   }
   if (configuration.clientSecret !== undefined) {
     await storeClientSecret(configuration.clientId, configuration.clientSecret);

@@ -1,26 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, notFound } from '../http/errors.js';
+import { Conflict, NotFound } from '../domain/errors.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
-import { tableName } from './dynamo.js';
-import { keys } from './keys.js';
-import { LISTING_SORT_KEY, nextSequence } from './sequenced-listing.js';
+import { UserGroupEntity, type UserGroupRecord } from './entities.js';
+import { joinGroupWrites, leaveGroupWrites } from './group-membership.js';
+import { keys, LISTINGS } from './keys.js';
+import { nextSequence } from './sequenced-listing.js';
 import {
-  ConcurrentChange,
-  retryOnConcurrentChange,
-  type TransactItems,
-  transactWrite,
-} from './transactions.js';
-import {
-  GROUP_LISTING,
+  freeGuardWrites,
   getUserGroup,
-  guardItems,
+  guardWrites,
   memberIdsOf,
   requireUserGroup,
   takenNamesStartingWith,
-  type UserGroupRecord,
-  visibilityItems,
+  visibilityWrites,
 } from './user-group-repository.js';
+import {
+  ConcurrentChange,
+  concurrentChange,
+  create,
+  remove,
+  retryOnConcurrentChange,
+  transact,
+  update,
+  type Write,
+} from './writes.js';
 
 /**
  * Deleting or duplicating a group touches every member: each member's `userGroups` set and its
@@ -32,78 +36,36 @@ const MEMBERS_PER_TRANSACTION = 50;
 const MAX_GROUP_NAME_LENGTH = 200;
 const PARALLEL_TRANSACTIONS = 4;
 
-const inChunks = async (ids: readonly string[], work: (chunk: string[]) => Promise<void>) => {
+/** Runs `writesOf` for every member, a transaction per 50 members, four transactions at a time. */
+const inChunks = async (memberIds: readonly string[], writesOf: (userId: string) => Write[]) => {
   const chunks: string[][] = [];
-  for (let index = 0; index < ids.length; index += MEMBERS_PER_TRANSACTION) {
-    chunks.push(ids.slice(index, index + MEMBERS_PER_TRANSACTION));
+  for (let index = 0; index < memberIds.length; index += MEMBERS_PER_TRANSACTION) {
+    chunks.push(memberIds.slice(index, index + MEMBERS_PER_TRANSACTION));
   }
   for (let index = 0; index < chunks.length; index += PARALLEL_TRANSACTIONS) {
     // Let every transaction of the round finish before reporting a failure, so that an undo that
     // follows sees all that was written (none still in flight).
-    const results = await Promise.allSettled(chunks.slice(index, index + PARALLEL_TRANSACTIONS).map(work));
+    const round = chunks.slice(index, index + PARALLEL_TRANSACTIONS);
+    const results = await Promise.allSettled(round.map((chunk) => transact(chunk.flatMap(writesOf))));
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
   }
 };
 
-const removeMembers = (orgId: string, groupId: string, memberIds: readonly string[]) =>
-  inChunks(memberIds, (chunk) =>
-    transactWrite(
-      chunk.flatMap((userId) => [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.user(orgId, userId),
-            UpdateExpression: 'DELETE userGroups :group',
-            ExpressionAttributeValues: { ':group': new Set([groupId]) },
-          },
-        },
-        { Delete: { TableName: tableName(), Key: keys.groupMember(orgId, groupId, userId) } },
-      ]),
-      () => new Error('unexpected condition failure while removing members'),
-    ),
-  );
-
-const addMembers = (orgId: string, groupId: string, memberIds: readonly string[], now: number) =>
-  inChunks(memberIds, (chunk) =>
-    transactWrite(
-      chunk.flatMap((userId) => [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.user(orgId, userId),
-            UpdateExpression: 'ADD userGroups :group',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':group': new Set([groupId]) },
-          },
-        },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...keys.groupMember(orgId, groupId, userId), userId, groupId, addedAt: now },
-          },
-        },
-      ]),
-      () => new Error('a member disappeared while copying'),
-    ),
-  );
-
 /** Finishes removing a group that is marked DELETING (or abandoned while COPYING). */
 const finishDeletion = async (orgId: string, groupId: string) => {
-  await removeMembers(orgId, groupId, await memberIdsOf(orgId, groupId));
-  // A concurrent DELETE may have finished first: then there is nothing left to do.
-  await transactWrite(
-    [
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: keys.userGroup(orgId, groupId),
-          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(lifecycle)',
-        },
-      },
-    ],
-    () => new ConcurrentChange(),
+  // A member deleted meanwhile leaves nothing to remove on its side.
+  await inChunks(await memberIdsOf(orgId, groupId), (userId) =>
+    leaveGroupWrites(orgId, userId, groupId, { requireUser: false }),
   );
+  // A concurrent DELETE may have finished first: then there is nothing left to do.
+  await transact([
+    remove(
+      keys.userGroup(orgId, groupId),
+      { condition: 'attribute_not_exists(pk) OR attribute_exists(lifecycle)' },
+      concurrentChange,
+    ),
+  ]);
 };
 
 /**
@@ -113,29 +75,23 @@ const finishDeletion = async (orgId: string, groupId: string) => {
 export const deleteUserGroup = async (orgId: string, groupId: string, now = Date.now()): Promise<void> => {
   await retryOnConcurrentChange(async () => {
     const group = await getUserGroup(orgId, groupId);
-    if (!group) throw notFound('User group');
+    if (!group) throw new NotFound('User group', groupId);
     if (group.lifecycle !== undefined) return;
-    await transactWrite(
-      [
+    await transact([
+      update(
+        keys.userGroup(orgId, groupId),
         {
-          Update: {
-            TableName: tableName(),
-            Key: keys.userGroup(orgId, groupId),
-            UpdateExpression: 'SET lifecycle = :deleting, updatedAt = :now REMOVE #listing',
-            ConditionExpression: 'version = :version AND attribute_not_exists(lifecycle)',
-            ExpressionAttributeNames: { '#listing': LISTING_SORT_KEY },
-            ExpressionAttributeValues: { ':deleting': 'DELETING', ':now': now, ':version': group.version },
-          },
+          update: 'SET lifecycle = :deleting, updatedAt = :now REMOVE #listing',
+          condition: 'version = :version AND attribute_not_exists(lifecycle)',
+          names: { '#listing': keys.listingSortKey },
+          values: { ':deleting': 'DELETING', ':now': now, ':version': group.version },
         },
-        ...visibilityItems(group, -1),
-        { Delete: { TableName: tableName(), Key: keys.userGroupNameGuard(orgId, group.name) } },
-        ...(group.number
-          ? [{ Delete: { TableName: tableName(), Key: keys.userGroupNumberGuard(orgId, group.number) } }]
-          : []),
-      ],
-      // Changed (or marked) in between: read again and decide again.
-      () => new ConcurrentChange(),
-    );
+        // Changed (or marked) in between: read again and decide again.
+        concurrentChange,
+      ),
+      ...visibilityWrites(group, -1),
+      ...freeGuardWrites(group),
+    ]);
   });
   await finishDeletion(orgId, groupId);
 };
@@ -156,22 +112,16 @@ const copyName = (name: string, taken: ReadonlySet<string>): string => {
  * the undo fails too, the copy stays hidden (COPYING or DELETING, so it grants nothing) and the log
  * says which group is left behind.
  */
-const undoCopy = async (orgId: string, copy: { id: string; name: string }, cause: unknown) => {
+const undoCopy = async (copy: UserGroupRecord, cause: unknown) => {
+  const orgId = copy.organizationId;
   try {
-    await transactWrite(
-      [
-        { Delete: { TableName: tableName(), Key: keys.userGroupNameGuard(orgId, copy.name) } },
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.userGroup(orgId, copy.id),
-            UpdateExpression: 'SET lifecycle = :deleting',
-            ExpressionAttributeValues: { ':deleting': 'DELETING' },
-          },
-        },
-      ],
-      () => new ConcurrentChange(),
-    );
+    await transact([
+      ...freeGuardWrites(copy),
+      update(keys.userGroup(orgId, copy.id), {
+        update: 'SET lifecycle = :deleting',
+        values: { ':deleting': 'DELETING' },
+      }),
+    ]);
     await finishDeletion(orgId, copy.id);
     countMetric('RecoveredFaults');
   } catch (undoError) {
@@ -184,31 +134,16 @@ const undoCopy = async (orgId: string, copy: { id: string; name: string }, cause
   }
 };
 
-/**
- * Duplicates a group with its description, status, grants and members (not its number). The copy
- * is created hidden (COPYING) under its reserved name, filled, then revealed in one transaction;
- * if filling fails, the partial copy is removed again.
- */
-export const duplicateUserGroup = async (
-  orgId: string,
-  sourceId: string,
-  createdBy: string,
-  now = Date.now(),
-): Promise<UserGroupRecord> => {
-  const source = await requireUserGroup(orgId, sourceId);
-  const [memberIds, sequence] = await Promise.all([
-    memberIdsOf(orgId, sourceId),
-    nextSequence(orgId, 'groupSequence'),
-  ]);
-  let copy: UserGroupRecord | undefined;
-  for (let attempt = 0; !copy; attempt++) {
+/** Creates the hidden copy under the first free copy name (another request may take one first). */
+const reserveCopy = async (source: UserGroupRecord, sequence: number, createdBy: string, now: number) => {
+  for (let attempt = 0; attempt < 30; attempt++) {
     const taken = await takenNamesStartingWith(
-      orgId,
+      source.organizationId,
       `Copy of ${source.name}`.slice(0, MAX_GROUP_NAME_LENGTH - 8),
     );
-    const candidate: UserGroupRecord = {
+    const copy: UserGroupRecord = {
       id: randomUUID(),
-      organizationId: orgId,
+      organizationId: source.organizationId,
       name: copyName(source.name, taken),
       ...(source.description !== undefined ? { description: source.description } : {}),
       status: source.status,
@@ -224,47 +159,53 @@ export const duplicateUserGroup = async (
       lifecycle: 'COPYING',
     };
     try {
-      await transactWrite(
-        [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.userGroup(orgId, candidate.id), ...candidate },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...guardItems(candidate),
-        ],
-        () => new ConcurrentChange(),
-      );
-      copy = candidate;
+      await transact([
+        create(UserGroupEntity.item(copy, copy), concurrentChange),
+        ...guardWrites(copy, concurrentChange),
+      ]);
+      return copy;
     } catch (error) {
       // Another request took the same copy name in between: pick the next one.
       if (!(error instanceof ConcurrentChange)) throw error;
-      if (attempt >= 30) throw conflict('Too many concurrent copies of this group; retry');
     }
   }
+  throw new Conflict('User group', 'Too many concurrent copies of this group; retry');
+};
+
+/**
+ * Duplicates a group with its description, status, grants and members (not its number). The copy
+ * is created hidden (COPYING) under its reserved name, filled, then revealed in one transaction;
+ * if filling fails, the partial copy is removed again.
+ */
+export const duplicateUserGroup = async (
+  orgId: string,
+  sourceId: string,
+  createdBy: string,
+  now = Date.now(),
+): Promise<UserGroupRecord> => {
+  const source = await requireUserGroup(orgId, sourceId);
+  const [memberIds, { sequence }] = await Promise.all([
+    memberIdsOf(orgId, sourceId),
+    nextSequence(orgId, 'groupSequence'),
+  ]);
+  const copy = await reserveCopy(source, sequence, createdBy, now);
   try {
-    await addMembers(orgId, copy.id, memberIds, now);
-    const reveal: TransactItems = [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.userGroup(orgId, copy.id),
-          UpdateExpression: 'SET #listing = :entry REMOVE lifecycle',
-          ConditionExpression: 'lifecycle = :copying',
-          ExpressionAttributeNames: { '#listing': LISTING_SORT_KEY },
-          ExpressionAttributeValues: {
-            ':entry': keys.listingEntry(GROUP_LISTING, sequence),
-            ':copying': 'COPYING',
-          },
+    await inChunks(memberIds, (userId) => joinGroupWrites(orgId, userId, copy.id, now));
+    await transact([
+      update(
+        keys.userGroup(orgId, copy.id),
+        {
+          update: 'SET #listing = :entry REMOVE lifecycle',
+          condition: 'lifecycle = :copying',
+          names: { '#listing': keys.listingSortKey },
+          values: { ':entry': keys.listingEntry(LISTINGS.groups, sequence), ':copying': 'COPYING' },
         },
-      },
-      ...visibilityItems(copy, 1),
-    ];
-    await transactWrite(reveal, () => new ConcurrentChange());
+        concurrentChange,
+      ),
+      ...visibilityWrites(copy, 1),
+    ]);
   } catch (error) {
-    await undoCopy(orgId, copy, error);
+    await undoCopy(copy, error);
     throw error;
   }
   const { lifecycle: _copying, ...visible } = copy;

@@ -1,86 +1,65 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { conflict, notFound } from '../http/errors.js';
-import { db, tableName } from './dynamo.js';
-import { keys } from './keys.js';
-import { queryPartition } from './query.js';
-import { bucketCountDelta, LISTING_SORT_KEY, nextSequence, readPage } from './sequenced-listing.js';
+import { Conflict, NotFound } from '../domain/errors.js';
 import {
-  ConcurrentChange,
-  liveTargetCheck,
+  GroupMemberEntity,
+  GroupNameGuardEntity,
+  GroupNumberGuardEntity,
+  OrganizationEntity,
+  UserGroupEntity,
+  type UserGroupRecord,
+} from './entities.js';
+import { type GrantTarget, targetIsLive } from './grant-targets.js';
+import { keys, LISTINGS } from './keys.js';
+import { queryPartition } from './query.js';
+import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
+import {
+  addTo,
+  concurrentChange,
+  create,
+  guard,
+  put,
+  remove,
   retryOnConcurrentChange,
-  type TransactItems,
-  transactWrite,
-} from './transactions.js';
+  transact,
+  update,
+  type Write,
+} from './writes.js';
 
-export const GROUP_LISTING = 'GROUP';
+export type { UserGroupRecord } from './entities.js';
 
-export interface UserGroupRecord {
-  id: string;
-  organizationId: string;
-  name: string;
-  number?: string;
-  description?: string;
-  status: 'ACTIVE' | 'INACTIVE';
-  roles?: Set<string>;
-  managedRoles?: Set<string>;
-  policies?: Set<string>;
-  sequence: number;
-  createdAt: number;
-  updatedAt: number;
-  createdBy: string;
-  updatedBy: string;
-  version: number;
-  /**
-   * Set while a duplicate is still being filled (`COPYING`) or a delete is still removing members
-   * (`DELETING`): such a group is invisible, grants nothing, and a repeated DELETE finishes it.
-   */
-  lifecycle?: 'COPYING' | 'DELETING';
-}
-
-export type GroupGrantField = 'roles' | 'managedRoles' | 'policies';
-
-const isVisible = (group: UserGroupRecord | undefined): group is UserGroupRecord =>
+export const isVisible = (group: UserGroupRecord | undefined): group is UserGroupRecord =>
   group !== undefined && group.lifecycle === undefined;
 
-const nameGuard = (orgId: string, name: string) => keys.userGroupNameGuard(orgId, name);
+const groupNotFound = (groupId: string) => () => new NotFound('User group', groupId);
+const nameTaken = () => new Conflict('User group', 'A user group with this name already exists');
+const numberTaken = () => new Conflict('User group', 'A user group with this number already exists');
 
-/** The group becoming visible: listed, counted. Part of the creating (or copy-finishing) transaction. */
-const visibilityItems = (group: UserGroupRecord, delta: 1 | -1): TransactItems => [
-  bucketCountDelta(group.organizationId, GROUP_LISTING, group.sequence, delta),
-  {
-    Update: {
-      TableName: tableName(),
-      Key: keys.organization(group.organizationId),
-      UpdateExpression: 'ADD userGroupCount :delta',
-      ExpressionAttributeValues: { ':delta': delta },
-    },
-  },
+const nameGuardKey = (orgId: string, name: string) =>
+  GroupNameGuardEntity.key({ organizationId: orgId, name });
+const numberGuardKey = (orgId: string, number: string) =>
+  GroupNumberGuardEntity.key({ organizationId: orgId, number });
+
+/** The group becoming visible (1) or hidden (-1): its listing count and the organization's count. */
+export const visibilityWrites = (group: UserGroupRecord, delta: 1 | -1): Write[] => [
+  bucketCountDelta(group.organizationId, LISTINGS.groups, group.sequence, delta),
+  addTo(keys.organization(group.organizationId), 'userGroupCount', delta),
 ];
 
-const guardItems = (group: UserGroupRecord): TransactItems => [
-  {
-    Put: {
-      TableName: tableName(),
-      Item: { ...nameGuard(group.organizationId, group.name), groupId: group.id },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  },
-  ...(group.number
-    ? [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...keys.userGroupNumberGuard(group.organizationId, group.number), groupId: group.id },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-      ]
-    : []),
-];
+/** The name guard and, when the group has one, the number guard. */
+export const guardWrites = (group: UserGroupRecord, nameTakenMeans: () => Error = nameTaken): Write[] =>
+  [
+    guard(nameGuardKey(group.organizationId, group.name), { groupId: group.id }, nameTakenMeans),
+    group.number
+      ? [guard(numberGuardKey(group.organizationId, group.number), { groupId: group.id }, numberTaken)]
+      : [],
+  ].flat();
 
-const duplicateName = () => conflict('A user group with this name already exists');
-const duplicateNumber = () => conflict('A user group with this number already exists');
+/** Frees the group's name and number. */
+export const freeGuardWrites = (group: UserGroupRecord): Write[] =>
+  [
+    remove(nameGuardKey(group.organizationId, group.name)),
+    group.number ? [remove(numberGuardKey(group.organizationId, group.number))] : [],
+  ].flat();
 
 /** Creates a visible group: item, name and number guards, listing count and group count, atomically. */
 export const createUserGroup = async (
@@ -94,7 +73,7 @@ export const createUserGroup = async (
   },
   now = Date.now(),
 ): Promise<UserGroupRecord> => {
-  const sequence = await nextSequence(input.organizationId, 'groupSequence');
+  const { sequence } = await nextSequence(input.organizationId, 'groupSequence');
   const group: UserGroupRecord = {
     id: randomUUID(),
     organizationId: input.organizationId,
@@ -109,57 +88,36 @@ export const createUserGroup = async (
     updatedBy: input.createdBy,
     version: 1,
   };
-  await transactWrite(
-    [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.userGroup(group.organizationId, group.id),
-            ...group,
-            [LISTING_SORT_KEY]: keys.listingEntry(GROUP_LISTING, sequence),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      ...guardItems(group),
-      ...visibilityItems(group, 1),
-    ],
-    (index) => (index === 1 ? duplicateName() : duplicateNumber()),
-  );
+  await transact([
+    create(
+      UserGroupEntity.item(group, group),
+      () => new Conflict('User group', 'A group with this id exists'),
+    ),
+    ...guardWrites(group),
+    ...visibilityWrites(group, 1),
+  ]);
   return group;
 };
 
-export const getUserGroup = async (orgId: string, groupId: string): Promise<UserGroupRecord | undefined> => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.userGroup(orgId, groupId), ConsistentRead: true }),
-  );
-  return Item as UserGroupRecord | undefined;
-};
+export const getUserGroup = (orgId: string, groupId: string): Promise<UserGroupRecord | undefined> =>
+  UserGroupEntity.get({ organizationId: orgId, id: groupId });
 
 export const requireUserGroup = async (orgId: string, groupId: string): Promise<UserGroupRecord> => {
   const group = await getUserGroup(orgId, groupId);
-  if (!isVisible(group)) throw notFound('User group');
+  if (!isVisible(group)) throw groupNotFound(groupId)();
   return group;
 };
 
 export const listUserGroups = async (orgId: string, page: number, pageSize: number) => {
-  const { items, hasMore } = await readPage(orgId, GROUP_LISTING, page, pageSize);
-  return { groups: items as unknown as UserGroupRecord[], hasMore };
+  const { items, hasMore } = await readPage(orgId, LISTINGS.groups, page, pageSize, UserGroupEntity);
+  return { groups: items, hasMore };
 };
 
+const GROUP_COUNT = OrganizationEntity.projection('userGroupCount');
+
 /** The maintained count (changed in the same transactions that create and delete groups). */
-export const countUserGroups = async (orgId: string): Promise<number> => {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.organization(orgId),
-      ProjectionExpression: 'userGroupCount',
-      ConsistentRead: true,
-    }),
-  );
-  return Number(Item?.userGroupCount ?? 0);
-};
+export const countUserGroups = async (orgId: string): Promise<number> =>
+  (await OrganizationEntity.getProjected({ id: orgId }, GROUP_COUNT))?.userGroupCount ?? 0;
 
 /** Changes the given fields; a new name or number moves its guard in the same transaction. */
 export const updateUserGroup = (
@@ -178,91 +136,57 @@ export const updateUserGroup = (
       updatedBy,
       version: current.version + 1,
     };
-    const items: TransactItems = [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.userGroup(orgId, groupId),
-            ...next,
-            [LISTING_SORT_KEY]: keys.listingEntry(GROUP_LISTING, next.sequence),
-          },
-          ConditionExpression: 'version = :version AND attribute_not_exists(lifecycle)',
-          ExpressionAttributeValues: { ':version': current.version },
-        },
-      },
-    ];
-    const failures: (() => Error)[] = [() => new ConcurrentChange()];
-    if (next.name.toLowerCase() !== current.name.toLowerCase()) {
-      items.push(
+    const nameMoves = next.name.toLowerCase() !== current.name.toLowerCase();
+    const numberMoves = next.number !== current.number && Boolean(next.number);
+    await transact([
+      put(
+        UserGroupEntity.item(next, next),
         {
-          Put: {
-            TableName: tableName(),
-            Item: { ...nameGuard(orgId, next.name), groupId },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
+          condition: 'version = :version AND attribute_not_exists(lifecycle)',
+          values: { ':version': current.version },
         },
-        { Delete: { TableName: tableName(), Key: nameGuard(orgId, current.name) } },
-      );
-      failures.push(duplicateName, () => new ConcurrentChange());
-    }
-    if (next.number !== current.number && next.number) {
-      items.push({
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.userGroupNumberGuard(orgId, next.number), groupId },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
-      failures.push(duplicateNumber);
-      if (current.number) {
-        items.push({
-          Delete: { TableName: tableName(), Key: keys.userGroupNumberGuard(orgId, current.number) },
-        });
-        failures.push(() => new ConcurrentChange());
-      }
-    }
-    await transactWrite(items, (index) => (failures[index] ?? (() => new ConcurrentChange()))());
+        concurrentChange,
+      ),
+      nameMoves && guard(nameGuardKey(orgId, next.name), { groupId }, nameTaken),
+      nameMoves && remove(nameGuardKey(orgId, current.name)),
+      numberMoves && next.number
+        ? guard(numberGuardKey(orgId, next.number), { groupId }, numberTaken)
+        : undefined,
+      numberMoves && current.number ? remove(numberGuardKey(orgId, current.number)) : undefined,
+    ]);
     return next;
   });
 
 /**
  * Assigns (ADD) or unassigns (DELETE) a role, managed role or policy. Either way the target must be
- * live in the organization (404 naming it); the check and the atomic set change are one transaction.
+ * live in the organization (NotFound naming it); the check and the atomic set change are one
+ * transaction.
  */
 export const changeUserGroupGrant = async (
   orgId: string,
   groupId: string,
-  target: { field: GroupGrantField; id: string; key: { pk: string; sk: string }; label: string },
+  target: GrantTarget,
   operation: 'ADD' | 'DELETE',
   updatedBy: string,
   now = Date.now(),
 ): Promise<void> => {
-  await transactWrite(
-    [
-      liveTargetCheck(tableName(), target.key),
+  await transact([
+    targetIsLive(target),
+    update(
+      keys.userGroup(orgId, groupId),
       {
-        Update: {
-          TableName: tableName(),
-          Key: keys.userGroup(orgId, groupId),
-          // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
-          UpdateExpression:
-            operation === 'ADD'
-              ? 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by'
-              : 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)',
-          ExpressionAttributeNames: { '#field': target.field },
-          ExpressionAttributeValues: {
-            ':value': new Set([target.id]),
-            ':one': 1,
-            ':now': now,
-            ':by': updatedBy,
-          },
-        },
+        // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
+        update:
+          operation === 'ADD'
+            ? 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by'
+            : 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
+        condition: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)',
+        names: { '#field': target.field },
+        values: { ':value': new Set([target.id]), ':one': 1, ':now': now, ':by': updatedBy },
       },
-    ],
-    (index) => notFound(index === 0 ? target.label : 'User group'),
-  );
+      groupNotFound(groupId),
+    ),
+  ]);
 };
 
 /** Member ids of a group (one strongly consistent Query per 1 MB of membership items). */
@@ -271,14 +195,12 @@ export const memberIdsOf = async (orgId: string, groupId: string): Promise<strin
     await queryPartition(keys.organizationPartition(orgId), keys.groupMemberPrefix(groupId), {
       consistent: true,
     })
-  ).map((item) => String(item.userId));
+  ).map((item) => GroupMemberEntity.decode(item).userId);
 
 /** Lower-cased names taken that start like `name` (one Query on the name guards). */
 export const takenNamesStartingWith = async (orgId: string, name: string): Promise<Set<string>> =>
   new Set(
-    (await queryPartition(keys.organizationPartition(orgId), nameGuard(orgId, name).sk)).map((item) =>
+    (await queryPartition(keys.organizationPartition(orgId), nameGuardKey(orgId, name).sk)).map((item) =>
       String(item.sk).slice(keys.userGroupNamePrefix.length),
     ),
   );
-
-export { guardItems, isVisible, visibilityItems };

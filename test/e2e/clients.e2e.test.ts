@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { reloadConfig } from '../../shared/config.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import type { ApiClient, ApiClientName, ApiError, ApiResponse, ClientCaller } from '../support/service.js';
 import {
@@ -407,8 +408,9 @@ describe('DELETE /clients/{id}', () => {
 
   it('refuses (401) a token issued before the deletion once the principal-status cache expires', async () => {
     const previous = process.env.IDP_PRINCIPAL_CACHE_SECONDS;
-    // The service runs in this process and reads the cache time on every request.
+    // The service runs in this process: it reads the changed setting again.
     process.env.IDP_PRINCIPAL_CACHE_SECONDS = '1';
+    reloadConfig();
     try {
       const org = await newOrganization();
       const client = await newClient(org.token, { name: 'holder', roles: [org.roleId] });
@@ -427,6 +429,7 @@ describe('DELETE /clients/{id}', () => {
     } finally {
       if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
       else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
+      reloadConfig();
     }
   });
 });

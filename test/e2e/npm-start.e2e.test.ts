@@ -9,7 +9,12 @@ import { useTempDirs } from '../support/temp-dir.js';
  * the test processes, so `npm start` has to silence the SDK's Node version notice itself.
  */
 const shellEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
-  const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...rest } = process.env;
+  const {
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _warning,
+    IDP_ISSUER: _issuer,
+    IDP_TABLE_NAME: _table,
+    ...rest
+  } = process.env;
   return { ...rest, ...env };
 };
 

@@ -6,7 +6,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/domain/errors.js';
+import { toApiError } from '../../shared/http/error-mapping.js';
 import { keys } from '../../shared/store/keys.js';
 import { queryPartition } from '../../shared/store/query.js';
 import {
@@ -70,7 +71,7 @@ const tableItems = async (clientId: string) =>
 const statusOf = (promise: Promise<unknown>) =>
   promise.then(
     () => 200,
-    (error) => (error instanceof ApiError ? error.status : Promise.reject(error)),
+    (error) => (error instanceof DomainError ? toApiError(error).status : Promise.reject(error)),
   );
 
 describe('SSO provider secrets in Secrets Manager', () => {

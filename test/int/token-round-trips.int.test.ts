@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
 import { permissionDependencies, seedSystemData } from '../../shared/store/catalogue-repository.js';
-import { keys } from '../../shared/store/keys.js';
+import { grantTarget } from '../../shared/store/grant-targets.js';
 import { createRole } from '../../shared/store/role-repository.js';
 import { addUserToGroup, grantToUser } from '../../shared/store/user-grants.js';
 import { createUserGroup } from '../../shared/store/user-group-repository.js';
@@ -92,12 +92,7 @@ describe('round trips per token', () => {
       ),
     );
     for (const role of roles) {
-      await grantToUser(org, user.id, {
-        field: 'roles',
-        id: role.id,
-        key: keys.role(org, role.id),
-        label: 'Role',
-      });
+      await grantToUser(org, user.id, grantTarget(org, 'roles', role.id));
     }
     for (let index = 0; index < 3; index++) {
       const group = await createUserGroup({ organizationId: org, name: `g${index}`, createdBy: 't' });

@@ -41,7 +41,12 @@ const seedMembers = async (orgId: string, groupId: string, count: number): Promi
       version: 1,
     };
     ids.push(user.id);
-    items.push(storedUser(user), { ...keys.groupMember(orgId, groupId, user.id), userId: user.id, groupId });
+    items.push(storedUser(user), {
+      ...keys.groupMember(orgId, groupId, user.id),
+      userId: user.id,
+      groupId,
+      addedAt: Date.now(),
+    });
   }
   const slices = 8;
   const size = Math.ceil(items.length / slices);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bucketOf } from '../../shared/domain/paging.js';
 import type { UserStatus } from '../../shared/schemas/users.js';
 import { batchPut } from '../../shared/store/batch.js';
-import { keys } from '../../shared/store/keys.js';
+import { keys, LISTINGS } from '../../shared/store/keys.js';
 import {
   createUser,
   listUsers,
@@ -90,7 +90,7 @@ const seedUsers = async (orgId: string, count: number, statusOf: (sequence: numb
   }
   const bucketItems = [...buckets].map(([bucketKey, bucketCount]) => {
     const [status, bucket] = bucketKey.split('#') as [UserStatus, string];
-    return { ...keys.listingBucket(orgId, keys.userListing(status), Number(bucket)), count: bucketCount };
+    return { ...keys.listingBucket(orgId, LISTINGS.users(status), Number(bucket)), count: bucketCount };
   });
   const slices = 8;
   const size = Math.ceil(users.length / slices);

@@ -4,7 +4,7 @@ import { startLocalService } from '../../bin/local/service.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
 import { ALL_PERMISSION_IDS, type PermissionId } from '../../shared/domain/permission-catalogue.js';
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
-import { type Organization, setOrganizationRateLimit } from '../../shared/store/organization-repository.js';
+import { type Organization, updateOrganizationSettings } from '../../shared/store/organization-repository.js';
 import { type ApiResponse, idFromLocation } from './api.js';
 import { isolateDatabase } from './database.js';
 import { OpenApiValidator } from './openapi-validator.js';
@@ -99,7 +99,7 @@ const bodyOf = (options: CallOptions): RequestInit['body'] => {
 /** Starts the local service (API Gateway emulation + functions) on a free port with its own database. */
 const startService = async (dataDirectory: string, rateLimit: RateLimitSettings) => {
   const local = await startLocalService({ port: 0, dynamoDbEndpoint: isolateDatabase(), dataDirectory });
-  await setOrganizationRateLimit(local.organizationId, rateLimit);
+  await updateOrganizationSettings(local.organizationId, { rateLimit });
   const { baseUrl, organizationId, clientId, clientSecret } = local;
 
   let openApi: Promise<{ document: unknown; validator: OpenApiValidator }> | undefined;

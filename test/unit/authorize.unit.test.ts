@@ -1,23 +1,21 @@
 import type { Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { defineRoute } from '../../shared/api/route-definition.js';
+import { routeGroup } from '../../shared/api/route-definition.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import { ApiError } from '../../shared/http/errors.js';
 import { authorize } from '../../shared/http/middleware/authorize.js';
 import { stateOfContext } from '../../shared/http/request-state.js';
 
-const standardOnly = defineRoute({
-  operationId: 'createGroup',
-  method: 'POST',
-  path: '/idp/userGroups',
-  group: 'users',
-  kind: 'management',
-  summary: 'test route',
-  permissions: ['USER_GROUP.ADD', 'USER_GROUP.READ'],
-  userTypes: ['STANDARD'],
-  request: {},
-  response: { status: 201, description: 'created' },
+const { createGroup: standardOnly } = routeGroup('users', { userTypes: ['STANDARD'] })({
+  createGroup: {
+    method: 'POST',
+    path: '/idp/userGroups',
+    summary: 'test route',
+    permissions: ['USER_GROUP.ADD', 'USER_GROUP.READ'],
+    request: {},
+    response: { status: 201, description: 'created' },
+  },
 });
 
 const requestFor = (principal: Partial<Principal>): Request => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { reloadConfig } from '../../shared/config.js';
 import { countMetric, measureRequest } from '../../shared/observability/metrics.js';
 
 /** Embedded metric format documents written to standard output while `run` runs. */
@@ -19,13 +20,18 @@ const emfWrittenBy = async (run: () => Promise<unknown>) => {
     .map((line) => JSON.parse(line));
 };
 
-afterEach(() => {
-  delete process.env.IDP_METRICS;
-});
+/** Metrics go out as the configuration says: embedded metric format, or the log. */
+const publishMetricsAs = (kind: 'emf' | undefined) => {
+  if (kind) process.env.IDP_METRICS = kind;
+  else delete process.env.IDP_METRICS;
+  reloadConfig();
+};
+
+afterEach(() => publishMetricsAs(undefined));
 
 describe('request metrics', () => {
   it('publishes each request in its own document, by route and status class, even when requests overlap', async () => {
-    process.env.IDP_METRICS = 'emf';
+    publishMetricsAs('emf');
     const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
     const documents = await emfWrittenBy(() =>
       Promise.all([
@@ -67,7 +73,7 @@ describe('request metrics', () => {
   });
 
   it('counts a request that throws as a 5xx and publishes it all the same', async () => {
-    process.env.IDP_METRICS = 'emf';
+    publishMetricsAs('emf');
     const documents = await emfWrittenBy(() =>
       measureRequest(
         'GET /idp/roles',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketOf, locatePage, USER_BUCKET_SIZE } from '../../shared/domain/paging.js';
+import { bucketOf, LISTING_BUCKET_SIZE, locatePage } from '../../shared/domain/paging.js';
 
 describe('locating a page from bucket counts', () => {
   const buckets = [
@@ -15,9 +15,9 @@ describe('locating a page from bucket counts', () => {
 
   it('finds the bucket holding the offset, in bucket order, skipping empty ones', () => {
     expect(locatePage(buckets, 39)).toEqual({ fromSequence: 0, skip: 39 });
-    expect(locatePage(buckets, 40)).toEqual({ fromSequence: USER_BUCKET_SIZE, skip: 0 });
-    expect(locatePage(buckets, 99)).toEqual({ fromSequence: USER_BUCKET_SIZE, skip: 59 });
-    expect(locatePage(buckets, 100)).toEqual({ fromSequence: 3 * USER_BUCKET_SIZE, skip: 0 });
+    expect(locatePage(buckets, 40)).toEqual({ fromSequence: LISTING_BUCKET_SIZE, skip: 0 });
+    expect(locatePage(buckets, 99)).toEqual({ fromSequence: LISTING_BUCKET_SIZE, skip: 59 });
+    expect(locatePage(buckets, 100)).toEqual({ fromSequence: 3 * LISTING_BUCKET_SIZE, skip: 0 });
   });
 
   it('answers nothing past the end', () => {
@@ -27,7 +27,7 @@ describe('locating a page from bucket counts', () => {
 
   it('puts sequence numbers in blocks of the bucket size', () => {
     expect(bucketOf(0)).toBe(0);
-    expect(bucketOf(USER_BUCKET_SIZE - 1)).toBe(0);
-    expect(bucketOf(USER_BUCKET_SIZE)).toBe(1);
+    expect(bucketOf(LISTING_BUCKET_SIZE - 1)).toBe(0);
+    expect(bucketOf(LISTING_BUCKET_SIZE)).toBe(1);
   });
 });

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { apiClient, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
 import { idPathParams, pagingQuery } from '../../schemas/common.js';
-import { managementRoutesOf } from '../route-definition.js';
+import { routeGroup } from '../route-definition.js';
 
-const route = managementRoutesOf('clients');
 const page = (description: string, body: z.ZodType) => ({
   status: 200,
   description: `${description}; Link rel="next" while more exist`,
@@ -11,27 +10,24 @@ const page = (description: string, body: z.ZodType) => ({
 });
 
 /** API clients (spec 4.5; registration, rotation and deletion beyond it). */
-export const clientsRoutes = {
-  listApiClients: route({
-    operationId: 'listApiClients',
+export const clientsRoutes = routeGroup('clients')({
+  listApiClients: {
     method: 'GET',
     path: '/idp/clients',
     summary: "The organization's API clients, oldest first, with their secrets",
     permissions: ['API_CLIENTS.READ'],
     request: { query: pagingQuery },
     response: page('One page of clients', apiClient),
-  }),
-  listApiClientNames: route({
-    operationId: 'listApiClientNames',
+  },
+  listApiClientNames: {
     method: 'GET',
     path: '/idp/clients/name',
     summary: "Ids and names of the organization's API clients, oldest first",
     permissions: [],
     request: { query: pagingQuery },
     response: page('One page of names', apiClientName),
-  }),
-  createApiClient: route({
-    operationId: 'createApiClient',
+  },
+  createApiClient: {
     method: 'POST',
     path: '/idp/clients',
     summary: 'Register an API client; the answer carries its secret',
@@ -44,9 +40,8 @@ export const clientsRoutes = {
       secretField: 'clientSecret',
     },
     extension: true,
-  }),
-  rotateApiClientSecret: route({
-    operationId: 'rotateApiClientSecret',
+  },
+  rotateApiClientSecret: {
     method: 'POST',
     path: '/idp/clients/{id}/rotateSecret',
     summary: 'Issue a new secret; the previous one keeps working for a grace period (24 h by default)',
@@ -60,9 +55,8 @@ export const clientsRoutes = {
     },
     errors: [404],
     extension: true,
-  }),
-  deleteApiClient: route({
-    operationId: 'deleteApiClient',
+  },
+  deleteApiClient: {
     method: 'DELETE',
     path: '/idp/clients/{id}',
     summary: 'Delete an API client: no more tokens at once; tokens it holds are refused within 30 s',
@@ -71,5 +65,5 @@ export const clientsRoutes = {
     response: { status: 204, description: 'Deleted' },
     errors: [404],
     extension: true,
-  }),
-} as const;
+  },
+});

@@ -1,23 +1,19 @@
 import { z } from 'zod';
 import { idPathParams } from '../../schemas/common.js';
 import { policy, policyRequest } from '../../schemas/roles.js';
-import { managementRoutesOf } from '../route-definition.js';
-
-const route = managementRoutesOf('policies');
+import { routeGroup } from '../route-definition.js';
 
 /** Policies (spec 4.4). */
-export const policiesRoutes = {
-  listPolicies: route({
-    operationId: 'listPolicies',
+export const policiesRoutes = routeGroup('policies')({
+  listPolicies: {
     method: 'GET',
     path: '/idp/policies',
     summary: 'Policies that are not archived, oldest first',
     permissions: ['DETAILED_PERMISSION.READ'],
     request: {},
     response: { status: 200, description: 'Policies', body: z.array(policy) },
-  }),
-  createPolicy: route({
-    operationId: 'createPolicy',
+  },
+  createPolicy: {
     method: 'POST',
     path: '/idp/policies',
     summary: 'Create a policy (name unique among policies that are not archived, case-insensitively)',
@@ -25,9 +21,8 @@ export const policiesRoutes = {
     request: { body: policyRequest },
     response: { status: 204, description: 'Created' },
     errors: [409],
-  }),
-  getPolicy: route({
-    operationId: 'getPolicy',
+  },
+  getPolicy: {
     method: 'GET',
     path: '/idp/policies/{id}',
     summary: 'One policy',
@@ -35,9 +30,8 @@ export const policiesRoutes = {
     request: { path: idPathParams },
     response: { status: 200, description: 'The policy', body: policy },
     errors: [404],
-  }),
-  renamePolicy: route({
-    operationId: 'renamePolicy',
+  },
+  renamePolicy: {
     method: 'PUT',
     path: '/idp/policies/{id}',
     summary: 'Rename a policy',
@@ -45,9 +39,8 @@ export const policiesRoutes = {
     request: { path: idPathParams, body: policyRequest },
     response: { status: 204, description: 'Renamed' },
     errors: [404, 409],
-  }),
-  archivePolicy: route({
-    operationId: 'archivePolicy',
+  },
+  archivePolicy: {
     method: 'DELETE',
     path: '/idp/policies/{id}',
     summary: 'Archive the policy: no longer listed, readable or grantable, and it counts for nothing',
@@ -55,5 +48,5 @@ export const policiesRoutes = {
     request: { path: idPathParams },
     response: { status: 204, description: 'Archived' },
     errors: [404],
-  }),
-} as const;
+  },
+});

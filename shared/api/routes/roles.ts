@@ -13,14 +13,12 @@ import {
   rolePluginPermissionIds,
   updateRoleRequest,
 } from '../../schemas/roles.js';
-import { managementRoutesOf } from '../route-definition.js';
+import { routeGroup } from '../route-definition.js';
 
-const route = managementRoutesOf('roles');
-const done = (description: string) => ({ status: 204, description });
+const done = (description: string) => ({ status: 204 as const, description });
 
-const permissionChange = (operationId: string, action: 'assign' | 'revoke') =>
-  route({
-    operationId,
+const permissionChange = (action: 'assign' | 'revoke') =>
+  ({
     method: 'POST',
     path: `/idp/roles/{id}/permissions/${action}`,
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permission ids (idempotent)`,
@@ -28,11 +26,10 @@ const permissionChange = (operationId: string, action: 'assign' | 'revoke') =>
     request: { path: idPathParams, body: assignRevokeRolePermissionRequest },
     response: done(action === 'assign' ? 'Assigned' : 'Revoked'),
     errors: [404],
-  });
+  }) as const;
 
-const pluginPermissionChange = (operationId: string, action: 'assign' | 'revoke') =>
-  route({
-    operationId,
+const pluginPermissionChange = (action: 'assign' | 'revoke') =>
+  ({
     method: 'POST',
     path: `/idp/roles/{id}/plugin/{pluginId}/${action}`,
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permissions of a plugin assigned to the organization`,
@@ -40,21 +37,19 @@ const pluginPermissionChange = (operationId: string, action: 'assign' | 'revoke'
     request: { path: rolePluginPathParams, body: assignRevokeRolePluginPermissionRequest },
     response: done(action === 'assign' ? 'Assigned' : 'Revoked'),
     errors: [404],
-  });
+  }) as const;
 
 /** Roles, managed roles and the default role (spec 4.3). */
-export const rolesRoutes = {
-  listRoles: route({
-    operationId: 'listRoles',
+export const rolesRoutes = routeGroup('roles')({
+  listRoles: {
     method: 'GET',
     path: '/idp/roles',
     summary: 'Roles that are not archived, oldest first',
     permissions: ['ROLES.LIST'],
     request: { query: pagingQuery },
     response: { status: 200, description: 'One page; Link rel="next" while more exist', body: z.array(role) },
-  }),
-  createRole: route({
-    operationId: 'createRole',
+  },
+  createRole: {
     method: 'POST',
     path: '/idp/roles',
     summary: 'Create a role (name unique among roles that are not archived, case-insensitively)',
@@ -62,9 +57,8 @@ export const rolesRoutes = {
     request: { body: newRoleRequest },
     response: done('Created'),
     errors: [409],
-  }),
-  getRole: route({
-    operationId: 'getRole',
+  },
+  getRole: {
     method: 'GET',
     path: '/idp/roles/{id}',
     summary: 'One role',
@@ -72,9 +66,8 @@ export const rolesRoutes = {
     request: { path: idPathParams },
     response: { status: 200, description: 'The role', body: role },
     errors: [404],
-  }),
-  updateRole: route({
-    operationId: 'updateRole',
+  },
+  updateRole: {
     method: 'PUT',
     path: '/idp/roles/{id}',
     summary: "Replace the role's permissions",
@@ -82,9 +75,8 @@ export const rolesRoutes = {
     request: { path: idPathParams, body: updateRoleRequest },
     response: done('Updated'),
     errors: [404],
-  }),
-  archiveRole: route({
-    operationId: 'archiveRole',
+  },
+  archiveRole: {
     method: 'DELETE',
     path: '/idp/roles/{id}',
     summary: 'Archive the role: it is no longer listed, readable or grantable, and grants nothing',
@@ -92,11 +84,10 @@ export const rolesRoutes = {
     request: { path: idPathParams },
     response: done('Archived'),
     errors: [404],
-  }),
-  assignRolePermissions: permissionChange('assignRolePermissions', 'assign'),
-  revokeRolePermissions: permissionChange('revokeRolePermissions', 'revoke'),
-  getRolePluginPermissions: route({
-    operationId: 'getRolePluginPermissions',
+  },
+  assignRolePermissions: permissionChange('assign'),
+  revokeRolePermissions: permissionChange('revoke'),
+  getRolePluginPermissions: {
     method: 'GET',
     path: '/idp/roles/{id}/plugin/{pluginId}',
     summary: "Ids of the plugin's permission definitions the role holds",
@@ -104,9 +95,8 @@ export const rolesRoutes = {
     request: { path: rolePluginPathParams },
     response: { status: 200, description: 'Definition ids', body: rolePluginPermissionIds },
     errors: [404],
-  }),
-  setRolePluginPermissions: route({
-    operationId: 'setRolePluginPermissions',
+  },
+  setRolePluginPermissions: {
     method: 'PUT',
     path: '/idp/roles/{id}/plugin/{pluginId}',
     summary: "Replace the role's permissions of a plugin assigned to the organization",
@@ -114,20 +104,18 @@ export const rolesRoutes = {
     request: { path: rolePluginPathParams, body: pluginPermissionsRequest },
     response: done('Replaced'),
     errors: [404],
-  }),
-  assignRolePluginPermissions: pluginPermissionChange('assignRolePluginPermissions', 'assign'),
-  revokeRolePluginPermissions: pluginPermissionChange('revokeRolePluginPermissions', 'revoke'),
-  listManagedRoles: route({
-    operationId: 'listManagedRoles',
+  },
+  assignRolePluginPermissions: pluginPermissionChange('assign'),
+  revokeRolePluginPermissions: pluginPermissionChange('revoke'),
+  listManagedRoles: {
     method: 'GET',
     path: '/idp/managedRoles',
     summary: 'Managed (system) roles, oldest first',
     permissions: ['ROLES.LIST'],
     request: {},
     response: { status: 200, description: 'Managed roles', body: z.array(managedRole) },
-  }),
-  getManagedRole: route({
-    operationId: 'getManagedRole',
+  },
+  getManagedRole: {
     method: 'GET',
     path: '/idp/managedRoles/{id}',
     summary: 'One managed role',
@@ -135,18 +123,16 @@ export const rolesRoutes = {
     request: { path: idPathParams },
     response: { status: 200, description: 'The managed role', body: managedRole },
     errors: [404],
-  }),
-  getDefaultRole: route({
-    operationId: 'getDefaultRole',
+  },
+  getDefaultRole: {
     method: 'GET',
     path: '/idp/getDefaultRole',
     summary: 'The role new users receive; isStandardRole null when none is set',
     permissions: ['ROLES.LIST'],
     request: {},
     response: { status: 200, description: 'The default role', body: defaultRoleResponse },
-  }),
-  setDefaultRole: route({
-    operationId: 'setDefaultRole',
+  },
+  setDefaultRole: {
     method: 'POST',
     path: '/idp/setDefaultRole',
     summary: 'Set the role new users receive: a role id or a managed role id',
@@ -154,14 +140,13 @@ export const rolesRoutes = {
     request: { body: defaultRoleRequest },
     response: done('Set'),
     errors: [404],
-  }),
-  clearDefaultRole: route({
-    operationId: 'clearDefaultRole',
+  },
+  clearDefaultRole: {
     method: 'DELETE',
     path: '/idp/clearDefaultRole',
     summary: 'New users receive no role',
     permissions: ['ROLES.UPDATE'],
     request: {},
     response: done('Cleared'),
-  }),
-} as const;
+  },
+});

@@ -1,22 +1,18 @@
 import { z } from 'zod';
 import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
-import { managementRoutesOf } from '../route-definition.js';
-
-const route = managementRoutesOf('sso');
+import { routeGroup } from '../route-definition.js';
 
 /** SSO provider configurations (spec 4.5): operators bind them, customers keep the secret current. */
-export const ssoRoutes = {
-  listSsoProviders: route({
-    operationId: 'listSsoProviders',
+export const ssoRoutes = routeGroup('sso')({
+  listSsoProviders: {
     method: 'GET',
     path: '/idp/sso-providers',
     summary: "The SSO providers serving the caller's organization (never their secrets)",
     permissions: ['SSO.ADMIN'],
     request: {},
     response: { status: 200, description: 'The providers, by client id', body: z.array(ssoProvider) },
-  }),
-  updateSsoProvider: route({
-    operationId: 'updateSsoProvider',
+  },
+  updateSsoProvider: {
     method: 'POST',
     path: '/idp/sso-providers/{clientId}',
     summary:
@@ -27,5 +23,5 @@ export const ssoRoutes = {
     errors: [404],
     // Setting the same secret twice is harmless, and an idempotency record would keep a hash of it.
     idempotentByNature: true,
-  }),
-} as const;
+  },
+});

@@ -9,20 +9,11 @@ import {
   userGroupEnvelope,
   userGroupList,
 } from '../../schemas/user-groups.js';
-import { managementRoutesOf } from '../route-definition.js';
+import { routeGroup } from '../route-definition.js';
 
-const base = managementRoutesOf('user-groups');
-/** User groups are for the STANDARD user type only (spec 4.2). */
-const route: typeof base = (definition) => base({ userTypes: ['STANDARD'], ...definition });
+const changed = (description: string) => ({ status: 200 as const, description, body: userGroupEnvelope });
 
-const changed = (description: string) => ({ status: 200, description, body: userGroupEnvelope });
-
-const assignment = (
-  operationId: string,
-  target: 'roles' | 'policies' | 'managedRoles',
-  action: 'assign' | 'unassign',
-) => ({
-  operationId,
+const assignment = (target: 'roles' | 'policies' | 'managedRoles', action: 'assign' | 'unassign') => ({
   method: 'PUT' as const,
   path: `/idp/userGroups/{id}/${target}/${action}`,
   summary: `${action === 'assign' ? 'Assign' : 'Unassign'} ${target === 'managedRoles' ? 'a managed role' : target === 'roles' ? 'a role' : 'a policy'}`,
@@ -43,10 +34,9 @@ const assignment = (
   errors: [404],
 });
 
-/** User groups (spec 4.2). */
-export const userGroupsRoutes = {
-  createUserGroup: route({
-    operationId: 'createUserGroup',
+/** User groups (spec 4.2), for the STANDARD user type only. */
+export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDARD'] })({
+  createUserGroup: {
     method: 'POST',
     path: '/idp/userGroups',
     summary: 'Create a user group (name unique case-insensitively, number unique when given)',
@@ -54,27 +44,24 @@ export const userGroupsRoutes = {
     request: { body: createUserGroupRequest },
     response: { status: 201, description: 'Created; Location names it', body: userGroupEnvelope },
     errors: [409],
-  }),
-  listUserGroups: route({
-    operationId: 'listUserGroups',
+  },
+  listUserGroups: {
     method: 'GET',
     path: '/idp/userGroups/list',
     summary: 'User groups in creation order',
     permissions: ['USER_GROUP.READ'],
     request: { query: pagingQuery },
     response: { status: 200, description: 'One page; Link rel="next" while more exist', body: userGroupList },
-  }),
-  countUserGroups: route({
-    operationId: 'countUserGroups',
+  },
+  countUserGroups: {
     method: 'GET',
     path: '/idp/userGroups/count',
     summary: 'Number of user groups',
     permissions: ['USER_GROUP.READ'],
     request: {},
     response: { status: 200, description: 'The count', body: userGroupCount },
-  }),
-  getUserGroup: route({
-    operationId: 'getUserGroup',
+  },
+  getUserGroup: {
     method: 'GET',
     path: '/idp/userGroups/{id}',
     summary: 'One user group',
@@ -82,9 +69,8 @@ export const userGroupsRoutes = {
     request: { path: idPathParams },
     response: { status: 200, description: 'The user group', body: userGroupEnvelope },
     errors: [404],
-  }),
-  updateUserGroup: route({
-    operationId: 'updateUserGroup',
+  },
+  updateUserGroup: {
     method: 'PATCH',
     path: '/idp/userGroups/{id}',
     summary: 'Change some fields of a user group',
@@ -92,9 +78,8 @@ export const userGroupsRoutes = {
     request: { path: idPathParams, body: updateUserGroupRequest },
     response: changed('The updated user group'),
     errors: [404, 409],
-  }),
-  deleteUserGroup: route({
-    operationId: 'deleteUserGroup',
+  },
+  deleteUserGroup: {
     method: 'DELETE',
     path: '/idp/userGroups/{id}',
     summary: 'Delete a user group and remove it from all its members',
@@ -102,9 +87,8 @@ export const userGroupsRoutes = {
     request: { path: idPathParams },
     response: { status: 204, description: 'Deleted' },
     errors: [404],
-  }),
-  duplicateUserGroup: route({
-    operationId: 'duplicateUserGroup',
+  },
+  duplicateUserGroup: {
     method: 'POST',
     path: '/idp/userGroups/{id}/duplicate',
     summary: 'Copy a user group with its grants and members, named "Copy of <name>"',
@@ -118,11 +102,11 @@ export const userGroupsRoutes = {
     request: { path: idPathParams },
     response: changed('The new user group'),
     errors: [404],
-  }),
-  assignUserGroupRole: route(assignment('assignUserGroupRole', 'roles', 'assign')),
-  unassignUserGroupRole: route(assignment('unassignUserGroupRole', 'roles', 'unassign')),
-  assignUserGroupPolicy: route(assignment('assignUserGroupPolicy', 'policies', 'assign')),
-  unassignUserGroupPolicy: route(assignment('unassignUserGroupPolicy', 'policies', 'unassign')),
-  assignUserGroupManagedRole: route(assignment('assignUserGroupManagedRole', 'managedRoles', 'assign')),
-  unassignUserGroupManagedRole: route(assignment('unassignUserGroupManagedRole', 'managedRoles', 'unassign')),
-} as const;
+  },
+  assignUserGroupRole: assignment('roles', 'assign'),
+  unassignUserGroupRole: assignment('roles', 'unassign'),
+  assignUserGroupPolicy: assignment('policies', 'assign'),
+  unassignUserGroupPolicy: assignment('policies', 'unassign'),
+  assignUserGroupManagedRole: assignment('managedRoles', 'assign'),
+  unassignUserGroupManagedRole: assignment('managedRoles', 'unassign'),
+});

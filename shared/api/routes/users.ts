@@ -18,18 +18,15 @@ import {
   userRolePath,
   userTypePath,
 } from '../../schemas/users.js';
-import { managementRoutesOf } from '../route-definition.js';
-
-const route = managementRoutesOf('users');
+import { routeGroup } from '../route-definition.js';
 
 export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
 
-const noContent = (description: string) => ({ status: 204, description });
+const noContent = (description: string) => ({ status: 204 as const, description });
 
 /** Users and the caller's own account (spec 4.1). */
-export const usersRoutes = {
-  listUsers: route({
-    operationId: 'listUsers',
+export const usersRoutes = routeGroup('users')({
+  listUsers: {
     method: 'GET',
     path: '/idp/users',
     summary: 'Users in creation order; ACTIVE ones, or only INACTIVE ones with fetchInactive=true',
@@ -40,9 +37,8 @@ export const usersRoutes = {
       description: 'One page of users; Link rel="next" while more exist',
       body: z.array(user),
     },
-  }),
-  createUser: route({
-    operationId: 'createUser',
+  },
+  createUser: {
     method: 'POST',
     path: '/idp/users',
     summary: 'Create a user (email unique per organization) and send the join email',
@@ -50,9 +46,8 @@ export const usersRoutes = {
     request: { body: newUserRequest },
     response: noContent('Created; Location names the new user'),
     errors: [409],
-  }),
-  getUser: route({
-    operationId: 'getUser',
+  },
+  getUser: {
     method: 'GET',
     path: '/idp/users/{id}',
     summary: 'One user',
@@ -60,9 +55,8 @@ export const usersRoutes = {
     request: { path: userPath },
     response: { status: 200, description: 'The user', body: user },
     errors: [404],
-  }),
-  updateUser: route({
-    operationId: 'updateUser',
+  },
+  updateUser: {
     method: 'PUT',
     path: '/idp/users/{id}',
     summary: 'Rename a user or change the email; the user itself, or USER.UPDATE',
@@ -71,9 +65,8 @@ export const usersRoutes = {
     request: { path: userPath, body: updateUserRequest },
     response: { status: 200, description: 'The updated user', body: user },
     errors: [404, 409],
-  }),
-  uploadUserPicture: route({
-    operationId: 'uploadUserPicture',
+  },
+  uploadUserPicture: {
     method: 'PUT',
     path: '/idp/users/{id}/picture',
     summary: 'Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE',
@@ -84,9 +77,8 @@ export const usersRoutes = {
     errors: [404, 413, 415],
     // The same bytes give the same picture; hashing 5 MiB for a key would cost more than the upload.
     idempotentByNature: true,
-  }),
-  getUserPicture: route({
-    operationId: 'getUserPicture',
+  },
+  getUserPicture: {
     method: 'GET',
     path: '/idp/users/{id}/picture',
     summary: "The user's picture (the URL in User.picture)",
@@ -95,9 +87,8 @@ export const usersRoutes = {
     response: { status: 200, description: 'The image, with its content type' },
     errors: [404],
     extension: true,
-  }),
-  changePassword: route({
-    operationId: 'changePassword',
+  },
+  changePassword: {
     method: 'PUT',
     path: '/idp/users/{id}/changePassword',
     summary: 'Change the own password',
@@ -106,9 +97,8 @@ export const usersRoutes = {
     request: { path: userPath, body: changePasswordRequest },
     response: noContent('Changed'),
     errors: [404],
-  }),
-  resendJoinEmail: route({
-    operationId: 'resendJoinEmail',
+  },
+  resendJoinEmail: {
     method: 'PUT',
     path: '/idp/users/{id}/resendJoinEmail',
     summary: 'Send the join email again',
@@ -116,9 +106,8 @@ export const usersRoutes = {
     request: { path: userPath },
     response: noContent('Queued'),
     errors: [404],
-  }),
-  setUserStatus: route({
-    operationId: 'setUserStatus',
+  },
+  setUserStatus: {
     method: 'PUT',
     path: '/idp/users/{id}/setUserStatus',
     summary: 'Activate or deactivate a user',
@@ -126,9 +115,8 @@ export const usersRoutes = {
     request: { path: userPath, body: changeStatusRequest },
     response: noContent('Changed'),
     errors: [404],
-  }),
-  setUserType: route({
-    operationId: 'setUserType',
+  },
+  setUserType: {
     method: 'PUT',
     path: '/idp/users/{id}/userType/{type}',
     summary: 'Set the user type (case-insensitive)',
@@ -136,9 +124,8 @@ export const usersRoutes = {
     request: { path: userTypePath },
     response: noContent('Changed'),
     errors: [404],
-  }),
-  grantUserRole: route({
-    operationId: 'grantUserRole',
+  },
+  grantUserRole: {
     method: 'PUT',
     path: '/idp/users/{id}/roles/{roleName}/grant',
     summary: 'Grant a role, named by name or id',
@@ -146,9 +133,8 @@ export const usersRoutes = {
     request: { path: userRolePath },
     response: noContent('Granted'),
     errors: [404],
-  }),
-  revokeUserRole: route({
-    operationId: 'revokeUserRole',
+  },
+  revokeUserRole: {
     method: 'PUT',
     path: '/idp/users/{id}/roles/{roleName}/revoke',
     summary: 'Revoke a role, named by name or id',
@@ -156,9 +142,8 @@ export const usersRoutes = {
     request: { path: userRolePath },
     response: noContent('Revoked'),
     errors: [404],
-  }),
-  grantUserPolicy: route({
-    operationId: 'grantUserPolicy',
+  },
+  grantUserPolicy: {
     method: 'PUT',
     path: '/idp/users/{id}/policies/{policyId}',
     summary: 'Grant a policy',
@@ -166,9 +151,8 @@ export const usersRoutes = {
     request: { path: userPolicyPath },
     response: noContent('Granted'),
     errors: [404],
-  }),
-  revokeUserPolicy: route({
-    operationId: 'revokeUserPolicy',
+  },
+  revokeUserPolicy: {
     method: 'DELETE',
     path: '/idp/users/{id}/policies/{policyId}',
     summary: 'Revoke a policy',
@@ -176,9 +160,8 @@ export const usersRoutes = {
     request: { path: userPolicyPath },
     response: noContent('Revoked'),
     errors: [404],
-  }),
-  grantUserManagedRole: route({
-    operationId: 'grantUserManagedRole',
+  },
+  grantUserManagedRole: {
     method: 'PUT',
     path: '/idp/users/{id}/managedRoles/{roleId}',
     summary: 'Grant a managed role',
@@ -186,9 +169,8 @@ export const usersRoutes = {
     request: { path: userManagedRolePath },
     response: noContent('Granted'),
     errors: [404],
-  }),
-  revokeUserManagedRole: route({
-    operationId: 'revokeUserManagedRole',
+  },
+  revokeUserManagedRole: {
     method: 'DELETE',
     path: '/idp/users/{id}/managedRoles/{roleId}',
     summary: 'Revoke a managed role',
@@ -196,9 +178,8 @@ export const usersRoutes = {
     request: { path: userManagedRolePath },
     response: noContent('Revoked'),
     errors: [404],
-  }),
-  grantAdditionalProperties: route({
-    operationId: 'grantAdditionalProperties',
+  },
+  grantAdditionalProperties: {
     method: 'PUT',
     path: '/idp/users/{id}/additionalProperties/grant',
     summary: 'Set additional properties (string, number or empty object values)',
@@ -206,9 +187,8 @@ export const usersRoutes = {
     request: { path: userPath, body: setAdditionalPropertiesRequest },
     response: noContent('Set'),
     errors: [404],
-  }),
-  revokeAdditionalProperties: route({
-    operationId: 'revokeAdditionalProperties',
+  },
+  revokeAdditionalProperties: {
     method: 'PUT',
     path: '/idp/users/{id}/additionalProperties/revoke',
     summary: 'Remove additional properties',
@@ -216,9 +196,8 @@ export const usersRoutes = {
     request: { path: userPath, body: removeAdditionalPropertiesRequest },
     response: noContent('Removed'),
     errors: [404],
-  }),
-  addUserToGroup: route({
-    operationId: 'addUserToGroup',
+  },
+  addUserToGroup: {
     method: 'PUT',
     path: '/idp/users/{id}/userGroups/{userGroupId}',
     summary: 'Add the user to a user group',
@@ -226,9 +205,8 @@ export const usersRoutes = {
     request: { path: userGroupPath },
     response: { status: 200, description: 'The user with its groups', body: user },
     errors: [404],
-  }),
-  removeUserFromGroup: route({
-    operationId: 'removeUserFromGroup',
+  },
+  removeUserFromGroup: {
     method: 'DELETE',
     path: '/idp/users/{id}/userGroups/{userGroupId}',
     summary: 'Remove the user from a user group',
@@ -236,9 +214,8 @@ export const usersRoutes = {
     request: { path: userGroupPath },
     response: noContent('Removed'),
     errors: [404],
-  }),
-  resetUserMfa: route({
-    operationId: 'resetUserMfa',
+  },
+  resetUserMfa: {
     method: 'PUT',
     path: '/idp/users/{id}/resetMfa',
     summary: "Clear a user's TOTP secret so it enrolls again (400 when the organization has MFA disabled)",
@@ -246,32 +223,29 @@ export const usersRoutes = {
     request: { path: userPath },
     response: noContent('Reset'),
     errors: [404],
-  }),
-  resetMyMfa: route({
-    operationId: 'resetMyMfa',
+  },
+  resetMyMfa: {
     method: 'PUT',
     path: '/idp/me/resetMfa',
     summary: "Clear the calling user's TOTP secret (an API client gets 400)",
     permissions: [],
     request: {},
     response: noContent('Reset'),
-  }),
-  getMyUiPermissions: route({
-    operationId: 'getMyUiPermissions',
+  },
+  getMyUiPermissions: {
     method: 'GET',
     path: '/idp/me/ui-permissions',
     summary: 'UI permissions of the principal in the token',
     permissions: [],
     request: {},
     response: { status: 200, description: 'UI permissions', body: minePermissions },
-  }),
-  listAdditionalUserProperties: route({
-    operationId: 'listAdditionalUserProperties',
+  },
+  listAdditionalUserProperties: {
     method: 'GET',
     path: '/idp/additionalUserProperties',
     summary: 'Names of the additional properties in use in the organization',
     permissions: [],
     request: {},
     response: { status: 200, description: 'Property names', body: additionalUserProperties },
-  }),
-} as const;
+  },
+});

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Principal } from '../../auth/principal.js';
+import { config } from '../../config.js';
 import { liveClientOrganization } from '../../store/api-client-repository.js';
 import { getUserStatus } from '../../store/user-repository.js';
 import { unauthorized } from '../errors.js';
@@ -11,7 +12,7 @@ import { requestState } from '../request-state.js';
  * check costs one read per principal and instance per interval; the interval (default 30 s)
  * bounds how long a deactivated principal can still act.
  */
-const cacheMillis = () => Number(process.env.IDP_PRINCIPAL_CACHE_SECONDS ?? 30) * 1000;
+const cacheMillis = () => config().principalCacheSeconds * 1000;
 const checked = new Map<string, { active: boolean; at: number }>();
 
 const isActive = async (principal: Principal): Promise<boolean> =>

@@ -1,82 +1,50 @@
 import { z } from 'zod';
 import { dependentPermissions, detailedPlugin, permission, pluginIdModel } from '../../schemas/catalogue.js';
 import { idPathParams } from '../../schemas/common.js';
-import { ALL_USER_TYPES, defineRoute } from '../route-definition.js';
+import { routeGroup } from '../route-definition.js';
 
-/** Permission catalogue, plugins and the OpenAPI document (spec 4.4). */
-export const catalogueRoutes = {
-  getOpenApiDocument: defineRoute({
-    operationId: 'getOpenApiDocument',
-    method: 'GET',
-    path: '/idp/openapi.json',
-    group: 'openapi',
-    kind: 'public',
-    summary: 'This OpenAPI document',
-    permissions: [],
-    userTypes: ALL_USER_TYPES,
-    request: {},
-    response: { status: 200, description: 'OpenAPI 3.0.0 document', body: z.looseObject({}) },
-  }),
-  listPermissions: defineRoute({
-    operationId: 'listPermissions',
+/** Permission catalogue and plugins (spec 4.4). */
+export const permissionsRoutes = routeGroup('permissions')({
+  listPermissions: {
     method: 'GET',
     path: '/idp/permissions',
-    group: 'permissions',
-    kind: 'management',
     summary: 'Permission catalogue, oldest first',
     permissions: ['PERMISSIONS.LIST'],
-    userTypes: ALL_USER_TYPES,
     request: {},
     response: { status: 200, description: 'Permissions', body: z.array(permission) },
-  }),
-  getPermission: defineRoute({
-    operationId: 'getPermission',
+  },
+  getPermission: {
     method: 'GET',
     path: '/idp/permissions/{id}',
-    group: 'permissions',
-    kind: 'management',
     summary: 'One permission',
     permissions: ['PERMISSIONS.DETAILS'],
-    userTypes: ALL_USER_TYPES,
     request: { path: idPathParams },
     response: { status: 200, description: 'The permission', body: permission },
     errors: [404],
-  }),
-  listDependentPermissions: defineRoute({
-    operationId: 'listDependentPermissions',
+  },
+  listDependentPermissions: {
     method: 'GET',
     path: '/idp/dependentPermissions',
-    group: 'permissions',
-    kind: 'management',
     summary: 'Direct dependencies of each permission that has any, oldest first',
     permissions: ['PERMISSIONS.LIST'],
-    userTypes: ALL_USER_TYPES,
     request: {},
     response: { status: 200, description: 'Dependencies', body: z.array(dependentPermissions) },
-  }),
-  listPlugins: defineRoute({
-    operationId: 'listPlugins',
+  },
+  listPlugins: {
     method: 'GET',
     path: '/idp/plugins',
-    group: 'permissions',
-    kind: 'management',
     summary: "Plugins assigned to the caller's organization",
     permissions: [],
-    userTypes: ALL_USER_TYPES,
     request: {},
     response: { status: 200, description: 'Plugins', body: z.array(pluginIdModel) },
-  }),
-  getPlugin: defineRoute({
-    operationId: 'getPlugin',
+  },
+  getPlugin: {
     method: 'GET',
     path: '/idp/plugins/{id}',
-    group: 'permissions',
-    kind: 'management',
     summary: "A plugin assigned to the caller's organization, with its permission definitions",
     permissions: ['ROLES.DETAILS'],
-    userTypes: ALL_USER_TYPES,
     request: { path: idPathParams },
     response: { status: 200, description: 'The plugin', body: detailedPlugin },
     errors: [404],
-  }),
-} as const;
+  },
+});

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+
+/**
+ * Every setting of the service, read from the environment in one place and checked with Zod: a
+ * function that starts with a missing or malformed variable fails at once, naming the variable.
+ * The stack sets these for the deployed functions (lib/idp-stack.ts); `npm start` sets them for
+ * the in-process functions (bin/local/service.ts); README "Configuration" lists them.
+ */
+
+const seconds = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+/** The public origin: `https://host[:port]`, nothing after it (tokens compare it as a string). */
+const origin = z.string().refine((value) => URL.canParse(value) && new URL(value).origin === value, {
+  message: 'An origin such as https://id.example.com: scheme, host and port only, no trailing slash',
+});
+
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/** What the store and the operator CLI need: no public origin, as they write no URL. */
+const storeSettings = z.object({
+  IDP_TABLE_NAME: z.string().min(1),
+  IDP_DYNAMODB_ENDPOINT: z.url().optional(),
+  IDP_SECRET_STORE: z.enum(['aws', 'file']).default('file'),
+  IDP_SECRET_PREFIX: z.string().default('idp/'),
+  IDP_DATA_DIR: z.string().min(1).default('.data'),
+  IDP_TOKEN_TTL_SECONDS: seconds(3600),
+  IDP_CLIENT_SECRET_GRACE_SECONDS: seconds(24 * 3600),
+  IDP_PICTURE_BUCKET: z.string().min(1).optional(),
+  IDP_OUTBOX_FILE: z.string().min(1).optional(),
+});
+
+/** Everything a function of the service needs. */
+const settings = storeSettings.extend({
+  IDP_ISSUER: origin,
+  IDP_AUDIENCE: z.string().min(1).default('idp'),
+  IDP_LOG_LEVEL: z.enum(LOG_LEVELS).default('INFO'),
+  IDP_METRICS: z.enum(['emf', 'log']).default('log'),
+  IDP_PRINCIPAL_CACHE_SECONDS: seconds(30),
+});
+
+export interface StoreConfig {
+  tableName: string;
+  /** Local only: DynamoDB Local's address. */
+  dynamoDbEndpoint: string | undefined;
+  secretStore: { kind: 'aws'; prefix: string } | { kind: 'file'; directory: string };
+  dataDirectory: string;
+  tokenLifetimeSeconds: number;
+  clientSecretGraceSeconds: number;
+  /** S3 bucket of user pictures (deployed); files under the data directory otherwise. */
+  pictureBucket: string | undefined;
+  /** Local only: a JSONL file that also receives each outbox message. */
+  outboxFile: string | undefined;
+}
+
+export interface Config extends StoreConfig {
+  /** The API's public origin: the token issuer, and the origin of every URL the service writes. */
+  publicOrigin: string;
+  audience: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  metrics: 'emf' | 'log';
+  principalCacheSeconds: number;
+}
+
+/** Thrown when the environment cannot run the service; the message names every bad variable. */
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+const parsed = <S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> => {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
+    throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return result.data;
+};
+
+const storeConfigOf = (s: z.output<typeof storeSettings>): StoreConfig => ({
+  tableName: s.IDP_TABLE_NAME,
+  dynamoDbEndpoint: s.IDP_DYNAMODB_ENDPOINT,
+  secretStore:
+    s.IDP_SECRET_STORE === 'aws'
+      ? { kind: 'aws', prefix: s.IDP_SECRET_PREFIX }
+      : { kind: 'file', directory: `${s.IDP_DATA_DIR}/secrets` },
+  dataDirectory: s.IDP_DATA_DIR,
+  tokenLifetimeSeconds: s.IDP_TOKEN_TTL_SECONDS,
+  clientSecretGraceSeconds: s.IDP_CLIENT_SECRET_GRACE_SECONDS,
+  pictureBucket: s.IDP_PICTURE_BUCKET,
+  outboxFile: s.IDP_OUTBOX_FILE,
+});
+
+/** Reads the settings of a function from an environment (pure: tests pass their own). */
+export const parseConfig = (env: Record<string, string | undefined>): Config => {
+  const s = parsed(settings, env);
+  return {
+    ...storeConfigOf(s),
+    publicOrigin: s.IDP_ISSUER,
+    audience: s.IDP_AUDIENCE,
+    logLevel: s.IDP_LOG_LEVEL,
+    metrics: s.IDP_METRICS,
+    principalCacheSeconds: s.IDP_PRINCIPAL_CACHE_SECONDS,
+  };
+};
+
+export const parseStoreConfig = (env: Record<string, string | undefined>): StoreConfig =>
+  storeConfigOf(parsed(storeSettings, env));
+
+let current: Config | undefined;
+let currentStore: StoreConfig | undefined;
+
+/** The settings of this process, read once. */
+export const config = (): Config => {
+  current ??= parseConfig(process.env);
+  return current;
+};
+
+/** The store's settings, read once: all the operator CLI needs. */
+export const storeConfig = (): StoreConfig => {
+  currentStore ??= current ?? parseStoreConfig(process.env);
+  return currentStore;
+};
+
+/**
+ * Forgets what was read, so the next use reads the environment again: for the local server, which
+ * learns its origin only after it listens, the operator CLI, which points the store at its target,
+ * and tests that change a setting of a running service.
+ */
+export const reloadConfig = (): void => {
+  current = undefined;
+  currentStore = undefined;
+};
+
+/** The log level alone, for the logger, which is created before anything else is needed. */
+export const logLevelOf = (env: Record<string, string | undefined>): Config['logLevel'] =>
+  settings.shape.IDP_LOG_LEVEL.catch('INFO').parse(env.IDP_LOG_LEVEL);

@@ -1,0 +1,207 @@
+import {
+  DeleteCommand,
+  PutCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { Conflict } from '../domain/errors.js';
+import { countMetric } from '../observability/metrics.js';
+import { db, tableName } from './dynamo.js';
+import type { ItemKey } from './keys.js';
+
+/**
+ * Every conditional write of the store, single or in a transaction, described the same way: the
+ * operation and the error its condition failing means. The table name is filled in here, and a
+ * failed condition becomes that error whatever position the item has in a transaction, so
+ * reordering items never changes what a caller is told.
+ */
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type WithoutTable<T> = { [K in keyof T]: Omit<NonNullable<T[K]>, 'TableName'> };
+export type Operation =
+  | WithoutTable<Pick<TransactItem, 'Put'>>
+  | WithoutTable<Pick<TransactItem, 'Update'>>
+  | WithoutTable<Pick<TransactItem, 'Delete'>>
+  | WithoutTable<Pick<TransactItem, 'ConditionCheck'>>;
+
+export interface Write {
+  readonly operation: Operation;
+  /** What a failed condition means; a write without one has no condition that can fail. */
+  readonly fails?: () => Error;
+}
+
+/** A condition failed where no caller expected one: a bug, not a refusal. */
+const unexpected = () => new Error('A write without a condition failed its condition');
+
+interface Expression {
+  condition?: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+const expressionParts = ({ condition, names, values }: Expression) => ({
+  ...(condition ? { ConditionExpression: condition } : {}),
+  ...(names && Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+  ...(values && Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+});
+
+export const put = (
+  item: Record<string, unknown>,
+  expression: Expression = {},
+  fails?: () => Error,
+): Write => ({
+  operation: { Put: { Item: item, ...expressionParts(expression) } },
+  ...(fails ? { fails } : {}),
+});
+
+/** Writes a new item; `fails` when an item with its key exists already. */
+export const create = (item: Record<string, unknown>, fails: () => Error): Write =>
+  put(item, { condition: 'attribute_not_exists(pk)' }, fails);
+
+/** A uniqueness guard: an item that only says who holds the key; `fails` while it is taken. */
+export const guard = (key: ItemKey, owner: Record<string, string>, fails: () => Error): Write =>
+  create({ ...key, ...owner }, fails);
+
+export const update = (
+  key: ItemKey,
+  expression: Expression & { update: string },
+  fails?: () => Error,
+): Write => ({
+  operation: { Update: { Key: key, UpdateExpression: expression.update, ...expressionParts(expression) } },
+  ...(fails ? { fails } : {}),
+});
+
+export const remove = (key: ItemKey, expression: Expression = {}, fails?: () => Error): Write => ({
+  operation: { Delete: { Key: key, ...expressionParts(expression) } },
+  ...(fails ? { fails } : {}),
+});
+
+export const check = (
+  key: ItemKey,
+  expression: Expression & { condition: string },
+  fails: () => Error,
+): Write => ({
+  operation: {
+    ConditionCheck: { Key: key, ConditionExpression: expression.condition, ...expressionParts(expression) },
+  },
+  fails,
+});
+
+/** Condition: the item exists and is not archived. */
+export const IS_LIVE = 'attribute_exists(pk) AND (attribute_not_exists(archived) OR archived = :false)';
+
+/** Checks that an item exists and is not archived (a role, a policy, a managed role). */
+export const checkLive = (key: ItemKey, fails: () => Error): Write =>
+  check(key, { condition: IS_LIVE, values: { ':false': false } }, fails);
+
+/** Adds `delta` to a numeric attribute (a count); creates it when missing. */
+export const addTo = (key: ItemKey, attribute: string, delta: number): Write =>
+  update(key, { update: 'ADD #count :delta', names: { '#count': attribute }, values: { ':delta': delta } });
+
+const withTable = (operation: Operation): TransactItem => {
+  const [[kind, body]] = Object.entries(operation) as [[keyof TransactItem, object]];
+  return { [kind]: { ...body, TableName: tableName() } } as TransactItem;
+};
+
+const MAX_CONFLICT_RETRIES = 10;
+
+interface CancellationReason {
+  Code?: string;
+}
+
+const pause = (attempt: number, unitMillis: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * unitMillis * 2 ** Math.min(attempt, 6)));
+
+/**
+ * One DynamoDB transaction (at most 100 items; `false` and `undefined` entries are left out, so
+ * optional items can be written inline). A failed condition throws that item's error. Conflicts
+ * with concurrent transactions on the same items mean "try again", not "refused": they are
+ * retried with jittered backoff, which keeps concurrent grants from failing.
+ */
+export const transact = async (writes: readonly (Write | false | undefined)[]): Promise<void> => {
+  const items = writes.filter((write): write is Write => Boolean(write));
+  const request = new TransactWriteCommand({
+    TransactItems: items.map((write) => withTable(write.operation)),
+  });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(request);
+      return;
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+      const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+      const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)();
+      if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
+      if (attempt >= MAX_CONFLICT_RETRIES) {
+        throw new Conflict('Item', 'The resource is being changed by other requests; retry');
+      }
+      countMetric('RecoveredFaults');
+      await pause(attempt, 20);
+    }
+  }
+};
+
+/**
+ * One write outside a transaction; answers the item as it is afterwards when `returnNew` (Put
+ * and Delete answer nothing). A failed condition throws the write's error.
+ */
+export const writeOne = async (
+  write: Write,
+  options: { returnNew?: boolean } = {},
+): Promise<Record<string, unknown> | undefined> => {
+  const { operation } = write;
+  try {
+    if ('Put' in operation) {
+      await db().send(new PutCommand({ ...operation.Put, TableName: tableName() } as never));
+      return undefined;
+    }
+    if ('Delete' in operation) {
+      await db().send(new DeleteCommand({ ...operation.Delete, TableName: tableName() } as never));
+      return undefined;
+    }
+    if ('Update' in operation) {
+      const { Attributes } = await db().send(
+        new UpdateCommand({
+          ...operation.Update,
+          TableName: tableName(),
+          ...(options.returnNew ? { ReturnValues: 'ALL_NEW' } : {}),
+        } as never),
+      );
+      return Attributes;
+    }
+    throw new Error('A condition check is written as part of a transaction only');
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+      throw (write.fails ?? unexpected)();
+    }
+    throw error;
+  }
+};
+
+/** A version or state condition failed: someone changed the item between our read and our write. */
+export class ConcurrentChange extends Error {
+  constructor() {
+    super('The item was changed concurrently');
+  }
+}
+
+export const concurrentChange = () => new ConcurrentChange();
+
+/**
+ * Re-runs an optimistic read-modify-write while concurrent changes get in its way, with jittered
+ * backoff so that a burst of writers to one item spreads out instead of colliding again.
+ */
+export const retryOnConcurrentChange = async <T>(attempt: () => Promise<T>, attempts = 12): Promise<T> => {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof ConcurrentChange)) throw error;
+      if (tried >= attempts) throw new Conflict('Item', 'The resource was changed concurrently; retry');
+      countMetric('RecoveredFaults');
+      await pause(tried, 10);
+    }
+  }
+};
