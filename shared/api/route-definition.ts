@@ -101,6 +101,9 @@ export interface RouteDefinition {
   readonly extension?: boolean;
 }
 
+/** A response without a body: 204 and what it means. */
+export const noContent = (description: string) => ({ status: 204 as const, description });
+
 /** A route as a route file writes it: its operationId is its key, its group the file's. */
 export type RouteEntry = Omit<RouteDefinition, 'operationId' | 'group' | 'kind' | 'userTypes'> & {
   /** @default 'management' */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiClient, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
 import { idPathParams, pagingQuery } from '../../schemas/common.js';
-import { routeGroup } from '../route-definition.js';
+import { noContent, routeGroup } from '../route-definition.js';
 
 const page = (description: string, body: z.ZodType) => ({
   status: 200,
@@ -62,7 +62,7 @@ export const clientsRoutes = routeGroup('clients')({
     summary: 'Delete an API client: no more tokens at once; tokens it holds are refused within 30 s',
     permissions: ['API_CLIENTS.WRITE'],
     request: { path: idPathParams },
-    response: { status: 204, description: 'Deleted' },
+    response: noContent('Deleted'),
     errors: [404],
     extension: true,
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idPathParams } from '../../schemas/common.js';
 import { policy, policyRequest } from '../../schemas/roles.js';
-import { routeGroup } from '../route-definition.js';
+import { noContent, routeGroup } from '../route-definition.js';
 
 /** Policies (spec 4.4). */
 export const policiesRoutes = routeGroup('policies')({
@@ -19,7 +19,7 @@ export const policiesRoutes = routeGroup('policies')({
     summary: 'Create a policy (name unique among policies that are not archived, case-insensitively)',
     permissions: ['DETAILED_PERMISSION.WRITE'],
     request: { body: policyRequest },
-    response: { status: 204, description: 'Created' },
+    response: noContent('Created'),
     errors: [409],
   },
   getPolicy: {
@@ -37,7 +37,7 @@ export const policiesRoutes = routeGroup('policies')({
     summary: 'Rename a policy',
     permissions: ['DETAILED_PERMISSION.WRITE'],
     request: { path: idPathParams, body: policyRequest },
-    response: { status: 204, description: 'Renamed' },
+    response: noContent('Renamed'),
     errors: [404, 409],
   },
   archivePolicy: {
@@ -46,7 +46,7 @@ export const policiesRoutes = routeGroup('policies')({
     summary: 'Archive the policy: no longer listed, readable or grantable, and it counts for nothing',
     permissions: ['DETAILED_PERMISSION.WRITE'],
     request: { path: idPathParams },
-    response: { status: 204, description: 'Archived' },
+    response: noContent('Archived'),
     errors: [404],
   },
 });

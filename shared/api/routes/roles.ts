@@ -13,9 +13,7 @@ import {
   rolePluginPermissionIds,
   updateRoleRequest,
 } from '../../schemas/roles.js';
-import { routeGroup } from '../route-definition.js';
-
-const done = (description: string) => ({ status: 204 as const, description });
+import { noContent, routeGroup } from '../route-definition.js';
 
 const permissionChange = (action: 'assign' | 'revoke') =>
   ({
@@ -24,7 +22,7 @@ const permissionChange = (action: 'assign' | 'revoke') =>
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permission ids (idempotent)`,
     permissions: ['ROLES.UPDATE'],
     request: { path: idPathParams, body: assignRevokeRolePermissionRequest },
-    response: done(action === 'assign' ? 'Assigned' : 'Revoked'),
+    response: noContent(action === 'assign' ? 'Assigned' : 'Revoked'),
     errors: [404],
   }) as const;
 
@@ -35,7 +33,7 @@ const pluginPermissionChange = (action: 'assign' | 'revoke') =>
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permissions of a plugin assigned to the organization`,
     permissions: ['ROLES.UPDATE'],
     request: { path: rolePluginPathParams, body: assignRevokeRolePluginPermissionRequest },
-    response: done(action === 'assign' ? 'Assigned' : 'Revoked'),
+    response: noContent(action === 'assign' ? 'Assigned' : 'Revoked'),
     errors: [404],
   }) as const;
 
@@ -55,7 +53,7 @@ export const rolesRoutes = routeGroup('roles')({
     summary: 'Create a role (name unique among roles that are not archived, case-insensitively)',
     permissions: ['ROLES.ADD'],
     request: { body: newRoleRequest },
-    response: done('Created'),
+    response: noContent('Created'),
     errors: [409],
   },
   getRole: {
@@ -73,7 +71,7 @@ export const rolesRoutes = routeGroup('roles')({
     summary: "Replace the role's permissions",
     permissions: ['ROLES.UPDATE'],
     request: { path: idPathParams, body: updateRoleRequest },
-    response: done('Updated'),
+    response: noContent('Updated'),
     errors: [404],
   },
   archiveRole: {
@@ -82,7 +80,7 @@ export const rolesRoutes = routeGroup('roles')({
     summary: 'Archive the role: it is no longer listed, readable or grantable, and grants nothing',
     permissions: ['ROLES.DELETE'],
     request: { path: idPathParams },
-    response: done('Archived'),
+    response: noContent('Archived'),
     errors: [404],
   },
   assignRolePermissions: permissionChange('assign'),
@@ -102,7 +100,7 @@ export const rolesRoutes = routeGroup('roles')({
     summary: "Replace the role's permissions of a plugin assigned to the organization",
     permissions: ['ROLES.UPDATE'],
     request: { path: rolePluginPathParams, body: pluginPermissionsRequest },
-    response: done('Replaced'),
+    response: noContent('Replaced'),
     errors: [404],
   },
   assignRolePluginPermissions: pluginPermissionChange('assign'),
@@ -138,7 +136,7 @@ export const rolesRoutes = routeGroup('roles')({
     summary: 'Set the role new users receive: a role id or a managed role id',
     permissions: ['ROLES.UPDATE'],
     request: { body: defaultRoleRequest },
-    response: done('Set'),
+    response: noContent('Set'),
     errors: [404],
   },
   clearDefaultRole: {
@@ -147,6 +145,6 @@ export const rolesRoutes = routeGroup('roles')({
     summary: 'New users receive no role',
     permissions: ['ROLES.UPDATE'],
     request: {},
-    response: done('Cleared'),
+    response: noContent('Cleared'),
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
-import { routeGroup } from '../route-definition.js';
+import { noContent, routeGroup } from '../route-definition.js';
 
 /** SSO provider configurations (spec 4.5): operators bind them, customers keep the secret current. */
 export const ssoRoutes = routeGroup('sso')({
@@ -19,7 +19,7 @@ export const ssoRoutes = routeGroup('sso')({
       'Replace the client secret of an SSO provider, for every organization it serves; the expiration hint when given',
     permissions: ['SSO.ADMIN'],
     request: { path: ssoProviderPath, body: updateSsoProviderRequest },
-    response: { status: 204, description: 'Stored' },
+    response: noContent('Stored'),
     errors: [404],
     // Setting the same secret twice is harmless, and an idempotency record would keep a hash of it.
     idempotentByNature: true,

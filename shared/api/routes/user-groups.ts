@@ -9,7 +9,7 @@ import {
   userGroupEnvelope,
   userGroupList,
 } from '../../schemas/user-groups.js';
-import { routeGroup } from '../route-definition.js';
+import { noContent, routeGroup } from '../route-definition.js';
 
 const changed = (description: string) => ({ status: 200 as const, description, body: userGroupEnvelope });
 
@@ -85,7 +85,7 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     summary: 'Delete a user group and remove it from all its members',
     permissions: ['USER_GROUP.DELETE'],
     request: { path: idPathParams },
-    response: { status: 204, description: 'Deleted' },
+    response: noContent('Deleted'),
     errors: [404],
   },
   duplicateUserGroup: {

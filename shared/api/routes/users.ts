@@ -18,11 +18,9 @@ import {
   userRolePath,
   userTypePath,
 } from '../../schemas/users.js';
-import { routeGroup } from '../route-definition.js';
+import { noContent, routeGroup } from '../route-definition.js';
 
 export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
-
-const noContent = (description: string) => ({ status: 204 as const, description });
 
 /** Users and the caller's own account (spec 4.1). */
 export const usersRoutes = routeGroup('users')({
