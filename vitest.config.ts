@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/slowest-first.js';
 
 // The SDK's notice that its releases after January 2027 need Node 22 (README, "Limits and known
 // gaps") would repeat in every worker's log; its documented switch, set here, reaches the global
@@ -14,6 +15,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default is one worker per core but one; much of a test's time is waiting for
+    // DynamoDB Local or a child process, so two workers keep both cores busy.
+    maxWorkers: 2,
+    sequence: { sequencer: SlowestFirst },
     // What a function needs to start (shared/config.ts); services started by tests use their own
     // origin, and the table of each test file's own database (test/support/isolated-database.ts).
     env: {

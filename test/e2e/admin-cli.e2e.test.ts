@@ -2,13 +2,15 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../bin/admin/cli.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { keys } from '../../shared/store/keys.js';
 import { getItem, useService } from '../support/service.js';
 
 /**
- * The operator CLI as an operator runs it: `npm run --silent admin -- ...` in a child process,
- * against the DynamoDB (and secret files) of a running local service.
+ * The operator CLI against the DynamoDB (and secret files) of a running local service: most
+ * commands run in this process (`runCli`, what `bin/idp-admin.ts` calls), the standard-input
+ * ones as an operator runs them, `npm run --silent admin -- ...` in a child process.
  */
 const service = useService();
 
@@ -18,7 +20,22 @@ interface CliRun {
   stderr: string;
 }
 
-const admin = (args: string[], stdin = ''): Promise<CliRun> =>
+const admin = async (args: string[], stdin = ''): Promise<CliRun> => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli([...args, '--endpoint', dynamoEndpoint()], {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    readStdin: async () => stdin,
+  });
+  return {
+    code,
+    stdout: out.map((text) => `${text}\n`).join(''),
+    stderr: err.map((text) => `${text}\n`).join(''),
+  };
+};
+
+const adminProcess = (args: string[], stdin = ''): Promise<CliRun> =>
   new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args, '--endpoint', dynamoEndpoint()], {
       // The test's own database inside the shared DynamoDB Local is chosen by the access key id.
@@ -41,10 +58,10 @@ const admin = (args: string[], stdin = ''): Promise<CliRun> =>
 const dynamoEndpoint = () => process.env.IDP_DYNAMODB_ENDPOINT as string;
 
 /** Runs a command with `--json` and answers its parsed output; fails on a non-zero exit. */
-const adminJson = async <T>(args: string[], stdin?: string): Promise<T> => {
-  const run = await admin([...args, '--json'], stdin);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as T;
+const adminJson = async <T>(args: string[], stdin?: string, run = admin): Promise<T> => {
+  const result = await run([...args, '--json'], stdin);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
 };
 
 interface CreatedClient {
@@ -242,6 +259,8 @@ describe('idp-admin', () => {
         '42',
       ],
       'from-stdin\n',
+      // As an operator runs it: a child process reading the secret from a pipe.
+      adminProcess,
     );
     expect(provider.organizationIds).toEqual([service.organizationId]);
     const secrets = new FileSecretStore(join(service.dataDirectory, 'secrets'));

@@ -234,18 +234,6 @@ describe('npm start', () => {
       expect(javaProcessesOnPort(dynamoPort)).toBe('');
     });
 
-    it('IDP_DYNAMODB_PORT, taken while Java starts (its bind failure)', async (context) => {
-      const dynamoPort = await freePort();
-      const started = startLocal(context, {
-        PORT: String(await freePort()),
-        IDP_DYNAMODB_PORT: String(dynamoPort),
-      });
-      await waitForJavaOnPort(started, dynamoPort);
-      await occupyPort(context, dynamoPort, '0.0.0.0');
-      expectPortInUseLine(await started.exited, dynamoPort, 'DynamoDB Local', 'IDP_DYNAMODB_PORT');
-      expect(javaProcessesOnPort(dynamoPort)).toBe('');
-    });
-
     it('PORT, taken while DynamoDB Local starts (the API server cannot listen; DynamoDB Local stops)', async (context) => {
       const port = await freePort();
       const dynamoPort = await freePort();

@@ -1,16 +1,14 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../../shared/domain/rate-limit.js';
 import { createTestOrganization, useService } from '../support/service.js';
 
 const service = useService({ rateLimit: DEFAULT_RATE_LIMIT });
-let tokenA: string;
-let tokenB: string;
 
-beforeAll(async () => {
-  tokenA = service.admin.token;
-  const other = await createTestOrganization({ rateLimit: DEFAULT_RATE_LIMIT });
-  tokenB = (await service.callerWith([], { organization: other.id })).token;
-});
+/** A token of a new organization with the default limit (10 + 10). */
+const newOrganizationToken = async () => {
+  const organization = await createTestOrganization({ rateLimit: DEFAULT_RATE_LIMIT });
+  return (await service.callerWith([], { organization: organization.id })).token;
+};
 
 /** Waits until `offset` ms into the next calendar second, so a burst falls inside one second. */
 const startOfNextSecond = async (offset = 30) => {
@@ -35,18 +33,41 @@ const fire = async (token: string, count: number) => {
     ok: responses.filter((response) => response.status === 200).length,
     limited: responses.filter((response) => response.status === 429),
     dispatchedSecond: Math.floor(dispatchedAt / 1000),
+    answeredSecond: Math.floor(Date.now() / 1000),
     tookMs: Date.now() - dispatchedAt,
   };
 };
 
+/**
+ * Two bursts in two consecutive seconds, for two organizations. The arithmetic can only be checked
+ * when every request of a burst arrived within its second; on a busy machine a burst may spill
+ * into the next one, and the scenario is then run again with new organizations.
+ */
+const twoSeconds = async () => {
+  const [tokenA, tokenB] = await Promise.all([newOrganizationToken(), newOrganizationToken()]);
+  // Warm up (token verification keys, OpenAPI validator), then let a whole second pass idle.
+  await Promise.all([fire(tokenA, 1), fire(tokenB, 1)]);
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const second = await startOfNextSecond();
+  const [a, b] = await Promise.all([fire(tokenA, 30), fire(tokenB, 20)]);
+  await untilSecond(second + 1);
+  const [next, otherNext] = await Promise.all([fire(tokenA, 20), fire(tokenB, 10)]);
+  const fitted =
+    [a, b].every((burst) => burst.dispatchedSecond === second && burst.answeredSecond === second) &&
+    [next, otherNext].every(
+      (burst) => burst.dispatchedSecond === second + 1 && burst.answeredSecond === second + 1,
+    );
+  return { fitted, a, b, next, otherNext };
+};
+
 describe('per-organization rate limit over HTTP', () => {
   it('admits 20 of 30 concurrent requests after an idle second, at most 10 the next second; another organization is unaffected', async () => {
-    // Warm up (token verification keys, OpenAPI validator), then let a whole second pass idle.
-    await Promise.all([fire(tokenA, 1), fire(tokenB, 1)]);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    const second = await startOfNextSecond();
-    const [a, b] = await Promise.all([fire(tokenA, 30), fire(tokenB, 20)]);
-    expect(a.dispatchedSecond, 'the burst must be sent within one second').toBe(second);
+    let run = await twoSeconds();
+    for (let attempt = 2; !run.fitted && attempt <= 4; attempt++) run = await twoSeconds();
+    const { fitted, a, b, next, otherNext } = run;
+    expect(fitted, 'every burst must arrive within its own second (the machine was too busy 4 times)').toBe(
+      true,
+    );
     console.log(
       `second 1: org A ${a.ok} admitted / ${a.limited.length} refused in ${a.tookMs} ms; org B ${b.ok} admitted`,
     );
@@ -59,9 +80,6 @@ describe('per-organization rate limit over HTTP', () => {
     expect(limitedBody?.headers.get('x-ratelimit-limit')).toBeNull();
     expect(limitedBody?.headers.get('retry-after')).toBeNull();
 
-    await untilSecond(second + 1);
-    const [next, otherNext] = await Promise.all([fire(tokenA, 20), fire(tokenB, 10)]);
-    expect(next.dispatchedSecond, 'the second burst must be sent in the following second').toBe(second + 1);
     console.log(`second 2: org A ${next.ok} admitted; org B ${otherNext.ok} admitted`);
     expect(next.ok).toBeLessThanOrEqual(10);
     expect(next.ok).toBeGreaterThan(0);

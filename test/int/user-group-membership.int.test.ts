@@ -14,7 +14,8 @@ import {
 import { storedUser, type UserRecord } from '../../shared/store/user-repository.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
-const MEMBERS = 5_000;
+/** Forty transactions of 50 members each way: many rounds of four transactions at a time. */
+const MEMBERS = 2_000;
 
 useDatabase();
 

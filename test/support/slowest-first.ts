@@ -1,0 +1,27 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest start first, so that on a fresh clone (no timings cached yet) the
+ * two workers do not end with one of them alone on a long file. After that Vitest's own order.
+ */
+const SLOWEST = [
+  'test/e2e/npm-start.e2e.test.ts',
+  'test/int/user-group-membership.int.test.ts',
+  'test/e2e/fuzz.e2e.test.ts',
+  'test/int/user-paging.int.test.ts',
+];
+
+const rank = (spec: TestSpecification) => {
+  const index = SLOWEST.findIndex((file) => spec.moduleId.endsWith(file));
+  return index < 0 ? SLOWEST.length : index;
+};
+
+export default class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return sorted
+      .map((spec, order) => ({ spec, order }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.order - b.order)
+      .map(({ spec }) => spec);
+  }
+}
