@@ -45,6 +45,8 @@ const errorStatusesOf = (route: RouteDefinition): number[] => {
   const statuses = [
     ...(uses.authenticated ? COMMON_MANAGEMENT_ERRORS : []),
     ...(uses.validation ? [400] : []),
+    // An id in the path may name nothing the caller can see.
+    ...(route.path.includes('{') ? [404] : []),
     ...(route.errors ?? []),
     // A write may meet a concurrent one; a repeated Idempotency-Key may come with another body.
     ...(uses.authenticated && route.method !== 'GET' ? [409] : []),

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
+import { identifier } from '../schemas/common.js';
 import { keys } from '../store/keys.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -105,23 +106,57 @@ export interface RouteDefinition {
 export const noContent = (description: string) => ({ status: 204 as const, description });
 
 /** A route as a route file writes it: its operationId is its key, its group the file's. */
-export type RouteEntry = Omit<RouteDefinition, 'operationId' | 'group' | 'kind' | 'userTypes'> & {
+export type RouteEntry = Omit<
+  RouteDefinition,
+  'operationId' | 'group' | 'kind' | 'userTypes' | 'permissions' | 'request'
+> & {
   /** @default 'management' */
   readonly kind?: RouteKind;
-  /** @default every user type */
+  /** @default every user type, or the group's */
   readonly userTypes?: readonly UserType[];
+  /** @default none: any authenticated caller */
+  readonly permissions?: readonly PermissionId[];
+  /** @default no parameters and no body */
+  readonly request?: RouteDefinition['request'];
 };
 
-type CompletedRoute<G extends EndpointGroup, K extends string, E extends RouteEntry> = E & {
+/** The names of a path template's parameters: `/idp/users/{id}` -> `'id'`. */
+export type ParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | ParameterNames<Rest>
+  : never;
+
+/** Path parameters are ids unless a route says otherwise: letters, digits and `. _ : @ -`. */
+type IdentifierPath<Path extends string> = [ParameterNames<Path>] extends [never]
+  ? undefined
+  : z.ZodObject<{ [Name in ParameterNames<Path>]: typeof identifier }, z.core.$strict>;
+
+const identifierPathOf = (path: string): ZodObjectSchema | undefined => {
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  return names.length > 0
+    ? z.strictObject(Object.fromEntries(names.map((name) => [name, identifier])))
+    : undefined;
+};
+
+type RequestOf<E extends RouteEntry> = E extends { readonly request: infer Request }
+  ? Request
+  : Record<never, never>;
+
+type CompletedRoute<G extends EndpointGroup, K extends string, E extends RouteEntry> = Omit<E, 'request'> & {
   readonly operationId: K;
   readonly group: G;
   readonly kind: E extends { readonly kind: infer Kind extends RouteKind } ? Kind : 'management';
   readonly userTypes: readonly UserType[];
+  readonly permissions: readonly PermissionId[];
+  readonly request: Omit<RequestOf<E>, 'path'> & {
+    readonly path: RequestOf<E> extends { readonly path: infer Path } ? Path : IdentifierPath<E['path']>;
+  };
 };
 
 /**
  * The routes of one endpoint group (one Lambda function), keyed by operationId: a function imports
- * its own group's routes only, and an operationId is written once, as the key.
+ * its own group's routes only, and an operationId is written once, as the key. Unless a route says
+ * otherwise it is a management route for every user type that needs no permission, and its path
+ * parameters are ids.
  */
 export const routeGroup =
   <G extends EndpointGroup>(group: G, defaults: { userTypes?: readonly UserType[] } = {}) =>
@@ -129,10 +164,21 @@ export const routeGroup =
     entries: T,
   ): { readonly [K in keyof T & string]: CompletedRoute<G, K, T[K]> } =>
     Object.fromEntries(
-      Object.entries(entries).map(([operationId, entry]) => [
-        operationId,
-        { kind: 'management', userTypes: defaults.userTypes ?? ALL_USER_TYPES, ...entry, operationId, group },
-      ]),
+      Object.entries(entries).map(([operationId, entry]) => {
+        const path = entry.request?.path ?? identifierPathOf(entry.path);
+        return [
+          operationId,
+          {
+            kind: 'management',
+            userTypes: defaults.userTypes ?? ALL_USER_TYPES,
+            permissions: [],
+            ...entry,
+            request: { ...entry.request, ...(path ? { path } : {}) },
+            operationId,
+            group,
+          },
+        ];
+      }),
     ) as never;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;

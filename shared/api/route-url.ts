@@ -1,9 +1,5 @@
 import { config } from '../config.js';
-
-/** The names of a path template's parameters: `/idp/users/{id}` -> `'id'`. */
-type ParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
-  ? Name | ParameterNames<Rest>
-  : never;
+import type { ParameterNames } from './route-definition.js';
 
 /**
  * The absolute URL of a route, its parameters filled in (encoded) and an optional query: every

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Conflict, NotFound } from '../domain/errors.js';
+import { Conflict } from '../domain/errors.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { UserGroupEntity, type UserGroupRecord } from './entities.js';
@@ -8,23 +8,15 @@ import { keys, LISTINGS } from './keys.js';
 import { nextSequence } from './sequenced-listing.js';
 import {
   freeGuardWrites,
-  getUserGroup,
   guardWrites,
+  hideForDeletion,
   memberIdsOf,
+  removeHiddenGroup,
   requireUserGroup,
   takenNamesStartingWith,
   visibilityWrites,
 } from './user-group-repository.js';
-import {
-  ConcurrentChange,
-  concurrentChange,
-  create,
-  remove,
-  retryOnConcurrentChange,
-  transact,
-  update,
-  type Write,
-} from './writes.js';
+import { ConcurrentChange, concurrentChange, create, transact, update, type Write } from './writes.js';
 
 /**
  * Deleting or duplicating a group touches every member: each member's `userGroups` set and its
@@ -58,14 +50,7 @@ const finishDeletion = async (orgId: string, groupId: string) => {
   await inChunks(await memberIdsOf(orgId, groupId), (userId) =>
     leaveGroupWrites(orgId, userId, groupId, { requireUser: false }),
   );
-  // A concurrent DELETE may have finished first: then there is nothing left to do.
-  await transact([
-    remove(
-      keys.userGroup(orgId, groupId),
-      { condition: 'attribute_not_exists(pk) OR attribute_exists(lifecycle)' },
-      concurrentChange,
-    ),
-  ]);
+  await removeHiddenGroup(orgId, groupId);
 };
 
 /**
@@ -73,26 +58,7 @@ const finishDeletion = async (orgId: string, groupId: string) => {
  * freed), then removes it from its members in bounded transactions, then deletes the item.
  */
 export const deleteUserGroup = async (orgId: string, groupId: string, now = Date.now()): Promise<void> => {
-  await retryOnConcurrentChange(async () => {
-    const group = await getUserGroup(orgId, groupId);
-    if (!group) throw new NotFound('User group', groupId);
-    if (group.lifecycle !== undefined) return;
-    await transact([
-      update(
-        keys.userGroup(orgId, groupId),
-        {
-          update: 'SET lifecycle = :deleting, updatedAt = :now REMOVE #listing',
-          condition: 'version = :version AND attribute_not_exists(lifecycle)',
-          names: { '#listing': keys.listingSortKey },
-          values: { ':deleting': 'DELETING', ':now': now, ':version': group.version },
-        },
-        // Changed (or marked) in between: read again and decide again.
-        concurrentChange,
-      ),
-      ...visibilityWrites(group, -1),
-      ...freeGuardWrites(group),
-    ]);
-  });
+  await hideForDeletion(orgId, groupId, now);
   await finishDeletion(orgId, groupId);
 };
 

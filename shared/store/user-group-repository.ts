@@ -189,6 +189,44 @@ export const changeUserGroupGrant = async (
   ]);
 };
 
+/**
+ * The first step of a delete, atomic: the group is marked DELETING (hidden, granting nothing),
+ * leaves its listing and the count, and frees its name and number. A group already marked is left
+ * as it is: a repeated DELETE only finishes the work.
+ */
+export const hideForDeletion = (orgId: string, groupId: string, now: number) =>
+  retryOnConcurrentChange(async () => {
+    const group = await getUserGroup(orgId, groupId);
+    if (!group) throw groupNotFound(groupId)();
+    if (group.lifecycle !== undefined) return;
+    await transact([
+      update(
+        keys.userGroup(orgId, groupId),
+        {
+          update: 'SET lifecycle = :deleting, updatedAt = :now REMOVE #listing',
+          condition: 'version = :version AND attribute_not_exists(lifecycle)',
+          names: { '#listing': keys.listingSortKey },
+          values: { ':deleting': 'DELETING', ':now': now, ':version': group.version },
+        },
+        // Changed (or marked) in between: read again and decide again.
+        concurrentChange,
+      ),
+      ...visibilityWrites(group, -1),
+      ...freeGuardWrites(group),
+    ]);
+  });
+
+/** The last step of a delete: the hidden group's item goes (unless a concurrent DELETE finished first). */
+export const removeHiddenGroup = async (orgId: string, groupId: string) => {
+  await transact([
+    remove(
+      keys.userGroup(orgId, groupId),
+      { condition: 'attribute_not_exists(pk) OR attribute_exists(lifecycle)' },
+      concurrentChange,
+    ),
+  ]);
+};
+
 /** Member ids of a group (one strongly consistent Query per 1 MB of membership items). */
 export const memberIdsOf = async (orgId: string, groupId: string): Promise<string[]> =>
   (

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiClient, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
-import { idPathParams, pagingQuery } from '../../schemas/common.js';
+import { pagingQuery } from '../../schemas/common.js';
 import { noContent, routeGroup } from '../route-definition.js';
 
 const page = (description: string, body: z.ZodType) => ({
@@ -23,7 +23,6 @@ export const clientsRoutes = routeGroup('clients')({
     method: 'GET',
     path: '/idp/clients/name',
     summary: "Ids and names of the organization's API clients, oldest first",
-    permissions: [],
     request: { query: pagingQuery },
     response: page('One page of names', apiClientName),
   },
@@ -46,14 +45,12 @@ export const clientsRoutes = routeGroup('clients')({
     path: '/idp/clients/{id}/rotateSecret',
     summary: 'Issue a new secret; the previous one keeps working for a grace period (24 h by default)',
     permissions: ['API_CLIENTS.WRITE'],
-    request: { path: idPathParams },
     response: {
       status: 200,
       description: 'The client with its new secret',
       body: apiClient,
       secretField: 'clientSecret',
     },
-    errors: [404],
     extension: true,
   },
   deleteApiClient: {
@@ -61,9 +58,7 @@ export const clientsRoutes = routeGroup('clients')({
     path: '/idp/clients/{id}',
     summary: 'Delete an API client: no more tokens at once; tokens it holds are refused within 30 s',
     permissions: ['API_CLIENTS.WRITE'],
-    request: { path: idPathParams },
     response: noContent('Deleted'),
-    errors: [404],
     extension: true,
   },
 });

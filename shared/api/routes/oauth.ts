@@ -7,8 +7,6 @@ export const oauthRoutes = routeGroup('oauth')({
     path: '/oauth2/token',
     kind: 'oauth',
     summary: 'OAuth 2.0 token endpoint (client credentials grant)',
-    permissions: [],
-    request: {},
     response: { status: 200, description: 'Access token' },
   },
   openIdConfiguration: {
@@ -16,8 +14,6 @@ export const oauthRoutes = routeGroup('oauth')({
     path: '/.well-known/openid-configuration',
     kind: 'public',
     summary: 'OpenID Connect discovery document',
-    permissions: [],
-    request: {},
     response: { status: 200, description: 'Discovery document' },
   },
   jwks: {
@@ -25,8 +21,6 @@ export const oauthRoutes = routeGroup('oauth')({
     path: '/.well-known/jwks.json',
     kind: 'public',
     summary: 'Public keys that verify access tokens',
-    permissions: [],
-    request: {},
     response: { status: 200, description: 'JSON Web Key Set' },
   },
 });

@@ -8,8 +8,6 @@ export const openApiRoutes = routeGroup('openapi')({
     path: '/idp/openapi.json',
     kind: 'public',
     summary: 'This OpenAPI document',
-    permissions: [],
-    request: {},
     response: { status: 200, description: 'OpenAPI 3.0.0 document', body: z.looseObject({}) },
   },
 });

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { dependentPermissions, detailedPlugin, permission, pluginIdModel } from '../../schemas/catalogue.js';
-import { idPathParams } from '../../schemas/common.js';
 import { routeGroup } from '../route-definition.js';
 
 /** Permission catalogue and plugins (spec 4.4). */
@@ -10,7 +9,6 @@ export const permissionsRoutes = routeGroup('permissions')({
     path: '/idp/permissions',
     summary: 'Permission catalogue, oldest first',
     permissions: ['PERMISSIONS.LIST'],
-    request: {},
     response: { status: 200, description: 'Permissions', body: z.array(permission) },
   },
   getPermission: {
@@ -18,24 +16,19 @@ export const permissionsRoutes = routeGroup('permissions')({
     path: '/idp/permissions/{id}',
     summary: 'One permission',
     permissions: ['PERMISSIONS.DETAILS'],
-    request: { path: idPathParams },
     response: { status: 200, description: 'The permission', body: permission },
-    errors: [404],
   },
   listDependentPermissions: {
     method: 'GET',
     path: '/idp/dependentPermissions',
     summary: 'Direct dependencies of each permission that has any, oldest first',
     permissions: ['PERMISSIONS.LIST'],
-    request: {},
     response: { status: 200, description: 'Dependencies', body: z.array(dependentPermissions) },
   },
   listPlugins: {
     method: 'GET',
     path: '/idp/plugins',
     summary: "Plugins assigned to the caller's organization",
-    permissions: [],
-    request: {},
     response: { status: 200, description: 'Plugins', body: z.array(pluginIdModel) },
   },
   getPlugin: {
@@ -43,8 +36,6 @@ export const permissionsRoutes = routeGroup('permissions')({
     path: '/idp/plugins/{id}',
     summary: "A plugin assigned to the caller's organization, with its permission definitions",
     permissions: ['ROLES.DETAILS'],
-    request: { path: idPathParams },
     response: { status: 200, description: 'The plugin', body: detailedPlugin },
-    errors: [404],
   },
 });

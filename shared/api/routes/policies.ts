@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { idPathParams } from '../../schemas/common.js';
 import { policy, policyRequest } from '../../schemas/roles.js';
 import { noContent, routeGroup } from '../route-definition.js';
 
@@ -10,7 +9,6 @@ export const policiesRoutes = routeGroup('policies')({
     path: '/idp/policies',
     summary: 'Policies that are not archived, oldest first',
     permissions: ['DETAILED_PERMISSION.READ'],
-    request: {},
     response: { status: 200, description: 'Policies', body: z.array(policy) },
   },
   createPolicy: {
@@ -20,33 +18,27 @@ export const policiesRoutes = routeGroup('policies')({
     permissions: ['DETAILED_PERMISSION.WRITE'],
     request: { body: policyRequest },
     response: noContent('Created'),
-    errors: [409],
   },
   getPolicy: {
     method: 'GET',
     path: '/idp/policies/{id}',
     summary: 'One policy',
     permissions: ['DETAILED_PERMISSION.READ'],
-    request: { path: idPathParams },
     response: { status: 200, description: 'The policy', body: policy },
-    errors: [404],
   },
   renamePolicy: {
     method: 'PUT',
     path: '/idp/policies/{id}',
     summary: 'Rename a policy',
     permissions: ['DETAILED_PERMISSION.WRITE'],
-    request: { path: idPathParams, body: policyRequest },
+    request: { body: policyRequest },
     response: noContent('Renamed'),
-    errors: [404, 409],
   },
   archivePolicy: {
     method: 'DELETE',
     path: '/idp/policies/{id}',
     summary: 'Archive the policy: no longer listed, readable or grantable, and it counts for nothing',
     permissions: ['DETAILED_PERMISSION.WRITE'],
-    request: { path: idPathParams },
     response: noContent('Archived'),
-    errors: [404],
   },
 });

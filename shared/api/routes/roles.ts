@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idPathParams, pagingQuery } from '../../schemas/common.js';
+import { pagingQuery } from '../../schemas/common.js';
 import {
   assignRevokeRolePermissionRequest,
   assignRevokeRolePluginPermissionRequest,
@@ -9,32 +9,29 @@ import {
   newRoleRequest,
   pluginPermissionsRequest,
   role,
-  rolePluginPathParams,
   rolePluginPermissionIds,
   updateRoleRequest,
 } from '../../schemas/roles.js';
 import { noContent, routeGroup } from '../route-definition.js';
 
-const permissionChange = (action: 'assign' | 'revoke') =>
+const permissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
   ({
     method: 'POST',
     path: `/idp/roles/{id}/permissions/${action}`,
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permission ids (idempotent)`,
     permissions: ['ROLES.UPDATE'],
-    request: { path: idPathParams, body: assignRevokeRolePermissionRequest },
+    request: { body: assignRevokeRolePermissionRequest },
     response: noContent(action === 'assign' ? 'Assigned' : 'Revoked'),
-    errors: [404],
   }) as const;
 
-const pluginPermissionChange = (action: 'assign' | 'revoke') =>
+const pluginPermissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
   ({
     method: 'POST',
     path: `/idp/roles/{id}/plugin/{pluginId}/${action}`,
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permissions of a plugin assigned to the organization`,
     permissions: ['ROLES.UPDATE'],
-    request: { path: rolePluginPathParams, body: assignRevokeRolePluginPermissionRequest },
+    request: { body: assignRevokeRolePluginPermissionRequest },
     response: noContent(action === 'assign' ? 'Assigned' : 'Revoked'),
-    errors: [404],
   }) as const;
 
 /** Roles, managed roles and the default role (spec 4.3). */
@@ -54,34 +51,28 @@ export const rolesRoutes = routeGroup('roles')({
     permissions: ['ROLES.ADD'],
     request: { body: newRoleRequest },
     response: noContent('Created'),
-    errors: [409],
   },
   getRole: {
     method: 'GET',
     path: '/idp/roles/{id}',
     summary: 'One role',
     permissions: ['ROLES.DETAILS'],
-    request: { path: idPathParams },
     response: { status: 200, description: 'The role', body: role },
-    errors: [404],
   },
   updateRole: {
     method: 'PUT',
     path: '/idp/roles/{id}',
     summary: "Replace the role's permissions",
     permissions: ['ROLES.UPDATE'],
-    request: { path: idPathParams, body: updateRoleRequest },
+    request: { body: updateRoleRequest },
     response: noContent('Updated'),
-    errors: [404],
   },
   archiveRole: {
     method: 'DELETE',
     path: '/idp/roles/{id}',
     summary: 'Archive the role: it is no longer listed, readable or grantable, and grants nothing',
     permissions: ['ROLES.DELETE'],
-    request: { path: idPathParams },
     response: noContent('Archived'),
-    errors: [404],
   },
   assignRolePermissions: permissionChange('assign'),
   revokeRolePermissions: permissionChange('revoke'),
@@ -90,18 +81,15 @@ export const rolesRoutes = routeGroup('roles')({
     path: '/idp/roles/{id}/plugin/{pluginId}',
     summary: "Ids of the plugin's permission definitions the role holds",
     permissions: ['ROLES.DETAILS'],
-    request: { path: rolePluginPathParams },
     response: { status: 200, description: 'Definition ids', body: rolePluginPermissionIds },
-    errors: [404],
   },
   setRolePluginPermissions: {
     method: 'PUT',
     path: '/idp/roles/{id}/plugin/{pluginId}',
     summary: "Replace the role's permissions of a plugin assigned to the organization",
     permissions: ['ROLES.UPDATE'],
-    request: { path: rolePluginPathParams, body: pluginPermissionsRequest },
+    request: { body: pluginPermissionsRequest },
     response: noContent('Replaced'),
-    errors: [404],
   },
   assignRolePluginPermissions: pluginPermissionChange('assign'),
   revokeRolePluginPermissions: pluginPermissionChange('revoke'),
@@ -110,7 +98,6 @@ export const rolesRoutes = routeGroup('roles')({
     path: '/idp/managedRoles',
     summary: 'Managed (system) roles, oldest first',
     permissions: ['ROLES.LIST'],
-    request: {},
     response: { status: 200, description: 'Managed roles', body: z.array(managedRole) },
   },
   getManagedRole: {
@@ -118,16 +105,13 @@ export const rolesRoutes = routeGroup('roles')({
     path: '/idp/managedRoles/{id}',
     summary: 'One managed role',
     permissions: ['ROLES.DETAILS'],
-    request: { path: idPathParams },
     response: { status: 200, description: 'The managed role', body: managedRole },
-    errors: [404],
   },
   getDefaultRole: {
     method: 'GET',
     path: '/idp/getDefaultRole',
     summary: 'The role new users receive; isStandardRole null when none is set',
     permissions: ['ROLES.LIST'],
-    request: {},
     response: { status: 200, description: 'The default role', body: defaultRoleResponse },
   },
   setDefaultRole: {
@@ -144,7 +128,6 @@ export const rolesRoutes = routeGroup('roles')({
     path: '/idp/clearDefaultRole',
     summary: 'New users receive no role',
     permissions: ['ROLES.UPDATE'],
-    request: {},
     response: noContent('Cleared'),
   },
 });

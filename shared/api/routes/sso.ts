@@ -9,7 +9,6 @@ export const ssoRoutes = routeGroup('sso')({
     path: '/idp/sso-providers',
     summary: "The SSO providers serving the caller's organization (never their secrets)",
     permissions: ['SSO.ADMIN'],
-    request: {},
     response: { status: 200, description: 'The providers, by client id', body: z.array(ssoProvider) },
   },
   updateSsoProvider: {
@@ -20,7 +19,6 @@ export const ssoRoutes = routeGroup('sso')({
     permissions: ['SSO.ADMIN'],
     request: { path: ssoProviderPath, body: updateSsoProviderRequest },
     response: noContent('Stored'),
-    errors: [404],
     // Setting the same secret twice is harmless, and an idempotency record would keep a hash of it.
     idempotentByNature: true,
   },

@@ -1,4 +1,4 @@
-import { idPathParams, pagingQuery } from '../../schemas/common.js';
+import { pagingQuery } from '../../schemas/common.js';
 import {
   assignManagedRoleRequest,
   assignPolicyRequest,
@@ -13,16 +13,18 @@ import { noContent, routeGroup } from '../route-definition.js';
 
 const changed = (description: string) => ({ status: 200 as const, description, body: userGroupEnvelope });
 
-const assignment = (target: 'roles' | 'policies' | 'managedRoles', action: 'assign' | 'unassign') => ({
+const assignment = <T extends 'roles' | 'policies' | 'managedRoles', A extends 'assign' | 'unassign'>(
+  target: T,
+  action: A,
+) => ({
   method: 'PUT' as const,
-  path: `/idp/userGroups/{id}/${target}/${action}`,
+  path: `/idp/userGroups/{id}/${target}/${action}` as const,
   summary: `${action === 'assign' ? 'Assign' : 'Unassign'} ${target === 'managedRoles' ? 'a managed role' : target === 'roles' ? 'a role' : 'a policy'}`,
   permissions:
     target === 'policies'
       ? [action === 'assign' ? ('USER_POLICIES.GRANT' as const) : ('USER_POLICIES.REVOKE' as const)]
       : [action === 'assign' ? ('USER_ROLES.GRANT' as const) : ('USER_ROLES.REVOKE' as const)],
   request: {
-    path: idPathParams,
     body:
       target === 'roles'
         ? assignRoleRequest
@@ -31,7 +33,6 @@ const assignment = (target: 'roles' | 'policies' | 'managedRoles', action: 'assi
           : assignManagedRoleRequest,
   },
   response: changed('The user group'),
-  errors: [404],
 });
 
 /** User groups (spec 4.2), for the STANDARD user type only. */
@@ -43,7 +44,6 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     permissions: ['USER_GROUP.ADD'],
     request: { body: createUserGroupRequest },
     response: { status: 201, description: 'Created; Location names it', body: userGroupEnvelope },
-    errors: [409],
   },
   listUserGroups: {
     method: 'GET',
@@ -58,7 +58,6 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     path: '/idp/userGroups/count',
     summary: 'Number of user groups',
     permissions: ['USER_GROUP.READ'],
-    request: {},
     response: { status: 200, description: 'The count', body: userGroupCount },
   },
   getUserGroup: {
@@ -66,27 +65,22 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     path: '/idp/userGroups/{id}',
     summary: 'One user group',
     permissions: ['USER_GROUP.READ'],
-    request: { path: idPathParams },
     response: { status: 200, description: 'The user group', body: userGroupEnvelope },
-    errors: [404],
   },
   updateUserGroup: {
     method: 'PATCH',
     path: '/idp/userGroups/{id}',
     summary: 'Change some fields of a user group',
     permissions: ['USER_GROUP.UPDATE'],
-    request: { path: idPathParams, body: updateUserGroupRequest },
+    request: { body: updateUserGroupRequest },
     response: changed('The updated user group'),
-    errors: [404, 409],
   },
   deleteUserGroup: {
     method: 'DELETE',
     path: '/idp/userGroups/{id}',
     summary: 'Delete a user group and remove it from all its members',
     permissions: ['USER_GROUP.DELETE'],
-    request: { path: idPathParams },
     response: noContent('Deleted'),
-    errors: [404],
   },
   duplicateUserGroup: {
     method: 'POST',
@@ -99,9 +93,7 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
       'USER_POLICIES.GRANT',
       'USER_GROUP.GRANT',
     ],
-    request: { path: idPathParams },
     response: changed('The new user group'),
-    errors: [404],
   },
   assignUserGroupRole: assignment('roles', 'assign'),
   unassignUserGroupRole: assignment('roles', 'unassign'),
