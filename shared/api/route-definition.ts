@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
-import { identifier } from '../schemas/common.js';
+import { identifier, pagingQuery } from '../schemas/common.js';
 import { keys } from '../store/keys.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -105,11 +105,28 @@ export interface RouteDefinition {
 /** A response without a body: 204 and what it means. */
 export const noContent = (description: string) => ({ status: 204 as const, description });
 
+/** A 200 response with a body. */
+export const ok = <B extends z.ZodType>(description: string, body: B) => ({
+  status: 200 as const,
+  description,
+  body,
+});
+
+/** A listing paged by `page` and `pageSize`: one page of items; `Link rel="next"` while more exist. */
+export const pagedListing = <B extends z.ZodType>(items: string, body: B) => ({
+  request: { query: pagingQuery },
+  response: ok(`One page of ${items}; Link rel="next" while more exist`, z.array(body)),
+});
+
+/** `METHOD /path`, as API Gateway writes a route key. */
+export type RouteKey = `${HttpMethod} /${string}`;
+
 /** A route as a route file writes it: its operationId is its key, its group the file's. */
 export type RouteEntry = Omit<
   RouteDefinition,
-  'operationId' | 'group' | 'kind' | 'userTypes' | 'permissions' | 'request'
+  'operationId' | 'group' | 'kind' | 'userTypes' | 'permissions' | 'request' | 'method' | 'path'
 > & {
+  readonly route: RouteKey;
   /** @default 'management' */
   readonly kind?: RouteKind;
   /** @default every user type, or the group's */
@@ -141,14 +158,26 @@ type RequestOf<E extends RouteEntry> = E extends { readonly request: infer Reque
   ? Request
   : Record<never, never>;
 
-type CompletedRoute<G extends EndpointGroup, K extends string, E extends RouteEntry> = Omit<E, 'request'> & {
+type MethodOf<Key extends RouteKey> = Key extends `${infer Method extends HttpMethod} ${string}`
+  ? Method
+  : never;
+type PathOf<Key extends RouteKey> = Key extends `${HttpMethod} ${infer Path}` ? Path : never;
+
+type CompletedRoute<G extends EndpointGroup, K extends string, E extends RouteEntry> = Omit<
+  E,
+  'request' | 'route'
+> & {
+  readonly method: MethodOf<E['route']>;
+  readonly path: PathOf<E['route']>;
   readonly operationId: K;
   readonly group: G;
   readonly kind: E extends { readonly kind: infer Kind extends RouteKind } ? Kind : 'management';
   readonly userTypes: readonly UserType[];
   readonly permissions: readonly PermissionId[];
   readonly request: Omit<RequestOf<E>, 'path'> & {
-    readonly path: RequestOf<E> extends { readonly path: infer Path } ? Path : IdentifierPath<E['path']>;
+    readonly path: RequestOf<E> extends { readonly path: infer Path }
+      ? Path
+      : IdentifierPath<PathOf<E['route']>>;
   };
 };
 
@@ -164,8 +193,9 @@ export const routeGroup =
     entries: T,
   ): { readonly [K in keyof T & string]: CompletedRoute<G, K, T[K]> } =>
     Object.fromEntries(
-      Object.entries(entries).map(([operationId, entry]) => {
-        const path = entry.request?.path ?? identifierPathOf(entry.path);
+      Object.entries(entries).map(([operationId, { route, ...entry }]) => {
+        const [method, path] = route.split(' ') as [HttpMethod, string];
+        const pathSchema = entry.request?.path ?? identifierPathOf(path);
         return [
           operationId,
           {
@@ -173,7 +203,9 @@ export const routeGroup =
             userTypes: defaults.userTypes ?? ALL_USER_TYPES,
             permissions: [],
             ...entry,
-            request: { ...entry.request, ...(path ? { path } : {}) },
+            method,
+            path,
+            request: { ...entry.request, ...(pathSchema ? { path: pathSchema } : {}) },
             operationId,
             group,
           },

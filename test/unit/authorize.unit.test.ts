@@ -9,8 +9,7 @@ import { stateOfContext } from '../../shared/http/request-state.js';
 
 const { createGroup: standardOnly } = routeGroup('users', { userTypes: ['STANDARD'] })({
   createGroup: {
-    method: 'POST',
-    path: '/idp/userGroups',
+    route: 'POST /idp/userGroups',
     summary: 'test route',
     permissions: ['USER_GROUP.ADD', 'USER_GROUP.READ'],
     request: {},

@@ -1,34 +1,21 @@
-import { z } from 'zod';
 import { apiClient, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
-import { pagingQuery } from '../../schemas/common.js';
-import { noContent, routeGroup } from '../route-definition.js';
-
-const page = (description: string, body: z.ZodType) => ({
-  status: 200,
-  description: `${description}; Link rel="next" while more exist`,
-  body: z.array(body),
-});
+import { noContent, pagedListing, routeGroup } from '../route-definition.js';
 
 /** API clients (spec 4.5; registration, rotation and deletion beyond it). */
 export const clientsRoutes = routeGroup('clients')({
   listApiClients: {
-    method: 'GET',
-    path: '/idp/clients',
+    route: 'GET /idp/clients',
     summary: "The organization's API clients, oldest first, with their secrets",
     permissions: ['API_CLIENTS.READ'],
-    request: { query: pagingQuery },
-    response: page('One page of clients', apiClient),
+    ...pagedListing('clients', apiClient),
   },
   listApiClientNames: {
-    method: 'GET',
-    path: '/idp/clients/name',
+    route: 'GET /idp/clients/name',
     summary: "Ids and names of the organization's API clients, oldest first",
-    request: { query: pagingQuery },
-    response: page('One page of names', apiClientName),
+    ...pagedListing('names', apiClientName),
   },
   createApiClient: {
-    method: 'POST',
-    path: '/idp/clients',
+    route: 'POST /idp/clients',
     summary: 'Register an API client; the answer carries its secret',
     permissions: ['API_CLIENTS.WRITE'],
     request: { body: createApiClientRequest },
@@ -41,8 +28,7 @@ export const clientsRoutes = routeGroup('clients')({
     extension: true,
   },
   rotateApiClientSecret: {
-    method: 'POST',
-    path: '/idp/clients/{id}/rotateSecret',
+    route: 'POST /idp/clients/{id}/rotateSecret',
     summary: 'Issue a new secret; the previous one keeps working for a grace period (24 h by default)',
     permissions: ['API_CLIENTS.WRITE'],
     response: {
@@ -54,8 +40,7 @@ export const clientsRoutes = routeGroup('clients')({
     extension: true,
   },
   deleteApiClient: {
-    method: 'DELETE',
-    path: '/idp/clients/{id}',
+    route: 'DELETE /idp/clients/{id}',
     summary: 'Delete an API client: no more tokens at once; tokens it holds are refused within 30 s',
     permissions: ['API_CLIENTS.WRITE'],
     response: noContent('Deleted'),

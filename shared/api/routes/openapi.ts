@@ -4,8 +4,7 @@ import { routeGroup } from '../route-definition.js';
 /** The OpenAPI document of the management API. */
 export const openApiRoutes = routeGroup('openapi')({
   getOpenApiDocument: {
-    method: 'GET',
-    path: '/idp/openapi.json',
+    route: 'GET /idp/openapi.json',
     kind: 'public',
     summary: 'This OpenAPI document',
     response: { status: 200, description: 'OpenAPI 3.0.0 document', body: z.looseObject({}) },

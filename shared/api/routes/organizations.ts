@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { consent, consentStatus, nullableAgreement } from '../../schemas/consent.js';
 import { presentableOrganization } from '../../schemas/organization.js';
 import { servicesByIds, servicesByIdsRequest } from '../../schemas/services.js';
-import { routeGroup } from '../route-definition.js';
+import { ok, routeGroup } from '../route-definition.js';
 
 /** Organizations, agreements and consent, services (spec 4.5). */
 export const organizationsRoutes = routeGroup('organizations')({
   getLatestAgreement: {
-    method: 'GET',
-    path: '/idp/latestAgreement',
+    route: 'GET /idp/latestAgreement',
     summary: 'The latest published agreement, or null when none is',
     response: {
       status: 200,
@@ -17,20 +16,17 @@ export const organizationsRoutes = routeGroup('organizations')({
     },
   },
   getConsentStatus: {
-    method: 'GET',
-    path: '/idp/consent',
+    route: 'GET /idp/consent',
     summary: 'Whether the caller accepted the latest agreement (true when none is published)',
-    response: { status: 200, description: 'Consent status', body: consentStatus },
+    response: ok('Consent status', consentStatus),
   },
   recordConsent: {
-    method: 'POST',
-    path: '/idp/consent/{agreementId}',
+    route: 'POST /idp/consent/{agreementId}',
     summary: "Record the caller's acceptance of an agreement; a repeat answers the first record",
-    response: { status: 200, description: 'The consent', body: consent },
+    response: ok('The consent', consent),
   },
   resolveServicesByIds: {
-    method: 'POST',
-    path: '/idp/services/by-ids',
+    route: 'POST /idp/services/by-ids',
     summary:
       "Names of users and API clients of the caller's organization; unknown ids come back with id only",
     request: { body: servicesByIdsRequest },
@@ -41,15 +37,13 @@ export const organizationsRoutes = routeGroup('organizations')({
     },
   },
   listOrganizations: {
-    method: 'GET',
-    path: '/idp/organizations',
+    route: 'GET /idp/organizations',
     summary: "The caller's organizations",
-    response: { status: 200, description: 'Organizations', body: z.array(presentableOrganization) },
+    response: ok('Organizations', z.array(presentableOrganization)),
   },
   getOrganization: {
-    method: 'GET',
-    path: '/idp/organizations/{id}',
+    route: 'GET /idp/organizations/{id}',
     summary: "One of the caller's organizations",
-    response: { status: 200, description: 'The organization', body: presentableOrganization },
+    response: ok('The organization', presentableOrganization),
   },
 });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { pagingQuery } from '../../schemas/common.js';
 import {
   assignRevokeRolePermissionRequest,
   assignRevokeRolePluginPermissionRequest,
@@ -12,12 +11,11 @@ import {
   rolePluginPermissionIds,
   updateRoleRequest,
 } from '../../schemas/roles.js';
-import { noContent, routeGroup } from '../route-definition.js';
+import { noContent, ok, pagedListing, routeGroup } from '../route-definition.js';
 
 const permissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
   ({
-    method: 'POST',
-    path: `/idp/roles/{id}/permissions/${action}`,
+    route: `POST /idp/roles/{id}/permissions/${action}`,
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permission ids (idempotent)`,
     permissions: ['ROLES.UPDATE'],
     request: { body: assignRevokeRolePermissionRequest },
@@ -26,8 +24,7 @@ const permissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
 
 const pluginPermissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
   ({
-    method: 'POST',
-    path: `/idp/roles/{id}/plugin/{pluginId}/${action}`,
+    route: `POST /idp/roles/{id}/plugin/{pluginId}/${action}`,
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permissions of a plugin assigned to the organization`,
     permissions: ['ROLES.UPDATE'],
     request: { body: assignRevokeRolePluginPermissionRequest },
@@ -37,39 +34,33 @@ const pluginPermissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
 /** Roles, managed roles and the default role (spec 4.3). */
 export const rolesRoutes = routeGroup('roles')({
   listRoles: {
-    method: 'GET',
-    path: '/idp/roles',
+    route: 'GET /idp/roles',
     summary: 'Roles that are not archived, oldest first',
     permissions: ['ROLES.LIST'],
-    request: { query: pagingQuery },
-    response: { status: 200, description: 'One page; Link rel="next" while more exist', body: z.array(role) },
+    ...pagedListing('roles', role),
   },
   createRole: {
-    method: 'POST',
-    path: '/idp/roles',
+    route: 'POST /idp/roles',
     summary: 'Create a role (name unique among roles that are not archived, case-insensitively)',
     permissions: ['ROLES.ADD'],
     request: { body: newRoleRequest },
     response: noContent('Created'),
   },
   getRole: {
-    method: 'GET',
-    path: '/idp/roles/{id}',
+    route: 'GET /idp/roles/{id}',
     summary: 'One role',
     permissions: ['ROLES.DETAILS'],
-    response: { status: 200, description: 'The role', body: role },
+    response: ok('The role', role),
   },
   updateRole: {
-    method: 'PUT',
-    path: '/idp/roles/{id}',
+    route: 'PUT /idp/roles/{id}',
     summary: "Replace the role's permissions",
     permissions: ['ROLES.UPDATE'],
     request: { body: updateRoleRequest },
     response: noContent('Updated'),
   },
   archiveRole: {
-    method: 'DELETE',
-    path: '/idp/roles/{id}',
+    route: 'DELETE /idp/roles/{id}',
     summary: 'Archive the role: it is no longer listed, readable or grantable, and grants nothing',
     permissions: ['ROLES.DELETE'],
     response: noContent('Archived'),
@@ -77,15 +68,13 @@ export const rolesRoutes = routeGroup('roles')({
   assignRolePermissions: permissionChange('assign'),
   revokeRolePermissions: permissionChange('revoke'),
   getRolePluginPermissions: {
-    method: 'GET',
-    path: '/idp/roles/{id}/plugin/{pluginId}',
+    route: 'GET /idp/roles/{id}/plugin/{pluginId}',
     summary: "Ids of the plugin's permission definitions the role holds",
     permissions: ['ROLES.DETAILS'],
-    response: { status: 200, description: 'Definition ids', body: rolePluginPermissionIds },
+    response: ok('Definition ids', rolePluginPermissionIds),
   },
   setRolePluginPermissions: {
-    method: 'PUT',
-    path: '/idp/roles/{id}/plugin/{pluginId}',
+    route: 'PUT /idp/roles/{id}/plugin/{pluginId}',
     summary: "Replace the role's permissions of a plugin assigned to the organization",
     permissions: ['ROLES.UPDATE'],
     request: { body: pluginPermissionsRequest },
@@ -94,29 +83,25 @@ export const rolesRoutes = routeGroup('roles')({
   assignRolePluginPermissions: pluginPermissionChange('assign'),
   revokeRolePluginPermissions: pluginPermissionChange('revoke'),
   listManagedRoles: {
-    method: 'GET',
-    path: '/idp/managedRoles',
+    route: 'GET /idp/managedRoles',
     summary: 'Managed (system) roles, oldest first',
     permissions: ['ROLES.LIST'],
-    response: { status: 200, description: 'Managed roles', body: z.array(managedRole) },
+    response: ok('Managed roles', z.array(managedRole)),
   },
   getManagedRole: {
-    method: 'GET',
-    path: '/idp/managedRoles/{id}',
+    route: 'GET /idp/managedRoles/{id}',
     summary: 'One managed role',
     permissions: ['ROLES.DETAILS'],
-    response: { status: 200, description: 'The managed role', body: managedRole },
+    response: ok('The managed role', managedRole),
   },
   getDefaultRole: {
-    method: 'GET',
-    path: '/idp/getDefaultRole',
+    route: 'GET /idp/getDefaultRole',
     summary: 'The role new users receive; isStandardRole null when none is set',
     permissions: ['ROLES.LIST'],
-    response: { status: 200, description: 'The default role', body: defaultRoleResponse },
+    response: ok('The default role', defaultRoleResponse),
   },
   setDefaultRole: {
-    method: 'POST',
-    path: '/idp/setDefaultRole',
+    route: 'POST /idp/setDefaultRole',
     summary: 'Set the role new users receive: a role id or a managed role id',
     permissions: ['ROLES.UPDATE'],
     request: { body: defaultRoleRequest },
@@ -124,8 +109,7 @@ export const rolesRoutes = routeGroup('roles')({
     errors: [404],
   },
   clearDefaultRole: {
-    method: 'DELETE',
-    path: '/idp/clearDefaultRole',
+    route: 'DELETE /idp/clearDefaultRole',
     summary: 'New users receive no role',
     permissions: ['ROLES.UPDATE'],
     response: noContent('Cleared'),

@@ -1,19 +1,17 @@
 import { z } from 'zod';
 import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
-import { noContent, routeGroup } from '../route-definition.js';
+import { noContent, ok, routeGroup } from '../route-definition.js';
 
 /** SSO provider configurations (spec 4.5): operators bind them, customers keep the secret current. */
 export const ssoRoutes = routeGroup('sso')({
   listSsoProviders: {
-    method: 'GET',
-    path: '/idp/sso-providers',
+    route: 'GET /idp/sso-providers',
     summary: "The SSO providers serving the caller's organization (never their secrets)",
     permissions: ['SSO.ADMIN'],
-    response: { status: 200, description: 'The providers, by client id', body: z.array(ssoProvider) },
+    response: ok('The providers, by client id', z.array(ssoProvider)),
   },
   updateSsoProvider: {
-    method: 'POST',
-    path: '/idp/sso-providers/{clientId}',
+    route: 'POST /idp/sso-providers/{clientId}',
     summary:
       'Replace the client secret of an SSO provider, for every organization it serves; the expiration hint when given',
     permissions: ['SSO.ADMIN'],

@@ -9,7 +9,7 @@ import {
   userGroupEnvelope,
   userGroupList,
 } from '../../schemas/user-groups.js';
-import { noContent, routeGroup } from '../route-definition.js';
+import { noContent, ok, routeGroup } from '../route-definition.js';
 
 const changed = (description: string) => ({ status: 200 as const, description, body: userGroupEnvelope });
 
@@ -17,8 +17,7 @@ const assignment = <T extends 'roles' | 'policies' | 'managedRoles', A extends '
   target: T,
   action: A,
 ) => ({
-  method: 'PUT' as const,
-  path: `/idp/userGroups/{id}/${target}/${action}` as const,
+  route: `PUT /idp/userGroups/{id}/${target}/${action}` as const,
   summary: `${action === 'assign' ? 'Assign' : 'Unassign'} ${target === 'managedRoles' ? 'a managed role' : target === 'roles' ? 'a role' : 'a policy'}`,
   permissions:
     target === 'policies'
@@ -38,53 +37,46 @@ const assignment = <T extends 'roles' | 'policies' | 'managedRoles', A extends '
 /** User groups (spec 4.2), for the STANDARD user type only. */
 export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDARD'] })({
   createUserGroup: {
-    method: 'POST',
-    path: '/idp/userGroups',
+    route: 'POST /idp/userGroups',
     summary: 'Create a user group (name unique case-insensitively, number unique when given)',
     permissions: ['USER_GROUP.ADD'],
     request: { body: createUserGroupRequest },
     response: { status: 201, description: 'Created; Location names it', body: userGroupEnvelope },
   },
   listUserGroups: {
-    method: 'GET',
-    path: '/idp/userGroups/list',
+    route: 'GET /idp/userGroups/list',
     summary: 'User groups in creation order',
     permissions: ['USER_GROUP.READ'],
     request: { query: pagingQuery },
-    response: { status: 200, description: 'One page; Link rel="next" while more exist', body: userGroupList },
+    response: ok('One page; Link rel="next" while more exist', userGroupList),
   },
   countUserGroups: {
-    method: 'GET',
-    path: '/idp/userGroups/count',
+    route: 'GET /idp/userGroups/count',
     summary: 'Number of user groups',
     permissions: ['USER_GROUP.READ'],
-    response: { status: 200, description: 'The count', body: userGroupCount },
+    response: ok('The count', userGroupCount),
   },
   getUserGroup: {
-    method: 'GET',
-    path: '/idp/userGroups/{id}',
+    route: 'GET /idp/userGroups/{id}',
     summary: 'One user group',
     permissions: ['USER_GROUP.READ'],
-    response: { status: 200, description: 'The user group', body: userGroupEnvelope },
+    response: ok('The user group', userGroupEnvelope),
   },
   updateUserGroup: {
-    method: 'PATCH',
-    path: '/idp/userGroups/{id}',
+    route: 'PATCH /idp/userGroups/{id}',
     summary: 'Change some fields of a user group',
     permissions: ['USER_GROUP.UPDATE'],
     request: { body: updateUserGroupRequest },
     response: changed('The updated user group'),
   },
   deleteUserGroup: {
-    method: 'DELETE',
-    path: '/idp/userGroups/{id}',
+    route: 'DELETE /idp/userGroups/{id}',
     summary: 'Delete a user group and remove it from all its members',
     permissions: ['USER_GROUP.DELETE'],
     response: noContent('Deleted'),
   },
   duplicateUserGroup: {
-    method: 'POST',
-    path: '/idp/userGroups/{id}/duplicate',
+    route: 'POST /idp/userGroups/{id}/duplicate',
     summary: 'Copy a user group with its grants and members, named "Copy of <name>"',
     permissions: [
       'USER_GROUP.ADD',
