@@ -3,6 +3,7 @@ import { rolesRoutes } from '../shared/api/routes/roles.js';
 import { dependentPermissionsOf } from '../shared/domain/effective-permissions.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { Role } from '../shared/schemas/roles.js';
 import { visibleIds } from '../shared/store/archive.js';
@@ -59,111 +60,115 @@ const presentManagedRole = (role: ManagedRoleRecord) => ({
 });
 
 /** Roles, managed roles and the default role (spec 4.3). */
-export const handler = groupHandler(rolesRoutes, {
-  listRoles: async ({ query }, { principal }) => {
-    const [{ roles, hasMore }, dependencies] = await Promise.all([
-      listRoles(principal.organizationId, query.page, query.pageSize),
-      permissionDependencies(),
-    ]);
-    return {
-      body: roles.map((role) => presentRole(role, dependencies)),
-      ...(hasMore ? { headers: nextPageLink(rolesRoutes.listRoles, query) } : {}),
-    };
-  },
+export const handler = groupHandler(
+  rolesRoutes,
+  {
+    listRoles: async ({ query }, { principal }) => {
+      const [{ roles, hasMore }, dependencies] = await Promise.all([
+        listRoles(principal.organizationId, query.page, query.pageSize),
+        permissionDependencies(),
+      ]);
+      return {
+        body: roles.map((role) => presentRole(role, dependencies)),
+        ...(hasMore ? { headers: nextPageLink(rolesRoutes.listRoles, query) } : {}),
+      };
+    },
 
-  createRole: async ({ body }, { principal }) => {
-    const role = await createRole({
-      organizationId: principal.organizationId,
-      ...body,
-      createdBy: principal.id,
-    });
-    // Beyond the spec: the 204 names the new role, which the body cannot.
-    return { headers: { location: routeUrl(rolesRoutes.getRole, { id: role.id }) } };
-  },
+    createRole: async ({ body }, { principal }) => {
+      const role = await createRole({
+        organizationId: principal.organizationId,
+        ...body,
+        createdBy: principal.id,
+      });
+      // Beyond the spec: the 204 names the new role, which the body cannot.
+      return { headers: { location: routeUrl(rolesRoutes.getRole, { id: role.id }) } };
+    },
 
-  getRole: async ({ path }, { principal }) => {
-    const [role, dependencies] = await Promise.all([
-      requireRole(principal.organizationId, path.id),
-      permissionDependencies(),
-    ]);
-    return { body: presentRole(role, dependencies) };
-  },
+    getRole: async ({ path }, { principal }) => {
+      const [role, dependencies] = await Promise.all([
+        requireRole(principal.organizationId, path.id),
+        permissionDependencies(),
+      ]);
+      return { body: presentRole(role, dependencies) };
+    },
 
-  updateRole: async ({ path, body }, { principal }) => {
-    await setRolePermissions(principal.organizationId, path.id, body.permissions);
-    return {};
-  },
+    updateRole: async ({ path, body }, { principal }) => {
+      await setRolePermissions(principal.organizationId, path.id, body.permissions);
+      return {};
+    },
 
-  archiveRole: async ({ path }, { principal }) => {
-    await archiveRole(principal.organizationId, path.id);
-    return {};
-  },
+    archiveRole: async ({ path }, { principal }) => {
+      await archiveRole(principal.organizationId, path.id);
+      return {};
+    },
 
-  assignRolePermissions: async ({ path, body }, { principal }) => {
-    await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'ADD');
-    return {};
-  },
+    assignRolePermissions: async ({ path, body }, { principal }) => {
+      await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'ADD');
+      return {};
+    },
 
-  // Not checked against the catalogue: an id the catalogue dropped must still be removable.
-  revokeRolePermissions: async ({ path, body }, { principal }) => {
-    await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'DELETE');
-    return {};
-  },
+    // Not checked against the catalogue: an id the catalogue dropped must still be removable.
+    revokeRolePermissions: async ({ path, body }, { principal }) => {
+      await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'DELETE');
+      return {};
+    },
 
-  getRolePluginPermissions: async ({ path }, { principal }) => {
-    const { role } = await rolePluginContext(principal.organizationId, path.id, path.pluginId);
-    return { body: { pluginPermissions: rolePluginGrantIds(role, path.pluginId) } };
-  },
+    getRolePluginPermissions: async ({ path }, { principal }) => {
+      const { role } = await rolePluginContext(principal.organizationId, path.id, path.pluginId);
+      return { body: { pluginPermissions: rolePluginGrantIds(role, path.pluginId) } };
+    },
 
-  setRolePluginPermissions: async ({ path, body }, { principal }) => {
-    await changeRolePluginPermissions(principal.organizationId, path.id, path.pluginId, body, 'set', '');
-    return {};
-  },
+    setRolePluginPermissions: async ({ path, body }, { principal }) => {
+      await changeRolePluginPermissions(principal.organizationId, path.id, path.pluginId, body, 'set', '');
+      return {};
+    },
 
-  assignRolePluginPermissions: async ({ path, body }, { principal }) => {
-    await changeRolePluginPermissions(
-      principal.organizationId,
-      path.id,
-      path.pluginId,
-      body.pluginPermissions,
-      'assign',
-      'pluginPermissions',
-    );
-    return {};
-  },
+    assignRolePluginPermissions: async ({ path, body }, { principal }) => {
+      await changeRolePluginPermissions(
+        principal.organizationId,
+        path.id,
+        path.pluginId,
+        body.pluginPermissions,
+        'assign',
+        'pluginPermissions',
+      );
+      return {};
+    },
 
-  revokeRolePluginPermissions: async ({ path, body }, { principal }) => {
-    await changeRolePluginPermissions(
-      principal.organizationId,
-      path.id,
-      path.pluginId,
-      body.pluginPermissions,
-      'revoke',
-      'pluginPermissions',
-    );
-    return {};
-  },
+    revokeRolePluginPermissions: async ({ path, body }, { principal }) => {
+      await changeRolePluginPermissions(
+        principal.organizationId,
+        path.id,
+        path.pluginId,
+        body.pluginPermissions,
+        'revoke',
+        'pluginPermissions',
+      );
+      return {};
+    },
 
-  listManagedRoles: async () => ({ body: (await listManagedRoles()).map(presentManagedRole) }),
+    listManagedRoles: async () => ({ body: (await listManagedRoles()).map(presentManagedRole) }),
 
-  getManagedRole: async ({ path }) => {
-    const role = await getManagedRole(path.id);
-    if (!role) throw new NotFound('Managed role', path.id);
-    return { body: presentManagedRole(role) };
-  },
+    getManagedRole: async ({ path }) => {
+      const role = await getManagedRole(path.id);
+      if (!role) throw new NotFound('Managed role', path.id);
+      return { body: presentManagedRole(role) };
+    },
 
-  getDefaultRole: async (_input, { principal }) => {
-    const defaultRole = await getDefaultRole(principal.organizationId);
-    return { body: defaultRole ?? { isStandardRole: null } };
-  },
+    getDefaultRole: async (_input, { principal }) => {
+      const defaultRole = await getDefaultRole(principal.organizationId);
+      return { body: defaultRole ?? { isStandardRole: null } };
+    },
 
-  setDefaultRole: async ({ body }, { principal }) => {
-    await setDefaultRole(principal.organizationId, body.roleId);
-    return {};
-  },
+    setDefaultRole: async ({ body }, { principal }) => {
+      await setDefaultRole(principal.organizationId, body.roleId);
+      return {};
+    },
 
-  clearDefaultRole: async (_input, { principal }) => {
-    await clearDefaultRole(principal.organizationId);
-    return {};
+    clearDefaultRole: async (_input, { principal }) => {
+      await clearDefaultRole(principal.organizationId);
+      return {};
+    },
   },
-});
+  { idempotency },
+);

@@ -1,6 +1,7 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userGroupsRoutes } from '../shared/api/routes/user-groups.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { UserGroup } from '../shared/schemas/user-groups.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
@@ -59,58 +60,62 @@ const changeGrant =
   };
 
 /** User groups (spec 4.2), STANDARD user type only. */
-export const handler = groupHandler(userGroupsRoutes, {
-  createUserGroup: async ({ body }, { principal }) => {
-    const group = await createUserGroup({
-      organizationId: principal.organizationId,
-      ...body,
-      createdBy: principal.id,
-    });
-    return {
-      body: { userGroup: presentGroup(group) },
-      headers: { location: routeUrl(userGroupsRoutes.getUserGroup, { id: group.id }) },
-    };
+export const handler = groupHandler(
+  userGroupsRoutes,
+  {
+    createUserGroup: async ({ body }, { principal }) => {
+      const group = await createUserGroup({
+        organizationId: principal.organizationId,
+        ...body,
+        createdBy: principal.id,
+      });
+      return {
+        body: { userGroup: presentGroup(group) },
+        headers: { location: routeUrl(userGroupsRoutes.getUserGroup, { id: group.id }) },
+      };
+    },
+
+    listUserGroups: async ({ query }, { principal }) => {
+      const [{ groups, hasMore }, archived] = await Promise.all([
+        listUserGroups(principal.organizationId, query.page, query.pageSize),
+        archivedIds(principal.organizationId),
+      ]);
+      return {
+        body: { userGroups: groups.map((group) => presentGroup(group, archived)) },
+        ...(hasMore ? { headers: nextPageLink(userGroupsRoutes.listUserGroups, query) } : {}),
+      };
+    },
+
+    countUserGroups: async (_input, { principal }) => ({
+      body: { count: await countUserGroups(principal.organizationId) },
+    }),
+
+    getUserGroup: ({ path }, { principal }) =>
+      withArchived(principal.organizationId, requireUserGroup(principal.organizationId, path.id)),
+
+    updateUserGroup: ({ path, body }, { principal }) =>
+      withArchived(
+        principal.organizationId,
+        updateUserGroup(principal.organizationId, path.id, body, principal.id),
+      ),
+
+    deleteUserGroup: async ({ path }, { principal }) => {
+      await deleteUserGroup(principal.organizationId, path.id);
+      return {};
+    },
+
+    duplicateUserGroup: ({ path }, { principal }) =>
+      withArchived(
+        principal.organizationId,
+        duplicateUserGroup(principal.organizationId, path.id, principal.id),
+      ),
+
+    assignUserGroupRole: changeGrant('roles', 'ADD'),
+    unassignUserGroupRole: changeGrant('roles', 'DELETE'),
+    assignUserGroupPolicy: changeGrant('policies', 'ADD'),
+    unassignUserGroupPolicy: changeGrant('policies', 'DELETE'),
+    assignUserGroupManagedRole: changeGrant('managedRoles', 'ADD'),
+    unassignUserGroupManagedRole: changeGrant('managedRoles', 'DELETE'),
   },
-
-  listUserGroups: async ({ query }, { principal }) => {
-    const [{ groups, hasMore }, archived] = await Promise.all([
-      listUserGroups(principal.organizationId, query.page, query.pageSize),
-      archivedIds(principal.organizationId),
-    ]);
-    return {
-      body: { userGroups: groups.map((group) => presentGroup(group, archived)) },
-      ...(hasMore ? { headers: nextPageLink(userGroupsRoutes.listUserGroups, query) } : {}),
-    };
-  },
-
-  countUserGroups: async (_input, { principal }) => ({
-    body: { count: await countUserGroups(principal.organizationId) },
-  }),
-
-  getUserGroup: ({ path }, { principal }) =>
-    withArchived(principal.organizationId, requireUserGroup(principal.organizationId, path.id)),
-
-  updateUserGroup: ({ path, body }, { principal }) =>
-    withArchived(
-      principal.organizationId,
-      updateUserGroup(principal.organizationId, path.id, body, principal.id),
-    ),
-
-  deleteUserGroup: async ({ path }, { principal }) => {
-    await deleteUserGroup(principal.organizationId, path.id);
-    return {};
-  },
-
-  duplicateUserGroup: ({ path }, { principal }) =>
-    withArchived(
-      principal.organizationId,
-      duplicateUserGroup(principal.organizationId, path.id, principal.id),
-    ),
-
-  assignUserGroupRole: changeGrant('roles', 'ADD'),
-  unassignUserGroupRole: changeGrant('roles', 'DELETE'),
-  assignUserGroupPolicy: changeGrant('policies', 'ADD'),
-  unassignUserGroupPolicy: changeGrant('policies', 'DELETE'),
-  assignUserGroupManagedRole: changeGrant('managedRoles', 'ADD'),
-  unassignUserGroupManagedRole: changeGrant('managedRoles', 'DELETE'),
-});
+  { idempotency },
+);

@@ -1,12 +1,12 @@
 import { routeUrl } from '../shared/api/route-url.js';
+import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/auth/passwords.js';
 import { NotFound } from '../shared/domain/errors.js';
-import { badRequest, unsupportedMediaType } from '../shared/http/errors.js';
+import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
-import { detectImageType } from '../shared/pictures/image-type.js';
-import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import type { User } from '../shared/schemas/users.js';
 import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
 import { grantTarget } from '../shared/store/grant-targets.js';
@@ -40,7 +40,7 @@ const presentUser = (user: ListedUser, archived: ArchivedIds): User => ({
   name: user.name,
   picture: user.pictureUpdatedAt
     ? routeUrl(
-        usersRoutes.getUserPicture,
+        userPicturesRoutes.getUserPicture,
         { id: user.id },
         new URLSearchParams({ v: String(user.pictureUpdatedAt) }),
       )
@@ -54,201 +54,177 @@ const presentUser = (user: ListedUser, archived: ArchivedIds): User => ({
 });
 
 /** Users and the caller's own account (spec 4.1). */
-export const handler = groupHandler(usersRoutes, {
-  listUsers: async ({ query }, { principal }) => {
-    const status = query.fetchInactive ? 'INACTIVE' : 'ACTIVE';
-    const [result, archived] = await Promise.all([
-      listUsers(principal.organizationId, status, query.page, query.pageSize),
-      archivedIds(principal.organizationId),
-    ]);
-    return {
-      body: result.users.map((user) => presentUser(user, archived)),
-      ...(result.hasMore ? { headers: nextPageLink(usersRoutes.listUsers, query) } : {}),
-    };
-  },
-
-  createUser: async ({ body }, { principal }) => {
-    const user = await createUser({
-      organizationId: principal.organizationId,
-      ...body,
-      createdBy: principal.id,
-    });
-    await announceJoinEmail({
-      organizationId: user.organizationId,
-      userId: user.id,
-      to: user.email,
-      name: user.name,
-    });
-    return { headers: { location: routeUrl(usersRoutes.getUser, { id: user.id }) } };
-  },
-
-  getUser: async ({ path }, { principal }) => {
-    const [user, archived] = await Promise.all([
-      requireUser(principal.organizationId, path.id, true),
-      archivedIds(principal.organizationId),
-    ]);
-    return { body: presentUser(user, archived) };
-  },
-
-  updateUser: async ({ path, body }, { principal }) => {
-    const [user, archived] = await Promise.all([
-      updateUserProfile(principal.organizationId, path.id, body),
-      archivedIds(principal.organizationId),
-    ]);
-    return { body: presentUser(user, archived) };
-  },
-
-  uploadUserPicture: async ({ path }, { principal, upload }) => {
-    const contentType = upload && detectImageType(upload);
-    if (!upload || !contentType)
-      throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
-    await requireUser(principal.organizationId, path.id);
-    await (await pictureStore()).put(pictureKey(principal.organizationId, path.id), upload, contentType);
-    await updateUserAttributes(principal.organizationId, path.id, {
-      pictureContentType: contentType,
-      pictureUpdatedAt: Date.now(),
-    });
-    return {};
-  },
-
-  getUserPicture: async ({ path }, { principal }) => {
-    // Ask the store only for pictures that exist: without ListBucket, S3 answers a missing key
-    // with AccessDenied rather than NoSuchKey.
-    const user = await requireUser(principal.organizationId, path.id);
-    if (!user.pictureUpdatedAt) throw new NotFound('Picture', path.id);
-    const picture = await (await pictureStore()).get(pictureKey(principal.organizationId, path.id));
-    if (!picture) throw new NotFound('Picture', path.id);
-    return {
-      raw: {
-        statusCode: 200,
-        headers: { 'content-type': picture.contentType, 'cache-control': 'private, max-age=300' },
-        body: Buffer.from(picture.bytes).toString('base64'),
-        isBase64Encoded: true,
-      },
-    };
-  },
-
-  changePassword: async ({ path, body }, { principal }) => {
-    if (body.newPassword !== body.confirmPassword) {
-      throw badRequest('The new password and its confirmation differ', [
-        { message: 'Must equal newPassword', field: 'body.confirmPassword' },
+export const handler = groupHandler(
+  usersRoutes,
+  {
+    listUsers: async ({ query }, { principal }) => {
+      const status = query.fetchInactive ? 'INACTIVE' : 'ACTIVE';
+      const [result, archived] = await Promise.all([
+        listUsers(principal.organizationId, status, query.page, query.pageSize),
+        archivedIds(principal.organizationId),
       ]);
-    }
-    if (body.newPassword.length < MIN_PASSWORD_LENGTH) {
-      throw badRequest(`The new password must have at least ${MIN_PASSWORD_LENGTH} characters`, [
-        { message: `At least ${MIN_PASSWORD_LENGTH} characters`, field: 'body.newPassword' },
-      ]);
-    }
-    const user = await requireUser(principal.organizationId, path.id, true);
-    if (!user.passwordHash || !(await verifyPassword(body.currentPassword, user.passwordHash))) {
-      throw badRequest('The current password is wrong', [
-        { message: 'Does not match the current password', field: 'body.currentPassword' },
-      ]);
-    }
-    await updateUserAttributes(principal.organizationId, path.id, {
-      passwordHash: await hashPassword(body.newPassword),
-    });
-    return {};
-  },
-
-  resendJoinEmail: async ({ path }, { principal }) => {
-    await announceJoinEmail(await queueJoinEmail(principal.organizationId, path.id));
-    return {};
-  },
-
-  setUserStatus: async ({ path, body }, { principal }) => {
-    await setUserStatus(principal.organizationId, path.id, body.userStatus);
-    return {};
-  },
-
-  setUserType: async ({ path }, { principal }) => {
-    await updateUserAttributes(principal.organizationId, path.id, { userType: path.type });
-    return {};
-  },
-
-  grantUserRole: async ({ path }, { principal }) => {
-    const org = principal.organizationId;
-    const roleId = await resolveRoleId(org, path.roleName);
-    await grantToUser(org, path.id, grantTarget(org, 'roles', roleId));
-    return {};
-  },
-
-  revokeUserRole: async ({ path }, { principal }) => {
-    const roleId = await resolveRoleId(principal.organizationId, path.roleName, { includeArchived: true });
-    await revokeFromUser(principal.organizationId, path.id, 'roles', roleId);
-    return {};
-  },
-
-  grantUserPolicy: async ({ path }, { principal }) => {
-    const org = principal.organizationId;
-    await grantToUser(org, path.id, grantTarget(org, 'policies', path.policyId));
-    return {};
-  },
-
-  revokeUserPolicy: async ({ path }, { principal }) => {
-    await revokeFromUser(principal.organizationId, path.id, 'policies', path.policyId);
-    return {};
-  },
-
-  grantUserManagedRole: async ({ path }, { principal }) => {
-    const org = principal.organizationId;
-    await grantToUser(org, path.id, grantTarget(org, 'managedRoles', path.roleId));
-    return {};
-  },
-
-  revokeUserManagedRole: async ({ path }, { principal }) => {
-    await revokeFromUser(principal.organizationId, path.id, 'managedRoles', path.roleId);
-    return {};
-  },
-
-  grantAdditionalProperties: async ({ path, body }, { principal }) => {
-    await changeAdditionalProperties(principal.organizationId, path.id, { set: body.additionalProperties });
-    return {};
-  },
-
-  revokeAdditionalProperties: async ({ path, body }, { principal }) => {
-    await changeAdditionalProperties(principal.organizationId, path.id, { remove: body.propertiesToRemove });
-    return {};
-  },
-
-  addUserToGroup: async ({ path }, { principal }) => {
-    await addUserToGroup(principal.organizationId, path.id, path.userGroupId);
-    const [user, archived] = await Promise.all([
-      requireUser(principal.organizationId, path.id, true),
-      archivedIds(principal.organizationId),
-    ]);
-    return { body: presentUser(user, archived) };
-  },
-
-  removeUserFromGroup: async ({ path }, { principal }) => {
-    await removeUserFromGroup(principal.organizationId, path.id, path.userGroupId);
-    return {};
-  },
-
-  resetUserMfa: async ({ path }, { principal }) => {
-    await resetMfa(principal.organizationId, path.id);
-    return {};
-  },
-
-  resetMyMfa: async (_input, { principal }) => {
-    if (principal.type !== 'user')
-      throw badRequest('Only a user can reset its own MFA; this token is an API client');
-    await resetMfa(principal.organizationId, principal.id);
-    return {};
-  },
-
-  getMyUiPermissions: (_input, { principal }) => ({
-    body: {
-      uiPermissions: [...principal.permissions]
-        .filter((permission) => permission.startsWith(UI_MODULE_PREFIX))
-        .map((permission) => permission.slice(UI_MODULE_PREFIX.length)),
-      pluginsUIPermissions: Object.fromEntries(
-        Object.entries(principal.pluginPermissions).map(([pluginId, actions]) => [pluginId, [...actions]]),
-      ),
+      return {
+        body: result.users.map((user) => presentUser(user, archived)),
+        ...(result.hasMore ? { headers: nextPageLink(usersRoutes.listUsers, query) } : {}),
+      };
     },
-  }),
 
-  listAdditionalUserProperties: async (_input, { principal }) => ({
-    body: { additionalProperties: await listAdditionalPropertyNames(principal.organizationId) },
-  }),
-});
+    createUser: async ({ body }, { principal }) => {
+      const user = await createUser({
+        organizationId: principal.organizationId,
+        ...body,
+        createdBy: principal.id,
+      });
+      await announceJoinEmail({
+        organizationId: user.organizationId,
+        userId: user.id,
+        to: user.email,
+        name: user.name,
+      });
+      return { headers: { location: routeUrl(usersRoutes.getUser, { id: user.id }) } };
+    },
+
+    getUser: async ({ path }, { principal }) => {
+      const [user, archived] = await Promise.all([
+        requireUser(principal.organizationId, path.id, true),
+        archivedIds(principal.organizationId),
+      ]);
+      return { body: presentUser(user, archived) };
+    },
+
+    updateUser: async ({ path, body }, { principal }) => {
+      const [user, archived] = await Promise.all([
+        updateUserProfile(principal.organizationId, path.id, body),
+        archivedIds(principal.organizationId),
+      ]);
+      return { body: presentUser(user, archived) };
+    },
+
+    changePassword: async ({ path, body }, { principal }) => {
+      if (body.newPassword !== body.confirmPassword) {
+        throw badRequest('The new password and its confirmation differ', [
+          { message: 'Must equal newPassword', field: 'body.confirmPassword' },
+        ]);
+      }
+      if (body.newPassword.length < MIN_PASSWORD_LENGTH) {
+        throw badRequest(`The new password must have at least ${MIN_PASSWORD_LENGTH} characters`, [
+          { message: `At least ${MIN_PASSWORD_LENGTH} characters`, field: 'body.newPassword' },
+        ]);
+      }
+      const user = await requireUser(principal.organizationId, path.id, true);
+      if (!user.passwordHash || !(await verifyPassword(body.currentPassword, user.passwordHash))) {
+        throw badRequest('The current password is wrong', [
+          { message: 'Does not match the current password', field: 'body.currentPassword' },
+        ]);
+      }
+      await updateUserAttributes(principal.organizationId, path.id, {
+        passwordHash: await hashPassword(body.newPassword),
+      });
+      return {};
+    },
+
+    resendJoinEmail: async ({ path }, { principal }) => {
+      await announceJoinEmail(await queueJoinEmail(principal.organizationId, path.id));
+      return {};
+    },
+
+    setUserStatus: async ({ path, body }, { principal }) => {
+      await setUserStatus(principal.organizationId, path.id, body.userStatus);
+      return {};
+    },
+
+    setUserType: async ({ path }, { principal }) => {
+      await updateUserAttributes(principal.organizationId, path.id, { userType: path.type });
+      return {};
+    },
+
+    grantUserRole: async ({ path }, { principal }) => {
+      const org = principal.organizationId;
+      const roleId = await resolveRoleId(org, path.roleName);
+      await grantToUser(org, path.id, grantTarget(org, 'roles', roleId));
+      return {};
+    },
+
+    revokeUserRole: async ({ path }, { principal }) => {
+      const roleId = await resolveRoleId(principal.organizationId, path.roleName, { includeArchived: true });
+      await revokeFromUser(principal.organizationId, path.id, 'roles', roleId);
+      return {};
+    },
+
+    grantUserPolicy: async ({ path }, { principal }) => {
+      const org = principal.organizationId;
+      await grantToUser(org, path.id, grantTarget(org, 'policies', path.policyId));
+      return {};
+    },
+
+    revokeUserPolicy: async ({ path }, { principal }) => {
+      await revokeFromUser(principal.organizationId, path.id, 'policies', path.policyId);
+      return {};
+    },
+
+    grantUserManagedRole: async ({ path }, { principal }) => {
+      const org = principal.organizationId;
+      await grantToUser(org, path.id, grantTarget(org, 'managedRoles', path.roleId));
+      return {};
+    },
+
+    revokeUserManagedRole: async ({ path }, { principal }) => {
+      await revokeFromUser(principal.organizationId, path.id, 'managedRoles', path.roleId);
+      return {};
+    },
+
+    grantAdditionalProperties: async ({ path, body }, { principal }) => {
+      await changeAdditionalProperties(principal.organizationId, path.id, { set: body.additionalProperties });
+      return {};
+    },
+
+    revokeAdditionalProperties: async ({ path, body }, { principal }) => {
+      await changeAdditionalProperties(principal.organizationId, path.id, {
+        remove: body.propertiesToRemove,
+      });
+      return {};
+    },
+
+    addUserToGroup: async ({ path }, { principal }) => {
+      await addUserToGroup(principal.organizationId, path.id, path.userGroupId);
+      const [user, archived] = await Promise.all([
+        requireUser(principal.organizationId, path.id, true),
+        archivedIds(principal.organizationId),
+      ]);
+      return { body: presentUser(user, archived) };
+    },
+
+    removeUserFromGroup: async ({ path }, { principal }) => {
+      await removeUserFromGroup(principal.organizationId, path.id, path.userGroupId);
+      return {};
+    },
+
+    resetUserMfa: async ({ path }, { principal }) => {
+      await resetMfa(principal.organizationId, path.id);
+      return {};
+    },
+
+    resetMyMfa: async (_input, { principal }) => {
+      if (principal.type !== 'user')
+        throw badRequest('Only a user can reset its own MFA; this token is an API client');
+      await resetMfa(principal.organizationId, principal.id);
+      return {};
+    },
+
+    getMyUiPermissions: (_input, { principal }) => ({
+      body: {
+        uiPermissions: [...principal.permissions]
+          .filter((permission) => permission.startsWith(UI_MODULE_PREFIX))
+          .map((permission) => permission.slice(UI_MODULE_PREFIX.length)),
+        pluginsUIPermissions: Object.fromEntries(
+          Object.entries(principal.pluginPermissions).map(([pluginId, actions]) => [pluginId, [...actions]]),
+        ),
+      },
+    }),
+
+    listAdditionalUserProperties: async (_input, { principal }) => ({
+      body: { additionalProperties: await listAdditionalPropertyNames(principal.organizationId) },
+    }),
+  },
+  { idempotency },
+);

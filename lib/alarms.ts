@@ -48,17 +48,3 @@ export const alarmOnServerErrorRate = (
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-
-/** Fires on any throttled invocation of the given functions (their concurrency was exhausted). */
-export const alarmOnThrottling = (scope: Construct, id: string, throttles: Metric[]): Alarm =>
-  alarmOnAny(
-    scope,
-    id,
-    new MathExpression({
-      expression: throttles.map((_metric, index) => `t${index}`).join(' + '),
-      usingMetrics: Object.fromEntries(throttles.map((metric, index) => [`t${index}`, metric])),
-      period: ALARM_PERIOD,
-      label: 'Throttled invocations',
-    }),
-    'IDP functions were throttled: requests were refused for lack of concurrency',
-  );

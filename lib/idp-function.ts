@@ -96,6 +96,13 @@ export class IdpFunction extends Construct {
       this.lambda.metricErrors({ period: ALARM_PERIOD, statistic: 'Sum' }),
       `${props.entry} failed`,
     );
+    // One alarm per function: an alarm's math expression may combine at most 10 metrics.
+    alarmOnAny(
+      this,
+      'ThrottlesAlarm',
+      this.lambda.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      `${props.entry} was throttled: requests were refused for lack of concurrency`,
+    );
   }
 
   /**

@@ -2,7 +2,6 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENDPOINT_GROUPS, type EndpointGroup, GROUP_TABLE_ACCESS } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
-import { ALARM_PERIOD, alarmOnThrottling } from './alarms.js';
 import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
 import { IdpSecrets } from './idp-secrets.js';
@@ -71,16 +70,9 @@ export class IdpStack extends Stack {
     this.secrets.grantSigningKeys(this.functions.oauth);
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.pictures = new PictureBucket(this, 'Pictures');
-    this.pictures.grantPictureAccess(this.functions.users);
+    this.pictures.grantPictureAccess(this.functions['user-pictures']);
 
     this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
-    alarmOnThrottling(
-      this,
-      'ThrottlingAlarm',
-      Object.values(this.functions).map((fn) =>
-        fn.lambda.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
-      ),
-    );
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the management API',

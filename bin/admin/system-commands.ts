@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { storeConfig } from '../../shared/config.js';
 import { NotFound } from '../../shared/domain/errors.js';

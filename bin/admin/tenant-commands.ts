@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { storeConfig } from '../../shared/config.js';
 import { refuseStandardClientPolicies } from '../../shared/domain/api-client-rules.js';
 import { NotFound, PreconditionFailed } from '../../shared/domain/errors.js';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
 import { identifier, pagingQuery } from '../schemas/common.js';
 import { keys } from '../store/keys.js';
@@ -15,6 +15,7 @@ export const ENDPOINT_GROUPS = [
   'permissions',
   'organizations',
   'users',
+  'user-pictures',
   'user-groups',
   'roles',
   'policies',
@@ -41,6 +42,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   permissions: 'read',
   organizations: 'read-write',
   users: 'read-write',
+  'user-pictures': 'read-write',
   'user-groups': 'read-write',
   roles: 'read-write',
   policies: 'read-write',

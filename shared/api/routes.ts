@@ -8,6 +8,7 @@ import { policiesRoutes } from './routes/policies.js';
 import { rolesRoutes } from './routes/roles.js';
 import { ssoRoutes } from './routes/sso.js';
 import { userGroupsRoutes } from './routes/user-groups.js';
+import { userPicturesRoutes } from './routes/user-pictures.js';
 import { usersRoutes } from './routes/users.js';
 
 /**
@@ -21,6 +22,7 @@ export const routes = {
   ...permissionsRoutes,
   ...organizationsRoutes,
   ...usersRoutes,
+  ...userPicturesRoutes,
   ...userGroupsRoutes,
   ...rolesRoutes,
   ...policiesRoutes,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UserType } from '../api/route-definition.js';
 
 /** The caller, as the verified access token describes it. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../http/logger.js';
 import { secretStore } from './secret-store.js';
 

@@ -1,8 +1,4 @@
 import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyValidationError,
-} from '@aws-lambda-powertools/idempotency';
-import {
   Conflict,
   type DomainError,
   InvalidReference,
@@ -11,7 +7,7 @@ import {
   PreconditionFailed,
 } from '../domain/errors.js';
 import type { ErrorBody } from '../schemas/common.js';
-import { ApiError, conflict, unprocessable } from './errors.js';
+import { ApiError } from './errors.js';
 
 /** The status of each refusal of the domain and the store. */
 const DOMAIN_STATUSES = new Map<abstract new (...args: never[]) => DomainError, number>([
@@ -34,23 +30,12 @@ const domainApiError = (error: DomainError, status: number) =>
     })),
   );
 
-/** Middy's own http errors (the router) carry a statusCode and an `expose` flag. */
-const isExposedHttpError = (error: unknown): error is Error & { statusCode: number } =>
-  error instanceof Error &&
-  typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
-  (error as { expose?: boolean }).expose === true;
-
 /** Turns anything thrown into the typed error the caller sees. Unknown faults become a bare 500. */
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
   for (const [kind, status] of DOMAIN_STATUSES) {
     if (error instanceof kind) return domainApiError(error, status);
   }
-  if (error instanceof IdempotencyValidationError)
-    return unprocessable('Idempotency-Key was already used with a different request body');
-  if (error instanceof IdempotencyAlreadyInProgressError)
-    return conflict('A request with this Idempotency-Key is still in progress');
-  if (isExposedHttpError(error)) return new ApiError(error.statusCode, error.message);
   return new ApiError(500, 'Internal server error');
 };
 

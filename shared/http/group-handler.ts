@@ -1,8 +1,11 @@
 import middy from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { RouteDefinition, RouteInput, RouteResult } from '../api/route-definition.js';
+import {
+  type RouteDefinition,
+  type RouteInput,
+  type RouteResult,
+  routeKey,
+} from '../api/route-definition.js';
 import { middlewareOf } from '../api/route-middleware.js';
 import type { Principal } from '../auth/principal.js';
 import { config } from '../config.js';
@@ -12,9 +15,9 @@ import { ApiError } from './errors.js';
 import { logger } from './logger.js';
 import { authorize } from './middleware/authorize.js';
 import { errorResponse, jsonResponse } from './middleware/error-response.js';
-import { idempotency } from './middleware/idempotency.js';
+import type { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
-import { multipartFile } from './middleware/multipart-file.js';
+import type { multipartFile } from './middleware/multipart-file.js';
 import { principalStatus } from './middleware/principal-status.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -47,9 +50,35 @@ export type SecretRereader = (
   recordedBody: Record<string, unknown>,
   context: Pick<HandlerContext, 'principal'>,
 ) => Promise<string>;
-export type GroupSecretRereaders<T extends Record<string, RouteDefinition>> = {
-  [K in keyof T as T[K]['response'] extends { secretField: string } ? K : never]: SecretRereader;
+
+type RouteOf<T> = T[keyof T];
+type HonoursIdempotencyKey<R> = R extends { kind: 'management'; method: infer M }
+  ? M extends 'GET'
+    ? never
+    : R extends { idempotentByNature: true }
+      ? never
+      : R
+  : never;
+type TakesUpload<R> = R extends { request: { multipartFile: object } } ? R : never;
+type SecretRoutes<T> = {
+  [K in keyof T as T[K] extends { response: { secretField: string } } ? K : never]: SecretRereader;
 };
+
+/**
+ * What only some groups' routes use, passed in by those groups' functions, so that the others'
+ * bundles do not carry it: a group whose routes honour `Idempotency-Key` must pass the idempotency
+ * middleware, one that takes uploads the multipart parser, one whose responses carry secrets their
+ * rereaders. The compiler holds each function to what its routes need.
+ */
+export type GroupOptions<T extends Record<string, RouteDefinition>> = ([
+  HonoursIdempotencyKey<RouteOf<T>>,
+] extends [never]
+  ? { idempotency?: never }
+  : { idempotency: typeof idempotency }) &
+  ([TakesUpload<RouteOf<T>>] extends [never]
+    ? { multipartFile?: never }
+    : { multipartFile: typeof multipartFile }) &
+  (keyof SecretRoutes<T> extends never ? { secretRereaders?: never } : { secretRereaders: SecretRoutes<T> });
 
 /** Shapes the handler's result through the route's response schema: closed, so nothing extra leaks. */
 const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>): APIGatewayProxyResultV2 => {
@@ -64,26 +93,36 @@ const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>)
   return jsonResponse(route.response.status, shaped.data, result.headers);
 };
 
-/** The middleware chain of one route, as `middlewareOf` decides it, in the order the README describes. */
+/** The middleware chain of one route, as `middlewareOf` decides it, in the order ARCHITECTURE.md describes. */
 const routeChain = (
   route: RouteDefinition,
   handle: RouteHandler<RouteDefinition>,
-  rereadSecret?: SecretRereader,
+  options: {
+    idempotency?: typeof idempotency;
+    multipartFile?: typeof multipartFile;
+    rereadSecret?: SecretRereader;
+  },
 ) => {
   const uses = middlewareOf(route);
+  // API Gateway hands payload format 2.0 headers to the function with lower-case names already.
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
     .use(errorResponse())
-    .use(httpHeaderNormalizer())
     .use(requestContext(route) as middy.MiddlewareObj);
   if (uses.authenticated) chain.use(principalStatus()).use(rateLimit()).use(authorize(route));
   if (uses.jsonBody) chain.use(jsonBody() as middy.MiddlewareObj);
-  if (uses.multipartFile) chain.use(multipartFile(route) as middy.MiddlewareObj);
+  if (uses.multipartFile)
+    chain.use(required(options.multipartFile, 'multipartFile', route)(route) as middy.MiddlewareObj);
   if (uses.validation) chain.use(validateRequest(route) as middy.MiddlewareObj);
   if (uses.idempotency) {
     const { secretField } = route.response;
+    const { rereadSecret } = options;
     if (secretField && !rereadSecret) throw new Error(`No secret rereader for ${route.operationId}`);
     chain.use(
-      idempotency(
+      required(
+        options.idempotency,
+        'idempotency',
+        route,
+      )(
         secretField && rereadSecret
           ? {
               field: secretField,
@@ -106,6 +145,13 @@ const routeChain = (
     });
     return serialize(route, result);
   });
+};
+
+/** A middleware the group's function must pass for this route (the compiler already insists). */
+const required = <M>(middleware: M | undefined, name: string, route: RouteDefinition): M => {
+  if (!middleware)
+    throw new Error(`${route.operationId} needs the ${name} middleware passed to groupHandler`);
+  return middleware;
 };
 
 const statusOf = (response: APIGatewayProxyResultV2): number =>
@@ -134,29 +180,38 @@ const withAccessLog =
   };
 
 /**
- * The Lambda handler of one endpoint group: Middy's router dispatches to each route's chain. The
- * configuration is read as the function starts, so a missing setting fails the cold start naming
- * it. API Gateway only forwards the group's own routes, so the not-found branch is a safety net.
+ * The Lambda handler of one endpoint group: API Gateway names the route it matched
+ * (`event.routeKey`), which selects the route's chain. The configuration is read as the function
+ * starts, so a missing setting fails the cold start naming it. API Gateway only forwards the
+ * group's own routes, so the not-found branch is a safety net.
  */
 export const groupHandler = <T extends Record<string, RouteDefinition>>(
   routes: T,
   handlers: GroupHandlers<T>,
-  ...[secretRereaders]: keyof GroupSecretRereaders<T> extends never ? [] : [GroupSecretRereaders<T>]
+  // Required exactly when the group's routes need something passed in.
+  ...[options]: {} extends GroupOptions<T> ? [GroupOptions<T>?] : [GroupOptions<T>]
 ) => {
   config();
-  const rereaders = (secretRereaders ?? {}) as Record<string, SecretRereader>;
-  const router = httpRouterHandler({
-    routes: Object.values(routes).map((route) => ({
-      method: route.method,
-      path: route.path,
-      handler: routeChain(
-        route,
-        handlers[route.operationId as keyof T] as RouteHandler<RouteDefinition>,
-        rereaders[route.operationId],
-      ),
-    })),
-    notFoundResponse: ({ method, path }) =>
-      jsonResponse(404, errorBody(new ApiError(404, `No route ${method} ${path}`), 'unknown')) as never,
+  const given = (options ?? {}) as {
+    idempotency?: typeof idempotency;
+    multipartFile?: typeof multipartFile;
+    secretRereaders?: Record<string, SecretRereader>;
+  };
+  const chains = new Map(
+    Object.values(routes).map((route) => [
+      routeKey(route),
+      routeChain(route, handlers[route.operationId as keyof T] as RouteHandler<RouteDefinition>, {
+        ...given,
+        ...(given.secretRereaders?.[route.operationId]
+          ? { rereadSecret: given.secretRereaders[route.operationId] }
+          : {}),
+      }),
+    ]),
+  );
+  return withAccessLog(async (event, context) => {
+    const chain = chains.get(event.routeKey);
+    if (!chain)
+      return jsonResponse(404, errorBody(new ApiError(404, `No route ${event.routeKey}`), 'unknown'));
+    return chain(event, context);
   });
-  return withAccessLog(router as never);
 };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { epochMillis, identifier } from './common.js';
 
 export const clientType = z.enum(['STANDARD', 'RESTRICTED']);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Epoch milliseconds, as the spec's `(ms)` fields. */
 export const epochMillis = z.number().meta({ description: 'Milliseconds since the Unix epoch' });

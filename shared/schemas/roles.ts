@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { epochMillis, identifier } from './common.js';
 
 /** Permission ids in request bodies; whether they exist in the catalogue is checked by the handler. */

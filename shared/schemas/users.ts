@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { identifier, pagingQuery, storableNumber } from './common.js';
 
 export const userStatus = z.enum(['ACTIVE', 'INACTIVE']);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEntity, stringSet } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
 
@@ -398,6 +398,26 @@ export const OutboxMessageEntity = defineEntity({
   }),
 });
 export type OutboxMessage = z.output<typeof OutboxMessageEntity.attributes>;
+
+/**
+ * An `Idempotency-Key` record: the hash of the request body it was first used with, who holds it
+ * while the request runs, and the response once it finished (without any secret it carried).
+ */
+export const IdempotencyRecordEntity = defineEntity({
+  name: 'Idempotency record',
+  key: ({ hash }: { hash: string }) => keys.idempotencyRecord(hash),
+  attributes: z.object({
+    status: z.enum(['IN_PROGRESS', 'COMPLETED']),
+    bodyHash: z.string(),
+    /** The request holding the record while it runs; only it may complete or release it. */
+    holder: z.string(),
+    /** Epoch ms after which a request still IN_PROGRESS is taken to have died. */
+    heldUntil: z.number(),
+    response: z.string().optional(),
+    /** Epoch seconds: DynamoDB's TTL deletes the record. */
+    expiresAt: z.number(),
+  }),
+});
 
 /** Which organization and admin client `npm start` made, so a restart reuses them. */
 export const LocalBootstrapEntity = defineEntity({

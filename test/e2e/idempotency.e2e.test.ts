@@ -151,13 +151,13 @@ describe('one key, different bodies', () => {
   });
 });
 
-/** The record's key, computed the way Powertools computes it (the hash of the scoping values). */
+/** The record of a key, found the way the middleware names it (the hash of the scoping values). */
 const recordOf = async (key: string, routeKey: string, rawPath: string) => {
   const { orgId, principalId } = service.admin;
-  const hash = createHash('md5')
+  const hash = createHash('sha256')
     .update(JSON.stringify([key, orgId, principalId, routeKey, rawPath]))
-    .digest('base64');
-  return getItem(keys.idempotencyRecord(`#${hash}`));
+    .digest('base64url');
+  return getItem(keys.idempotencyRecord(hash));
 };
 
 describe('records of responses with a client secret', () => {

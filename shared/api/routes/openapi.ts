@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { routeGroup } from '../route-definition.js';
 
 /** The OpenAPI document of the management API. */

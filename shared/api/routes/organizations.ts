@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { consent, consentStatus, nullableAgreement } from '../../schemas/consent.js';
 import { presentableOrganization } from '../../schemas/organization.js';
 import { servicesByIds, servicesByIdsRequest } from '../../schemas/services.js';

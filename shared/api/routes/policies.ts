@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { policy, policyRequest } from '../../schemas/roles.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 

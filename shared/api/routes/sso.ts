@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { minePermissions } from '../../schemas/catalogue.js';
 import {
   additionalUserProperties,
@@ -6,7 +6,6 @@ import {
   changeStatusRequest,
   listUsersQuery,
   newUserRequest,
-  pictureQuery,
   removeAdditionalPropertiesRequest,
   setAdditionalPropertiesRequest,
   updateUserRequest,
@@ -15,8 +14,6 @@ import {
   userTypePath,
 } from '../../schemas/users.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
-
-export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
 
 /** Users and the caller's own account (spec 4.1). */
 export const usersRoutes = routeGroup('users')({
@@ -51,24 +48,6 @@ export const usersRoutes = routeGroup('users')({
     subject: 'self-or-permissions',
     request: { body: updateUserRequest },
     response: ok('The updated user', user),
-  },
-  uploadUserPicture: {
-    route: 'PUT /idp/users/{id}/picture',
-    summary: 'Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE',
-    permissions: ['USER.UPDATE'],
-    subject: 'self-or-permissions',
-    request: { multipartFile: { field: 'files', maxBytes: MAX_PICTURE_BYTES } },
-    response: noContent('Stored; User.picture is its URL'),
-    errors: [413, 415],
-    // The same bytes give the same picture; hashing 5 MiB for a key would cost more than the upload.
-    idempotentByNature: true,
-  },
-  getUserPicture: {
-    route: 'GET /idp/users/{id}/picture',
-    summary: "The user's picture (the URL in User.picture)",
-    request: { query: pictureQuery },
-    response: { status: 200, description: 'The image, with its content type' },
-    extension: true,
   },
   changePassword: {
     route: 'PUT /idp/users/{id}/changePassword',

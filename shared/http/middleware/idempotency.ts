@@ -1,50 +1,24 @@
-import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { countMetric } from '../../observability/metrics.js';
-import { rawDynamoClient, tableName } from '../../store/dynamo.js';
-import { keys, TABLE_SCHEMA } from '../../store/keys.js';
+import { claimRecord, completeRecord, releaseRecord } from '../../store/idempotency-records.js';
+import { ConcurrentChange } from '../../store/writes.js';
+import { conflict, unprocessable } from '../errors.js';
+import { logger } from '../logger.js';
 
 /**
- * `Idempotency-Key` on non-GET operations (Powertools idempotency on the service table). The key
- * is scoped to the organization, the caller, the route and the path; a repeat with another body
- * is 422, a repeat while the first still runs is 409, a repeat after it finished replays it.
- * Without the header the middleware steps aside.
+ * `Idempotency-Key` on writes: one execution per (key, organization, caller, route, path),
+ * whatever the concurrency. The first request takes the key's record with a conditional write;
+ * a repeat while it runs is 409, a repeat after it finished replays its response, a repeat with
+ * another body is 422. Only the request that holds the record completes or releases it, so a
+ * refused repeat never frees the key for a third request. A failed request releases the key: a
+ * retry runs again. Without the header the middleware steps aside.
+ *
+ * Written here rather than taken from Powertools' idempotency utility: that one shares its
+ * configuration between concurrent requests, lets a refused repeat delete the running request's
+ * record, and with its JMESPath engine added 38 KB to every function that writes.
  */
-const settings = {
-  eventKeyJmesPath:
-    'headers."idempotency-key" && [headers."idempotency-key", requestContext.authorizer.jwt.claims.org, requestContext.authorizer.jwt.claims.sub, routeKey, rawPath]',
-  payloadValidationJmesPath: 'body',
-  expiresAfterSeconds: 24 * 60 * 60,
-  throwOnNoIdempotencyKey: false,
-};
-
-/** Powertools' composite-key mode puts every record under one static partition key; this puts each
- * record in its own partition (`keys.idempotencyRecord`). */
-class PartitionedIdempotencyStore extends DynamoDBPersistenceLayer {
-  protected override getKey(idempotencyKey: string): Record<string, AttributeValue> {
-    const { pk, sk } = keys.idempotencyRecord(idempotencyKey);
-    return { [TABLE_SCHEMA.partitionKey]: { S: pk }, [TABLE_SCHEMA.sortKey]: { S: sk } };
-  }
-}
-
-let persistenceStore: PartitionedIdempotencyStore | undefined;
-
-/** Built on first use: no SDK client is created while the function initializes. Its settings are
- * the same for every request, so one store per instance holds no per-request state. */
-const store = () => {
-  persistenceStore ??= new PartitionedIdempotencyStore({
-    tableName: tableName(),
-    keyAttr: TABLE_SCHEMA.partitionKey,
-    sortKeyAttr: TABLE_SCHEMA.sortKey,
-    expiryAttr: TABLE_SCHEMA.timeToLiveAttribute,
-    awsSdkV3Client: rawDynamoClient(),
-  });
-  return persistenceStore;
-};
 
 /**
  * A response that carries a secret (a client secret) is recorded without it; a replay asks the
@@ -55,6 +29,25 @@ export interface RecordedSecret {
   readonly field: string;
   readonly reread: (recordedBody: Record<string, unknown>, request: Request) => Promise<string>;
 }
+
+const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** The record's key: the header's value scoped to who calls what. */
+const recordHash = (event: APIGatewayProxyEventV2WithJWTAuthorizer, key: string) => {
+  const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
+  return digest(JSON.stringify([key, claims.org, claims.sub, event.routeKey, event.rawPath]));
+};
+
+/** JSON with object keys in order, so the same body written another way is the same body. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  ) ?? '';
+
+/** The request body (parsed by then, when it was JSON) a repeat must send again to be replayed. */
+const bodyHashOf = (event: APIGatewayProxyEventV2WithJWTAuthorizer) => digest(canonicalJson(event.body));
 
 const withoutSecret = (response: APIGatewayProxyStructuredResultV2, field: string) => {
   const body = JSON.parse(response.body ?? '{}') as Record<string, unknown>;
@@ -74,43 +67,48 @@ const withSecretAgain = async (
   };
 };
 
-/**
- * Powertools' middleware with two guarantees it does not give by itself:
- * - per-request state only: each request gets its own configuration and handler (the local server
- *   runs concurrent requests in one process; Lambda never does), and
- * - only the request that wrote the in-progress record may delete it: a repeat refused with 409
- *   or 422 must not free the key for a third request while the first still runs.
- */
-export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => {
-  const perRequest = new WeakMap<Request, { middleware: MiddlewareObj; ownsRecord: boolean }>();
-  return {
-    before: async (request) => {
-      const config = new IdempotencyConfig(settings);
-      const middleware = makeHandlerIdempotent({ persistenceStore: store(), config }) as MiddlewareObj;
-      const state = { middleware, ownsRecord: false };
-      perRequest.set(request, state);
-      const replay = (await middleware.before?.(request)) as APIGatewayProxyStructuredResultV2 | undefined;
-      if (replay !== undefined) {
-        countMetric('IdempotentReplays');
-        return recordedSecret ? withSecretAgain(replay, recordedSecret, request) : replay;
-      }
-      // Without the header Powertools stepped aside; with it, it wrote this request's in-progress record.
-      state.ownsRecord = hasIdempotencyKey(request);
-    },
-    after: async (request) => {
-      const state = perRequest.get(request);
-      if (!state?.ownsRecord) return;
-      const response = request.response as APIGatewayProxyStructuredResultV2;
-      await state.middleware.after?.(
-        recordedSecret ? { ...request, response: withoutSecret(response, recordedSecret.field) } : request,
-      );
-    },
-    onError: async (request) => {
-      const state = perRequest.get(request);
-      if (state?.ownsRecord) await state.middleware.onError?.(request);
-    },
-  };
-};
+/** What this request holds, kept per request (concurrent requests share the middleware object). */
+const held = new WeakMap<Request, { hash: string; holder: string }>();
 
-const hasIdempotencyKey = (request: Request): boolean =>
-  Boolean((request.event as { headers?: Record<string, string | undefined> }).headers?.['idempotency-key']);
+export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => ({
+  before: async (request) => {
+    const event = request.event as APIGatewayProxyEventV2WithJWTAuthorizer;
+    const key = event.headers['idempotency-key'];
+    if (!key) return undefined;
+    const hash = recordHash(event, key);
+    // Held while the function may run; a request that died frees the key after that.
+    const claim = await claimRecord(hash, bodyHashOf(event), request.context.getRemainingTimeInMillis());
+    if (claim.kind === 'held') {
+      held.set(request, { hash, holder: claim.holder });
+      return undefined;
+    }
+    if (claim.kind === 'other-body')
+      throw unprocessable('Idempotency-Key was already used with a different request body');
+    if (claim.kind === 'running') throw conflict('A request with this Idempotency-Key is still in progress');
+    countMetric('IdempotentReplays');
+    const recorded = JSON.parse(claim.response) as APIGatewayProxyStructuredResultV2;
+    return recordedSecret ? withSecretAgain(recorded, recordedSecret, request) : recorded;
+  },
+  after: async (request) => {
+    const holding = held.get(request);
+    if (!holding) return;
+    const response = request.response as APIGatewayProxyStructuredResultV2;
+    const kept = recordedSecret ? withoutSecret(response, recordedSecret.field) : response;
+    try {
+      await completeRecord(holding.hash, holding.holder, JSON.stringify(kept));
+    } catch (error) {
+      // The write happened; only its replay is lost (a repeat will run again or be refused).
+      if (!(error instanceof ConcurrentChange)) throw error;
+      logger.warn('an idempotency record was taken over before its request finished', {
+        requestId: (request.event as APIGatewayProxyEventV2WithJWTAuthorizer).requestContext.requestId,
+      });
+    }
+  },
+  onError: async (request) => {
+    const holding = held.get(request);
+    if (!holding) return;
+    await releaseRecord(holding.hash, holding.holder).catch((error: unknown) => {
+      if (!(error instanceof ConcurrentChange)) throw error;
+    });
+  },
+});

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userPicturesRoutes } from '../../../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { hashPassword } from '../../../shared/auth/passwords.js';
 import type { PermissionId } from '../../../shared/domain/permission-catalogue.js';
@@ -184,12 +185,15 @@ const call = (operation: Operation, token?: string) =>
     ...(operation.body ? { body: operation.body() } : {}),
   });
 
-it('covers exactly the 24 operations of the users route table', () => {
+/** The users' operations (spec 4.1), their pictures' included. */
+const userRoutes = { ...usersRoutes, ...userPicturesRoutes };
+
+it('covers exactly the 24 operations of the users and pictures route tables', () => {
   const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
-  expect(covered).toEqual(Object.keys(usersRoutes).sort());
+  expect(covered).toEqual(Object.keys(userRoutes).sort());
   expect(covered).toHaveLength(24);
   for (const operation of permissioned) {
-    const route = usersRoutes[operation.name as keyof typeof usersRoutes];
+    const route = userRoutes[operation.name as keyof typeof userRoutes];
     expect([route.method, route.permissions]).toEqual([operation.method, [operation.permission]]);
   }
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/users.js';
+import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/user-pictures.js';
 import { getUser } from '../../../shared/store/user-repository.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {

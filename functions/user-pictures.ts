@@ -1,0 +1,45 @@
+import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
+import { NotFound } from '../shared/domain/errors.js';
+import { unsupportedMediaType } from '../shared/http/errors.js';
+import { groupHandler } from '../shared/http/group-handler.js';
+import { multipartFile } from '../shared/http/middleware/multipart-file.js';
+import { detectImageType } from '../shared/pictures/image-type.js';
+import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
+import { requireUser, updateUserAttributes } from '../shared/store/user-repository.js';
+
+/** Users' pictures: stored in S3 when deployed (files locally), served by the API. */
+export const handler = groupHandler(
+  userPicturesRoutes,
+  {
+    uploadUserPicture: async ({ path }, { principal, upload }) => {
+      const contentType = upload && detectImageType(upload);
+      if (!upload || !contentType)
+        throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
+      await requireUser(principal.organizationId, path.id);
+      await (await pictureStore()).put(pictureKey(principal.organizationId, path.id), upload, contentType);
+      await updateUserAttributes(principal.organizationId, path.id, {
+        pictureContentType: contentType,
+        pictureUpdatedAt: Date.now(),
+      });
+      return {};
+    },
+
+    getUserPicture: async ({ path }, { principal }) => {
+      // Ask the store only for pictures that exist: without ListBucket, S3 answers a missing key
+      // with AccessDenied rather than NoSuchKey.
+      const user = await requireUser(principal.organizationId, path.id);
+      if (!user.pictureUpdatedAt) throw new NotFound('Picture', path.id);
+      const picture = await (await pictureStore()).get(pictureKey(principal.organizationId, path.id));
+      if (!picture) throw new NotFound('Picture', path.id);
+      return {
+        raw: {
+          statusCode: 200,
+          headers: { 'content-type': picture.contentType, 'cache-control': 'private, max-age=300' },
+          body: Buffer.from(picture.bytes).toString('base64'),
+          isBase64Encoded: true,
+        },
+      };
+    },
+  },
+  { multipartFile },
+);

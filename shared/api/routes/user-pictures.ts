@@ -1,0 +1,29 @@
+import { pictureQuery } from '../../schemas/users.js';
+import { noContent, routeGroup } from '../route-definition.js';
+
+export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Users' pictures (spec 4.1, beyond it the download): a group, and so a function, of their own,
+ * the only one that carries the S3 client.
+ */
+export const userPicturesRoutes = routeGroup('user-pictures')({
+  uploadUserPicture: {
+    route: 'PUT /idp/users/{id}/picture',
+    summary: 'Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE',
+    permissions: ['USER.UPDATE'],
+    subject: 'self-or-permissions',
+    request: { multipartFile: { field: 'files', maxBytes: MAX_PICTURE_BYTES } },
+    response: noContent('Stored; User.picture is its URL'),
+    errors: [413, 415],
+    // The same bytes give the same picture; hashing 5 MiB for a key would cost more than the upload.
+    idempotentByNature: true,
+  },
+  getUserPicture: {
+    route: 'GET /idp/users/{id}/picture',
+    summary: "The user's picture (the URL in User.picture)",
+    request: { query: pictureQuery },
+    response: { status: 200, description: 'The image, with its content type' },
+    extension: true,
+  },
+});
