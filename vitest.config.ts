@@ -26,6 +26,10 @@ export default defineConfig({
       AWS_REGION: 'us-east-1',
       IDP_TABLE_NAME: 'idp',
       IDP_ISSUER: 'http://localhost',
+      // Tests check each change in the token the next request gets; the token endpoint's caches
+      // (README, "Behaviour notes") are tested by the tests that turn them on.
+      IDP_TOKEN_CLIENT_CACHE_SECONDS: '0',
+      IDP_TOKEN_ACCESS_CACHE_SECONDS: '0',
     },
   },
 });

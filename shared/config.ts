@@ -36,6 +36,8 @@ const settings = storeSettings.extend({
   IDP_LOG_LEVEL: z.enum(LOG_LEVELS).default('INFO'),
   IDP_METRICS: z.enum(['emf', 'log']).default('log'),
   IDP_PRINCIPAL_CACHE_SECONDS: seconds(30),
+  IDP_TOKEN_CLIENT_CACHE_SECONDS: seconds(5).pipe(z.number().max(5)),
+  IDP_TOKEN_ACCESS_CACHE_SECONDS: seconds(30).pipe(z.number().max(30)),
 });
 
 export interface StoreConfig {
@@ -59,6 +61,10 @@ export interface Config extends StoreConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   metrics: 'emf' | 'log';
   principalCacheSeconds: number;
+  /** How long the token endpoint may use a client record it read (deletion takes effect after). */
+  tokenClientCacheSeconds: number;
+  /** How long the token endpoint may use the permissions it resolved for a set of grants. */
+  tokenAccessCacheSeconds: number;
 }
 
 /** Thrown when the environment cannot run the service; the message names every bad variable. */
@@ -99,6 +105,8 @@ export const parseConfig = (env: Record<string, string | undefined>): Config => 
     logLevel: s.IDP_LOG_LEVEL,
     metrics: s.IDP_METRICS,
     principalCacheSeconds: s.IDP_PRINCIPAL_CACHE_SECONDS,
+    tokenClientCacheSeconds: s.IDP_TOKEN_CLIENT_CACHE_SECONDS,
+    tokenAccessCacheSeconds: s.IDP_TOKEN_ACCESS_CACHE_SECONDS,
   };
 };
 

@@ -1,5 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import {
+  createPrivateKey,
+  generateKeyPairSync,
+  type JsonWebKey,
+  type KeyObject,
+  randomUUID,
+} from 'node:crypto';
 import * as z from 'zod';
 import { logger } from '../http/logger.js';
 import { secretStore } from './secret-store.js';
@@ -8,6 +13,8 @@ export const SIGNING_ALGORITHM = 'ES256';
 const SIGNING_KEYS_SECRET = 'signing-keys';
 /** Keys are re-read this often, so a rotation reaches every instance within this time. */
 const CACHE_MILLIS = 5 * 60 * 1000;
+
+type JWK = JsonWebKey & { kid?: string; alg?: string; use?: string };
 
 interface StoredSigningKey {
   kid: string;
@@ -59,20 +66,20 @@ const parseKeySet = (value: string): SigningKeySet => {
   return parsed.data as SigningKeySet;
 };
 
-const newSigningKey = async (now: number): Promise<StoredSigningKey> => {
-  const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
+const newSigningKey = (now: number): StoredSigningKey => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const kid = randomUUID();
   return {
     kid,
     createdAt: now,
-    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALGORITHM },
-    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' },
+    privateJwk: { ...privateKey.export({ format: 'jwk' }), kid, alg: SIGNING_ALGORITHM },
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg: SIGNING_ALGORITHM, use: 'sig' },
   };
 };
 
 interface LoadedKeys {
   keySet: SigningKeySet;
-  signing: Promise<{ kid: string; key: Awaited<ReturnType<typeof importJWK>> }>;
+  signing: { kid: string; key: KeyObject };
 }
 
 let cached: { loadedAt: number; keys: Promise<LoadedKeys> } | undefined;
@@ -93,7 +100,7 @@ const loadKeys = (): Promise<LoadedKeys> => {
         ? current
         : await store.initialize(
             SIGNING_KEYS_SECRET,
-            JSON.stringify({ keys: [await newSigningKey(Date.now())] } satisfies SigningKeySet),
+            JSON.stringify({ keys: [newSigningKey(Date.now())] } satisfies SigningKeySet),
             isKeySet,
           ),
     );
@@ -101,7 +108,7 @@ const loadKeys = (): Promise<LoadedKeys> => {
     if (!newest) throw new Error('The signing key set is empty');
     return {
       keySet,
-      signing: importJWK(newest.privateJwk, SIGNING_ALGORITHM).then((key) => ({ kid: newest.kid, key })),
+      signing: { kid: newest.kid, key: createPrivateKey({ key: newest.privateJwk, format: 'jwk' }) },
     };
   })();
   keys.catch(() => {
@@ -126,7 +133,7 @@ export const rotateSigningKeys = async (retainMillis: number, now = Date.now()):
   const store = await secretStore();
   const stored = await store.get(SIGNING_KEYS_SECRET);
   const current = stored !== undefined && isKeySet(stored) ? parseKeySet(stored) : (await loadKeys()).keySet;
-  const fresh = await newSigningKey(now);
+  const fresh = newSigningKey(now);
   const kept = current.keys
     .map((key) => ({ ...key, retiredAt: key.retiredAt ?? now }))
     .filter((key) => now - key.retiredAt < retainMillis + CACHE_MILLIS);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { UserType } from '../api/route-definition.js';
 import { config } from '../config.js';
 import type { EffectiveAccess } from '../domain/effective-permissions.js';
-import { currentSigningKey, SIGNING_ALGORITHM } from './signing-keys.js';
+import { signEs256 } from './compact-jwt.js';
+import { currentSigningKey } from './signing-keys.js';
 
 /** Scopes the service knows (spec section 5); others are ignored, not refused. */
 export const SUPPORTED_SCOPES = [
@@ -39,22 +39,24 @@ export const signAccessToken = async (
   const { publicOrigin: issuer, audience, tokenLifetimeSeconds: lifetimeSeconds } = config();
   const { kid, key } = await currentSigningKey();
   const issuedAt = Math.floor(now / 1000);
-  const accessToken = await new SignJWT({
-    org: subject.organizationId,
-    principal_type: subject.type,
-    user_type: subject.userType,
-    permissions: subject.permissions,
-    policies: subject.policies,
-    plugin_permissions: subject.pluginPermissions,
-    scope,
-  })
-    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'at+jwt' })
-    .setIssuer(issuer)
-    .setAudience(audience)
-    .setSubject(subject.id)
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + lifetimeSeconds)
-    .setJti(randomUUID())
-    .sign(key);
+  const accessToken = signEs256(
+    { kid, typ: 'at+jwt' },
+    {
+      org: subject.organizationId,
+      principal_type: subject.type,
+      user_type: subject.userType,
+      permissions: subject.permissions,
+      policies: subject.policies,
+      plugin_permissions: subject.pluginPermissions,
+      scope,
+      iss: issuer,
+      aud: audience,
+      sub: subject.id,
+      iat: issuedAt,
+      exp: issuedAt + lifetimeSeconds,
+      jti: randomUUID(),
+    },
+    key,
+  );
   return { accessToken, expiresIn: lifetimeSeconds };
 };

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Principal } from '../../auth/principal.js';
+import { ExpiringCache } from '../../cache/expiring-cache.js';
 import { config } from '../../config.js';
 import { liveClientOrganization } from '../../store/api-client-repository.js';
 import { getUserStatus } from '../../store/user-repository.js';
@@ -12,8 +13,7 @@ import { requestState } from '../request-state.js';
  * check costs one read per principal and instance per interval; the interval (default 30 s)
  * bounds how long a deactivated principal can still act.
  */
-const cacheMillis = () => config().principalCacheSeconds * 1000;
-const checked = new Map<string, { active: boolean; at: number }>();
+const statuses = new ExpiringCache<string, boolean>();
 
 const isActive = async (principal: Principal): Promise<boolean> =>
   principal.type === 'user'
@@ -24,13 +24,11 @@ export const principalStatus = (): MiddlewareObj => ({
   before: async (request) => {
     const { principal } = requestState(request);
     if (!principal) throw unauthorized();
-    const key = `${principal.type}#${principal.organizationId}#${principal.id}`;
-    const known = checked.get(key);
-    let active = known?.active;
-    if (!known || Date.now() - known.at >= cacheMillis()) {
-      active = await isActive(principal);
-      checked.set(key, { active, at: Date.now() });
-    }
+    const active = await statuses.get(
+      `${principal.type}#${principal.organizationId}#${principal.id}`,
+      config().principalCacheSeconds * 1000,
+      () => isActive(principal),
+    );
     if (!active) throw unauthorized('The principal of this token is no longer active');
   },
 });

@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { ExpiringCache } from '../../cache/expiring-cache.js';
 import { DEFAULT_RATE_LIMIT, epochSecondOf, type RateLimitSettings } from '../../domain/rate-limit.js';
 import { countMetric } from '../../observability/metrics.js';
 import { getRateLimitOverride } from '../../store/organization-repository.js';
@@ -7,16 +8,15 @@ import { tooManyRequests, unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
 
 const SETTINGS_CACHE_MILLIS = 60_000;
-const settingsCache = new Map<string, { loadedAt: number; settings: RateLimitSettings }>();
+const settingsCache = new ExpiringCache<string, RateLimitSettings>();
 
 /** The organization's override, or the contract default; cached per instance for a minute. */
-const settingsOf = async (orgId: string): Promise<RateLimitSettings> => {
-  const cached = settingsCache.get(orgId);
-  if (cached && Date.now() - cached.loadedAt < SETTINGS_CACHE_MILLIS) return cached.settings;
-  const settings = (await getRateLimitOverride(orgId)) ?? DEFAULT_RATE_LIMIT;
-  settingsCache.set(orgId, { loadedAt: Date.now(), settings });
-  return settings;
-};
+const settingsOf = (orgId: string): Promise<RateLimitSettings> =>
+  settingsCache.get(
+    orgId,
+    SETTINGS_CACHE_MILLIS,
+    async () => (await getRateLimitOverride(orgId)) ?? DEFAULT_RATE_LIMIT,
+  );
 
 /** Counts the request against its organization's second (the second API Gateway received it). */
 export const rateLimit = (): MiddlewareObj => ({

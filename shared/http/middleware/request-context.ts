@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { decodeJwt } from 'jose';
 import type { RouteDefinition } from '../../api/route-definition.js';
+import { unverifiedPayload } from '../../auth/compact-jwt.js';
 import { accessTokenClaims, principalFromClaims } from '../../auth/principal.js';
 import { unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
@@ -29,13 +29,7 @@ export const requestContext = (
     const verifiedJti = event.requestContext.authorizer?.jwt?.claims?.jti;
     const token = bearerToken(event.headers.authorization);
     if (!verifiedJti || !token) throw unauthorized();
-    let payload: unknown;
-    try {
-      payload = decodeJwt(token);
-    } catch {
-      throw unauthorized();
-    }
-    const claims = accessTokenClaims.safeParse(payload);
+    const claims = accessTokenClaims.safeParse(unverifiedPayload(token));
     if (!claims.success || claims.data.jti !== String(verifiedJti)) throw unauthorized();
     state.principal = principalFromClaims(claims.data);
   },

@@ -1,0 +1,31 @@
+/**
+ * Values an instance remembers for a bounded time, keyed. Concurrent misses share one load, a
+ * failed load is forgotten at once, and the oldest entries go first beyond `maxEntries`. A
+ * `maxAgeMillis` of 0 turns the cache off (every call loads).
+ */
+export class ExpiringCache<K, V> {
+  readonly #entries = new Map<K, { loadedAt: number; value: Promise<V> }>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  get(key: K, maxAgeMillis: number, load: () => Promise<V>, now = Date.now()): Promise<V> {
+    const known = this.#entries.get(key);
+    if (known && now - known.loadedAt < maxAgeMillis) return known.value;
+    const value = load();
+    this.#entries.delete(key);
+    this.#entries.set(key, { loadedAt: now, value });
+    value.catch(() => {
+      if (this.#entries.get(key)?.value === value) this.#entries.delete(key);
+    });
+    if (this.#entries.size > this.maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    return value;
+  }
+
+  /** Loads the value again on the next `get`. */
+  forget(key: K): void {
+    this.#entries.delete(key);
+  }
+}

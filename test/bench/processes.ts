@@ -1,0 +1,33 @@
+import { type ChildProcess, fork } from 'node:child_process';
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
+ * Starts a bench server in its own process (its own event loop and core, as a Lambda instance
+ * has) and resolves with what it announces once it serves (`announce`). Its standard output
+ * (the access log) goes nowhere, as a deployed function's goes to CloudWatch.
+ */
+export const startServer = <T>(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<T & { stop(): void }> =>
+  new Promise((resolve, reject) => {
+    const child = fork(script, [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    running.add(child);
+    const stop = () => {
+      running.delete(child);
+      child.kill();
+    };
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before serving`)));
+    child.once('message', (message) => resolve({ ...(message as T), stop }));
+  });
+
+/** What a bench server calls once it serves. */
+export const announce = (details: Record<string, unknown>) => process.send?.(details);

@@ -1,0 +1,67 @@
+import { decodeJwt } from 'jose';
+import { requestsPerSecond } from './load.js';
+import { startServer } from './processes.js';
+
+interface TokenServer {
+  tokenUrl: string;
+  client_id: string;
+  client_secret: string;
+}
+
+const tokenRequest = (server: TokenServer) => ({
+  url: server.tokenUrl,
+  method: 'POST' as const,
+  headers: {
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: `Basic ${Buffer.from(`${server.client_id}:${server.client_secret}`).toString('base64')}`,
+  },
+  body: 'grant_type=client_credentials',
+});
+
+/** Token endpoint (client credentials) against oidc-provider, alternating rounds. */
+export const benchTokenEndpoint = async (options: {
+  dynamoDbEndpoint: string;
+  rounds: number;
+  seconds: number;
+  concurrencies: number[];
+}) => {
+  const idp = await startServer<TokenServer>('test/bench/server-idp.ts', {
+    BENCH_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
+  });
+  const { access_token } = (await (await fetch(idp.tokenUrl, tokenRequest(idp))).json()) as {
+    access_token: string;
+  };
+  // The peer signs the same organization, permissions, policies and plugin permissions.
+  const { org, principal_type, user_type, permissions, policies, plugin_permissions } =
+    decodeJwt(access_token);
+  const peer = await startServer<TokenServer>('test/bench/peer-oidc-provider.ts', {
+    BENCH_CLAIMS: JSON.stringify({
+      org,
+      principal_type,
+      user_type,
+      permissions,
+      policies,
+      plugin_permissions,
+    }),
+  });
+  try {
+    const results: { concurrency: number; idp: number; peer: number }[] = [];
+    for (const concurrency of options.concurrencies) {
+      // Warm both (JIT, caches) before measuring.
+      await requestsPerSecond(tokenRequest(idp), concurrency, 1);
+      await requestsPerSecond(tokenRequest(peer), concurrency, 1);
+      for (let round = 0; round < options.rounds; round++) {
+        const ours = await requestsPerSecond(tokenRequest(idp), concurrency, options.seconds);
+        const theirs = await requestsPerSecond(tokenRequest(peer), concurrency, options.seconds);
+        console.log(
+          `token c=${concurrency} round ${round + 1}: idp ${ours.toFixed(0)}/s, oidc-provider ${theirs.toFixed(0)}/s, ratio ${(ours / theirs).toFixed(2)}`,
+        );
+        results.push({ concurrency, idp: ours, peer: theirs });
+      }
+    }
+    return results;
+  } finally {
+    idp.stop();
+    peer.stop();
+  }
+};
