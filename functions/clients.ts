@@ -2,6 +2,7 @@ import { routeUrl } from '../shared/api/route-url.js';
 import { clientsRoutes } from '../shared/api/routes/clients.js';
 import { Conflict } from '../shared/domain/errors.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import {
@@ -93,6 +94,7 @@ const rereadClientSecret: SecretRereader = async (recorded, { principal }) => {
 };
 
 export const handler = groupHandler(clientsRoutes, clientHandlers, {
+  admission,
   idempotency,
   secretRereaders: { createApiClient: rereadClientSecret, rotateApiClientSecret: rereadClientSecret },
 });

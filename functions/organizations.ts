@@ -1,6 +1,7 @@
 import { organizationsRoutes } from '../shared/api/routes/organizations.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { hasAcceptedLatest, latestAgreement, recordConsent } from '../shared/store/consent-repository.js';
 import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
@@ -51,5 +52,5 @@ export const handler = groupHandler(
       return { body: presentOrganization(organization) };
     },
   },
-  { idempotency },
+  { admission, idempotency },
 );

@@ -1,6 +1,7 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { policiesRoutes } from '../shared/api/routes/policies.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import {
   archivePolicy,
@@ -45,5 +46,5 @@ export const handler = groupHandler(
       return {};
     },
   },
-  { idempotency },
+  { admission, idempotency },
 );

@@ -3,6 +3,7 @@ import { rolesRoutes } from '../shared/api/routes/roles.js';
 import { dependentPermissionsOf } from '../shared/domain/effective-permissions.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { Role } from '../shared/schemas/roles.js';
@@ -170,5 +171,5 @@ export const handler = groupHandler(
       return {};
     },
   },
-  { idempotency },
+  { admission, idempotency },
 );

@@ -1,15 +1,20 @@
 import { ssoRoutes } from '../shared/api/routes/sso.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { listSsoProviders, updateSsoProviderSecret } from '../shared/store/sso-provider-repository.js';
 
 /** SSO providers (spec 4.5). Secrets go to the secret store only: never the table, a response or a log. */
-export const handler = groupHandler(ssoRoutes, {
-  listSsoProviders: async (_input, { principal }) => ({
-    body: await listSsoProviders(principal.organizationId),
-  }),
+export const handler = groupHandler(
+  ssoRoutes,
+  {
+    listSsoProviders: async (_input, { principal }) => ({
+      body: await listSsoProviders(principal.organizationId),
+    }),
 
-  updateSsoProvider: async ({ path, body }, { principal }) => {
-    await updateSsoProviderSecret(principal.organizationId, path.clientId, body, principal.id);
-    return {};
+    updateSsoProvider: async ({ path, body }, { principal }) => {
+      await updateSsoProviderSecret(principal.organizationId, path.clientId, body, principal.id);
+      return {};
+    },
   },
-});
+  { admission },
+);

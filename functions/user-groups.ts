@@ -1,6 +1,7 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userGroupsRoutes } from '../shared/api/routes/user-groups.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { UserGroup } from '../shared/schemas/user-groups.js';
@@ -117,5 +118,5 @@ export const handler = groupHandler(
     assignUserGroupManagedRole: changeGrant('managedRoles', 'ADD'),
     unassignUserGroupManagedRole: changeGrant('managedRoles', 'DELETE'),
   },
-  { idempotency },
+  { admission, idempotency },
 );

@@ -2,6 +2,7 @@ import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { multipartFile } from '../shared/http/middleware/multipart-file.js';
 import { detectImageType } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
@@ -41,5 +42,5 @@ export const handler = groupHandler(
       };
     },
   },
-  { multipartFile },
+  { admission, multipartFile },
 );

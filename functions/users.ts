@@ -5,6 +5,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/aut
 import { NotFound } from '../shared/domain/errors.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { User } from '../shared/schemas/users.js';
@@ -226,5 +227,5 @@ export const handler = groupHandler(
       body: { additionalProperties: await listAdditionalPropertyNames(principal.organizationId) },
     }),
   },
-  { idempotency },
+  { admission, idempotency },
 );

@@ -74,7 +74,6 @@ export class IdpFunction extends Construct {
       logGroup,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'idp',
         ...props.environment,
       },
       bundling: {

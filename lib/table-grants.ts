@@ -2,7 +2,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RouteDefinition, TableAccess } from '../shared/api/route-definition.js';
 import { middlewareOf } from '../shared/api/route-middleware.js';
-import { keys, TABLE_SCHEMA } from '../shared/store/keys.js';
+import { keys, RATE_COUNTER_PARTITIONS, TABLE_SCHEMA } from '../shared/store/keys.js';
 
 export type { TableAccess } from '../shared/api/route-definition.js';
 
@@ -42,9 +42,6 @@ const IDEMPOTENCY_ACTIONS = [
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
 ];
-
-/** `RATE#*`: the counter key with a wildcard in place of the organization id. */
-const RATE_COUNTER_PARTITIONS = keys.rateWindow('*', 0).pk;
 
 /** Restricts item actions to items whose partition key matches (IAM fine-grained access control). */
 const leadingKeys = (operator: 'StringEquals' | 'StringLike', ...partitions: string[]) => ({

@@ -5,6 +5,7 @@
  */
 export class ExpiringCache<K, V> {
   readonly #entries = new Map<K, { loadedAt: number; value: Promise<V> }>();
+  readonly #refreshing = new Set<K>();
 
   constructor(private readonly maxEntries = 10_000) {}
 
@@ -22,6 +23,26 @@ export class ExpiringCache<K, V> {
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
     return value;
+  }
+
+  /**
+   * Like `get`, but an expired value that loaded is still answered while a fresh one loads in the
+   * background: only the first call for a key waits for a load.
+   */
+  getRefreshing(key: K, maxAgeMillis: number, load: () => Promise<V>, now = Date.now()): Promise<V> {
+    const known = this.#entries.get(key);
+    if (!known || now - known.loadedAt < maxAgeMillis || this.#refreshing.has(key)) {
+      return known?.value ?? this.get(key, maxAgeMillis, load, now);
+    }
+    this.#refreshing.add(key);
+    load().then(
+      (value) => {
+        this.#refreshing.delete(key);
+        this.#entries.set(key, { loadedAt: Date.now(), value: Promise.resolve(value) });
+      },
+      () => this.#refreshing.delete(key),
+    );
+    return known.value;
   }
 
   /** Loads the value again on the next `get`. */

@@ -13,13 +13,12 @@ import { measureRequest } from '../observability/metrics.js';
 import { errorBody } from './error-mapping.js';
 import { ApiError } from './errors.js';
 import { logger } from './logger.js';
+import type { admission } from './middleware/admission.js';
 import { authorize } from './middleware/authorize.js';
 import { errorResponse, jsonResponse } from './middleware/error-response.js';
 import type { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import type { multipartFile } from './middleware/multipart-file.js';
-import { principalStatus } from './middleware/principal-status.js';
-import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { stateOfContext } from './request-state.js';
 import { validateRequest } from './validation.js';
@@ -52,6 +51,7 @@ export type SecretRereader = (
 ) => Promise<string>;
 
 type RouteOf<T> = T[keyof T];
+type Authenticated<R> = R extends { kind: 'management' } ? R : never;
 type HonoursIdempotencyKey<R> = R extends { kind: 'management'; method: infer M }
   ? M extends 'GET'
     ? never
@@ -66,15 +66,20 @@ type SecretRoutes<T> = {
 
 /**
  * What only some groups' routes use, passed in by those groups' functions, so that the others'
- * bundles do not carry it: a group whose routes honour `Idempotency-Key` must pass the idempotency
- * middleware, one that takes uploads the multipart parser, one whose responses carry secrets their
- * rereaders. The compiler holds each function to what its routes need.
+ * bundles do not carry it: a group with management routes must pass the admission middleware
+ * (principal status and rate limit, with their store modules), one whose routes honour
+ * `Idempotency-Key` the idempotency middleware, one that takes uploads the multipart parser, one
+ * whose responses carry secrets their rereaders. The compiler holds each function to what its
+ * routes need.
  */
-export type GroupOptions<T extends Record<string, RouteDefinition>> = ([
-  HonoursIdempotencyKey<RouteOf<T>>,
-] extends [never]
-  ? { idempotency?: never }
-  : { idempotency: typeof idempotency }) &
+export type GroupOptions<T extends Record<string, RouteDefinition>> = ([Authenticated<RouteOf<T>>] extends [
+  never,
+]
+  ? { admission?: never }
+  : { admission: typeof admission }) &
+  ([HonoursIdempotencyKey<RouteOf<T>>] extends [never]
+    ? { idempotency?: never }
+    : { idempotency: typeof idempotency }) &
   ([TakesUpload<RouteOf<T>>] extends [never]
     ? { multipartFile?: never }
     : { multipartFile: typeof multipartFile }) &
@@ -98,6 +103,7 @@ const routeChain = (
   route: RouteDefinition,
   handle: RouteHandler<RouteDefinition>,
   options: {
+    admission?: typeof admission;
     idempotency?: typeof idempotency;
     multipartFile?: typeof multipartFile;
     rereadSecret?: SecretRereader;
@@ -108,7 +114,8 @@ const routeChain = (
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
     .use(errorResponse())
     .use(requestContext(route) as middy.MiddlewareObj);
-  if (uses.authenticated) chain.use(principalStatus()).use(rateLimit()).use(authorize(route));
+  if (uses.authenticated)
+    chain.use(required(options.admission, 'admission', route)(route)).use(authorize(route));
   if (uses.jsonBody) chain.use(jsonBody() as middy.MiddlewareObj);
   if (uses.multipartFile)
     chain.use(required(options.multipartFile, 'multipartFile', route)(route) as middy.MiddlewareObj);
@@ -136,14 +143,21 @@ const routeChain = (
   return chain.handler(async (event, context) => {
     const state = stateOfContext(context);
     const input = state.input ?? { path: {}, query: {}, body: undefined };
-    const result = await handle(input as RouteInput<RouteDefinition>, {
-      principal: state.principal as Principal,
-      requestId: state.requestId,
-      receivedAt: state.receivedAt,
-      event,
-      ...(state.upload ? { upload: state.upload } : {}),
-    });
-    return serialize(route, result);
+    const result = Promise.resolve(
+      handle(input as RouteInput<RouteDefinition>, {
+        principal: state.principal as Principal,
+        requestId: state.requestId,
+        receivedAt: state.receivedAt,
+        event,
+        ...(state.upload ? { upload: state.upload } : {}),
+      }),
+    );
+    // A read ran beside its admission: nothing is answered before admission is granted.
+    if (state.admission) {
+      result.catch(() => {});
+      await state.admission;
+    }
+    return serialize(route, await result);
   });
 };
 
@@ -193,6 +207,7 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
 ) => {
   config();
   const given = (options ?? {}) as {
+    admission?: typeof admission;
     idempotency?: typeof idempotency;
     multipartFile?: typeof multipartFile;
     secretRereaders?: Record<string, SecretRereader>;

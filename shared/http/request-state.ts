@@ -10,6 +10,8 @@ export interface RequestState {
   receivedAt: number;
   principal?: Principal;
   input?: { path: unknown; query: unknown; body: unknown };
+  /** A read's admission, running beside its handler (middleware/admission.ts). */
+  admission?: Promise<void>;
   /** The file of a multipart upload route. */
   upload?: Uint8Array;
 }

@@ -369,11 +369,19 @@ export const SsoProviderBindingEntity = defineEntity({
 
 // Rate limiting, outbox, local bootstrap --------------------------------------------------------
 
-export const RateWindowEntity = defineEntity({
-  name: 'Rate window',
-  key: ({ organizationId, epochSecond }: { organizationId: string; epochSecond: number }) =>
-    keys.rateWindow(organizationId, epochSecond),
-  attributes: z.object({ admitted: z.number(), allowance: z.number(), expiresAt: z.number() }),
+/** One of the counters of an organization's second; `allowance` is its share, once known. */
+export const RateCounterEntity = defineEntity({
+  name: 'Rate counter',
+  key: ({
+    organizationId,
+    epochSecond,
+    counter,
+  }: {
+    organizationId: string;
+    epochSecond: number;
+    counter: number;
+  }) => keys.rateCounter(organizationId, epochSecond, counter),
+  attributes: z.object({ admitted: z.number(), allowance: z.number().optional(), expiresAt: z.number() }),
 });
 
 export const OutboxMessageEntity = defineEntity({

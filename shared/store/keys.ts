@@ -46,6 +46,10 @@ export const creationSortValue = (createdAtMs: number, id: string): string =>
 /** Fixed-width sequence number, so lexical order is numeric order. */
 export const sequenceSortValue = (sequence: number): string => String(sequence).padStart(12, '0');
 
+const RATE_COUNTER_PREFIX = 'RATE#';
+/** Every rate counter's partition key, as an IAM `dynamodb:LeadingKeys` pattern. */
+export const RATE_COUNTER_PARTITIONS = `${RATE_COUNTER_PREFIX}*`;
+
 export const keys = {
   // System data (global): permission catalogue, managed roles, plugin definitions.
   permissionPartition: 'SYSTEM#PERMISSIONS',
@@ -136,9 +140,12 @@ export const keys = {
     key(`OUTBOX#${orgId}`, creationSortValue(createdAt, messageId)),
 
   // Rate limiting: one counter item per organization and calendar second.
-  rateWindow: (orgId: string, epochSecond: number) => key(`RATE#${orgId}`, `S#${epochSecond}`),
+  // One partition per organization, second and counter: a second's writes spread over its
+  // counters, and no organization's history shares a partition with its present.
+  rateCounter: (orgId: string, epochSecond: number, counter: number) =>
+    key(`${RATE_COUNTER_PREFIX}${orgId}#${epochSecond}#${counter}`, 'RATE'),
 
-  // Powertools idempotency records: one partition each (a table with a local index cannot split
+  // Idempotency records: one partition each (a table with a local index cannot split
   // a partition key value, so one shared partition would cap the whole service).
   idempotencyRecord: (idempotencyKey: string) => key(`IDEMPOTENCY#${idempotencyKey}`, 'IDEMPOTENCY'),
 } as const;

@@ -1,120 +1,159 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { allowanceForSecond, type RateLimitSettings } from '../domain/rate-limit.js';
+import { allowanceForSecond, counterCount, type RateLimitSettings, shareOf } from '../domain/rate-limit.js';
+import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
-import { RateWindowEntity } from './entities.js';
-import { keys } from './keys.js';
+import { RateCounterEntity } from './entities.js';
 
-/** The one write of the store that needs the item a failed condition saw (to learn a full window's
- * allowance), so it cannot go through `writeOne`. */
+/** Counters outlive their second only long enough to serve as "the previous second". */
+const COUNTER_LIFETIME_SECONDS = 120;
+
+const COUNTER = RateCounterEntity.projection('admitted', 'allowance');
+
+/** What this instance knows of one organization's second. */
+interface SecondSeen {
+  /** The second's allowance, computed once from the previous second's counters. */
+  allowance: Promise<number>;
+  /** Counters this instance found full: they stay full for the rest of the second. */
+  full: Set<number>;
+  counters: number;
+}
+
+/** Per instance, the seconds of the organizations it serves (only the current and previous matter). */
+const seen = new Map<string, SecondSeen>();
+
+const secondSeen = (orgId: string, epochSecond: number, settings: RateLimitSettings): SecondSeen => {
+  const id = `${orgId}#${epochSecond}`;
+  const known = seen.get(id);
+  if (known) return known;
+  for (const [other] of seen) {
+    if (Number(other.slice(other.lastIndexOf('#') + 1)) < epochSecond - 1) seen.delete(other);
+  }
+  const counters = counterCount(settings);
+  // Without a burst the allowance is the rate. Otherwise every counter of the previous second is
+  // read in one call, started at once: it runs beside the first conditional write and is waited
+  // for only when a write goes beyond the steady share.
+  const allowance =
+    settings.burst === 0
+      ? Promise.resolve(settings.rate)
+      : batchGet(
+          Array.from({ length: counters }, (_, counter) =>
+            RateCounterEntity.key({ organizationId: orgId, epochSecond: epochSecond - 1, counter }),
+          ),
+        ).then((items) =>
+          allowanceForSecond(
+            settings,
+            items.reduce((sum, item) => sum + COUNTER.decode(item).admitted, 0),
+          ),
+        );
+  const second = { allowance, full: new Set<number>(), counters };
+  allowance.catch(() => {
+    if (seen.get(id) === second) seen.delete(id);
+  });
+  seen.set(id, second);
+  return second;
+};
+
 const isConditionalCheckFailure = (
   error: unknown,
 ): error is Error & { Item?: Record<string, AttributeValue> } =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
-const WINDOW = RateWindowEntity.projection('admitted', 'allowance');
-const PREVIOUS_COUNT = RateWindowEntity.projection('admitted');
+type Increment = 'admitted' | 'full' | 'needs-allowance';
 
-/** Counters outlive their second only long enough to serve as "the previous second". */
-const COUNTER_LIFETIME_SECONDS = 120;
-
-/** Per instance: allowances of the (organization, second) windows this instance has seen. */
-const knownAllowances = new Map<string, Promise<number>>();
-/** Per instance: windows found full (pruned with the allowances once their second is past). */
-const fullWindows = new Set<string>();
-
-const windowId = (orgId: string, epochSecond: number) => `${orgId}#${epochSecond}`;
-
-const remember = (orgId: string, epochSecond: number, allowance: Promise<number>) => {
-  const id = windowId(orgId, epochSecond);
-  knownAllowances.set(id, allowance);
-  allowance.catch(() => knownAllowances.delete(id));
-  // Only the current and the previous second matter; forget older windows.
-  const isOld = (id: string) => Number(id.slice(id.lastIndexOf('#') + 1)) < epochSecond - 1;
-  for (const known of knownAllowances.keys()) if (isOld(known)) knownAllowances.delete(known);
-  for (const full of fullWindows) if (isOld(full)) fullWindows.delete(full);
-};
-
-/** The window's allowance from the previous second's count; concurrent callers share one read. */
-const allowanceOf = (orgId: string, epochSecond: number, loadSettings: () => Promise<RateLimitSettings>) => {
-  const known = knownAllowances.get(windowId(orgId, epochSecond));
-  if (known) return known;
-  const computed = Promise.all([
-    RateWindowEntity.getProjected({ organizationId: orgId, epochSecond: epochSecond - 1 }, PREVIOUS_COUNT),
-    loadSettings(),
-  ]).then(([previous, settings]) => allowanceForSecond(settings, previous?.admitted ?? 0));
-  remember(orgId, epochSecond, computed);
-  return computed;
-};
-
-/** Increments the window's counter if it has room, creating it with `allowance` if it is new. */
-const incrementOrCreate = async (orgId: string, epochSecond: number, allowance: number): Promise<boolean> => {
+/**
+ * Counts one request on a counter in one conditional write. A counter whose allowance is set
+ * admits up to it. One without (nobody has needed it yet) admits up to `bound`: the counter's share
+ * of the steady rate (always within the allowance) or, with `setAllowance`, its share of the
+ * allowance, which the write then records.
+ */
+const increment = async (
+  key: ReturnType<typeof RateCounterEntity.key>,
+  epochSecond: number,
+  bound: number,
+  setAllowance: boolean,
+): Promise<Increment> => {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.rateWindow(orgId, epochSecond),
-        UpdateExpression:
-          'SET admitted = if_not_exists(admitted, :zero) + :one, allowance = if_not_exists(allowance, :allowance), expiresAt = :expiresAt',
-        ConditionExpression: 'attribute_not_exists(admitted) OR admitted < allowance',
+        Key: key,
+        UpdateExpression: `SET admitted = if_not_exists(admitted, :zero) + :one, expiresAt = :expiresAt${
+          setAllowance ? ', allowance = if_not_exists(allowance, :bound)' : ''
+        }`,
+        ConditionExpression:
+          '(attribute_exists(allowance) AND admitted < allowance) OR ' +
+          '(attribute_not_exists(allowance) AND (attribute_not_exists(admitted) OR admitted < :bound))',
         ExpressionAttributeValues: {
           ':zero': 0,
           ':one': 1,
-          ':allowance': allowance,
+          ':bound': bound,
           ':expiresAt': epochSecond + COUNTER_LIFETIME_SECONDS,
         },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return true;
+    return 'admitted';
   } catch (error) {
     if (!isConditionalCheckFailure(error)) throw error;
-    fullWindows.add(windowId(orgId, epochSecond));
-    return false;
+    // The item a failed condition saw comes in DynamoDB's own format, not the document client's.
+    const old = error.Item ? COUNTER.decode(unmarshall(error.Item)) : undefined;
+    return old?.allowance === undefined && !setAllowance ? 'needs-allowance' : 'full';
   }
+};
+
+/** Counts the request on one counter: within the steady share first, the allowance if needed. */
+const admitOnCounter = async (
+  orgId: string,
+  epochSecond: number,
+  counter: number,
+  counters: number,
+  settings: RateLimitSettings,
+  second: SecondSeen,
+): Promise<boolean> => {
+  const key = RateCounterEntity.key({ organizationId: orgId, epochSecond, counter });
+  const steadyShare = shareOf(settings.rate, counters, counter);
+  if (steadyShare > 0) {
+    const outcome = await increment(key, epochSecond, steadyShare, false);
+    if (outcome !== 'needs-allowance') return outcome === 'admitted';
+  }
+  const share = shareOf(await second.allowance, counters, counter);
+  return share > 0 && (await increment(key, epochSecond, share, true)) === 'admitted';
 };
 
 /**
  * Admits one request of `orgId` in `epochSecond`, or refuses it, with conditional writes only, so
  * the limit holds across any number of concurrent Lambda instances.
  *
- * Each second has one counter item that stores its own `allowance`, fixed by whoever creates it
- * from the previous second's count. An instance that does not know the window yet first tries a
- * plain conditional increment (the usual case once any instance created the window: one write);
- * otherwise it reads the previous count once and creates or increments in one conditional write.
+ * A second's allowance (DECISIONS.md) is spread over `counterCount` items, each admitting its
+ * share, so no item takes more writes than a partition can. A request tries counters in random
+ * order until one admits it, and is refused only when every counter is full: exactly the
+ * allowance is admitted. A counter admits its share of the steady rate without knowing the
+ * allowance (the allowance is never less), so the usual request is one write; the previous
+ * second's counters are read beside the first write of each second an instance sees, and a write
+ * beyond the steady share waits for that read: at most two round trips in sequence.
  */
 export const admitRequest = async (
   orgId: string,
   epochSecond: number,
-  loadSettings: () => Promise<RateLimitSettings>,
+  settings: RateLimitSettings,
 ): Promise<boolean> => {
-  // A window this instance saw full stays full for the rest of its second: refuse without a write.
-  if (fullWindows.has(windowId(orgId, epochSecond))) return false;
-  const known = knownAllowances.get(windowId(orgId, epochSecond));
-  if (known) return incrementOrCreate(orgId, epochSecond, await known);
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(orgId, epochSecond),
-        UpdateExpression: 'SET admitted = admitted + :one',
-        ConditionExpression: 'admitted < allowance',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    remember(orgId, epochSecond, Promise.resolve(WINDOW.decode(Attributes ?? {}).allowance));
-    return true;
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    if (error.Item) {
-      // The window exists and is full.
-      // The item a failed condition saw comes in DynamoDB's own format, not the document client's.
-      remember(orgId, epochSecond, Promise.resolve(WINDOW.decode(unmarshall(error.Item)).allowance));
-      fullWindows.add(windowId(orgId, epochSecond));
-      return false;
-    }
+  const second = secondSeen(orgId, epochSecond, settings);
+  const { counters } = second;
+  const untried = Array.from({ length: counters }, (_, counter) => counter).filter(
+    (counter) => !second.full.has(counter),
+  );
+  while (untried.length > 0) {
+    const [counter] = untried.splice(Math.floor(Math.random() * untried.length), 1) as [number];
+    if (await admitOnCounter(orgId, epochSecond, counter, counters, settings, second)) return true;
+    second.full.add(counter);
   }
-  return incrementOrCreate(orgId, epochSecond, await allowanceOf(orgId, epochSecond, loadSettings));
+  return false;
+};
+
+/** Whether this instance already knows every counter of the second is full (no I/O). */
+export const knownFull = (orgId: string, epochSecond: number): boolean => {
+  const second = seen.get(`${orgId}#${epochSecond}`);
+  return second !== undefined && second.full.size >= second.counters;
 };

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
-import { announce } from './processes.js';
+import { announce } from '../support/child-server.js';
 
 /**
  * The token endpoint's peer in `npm run bench`: `oidc-provider` (an OpenID Certified provider)

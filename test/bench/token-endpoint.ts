@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
+import { startServer } from '../support/child-server.js';
 import { requestsPerSecond } from './load.js';
-import { startServer } from './processes.js';
 
 interface TokenServer {
   tokenUrl: string;
@@ -25,8 +25,8 @@ export const benchTokenEndpoint = async (options: {
   seconds: number;
   concurrencies: number[];
 }) => {
-  const idp = await startServer<TokenServer>('test/bench/server-idp.ts', {
-    BENCH_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
+  const idp = await startServer<TokenServer>('test/support/local-instance.ts', {
+    IDP_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
   });
   const { access_token } = (await (await fetch(idp.tokenUrl, tokenRequest(idp))).json()) as {
     access_token: string;

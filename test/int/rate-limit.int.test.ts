@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
+import { counterCount, DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
+import { keys } from '../../shared/store/keys.js';
 import { admitRequest } from '../../shared/store/rate-limit-store.js';
-import { useDatabase } from '../support/service.js';
+import { getItem, useDatabase } from '../support/service.js';
 
 useDatabase();
 
 /** Fires `count` admissions for one organization and second at once; answers how many got in. */
 const burst = async (orgId: string, second: number, count: number, settings = DEFAULT_RATE_LIMIT) => {
   const results = await Promise.all(
-    Array.from({ length: count }, () => admitRequest(orgId, second, async () => settings)),
+    Array.from({ length: count }, () => admitRequest(orgId, second, settings)),
   );
   return results.filter(Boolean).length;
 };
@@ -46,5 +47,19 @@ describe('rate-limit counters on DynamoDB (concurrent conditional writes)', () =
     const contract: RateLimitSettings = { rate: 50, burst: 25 };
     expect(await burst(org, second, 100, contract)).toBe(75);
     expect(await burst(org, second + 1, 100, contract)).toBe(50);
+  });
+
+  it('spreads a large contract over several counters and still admits exactly the allowance', async () => {
+    const org = randomUUID();
+    const contract: RateLimitSettings = { rate: 300, burst: 300 };
+    expect(counterCount(contract)).toBe(2);
+    expect(await burst(org, second, 650, contract)).toBe(600);
+    const counters = await Promise.all(
+      [0, 1].map((counter) => getItem(keys.rateCounter(org, second, counter))),
+    );
+    expect(counters.map((counter) => counter?.admitted)).toEqual([300, 300]);
+    // 600 admitted the second before: the steady rate only.
+    expect(await burst(org, second + 1, 350, contract)).toBe(300);
+    expect(await burst(org, second + 3, 20, contract)).toBe(20);
   });
 });

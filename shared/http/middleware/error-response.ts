@@ -14,12 +14,20 @@ export const jsonResponse = (
   body: JSON.stringify(body),
 });
 
-/** Maps whatever was thrown to the one error shape, once, at the end of every chain. */
+/**
+ * Maps whatever was thrown to the one error shape, once, at the end of every chain. A read whose
+ * admission (running beside it) is refused answers that refusal, whatever else went wrong.
+ */
 export const errorResponse = (): MiddlewareObj => ({
-  onError: (request) => {
-    const apiError = toApiError(request.error);
+  onError: async (request) => {
+    const refusal = await requestState(request).admission?.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const apiError = toApiError(refusal ?? request.error);
     const { requestId } = requestState(request);
-    if (apiError.status >= 500) logger.error('request failed', { requestId, error: request.error as Error });
+    if (apiError.status >= 500)
+      logger.error('request failed', { requestId, error: (refusal ?? request.error) as Error });
     request.response = jsonResponse(apiError.status, errorBody(apiError, requestId ?? 'unknown'));
   },
 });

@@ -1,11 +1,9 @@
-import type { MiddlewareObj } from '@middy/core';
 import type { Principal } from '../../auth/principal.js';
 import { ExpiringCache } from '../../cache/expiring-cache.js';
 import { config } from '../../config.js';
 import { liveClientOrganization } from '../../store/api-client-repository.js';
 import { getUserStatus } from '../../store/user-repository.js';
 import { unauthorized } from '../errors.js';
-import { requestState } from '../request-state.js';
 
 /**
  * Tokens outlive what they describe: a user deactivated or a client deleted after the token was
@@ -20,15 +18,11 @@ const isActive = async (principal: Principal): Promise<boolean> =>
     ? (await getUserStatus(principal.organizationId, principal.id)) === 'ACTIVE'
     : (await liveClientOrganization(principal.id)) === principal.organizationId;
 
-export const principalStatus = (): MiddlewareObj => ({
-  before: async (request) => {
-    const { principal } = requestState(request);
-    if (!principal) throw unauthorized();
-    const active = await statuses.get(
-      `${principal.type}#${principal.organizationId}#${principal.id}`,
-      config().principalCacheSeconds * 1000,
-      () => isActive(principal),
-    );
-    if (!active) throw unauthorized('The principal of this token is no longer active');
-  },
-});
+export const refuseInactivePrincipal = async (principal: Principal): Promise<void> => {
+  const active = await statuses.get(
+    `${principal.type}#${principal.organizationId}#${principal.id}`,
+    config().principalCacheSeconds * 1000,
+    () => isActive(principal),
+  );
+  if (!active) throw unauthorized('The principal of this token is no longer active');
+};

@@ -6,7 +6,7 @@ process.on('exit', () => {
 });
 
 /**
- * Starts a bench server in its own process (its own event loop and core, as a Lambda instance
+ * Starts a server (an instance of the service, a bench peer) in its own process (its own event loop and core, as a Lambda instance
  * has) and resolves with what it announces once it serves (`announce`). Its standard output
  * (the access log) goes nowhere, as a deployed function's goes to CloudWatch.
  */
@@ -29,5 +29,5 @@ export const startServer = <T>(
     child.once('message', (message) => resolve({ ...(message as T), stop }));
   });
 
-/** What a bench server calls once it serves. */
+/** What a child server calls once it serves. */
 export const announce = (details: Record<string, unknown>) => process.send?.(details);

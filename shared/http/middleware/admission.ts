@@ -1,0 +1,40 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { RouteDefinition } from '../../api/route-definition.js';
+import type { Principal } from '../../auth/principal.js';
+import { unauthorized } from '../errors.js';
+import { requestState } from '../request-state.js';
+import { refuseInactivePrincipal } from './principal-status.js';
+import { refuseKnownOverLimit, refuseOverLimit } from './rate-limit.js';
+
+/** Both checks side by side; a refused principal answers 401 before a full second answers 429. */
+const admit = async (principal: Principal, receivedAt: number): Promise<void> => {
+  const [status, limit] = await Promise.allSettled([
+    refuseInactivePrincipal(principal),
+    refuseOverLimit(principal, receivedAt),
+  ]);
+  if (status.status === 'rejected') throw status.reason;
+  if (limit.status === 'rejected') throw limit.reason;
+};
+
+/**
+ * Admits an authenticated request: its principal is still active and its organization within its
+ * rate limit. A write waits for admission before it runs. A read, which changes nothing, runs
+ * beside it, so a steady read costs one round trip: its result is answered only once admission is
+ * granted, and a refusal takes precedence over any other answer (`awaitAdmission`).
+ */
+export const admission = (route: RouteDefinition): MiddlewareObj => ({
+  before: async (request) => {
+    const state = requestState(request);
+    const { principal, receivedAt } = state;
+    if (!principal) throw unauthorized();
+    refuseKnownOverLimit(principal, receivedAt);
+    const admitted = admit(principal, receivedAt);
+    if (route.method !== 'GET') {
+      await admitted;
+      return;
+    }
+    // Answered by the handler's wrapper or the error response, whichever comes first.
+    admitted.catch(() => {});
+    state.admission = admitted;
+  },
+});

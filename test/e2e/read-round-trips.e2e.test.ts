@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
+import { measureRoundTrips, roundTrips } from '../support/round-trips.js';
+import { createTestOrganization, uniqueEmail, useService } from '../support/service.js';
+
+/**
+ * DynamoDB round trips on the critical path of a management request, measured in the service's
+ * own process: a read runs beside its rate-limit write, a write waits for it.
+ */
+const service = useService();
+
+const startOfNextSecond = () =>
+  new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+
+/** A caller of a new organization with `rateLimit`, a user to read, both warmed up. */
+const organizationWith = async (rateLimit: RateLimitSettings) => {
+  const organization = (await createTestOrganization({ rateLimit })).id;
+  const caller = await service.callerWith(['USER.ADD', 'USER.DETAILS', 'USER.UPDATE'], { organization });
+  const created = await service.call<{ id: string }>('POST', '/idp/users', {
+    token: caller.token,
+    body: { email: uniqueEmail(), name: 'Read Me', userType: 'STANDARD' },
+  });
+  const userId = created.headers.get('location')?.split('/').pop() ?? '';
+  // The instance now knows the principal's status and the organization's limit.
+  return { token: caller.token, path: `/idp/users/${userId}` };
+};
+
+describe('round trips of a management request', () => {
+  it('a steady read is one round trip, the first read of a second too', async () => {
+    const { token, path } = await organizationWith({ rate: 10, burst: 10 });
+    await startOfNextSecond();
+    const first = await measureRoundTrips('first read of a second', () =>
+      service.call('GET', path, { token }),
+    );
+    expect(first.result.status).toBe(200);
+    // The counter write, the previous second's counters and the user's items, all at once.
+    expect(first.commands).toEqual(
+      expect.arrayContaining(['BatchGetCommand', 'GetCommand', 'UpdateCommand']),
+    );
+    expect(roundTrips(first.recorded)).toBe(1);
+
+    const steady = await measureRoundTrips('steady read', () => service.call('GET', path, { token }));
+    expect(steady.result.status).toBe(200);
+    expect(roundTrips(steady.recorded)).toBe(1);
+  });
+
+  it('a read beyond the steady share of a second costs at most one more', async () => {
+    const { token, path } = await organizationWith({ rate: 1, burst: 5 });
+    // After an idle second the allowance is 1 + 5: the second read goes beyond the steady share.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await startOfNextSecond();
+    await service.call('GET', path, { token });
+    const beyond = await measureRoundTrips('read beyond the steady rate', () =>
+      service.call('GET', path, { token }),
+    );
+    expect(beyond.result.status).toBe(200);
+    expect(beyond.commands.filter((command) => command === 'UpdateCommand')).toHaveLength(2);
+    expect(roundTrips(beyond.recorded)).toBeLessThanOrEqual(2);
+  });
+
+  it('a write starts only once the request is admitted', async () => {
+    const { token, path } = await organizationWith({ rate: 10, burst: 10 });
+    const write = await measureRoundTrips('write', () =>
+      service.call('PUT', path, { token, body: { name: 'Renamed' } }),
+    );
+    expect(write.result.status).toBe(200);
+    const [admission, ...rest] = [...write.recorded].sort((a, b) => a.start - b.start);
+    expect(admission?.command).toBe('UpdateCommand');
+    for (const call of rest)
+      expect(call.start).toBeGreaterThanOrEqual(admission?.end ?? Number.POSITIVE_INFINITY);
+  });
+});

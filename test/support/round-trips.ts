@@ -1,0 +1,55 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * How many DynamoDB round trips some work costs, measured: every command of this process is
+ * timed, and commands that overlap count as one round trip (they run in parallel).
+ */
+interface Call {
+  command: string;
+  start: number;
+  end: number;
+}
+let calls: Call[] | undefined;
+
+for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
+  const send = client.prototype.send;
+  client.prototype.send = async function timedSend(
+    this: unknown,
+    command: { constructor: { name: string } },
+    ...rest: unknown[]
+  ) {
+    const start = performance.now();
+    try {
+      return await (send as (...args: unknown[]) => Promise<unknown>).call(this, command, ...rest);
+    } finally {
+      calls?.push({ command: command.constructor.name, start, end: performance.now() });
+    }
+  } as typeof send;
+}
+
+/** Sequential round trips: a command that starts after every earlier one ended opens a new one. */
+export const roundTrips = (recorded: Call[]): number => {
+  let rounds = 0;
+  let latestEnd = Number.NEGATIVE_INFINITY;
+  for (const call of [...recorded].sort((a, b) => a.start - b.start)) {
+    if (call.start >= latestEnd) rounds++;
+    latestEnd = Math.max(latestEnd, call.end);
+  }
+  return rounds;
+};
+
+/** Runs `work` and answers its result with the DynamoDB commands it sent (and logs them). */
+export const measureRoundTrips = async <T>(label: string, work: () => Promise<T>) => {
+  calls = [];
+  try {
+    const result = await work();
+    const recorded = calls;
+    console.log(
+      `${label}: ${roundTrips(recorded)} round trips, ${recorded.length} commands (${recorded.map((call) => call.command).join(', ')})`,
+    );
+    return { result, recorded, commands: recorded.map((call) => call.command) };
+  } finally {
+    calls = undefined;
+  }
+};
