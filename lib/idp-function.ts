@@ -9,14 +9,11 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../shared/api/route-definition.js';
 import { ALARM_PERIOD, alarmOnAny } from './alarms.js';
+import { BUNDLE_OPTIONS } from './bundling.js';
 import { middlewareWritesOf, type TableAccess, tableStatements } from './table-grants.js';
 
 /** Bundling runs from the project root whatever the caller's working directory. */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** ESM bundles have no `require`; some CommonJS dependencies call it for Node built-ins. */
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
  * A Lambda execution role that may write to one log group and nothing else yet; used instead of
@@ -78,9 +75,10 @@ export class IdpFunction extends Construct {
       },
       bundling: {
         format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: CREATE_REQUIRE_BANNER,
-        minify: true,
+        mainFields: [...BUNDLE_OPTIONS.mainFields],
+        banner: BUNDLE_OPTIONS.banner,
+        minify: BUNDLE_OPTIONS.minify,
+        target: BUNDLE_OPTIONS.target,
         sourceMap: true,
         // Stack traces need file names and lines, not the sources: keeps the bundle small.
         sourcesContent: false,

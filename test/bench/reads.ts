@@ -1,0 +1,82 @@
+import { startServer } from '../support/child-server.js';
+import { requestsPerSecond } from './load.js';
+
+interface Instance {
+  baseUrl: string;
+  organizationId: string;
+  tokenUrl: string;
+  client_id: string;
+  client_secret: string;
+}
+
+/**
+ * `GET /idp/users/{id}` on the service (local gateway, JWT authorizer, admission beside the read)
+ * against bare servers reading the same item, alternating rounds.
+ */
+export const benchReads = async (options: {
+  dynamoDbEndpoint: string;
+  rounds: number;
+  seconds: number;
+  concurrency: number;
+}) => {
+  const env = { IDP_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint };
+  const idp = await startServer<Instance>('test/support/local-instance.ts', env);
+  // A contract of 10,000 requests/s (spread over 40 counters), so the load is never refused.
+  const { updateOrganizationSettings } = await import('../../shared/store/organization-repository.js');
+  const { createUser } = await import('../../shared/store/user-repository.js');
+  const { keys } = await import('../../shared/store/keys.js');
+  await updateOrganizationSettings(idp.organizationId, { rateLimit: { rate: 10_000, burst: 10_000 } });
+  const user = await createUser({
+    organizationId: idp.organizationId,
+    email: `bench-${Date.now()}@example.com`,
+    name: 'Bench Reader',
+    userType: 'STANDARD',
+    createdBy: 'bench',
+  });
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: idp.client_id,
+    client_secret: idp.client_secret,
+  });
+  const { access_token: token } = (await (
+    await fetch(idp.tokenUrl, { method: 'POST', body: form })
+  ).json()) as {
+    access_token: string;
+  };
+  const bareEnv = {
+    ...env,
+    BARE_ITEM_KEY: JSON.stringify(keys.user(idp.organizationId, user.id)),
+    BARE_ISSUER: idp.baseUrl,
+    BARE_JWKS_URI: `${idp.baseUrl}/.well-known/jwks.json`,
+  };
+  const bare = await startServer<{ url: string }>('test/bench/baselines/bare-read-server.ts', {
+    ...bareEnv,
+    BARE_MODE: 'get-item',
+  });
+  const checked = await startServer<{ url: string }>('test/bench/baselines/bare-read-server.ts', {
+    ...bareEnv,
+    BARE_MODE: 'jwt-counter-get-item',
+  });
+  const headers = { authorization: `Bearer ${token}` };
+  const targets = {
+    idp: { url: `${idp.baseUrl}/idp/users/${user.id}`, headers },
+    bareGetItem: { url: `${bare.url}/`, headers },
+    bareChecked: { url: `${checked.url}/`, headers },
+  };
+  try {
+    for (const target of Object.values(targets)) await requestsPerSecond(target, options.concurrency, 1);
+    const results: { idp: number; bareGetItem: number; bareChecked: number }[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const ours = await requestsPerSecond(targets.idp, options.concurrency, options.seconds);
+      const getItem = await requestsPerSecond(targets.bareGetItem, options.concurrency, options.seconds);
+      const checkedRate = await requestsPerSecond(targets.bareChecked, options.concurrency, options.seconds);
+      console.log(
+        `read round ${round + 1}: idp ${ours.toFixed(0)}/s, bare JWT+counter+GetItem ${checkedRate.toFixed(0)}/s (${(ours / checkedRate).toFixed(2)}x), bare GetItem ${getItem.toFixed(0)}/s (${(ours / getItem).toFixed(2)}x)`,
+      );
+      results.push({ idp: ours, bareGetItem: getItem, bareChecked: checkedRate });
+    }
+    return results;
+  } finally {
+    for (const server of [idp, bare, checked]) server.stop();
+  }
+};
