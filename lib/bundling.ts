@@ -11,3 +11,21 @@ export const BUNDLE_OPTIONS = {
   /** ESM bundles have no `require`; some CommonJS dependencies call it for Node built-ins. */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
 } as const;
+
+/** Bundles one entry with those options, in memory: the bench and the bundle test compare against it. */
+export const bundleBytes = async (entry: string): Promise<Uint8Array> => {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    outfile: 'index.mjs',
+    logLevel: 'error',
+    ...BUNDLE_OPTIONS,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    banner: { js: BUNDLE_OPTIONS.banner },
+  });
+  const [output] = result.outputFiles;
+  if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
+  return output.contents;
+};

@@ -1,24 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BUNDLE_OPTIONS } from '../../lib/bundling.js';
+import { bundleBytes } from '../../lib/bundling.js';
 
 const BASELINE = 'test/bench/baselines/bare-get-item.ts';
 
 const bundle = async (entry: string, outdir: string) => {
   const outfile = join(outdir, `${entry.replace(/\W+/g, '_')}.mjs`);
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    outfile,
-    logLevel: 'error',
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
-  });
+  writeFileSync(outfile, await bundleBytes(entry));
   return outfile;
 };
 

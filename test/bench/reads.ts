@@ -1,5 +1,6 @@
 import { startServer } from '../support/child-server.js';
 import { requestsPerSecond } from './load.js';
+import { tokenRequest } from './token-endpoint.js';
 
 interface Instance {
   baseUrl: string;
@@ -33,14 +34,7 @@ export const benchReads = async (options: {
     userType: 'STANDARD',
     createdBy: 'bench',
   });
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: idp.client_id,
-    client_secret: idp.client_secret,
-  });
-  const { access_token: token } = (await (
-    await fetch(idp.tokenUrl, { method: 'POST', body: form })
-  ).json()) as {
+  const { access_token: token } = (await (await fetch(idp.tokenUrl, tokenRequest(idp))).json()) as {
     access_token: string;
   };
   const bareEnv = {

@@ -8,7 +8,8 @@ interface TokenServer {
   client_secret: string;
 }
 
-const tokenRequest = (server: TokenServer) => ({
+/** A client-credentials request of `server`'s client, for fetch and for the load generator. */
+export const tokenRequest = (server: TokenServer) => ({
   url: server.tokenUrl,
   method: 'POST' as const,
   headers: {

@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE_OPTIONS } from '../../lib/bundling.js';
+import { bundleBytes } from '../../lib/bundling.js';
 import type { IdpFunction } from '../../lib/idp-function.js';
 import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } from './synthesize.js';
 
@@ -15,18 +14,7 @@ import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } f
  * it means a dependency slipped in whole (an SDK, a locale set) and cold starts pay for it.
  */
 const BUDGET_RATIO = 1.5;
-const baselineBytes = (
-  await build({
-    entryPoints: ['test/bench/baselines/bare-get-item.ts'],
-    bundle: true,
-    write: false,
-    outfile: 'baseline.mjs',
-    logLevel: 'error',
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
-  })
-).outputFiles[0]?.contents.length;
+const baselineBytes = (await bundleBytes('test/bench/baselines/bare-get-item.ts')).length;
 
 const outdir = path.join(useProjectTempDir(), 'bundles');
 afterAll(removeProjectTempDir);
@@ -70,10 +58,10 @@ describe('function bundles', () => {
     const { ms, handler } = coldImport(file);
     console.log(
       `bundle ${name.padEnd(13)} index.mjs ${kb(code.length).padStart(9)} (gzip ${kb(gzipSync(code).length)})` +
-        `  ${(code.length / (baselineBytes ?? 1)).toFixed(2)}x the bare GetItem handler  map ${kb(map.length).padStart(9)}  cold import ${ms.toFixed(0)} ms`,
+        `  ${(code.length / baselineBytes).toFixed(2)}x the bare GetItem handler  map ${kb(map.length).padStart(9)}  cold import ${ms.toFixed(0)} ms`,
     );
 
-    expect(code.length).toBeLessThanOrEqual(BUDGET_RATIO * (baselineBytes ?? 0));
+    expect(code.length).toBeLessThanOrEqual(BUDGET_RATIO * baselineBytes);
     const source = code.toString('utf8');
     expect(source.startsWith("import { createRequire } from 'module'; const require = createRequire(")).toBe(
       true,
