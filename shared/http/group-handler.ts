@@ -212,19 +212,26 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     multipartFile?: typeof multipartFile;
     secretRereaders?: Record<string, SecretRereader>;
   };
-  const chains = new Map(
-    Object.values(routes).map((route) => [
-      routeKey(route),
-      routeChain(route, handlers[route.operationId as keyof T] as RouteHandler<RouteDefinition>, {
+  // A route's chain is built when the instance first serves it: most instances serve a few routes.
+  const routesByKey = new Map(Object.values(routes).map((route) => [routeKey(route), route]));
+  const chains = new Map<string, ReturnType<typeof routeChain>>();
+  const chainOf = (key: string) => {
+    const route = routesByKey.get(key);
+    if (!route) return undefined;
+    let chain = chains.get(key);
+    if (!chain) {
+      chain = routeChain(route, handlers[route.operationId as keyof T] as RouteHandler<RouteDefinition>, {
         ...given,
         ...(given.secretRereaders?.[route.operationId]
           ? { rereadSecret: given.secretRereaders[route.operationId] }
           : {}),
-      }),
-    ]),
-  );
+      });
+      chains.set(key, chain);
+    }
+    return chain;
+  };
   return withAccessLog(async (event, context) => {
-    const chain = chains.get(event.routeKey);
+    const chain = chainOf(event.routeKey);
     if (!chain)
       return jsonResponse(404, errorBody(new ApiError(404, `No route ${event.routeKey}`), 'unknown'));
     return chain(event, context);
