@@ -1,6 +1,6 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { clientsRoutes } from '../shared/api/routes/clients.js';
-import { Conflict } from '../shared/domain/errors.js';
+import { Conflict, NotFound } from '../shared/domain/errors.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -9,6 +9,7 @@ import {
   type ApiClientRecord,
   createApiClient,
   deleteApiClient,
+  getApiClient,
   listApiClients,
   rotateClientSecret,
   secretIssuedAt,
@@ -51,6 +52,27 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
     };
   },
 
+  getApiClient: async ({ path }, { principal }) => {
+    const [client, archived] = await Promise.all([
+      getApiClient(path.id),
+      archivedIds(principal.organizationId),
+    ]);
+    if (client?.organizationId !== principal.organizationId) throw new NotFound('API client', path.id);
+    const { clientSecret: _secret, ...shown } = presentClient(client, archived);
+    return {
+      body: {
+        ...shown,
+        flowType: client.flowType,
+        redirectUris: client.redirectUris,
+        postLogoutRedirectUris: client.postLogoutRedirectUris,
+        ...(client.tokenEndpointAuthMethod
+          ? { tokenEndpointAuthMethod: client.tokenEndpointAuthMethod }
+          : {}),
+        remoteAddresses: client.remoteAddresses,
+      },
+    };
+  },
+
   createApiClient: async ({ body }, { principal }) => {
     const client = await createApiClient({
       organizationId: principal.organizationId,
@@ -59,7 +81,7 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
     });
     return {
       body: presentClient(client),
-      headers: { location: routeUrl(clientsRoutes.deleteApiClient, { id: client.id }) },
+      headers: { location: routeUrl(clientsRoutes.getApiClient, { id: client.id }) },
     };
   },
 

@@ -1,15 +1,20 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { routeUrl } from '../shared/api/route-url.js';
 import { oauthRoutes } from '../shared/api/routes/oauth.js';
-import { issueClientToken } from '../shared/auth/client-credentials.js';
+import { signinRoutes } from '../shared/api/routes/signin.js';
+import { authenticateApplication, issueClientToken } from '../shared/auth/client-credentials.js';
 import { OAuthError } from '../shared/auth/oauth-error.js';
+import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
-import { clientCredentialsOf, tokenRequestForm } from '../shared/auth/token-request.js';
+import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../shared/auth/token-request.js';
 import { SUPPORTED_SCOPES } from '../shared/auth/token-service.js';
+import { userInfo } from '../shared/auth/user-info.js';
 import { config } from '../shared/config.js';
+import { SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
 import { countMetric } from '../shared/observability/metrics.js';
+import { refreshFamilyOf, revokeRefreshFamily } from '../shared/store/sign-in-state.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -24,34 +29,15 @@ const oauthError = (error: OAuthError, usedBasic: boolean) => ({
   ),
 });
 
-/**
- * The token endpoint parses its form body itself: it answers RFC 6749 error bodies, not the
- * management API's error shape, and accepts exactly one client authentication method at a time.
- */
-const issueToken = async (event: APIGatewayProxyEventV2) => {
+/** Answers RFC 6749 error bodies for the OAuth errors a request may cause. */
+const answeringOAuthErrors = async (
+  event: APIGatewayProxyEventV2,
+  answer: () => Promise<Record<string, unknown> | undefined>,
+) => {
   const usedBasic = /^Basic\s/i.test(event.headers.authorization ?? '');
   try {
-    const form = tokenRequestForm(event);
-    const grantType = form.get('grant_type');
-    if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
-    if (grantType !== 'client_credentials') {
-      throw new OAuthError(400, 'unsupported_grant_type', 'Only client_credentials is supported');
-    }
-    const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
-    const token = await issueClientToken(clientId, clientSecret, form.get('scope') ?? undefined);
-    countMetric('TokensIssued');
-    return {
-      raw: jsonResponse(
-        200,
-        {
-          access_token: token.accessToken,
-          token_type: 'Bearer',
-          expires_in: token.expiresIn,
-          scope: token.scope,
-        },
-        NO_STORE,
-      ),
-    };
+    const body = await answer();
+    return { raw: jsonResponse(200, body ?? {}, NO_STORE) };
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
     countMetric('TokensRefused');
@@ -59,25 +45,112 @@ const issueToken = async (event: APIGatewayProxyEventV2) => {
   }
 };
 
-/** OAuth 2.0 token endpoint, OpenID discovery and JWKS at the API root. */
+/**
+ * The token endpoint parses its form body itself: it answers RFC 6749 error bodies, not the
+ * management API's error shape, and accepts exactly one client authentication method at a time.
+ */
+const issueToken = (event: APIGatewayProxyEventV2) =>
+  answeringOAuthErrors(event, async () => {
+    const form = tokenRequestForm(event);
+    const grantType = form.get('grant_type');
+    if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+    if (grantType === 'client_credentials') {
+      const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
+      const token = await issueClientToken(
+        clientId,
+        clientSecret,
+        form.get('scope') ?? undefined,
+        Date.now(),
+        event.requestContext.http.sourceIp,
+      );
+      countMetric('TokensIssued');
+      return {
+        access_token: token.accessToken,
+        token_type: 'Bearer',
+        expires_in: token.expiresIn,
+        scope: token.scope,
+      };
+    }
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+      throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant_type ${grantType}`);
+    }
+    const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
+    const tokens =
+      grantType === 'authorization_code'
+        ? await exchangeAuthorizationCode(client.id, form)
+        : await refreshSignIn(client.id, form);
+    countMetric('TokensIssued');
+    return tokens;
+  });
+
+/** RFC 7009: the client revokes a refresh token it holds (with its whole sign-in); 200 whatever it was. */
+const revokeToken = (event: APIGatewayProxyEventV2) =>
+  answeringOAuthErrors(event, async () => {
+    const form = tokenRequestForm(event);
+    const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
+    const token = form.get('token');
+    if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
+    // Access tokens are self-contained JWTs that expire within minutes: nothing to look up.
+    const familyId =
+      form.get('token_type_hint') === 'access_token' ? undefined : await refreshFamilyOf(token, client.id);
+    if (familyId) await revokeRefreshFamily(familyId);
+    return undefined;
+  });
+
+const getUserInfo = async (event: APIGatewayProxyEventV2) => {
+  const answer = await userInfo(event.headers.authorization);
+  if ('claims' in answer) return { raw: jsonResponse(200, answer.claims, NO_STORE) };
+  // RFC 6750 3: the challenge names the error; a request without a token gets no error code.
+  const challenge =
+    answer.error === 'invalid_request' ? 'Bearer realm="idp"' : 'Bearer realm="idp", error="invalid_token"';
+  return {
+    raw: { statusCode: 401, headers: { 'www-authenticate': challenge, ...NO_STORE }, body: '' },
+  };
+};
+
+/** OAuth 2.0 and OpenID Connect endpoints at the API root (the hosted pages are the signin group's). */
 export const handler = groupHandler(oauthRoutes, {
   issueToken: (_input, { event }) => issueToken(event),
+  getUserInfo: (_input, { event }) => getUserInfo(event),
+  postUserInfo: (_input, { event }) => getUserInfo(event),
+  revokeToken: (_input, { event }) => revokeToken(event),
 
-  openIdConfiguration: () => {
-    return {
-      raw: jsonResponse(200, {
-        issuer: config().publicOrigin,
-        token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
-        jwks_uri: routeUrl(oauthRoutes.jwks, {}),
-        grant_types_supported: ['client_credentials'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-        response_types_supported: ['token'],
-        scopes_supported: [...SUPPORTED_SCOPES],
-        id_token_signing_alg_values_supported: ['ES256'],
-        subject_types_supported: ['public'],
-      }),
-    };
-  },
+  openIdConfiguration: () => ({
+    raw: jsonResponse(200, {
+      issuer: config().publicOrigin,
+      authorization_endpoint: routeUrl(signinRoutes.authorize, {}),
+      token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
+      userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
+      revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
+      end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
+      jwks_uri: routeUrl(oauthRoutes.jwks, {}),
+      grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'auth_time',
+        'nonce',
+        'amr',
+        'azp',
+        'email',
+        'name',
+        'org',
+      ],
+      prompt_values_supported: ['none', 'login'],
+      id_token_signing_alg_values_supported: ['ES256'],
+      subject_types_supported: ['public'],
+      authorization_response_iss_parameter_supported: true,
+    }),
+  }),
 
   jwks: async () => ({
     raw: jsonResponse(200, await publicJwks(), { 'cache-control': 'public, max-age=300' }),

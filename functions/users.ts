@@ -2,7 +2,6 @@ import { routeUrl } from '../shared/api/route-url.js';
 import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/auth/passwords.js';
-import { NotFound } from '../shared/domain/errors.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';

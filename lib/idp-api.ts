@@ -48,6 +48,9 @@ const UNAUTHENTICATED_BECAUSE: Record<Exclude<RouteKind, 'management'>, string> 
   oauth:
     'The OAuth 2.0 token endpoint is where a token is obtained, so it cannot require one; the client ' +
     'authenticates with client_secret_basic or client_secret_post, checked by the function (RFC 6749).',
+  page:
+    'Hosted sign-in pages are where a person without a token signs in (OpenID Connect); forms are bound ' +
+    'to the browser that opened them and answered by the function.',
 };
 
 export interface IdpApiProps {

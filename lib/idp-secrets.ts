@@ -54,6 +54,11 @@ export class IdpSecrets extends Construct {
     );
   }
 
+  /** Read only: the sign-in function verifies the ID tokens applications hand back at logout. */
+  grantSigningKeyRead(fn: IdpFunction): void {
+    this.signingKeys.grantRead(fn.lambda);
+  }
+
   /**
    * For the SSO providers function: it replaces `<prefix>sso/<clientId>` secret values (creating
    * one the operator's CLI has not), named at runtime and so known only by prefix. It never reads

@@ -68,6 +68,7 @@ export class IdpStack extends Stack {
       ENDPOINT_GROUPS.map((group) => [group, this.endpointFunction(group, environment)]),
     ) as Record<EndpointGroup, IdpFunction>;
     this.secrets.grantSigningKeys(this.functions.oauth);
+    this.secrets.grantSigningKeyRead(this.functions.signin);
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.pictures = new PictureBucket(this, 'Pictures');
     this.pictures.grantPictureAccess(this.functions['user-pictures']);

@@ -22,6 +22,8 @@ const storeSettings = z.object({
   IDP_DYNAMODB_ENDPOINT: z.url().optional(),
   IDP_SECRET_STORE: z.enum(['aws', 'file']).default('file'),
   IDP_SECRET_PREFIX: z.string().default('idp/'),
+  /** Tests only: a stand-in for Secrets Manager's API. */
+  IDP_SECRETS_MANAGER_ENDPOINT: z.url().optional(),
   IDP_DATA_DIR: z.string().min(1).default('.data'),
   IDP_TOKEN_TTL_SECONDS: seconds(3600),
   IDP_CLIENT_SECRET_GRACE_SECONDS: seconds(24 * 3600),
@@ -38,13 +40,20 @@ const settings = storeSettings.extend({
   IDP_PRINCIPAL_CACHE_SECONDS: seconds(30),
   IDP_TOKEN_CLIENT_CACHE_SECONDS: seconds(5).pipe(z.number().max(5)),
   IDP_TOKEN_ACCESS_CACHE_SECONDS: seconds(30).pipe(z.number().max(30)),
+  // Sign-in lifetimes (DECISIONS.md "Sign-in").
+  IDP_CODE_TTL_SECONDS: seconds(60).pipe(z.number().min(1).max(60)),
+  IDP_USER_TOKEN_TTL_SECONDS: seconds(900),
+  IDP_REFRESH_SLIDING_SECONDS: seconds(14 * 24 * 3600),
+  IDP_REFRESH_ABSOLUTE_SECONDS: seconds(30 * 24 * 3600),
+  IDP_SESSION_IDLE_SECONDS: seconds(3600),
+  IDP_SESSION_ABSOLUTE_SECONDS: seconds(12 * 3600),
 });
 
 export interface StoreConfig {
   tableName: string;
   /** Local only: DynamoDB Local's address. */
   dynamoDbEndpoint: string | undefined;
-  secretStore: { kind: 'aws'; prefix: string } | { kind: 'file'; directory: string };
+  secretStore: { kind: 'aws'; prefix: string; endpoint?: string } | { kind: 'file'; directory: string };
   dataDirectory: string;
   tokenLifetimeSeconds: number;
   clientSecretGraceSeconds: number;
@@ -65,6 +74,14 @@ export interface Config extends StoreConfig {
   tokenClientCacheSeconds: number;
   /** How long the token endpoint may use the permissions it resolved for a set of grants. */
   tokenAccessCacheSeconds: number;
+  signIn: {
+    codeSeconds: number;
+    userTokenSeconds: number;
+    refreshSlidingSeconds: number;
+    refreshAbsoluteSeconds: number;
+    sessionIdleSeconds: number;
+    sessionAbsoluteSeconds: number;
+  };
 }
 
 /** Thrown when the environment cannot run the service; the message names every bad variable. */
@@ -87,7 +104,11 @@ const storeConfigOf = (s: z.output<typeof storeSettings>): StoreConfig => ({
   dynamoDbEndpoint: s.IDP_DYNAMODB_ENDPOINT,
   secretStore:
     s.IDP_SECRET_STORE === 'aws'
-      ? { kind: 'aws', prefix: s.IDP_SECRET_PREFIX }
+      ? {
+          kind: 'aws',
+          prefix: s.IDP_SECRET_PREFIX,
+          ...(s.IDP_SECRETS_MANAGER_ENDPOINT ? { endpoint: s.IDP_SECRETS_MANAGER_ENDPOINT } : {}),
+        }
       : { kind: 'file', directory: `${s.IDP_DATA_DIR}/secrets` },
   dataDirectory: s.IDP_DATA_DIR,
   tokenLifetimeSeconds: s.IDP_TOKEN_TTL_SECONDS,
@@ -108,6 +129,14 @@ export const parseConfig = (env: Record<string, string | undefined>): Config => 
     principalCacheSeconds: s.IDP_PRINCIPAL_CACHE_SECONDS,
     tokenClientCacheSeconds: s.IDP_TOKEN_CLIENT_CACHE_SECONDS,
     tokenAccessCacheSeconds: s.IDP_TOKEN_ACCESS_CACHE_SECONDS,
+    signIn: {
+      codeSeconds: s.IDP_CODE_TTL_SECONDS,
+      userTokenSeconds: s.IDP_USER_TOKEN_TTL_SECONDS,
+      refreshSlidingSeconds: s.IDP_REFRESH_SLIDING_SECONDS,
+      refreshAbsoluteSeconds: s.IDP_REFRESH_ABSOLUTE_SECONDS,
+      sessionIdleSeconds: s.IDP_SESSION_IDLE_SECONDS,
+      sessionAbsoluteSeconds: s.IDP_SESSION_ABSOLUTE_SECONDS,
+    },
   };
 };
 

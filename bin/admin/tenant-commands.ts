@@ -4,7 +4,7 @@ import { storeConfig } from '../../shared/config.js';
 import { refuseStandardClientPolicies } from '../../shared/domain/api-client-rules.js';
 import { NotFound, PreconditionFailed } from '../../shared/domain/errors.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
-import { clientType, createApiClientRequest } from '../../shared/schemas/clients.js';
+import { createApiClientRequest } from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { ssoClientId, ssoClientSecret } from '../../shared/schemas/sso.js';
 import {
@@ -72,6 +72,28 @@ const liveClient = async (options: Options) => {
 };
 
 /** Commands on organizations and what belongs to one: API clients, SSO providers. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  clientType: 'type',
+  flowType: 'flow',
+  redirectUris: 'redirect-uris',
+  postLogoutRedirectUris: 'post-logout-redirect-uris',
+  tokenEndpointAuthMethod: 'auth-method',
+  remoteAddresses: 'remote-addresses',
+};
+
+/** A client registration checked by the API's schema; a problem names the option it came from. */
+const validatedRequest = (request: Record<string, unknown>) => {
+  const defined = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+  const result = createApiClientRequest.safeParse(defined);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const [field, ...rest] = issue?.path ?? [];
+  const option = OPTION_OF_FIELD[String(field)] ?? String(field ?? 'name');
+  throw new UsageError(
+    `--${option}${rest.length > 0 ? ` (${rest.join('.')})` : ''}: ${issue?.message ?? 'invalid'}`,
+  );
+};
+
 export const TENANT_COMMANDS: Record<string, Command> = {
   'org create': {
     usage: 'org create --name NAME [--id ID] [--mfa] [--rate R --burst B]',
@@ -154,17 +176,39 @@ export const TENANT_COMMANDS: Record<string, Command> = {
   'client create': {
     usage:
       'client create --org ORG --name NAME [--type STANDARD|RESTRICTED] [--roles R1,R2] [--policies P1,P2] ' +
-      '[--permissions USER.LIST,ROLES.ADD | --all-permissions]',
-    options: ['org', 'name', 'type', 'roles', 'policies', 'permissions', 'all-permissions'],
+      '[--permissions USER.LIST,ROLES.ADD | --all-permissions] [--remote-addresses CIDR1,CIDR2] | ' +
+      '[--flow authorization_code --redirect-uris URI1,URI2 [--post-logout-redirect-uris URI1] ' +
+      '[--auth-method client_secret_basic|client_secret_post|none]]',
+    options: [
+      'org',
+      'name',
+      'type',
+      'roles',
+      'policies',
+      'permissions',
+      'all-permissions',
+      'flow',
+      'redirect-uris',
+      'post-logout-redirect-uris',
+      'auth-method',
+      'remote-addresses',
+    ],
     run: async (options) => {
       const orgId = validated(identifier, required(options, 'org'), 'org');
-      const { shape } = createApiClientRequest;
-      const request = {
-        name: validated(shape.name, required(options, 'name'), 'name'),
-        clientType: validated(clientType, optional(options, 'type') ?? 'STANDARD', 'type'),
-        roles: validated(shape.roles, commaList(optional(options, 'roles')), 'roles'),
-        policies: validated(shape.policies, commaList(optional(options, 'policies')), 'policies'),
-      };
+      const list = (name: string) =>
+        optional(options, name) === undefined ? undefined : commaList(optional(options, name));
+      // The whole request through the API's own schema, so the CLI refuses what the API refuses.
+      const request = validatedRequest({
+        name: required(options, 'name'),
+        clientType: optional(options, 'type') ?? 'STANDARD',
+        roles: commaList(optional(options, 'roles')),
+        policies: commaList(optional(options, 'policies')),
+        flowType: optional(options, 'flow'),
+        redirectUris: list('redirect-uris'),
+        postLogoutRedirectUris: list('post-logout-redirect-uris'),
+        tokenEndpointAuthMethod: optional(options, 'auth-method'),
+        remoteAddresses: list('remote-addresses'),
+      });
       refuseStandardClientPolicies(request.clientType, request.policies);
       const permissions = permissionsOption(options);
       await requireOrganization(orgId);
@@ -178,10 +222,13 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         roles: [...request.roles, ...(granted ? [granted.role.id] : [])],
         createdBy: OPERATOR,
       });
-      const { id, clientSecret, name, clientType: type, roles, policies } = client;
+      const { id, clientSecret, name, clientType: type, roles, policies, flowType, redirectUris } = client;
       return {
         json: {
-          ...{ id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies },
+          ...{ id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies, flowType },
+          ...(flowType === 'authorization_code'
+            ? { redirectUris, tokenEndpointAuthMethod: client.tokenEndpointAuthMethod }
+            : {}),
           ...(granted
             ? { permissionsRole: { id: granted.role.id, name: granted.role.name, created: granted.created } }
             : {}),
@@ -189,7 +236,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         summary: lines(
           `Created API client ${client.name} in organization ${orgId}`,
           `  client_id:     ${client.id}`,
-          `  client_secret: ${client.clientSecret}`,
+          `  client_secret: ${client.clientSecret || '(none: a public application)'}`,
+          flowType === 'authorization_code' && `  redirect URIs: ${redirectUris.join(', ')}`,
           `  roles:         ${client.roles.join(', ') || '(none)'}`,
           granted &&
             `  ${granted.created ? 'created' : 'reused'} role ${granted.role.name} with ${granted.role.permissions?.size ?? 0} permission(s)`,

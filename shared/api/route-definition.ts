@@ -21,6 +21,7 @@ export const ENDPOINT_GROUPS = [
   'policies',
   'clients',
   'sso',
+  'signin',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -37,7 +38,18 @@ export type TableAccess =
   | { readonly writesPartitions: readonly string[] };
 
 export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
-  oauth: 'read',
+  // Redeems codes, rotates and revokes refresh tokens.
+  oauth: {
+    writesPartitions: [keys.authorizationCode('*').pk, keys.refreshToken('*').pk, keys.refreshFamily('*').pk],
+  },
+  // Pending requests, sessions and the codes it issues.
+  signin: {
+    writesPartitions: [
+      keys.authorizationRequest('*').pk,
+      keys.session('*').pk,
+      keys.authorizationCode('*').pk,
+    ],
+  },
   openapi: 'none',
   permissions: 'read',
   organizations: 'read-write',
@@ -55,8 +67,9 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
  * - `management`: an `/idp` operation behind the JWT authorizer, rate limited, permission checked.
  * - `public`: no token (the OpenAPI document, discovery documents, JWKS).
  * - `oauth`: the token endpoint; client authentication in the request, RFC 6749 error bodies.
+ * - `page`: a hosted page people see in their browser (HTML, forms, cookies; no token yet).
  */
-export type RouteKind = 'management' | 'public' | 'oauth';
+export type RouteKind = 'management' | 'public' | 'oauth' | 'page';
 
 export type ZodObjectSchema = z.ZodObject<z.ZodRawShape>;
 

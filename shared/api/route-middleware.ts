@@ -11,8 +11,8 @@ export interface RouteMiddleware {
   readonly authenticated: boolean;
   readonly jsonBody: boolean;
   readonly multipartFile: boolean;
-  /** Path, query and body checked against closed schemas: every route but the token endpoint,
-   * which answers RFC 6749 errors of its own. */
+  /** Path, query and body checked against closed schemas: every route but the OAuth endpoints,
+   * which answer RFC 6749 errors of their own, and hosted pages, which answer pages. */
   readonly validation: boolean;
   /** `Idempotency-Key` honoured (records under `IDEMPOTENCY#…`): non-GET management routes that
    * are not idempotent by nature. */
@@ -25,7 +25,7 @@ export const middlewareOf = (route: RouteDefinition): RouteMiddleware => {
     authenticated,
     jsonBody: route.request.body !== undefined,
     multipartFile: route.request.multipartFile !== undefined,
-    validation: route.kind !== 'oauth',
+    validation: route.kind !== 'oauth' && route.kind !== 'page',
     idempotency: authenticated && route.method !== 'GET' && !route.idempotentByNature,
   };
 };

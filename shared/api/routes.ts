@@ -6,6 +6,7 @@ import { organizationsRoutes } from './routes/organizations.js';
 import { permissionsRoutes } from './routes/permissions.js';
 import { policiesRoutes } from './routes/policies.js';
 import { rolesRoutes } from './routes/roles.js';
+import { signinRoutes } from './routes/signin.js';
 import { ssoRoutes } from './routes/sso.js';
 import { userGroupsRoutes } from './routes/user-groups.js';
 import { userPicturesRoutes } from './routes/user-pictures.js';
@@ -28,6 +29,7 @@ export const routes = {
   ...policiesRoutes,
   ...clientsRoutes,
   ...ssoRoutes,
+  ...signinRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ExpiringCache } from '../cache/expiring-cache.js';
 import { config } from '../config.js';
+import { addressAllowed } from '../domain/applications.js';
 import { type EffectiveAccess, type GrantedIds, grantedIds } from '../domain/effective-permissions.js';
-import { type ApiClientRecord, getApiClient } from '../store/api-client-repository.js';
+import { type ApiClientRecord, getApiClient, hasSecret } from '../store/api-client-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import { OAuthError } from './oauth-error.js';
 import { grantedScope, signAccessToken } from './token-service.js';
@@ -61,7 +62,8 @@ export const authenticateClient = async (
     clients.forget(clientId);
     entry = await clients.get(clientId, maxAge, () => known(clientId));
   }
-  if (!entry.client || !acceptsSecret(entry, presented, now)) {
+  // A public application has no secret: nothing a caller presents authenticates it.
+  if (!entry.client || !hasSecret(entry.client) || !acceptsSecret(entry, presented, now)) {
     throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
   }
   return entry.client;
@@ -74,14 +76,28 @@ const cachedAccess = (orgId: string, ids: GrantedIds) =>
     () => resolveAccess(orgId, ids),
   );
 
-/** Client credentials grant: authenticate, compute the client's permissions, sign. */
+/**
+ * Client credentials grant: authenticate, compute the client's permissions, sign. Only API
+ * clients (`api_key`) use it, from their registered addresses when they registered any.
+ */
 export const issueClientToken = async (
   clientId: string,
   clientSecret: string,
   requestedScope?: string,
   now = Date.now(),
+  sourceIp?: string,
 ) => {
   const client = await authenticateClient(clientId, clientSecret, now);
+  if (client.flowType !== 'api_key') {
+    throw new OAuthError(
+      400,
+      'unauthorized_client',
+      'An application people sign in to uses the authorization_code grant',
+    );
+  }
+  if (sourceIp !== undefined && !addressAllowed(client.remoteAddresses, sourceIp)) {
+    throw new OAuthError(400, 'unauthorized_client', 'The client may not request tokens from this address');
+  }
   const access = await cachedAccess(
     client.organizationId,
     // Policies apply to RESTRICTED clients only (spec section 2).
@@ -99,4 +115,34 @@ export const issueClientToken = async (
     scope,
   );
   return { ...token, scope };
+};
+
+/**
+ * The client of an authorization code or refresh token request: a confidential application
+ * with its secret, by the method it registered; a public one by its id alone (PKCE binds its
+ * codes). Only applications (`authorization_code`) use these grants.
+ */
+export const authenticateApplication = async (
+  presented: { clientId: string; clientSecret?: string; method: string },
+  now = Date.now(),
+): Promise<ApiClientRecord> => {
+  if (!presented.clientSecret) {
+    const client = await getApiClient(presented.clientId);
+    if (client?.tokenEndpointAuthMethod !== 'none') {
+      throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+    }
+    return client;
+  }
+  const client = await authenticateClient(presented.clientId, presented.clientSecret, now);
+  if (client.flowType !== 'authorization_code') {
+    throw new OAuthError(400, 'unauthorized_client', 'An API client uses the client_credentials grant');
+  }
+  if (client.tokenEndpointAuthMethod !== presented.method) {
+    throw new OAuthError(
+      401,
+      'invalid_client',
+      `The client authenticates with ${client.tokenEndpointAuthMethod}`,
+    );
+  }
+  return client;
 };

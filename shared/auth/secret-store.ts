@@ -22,8 +22,11 @@ export const secretStore = async (): Promise<SecretStore> => {
   if (configured) return configured;
   const settings = storeConfig().secretStore;
   if (settings.kind === 'aws') {
-    const { SecretsManagerSecretStore } = await import('./secrets-manager-store.js');
-    configured = new SecretsManagerSecretStore(settings.prefix);
+    const { SecretsManagerSecretStore, secretsManagerCall } = await import('./secrets-manager-store.js');
+    configured = new SecretsManagerSecretStore(
+      settings.prefix,
+      secretsManagerCall(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+    );
   } else {
     const { FileSecretStore } = await import('./file-secret-store.js');
     configured = new FileSecretStore(settings.directory);

@@ -1,5 +1,6 @@
 import {
   createPrivateKey,
+  createPublicKey,
   generateKeyPairSync,
   type JsonWebKey,
   type KeyObject,
@@ -119,6 +120,15 @@ const loadKeys = (): Promise<LoadedKeys> => {
 };
 
 export const currentSigningKey = async () => (await loadKeys()).signing;
+
+/** The public key of each published `kid`, to verify tokens the service signed itself. */
+export const verificationKeys = async (): Promise<(kid: string) => KeyObject | undefined> => {
+  const { keySet } = await loadKeys();
+  return (kid) => {
+    const found = keySet.keys.find((key) => key.kid === kid);
+    return found ? createPublicKey({ key: found.publicJwk, format: 'jwk' }) : undefined;
+  };
+};
 
 export const publicJwks = async (): Promise<{ keys: JWK[] }> => ({
   keys: (await loadKeys()).keySet.keys.map((key) => key.publicJwk),

@@ -51,11 +51,17 @@ const basicCredentials = (authorization: string | undefined) => {
   };
 };
 
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
 /**
- * The client's credentials, from HTTP Basic or the form, never both. A client id that no client
- * can have is refused here, without asking the table.
+ * Who the client says it is and how it proves it: HTTP Basic or the form, never both; or, for
+ * a public application, `client_id` alone (`none`). A client id that no client can have is
+ * refused here, without asking the table.
  */
-export const clientCredentialsOf = (form: URLSearchParams, authorization: string | undefined) => {
+export const presentedClient = (
+  form: URLSearchParams,
+  authorization: string | undefined,
+): { clientId: string; clientSecret?: string; method: ClientAuthMethod } => {
   const basic = basicCredentials(authorization);
   const postedId = form.get('client_id');
   const postedSecret = form.get('client_secret');
@@ -67,8 +73,15 @@ export const clientCredentialsOf = (form: URLSearchParams, authorization: string
   }
   const clientId = basic?.clientId ?? postedId;
   const clientSecret = basic?.clientSecret ?? postedSecret;
-  if (!clientId || !clientSecret)
-    throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
+  if (!clientId) throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
   if (!CLIENT_ID.test(clientId)) throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
-  return { clientId, clientSecret, usedBasic: basic !== undefined };
+  if (!clientSecret) return { clientId, method: 'none' };
+  return { clientId, clientSecret, method: basic ? 'client_secret_basic' : 'client_secret_post' };
+};
+
+/** The client's id and secret, both required (client credentials grant). */
+export const clientCredentialsOf = (form: URLSearchParams, authorization: string | undefined) => {
+  const { clientId, clientSecret, method } = presentedClient(form, authorization);
+  if (!clientSecret) throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
+  return { clientId, clientSecret, usedBasic: method === 'client_secret_basic' };
 };

@@ -30,13 +30,18 @@ export interface TokenSubject extends EffectiveAccess {
   userType: UserType;
 }
 
-/** Signs an access token with the claims of DECISIONS.md. */
+/**
+ * Signs an access token with the claims of DECISIONS.md. A user's token names the application it
+ * was issued to (`client_id`, RFC 9068) and lives `lifetimeSeconds` (shorter than a client's).
+ */
 export const signAccessToken = async (
   subject: TokenSubject,
   scope: string,
   now = Date.now(),
+  options: { lifetimeSeconds?: number; clientId?: string } = {},
 ): Promise<{ accessToken: string; expiresIn: number }> => {
-  const { publicOrigin: issuer, audience, tokenLifetimeSeconds: lifetimeSeconds } = config();
+  const { publicOrigin: issuer, audience } = config();
+  const lifetimeSeconds = options.lifetimeSeconds ?? config().tokenLifetimeSeconds;
   const { kid, key } = await currentSigningKey();
   const issuedAt = Math.floor(now / 1000);
   const accessToken = signEs256(
@@ -49,6 +54,7 @@ export const signAccessToken = async (
       policies: subject.policies,
       plugin_permissions: subject.pluginPermissions,
       scope,
+      ...(options.clientId ? { client_id: options.clientId } : {}),
       iss: issuer,
       aud: audience,
       sub: subject.id,

@@ -1,7 +1,7 @@
 import { grantedIds } from '../domain/effective-permissions.js';
 import { batchGet } from '../store/batch.js';
 import { UserGroupEntity } from '../store/entities.js';
-import { getUser } from '../store/user-repository.js';
+import { getUser, type UserRecord } from '../store/user-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import { grantedScope, signAccessToken, type TokenSubject } from './token-service.js';
 
@@ -10,7 +10,14 @@ import { grantedScope, signAccessToken, type TokenSubject } from './token-servic
  * groups (`shared/domain/effective-permissions.ts`). Three sequential reads: the user, its groups
  * (one BatchGet), then every role, managed role and policy at once (one BatchGet).
  */
-export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> => {
+export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> =>
+  (await activeUserAccess(orgId, userId))?.subject;
+
+/** An ACTIVE user of the organization with what it may do; undefined for any other. */
+export const activeUserAccess = async (
+  orgId: string,
+  userId: string,
+): Promise<{ user: UserRecord; subject: TokenSubject } | undefined> => {
   const user = await getUser(orgId, userId, true);
   if (user?.status !== 'ACTIVE') return undefined;
   const groups = (
@@ -29,7 +36,10 @@ export const userTokenSubject = async (orgId: string, userId: string): Promise<T
       })),
     ),
   );
-  return { id: user.id, type: 'user', organizationId: orgId, userType: user.userType, ...access };
+  return {
+    user,
+    subject: { id: user.id, type: 'user', organizationId: orgId, userType: user.userType, ...access },
+  };
 };
 
 /**

@@ -9,6 +9,9 @@ export type MetricName =
   | 'IdempotentReplays'
   | 'TokensIssued'
   | 'TokensRefused'
+  | 'SignIns'
+  | 'SignInsRefused'
+  | 'SignOuts'
   /** A fault that was caught and recovered from: a retried conflict, an undone partial write. */
   | 'RecoveredFaults';
 

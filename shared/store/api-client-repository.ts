@@ -10,6 +10,17 @@ import { checkLive, create, transact, update, writeOne } from './writes.js';
 
 export type { ApiClientRecord } from './entities.js';
 
+type ApplicationField =
+  | 'flowType'
+  | 'redirectUris'
+  | 'postLogoutRedirectUris'
+  | 'tokenEndpointAuthMethod'
+  | 'remoteAddresses';
+
+/** Whether the client authenticates with a secret (every client but a public application). */
+export const hasSecret = (client: Pick<ApiClientRecord, 'tokenEndpointAuthMethod'>): boolean =>
+  client.tokenEndpointAuthMethod !== 'none';
+
 export const newClientSecret = (): string => randomBytes(32).toString('base64url');
 
 const NOT_DELETED = '(attribute_not_exists(deleted) OR deleted = :false)';
@@ -48,7 +59,7 @@ export const createApiClient = async (
     createdBy: string;
     id?: string;
     clientSecret?: string;
-  },
+  } & Partial<Pick<ApiClientRecord, ApplicationField>>,
   now = Date.now(),
 ): Promise<ApiClientRecord> => {
   refuseStandardClientPolicies(input.clientType, input.policies);
@@ -56,11 +67,20 @@ export const createApiClient = async (
   const roles = [...new Set(input.roles)].sort();
   const policies = [...new Set(input.policies)].sort();
   const { sequence } = await nextSequence(orgId, 'clientSequence');
+  const flowType = input.flowType ?? 'api_key';
+  const authMethod =
+    flowType === 'authorization_code' ? (input.tokenEndpointAuthMethod ?? 'client_secret_basic') : undefined;
   const client: ApiClientRecord = {
     id: input.id ?? randomUUID(),
     organizationId: orgId,
     name: input.name,
-    clientSecret: input.clientSecret ?? newClientSecret(),
+    // A public application (browser, native) has no secret: it proves itself with PKCE alone.
+    clientSecret: authMethod === 'none' ? '' : (input.clientSecret ?? newClientSecret()),
+    flowType,
+    redirectUris: input.redirectUris ?? [],
+    postLogoutRedirectUris: input.postLogoutRedirectUris ?? [],
+    ...(authMethod ? { tokenEndpointAuthMethod: authMethod } : {}),
+    remoteAddresses: input.remoteAddresses ?? [],
     secretIssuedAt: now,
     clientType: input.clientType,
     roles,
@@ -138,7 +158,12 @@ export const clientNameOf = (item: Record<string, unknown>, orgId: string): stri
 const updateLiveClient = async (
   orgId: string,
   clientId: string,
-  change: { update: string; values: Record<string, unknown>; names?: Record<string, string> },
+  change: {
+    update: string;
+    values: Record<string, unknown>;
+    names?: Record<string, string>;
+    condition?: string;
+  },
 ): Promise<ApiClientRecord> => {
   const item = await writeOne(
     update(
@@ -146,7 +171,7 @@ const updateLiveClient = async (
       {
         update: change.update,
         // Another organization's client answers exactly like an unknown one.
-        condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}`,
+        condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}${change.condition ? ` AND ${change.condition}` : ''}`,
         names: change.names ?? {},
         values: { ':org': orgId, ':false': false, ...change.values },
       },
@@ -161,23 +186,35 @@ const updateLiveClient = async (
  * Issues a new secret; the previous one keeps working for `graceSeconds` (by default the
  * configured grace, 24 h), then stops.
  */
-export const rotateClientSecret = (
+export const rotateClientSecret = async (
   orgId: string,
   clientId: string,
   rotatedBy: string,
   graceSeconds = storeConfig().clientSecretGraceSeconds,
   now = Date.now(),
-): Promise<ApiClientRecord> =>
-  updateLiveClient(orgId, clientId, {
-    update:
-      'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, secretIssuedAt = :now, lastModifiedBy = :by, lastModifiedDate = :now',
-    values: {
-      ':expires': now + graceSeconds * 1000,
-      ':secret': newClientSecret(),
-      ':by': rotatedBy,
-      ':now': now,
-    },
-  });
+): Promise<ApiClientRecord> => {
+  try {
+    return await updateLiveClient(orgId, clientId, {
+      condition: '(attribute_not_exists(tokenEndpointAuthMethod) OR tokenEndpointAuthMethod <> :none)',
+      update:
+        'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, secretIssuedAt = :now, lastModifiedBy = :by, lastModifiedDate = :now',
+      values: {
+        ':none': 'none',
+        ':expires': now + graceSeconds * 1000,
+        ':secret': newClientSecret(),
+        ':by': rotatedBy,
+        ':now': now,
+      },
+    });
+  } catch (error) {
+    // Only on refusal: tell a public application apart from an unknown client.
+    const client = error instanceof NotFound ? await getApiClient(clientId) : undefined;
+    if (client?.organizationId === orgId && !hasSecret(client)) {
+      throw new Conflict('API client', 'A public application (tokenEndpointAuthMethod none) has no secret');
+    }
+    throw error;
+  }
+};
 
 /** Operators (local bootstrap, CLI): replace the secret or roles outright, without a grace period. */
 export const updateApiClient = (

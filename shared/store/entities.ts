@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FLOW_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from '../domain/applications.js';
 import { defineEntity, stringSet } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
 
@@ -315,6 +316,12 @@ export const ApiClientEntity = defineEntity({
     /** Position in the organization's client listing. */
     sequence: z.number(),
     deleted: z.boolean().optional(),
+    // Applications (absent on clients registered before them: api_key).
+    flowType: z.enum(FLOW_TYPES).default('api_key'),
+    redirectUris: z.array(z.string()).default([]),
+    postLogoutRedirectUris: z.array(z.string()).default([]),
+    tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+    remoteAddresses: z.array(z.string()).default([]),
   }),
 });
 export type ApiClientRecord = z.output<typeof ApiClientEntity.attributes>;

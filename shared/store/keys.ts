@@ -145,6 +145,16 @@ export const keys = {
   rateCounter: (orgId: string, epochSecond: number, counter: number) =>
     key(`${RATE_COUNTER_PREFIX}${orgId}#${epochSecond}#${counter}`, 'RATE'),
 
+  // Sign-in state, short-lived (TTL) and each in a partition of its own, found by an unguessable
+  // id. Codes, sessions and refresh tokens are keyed by a SHA-256 digest of the value the browser
+  // or application holds, so the table never holds a usable credential.
+  authorizationRequest: (requestId: string) => key(`AUTHREQ#${requestId}`, 'AUTHREQ'),
+  authorizationCode: (codeDigest: string) => key(`CODE#${codeDigest}`, 'CODE'),
+  session: (sessionDigest: string) => key(`SESSION#${sessionDigest}`, 'SESSION'),
+  refreshToken: (tokenDigest: string) => key(`REFRESH#${tokenDigest}`, 'REFRESH'),
+  /** Every refresh token descended from one code: reuse of a rotated one revokes them all. */
+  refreshFamily: (familyId: string) => key(`RFAMILY#${familyId}`, 'FAMILY'),
+
   // Idempotency records: one partition each (a table with a local index cannot split
   // a partition key value, so one shared partition would cap the whole service).
   idempotencyRecord: (idempotencyKey: string) => key(`IDEMPOTENCY#${idempotencyKey}`, 'IDEMPOTENCY'),

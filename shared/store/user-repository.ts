@@ -122,6 +122,12 @@ export const getUser = (orgId: string, userId: string, consistent = false): Prom
 
 const STATUS = UserEntity.projection('status');
 
+/** The user holding an email in the organization (emails are unique per organization only). */
+export const findUserByEmail = async (orgId: string, email: string): Promise<UserRecord | undefined> => {
+  const guard = await EmailGuardEntity.get({ organizationId: orgId, email });
+  return guard ? getUser(orgId, guard.userId, true) : undefined;
+};
+
 /** Only the status of a user (projected read), for the per-request "still active?" check. */
 export const getUserStatus = async (orgId: string, userId: string): Promise<UserStatus | undefined> =>
   (await UserEntity.getProjected({ organizationId: orgId, id: userId }, STATUS, { consistent: false }))

@@ -294,7 +294,7 @@ describe('least privilege per function', () => {
     expect(JSON.stringify(everyStatement)).not.toContain('/index/*');
   });
 
-  it('only the oauth function can read the signing keys, and it can only read and put them', () => {
+  it('only the oauth function can read and put the signing keys; the signin function only reads them', () => {
     const secretRef = { Ref: logicalIdOf(stack.secrets.signingKeys) };
     const secretActionsOf = (fn: IdpFunction) =>
       statementsOf(fn)
@@ -306,7 +306,11 @@ describe('least privilege per function', () => {
       'secretsmanager:GetSecretValue',
       'secretsmanager:PutSecretValue',
     ]);
-    const others = ENDPOINT_GROUPS.filter((group) => group !== 'oauth').map(
+    expect(secretActionsOf(stack.functions.signin)).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+    const others = ENDPOINT_GROUPS.filter((group) => group !== 'oauth' && group !== 'signin').map(
       (group) => stack.functions[group],
     );
     for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
@@ -314,7 +318,7 @@ describe('least privilege per function', () => {
     const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy).includes(JSON.stringify(secretRef)),
     );
-    expect(referencing).toHaveLength(1);
+    expect(referencing).toHaveLength(2);
   });
 
   it('only the sso function can write SSO client secrets, under <prefix>sso/ only, and reads none', () => {

@@ -1,11 +1,4 @@
-import {
-  CreateSecretCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../shared/domain/errors.js';
 import { toApiError } from '../../shared/http/error-mapping.js';
 import { keys } from '../../shared/store/keys.js';
@@ -16,11 +9,11 @@ import {
   listSsoProviders,
   updateSsoProviderSecret,
 } from '../../shared/store/sso-provider-repository.js';
+import { startFakeSecretsManager } from '../support/fake-secrets-manager.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
-/** The SSO provider path with the deployed secret adapter: Secrets Manager mocked, DynamoDB Local. */
-const secretsManager = mockClient(SecretsManagerClient);
-const named = (name: string) => Object.assign(new Error(name), { name });
+/** The SSO provider path with the deployed secret adapter: a Secrets Manager stand-in, DynamoDB Local. */
+let secretsManager: Awaited<ReturnType<typeof startFakeSecretsManager>>;
 
 let orgA: string;
 let orgB: string;
@@ -29,31 +22,29 @@ let orgC: string;
 useDatabase();
 
 beforeAll(async () => {
-  Object.assign(process.env, { IDP_SECRET_STORE: 'aws', IDP_SECRET_PREFIX: 'idp/' });
+  secretsManager = await startFakeSecretsManager();
+  Object.assign(process.env, {
+    IDP_SECRET_STORE: 'aws',
+    IDP_SECRET_PREFIX: 'idp/',
+    IDP_SECRETS_MANAGER_ENDPOINT: secretsManager.endpoint,
+  });
   [orgA, orgB, orgC] = (await Promise.all([1, 2, 3].map(() => createTestOrganization()))).map(
     (org) => org.id,
   ) as [string, string, string];
 });
 
-beforeEach(() => {
-  secretsManager.reset();
-  secretsManager.on(CreateSecretCommand).resolves({});
-  secretsManager.on(PutSecretValueCommand).resolves({});
-});
+afterAll(() => secretsManager.close());
+beforeEach(() => secretsManager.reset());
 
 const secretWrites = () =>
-  [
-    ...secretsManager.commandCalls(CreateSecretCommand).map((call) => ({
-      command: 'CreateSecret',
-      name: call.args[0].input.Name,
-      value: call.args[0].input.SecretString,
-    })),
-    ...secretsManager.commandCalls(PutSecretValueCommand).map((call) => ({
-      command: 'PutSecretValue',
-      name: call.args[0].input.SecretId,
-      value: call.args[0].input.SecretString,
-    })),
-  ] as const;
+  secretsManager
+    .calls()
+    .filter((call) => call.operation !== 'GetSecretValue')
+    .map((call) => ({
+      command: call.operation,
+      name: call.input.SecretId ?? call.input.Name,
+      value: call.input.SecretString,
+    }));
 
 /** Everything the table holds about the provider and its organizations. */
 const tableItems = async (clientId: string) =>
@@ -76,7 +67,6 @@ const statusOf = (promise: Promise<unknown>) =>
 
 describe('SSO provider secrets in Secrets Manager', () => {
   it('creates one secret per provider, then updates it in place; the table never holds it', async () => {
-    secretsManager.on(PutSecretValueCommand).rejectsOnce(named('ResourceNotFoundException')).resolves({});
     await configureSsoProvider(
       {
         clientId: 'acme.sso',
@@ -89,12 +79,12 @@ describe('SSO provider secrets in Secrets Manager', () => {
     await updateSsoProviderSecret(orgB, 'acme.sso', { clientSecret: 'second-s3cret' }, 'admin-of-b');
 
     expect(secretWrites()).toEqual([
-      { command: 'CreateSecret', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
       { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
+      { command: 'CreateSecret', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
       { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'second-s3cret' },
     ]);
     // Nothing reads a secret back.
-    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(0);
+    expect(secretsManager.calls('GetSecretValue')).toHaveLength(0);
     const stored = await tableItems('acme.sso');
     expect(stored).toContain('acme.sso');
     expect(stored).not.toContain('s3cret');
@@ -113,7 +103,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
       { clientId: 'only-a', organizationIds: [orgA], clientSecret: 'x' },
       'operator',
     );
-    secretsManager.resetHistory();
+    secretsManager.forgetCalls();
     expect(await statusOf(updateSsoProviderSecret(orgC, 'only-a', { clientSecret: 'y' }, 'intruder'))).toBe(
       404,
     );
@@ -129,7 +119,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
       'operator',
     );
     const before = await getSsoProvider('failing');
-    secretsManager.on(PutSecretValueCommand).rejects(named('AccessDeniedException'));
+    secretsManager.fail('PutSecretValue', 'AccessDeniedException');
     await expect(
       updateSsoProviderSecret(orgA, 'failing', { clientSecret: 'y', clientSecretExpirationDate: 9 }, 'admin'),
     ).rejects.toThrow('AccessDeniedException');

@@ -1,63 +1,60 @@
 import { join } from 'node:path';
-import {
-  CreateSecretCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
-import { SecretsManagerSecretStore } from '../../shared/auth/secrets-manager-store.js';
+import { SecretsManagerSecretStore, secretsManagerCall } from '../../shared/auth/secrets-manager-store.js';
+import { startFakeSecretsManager } from '../support/fake-secrets-manager.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
-const named = (name: string) => Object.assign(new Error(name), { name });
 const isReal = (value: string) => value.startsWith('real');
 
-describe('Secrets Manager secret store', () => {
-  const secretsManager = mockClient(SecretsManagerClient);
-  const store = new SecretsManagerSecretStore('idp/', new SecretsManagerClient({}));
-  beforeEach(() => secretsManager.reset());
+describe('Secrets Manager secret store (signed requests to a stand-in of its API)', () => {
+  let fake: Awaited<ReturnType<typeof startFakeSecretsManager>>;
+  let store: SecretsManagerSecretStore;
+  beforeAll(async () => {
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+    fake = await startFakeSecretsManager();
+    store = new SecretsManagerSecretStore('idp/', secretsManagerCall({ endpoint: fake.endpoint }));
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => fake.reset());
 
   it('reads prefixed names and answers undefined for a missing secret', async () => {
-    secretsManager.on(GetSecretValueCommand, { SecretId: 'idp/a' }).resolves({ SecretString: 'value' });
-    secretsManager
-      .on(GetSecretValueCommand, { SecretId: 'idp/b' })
-      .rejects(named('ResourceNotFoundException'));
+    fake.secrets.set('idp/a', { value: 'value' });
     expect(await store.get('a')).toBe('value');
     expect(await store.get('b')).toBeUndefined();
+    expect(fake.calls('GetSecretValue').map((call) => call.input.SecretId)).toEqual(['idp/a', 'idp/b']);
   });
 
-  it('updates in place and creates the secret on first write', async () => {
-    secretsManager.on(PutSecretValueCommand).rejectsOnce(named('ResourceNotFoundException')).resolves({});
-    secretsManager.on(CreateSecretCommand).resolves({});
+  it('creates the secret on first write, then updates it in place', async () => {
     await store.put('sso/client', 's3cret');
-    expect(secretsManager.commandCalls(CreateSecretCommand)[0]?.args[0].input).toMatchObject({
-      Name: 'idp/sso/client',
-      SecretString: 's3cret',
-    });
     await store.put('sso/client', 'next');
-    expect(secretsManager.commandCalls(PutSecretValueCommand)[1]?.args[0].input).toMatchObject({
-      SecretId: 'idp/sso/client',
-      SecretString: 'next',
-    });
+    expect(fake.calls().map((call) => [call.operation, call.input.SecretId ?? call.input.Name])).toEqual([
+      ['PutSecretValue', 'idp/sso/client'],
+      ['CreateSecret', 'idp/sso/client'],
+      ['PutSecretValue', 'idp/sso/client'],
+    ]);
+    expect(fake.secrets.get('idp/sso/client')?.value).toBe('next');
   });
 
   it('initializes a placeholder once; a concurrent loser reads the winner', async () => {
-    secretsManager
-      .on(GetSecretValueCommand)
-      .resolvesOnce({ SecretString: 'placeholder' })
-      .resolves({ SecretString: 'real-winner' });
-    secretsManager.on(PutSecretValueCommand).rejects(named('ResourceExistsException'));
-    expect(await store.initialize('signing-keys', 'real-mine', isReal)).toBe('real-winner');
-    const put = secretsManager.commandCalls(PutSecretValueCommand)[0]?.args[0].input;
-    expect(put?.ClientRequestToken).toMatch(/^[0-9a-f-]{36}$/);
+    fake.secrets.set('idp/signing-keys', { value: 'placeholder' });
+    const [first, second] = await Promise.all([
+      store.initialize('signing-keys', 'real-1', isReal),
+      store.initialize('signing-keys', 'real-2', isReal),
+    ]);
+    expect(first).toBe(second);
+    expect(fake.calls('PutSecretValue')[0]?.input.ClientRequestToken).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('keeps an initialized value', async () => {
-    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: 'real-existing' });
+    fake.secrets.set('idp/signing-keys', { value: 'real-existing' });
     expect(await store.initialize('signing-keys', 'real-new', isReal)).toBe('real-existing');
-    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+    expect(fake.calls('PutSecretValue')).toHaveLength(0);
+  });
+
+  it('names the error Secrets Manager answered', async () => {
+    fake.fail('PutSecretValue', 'AccessDeniedException');
+    await expect(store.put('x', 'y')).rejects.toMatchObject({ name: 'AccessDeniedException' });
   });
 });
 

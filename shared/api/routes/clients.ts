@@ -1,5 +1,5 @@
-import { apiClient, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
-import { noContent, pagedListing, routeGroup } from '../route-definition.js';
+import { apiClient, apiClientDetails, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
+import { noContent, ok, pagedListing, routeGroup } from '../route-definition.js';
 
 /** API clients (spec 4.5; registration, rotation and deletion beyond it). */
 export const clientsRoutes = routeGroup('clients')({
@@ -14,9 +14,17 @@ export const clientsRoutes = routeGroup('clients')({
     summary: "Ids and names of the organization's API clients, oldest first",
     ...pagedListing('names', apiClientName),
   },
+  getApiClient: {
+    route: 'GET /idp/clients/{id}',
+    summary: 'One API client or application with everything it registered, but not its secret',
+    permissions: ['API_CLIENTS.READ'],
+    response: ok('The client', apiClientDetails),
+    extension: true,
+  },
   createApiClient: {
     route: 'POST /idp/clients',
-    summary: 'Register an API client; the answer carries its secret',
+    summary:
+      'Register an API client (client credentials) or an application people sign in to (authorization code with PKCE); the answer carries its secret',
     permissions: ['API_CLIENTS.WRITE'],
     request: { body: createApiClientRequest },
     response: {

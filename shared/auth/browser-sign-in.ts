@@ -1,0 +1,229 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { config } from '../config.js';
+import {
+  type AuthorizationRequest,
+  checkAuthorizationRequest,
+  redirectBack,
+} from '../domain/authorization.js';
+import { logger } from '../http/logger.js';
+import { countMetric } from '../observability/metrics.js';
+import { clearCookie, readCookie, setCookie } from '../pages/cookies.js';
+import { seeOther } from '../pages/html.js';
+import { errorPage, signedOutPage, signInPage } from '../pages/sign-in-pages.js';
+import { getApiClient } from '../store/api-client-repository.js';
+import { getOrganization } from '../store/organization-repository.js';
+import {
+  completeAuthorizationRequest,
+  createSession,
+  endSession,
+  issueAuthorizationCode,
+  newOpaqueValue,
+  pendingAuthorizationRequest,
+  saveAuthorizationRequest,
+  useSession,
+} from '../store/sign-in-state.js';
+import { findUserByEmail } from '../store/user-repository.js';
+import { verifiedEs256 } from './compact-jwt.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { verificationKeys } from './signing-keys.js';
+
+/**
+ * The browser side of OpenID Connect sign-in: the authorization endpoint, the sign-in form and
+ * RP-initiated logout. Protocol errors go back to the application only once its client and
+ * redirect URI are verified; everything else is a page of ours.
+ */
+
+type Page = APIGatewayProxyStructuredResultV2;
+
+const secureCookies = () => config().publicOrigin.startsWith('https:');
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+
+const liveClient = async (clientId: string | null) =>
+  clientId && CLIENT_ID.test(clientId) ? getApiClient(clientId) : undefined;
+
+/** Sends the browser back to the application with a code for this person. */
+const redirectWithCode = async (
+  request: Pick<
+    AuthorizationRequest,
+    'clientId' | 'organizationId' | 'redirectUri' | 'scope' | 'codeChallenge' | 'nonce' | 'state'
+  >,
+  person: { userId: string; authTime: number; amr: string[] },
+  cookies: string[] = [],
+): Promise<Page> => {
+  const code = await issueAuthorizationCode(
+    {
+      clientId: request.clientId,
+      organizationId: request.organizationId,
+      userId: person.userId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      scope: request.scope,
+      ...(request.nonce ? { nonce: request.nonce } : {}),
+      authTime: person.authTime,
+      amr: person.amr,
+    },
+    config().signIn.codeSeconds,
+  );
+  return seeOther(
+    redirectBack(request.redirectUri, { code, state: request.state }, config().publicOrigin),
+    cookies,
+  );
+};
+
+const namesOf = async (organizationId: string, clientId: string) => {
+  const [organization, client] = await Promise.all([getOrganization(organizationId), getApiClient(clientId)]);
+  return {
+    organizationName: organization?.name ?? organizationId,
+    applicationName: client?.name ?? clientId,
+  };
+};
+
+/** `GET /oauth2/authorize` (OpenID Connect Core 3.1.2). */
+export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const query = new URLSearchParams(event.rawQueryString);
+  const outcome = checkAuthorizationRequest(query, await liveClient(query.get('client_id')));
+  if (outcome.kind === 'error-page') return errorPage(400, outcome.message);
+  if (outcome.kind === 'error-redirect') {
+    const { redirectUri, error, description, state } = outcome;
+    return seeOther(
+      redirectBack(redirectUri, { error, error_description: description, state }, config().publicOrigin),
+    );
+  }
+  const { request } = outcome;
+  const secure = secureCookies();
+  if (request.prompt !== 'login') {
+    const session = await useSession(
+      readCookie(event.cookies, 'session', secure),
+      config().signIn.sessionIdleSeconds,
+    );
+    // A session signs in to its own organization only.
+    if (session?.organizationId === request.organizationId) return redirectWithCode(request, session);
+  }
+  if (request.prompt === 'none') {
+    return seeOther(
+      redirectBack(
+        request.redirectUri,
+        { error: 'login_required', error_description: 'The person is not signed in', state: request.state },
+        config().publicOrigin,
+      ),
+    );
+  }
+  const existingBinding = readCookie(event.cookies, 'browser', secure);
+  const binding = existingBinding ?? newOpaqueValue();
+  const [pending, names] = await Promise.all([
+    saveAuthorizationRequest(request, binding),
+    namesOf(request.organizationId, request.clientId),
+  ]);
+  return signInPage({
+    ...names,
+    requestId: pending.id,
+    ...(existingBinding ? {} : { cookies: [setCookie('browser', binding, secure)] }),
+  });
+};
+
+const formOf = (event: APIGatewayProxyEventV2): URLSearchParams | undefined => {
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(event.headers['content-type'] ?? ''))
+    return undefined;
+  const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  return body.byteLength <= 64 * 1024 ? new URLSearchParams(body.toString('utf8')) : undefined;
+};
+
+const EXPIRED =
+  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
+const WRONG_CREDENTIALS = 'The email or password is not right.';
+
+/** Equalises the time of an unknown email with a wrong password (no user enumeration). */
+let dummyHash: Promise<string> | undefined;
+const spendPasswordCheck = async (password: string) => {
+  dummyHash ??= hashPassword(newOpaqueValue());
+  await verifyPassword(password, await dummyHash);
+};
+
+/** `POST /signin`: the sign-in form. */
+export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const form = formOf(event);
+  if (!form)
+    return errorPage(400, 'The sign-in form could not be read. Go back to the application and start again.');
+  const secure = secureCookies();
+  const requestId = form.get('request') ?? '';
+  const pending = requestId
+    ? await pendingAuthorizationRequest(requestId, readCookie(event.cookies, 'browser', secure))
+    : undefined;
+  if (!pending) return errorPage(400, EXPIRED);
+  const email = (form.get('email') ?? '').trim().slice(0, 320);
+  const password = (form.get('password') ?? '').slice(0, 1024);
+  const [user, names] = await Promise.all([
+    email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
+    namesOf(pending.organizationId, pending.clientId),
+  ]);
+  const accepted =
+    user?.passwordHash !== undefined && user.status === 'ACTIVE'
+      ? await verifyPassword(password, user.passwordHash)
+      : await spendPasswordCheck(password).then(() => false);
+  if (!user || !accepted) {
+    countMetric('SignInsRefused');
+    logger.info('sign-in refused', {
+      organizationId: pending.organizationId,
+      clientId: pending.clientId,
+      reason: user ? 'credentials-or-status' : 'unknown-email',
+    });
+    return signInPage({ ...names, requestId, email, error: WRONG_CREDENTIALS, status: 401 });
+  }
+  // The request is answered once: a second submission of the same form finds it gone.
+  if (!(await completeAuthorizationRequest(requestId))) return errorPage(400, EXPIRED);
+  const { signIn } = config();
+  const { cookieValue, session } = await createSession(
+    { organizationId: pending.organizationId, userId: user.id, amr: ['pwd'] },
+    { idleSeconds: signIn.sessionIdleSeconds, absoluteSeconds: signIn.sessionAbsoluteSeconds },
+  );
+  countMetric('SignIns');
+  logger.info('signed in', {
+    organizationId: pending.organizationId,
+    clientId: pending.clientId,
+    userId: user.id,
+  });
+  return redirectWithCode(pending, { userId: user.id, authTime: session.authTime, amr: session.amr }, [
+    setCookie('session', cookieValue, secure),
+  ]);
+};
+
+/** The application an ID token was issued to, if the token is one of ours (expired is fine). */
+const hintedClient = async (idTokenHint: string): Promise<string | undefined | 'invalid'> => {
+  const verified = verifiedEs256(idTokenHint, await verificationKeys());
+  const audience = verified?.payload.aud;
+  if (!verified || verified.payload.iss !== config().publicOrigin || typeof audience !== 'string')
+    return 'invalid';
+  return audience;
+};
+
+/** `GET /oauth2/logout` (OpenID Connect RP-Initiated Logout 1.0). */
+export const logout = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const query = new URLSearchParams(event.rawQueryString);
+  const hint = query.get('id_token_hint');
+  const hinted = hint ? await hintedClient(hint) : undefined;
+  if (hinted === 'invalid') return errorPage(400, 'The id_token_hint is not an ID token of this service.');
+  const named = query.get('client_id') ?? undefined;
+  if (hinted && named && hinted !== named) {
+    return errorPage(400, 'client_id does not match the application of the id_token_hint.');
+  }
+  const postLogoutUri = query.get('post_logout_redirect_uri');
+  const client = postLogoutUri ? await liveClient(hinted ?? named ?? null) : undefined;
+  // Never redirect anywhere the application did not register (no open redirect).
+  if (postLogoutUri && !client?.postLogoutRedirectUris.includes(postLogoutUri)) {
+    return errorPage(400, 'The post-logout redirect URI is not registered for this application.');
+  }
+  const secure = secureCookies();
+  const ended = await endSession(readCookie(event.cookies, 'session', secure));
+  if (ended) {
+    countMetric('SignOuts');
+    logger.info('signed out', { organizationId: ended.organizationId, userId: ended.userId });
+  }
+  const cookies = [clearCookie('session', secure)];
+  if (postLogoutUri) {
+    const target = new URL(postLogoutUri);
+    const state = query.get('state');
+    if (state) target.searchParams.set('state', state);
+    return seeOther(target.toString(), cookies);
+  }
+  return signedOutPage(cookies);
+};

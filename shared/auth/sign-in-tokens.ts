@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { config } from '../config.js';
+import { isPkceVerifier, s256 } from '../domain/authorization.js';
+import {
+  newFamilyId,
+  redeemAuthorizationCode,
+  revokeRefreshFamily,
+  rotateRefreshToken,
+  startRefreshFamily,
+} from '../store/sign-in-state.js';
+import { signEs256 } from './compact-jwt.js';
+import { OAuthError } from './oauth-error.js';
+import { currentSigningKey } from './signing-keys.js';
+import { signAccessToken } from './token-service.js';
+import { activeUserAccess } from './user-tokens.js';
+
+/** What a person's sign-in grants an application: the subject and how it authenticated. */
+export interface SignInGrant {
+  clientId: string;
+  organizationId: string;
+  userId: string;
+  scope: string;
+  authTime: number;
+  amr: string[];
+  nonce?: string;
+}
+
+/** The claims of an ID token (OpenID Connect Core 2), pure. */
+export const idTokenClaims = (
+  grant: SignInGrant,
+  user: { email: string; name: string },
+  issuer: string,
+  issuedAt: number,
+  lifetimeSeconds: number,
+) => {
+  const scopes = new Set(grant.scope.split(' '));
+  return {
+    iss: issuer,
+    sub: grant.userId,
+    aud: grant.clientId,
+    azp: grant.clientId,
+    iat: issuedAt,
+    exp: issuedAt + lifetimeSeconds,
+    auth_time: grant.authTime,
+    amr: grant.amr,
+    ...(grant.nonce ? { nonce: grant.nonce } : {}),
+    org: grant.organizationId,
+    ...(scopes.has('email') ? { email: user.email } : {}),
+    ...(scopes.has('profile') ? { name: user.name } : {}),
+    jti: randomUUID(),
+  };
+};
+
+const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
+
+/** Access token, ID token and the next refresh token of a sign-in (DECISIONS.md lifetimes). */
+const tokenResponse = async (grant: SignInGrant, refreshToken: string, now: number) => {
+  const access = await activeUserAccess(grant.organizationId, grant.userId);
+  // The person was deactivated (or deleted) since signing in: nothing more is issued.
+  if (!access) throw invalidGrant('The user can no longer sign in');
+  const { publicOrigin, signIn } = config();
+  const { kid, key } = await currentSigningKey();
+  const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {
+    lifetimeSeconds: signIn.userTokenSeconds,
+    clientId: grant.clientId,
+  });
+  const idToken = signEs256(
+    { kid, typ: 'JWT' },
+    idTokenClaims(grant, access.user, publicOrigin, Math.floor(now / 1000), signIn.userTokenSeconds),
+    key,
+  );
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: expiresIn,
+    id_token: idToken,
+    refresh_token: refreshToken,
+    scope: grant.scope,
+  };
+};
+
+const refreshLifetimes = () => {
+  const { refreshSlidingSeconds, refreshAbsoluteSeconds } = config().signIn;
+  return { slidingSeconds: refreshSlidingSeconds, absoluteSeconds: refreshAbsoluteSeconds };
+};
+
+/**
+ * The authorization code grant (RFC 6749 4.1.3 with PKCE, RFC 7636 4.6): the code is redeemed
+ * once, by the client it was issued to, with the redirect URI and the verifier of its challenge.
+ * A second redemption revokes the refresh tokens the first one started.
+ */
+export const exchangeAuthorizationCode = async (
+  clientId: string,
+  form: URLSearchParams,
+  now = Date.now(),
+) => {
+  const code = form.get('code');
+  const redirectUri = form.get('redirect_uri');
+  const verifier = form.get('code_verifier');
+  if (!code || !redirectUri)
+    throw new OAuthError(400, 'invalid_request', 'code and redirect_uri are required');
+  if (!verifier) throw new OAuthError(400, 'invalid_request', 'code_verifier is required (PKCE)');
+  if (!isPkceVerifier(verifier)) {
+    throw new OAuthError(400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
+  }
+  const familyId = newFamilyId();
+  const redemption = await redeemAuthorizationCode(
+    code,
+    { clientId, redirectUri, codeChallenge: s256(verifier) },
+    familyId,
+    now,
+  );
+  if (redemption.outcome === 'replayed') {
+    await revokeRefreshFamily(redemption.familyId);
+    throw invalidGrant('The authorization code was already used; what it issued is revoked');
+  }
+  if (redemption.outcome === 'invalid') {
+    throw invalidGrant('The authorization code is invalid, expired, or was issued for another request');
+  }
+  const { grant } = redemption;
+  const signInGrant: SignInGrant = {
+    clientId,
+    organizationId: grant.organizationId,
+    userId: grant.userId,
+    scope: grant.scope,
+    authTime: grant.authTime,
+    amr: grant.amr,
+    ...(grant.nonce ? { nonce: grant.nonce } : {}),
+  };
+  const refreshToken = await startRefreshFamily(familyId, signInGrant, refreshLifetimes(), now);
+  return tokenResponse(signInGrant, refreshToken, now);
+};
+
+/**
+ * The refresh token grant (RFC 6749 6): rotated at every use; a rotated token presented again
+ * revokes its whole family (OAuth 2.0 Security BCP 4.14.2). The scope cannot grow.
+ */
+export const refreshSignIn = async (clientId: string, form: URLSearchParams, now = Date.now()) => {
+  const presented = form.get('refresh_token');
+  if (!presented) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
+  const rotation = await rotateRefreshToken(presented, clientId, refreshLifetimes(), now);
+  if (rotation.outcome === 'reused') {
+    await revokeRefreshFamily(rotation.familyId);
+    throw invalidGrant('The refresh token was already used; every token of this sign-in is revoked');
+  }
+  if (rotation.outcome === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked');
+  const { grant } = rotation;
+  const requested = form.get('scope');
+  const granted = new Set(grant.scope.split(' '));
+  if (requested?.split(' ').some((scope) => !granted.has(scope))) {
+    throw new OAuthError(400, 'invalid_scope', 'A refresh cannot add scopes to the sign-in');
+  }
+  return tokenResponse({ ...grant, scope: requested ? requested : grant.scope }, rotation.token, now);
+};

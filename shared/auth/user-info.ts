@@ -1,0 +1,40 @@
+import { config } from '../config.js';
+import { getUser } from '../store/user-repository.js';
+import { verifiedEs256 } from './compact-jwt.js';
+import { verificationKeys } from './signing-keys.js';
+
+/**
+ * OpenID Connect UserInfo (Core 5.3): the bearer access token is one of ours, for a person, still
+ * valid, and the person is still ACTIVE; the claims follow the token's scopes.
+ */
+export const userInfo = async (
+  authorization: string | undefined,
+  now = Date.now(),
+): Promise<{ claims: Record<string, unknown> } | { error: 'invalid_request' | 'invalid_token' }> => {
+  const token = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (!token) return { error: 'invalid_request' };
+  const verified = verifiedEs256(token, await verificationKeys());
+  const claims = verified?.payload;
+  const { publicOrigin, audience } = config();
+  const valid =
+    verified?.header.typ === 'at+jwt' &&
+    claims?.iss === publicOrigin &&
+    (claims.aud === audience || (Array.isArray(claims.aud) && claims.aud.includes(audience))) &&
+    typeof claims.exp === 'number' &&
+    claims.exp * 1000 > now &&
+    claims.principal_type === 'user' &&
+    typeof claims.org === 'string' &&
+    typeof claims.sub === 'string';
+  if (!valid) return { error: 'invalid_token' };
+  const user = await getUser(claims.org as string, claims.sub as string);
+  if (user?.status !== 'ACTIVE') return { error: 'invalid_token' };
+  const scopes = new Set(String(claims.scope ?? '').split(' '));
+  return {
+    claims: {
+      sub: user.id,
+      org: user.organizationId,
+      ...(scopes.has('email') ? { email: user.email } : {}),
+      ...(scopes.has('profile') ? { name: user.name } : {}),
+    },
+  };
+};

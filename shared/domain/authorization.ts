@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import type { ApiClientRecord } from '../store/entities.js';
+
+/**
+ * The rules of an OpenID Connect authorization request (`GET /oauth2/authorize`), pure: which
+ * errors may go back to the application (RFC 6749 4.1.2.1) and which must stay on an error page
+ * of ours because the client or its redirect URI is not verified (no open redirect).
+ */
+
+/** Scopes of sign-in: `openid` is required; the seed's names are accepted and mean nothing more. */
+export const SIGN_IN_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+const IGNORED_SCOPES = new Set(['systemRoles', 'permissions', 'organization', 'name', 'nickname']);
+
+/** RFC 7636 4.1: 43 to 128 characters of the unreserved set. */
+const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** base64url of a SHA-256 digest: 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+export const s256 = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
+
+/** Whether a value can be a code_verifier at all. */
+export const isPkceVerifier = (verifier: string): boolean => PKCE_VERIFIER.test(verifier);
+
+export interface AuthorizationRequest {
+  clientId: string;
+  organizationId: string;
+  redirectUri: string;
+  scope: string;
+  state?: string;
+  nonce?: string;
+  codeChallenge: string;
+  prompt?: 'none' | 'login';
+}
+
+export type AuthorizationOutcome =
+  /** The client or redirect URI is not verified: show our error page, never redirect. */
+  | { kind: 'error-page'; message: string }
+  /** Verified client and redirect URI: the error goes back to the application. */
+  | { kind: 'error-redirect'; redirectUri: string; state?: string; error: string; description: string }
+  | { kind: 'valid'; request: AuthorizationRequest };
+
+const single = (query: URLSearchParams, name: string): string | undefined | 'repeated' => {
+  const values = query.getAll(name);
+  if (values.length > 1) return 'repeated';
+  return values[0] === undefined || values[0] === '' ? undefined : values[0];
+};
+
+/** Checks an authorization request against the client it names (undefined: no such live client). */
+export const checkAuthorizationRequest = (
+  query: URLSearchParams,
+  client: ApiClientRecord | undefined,
+): AuthorizationOutcome => {
+  const clientId = single(query, 'client_id');
+  if (!clientId || clientId === 'repeated')
+    return { kind: 'error-page', message: 'The request names no application (client_id).' };
+  if (client?.flowType !== 'authorization_code') {
+    return { kind: 'error-page', message: 'The application is not registered for sign-in.' };
+  }
+  const redirectUri = single(query, 'redirect_uri');
+  // Exact string comparison with a registered URI (OAuth 2.0 Security BCP 4.1.3).
+  if (!redirectUri || redirectUri === 'repeated' || !client.redirectUris.includes(redirectUri)) {
+    return { kind: 'error-page', message: 'The redirect URI is not registered for this application.' };
+  }
+  const state = single(query, 'state');
+  const back = (error: string, description: string): AuthorizationOutcome => ({
+    kind: 'error-redirect',
+    redirectUri,
+    ...(state && state !== 'repeated' ? { state } : {}),
+    error,
+    description,
+  });
+  for (const name of [
+    'response_type',
+    'scope',
+    'state',
+    'nonce',
+    'code_challenge',
+    'code_challenge_method',
+    'prompt',
+  ]) {
+    if (single(query, name) === 'repeated')
+      return back('invalid_request', `The parameter ${name} is repeated`);
+  }
+  if (query.has('request') || query.has('request_uri')) {
+    return back('request_not_supported', 'Request objects are not supported');
+  }
+  const responseType = single(query, 'response_type');
+  if (responseType !== 'code') {
+    return back('unsupported_response_type', 'Only response_type=code is supported');
+  }
+  const scopes = (single(query, 'scope') ?? '').split(' ').filter(Boolean);
+  if (!scopes.includes('openid')) return back('invalid_scope', 'The scope must contain openid');
+  const unknown = scopes.find(
+    (scope) => !(SIGN_IN_SCOPES as readonly string[]).includes(scope) && !IGNORED_SCOPES.has(scope),
+  );
+  if (unknown) return back('invalid_scope', `Unknown scope ${unknown}`);
+  const challenge = single(query, 'code_challenge');
+  const method = single(query, 'code_challenge_method');
+  if (!challenge)
+    return back('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
+  if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
+  if (!S256_CHALLENGE.test(challenge as string))
+    return back('invalid_request', 'code_challenge is not an S256 challenge');
+  const prompt = single(query, 'prompt');
+  if (prompt !== undefined && prompt !== 'none' && prompt !== 'login') {
+    return back('invalid_request', 'prompt must be none or login');
+  }
+  const nonce = single(query, 'nonce');
+  return {
+    kind: 'valid',
+    request: {
+      clientId: client.id,
+      organizationId: client.organizationId,
+      redirectUri,
+      scope: scopes.filter((scope) => (SIGN_IN_SCOPES as readonly string[]).includes(scope)).join(' '),
+      ...(state ? { state: state as string } : {}),
+      ...(nonce ? { nonce: nonce as string } : {}),
+      codeChallenge: challenge as string,
+      ...(prompt ? { prompt } : {}),
+    },
+  };
+};
+
+/**
+ * The redirect back to the application (RFC 6749 4.1.2, with `iss` of RFC 9207 so a client
+ * talking to several providers can tell which one answered).
+ */
+export const redirectBack = (
+  redirectUri: string,
+  parameters: Record<string, string | undefined>,
+  issuer: string,
+): string => {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries({ ...parameters, iss: issuer })) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return url.toString();
+};

@@ -1,0 +1,108 @@
+import * as z from 'zod';
+import { defineEntity } from './entity.js';
+import { keys } from './keys.js';
+
+/**
+ * The short-lived state of people signing in, each item in a partition of its own and deleted by
+ * DynamoDB's TTL (`expiresAt`, epoch seconds). Lifetimes are checked on read as well: TTL deletes
+ * within hours, not at the second.
+ */
+
+const amr = z.array(z.string());
+
+/** An authorization request waiting for the person to sign in, bound to the browser that made it. */
+export const AuthorizationRequestEntity = defineEntity({
+  name: 'Authorization request',
+  key: ({ id }: { id: string }) => keys.authorizationRequest(id),
+  attributes: z.object({
+    id: z.string(),
+    clientId: z.string(),
+    organizationId: z.string(),
+    redirectUri: z.string(),
+    scope: z.string(),
+    state: z.string().optional(),
+    nonce: z.string().optional(),
+    codeChallenge: z.string(),
+    prompt: z.enum(['none', 'login']).optional(),
+    /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
+    browserDigest: z.string(),
+    createdAt: z.number(),
+    expiresAt: z.number(),
+  }),
+});
+export type AuthorizationRequestRecord = z.output<typeof AuthorizationRequestEntity.attributes>;
+
+/** An authorization code (keyed by its digest): single use, bound to client, redirect URI and PKCE. */
+export const AuthorizationCodeEntity = defineEntity({
+  name: 'Authorization code',
+  key: ({ digest }: { digest: string }) => keys.authorizationCode(digest),
+  attributes: z.object({
+    clientId: z.string(),
+    organizationId: z.string(),
+    userId: z.string(),
+    redirectUri: z.string(),
+    codeChallenge: z.string(),
+    scope: z.string(),
+    nonce: z.string().optional(),
+    authTime: z.number(),
+    amr,
+    /** Epoch ms after which the code is refused. */
+    validUntil: z.number(),
+    /** Set by the one redemption: the refresh token family it started (revoked on a replay). */
+    redeemedFamily: z.string().optional(),
+    expiresAt: z.number(),
+  }),
+});
+export type AuthorizationCodeRecord = z.output<typeof AuthorizationCodeEntity.attributes>;
+
+/** A browser session at the IdP (keyed by the digest of its cookie). */
+export const SessionEntity = defineEntity({
+  name: 'Session',
+  key: ({ digest }: { digest: string }) => keys.session(digest),
+  attributes: z.object({
+    organizationId: z.string(),
+    userId: z.string(),
+    authTime: z.number(),
+    amr,
+    /** Epoch ms: the session ends then whatever its use (absolute lifetime). */
+    endsAt: z.number(),
+    /** Epoch seconds: idle expiry, pushed forward by use (and DynamoDB's TTL). */
+    expiresAt: z.number(),
+  }),
+});
+export type SessionRecord = z.output<typeof SessionEntity.attributes>;
+
+/** A refresh token (keyed by its digest); `rotated` once it was exchanged for its successor. */
+export const RefreshTokenEntity = defineEntity({
+  name: 'Refresh token',
+  key: ({ digest }: { digest: string }) => keys.refreshToken(digest),
+  attributes: z.object({
+    familyId: z.string(),
+    clientId: z.string(),
+    organizationId: z.string(),
+    userId: z.string(),
+    scope: z.string(),
+    authTime: z.number(),
+    amr,
+    rotated: z.boolean().optional(),
+    /** Epoch seconds: sliding expiry (and DynamoDB's TTL). */
+    expiresAt: z.number(),
+  }),
+});
+export type RefreshTokenRecord = z.output<typeof RefreshTokenEntity.attributes>;
+
+/** What every refresh token of one sign-in shares: its absolute end, and revocation. */
+export const RefreshFamilyEntity = defineEntity({
+  name: 'Refresh token family',
+  key: ({ id }: { id: string }) => keys.refreshFamily(id),
+  attributes: z.object({
+    id: z.string(),
+    clientId: z.string(),
+    organizationId: z.string(),
+    userId: z.string(),
+    revoked: z.boolean().optional(),
+    /** Epoch ms: no token of the family is honoured after it (absolute lifetime). */
+    endsAt: z.number(),
+    expiresAt: z.number(),
+  }),
+});

@@ -1,0 +1,335 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AuthorizationRequest } from '../domain/authorization.js';
+import { db, tableName } from './dynamo.js';
+import {
+  AuthorizationCodeEntity,
+  type AuthorizationCodeRecord,
+  AuthorizationRequestEntity,
+  type AuthorizationRequestRecord,
+  RefreshFamilyEntity,
+  RefreshTokenEntity,
+  type RefreshTokenRecord,
+  SessionEntity,
+  type SessionRecord,
+} from './sign-in-entities.js';
+import { put, transact, update, writeOne } from './writes.js';
+
+/**
+ * Authorization requests, codes, browser sessions and refresh tokens. Values handed to browsers
+ * and applications are 256 random bits; the table keeps only their SHA-256 digests. Every
+ * single-use step is one conditional write, so two concurrent uses cannot both succeed.
+ */
+
+export const newOpaqueValue = (): string => randomBytes(32).toString('base64url');
+export const digestOf = (value: string): string => createHash('sha256').update(value).digest('base64url');
+
+/** An item that TTL or a concurrent sign-out removed meanwhile: nothing left to change. */
+class Gone extends Error {}
+const gone = () => new Gone();
+const ignoreGone = (error: unknown) => {
+  if (!(error instanceof Gone)) throw error;
+};
+
+const epochSeconds = (millis: number) => Math.ceil(millis / 1000);
+
+/** A pending request lives as long as a person may take to sign in (and enrol, and consent). */
+const REQUEST_LIFETIME_MILLIS = 30 * 60 * 1000;
+
+export const saveAuthorizationRequest = async (
+  request: AuthorizationRequest,
+  browserBinding: string,
+  now = Date.now(),
+): Promise<AuthorizationRequestRecord> => {
+  const record: AuthorizationRequestRecord = {
+    ...request,
+    id: newOpaqueValue(),
+    browserDigest: digestOf(browserBinding),
+    createdAt: now,
+    expiresAt: epochSeconds(now + REQUEST_LIFETIME_MILLIS),
+  };
+  await writeOne(put(AuthorizationRequestEntity.item(record, record)));
+  return record;
+};
+
+/** The pending request, if it is still pending, unexpired, and was made by this browser. */
+export const pendingAuthorizationRequest = async (
+  id: string,
+  browserBinding: string | undefined,
+  now = Date.now(),
+): Promise<AuthorizationRequestRecord | undefined> => {
+  if (!browserBinding) return undefined;
+  const record = await AuthorizationRequestEntity.get({ id });
+  const current =
+    record && record.expiresAt * 1000 > now && record.browserDigest === digestOf(browserBinding);
+  return current ? record : undefined;
+};
+
+/** Ends a pending request once it was answered; false when another answer got there first. */
+export const completeAuthorizationRequest = async (id: string): Promise<boolean> => {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: AuthorizationRequestEntity.key({ id }),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+};
+
+// Sessions ------------------------------------------------------------------------------------
+
+export const createSession = async (
+  subject: { organizationId: string; userId: string; amr: string[] },
+  lifetimes: { idleSeconds: number; absoluteSeconds: number },
+  now = Date.now(),
+): Promise<{ cookieValue: string; session: SessionRecord }> => {
+  const cookieValue = newOpaqueValue();
+  const session: SessionRecord = {
+    ...subject,
+    authTime: Math.floor(now / 1000),
+    endsAt: now + lifetimes.absoluteSeconds * 1000,
+    expiresAt: epochSeconds(now + lifetimes.idleSeconds * 1000),
+  };
+  await writeOne(put(SessionEntity.item({ digest: digestOf(cookieValue) }, session)));
+  return { cookieValue, session };
+};
+
+/** The live session of a cookie, its idle lifetime renewed; undefined when there is none. */
+export const useSession = async (
+  cookieValue: string | undefined,
+  idleSeconds: number,
+  now = Date.now(),
+): Promise<SessionRecord | undefined> => {
+  if (!cookieValue) return undefined;
+  const digest = digestOf(cookieValue);
+  const session = await SessionEntity.get({ digest });
+  if (!session || session.endsAt <= now || session.expiresAt * 1000 <= now) return undefined;
+  const expiresAt = Math.min(epochSeconds(now + idleSeconds * 1000), epochSeconds(session.endsAt));
+  await writeOne(
+    update(
+      SessionEntity.key({ digest }),
+      {
+        update: 'SET expiresAt = :expiresAt',
+        condition: 'attribute_exists(pk)',
+        values: { ':expiresAt': expiresAt },
+      },
+      gone,
+    ),
+  ).catch(ignoreGone);
+  return { ...session, expiresAt };
+};
+
+export const endSession = async (cookieValue: string | undefined): Promise<SessionRecord | undefined> => {
+  if (!cookieValue) return undefined;
+  const { Attributes } = await db().send(
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: SessionEntity.key({ digest: digestOf(cookieValue) }),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
+  return Attributes ? SessionEntity.decode(Attributes) : undefined;
+};
+
+// Authorization codes -------------------------------------------------------------------------
+
+export const issueAuthorizationCode = async (
+  grant: Omit<AuthorizationCodeRecord, 'validUntil' | 'expiresAt' | 'redeemedFamily'>,
+  lifetimeSeconds: number,
+  now = Date.now(),
+): Promise<string> => {
+  const code = newOpaqueValue();
+  const record: AuthorizationCodeRecord = {
+    ...grant,
+    validUntil: now + lifetimeSeconds * 1000,
+    expiresAt: epochSeconds(now + lifetimeSeconds * 1000),
+  };
+  await writeOne(put(AuthorizationCodeEntity.item({ digest: digestOf(code) }, record)));
+  return code;
+};
+
+export type Redemption =
+  | { outcome: 'redeemed'; grant: AuthorizationCodeRecord }
+  /** The code was redeemed before: what it issued is revoked (RFC 6749 4.1.2). */
+  | { outcome: 'replayed'; familyId: string }
+  | { outcome: 'invalid' };
+
+const isConditionFailure = (error: unknown): error is Error & { Item?: Record<string, never> } =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * Redeems a code in one conditional write that also checks every binding (client, redirect URI,
+ * PKCE challenge, lifetime): a request that does not prove them all leaves the code untouched,
+ * and only one request can ever redeem it.
+ */
+export const redeemAuthorizationCode = async (
+  code: string,
+  binding: { clientId: string; redirectUri: string; codeChallenge: string },
+  familyId: string,
+  now = Date.now(),
+): Promise<Redemption> => {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: AuthorizationCodeEntity.key({ digest: digestOf(code) }),
+        UpdateExpression: 'SET redeemedFamily = :family',
+        ConditionExpression:
+          'attribute_exists(pk) AND attribute_not_exists(redeemedFamily) AND clientId = :client AND ' +
+          'redirectUri = :redirect AND codeChallenge = :challenge AND validUntil > :now',
+        ExpressionAttributeValues: {
+          ':family': familyId,
+          ':client': binding.clientId,
+          ':redirect': binding.redirectUri,
+          ':challenge': binding.codeChallenge,
+          ':now': now,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { outcome: 'redeemed', grant: AuthorizationCodeEntity.decode(Attributes ?? {}) };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const old = error.Item ? AuthorizationCodeEntity.decode(unmarshall(error.Item)) : undefined;
+    // Only the client the code was issued to can revoke through a replay.
+    if (old?.redeemedFamily && old.clientId === binding.clientId) {
+      return { outcome: 'replayed', familyId: old.redeemedFamily };
+    }
+    return { outcome: 'invalid' };
+  }
+};
+
+// Refresh tokens ------------------------------------------------------------------------------
+
+type RefreshGrant = Pick<
+  RefreshTokenRecord,
+  'clientId' | 'organizationId' | 'userId' | 'scope' | 'authTime' | 'amr'
+>;
+
+export interface RefreshLifetimes {
+  slidingSeconds: number;
+  absoluteSeconds: number;
+}
+
+export const newFamilyId = (): string => randomUUID();
+
+const refreshItem = (token: string, record: RefreshTokenRecord) =>
+  RefreshTokenEntity.item({ digest: digestOf(token) }, record);
+
+/** The first refresh token of a sign-in, with its family (one transaction). */
+export const startRefreshFamily = async (
+  familyId: string,
+  grant: RefreshGrant,
+  lifetimes: RefreshLifetimes,
+  now = Date.now(),
+): Promise<string> => {
+  const token = newOpaqueValue();
+  const endsAt = now + lifetimes.absoluteSeconds * 1000;
+  const family = {
+    id: familyId,
+    clientId: grant.clientId,
+    organizationId: grant.organizationId,
+    userId: grant.userId,
+    endsAt,
+    expiresAt: epochSeconds(endsAt),
+  };
+  await transact([
+    put(RefreshFamilyEntity.item(family, family)),
+    put(
+      refreshItem(token, {
+        ...grant,
+        familyId,
+        expiresAt: epochSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
+      }),
+    ),
+  ]);
+  return token;
+};
+
+export type Rotation =
+  | { outcome: 'rotated'; token: string; grant: RefreshTokenRecord }
+  /** A rotated token came back: the whole family is revoked (OAuth 2.0 Security BCP 4.14.2). */
+  | { outcome: 'reused'; familyId: string }
+  | { outcome: 'invalid' };
+
+/**
+ * Exchanges a refresh token for its successor: marks it rotated (one conditional write, so a
+ * token is exchanged once), checks its family is neither revoked nor past its absolute end, and
+ * writes the successor with a renewed sliding lifetime.
+ */
+export const rotateRefreshToken = async (
+  token: string,
+  clientId: string,
+  lifetimes: RefreshLifetimes,
+  now = Date.now(),
+): Promise<Rotation> => {
+  let grant: RefreshTokenRecord;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: RefreshTokenEntity.key({ digest: digestOf(token) }),
+        UpdateExpression: 'SET rotated = :true',
+        ConditionExpression:
+          'attribute_exists(pk) AND attribute_not_exists(rotated) AND clientId = :client AND expiresAt > :now',
+        ExpressionAttributeValues: { ':true': true, ':client': clientId, ':now': Math.floor(now / 1000) },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    grant = RefreshTokenEntity.decode(Attributes ?? {});
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const old = error.Item ? RefreshTokenEntity.decode(unmarshall(error.Item)) : undefined;
+    if (old?.rotated && old.clientId === clientId) return { outcome: 'reused', familyId: old.familyId };
+    return { outcome: 'invalid' };
+  }
+  const family = await RefreshFamilyEntity.get({ id: grant.familyId });
+  if (!family || family.revoked || family.endsAt <= now) return { outcome: 'invalid' };
+  const successor = newOpaqueValue();
+  const { familyId, clientId: client, organizationId, userId, scope, authTime, amr } = grant;
+  await writeOne(
+    put(
+      refreshItem(successor, {
+        familyId,
+        clientId: client,
+        organizationId,
+        userId,
+        scope,
+        authTime,
+        amr,
+        expiresAt: epochSeconds(Math.min(family.endsAt, now + lifetimes.slidingSeconds * 1000)),
+      }),
+    ),
+  );
+  return { outcome: 'rotated', token: successor, grant };
+};
+
+/** Revokes every refresh token of a family (reuse, code replay, RFC 7009 revocation). */
+export const revokeRefreshFamily = async (familyId: string): Promise<void> => {
+  await writeOne(
+    update(
+      RefreshFamilyEntity.key({ id: familyId }),
+      {
+        update: 'SET revoked = :true',
+        condition: 'attribute_exists(pk)',
+        values: { ':true': true },
+      },
+      gone,
+    ),
+  ).catch(ignoreGone);
+};
+
+/** The family of a refresh token presented by its client, for revocation (RFC 7009). */
+export const refreshFamilyOf = async (token: string, clientId: string): Promise<string | undefined> => {
+  const record = await RefreshTokenEntity.get({ digest: digestOf(token) });
+  return record?.clientId === clientId ? record.familyId : undefined;
+};

@@ -1,0 +1,417 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../shared/auth/passwords.js';
+import { updateUserAttributes } from '../../shared/store/user-repository.js';
+import { BrowserSession, hiddenField } from '../support/browser-session.js';
+import { uniqueEmail, useService } from '../support/service.js';
+
+const service = useService();
+
+const REDIRECT = 'http://127.0.0.1:4999/callback';
+const AFTER_LOGOUT = 'http://127.0.0.1:4999/signed-out';
+const PASSWORD = 'correct horse battery staple';
+
+interface Application {
+  id: string;
+  clientSecret: string;
+}
+
+const register = async (body: Record<string, unknown>) => {
+  const response = await service.call<Application>('POST', '/idp/clients', {
+    token: service.admin.token,
+    body: { name: 'Sign-in app', clientType: 'STANDARD', ...body },
+  });
+  return response;
+};
+
+let confidential: Application;
+let publicApp: Application;
+let person: { id: string; email: string };
+
+const configurationOf = (application: Application, auth: oidc.ClientAuth) =>
+  oidc.discovery(new URL(service.baseUrl), application.id, application.clientSecret || undefined, auth, {
+    execute: [oidc.allowInsecureRequests],
+  });
+
+/** Runs the authorization request in a browser session and signs in; answers the redirect back. */
+const signIn = async (
+  configuration: oidc.Configuration,
+  options: { browser?: BrowserSession; password?: string; extra?: Record<string, string> } = {},
+) => {
+  const browser = options.browser ?? new BrowserSession();
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(configuration, {
+    redirect_uri: REDIRECT,
+    scope: 'openid email profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...options.extra,
+  });
+  const page = await browser.fetch(url.href);
+  let location = page.headers.get('location');
+  if (!location) {
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    const answer = await browser.submit(`${service.baseUrl}/signin`, {
+      request: hiddenField(html, 'request') ?? '',
+      email: person.email,
+      password: options.password ?? PASSWORD,
+    });
+    location = answer.headers.get('location');
+    if (!location) return { browser, verifier, state, nonce, answer, location: undefined };
+  }
+  return { browser, verifier, state, nonce, location: new URL(location) };
+};
+
+const exchange = (configuration: oidc.Configuration, flow: Awaited<ReturnType<typeof signIn>>) =>
+  oidc.authorizationCodeGrant(configuration, flow.location as URL, {
+    pkceCodeVerifier: flow.verifier,
+    expectedState: flow.state,
+    expectedNonce: flow.nonce,
+  });
+
+const tokenRequest = (body: Record<string, string>, application = confidential) =>
+  fetch(`${service.baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(application.clientSecret
+        ? { authorization: `Basic ${btoa(`${application.id}:${application.clientSecret}`)}` }
+        : {}),
+    },
+    body: new URLSearchParams(application.clientSecret ? body : { ...body, client_id: application.id }),
+  });
+
+beforeAll(async () => {
+  const registered = await register({
+    flowType: 'authorization_code',
+    redirectUris: [REDIRECT],
+    postLogoutRedirectUris: [AFTER_LOGOUT],
+  });
+  expect(registered.status).toBe(201);
+  confidential = registered.body;
+  const registeredPublic = await register({
+    flowType: 'authorization_code',
+    redirectUris: [REDIRECT],
+    tokenEndpointAuthMethod: 'none',
+  });
+  publicApp = registeredPublic.body;
+  const email = uniqueEmail('signin');
+  const id = await service.createUser({ email, name: 'Signing Person' });
+  await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+  person = { id, email };
+});
+
+describe('applications', () => {
+  it('registers an application and shows it without its secret', async () => {
+    expect(confidential.clientSecret.length).toBeGreaterThan(30);
+    expect(publicApp.clientSecret).toBe('');
+    const shown = await service.call<Record<string, unknown>>('GET', `/idp/clients/${confidential.id}`, {
+      token: service.admin.token,
+    });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({
+      id: confidential.id,
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+      postLogoutRedirectUris: [AFTER_LOGOUT],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
+    expect(shown.body).not.toHaveProperty('clientSecret');
+  });
+
+  it.each([
+    [{ flowType: 'implicit' }, 'implicit flow is not offered'],
+    [{ flowType: 'authorization_code' }, 'needs at least one redirect URI'],
+    [{ flowType: 'authorization_code', redirectUris: ['http://app.example/cb'] }, 'Must use https'],
+    [{ flowType: 'authorization_code', redirectUris: ['https://app.example/cb#x'] }, 'fragment'],
+    [{ redirectUris: ['https://app.example/cb'] }, 'Only for an authorization_code application'],
+    [{ remoteAddresses: ['10.0.0.0/33'] }, 'Prefix length'],
+  ])('refuses %j with a 400 saying why', async (body, reason) => {
+    const response = await register(body);
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.body)).toContain(reason);
+  });
+
+  it('has no secret to rotate for a public application', async () => {
+    const response = await service.call('POST', `/idp/clients/${publicApp.id}/rotateSecret`, {
+      token: service.admin.token,
+    });
+    expect(response.status).toBe(409);
+  });
+
+  it('keeps client credentials to API clients, and to their registered addresses', async () => {
+    const forApplication = await tokenRequest({ grant_type: 'client_credentials' });
+    expect(forApplication.status).toBe(400);
+    expect(await forApplication.json()).toMatchObject({ error: 'unauthorized_client' });
+    const restricted = await register({ remoteAddresses: ['203.0.113.0/24'] });
+    const fromElsewhere = await tokenRequest({ grant_type: 'client_credentials' }, restricted.body);
+    expect(await fromElsewhere.json()).toMatchObject({ error: 'unauthorized_client' });
+    const local = await register({ remoteAddresses: ['127.0.0.0/8', '::1/128', '::ffff:127.0.0.1'] });
+    const fromHere = await tokenRequest({ grant_type: 'client_credentials' }, local.body);
+    expect(fromHere.status).toBe(200);
+  });
+});
+
+describe('authorization code flow with openid-client as the application', () => {
+  it('signs a person in: code, tokens, the management API, userinfo, refresh', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const metadata = configuration.serverMetadata();
+    expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
+    expect(metadata.end_session_endpoint).toBe(`${service.baseUrl}/oauth2/logout`);
+
+    const flow = await signIn(configuration);
+    expect(flow.location?.origin + (flow.location?.pathname ?? '')).toBe(REDIRECT);
+    expect(flow.location?.searchParams.get('iss')).toBe(service.baseUrl);
+    const tokens = await exchange(configuration, flow);
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({
+      sub: person.id,
+      aud: confidential.id,
+      email: person.email,
+      org: service.organizationId,
+      amr: ['pwd'],
+    });
+    expect(claims?.auth_time).toBeTypeOf('number');
+    const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri as string));
+    await jwtVerify(tokens.id_token as string, jwks, { issuer: service.baseUrl, audience: confidential.id });
+    const { payload } = await jwtVerify(tokens.access_token, jwks, {
+      issuer: service.baseUrl,
+      audience: 'idp',
+    });
+    expect(payload).toMatchObject({ sub: person.id, principal_type: 'user', client_id: confidential.id });
+    expect((payload.exp as number) - (payload.iat as number)).toBe(900);
+
+    const permissions = await service.call('GET', '/idp/me/ui-permissions', { token: tokens.access_token });
+    expect(permissions.status).toBe(200);
+
+    const info = await oidc.fetchUserInfo(configuration, tokens.access_token, person.id);
+    expect(info).toMatchObject({ sub: person.id, email: person.email, name: 'Signing Person' });
+
+    const refreshed = await oidc.refreshTokenGrant(configuration, tokens.refresh_token as string);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect(refreshed.access_token).toBeTruthy();
+  });
+
+  it('revokes the whole family when a rotated refresh token comes back', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const tokens = await exchange(configuration, await signIn(configuration));
+    const first = tokens.refresh_token as string;
+    const second = (await oidc.refreshTokenGrant(configuration, first)).refresh_token as string;
+    const reuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first });
+    expect(reuse.status).toBe(400);
+    expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
+    const afterReuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: second });
+    expect(await afterReuse.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a code the second time and revokes what the first use issued', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const flow = await signIn(configuration);
+    const tokens = await exchange(configuration, flow);
+    const code = flow.location?.searchParams.get('code') as string;
+    const replay = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: flow.verifier,
+    });
+    expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+    });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a wrong verifier, another redirect URI and another client, leaving the code usable', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const flow = await signIn(configuration);
+    const code = flow.location?.searchParams.get('code') as string;
+    const wrongVerifier = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: oidc.randomPKCECodeVerifier(),
+    });
+    expect(await wrongVerifier.json()).toMatchObject({ error: 'invalid_grant' });
+    const wrongRedirect = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: `${REDIRECT}/other`,
+      code_verifier: flow.verifier,
+    });
+    expect(await wrongRedirect.json()).toMatchObject({ error: 'invalid_grant' });
+    const otherClient = await tokenRequest(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: flow.verifier },
+      publicApp,
+    );
+    expect(await otherClient.json()).toMatchObject({ error: 'invalid_grant' });
+    const missingVerifier = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+    });
+    expect(await missingVerifier.json()).toMatchObject({ error: 'invalid_request' });
+    await expect(exchange(configuration, flow)).resolves.toHaveProperty('access_token');
+  });
+
+  it('signs a public application in with PKCE alone', async () => {
+    const configuration = await configurationOf(publicApp, oidc.None());
+    const tokens = await exchange(configuration, await signIn(configuration));
+    expect(tokens.claims()?.aud).toBe(publicApp.id);
+    const secretless = await tokenRequest({ grant_type: 'client_credentials' }, publicApp);
+    expect(secretless.status).toBe(401);
+  });
+});
+
+describe('authorization request refusals', () => {
+  const authorizeUrl = (parameters: Record<string, string>) =>
+    `${service.baseUrl}/oauth2/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: confidential.id,
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      state: 'st4te',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      ...parameters,
+    })}`;
+
+  it.each([
+    ['an unknown client', { client_id: 'no-such-client' }],
+    ['an unregistered redirect URI', { redirect_uri: 'https://attacker.example/cb' }],
+    ['an API client', { client_id: 'API-CLIENT' }],
+  ])('shows an error page and never redirects for %s', async (_case, parameters) => {
+    const resolved = Object.fromEntries(
+      Object.entries(parameters).map(([name, value]) => [
+        name,
+        value === 'API-CLIENT' ? service.clientId : value,
+      ]),
+    );
+    const response = await fetch(authorizeUrl(resolved), { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it.each([
+    ['no PKCE', { code_challenge: '', code_challenge_method: '' }, 'invalid_request'],
+    ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request'],
+    ['no openid scope', { scope: 'email' }, 'invalid_scope'],
+    ['the implicit flow', { response_type: 'token' }, 'unsupported_response_type'],
+    ['prompt=none without a session', { prompt: 'none' }, 'login_required'],
+  ])('sends %s back to the application as an error', async (_case, parameters, error) => {
+    const response = await fetch(authorizeUrl(parameters), { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location') as string);
+    expect(location.origin + location.pathname).toBe(REDIRECT);
+    expect(location.searchParams.get('error')).toBe(error);
+    expect(location.searchParams.get('state')).toBe('st4te');
+  });
+
+  it('answers a wrong password like an unknown email, and refuses a form from another browser', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const wrong = await signIn(configuration, { password: 'not the password at all' });
+    expect(wrong.answer?.status).toBe(401);
+    const page = await wrong.answer?.text();
+    expect(page).toContain('The email or password is not right.');
+    expect(page).toContain('<label for="password">Password</label>');
+    const request = hiddenField(page ?? '', 'request') ?? '';
+    const otherBrowser = await new BrowserSession().submit(`${service.baseUrl}/signin`, {
+      request,
+      email: person.email,
+      password: PASSWORD,
+    });
+    expect(otherBrowser.status).toBe(400);
+    expect(otherBrowser.headers.get('location')).toBeNull();
+  });
+});
+
+describe('sessions and logout', () => {
+  it('reuses the session for the next request, honours prompt=login, and signs out', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const first = await signIn(configuration);
+    const tokens = await exchange(configuration, first);
+    const silent = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
+    expect(silent.location?.searchParams.get('code')).toBeTruthy();
+    const forced = await first.browser.fetch(
+      oidc.buildAuthorizationUrl(configuration, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+        prompt: 'login',
+      }).href,
+    );
+    expect(forced.status).toBe(200);
+    expect(await forced.text()).toContain('<button type="submit">Sign in</button>');
+
+    const unregistered = await first.browser.fetch(
+      `${service.baseUrl}/oauth2/logout?${new URLSearchParams({ id_token_hint: tokens.id_token as string, post_logout_redirect_uri: 'https://attacker.example/' })}`,
+    );
+    expect(unregistered.status).toBe(400);
+    expect(unregistered.headers.get('location')).toBeNull();
+
+    const logout = oidc.buildEndSessionUrl(configuration, {
+      id_token_hint: tokens.id_token as string,
+      post_logout_redirect_uri: AFTER_LOGOUT,
+      state: 'bye',
+    });
+    const signedOut = await first.browser.fetch(logout.href);
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye`);
+    const afterLogout = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
+    expect(afterLogout.location?.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('revokes a refresh token (RFC 7009) and answers 200 for anything unknown', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const tokens = await exchange(configuration, await signIn(configuration));
+    await oidc.tokenRevocation(configuration, tokens.refresh_token as string);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+    });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.tokenRevocation(configuration, 'not-a-token')).resolves.toBeUndefined();
+  });
+
+  it('answers userinfo only for a valid user access token', async () => {
+    const noToken = await fetch(`${service.baseUrl}/oauth2/userinfo`);
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get('www-authenticate')).toBe('Bearer realm="idp"');
+    const clientToken = await fetch(`${service.baseUrl}/oauth2/userinfo`, {
+      headers: { authorization: `Bearer ${service.admin.token}` },
+    });
+    expect(clientToken.status).toBe(401);
+    expect(clientToken.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
