@@ -48,6 +48,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
       keys.authorizationRequest('*').pk,
       keys.session('*').pk,
       keys.authorizationCode('*').pk,
+      keys.signInFailures('*', '*').pk,
     ],
   },
   openapi: 'none',

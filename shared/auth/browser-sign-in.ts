@@ -5,6 +5,7 @@ import {
   checkAuthorizationRequest,
   redirectBack,
 } from '../domain/authorization.js';
+import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { clearCookie, readCookie, setCookie } from '../pages/cookies.js';
@@ -13,13 +14,16 @@ import { errorPage, signedOutPage, signInPage } from '../pages/sign-in-pages.js'
 import { getApiClient } from '../store/api-client-repository.js';
 import { getOrganization } from '../store/organization-repository.js';
 import {
+  clearSignInFailures,
   completeAuthorizationRequest,
   createSession,
   endSession,
   issueAuthorizationCode,
   newOpaqueValue,
   pendingAuthorizationRequest,
+  recordSignInFailure,
   saveAuthorizationRequest,
+  signInLockedUntil,
   useSession,
 } from '../store/sign-in-state.js';
 import { findUserByEmail } from '../store/user-repository.js';
@@ -152,23 +156,30 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   if (!pending) return errorPage(400, EXPIRED);
   const email = (form.get('email') ?? '').trim().slice(0, 320);
   const password = (form.get('password') ?? '').slice(0, 1024);
-  const [user, names] = await Promise.all([
+  const [user, names, lockedUntil] = await Promise.all([
     email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
     namesOf(pending.organizationId, pending.clientId),
+    email ? signInLockedUntil(pending.organizationId, email) : Promise.resolve(0),
   ]);
-  const accepted =
-    user?.passwordHash !== undefined && user.status === 'ACTIVE'
-      ? await verifyPassword(password, user.passwordHash)
-      : await spendPasswordCheck(password).then(() => false);
+  const now = Date.now();
+  // A locked email answers exactly like a wrong password, after the same work (no enumeration).
+  const checkable = user?.passwordHash !== undefined && user.status === 'ACTIVE' && lockedUntil <= now;
+  const accepted = checkable
+    ? await verifyPassword(password, user.passwordHash as string)
+    : await spendPasswordCheck(password).then(() => false);
   if (!user || !accepted) {
+    const failures = email ? await recordSignInFailure(pending.organizationId, email, lockoutMillis, now) : 0;
     countMetric('SignInsRefused');
+    if (failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
     logger.info('sign-in refused', {
       organizationId: pending.organizationId,
       clientId: pending.clientId,
-      reason: user ? 'credentials-or-status' : 'unknown-email',
+      reason: !user ? 'unknown-email' : lockedUntil > now ? 'locked' : 'credentials-or-status',
+      consecutiveFailures: failures,
     });
     return signInPage({ ...names, requestId, email, error: WRONG_CREDENTIALS, status: 401 });
   }
+  await clearSignInFailures(pending.organizationId, email);
   // The request is answered once: a second submission of the same form finds it gone.
   if (!(await completeAuthorizationRequest(requestId))) return errorPage(400, EXPIRED);
   const { signIn } = config();

@@ -11,6 +11,7 @@ export type MetricName =
   | 'TokensRefused'
   | 'SignIns'
   | 'SignInsRefused'
+  | 'SignInLockouts'
   | 'SignOuts'
   /** A fault that was caught and recovered from: a retried conflict, an undone partial write. */
   | 'RecoveredFaults';

@@ -152,6 +152,8 @@ export const keys = {
   authorizationCode: (codeDigest: string) => key(`CODE#${codeDigest}`, 'CODE'),
   session: (sessionDigest: string) => key(`SESSION#${sessionDigest}`, 'SESSION'),
   refreshToken: (tokenDigest: string) => key(`REFRESH#${tokenDigest}`, 'REFRESH'),
+  /** Consecutive failed sign-ins of an email in an organization (known or not: no enumeration). */
+  signInFailures: (orgId: string, email: string) => key(`LOCKOUT#${orgId}#${email.toLowerCase()}`, 'LOCKOUT'),
   /** Every refresh token descended from one code: reuse of a rotated one revokes them all. */
   refreshFamily: (familyId: string) => key(`RFAMILY#${familyId}`, 'FAMILY'),
 

@@ -106,3 +106,16 @@ export const RefreshFamilyEntity = defineEntity({
     expiresAt: z.number(),
   }),
 });
+
+/** Consecutive failed sign-ins of one email in one organization, and until when it is locked. */
+export const SignInFailuresEntity = defineEntity({
+  name: 'Sign-in failures',
+  key: ({ organizationId, email }: { organizationId: string; email: string }) =>
+    keys.signInFailures(organizationId, email),
+  attributes: z.object({
+    failures: z.number(),
+    /** Epoch ms; 0 while not locked. */
+    lockedUntil: z.number(),
+    expiresAt: z.number(),
+  }),
+});

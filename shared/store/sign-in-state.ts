@@ -13,8 +13,9 @@ import {
   type RefreshTokenRecord,
   SessionEntity,
   type SessionRecord,
+  SignInFailuresEntity,
 } from './sign-in-entities.js';
-import { put, transact, update, writeOne } from './writes.js';
+import { put, remove, transact, update, writeOne } from './writes.js';
 
 /**
  * Authorization requests, codes, browser sessions and refresh tokens. Values handed to browsers
@@ -81,6 +82,42 @@ export const completeAuthorizationRequest = async (id: string): Promise<boolean>
     if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
+};
+
+// Failed sign-ins -----------------------------------------------------------------------------
+
+/** A failure count is forgotten a day after the latest failure. */
+const FAILURES_LIFETIME_SECONDS = 24 * 3600;
+
+/** Until when (epoch ms) sign-in with this email is locked; 0 when it is not. */
+export const signInLockedUntil = async (organizationId: string, email: string): Promise<number> =>
+  (await SignInFailuresEntity.get({ organizationId, email }))?.lockedUntil ?? 0;
+
+/** Counts a failure (one atomic ADD) and locks the email for `lockMillis(count)`; answers the count. */
+export const recordSignInFailure = async (
+  organizationId: string,
+  email: string,
+  lockMillis: (failures: number) => number,
+  now = Date.now(),
+): Promise<number> => {
+  const key = SignInFailuresEntity.key({ organizationId, email });
+  const counted = await writeOne(
+    update(key, {
+      update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
+      values: { ':one': 1, ':zero': 0, ':expiresAt': epochSeconds(now) + FAILURES_LIFETIME_SECONDS },
+    }),
+    { returnNew: true },
+  );
+  const failures = Number(counted?.failures ?? 1);
+  const wait = lockMillis(failures);
+  if (wait > 0) {
+    await writeOne(update(key, { update: 'SET lockedUntil = :until', values: { ':until': now + wait } }));
+  }
+  return failures;
+};
+
+export const clearSignInFailures = async (organizationId: string, email: string): Promise<void> => {
+  await writeOne(remove(SignInFailuresEntity.key({ organizationId, email })));
 };
 
 // Sessions ------------------------------------------------------------------------------------

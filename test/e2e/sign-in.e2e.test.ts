@@ -37,7 +37,12 @@ const configurationOf = (application: Application, auth: oidc.ClientAuth) =>
 /** Runs the authorization request in a browser session and signs in; answers the redirect back. */
 const signIn = async (
   configuration: oidc.Configuration,
-  options: { browser?: BrowserSession; password?: string; extra?: Record<string, string> } = {},
+  options: {
+    browser?: BrowserSession;
+    password?: string;
+    email?: string;
+    extra?: Record<string, string>;
+  } = {},
 ) => {
   const browser = options.browser ?? new BrowserSession();
   const verifier = oidc.randomPKCECodeVerifier();
@@ -59,7 +64,7 @@ const signIn = async (
     expect(page.status).toBe(200);
     const answer = await browser.submit(`${service.baseUrl}/signin`, {
       request: hiddenField(html, 'request') ?? '',
-      email: person.email,
+      email: options.email ?? person.email,
       password: options.password ?? PASSWORD,
     });
     location = answer.headers.get('location');
@@ -413,5 +418,37 @@ describe('sessions and logout', () => {
     });
     expect(clientToken.status).toBe(401);
     expect(clientToken.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('brute force', () => {
+  it('locks an email after 5 failures, answering exactly like a wrong password, and only that email', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const email = uniqueEmail('locked');
+    const id = await service.createUser({ email, name: 'Locked Person' });
+    await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+    const answers: { status?: number; error?: string }[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const refused = await signIn(configuration, { email, password: `wrong password ${attempt}` });
+      answers.push({
+        status: refused.answer?.status,
+        error: /class="error"[^>]*>([^<]*)/.exec((await refused.answer?.text()) ?? '')?.[1],
+      });
+    }
+    const locked = await signIn(configuration, { email });
+    expect(locked.location).toBeUndefined();
+    const lockedAnswer = {
+      status: locked.answer?.status,
+      error: /class="error"[^>]*>([^<]*)/.exec((await locked.answer?.text()) ?? '')?.[1],
+    };
+    expect(answers).toEqual(Array(5).fill(lockedAnswer));
+    expect(lockedAnswer).toEqual({ status: 401, error: 'The email or password is not right.' });
+    // Unknown emails are counted and answered alike; the person signed in above is unaffected.
+    const unknown = await signIn(configuration, { email: uniqueEmail('nobody') });
+    expect(unknown.answer?.status).toBe(401);
+    expect((await signIn(configuration)).location?.searchParams.get('code')).toBeTruthy();
   });
 });
