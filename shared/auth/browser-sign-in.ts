@@ -30,6 +30,7 @@ import { findUserByEmail } from '../store/user-repository.js';
 import { verifiedEs256 } from './compact-jwt.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { verificationKeys } from './signing-keys.js';
+import { CLIENT_ID } from './token-request.js';
 
 /**
  * The browser side of OpenID Connect sign-in: the authorization endpoint, the sign-in form and
@@ -40,7 +41,6 @@ import { verificationKeys } from './signing-keys.js';
 type Page = APIGatewayProxyStructuredResultV2;
 
 const secureCookies = () => config().publicOrigin.startsWith('https:');
-const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 
 const liveClient = async (clientId: string | null) =>
   clientId && CLIENT_ID.test(clientId) ? getApiClient(clientId) : undefined;

@@ -2,7 +2,7 @@ import { MAX_REQUEST_BODY_BYTES } from '../http/body-limits.js';
 import { OAuthError } from './oauth-error.js';
 
 /** Client ids are identifiers of the API (letters, digits, `. _ : @ -`, at most 128 characters). */
-const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+export const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 
 export interface TokenRequestInput {
   headers: Record<string, string | undefined>;

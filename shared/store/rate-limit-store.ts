@@ -1,10 +1,10 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { allowanceForSecond, counterCount, type RateLimitSettings, shareOf } from '../domain/rate-limit.js';
 import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
 import { RateCounterEntity } from './entities.js';
+import { isConditionFailure } from './writes.js';
 
 /** Counters outlive their second only long enough to serve as "the previous second". */
 const COUNTER_LIFETIME_SECONDS = 120;
@@ -55,11 +55,6 @@ const secondSeen = (orgId: string, epochSecond: number, settings: RateLimitSetti
   return second;
 };
 
-const isConditionalCheckFailure = (
-  error: unknown,
-): error is Error & { Item?: Record<string, AttributeValue> } =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
-
 type Increment = 'admitted' | 'full' | 'needs-allowance';
 
 /**
@@ -96,7 +91,7 @@ const increment = async (
     );
     return 'admitted';
   } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
+    if (!isConditionFailure(error)) throw error;
     // The item a failed condition saw comes in DynamoDB's own format, not the document client's.
     const old = error.Item ? COUNTER.decode(unmarshall(error.Item)) : undefined;
     return old?.allowance === undefined && !setAllowance ? 'needs-allowance' : 'full';

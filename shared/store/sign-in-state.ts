@@ -15,7 +15,7 @@ import {
   type SessionRecord,
   SignInFailuresEntity,
 } from './sign-in-entities.js';
-import { put, remove, transact, update, writeOne } from './writes.js';
+import { isConditionFailure, put, remove, transact, update, writeOne } from './writes.js';
 
 /**
  * Authorization requests, codes, browser sessions and refresh tokens. Values handed to browsers
@@ -79,7 +79,7 @@ export const completeAuthorizationRequest = async (id: string): Promise<boolean>
     );
     return true;
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 };
@@ -197,9 +197,6 @@ export type Redemption =
   /** The code was redeemed before: what it issued is revoked (RFC 6749 4.1.2). */
   | { outcome: 'replayed'; familyId: string }
   | { outcome: 'invalid' };
-
-const isConditionFailure = (error: unknown): error is Error & { Item?: Record<string, never> } =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /**
  * Redeems a code in one conditional write that also checks every binding (client, redirect URI,

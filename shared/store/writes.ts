@@ -143,6 +143,12 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
   }
 };
 
+/** A conditional write's condition failed (with `ALL_OLD`, the item it saw). */
+export const isConditionFailure = (
+  error: unknown,
+): error is Error & { Item?: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> } =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
 /**
  * One write outside a transaction; answers the item as it is afterwards when `returnNew` (Put
  * and Delete answer nothing). A failed condition throws the write's error.
@@ -173,7 +179,7 @@ export const writeOne = async (
     }
     throw new Error('A condition check is written as part of a transaction only');
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+    if (isConditionFailure(error)) {
       throw (write.fails ?? unexpected)();
     }
     throw error;
