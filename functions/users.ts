@@ -1,7 +1,10 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../shared/auth/passwords.js';
+import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
+import { config } from '../shared/config.js';
+import { passwordProblem } from '../shared/domain/password-policy.js';
+import { sendJoinEmail } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
@@ -10,7 +13,6 @@ import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { User } from '../shared/schemas/users.js';
 import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
 import { grantTarget } from '../shared/store/grant-targets.js';
-import { announceJoinEmail } from '../shared/store/outbox-delivery.js';
 import {
   addUserToGroup,
   changeAdditionalProperties,
@@ -70,17 +72,11 @@ export const handler = groupHandler(
     },
 
     createUser: async ({ body }, { principal }) => {
-      const user = await createUser({
-        organizationId: principal.organizationId,
-        ...body,
-        createdBy: principal.id,
-      });
-      await announceJoinEmail({
-        organizationId: user.organizationId,
-        userId: user.id,
-        to: user.email,
-        name: user.name,
-      });
+      const { user, joinEmail } = await createUser(
+        { organizationId: principal.organizationId, ...body, createdBy: principal.id },
+        config().signIn.invitationSeconds,
+      );
+      await sendJoinEmail(joinEmail);
       return { headers: { location: routeUrl(usersRoutes.getUser, { id: user.id }) } };
     },
 
@@ -106,12 +102,9 @@ export const handler = groupHandler(
           { message: 'Must equal newPassword', field: 'body.confirmPassword' },
         ]);
       }
-      if (body.newPassword.length < MIN_PASSWORD_LENGTH) {
-        throw badRequest(`The new password must have at least ${MIN_PASSWORD_LENGTH} characters`, [
-          { message: `At least ${MIN_PASSWORD_LENGTH} characters`, field: 'body.newPassword' },
-        ]);
-      }
       const user = await requireUser(principal.organizationId, path.id, true);
+      const problem = passwordProblem(body.newPassword, user.email);
+      if (problem) throw badRequest(problem, [{ message: problem, field: 'body.newPassword' }]);
       if (!user.passwordHash || !(await verifyPassword(body.currentPassword, user.passwordHash))) {
         throw badRequest('The current password is wrong', [
           { message: 'Does not match the current password', field: 'body.currentPassword' },
@@ -124,7 +117,9 @@ export const handler = groupHandler(
     },
 
     resendJoinEmail: async ({ path }, { principal }) => {
-      await announceJoinEmail(await queueJoinEmail(principal.organizationId, path.id));
+      await sendJoinEmail(
+        await queueJoinEmail(principal.organizationId, path.id, config().signIn.invitationSeconds),
+      );
       return {};
     },
 

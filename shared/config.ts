@@ -47,6 +47,25 @@ const settings = storeSettings.extend({
   IDP_REFRESH_ABSOLUTE_SECONDS: seconds(30 * 24 * 3600),
   IDP_SESSION_IDLE_SECONDS: seconds(3600),
   IDP_SESSION_ABSOLUTE_SECONDS: seconds(12 * 3600),
+  IDP_INVITATION_TTL_SECONDS: seconds(7 * 24 * 3600),
+  IDP_RESET_TTL_SECONDS: seconds(3600),
+  /** Sign-in attempts (passwords, codes, reset requests) per client IP address and minute. */
+  IDP_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** Deployed: the SES identity emails are sent from; without it the outbox is the only record. */
+  IDP_SES_SENDER: z.string().min(3).optional(),
+  /** Tests only: a stand-in for the SES API. */
+  IDP_SES_ENDPOINT: z.url().optional(),
+  /** Extra browser origins allowed to call the API besides registered applications' (comma-separated). */
+  IDP_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(origin)),
 });
 
 export interface StoreConfig {
@@ -81,7 +100,13 @@ export interface Config extends StoreConfig {
     refreshAbsoluteSeconds: number;
     sessionIdleSeconds: number;
     sessionAbsoluteSeconds: number;
+    invitationSeconds: number;
+    resetSeconds: number;
+    attemptsPerAddressMinute: number;
   };
+  /** Amazon SES delivery (deployed); undefined: emails go to the outbox (and locally its file). */
+  ses: { sender: string; endpoint?: string } | undefined;
+  corsOrigins: string[];
 }
 
 /** Thrown when the environment cannot run the service; the message names every bad variable. */
@@ -136,7 +161,14 @@ export const parseConfig = (env: Record<string, string | undefined>): Config => 
       refreshAbsoluteSeconds: s.IDP_REFRESH_ABSOLUTE_SECONDS,
       sessionIdleSeconds: s.IDP_SESSION_IDLE_SECONDS,
       sessionAbsoluteSeconds: s.IDP_SESSION_ABSOLUTE_SECONDS,
+      invitationSeconds: s.IDP_INVITATION_TTL_SECONDS,
+      resetSeconds: s.IDP_RESET_TTL_SECONDS,
+      attemptsPerAddressMinute: s.IDP_SIGNIN_ATTEMPTS_PER_MINUTE,
     },
+    ses: s.IDP_SES_SENDER
+      ? { sender: s.IDP_SES_SENDER, ...(s.IDP_SES_ENDPOINT ? { endpoint: s.IDP_SES_ENDPOINT } : {}) }
+      : undefined,
+    corsOrigins: s.IDP_CORS_ORIGINS,
   };
 };
 

@@ -42,13 +42,18 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   oauth: {
     writesPartitions: [keys.authorizationCode('*').pk, keys.refreshToken('*').pk, keys.refreshFamily('*').pk],
   },
-  // Pending requests, sessions and the codes it issues.
+  // Pending requests, sessions, the codes it issues, attempt counts, emailed links and their
+  // outbox records; and in organizations' partitions the credentials of users and their consents.
   signin: {
     writesPartitions: [
       keys.authorizationRequest('*').pk,
       keys.session('*').pk,
       keys.authorizationCode('*').pk,
       keys.signInFailures('*', '*').pk,
+      keys.signInAttempts('*', '*').pk,
+      keys.passwordLink('*').pk,
+      keys.outboxMessage('*', 0, '*').pk,
+      keys.organizationPartition('*'),
     ],
   },
   openapi: 'none',

@@ -1,24 +1,19 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
-import {
-  type AuthorizationRequest,
-  checkAuthorizationRequest,
-  redirectBack,
-} from '../domain/authorization.js';
+import { checkAuthorizationRequest, redirectBack } from '../domain/authorization.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
-import { clearCookie, readCookie, setCookie } from '../pages/cookies.js';
+import { clearCookie, readCookie } from '../pages/cookies.js';
+import { browserBinding, clientAddress, formOf, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
-import { errorPage, signedOutPage, signInPage } from '../pages/sign-in-pages.js';
+import { errorPage, signedOutPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
+import { countSignInAttempt } from '../store/credentials.js';
 import { getOrganization } from '../store/organization-repository.js';
 import {
   clearSignInFailures,
-  completeAuthorizationRequest,
-  createSession,
   endSession,
-  issueAuthorizationCode,
   newOpaqueValue,
   pendingAuthorizationRequest,
   recordSignInFailure,
@@ -26,9 +21,10 @@ import {
   signInLockedUntil,
   useSession,
 } from '../store/sign-in-state.js';
-import { findUserByEmail } from '../store/user-repository.js';
+import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { verifiedEs256 } from './compact-jwt.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { continueSignIn, EXPIRED, type Page } from './sign-in-steps.js';
 import { verificationKeys } from './signing-keys.js';
 import { CLIENT_ID } from './token-request.js';
 
@@ -38,49 +34,22 @@ import { CLIENT_ID } from './token-request.js';
  * redirect URI are verified; everything else is a page of ours.
  */
 
-type Page = APIGatewayProxyStructuredResultV2;
-
-const secureCookies = () => config().publicOrigin.startsWith('https:');
-
 const liveClient = async (clientId: string | null) =>
   clientId && CLIENT_ID.test(clientId) ? getApiClient(clientId) : undefined;
 
-/** Sends the browser back to the application with a code for this person. */
-const redirectWithCode = async (
-  request: Pick<
-    AuthorizationRequest,
-    'clientId' | 'organizationId' | 'redirectUri' | 'scope' | 'codeChallenge' | 'nonce' | 'state'
-  >,
-  person: { userId: string; authTime: number; amr: string[] },
-  cookies: string[] = [],
-): Promise<Page> => {
-  const code = await issueAuthorizationCode(
-    {
-      clientId: request.clientId,
-      organizationId: request.organizationId,
-      userId: person.userId,
-      redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
-      scope: request.scope,
-      ...(request.nonce ? { nonce: request.nonce } : {}),
-      authTime: person.authTime,
-      amr: person.amr,
-    },
-    config().signIn.codeSeconds,
-  );
-  return seeOther(
-    redirectBack(request.redirectUri, { code, state: request.state }, config().publicOrigin),
-    cookies,
-  );
-};
-
-const namesOf = async (organizationId: string, clientId: string) => {
+/** The organization and application a request signs in to, and their names for the pages. */
+export const signInTarget = async (organizationId: string, clientId: string) => {
   const [organization, client] = await Promise.all([getOrganization(organizationId), getApiClient(clientId)]);
+  const resolved = organization ?? { name: organizationId, mfaEnabled: false };
   return {
-    organizationName: organization?.name ?? organizationId,
-    applicationName: client?.name ?? clientId,
+    organization: resolved,
+    names: { organizationName: resolved.name, applicationName: client?.name ?? clientId },
   };
 };
+
+/** A user who may still use a session of theirs: ACTIVE, and no password reset since it began. */
+const sessionStillValid = (user: UserRecord | undefined, authTime: number): user is UserRecord =>
+  user?.status === 'ACTIVE' && authTime >= (user.credentialsChangedAt ?? 0);
 
 /** `GET /oauth2/authorize` (OpenID Connect Core 3.1.2). */
 export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> => {
@@ -95,13 +64,18 @@ export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> =>
   }
   const { request } = outcome;
   const secure = secureCookies();
-  if (request.prompt !== 'login') {
-    const session = await useSession(
-      readCookie(event.cookies, 'session', secure),
-      config().signIn.sessionIdleSeconds,
-    );
-    // A session signs in to its own organization only.
-    if (session?.organizationId === request.organizationId) return redirectWithCode(request, session);
+  const [session, target] = await Promise.all([
+    request.prompt === 'login'
+      ? undefined
+      : useSession(readCookie(event.cookies, 'session', secure), config().signIn.sessionIdleSeconds),
+    signInTarget(request.organizationId, request.clientId),
+  ]);
+  // A session signs in to its own organization only.
+  if (session?.organizationId === request.organizationId) {
+    const user = await getUser(session.organizationId, session.userId, true);
+    if (sessionStillValid(user, session.authTime)) {
+      return continueSignIn(event, request, session, { user, ...target }, true);
+    }
   }
   if (request.prompt === 'none') {
     return seeOther(
@@ -112,28 +86,11 @@ export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> =>
       ),
     );
   }
-  const existingBinding = readCookie(event.cookies, 'browser', secure);
-  const binding = existingBinding ?? newOpaqueValue();
-  const [pending, names] = await Promise.all([
-    saveAuthorizationRequest(request, binding),
-    namesOf(request.organizationId, request.clientId),
-  ]);
-  return signInPage({
-    ...names,
-    requestId: pending.id,
-    ...(existingBinding ? {} : { cookies: [setCookie('browser', binding, secure)] }),
-  });
+  const binding = browserBinding(event);
+  const pending = await saveAuthorizationRequest(request, binding.value);
+  return signInPage({ ...target.names, requestId: pending.id, cookies: binding.cookies });
 };
 
-const formOf = (event: APIGatewayProxyEventV2): URLSearchParams | undefined => {
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(event.headers['content-type'] ?? ''))
-    return undefined;
-  const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-  return body.byteLength <= 64 * 1024 ? new URLSearchParams(body.toString('utf8')) : undefined;
-};
-
-const EXPIRED =
-  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
 const WRONG_CREDENTIALS = 'The email or password is not right.';
 
 /** Equalises the time of an unknown email with a wrong password (no user enumeration). */
@@ -143,22 +100,41 @@ const spendPasswordCheck = async (password: string) => {
   await verifyPassword(password, await dummyHash);
 };
 
+/**
+ * Counts an attempt from the client's address; true when it is over the limit (DECISIONS.md:
+ * 20 sign-in attempts a minute per client IP).
+ */
+export const tooManyAttempts = async (event: APIGatewayProxyEventV2): Promise<boolean> => {
+  const attempts = await countSignInAttempt(clientAddress(event));
+  if (attempts <= config().signIn.attemptsPerAddressMinute) return false;
+  countMetric('SignInsThrottled');
+  if (attempts === config().signIn.attemptsPerAddressMinute + 1) logger.warn('sign-in attempts throttled');
+  return true;
+};
+
+/** The pending request a form of the sign-in names, if this browser made it and it is live. */
+export const pendingRequestOf = (event: APIGatewayProxyEventV2, requestId: string | null) =>
+  requestId
+    ? pendingAuthorizationRequest(requestId, readCookie(event.cookies, 'browser', secureCookies()))
+    : Promise.resolve(undefined);
+
 /** `POST /signin`: the sign-in form. */
 export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const form = formOf(event);
   if (!form)
     return errorPage(400, 'The sign-in form could not be read. Go back to the application and start again.');
-  const secure = secureCookies();
   const requestId = form.get('request') ?? '';
-  const pending = requestId
-    ? await pendingAuthorizationRequest(requestId, readCookie(event.cookies, 'browser', secure))
-    : undefined;
+  const [pending, throttled] = await Promise.all([
+    pendingRequestOf(event, requestId),
+    tooManyAttempts(event),
+  ]);
+  if (throttled) return tooManyAttemptsPage();
   if (!pending) return errorPage(400, EXPIRED);
   const email = (form.get('email') ?? '').trim().slice(0, 320);
   const password = (form.get('password') ?? '').slice(0, 1024);
-  const [user, names, lockedUntil] = await Promise.all([
+  const [user, target, lockedUntil] = await Promise.all([
     email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
-    namesOf(pending.organizationId, pending.clientId),
+    signInTarget(pending.organizationId, pending.clientId),
     email ? signInLockedUntil(pending.organizationId, email) : Promise.resolve(0),
   ]);
   const now = Date.now();
@@ -177,25 +153,12 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
       reason: !user ? 'unknown-email' : lockedUntil > now ? 'locked' : 'credentials-or-status',
       consecutiveFailures: failures,
     });
-    return signInPage({ ...names, requestId, email, error: WRONG_CREDENTIALS, status: 401 });
+    return signInPage({ ...target.names, requestId, email, error: WRONG_CREDENTIALS, status: 401 });
   }
-  await clearSignInFailures(pending.organizationId, email);
-  // The request is answered once: a second submission of the same form finds it gone.
-  if (!(await completeAuthorizationRequest(requestId))) return errorPage(400, EXPIRED);
-  const { signIn } = config();
-  const { cookieValue, session } = await createSession(
-    { organizationId: pending.organizationId, userId: user.id, amr: ['pwd'] },
-    { idleSeconds: signIn.sessionIdleSeconds, absoluteSeconds: signIn.sessionAbsoluteSeconds },
-  );
-  countMetric('SignIns');
-  logger.info('signed in', {
-    organizationId: pending.organizationId,
-    clientId: pending.clientId,
-    userId: user.id,
-  });
-  return redirectWithCode(pending, { userId: user.id, authTime: session.authTime, amr: session.amr }, [
-    setCookie('session', cookieValue, secure),
-  ]);
+  // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
+  if (!target.organization.mfaEnabled) await clearSignInFailures(pending.organizationId, email);
+  const person = { userId: user.id, authTime: now, amr: ['pwd'] };
+  return continueSignIn(event, pending, person, { user, ...target });
 };
 
 /** The application an ID token was issued to, if the token is one of ours (expired is fine). */

@@ -15,8 +15,6 @@ const PARALLELISM = 1;
 const KEY_LENGTH = 32;
 const MAX_MEMORY = 64 * 1024 * 1024;
 
-export const MIN_PASSWORD_LENGTH = 12;
-
 /** `scrypt$N$r$p$salt$hash`: the parameters travel with the hash, so they can be raised later. */
 export const hashPassword = async (password: string): Promise<string> => {
   const salt = randomBytes(16);

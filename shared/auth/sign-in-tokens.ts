@@ -20,6 +20,7 @@ export interface SignInGrant {
   organizationId: string;
   userId: string;
   scope: string;
+  /** Epoch ms of the authentication (`auth_time` is its second). */
   authTime: number;
   amr: string[];
   nonce?: string;
@@ -41,7 +42,7 @@ export const idTokenClaims = (
     azp: grant.clientId,
     iat: issuedAt,
     exp: issuedAt + lifetimeSeconds,
-    auth_time: grant.authTime,
+    auth_time: Math.floor(grant.authTime / 1000),
     amr: grant.amr,
     ...(grant.nonce ? { nonce: grant.nonce } : {}),
     org: grant.organizationId,
@@ -58,6 +59,10 @@ const tokenResponse = async (grant: SignInGrant, refreshToken: string, now: numb
   const access = await activeUserAccess(grant.organizationId, grant.userId);
   // The person was deactivated (or deleted) since signing in: nothing more is issued.
   if (!access) throw invalidGrant('The user can no longer sign in');
+  // A password reset ends every earlier sign-in (DECISIONS.md), refresh tokens included.
+  if (grant.authTime < (access.user.credentialsChangedAt ?? 0)) {
+    throw invalidGrant('The password was changed after this sign-in; sign in again');
+  }
   const { publicOrigin, signIn } = config();
   const { kid, key } = await currentSigningKey();
   const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {

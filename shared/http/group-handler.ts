@@ -15,7 +15,7 @@ import { ApiError } from './errors.js';
 import { logger } from './logger.js';
 import type { admission } from './middleware/admission.js';
 import { authorize } from './middleware/authorize.js';
-import { errorResponse, jsonResponse } from './middleware/error-response.js';
+import { type ErrorPage, errorResponse, jsonResponse } from './middleware/error-response.js';
 import type { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import type { multipartFile } from './middleware/multipart-file.js';
@@ -52,6 +52,7 @@ export type SecretRereader = (
 
 type RouteOf<T> = T[keyof T];
 type Authenticated<R> = R extends { kind: 'management' } ? R : never;
+type IsPage<R> = R extends { kind: 'page' } ? R : never;
 type HonoursIdempotencyKey<R> = R extends { kind: 'management'; method: infer M }
   ? M extends 'GET'
     ? never
@@ -83,7 +84,8 @@ export type GroupOptions<T extends Record<string, RouteDefinition>> = ([Authenti
   ([TakesUpload<RouteOf<T>>] extends [never]
     ? { multipartFile?: never }
     : { multipartFile: typeof multipartFile }) &
-  (keyof SecretRoutes<T> extends never ? { secretRereaders?: never } : { secretRereaders: SecretRoutes<T> });
+  (keyof SecretRoutes<T> extends never ? { secretRereaders?: never } : { secretRereaders: SecretRoutes<T> }) &
+  ([IsPage<RouteOf<T>>] extends [never] ? { errorPage?: never } : { errorPage: ErrorPage });
 
 /** Shapes the handler's result through the route's response schema: closed, so nothing extra leaks. */
 const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>): APIGatewayProxyResultV2 => {
@@ -107,12 +109,13 @@ const routeChain = (
     idempotency?: typeof idempotency;
     multipartFile?: typeof multipartFile;
     rereadSecret?: SecretRereader;
+    errorPage?: ErrorPage;
   },
 ) => {
   const uses = middlewareOf(route);
   // API Gateway hands payload format 2.0 headers to the function with lower-case names already.
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
-    .use(errorResponse())
+    .use(errorResponse(route.kind === 'page' ? required(options.errorPage, 'errorPage', route) : undefined))
     .use(requestContext(route) as middy.MiddlewareObj);
   if (uses.authenticated)
     chain.use(required(options.admission, 'admission', route)(route)).use(authorize(route));
@@ -211,6 +214,7 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     idempotency?: typeof idempotency;
     multipartFile?: typeof multipartFile;
     secretRereaders?: Record<string, SecretRereader>;
+    errorPage?: ErrorPage;
   };
   // A route's chain is built when the instance first serves it: most instances serve a few routes.
   const routesByKey = new Map(Object.values(routes).map((route) => [routeKey(route), route]));

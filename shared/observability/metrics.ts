@@ -13,6 +13,15 @@ export type MetricName =
   | 'SignInsRefused'
   | 'SignInLockouts'
   | 'SignOuts'
+  | 'SignInsThrottled'
+  | 'PasswordsSet'
+  | 'PasswordResetsRequested'
+  | 'MfaEnrolments'
+  | 'MfaChallengesRefused'
+  | 'RecoveryCodesUsed'
+  | 'ConsentsGiven'
+  | 'EmailsDelivered'
+  | 'EmailDeliveryFailures'
   /** A fault that was caught and recovered from: a retried conflict, an undone partial write. */
   | 'RecoveredFaults';
 

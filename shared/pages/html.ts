@@ -47,6 +47,11 @@ h1{font-size:1.4rem;margin:0 0 .25rem}p.org{margin:0 0 1.5rem;color:#5b6475}
 label{display:block;font-weight:600;margin:1rem 0 .3rem}input{width:100%;padding:.6rem .7rem;font:inherit;border:1px solid #b9c0cc;border-radius:8px}
 input:focus{outline:2px solid #2f5bea;outline-offset:1px}button{margin-top:1.5rem;width:100%;padding:.7rem;font:inherit;font-weight:600;color:#fff;background:#2f5bea;border:0;border-radius:8px;cursor:pointer}
 .error{padding:.7rem .9rem;border-radius:8px;background:#fdecec;color:#8a1c1c;margin:0 0 1rem}.note{color:#5b6475;font-size:.9rem}a{color:#2f5bea}
+.done{padding:.7rem .9rem;border-radius:8px;background:#e8f5ec;color:#1d5c33;margin:0 0 1rem}.links{margin-top:1.25rem;text-align:center}
+button.secondary{background:#fff;color:#2f5bea;border:1px solid #b9c0cc;margin-top:.75rem}
+.qr{display:block;width:200px;height:200px;margin:1rem auto}code,.codes{font-family:ui-monospace,Menlo,Consolas,monospace}
+code{display:block;word-break:break-all;background:#f4f5f7;padding:.5rem;border-radius:6px;font-size:.85rem}
+.codes{display:grid;grid-template-columns:1fr 1fr;gap:.4rem 1rem;padding:1rem;background:#f4f5f7;border-radius:8px;list-style:none;margin:1rem 0}
 `.trim();
 
 const STYLE_HASH = createHash('sha256').update(STYLESHEET).digest('base64');
@@ -66,10 +71,10 @@ export const page = (
   status: number,
   title: string,
   body: Markup,
-  options: { cookies?: string[] } = {},
+  options: { cookies?: string[]; headers?: Record<string, string> } = {},
 ): APIGatewayProxyStructuredResultV2 => ({
   statusCode: status,
-  headers: PAGE_HEADERS,
+  headers: { ...PAGE_HEADERS, ...options.headers },
   ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   body: html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

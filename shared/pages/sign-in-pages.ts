@@ -1,31 +1,129 @@
-import { html, page } from './html.js';
+import { html, Markup, page } from './html.js';
 
 /** The pages of signing in; each names the organization the person signs in to. */
 
-export const signInPage = (options: {
+export interface SignInNames {
   organizationName: string;
   applicationName: string;
-  requestId: string;
-  email?: string;
-  error?: string;
-  status?: number;
-  cookies?: string[];
-}) =>
+}
+
+const heading = (title: string, names: SignInNames) =>
+  html`<h1>${title}</h1>
+<p class="org">to <strong>${names.organizationName}</strong> for ${names.applicationName}</p>`;
+
+const alert = (error: string | undefined) => (error ? html`<p class="error" role="alert">${error}</p>` : '');
+
+/** A form of the sign-in steps: posts back the pending request it belongs to. */
+const stepForm = (action: string, requestId: string, fields: Markup) =>
+  html`<form method="post" action="${action}">
+<input type="hidden" name="request" value="${requestId}">
+${fields}
+</form>`;
+
+export const signInPage = (
+  options: SignInNames & {
+    requestId: string;
+    email?: string;
+    error?: string;
+    status?: number;
+    cookies?: string[];
+  },
+) =>
   page(
     options.status ?? 200,
     `Sign in to ${options.organizationName}`,
-    html`<h1>Sign in</h1>
-<p class="org">to <strong>${options.organizationName}</strong> for ${options.applicationName}</p>
-${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
-<form method="post" action="/signin">
-<input type="hidden" name="request" value="${options.requestId}">
-<label for="email">Email</label>
+    html`${heading('Sign in', options)}
+${alert(options.error)}
+${stepForm(
+  '/signin',
+  options.requestId,
+  html`<label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${options.email ?? ''}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
-<button type="submit">Sign in</button>
-</form>`,
+<button type="submit">Sign in</button>`,
+)}
+<p class="links"><a href="/signin/forgot?request=${options.requestId}">Forgot your password?</a></p>`,
     options.cookies ? { cookies: options.cookies } : {},
+  );
+
+export const totpEnrolmentPage = (
+  options: SignInNames & {
+    requestId: string;
+    otpauthUri: string;
+    secret: string;
+    /** The QR code as an SVG document (generated here from the URI, so trusted markup). */
+    qrSvg: string;
+    error?: string;
+    status?: number;
+  },
+) =>
+  page(
+    options.status ?? 200,
+    'Set up two-step verification',
+    html`${heading('Set up two-step verification', options)}
+${alert(options.error)}
+<p>${options.organizationName} asks for a code from an authenticator app at each sign-in. Scan this QR code with the app (or enter the key below), then type the 6-digit code it shows.</p>
+${new Markup(options.qrSvg.replace('<svg ', '<svg class="qr" role="img" aria-label="QR code of the authenticator key" '))}
+<p class="note">Key: <code>${options.secret}</code></p>
+<p class="note">Or open this link on the device with the app: <code>${options.otpauthUri}</code></p>
+${stepForm(
+  '/signin/totp',
+  options.requestId,
+  html`<label for="code">Authentication code</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+<button type="submit">Continue</button>`,
+)}`,
+  );
+
+export const totpChallengePage = (
+  options: SignInNames & { requestId: string; error?: string; status?: number },
+) =>
+  page(
+    options.status ?? 200,
+    'Two-step verification',
+    html`${heading('Two-step verification', options)}
+${alert(options.error)}
+<p>Type the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+${stepForm(
+  '/signin/totp',
+  options.requestId,
+  html`<label for="code">Authentication code</label>
+<input id="code" name="code" autocomplete="one-time-code" maxlength="32" required>
+<button type="submit">Continue</button>`,
+)}`,
+  );
+
+export const recoveryCodesPage = (options: SignInNames & { requestId: string; codes: string[] }) =>
+  page(
+    200,
+    'Your recovery codes',
+    html`${heading('Save your recovery codes', options)}
+<p class="done" role="status">Two-step verification is set up.</p>
+<p>If you lose your device, each of these codes signs you in once instead of an authentication code. Keep them somewhere safe: they are shown only now.</p>
+<ul class="codes">${options.codes.map((code) => html`<li>${code}</li>`)}</ul>
+${stepForm('/signin/continue', options.requestId, html`<button type="submit">Continue</button>`)}`,
+  );
+
+export const consentPage = (
+  options: SignInNames & { requestId: string; agreementId: string; agreementUrl: string },
+) =>
+  page(
+    200,
+    'Accept the agreement',
+    html`${heading('Accept the agreement', options)}
+<p>Before you continue, read and accept ${
+      /^https?:\/\//i.test(options.agreementUrl)
+        ? html`<a href="${options.agreementUrl}" target="_blank" rel="noopener noreferrer">the agreement</a>`
+        : html`the agreement at <code>${options.agreementUrl}</code>`
+    }.</p>
+${stepForm(
+  '/signin/consent',
+  options.requestId,
+  html`<input type="hidden" name="agreement" value="${options.agreementId}">
+<button type="submit" name="decision" value="accept">Accept</button>
+<button type="submit" name="decision" value="decline" class="secondary">Decline</button>`,
+)}`,
   );
 
 export const errorPage = (status: number, message: string) =>
@@ -35,6 +133,15 @@ export const errorPage = (status: number, message: string) =>
     html`<h1>Something went wrong</h1>
 <p class="error" role="alert">${message}</p>
 <p class="note">Go back to the application and start again. If this keeps happening, contact its administrator.</p>`,
+  );
+
+export const tooManyAttemptsPage = () =>
+  page(
+    429,
+    'Too many attempts',
+    html`<h1>Too many attempts</h1>
+<p class="error" role="alert">There were too many sign-in attempts from your network. Wait a minute, then go back and try again.</p>`,
+    { headers: { 'retry-after': '60' } },
   );
 
 export const signedOutPage = (cookies: string[]) =>

@@ -19,14 +19,20 @@ export const publishAgreement = async (url: string, now = new Date()): Promise<A
 
 export const latestAgreement = (): Promise<Agreement | undefined> => LatestAgreementEntity.get({});
 
-/** Whether the principal accepted the latest agreement; true while none is published. */
-export const hasAcceptedLatest = async (orgId: string, principalId: string): Promise<boolean> => {
+/** The latest agreement, if the principal has not accepted it yet. */
+export const agreementAwaitingConsent = async (
+  orgId: string,
+  principalId: string,
+): Promise<Agreement | undefined> => {
   const latest = await latestAgreement();
-  if (!latest) return true;
-  return (
-    (await ConsentEntity.get({ organizationId: orgId, principalId, agreementId: latest.id })) !== undefined
-  );
+  if (!latest) return undefined;
+  const consent = await ConsentEntity.get({ organizationId: orgId, principalId, agreementId: latest.id });
+  return consent ? undefined : latest;
 };
+
+/** Whether the principal accepted the latest agreement; true while none is published. */
+export const hasAcceptedLatest = async (orgId: string, principalId: string): Promise<boolean> =>
+  (await agreementAwaitingConsent(orgId, principalId)) === undefined;
 
 class ConsentExists extends Error {}
 

@@ -149,7 +149,15 @@ export const UserEntity = defineEntity({
     pictureContentType: z.string().optional(),
     pictureUpdatedAt: z.number().optional(),
     passwordHash: z.string().optional(),
+    /** Epoch ms: sessions and refresh tokens of sign-ins before it are void (password reset). */
+    credentialsChangedAt: z.number().optional(),
+    /** Digests of the live invitation and reset links: a new link voids the previous one. */
+    invitationDigest: z.string().optional(),
+    resetDigest: z.string().optional(),
     totpSecret: z.string().optional(),
+    /** The last TOTP time step accepted: a code is accepted once (RFC 6238 5.2). */
+    totpLastStep: z.number().optional(),
+    recoveryCodeDigests: stringSet,
     canSendEmail: z.boolean(),
     /** The organization's first user. */
     isInitial: z.boolean(),
@@ -404,12 +412,15 @@ export const OutboxMessageEntity = defineEntity({
   }) => keys.outboxMessage(organizationId, createdAt, messageId),
   attributes: z.object({
     messageId: z.string(),
-    type: z.literal('JOIN_EMAIL'),
+    type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL']),
     organizationId: z.string(),
     userId: z.string(),
     to: z.string(),
     name: z.string(),
     createdAt: z.number(),
+    /** Set by SES delivery (deployed): when it was accepted, or how many attempts failed. */
+    deliveredAt: z.number().optional(),
+    failedAttempts: z.number().optional(),
   }),
 });
 export type OutboxMessage = z.output<typeof OutboxMessageEntity.attributes>;

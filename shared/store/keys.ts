@@ -156,6 +156,11 @@ export const keys = {
   signInFailures: (orgId: string, email: string) => key(`LOCKOUT#${orgId}#${email.toLowerCase()}`, 'LOCKOUT'),
   /** Every refresh token descended from one code: reuse of a rotated one revokes them all. */
   refreshFamily: (familyId: string) => key(`RFAMILY#${familyId}`, 'FAMILY'),
+  /** An emailed invitation or password reset link (by the digest of its token). */
+  passwordLink: (tokenDigest: string) => key(`PWLINK#${tokenDigest}`, 'PWLINK'),
+  /** Sign-in attempts from one client IP address in one minute. */
+  signInAttempts: (address: string, epochMinute: number | '*') =>
+    key(`SIGNIN_IP#${address}#${epochMinute}`, 'ATTEMPTS'),
 
   // Idempotency records: one partition each (a table with a local index cannot split
   // a partition key value, so one shared partition would cap the whole service).

@@ -26,6 +26,12 @@ export const AuthorizationRequestEntity = defineEntity({
     prompt: z.enum(['none', 'login']).optional(),
     /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
     browserDigest: z.string(),
+    /** Set once the person proved who they are, while further steps (MFA, consent) remain. */
+    userId: z.string().optional(),
+    authTime: z.number().optional(),
+    amr: amr.optional(),
+    /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
+    totpEnrolment: z.string().optional(),
     createdAt: z.number(),
     expiresAt: z.number(),
   }),
@@ -44,6 +50,7 @@ export const AuthorizationCodeEntity = defineEntity({
     codeChallenge: z.string(),
     scope: z.string(),
     nonce: z.string().optional(),
+    /** Epoch ms of the authentication. */
     authTime: z.number(),
     amr,
     /** Epoch ms after which the code is refused. */
@@ -62,6 +69,7 @@ export const SessionEntity = defineEntity({
   attributes: z.object({
     organizationId: z.string(),
     userId: z.string(),
+    /** Epoch ms of the authentication. */
     authTime: z.number(),
     amr,
     /** Epoch ms: the session ends then whatever its use (absolute lifetime). */
@@ -82,6 +90,7 @@ export const RefreshTokenEntity = defineEntity({
     organizationId: z.string(),
     userId: z.string(),
     scope: z.string(),
+    /** Epoch ms of the authentication. */
     authTime: z.number(),
     amr,
     rotated: z.boolean().optional(),
@@ -118,4 +127,28 @@ export const SignInFailuresEntity = defineEntity({
     lockedUntil: z.number(),
     expiresAt: z.number(),
   }),
+});
+
+/** An emailed link that sets a password: an invitation (7 days) or a reset (1 hour). */
+export const PasswordLinkEntity = defineEntity({
+  name: 'Password link',
+  key: ({ digest }: { digest: string }) => keys.passwordLink(digest),
+  attributes: z.object({
+    purpose: z.enum(['invitation', 'reset']),
+    organizationId: z.string(),
+    userId: z.string(),
+    /** Epoch ms after which the link is refused. */
+    validUntil: z.number(),
+    expiresAt: z.number(),
+  }),
+});
+export type PasswordLinkRecord = z.output<typeof PasswordLinkEntity.attributes>;
+export type PasswordLinkPurpose = PasswordLinkRecord['purpose'];
+
+/** Sign-in attempts from one client IP address in one calendar minute. */
+export const SignInAttemptsEntity = defineEntity({
+  name: 'Sign-in attempts',
+  key: ({ address, epochMinute }: { address: string; epochMinute: number }) =>
+    keys.signInAttempts(address, epochMinute),
+  attributes: z.object({ attempts: z.number(), expiresAt: z.number() }),
 });

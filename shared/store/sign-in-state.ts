@@ -38,13 +38,21 @@ const epochSeconds = (millis: number) => Math.ceil(millis / 1000);
 /** A pending request lives as long as a person may take to sign in (and enrol, and consent). */
 const REQUEST_LIFETIME_MILLIS = 30 * 60 * 1000;
 
+/** Who a pending request has identified so far, and an enrolment under way. */
+export type SignInProgress = Pick<
+  AuthorizationRequestRecord,
+  'userId' | 'authTime' | 'amr' | 'totpEnrolment'
+>;
+
 export const saveAuthorizationRequest = async (
   request: AuthorizationRequest,
   browserBinding: string,
+  progress: SignInProgress = {},
   now = Date.now(),
 ): Promise<AuthorizationRequestRecord> => {
   const record: AuthorizationRequestRecord = {
     ...request,
+    ...progress,
     id: newOpaqueValue(),
     browserDigest: digestOf(browserBinding),
     createdAt: now,
@@ -65,6 +73,35 @@ export const pendingAuthorizationRequest = async (
   const current =
     record && record.expiresAt * 1000 > now && record.browserDigest === digestOf(browserBinding);
   return current ? record : undefined;
+};
+
+/** Records the person's progress on a pending request (false when it is gone meanwhile). */
+export const recordSignInProgress = async (id: string, progress: SignInProgress): Promise<boolean> => {
+  const set = Object.entries(progress).filter(([, value]) => value !== undefined);
+  const removed = Object.keys(progress).filter(
+    (name) => progress[name as keyof SignInProgress] === undefined,
+  );
+  try {
+    await writeOne(
+      update(
+        AuthorizationRequestEntity.key({ id }),
+        {
+          update: [
+            `SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+            ...(removed.length ? [`REMOVE ${removed.map((name) => `#${name}`).join(', ')}`] : []),
+          ].join(' '),
+          condition: 'attribute_exists(pk)',
+          names: Object.fromEntries(Object.keys(progress).map((name) => [`#${name}`, name])),
+          values: Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
+        },
+        gone,
+      ),
+    );
+    return true;
+  } catch (error) {
+    ignoreGone(error);
+    return false;
+  }
 };
 
 /** Ends a pending request once it was answered; false when another answer got there first. */
@@ -122,15 +159,15 @@ export const clearSignInFailures = async (organizationId: string, email: string)
 
 // Sessions ------------------------------------------------------------------------------------
 
+/** A new browser session for a person who authenticated at `authTime` (epoch ms). */
 export const createSession = async (
-  subject: { organizationId: string; userId: string; amr: string[] },
+  subject: { organizationId: string; userId: string; amr: string[]; authTime: number },
   lifetimes: { idleSeconds: number; absoluteSeconds: number },
   now = Date.now(),
 ): Promise<{ cookieValue: string; session: SessionRecord }> => {
   const cookieValue = newOpaqueValue();
   const session: SessionRecord = {
     ...subject,
-    authTime: Math.floor(now / 1000),
     endsAt: now + lifetimes.absoluteSeconds * 1000,
     expiresAt: epochSeconds(now + lifetimes.idleSeconds * 1000),
   };

@@ -2,21 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { UserType } from '../api/route-definition.js';
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { UserStatus } from '../schemas/users.js';
+import { passwordLinkWrites, userLinkUpdate } from './credentials.js';
 import {
   CounterEntity,
   EmailGuardEntity,
   OrganizationEntity,
-  OutboxMessageEntity,
   UserEntity,
   type UserRecord,
 } from './entities.js';
 import { keys, LISTINGS } from './keys.js';
 import { defaultRoleOf } from './organization-repository.js';
+import { type OutboxEmail, type OutboxRef, outboxPut } from './outbox.js';
 import { queryPartition } from './query.js';
 import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
 import {
   ConcurrentChange,
-  check,
   concurrentChange,
   create,
   guard,
@@ -29,24 +29,33 @@ import {
 
 export type { UserRecord } from './entities.js';
 
+/** A join email to send: its outbox record and the invitation link's token (never stored). */
 export interface JoinEmail {
-  organizationId: string;
-  userId: string;
-  to: string;
-  name: string;
+  email: OutboxEmail;
+  outbox: OutboxRef;
+  invitationToken: string;
+  organizationName: string;
 }
 
 const userNotFound = (userId: string) => () => new NotFound('User', userId);
 const emailTaken = () => new Conflict('User', 'A user with this email already exists in the organization');
 
-/** The join email goes into the outbox in the same transaction as the change that causes it. */
-export const outboxPut = (email: JoinEmail, now: number) => {
-  const messageId = randomUUID();
-  const ref = { organizationId: email.organizationId, createdAt: now, messageId };
-  return create(
-    OutboxMessageEntity.item(ref, { messageId, type: 'JOIN_EMAIL', ...email, createdAt: now }),
-    () => new Conflict('Outbox message', 'A message with this id exists'),
-  );
+/** The writes of a join email: its invitation link (voiding an earlier one) and its outbox record. */
+const joinEmailWrites = (
+  user: UserRecord,
+  organizationName: string,
+  invitationSeconds: number,
+  now: number,
+) => {
+  const owner = { organizationId: user.organizationId, userId: user.id };
+  const invitation = passwordLinkWrites('invitation', owner, invitationSeconds, now);
+  const email: OutboxEmail = { type: 'JOIN_EMAIL', ...owner, to: user.email, name: user.name };
+  const outbox = outboxPut(email, now);
+  return {
+    digest: invitation.digest,
+    writes: [invitation.link, outbox.write],
+    joinEmail: { email, outbox: outbox.ref, invitationToken: invitation.token, organizationName },
+  };
 };
 
 /** The stored item of a user: its key and its place in the status listing. */
@@ -62,12 +71,20 @@ const emailGuard = (orgId: string, email: string, userId: string) =>
  */
 export const createUser = async (
   input: { organizationId: string; email: string; name: string; userType: UserType; createdBy: string },
+  invitationSeconds = DEFAULT_INVITATION_SECONDS,
   now = Date.now(),
-): Promise<UserRecord> => {
+): Promise<{ user: UserRecord; joinEmail: JoinEmail }> => {
   const { sequence, organization } = await nextSequence(input.organizationId, 'userSequence');
   const defaultRole = defaultRoleOf(organization);
+  const id = randomUUID();
+  const join = joinEmailWrites(
+    { id, organizationId: input.organizationId, email: input.email, name: input.name } as UserRecord,
+    organization.name,
+    invitationSeconds,
+    now,
+  );
   const base: UserRecord = {
-    id: randomUUID(),
+    id,
     organizationId: input.organizationId,
     email: input.email,
     name: input.name,
@@ -81,6 +98,7 @@ export const createUser = async (
     ...(defaultRole?.isStandardRole === false ? { managedRoles: new Set([defaultRole.roleId]) } : {}),
     canSendEmail: true,
     isInitial: false,
+    invitationDigest: join.digest,
     version: 1,
   };
   // Until some user holds it, try to claim "initial" in the same transaction; a concurrent
@@ -93,10 +111,7 @@ export const createUser = async (
         create(storedUser(user), () => new Conflict('User', 'A user with this id already exists')),
         emailGuard(input.organizationId, input.email, user.id),
         bucketCountDelta(input.organizationId, LISTINGS.users('ACTIVE'), sequence, 1),
-        outboxPut(
-          { organizationId: input.organizationId, userId: user.id, to: user.email, name: user.name },
-          now,
-        ),
+        ...join.writes,
         claimInitial &&
           update(
             keys.organization(input.organizationId),
@@ -109,7 +124,7 @@ export const createUser = async (
             concurrentChange,
           ),
       ]);
-      return user;
+      return { user, joinEmail: join.joinEmail };
     } catch (error) {
       if (!claimInitial || !(error instanceof ConcurrentChange)) throw error;
       claimInitial = false;
@@ -230,7 +245,13 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
 /** Attributes of a user that are set or removed outright, without reading the user first. */
 type DirectAttributes = Pick<
   UserRecord,
-  'userType' | 'totpSecret' | 'passwordHash' | 'pictureContentType' | 'pictureUpdatedAt'
+  | 'userType'
+  | 'totpSecret'
+  | 'totpLastStep'
+  | 'recoveryCodeDigests'
+  | 'passwordHash'
+  | 'pictureContentType'
+  | 'pictureUpdatedAt'
 >;
 
 /** Sets and removes attributes of an existing user (user type, MFA secret, password hash, picture). */
@@ -268,6 +289,10 @@ export const updateUserAttributes = async (
 };
 
 const MFA = OrganizationEntity.projection('mfaEnabled');
+const NAME = OrganizationEntity.projection('name');
+
+/** DECISIONS.md: an invitation link is valid 7 days (the functions pass the configured lifetime). */
+const DEFAULT_INVITATION_SECONDS = 7 * 24 * 3600;
 
 /** Clears the user's TOTP secret so it enrolls again; only where the organization uses MFA. */
 export const resetMfa = async (orgId: string, userId: string): Promise<void> => {
@@ -278,18 +303,26 @@ export const resetMfa = async (orgId: string, userId: string): Promise<void> => 
   if (!organization?.mfaEnabled) {
     throw new PreconditionFailed('The organization does not use multi-factor authentication');
   }
-  await updateUserAttributes(orgId, userId, {}, ['totpSecret']);
+  await updateUserAttributes(orgId, userId, {}, ['totpSecret', 'totpLastStep', 'recoveryCodeDigests']);
 };
 
-/** Queues the join email again for an existing user. */
-export const queueJoinEmail = async (orgId: string, userId: string, now = Date.now()): Promise<JoinEmail> => {
-  const user = await requireUser(orgId, userId);
-  const email = { organizationId: orgId, userId, to: user.email, name: user.name };
-  await transact([
-    check(keys.user(orgId, userId), { condition: 'attribute_exists(pk)' }, userNotFound(userId)),
-    outboxPut(email, now),
+/** Queues the join email again, with a new invitation link voiding the earlier one. */
+export const queueJoinEmail = async (
+  orgId: string,
+  userId: string,
+  invitationSeconds = DEFAULT_INVITATION_SECONDS,
+  now = Date.now(),
+): Promise<JoinEmail> => {
+  const [user, organization] = await Promise.all([
+    requireUser(orgId, userId),
+    OrganizationEntity.getProjected({ id: orgId }, NAME, { consistent: false }),
   ]);
-  return email;
+  const join = joinEmailWrites(user, organization?.name ?? orgId, invitationSeconds, now);
+  await transact([
+    userLinkUpdate('invitation', { organizationId: orgId, userId }, join.digest, userNotFound(userId)),
+    ...join.writes,
+  ]);
+  return join.joinEmail;
 };
 
 /** Names of additional properties that at least one user of the organization holds. */

@@ -27,7 +27,7 @@ export const benchReads = async (options: {
   const { createUser } = await import('../../shared/store/user-repository.js');
   const { keys } = await import('../../shared/store/keys.js');
   await updateOrganizationSettings(idp.organizationId, { rateLimit: { rate: 10_000, burst: 10_000 } });
-  const user = await createUser({
+  const { user } = await createUser({
     organizationId: idp.organizationId,
     email: `bench-${Date.now()}@example.com`,
     name: 'Bench Reader',

@@ -5,37 +5,27 @@ import { hashPassword } from '../../shared/auth/passwords.js';
 import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { uniqueEmail, useService } from '../support/service.js';
+import {
+  AFTER_LOGOUT,
+  type Application,
+  exchange,
+  PASSWORD,
+  REDIRECT,
+  registerApplication,
+  relyingParty,
+  signIn as signInAs,
+} from '../support/sign-in-flow.js';
 
 const service = useService();
-
-const REDIRECT = 'http://127.0.0.1:4999/callback';
-const AFTER_LOGOUT = 'http://127.0.0.1:4999/signed-out';
-const PASSWORD = 'correct horse battery staple';
-
-interface Application {
-  id: string;
-  clientSecret: string;
-}
-
-const register = async (body: Record<string, unknown>) => {
-  const response = await service.call<Application>('POST', '/idp/clients', {
-    token: service.admin.token,
-    body: { name: 'Sign-in app', clientType: 'STANDARD', ...body },
-  });
-  return response;
-};
 
 let confidential: Application;
 let publicApp: Application;
 let person: { id: string; email: string };
 
+const register = (body: Record<string, unknown>) => registerApplication(service, body);
 const configurationOf = (application: Application, auth: oidc.ClientAuth) =>
-  oidc.discovery(new URL(service.baseUrl), application.id, application.clientSecret || undefined, auth, {
-    execute: [oidc.allowInsecureRequests],
-  });
-
-/** Runs the authorization request in a browser session and signs in; answers the redirect back. */
-const signIn = async (
+  relyingParty(service, application, auth);
+const signIn = (
   configuration: oidc.Configuration,
   options: {
     browser?: BrowserSession;
@@ -43,42 +33,7 @@ const signIn = async (
     email?: string;
     extra?: Record<string, string>;
   } = {},
-) => {
-  const browser = options.browser ?? new BrowserSession();
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(configuration, {
-    redirect_uri: REDIRECT,
-    scope: 'openid email profile',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...options.extra,
-  });
-  const page = await browser.fetch(url.href);
-  let location = page.headers.get('location');
-  if (!location) {
-    const html = await page.text();
-    expect(page.status).toBe(200);
-    const answer = await browser.submit(`${service.baseUrl}/signin`, {
-      request: hiddenField(html, 'request') ?? '',
-      email: options.email ?? person.email,
-      password: options.password ?? PASSWORD,
-    });
-    location = answer.headers.get('location');
-    if (!location) return { browser, verifier, state, nonce, answer, location: undefined };
-  }
-  return { browser, verifier, state, nonce, location: new URL(location) };
-};
-
-const exchange = (configuration: oidc.Configuration, flow: Awaited<ReturnType<typeof signIn>>) =>
-  oidc.authorizationCodeGrant(configuration, flow.location as URL, {
-    pkceCodeVerifier: flow.verifier,
-    expectedState: flow.state,
-    expectedNonce: flow.nonce,
-  });
+) => signInAs(service, configuration, { email: person.email, ...options });
 
 const tokenRequest = (body: Record<string, string>, application = confidential) =>
   fetch(`${service.baseUrl}/oauth2/token`, {

@@ -21,7 +21,7 @@ beforeAll(async () => {
 describe('round trips per token', () => {
   it('a user with 120 roles of its own and 3 groups: 3 round trips', async () => {
     const org = (await createTestOrganization()).id;
-    const user = await createUser({
+    const { user } = await createUser({
       organizationId: org,
       email: 'a@example.com',
       name: 'A',

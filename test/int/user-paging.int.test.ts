@@ -42,7 +42,7 @@ describe('user listing through the repository', () => {
             userType: 'STANDARD',
             createdBy: 't',
           })
-        ).id,
+        ).user.id,
       );
     }
     const inactive = new Set(created.filter((_, index) => index % 3 === 0 || (index > 90 && index < 130)));

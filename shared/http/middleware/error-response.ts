@@ -14,11 +14,15 @@ export const jsonResponse = (
   body: JSON.stringify(body),
 });
 
+/** How hosted pages answer an error: a page in their own look, not JSON. */
+export type ErrorPage = (status: number, message: string) => APIGatewayProxyStructuredResultV2;
+
 /**
- * Maps whatever was thrown to the one error shape, once, at the end of every chain. A read whose
- * admission (running beside it) is refused answers that refusal, whatever else went wrong.
+ * Maps whatever was thrown to the one error shape, once, at the end of every chain (for hosted
+ * pages, to their error page). A read whose admission (running beside it) is refused answers
+ * that refusal, whatever else went wrong.
  */
-export const errorResponse = (): MiddlewareObj => ({
+export const errorResponse = (errorPage?: ErrorPage): MiddlewareObj => ({
   onError: async (request) => {
     const refusal = await requestState(request).admission?.then(
       () => undefined,
@@ -28,6 +32,9 @@ export const errorResponse = (): MiddlewareObj => ({
     const { requestId } = requestState(request);
     if (apiError.status >= 500)
       logger.error('request failed', { requestId, error: (refusal ?? request.error) as Error });
-    request.response = jsonResponse(apiError.status, errorBody(apiError, requestId ?? 'unknown'));
+    const body = errorBody(apiError, requestId ?? 'unknown');
+    request.response = errorPage
+      ? errorPage(apiError.status, `${body.message} (request ${body.requestId})`)
+      : jsonResponse(apiError.status, body);
   },
 });

@@ -1,0 +1,159 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { config } from '../config.js';
+import { passwordProblem } from '../domain/password-policy.js';
+import { INVITATION_PATH, RESET_PATH, sendResetEmail } from '../email/account-emails.js';
+import { logger } from '../http/logger.js';
+import { countMetric } from '../observability/metrics.js';
+import {
+  choosePasswordPage,
+  forgotPasswordPage,
+  passwordSetPage,
+  resetLinkSentPage,
+} from '../pages/account-pages.js';
+import { browserBinding, csrfHolds, csrfToken, formOf } from '../pages/forms.js';
+import { errorPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
+import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../store/credentials.js';
+import { getOrganization } from '../store/organization-repository.js';
+import type { PasswordLinkPurpose } from '../store/sign-in-entities.js';
+import { clearSignInFailures } from '../store/sign-in-state.js';
+import { findUserByEmail } from '../store/user-repository.js';
+import { pendingRequestOf, tooManyAttempts } from './browser-sign-in.js';
+import { hashPassword } from './passwords.js';
+import { EXPIRED, type Page } from './sign-in-steps.js';
+
+/**
+ * Emailed links that set a password: the invitation of the join email (first password) and the
+ * reset link of "Forgot your password?". A link works once, until it expires or a newer link of
+ * the same kind replaces it; opening it changes nothing (mail scanners open links), only the
+ * form's post does.
+ */
+
+const LINK_GONE: Record<PasswordLinkPurpose, string> = {
+  invitation:
+    'This invitation link has expired, was already used, or was replaced by a newer one. Ask your administrator to send the invitation again.',
+  reset:
+    'This link has expired, was already used, or was replaced by a newer one. Ask for a new one from the sign-in page.',
+};
+
+const ACTIONS: Record<PasswordLinkPurpose, string> = { invitation: INVITATION_PATH, reset: RESET_PATH };
+
+const organizationName = async (organizationId: string) =>
+  (await getOrganization(organizationId))?.name ?? organizationId;
+
+/** `GET /signin/invitation` and `GET /signin/reset`: the form for the new password. */
+export const showPasswordLink =
+  (purpose: PasswordLinkPurpose) =>
+  async (event: APIGatewayProxyEventV2): Promise<Page> => {
+    const token = new URLSearchParams(event.rawQueryString).get('token') ?? '';
+    const live = await livePasswordLink(token);
+    if (live?.link.purpose !== purpose) return errorPage(410, LINK_GONE[purpose]);
+    const binding = browserBinding(event);
+    return choosePasswordPage({
+      purpose,
+      action: ACTIONS[purpose],
+      organizationName: await organizationName(live.user.organizationId),
+      email: live.user.email,
+      token,
+      csrf: csrfToken(binding.value),
+      cookies: binding.cookies,
+    });
+  };
+
+/** `POST /signin/invitation` and `POST /signin/reset`: sets the password and uses the link up. */
+export const submitPasswordLink =
+  (purpose: PasswordLinkPurpose) =>
+  async (event: APIGatewayProxyEventV2): Promise<Page> => {
+    const form = formOf(event);
+    if (!form || !csrfHolds(event, form)) {
+      return errorPage(403, 'This form could not be verified. Open the link from your email again.');
+    }
+    const token = form.get('token') ?? '';
+    const live = await livePasswordLink(token);
+    if (live?.link.purpose !== purpose) return errorPage(410, LINK_GONE[purpose]);
+    const { user, link } = live;
+    const password = form.get('password') ?? '';
+    const problem =
+      password !== (form.get('confirm') ?? '')
+        ? 'The two passwords differ. Type the same password twice.'
+        : passwordProblem(password, user.email);
+    const name = await organizationName(user.organizationId);
+    if (problem) {
+      return choosePasswordPage({
+        purpose,
+        action: ACTIONS[purpose],
+        organizationName: name,
+        email: user.email,
+        token,
+        csrf: form.get('csrf') ?? '',
+        error: problem,
+        status: 400,
+      });
+    }
+    if (!(await setPasswordWithLink(token, link, await hashPassword(password)))) {
+      return errorPage(410, LINK_GONE[purpose]);
+    }
+    await clearSignInFailures(user.organizationId, user.email);
+    countMetric('PasswordsSet');
+    logger.info(purpose === 'invitation' ? 'invitation accepted' : 'password reset', {
+      organizationId: user.organizationId,
+      userId: user.id,
+    });
+    return passwordSetPage(name);
+  };
+
+/** `GET /signin/forgot?request=...`: from the sign-in page, which decides the organization. */
+export const showForgotPassword = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const requestId = new URLSearchParams(event.rawQueryString).get('request');
+  const pending = await pendingRequestOf(event, requestId);
+  if (!pending) return errorPage(400, EXPIRED);
+  return forgotPasswordPage({
+    organizationName: await organizationName(pending.organizationId),
+    requestId: pending.id,
+  });
+};
+
+/** The forgot-password answer takes at least this long whether or not the email exists. */
+const FORGOT_ANSWER_MILLIS = 400;
+
+/**
+ * `POST /signin/forgot`: emails a reset link to an ACTIVE user of the request's organization.
+ * The answer is the same page, after the same minimum time, whether or not the email exists.
+ */
+export const submitForgotPassword = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const started = Date.now();
+  const form = formOf(event);
+  if (!form) return errorPage(400, 'The form could not be read. Go back to the sign-in page and try again.');
+  const [pending, throttled] = await Promise.all([
+    pendingRequestOf(event, form.get('request')),
+    tooManyAttempts(event),
+  ]);
+  if (throttled) return tooManyAttemptsPage();
+  if (!pending) return errorPage(400, EXPIRED);
+  const email = (form.get('email') ?? '').trim().slice(0, 320);
+  const [user, name] = await Promise.all([
+    email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
+    organizationName(pending.organizationId),
+  ]);
+  if (user?.status === 'ACTIVE') {
+    const outboxEmail = {
+      organizationId: user.organizationId,
+      userId: user.id,
+      to: user.email,
+      name: user.name,
+    };
+    const issued = await issueResetLink(user, outboxEmail, config().signIn.resetSeconds);
+    if (issued) {
+      await sendResetEmail({
+        email: { ...outboxEmail, type: 'PASSWORD_RESET_EMAIL' },
+        outbox: issued.outbox,
+        organizationName: name,
+        resetToken: issued.token,
+      });
+    }
+    countMetric('PasswordResetsRequested');
+    logger.info('password reset requested', { organizationId: user.organizationId, userId: user.id });
+  }
+  const wait = FORGOT_ANSWER_MILLIS - (Date.now() - started);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  return resetLinkSentPage(name);
+};

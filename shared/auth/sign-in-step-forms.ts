@@ -1,0 +1,177 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { NotFound } from '../domain/errors.js';
+import { newRecoveryCodes, normalisedRecoveryCode } from '../domain/recovery-codes.js';
+import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
+import { matchingStep } from '../domain/totp.js';
+import { logger } from '../http/logger.js';
+import { countMetric } from '../observability/metrics.js';
+import { formOf } from '../pages/forms.js';
+import {
+  errorPage,
+  recoveryCodesPage,
+  tooManyAttemptsPage,
+  totpChallengePage,
+} from '../pages/sign-in-pages.js';
+import { recordConsent } from '../store/consent-repository.js';
+import { acceptTotpStep, completeTotpEnrolment, useRecoveryCode } from '../store/credentials.js';
+import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
+import {
+  clearSignInFailures,
+  digestOf,
+  recordSignInFailure,
+  recordSignInProgress,
+  signInLockedUntil,
+} from '../store/sign-in-state.js';
+import { getUser } from '../store/user-repository.js';
+import { pendingRequestOf, signInTarget, tooManyAttempts } from './browser-sign-in.js';
+import {
+  continueSignIn,
+  declineSignIn,
+  EXPIRED,
+  enrolmentPage,
+  type Page,
+  type Person,
+  type StepContext,
+} from './sign-in-steps.js';
+
+/**
+ * The forms of the steps after the password: the TOTP code (enrolment or challenge), the
+ * recovery codes' Continue, and consent. Each names its pending request, which must belong to
+ * this browser and already know the person.
+ */
+
+interface Step {
+  event: APIGatewayProxyEventV2;
+  pending: AuthorizationRequestRecord;
+  person: Person;
+  context: StepContext;
+  form: URLSearchParams;
+}
+
+const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => {
+  const form = formOf(event);
+  if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
+  const pending = await pendingRequestOf(event, form.get('request'));
+  const { userId, authTime, amr } = pending ?? {};
+  if (!pending || !userId || authTime === undefined || !amr) return errorPage(400, EXPIRED);
+  const [user, target] = await Promise.all([
+    getUser(pending.organizationId, userId, true),
+    signInTarget(pending.organizationId, pending.clientId),
+  ]);
+  if (user?.status !== 'ACTIVE')
+    return errorPage(403, 'This account cannot sign in. Contact your administrator.');
+  return { event, pending, person: { userId, authTime, amr }, context: { user, ...target }, form };
+};
+
+const isPage = (step: Step | Page): step is Page => 'statusCode' in step;
+
+const WRONG_CODE = 'The code is not right. Check that the time on your device is correct, and try again.';
+
+/** Confirms enrolment with the first code: stores the secret, answers the recovery codes once. */
+const confirmEnrolment = async (step: Step, secret: string, code: string): Promise<Page> => {
+  const { pending, person, context } = step;
+  const owner = { organizationId: pending.organizationId, userId: person.userId };
+  const now = Date.now();
+  const timeStep = matchingStep(secret, code, now);
+  if (timeStep === undefined) {
+    const failures = await recordSignInFailure(
+      pending.organizationId,
+      context.user.email,
+      lockoutMillis,
+      now,
+    );
+    countMetric('MfaChallengesRefused');
+    logger.info('TOTP enrolment code refused', { ...owner, consecutiveFailures: failures });
+    return enrolmentPage(pending.id, secret, context, WRONG_CODE);
+  }
+  const codes = newRecoveryCodes();
+  const enrolled = await completeTotpEnrolment(owner, {
+    secret,
+    step: timeStep,
+    recoveryCodeDigests: codes.map(digestOf),
+  });
+  if (!enrolled)
+    return errorPage(
+      409,
+      'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
+    );
+  const amr = [...new Set([...person.amr, 'otp', 'mfa'])];
+  if (!(await recordSignInProgress(pending.id, { amr, totpEnrolment: undefined })))
+    return errorPage(400, EXPIRED);
+  countMetric('MfaEnrolments');
+  logger.info('TOTP enrolled', owner);
+  return recoveryCodesPage({ ...context.names, requestId: pending.id, codes });
+};
+
+/** Checks a code (or a recovery code) against the enrolled secret, each accepted once. */
+const checkChallenge = async (step: Step, code: string): Promise<Page> => {
+  const { pending, person, context } = step;
+  const { user } = context;
+  const owner = { organizationId: pending.organizationId, userId: user.id };
+  const now = Date.now();
+  const lockedUntil = await signInLockedUntil(pending.organizationId, user.email);
+  let method: 'otp' | 'recovery' | undefined;
+  if (lockedUntil <= now && user.totpSecret) {
+    const timeStep = matchingStep(user.totpSecret, code, now);
+    const recovery = timeStep === undefined ? normalisedRecoveryCode(code) : undefined;
+    if (timeStep !== undefined && (await acceptTotpStep(owner, user.totpSecret, timeStep))) method = 'otp';
+    else if (recovery && (await useRecoveryCode(owner, digestOf(recovery)))) method = 'recovery';
+  }
+  if (!method) {
+    const failures = await recordSignInFailure(pending.organizationId, user.email, lockoutMillis, now);
+    countMetric('MfaChallengesRefused');
+    if (failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
+    logger.info('TOTP code refused', { ...owner, consecutiveFailures: failures, locked: lockedUntil > now });
+    return totpChallengePage({ ...context.names, requestId: pending.id, error: WRONG_CODE, status: 401 });
+  }
+  await clearSignInFailures(pending.organizationId, user.email);
+  if (method === 'recovery') {
+    countMetric('RecoveryCodesUsed');
+    logger.info('recovery code used', owner);
+  }
+  const amr = [...new Set([...person.amr, ...(method === 'otp' ? ['otp'] : []), 'mfa'])];
+  return continueSignIn(step.event, pending, { ...person, amr }, context);
+};
+
+/** `POST /signin/totp`: the code of an enrolment or a challenge. */
+export const submitTotp = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const [step, throttled] = await Promise.all([loadStep(event), tooManyAttempts(event)]);
+  if (throttled) return tooManyAttemptsPage();
+  if (isPage(step)) return step;
+  const code = (step.form.get('code') ?? '').trim().slice(0, 32);
+  return step.pending.totpEnrolment
+    ? confirmEnrolment(step, step.pending.totpEnrolment, code)
+    : checkChallenge(step, code);
+};
+
+/** `POST /signin/continue`: after the recovery codes were shown. */
+export const submitContinue = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const step = await loadStep(event);
+  if (isPage(step)) return step;
+  return continueSignIn(event, step.pending, step.person, step.context);
+};
+
+/** `POST /signin/consent`: Accept records the same Consent as `POST /idp/consent/{agreementId}`. */
+export const submitConsent = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const step = await loadStep(event);
+  if (isPage(step)) return step;
+  const { pending, person, form } = step;
+  if (form.get('decision') !== 'accept') return declineSignIn(pending);
+  const agreementId = form.get('agreement') ?? '';
+  if (!/^[\w-]{1,64}$/.test(agreementId))
+    return errorPage(400, 'The agreement could not be read. Sign in again.');
+  try {
+    await recordConsent(pending.organizationId, person.userId, agreementId);
+  } catch (error) {
+    if (!(error instanceof NotFound)) throw error;
+    return errorPage(400, 'The agreement no longer exists. Sign in again.');
+  }
+  countMetric('ConsentsGiven');
+  logger.info('agreement accepted', {
+    organizationId: pending.organizationId,
+    userId: person.userId,
+    agreementId,
+  });
+  // Accepting an older agreement than the latest leads to the consent page again.
+  return continueSignIn(event, pending, person, step.context);
+};

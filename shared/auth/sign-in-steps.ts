@@ -1,0 +1,195 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { renderSVG } from 'uqr';
+import { config } from '../config.js';
+import { type AuthorizationRequest, redirectBack } from '../domain/authorization.js';
+import { newTotpSecret, otpauthUri } from '../domain/totp.js';
+import { logger } from '../http/logger.js';
+import { countMetric } from '../observability/metrics.js';
+import { readCookie, setCookie } from '../pages/cookies.js';
+import { browserBinding, secureCookies } from '../pages/forms.js';
+import { seeOther } from '../pages/html.js';
+import {
+  consentPage,
+  errorPage,
+  type SignInNames,
+  totpChallengePage,
+  totpEnrolmentPage,
+} from '../pages/sign-in-pages.js';
+import { agreementAwaitingConsent } from '../store/consent-repository.js';
+import type { Organization } from '../store/organization-repository.js';
+import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
+import {
+  completeAuthorizationRequest,
+  createSession,
+  endSession,
+  issueAuthorizationCode,
+  recordSignInProgress,
+  saveAuthorizationRequest,
+} from '../store/sign-in-state.js';
+import type { UserRecord } from '../store/user-repository.js';
+
+/**
+ * What follows once a person proved who they are (password, or a live session): TOTP enrolment
+ * or challenge when the organization uses MFA, consent to the latest agreement, then a session
+ * and the redirect back with a code. Each step is a page whose form names the pending request;
+ * the request remembers how far the person got.
+ */
+
+export type Page = APIGatewayProxyStructuredResultV2;
+
+export const EXPIRED =
+  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
+
+/** Who signed in and how (RFC 8176 `amr` values: `pwd`, `otp`, `mfa`). */
+export interface Person {
+  userId: string;
+  /** Epoch ms of the authentication (ID tokens carry its second as `auth_time`). */
+  authTime: number;
+  amr: string[];
+}
+
+/** What a step needs to know besides the request: the user, its organization, the names to show. */
+export interface StepContext {
+  user: UserRecord;
+  organization: Pick<Organization, 'name' | 'mfaEnabled'>;
+  names: SignInNames;
+}
+
+type Request = AuthorizationRequest & Partial<Pick<AuthorizationRequestRecord, 'id' | 'totpEnrolment'>>;
+
+const backToApplication = (request: AuthorizationRequest, parameters: Record<string, string | undefined>) =>
+  seeOther(redirectBack(request.redirectUri, { ...parameters, state: request.state }, config().publicOrigin));
+
+/** Sends the browser back to the application with a code for this person. */
+const redirectWithCode = async (request: AuthorizationRequest, person: Person, cookies: string[]) => {
+  const code = await issueAuthorizationCode(
+    {
+      clientId: request.clientId,
+      organizationId: request.organizationId,
+      userId: person.userId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      scope: request.scope,
+      ...(request.nonce ? { nonce: request.nonce } : {}),
+      authTime: person.authTime,
+      amr: person.amr,
+    },
+    config().signIn.codeSeconds,
+  );
+  return seeOther(
+    redirectBack(request.redirectUri, { code, state: request.state }, config().publicOrigin),
+    cookies,
+  );
+};
+
+/**
+ * Ends the request with a code. A person who authenticated in this request gets a new session
+ * (replacing the browser's earlier one); one who came with a live session keeps it.
+ */
+const finishSignIn = async (
+  event: APIGatewayProxyEventV2,
+  request: Request,
+  person: Person,
+  fromSession: boolean,
+): Promise<Page> => {
+  if (request.id && !(await completeAuthorizationRequest(request.id))) return errorPage(400, EXPIRED);
+  if (fromSession) return redirectWithCode(request, person, []);
+  const secure = secureCookies();
+  const { signIn } = config();
+  const [{ cookieValue }] = await Promise.all([
+    createSession(
+      { organizationId: request.organizationId, ...person },
+      { idleSeconds: signIn.sessionIdleSeconds, absoluteSeconds: signIn.sessionAbsoluteSeconds },
+    ),
+    endSession(readCookie(event.cookies, 'session', secure)),
+  ]);
+  countMetric('SignIns');
+  logger.info('signed in', {
+    organizationId: request.organizationId,
+    clientId: request.clientId,
+    userId: person.userId,
+    amr: person.amr,
+  });
+  return redirectWithCode(request, person, [setCookie('session', cookieValue, secure)]);
+};
+
+/** The enrolment page of a secret: its `otpauth://` URI as a QR code and as text. */
+export const enrolmentPage = (
+  requestId: string,
+  secret: string,
+  context: Pick<StepContext, 'user' | 'names'>,
+  error?: string,
+) => {
+  const uri = otpauthUri({ issuer: context.names.organizationName, account: context.user.email, secret });
+  return totpEnrolmentPage({
+    ...context.names,
+    requestId,
+    secret,
+    otpauthUri: uri,
+    qrSvg: renderSVG(uri, { border: 2 }),
+    ...(error ? { error, status: 401 } : {}),
+  });
+};
+
+/**
+ * The next step for a person who proved who they are, or the redirect back when none is left.
+ * `fromSession`: they came with a live session rather than authenticating in this request.
+ */
+export const continueSignIn = async (
+  event: APIGatewayProxyEventV2,
+  request: Request,
+  person: Person,
+  context: StepContext,
+  fromSession = false,
+): Promise<Page> => {
+  const needsMfa = context.organization.mfaEnabled && !person.amr.includes('mfa');
+  const agreement = needsMfa
+    ? undefined
+    : await agreementAwaitingConsent(request.organizationId, person.userId);
+  if (!needsMfa && !agreement) return finishSignIn(event, request, person, fromSession);
+  if (request.prompt === 'none') {
+    return backToApplication(request, {
+      error: needsMfa ? 'interaction_required' : 'consent_required',
+      error_description: needsMfa
+        ? 'The person must complete two-step verification'
+        : 'The person must accept the agreement',
+    });
+  }
+  const enrolment =
+    needsMfa && !context.user.totpSecret ? (request.totpEnrolment ?? newTotpSecret()) : undefined;
+  const progress = {
+    userId: person.userId,
+    authTime: person.authTime,
+    amr: person.amr,
+    totpEnrolment: enrolment,
+  };
+  let requestId = request.id;
+  let cookies: string[] = [];
+  if (requestId) {
+    if (!(await recordSignInProgress(requestId, progress))) return errorPage(400, EXPIRED);
+  } else {
+    const binding = browserBinding(event);
+    requestId = (await saveAuthorizationRequest(request, binding.value, progress)).id;
+    cookies = binding.cookies;
+  }
+  const page = needsMfa
+    ? enrolment
+      ? enrolmentPage(requestId, enrolment, context)
+      : totpChallengePage({ ...context.names, requestId })
+    : consentPage({
+        ...context.names,
+        requestId,
+        agreementId: (agreement as { id: string }).id,
+        agreementUrl: (agreement as { url: string }).url,
+      });
+  return cookies.length ? { ...page, cookies } : page;
+};
+
+/** A person declined the agreement: the application hears `access_denied` (RFC 6749 4.1.2.1). */
+export const declineSignIn = async (request: Request): Promise<Page> => {
+  if (request.id && !(await completeAuthorizationRequest(request.id))) return errorPage(400, EXPIRED);
+  return backToApplication(request, {
+    error: 'access_denied',
+    error_description: 'The person declined the agreement',
+  });
+};

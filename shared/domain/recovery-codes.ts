@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Recovery codes: 10 single-use codes shown once after TOTP enrolment (DECISIONS.md), each 50
+ * random bits written as two groups of five lowercase base32 characters, e.g. `k3m7q-x2pzd`.
+ * Being random, they are stored as plain SHA-256 digests (no slow hash needed).
+ */
+
+export const RECOVERY_CODE_COUNT = 10;
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+
+const newRecoveryCode = (): string => {
+  const chars = [...randomBytes(10)].map((byte) => ALPHABET[byte & 31]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+};
+
+export const newRecoveryCodes = (): string[] => Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+
+/** The code as typed, tolerant of case, spaces and a missing dash; undefined if it is not one. */
+export const normalisedRecoveryCode = (typed: string): string | undefined => {
+  const chars = typed.toLowerCase().replace(/[\s-]/g, '');
+  return /^[a-z2-7]{10}$/.test(chars) ? `${chars.slice(0, 5)}-${chars.slice(5)}` : undefined;
+};

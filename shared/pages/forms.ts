@@ -1,0 +1,46 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { config } from '../config.js';
+import { digestOf, newOpaqueValue } from '../store/sign-in-state.js';
+import { readCookie, setCookie } from './cookies.js';
+
+/**
+ * What every hosted form needs: its body, the browser binding cookie and the CSRF check built
+ * on it. The binding cookie is random and HttpOnly; a form carries its digest, which a page on
+ * another site can neither read nor compute (OWASP's double-submit pattern, the cookie
+ * `__Host-`-prefixed when deployed so no subdomain can plant one).
+ */
+
+export const secureCookies = (): boolean => config().publicOrigin.startsWith('https:');
+
+const MAX_FORM_BYTES = 64 * 1024;
+
+/** The url-encoded body of a form post; undefined for anything else or anything too large. */
+export const formOf = (event: APIGatewayProxyEventV2): URLSearchParams | undefined => {
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(event.headers['content-type'] ?? ''))
+    return undefined;
+  const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  return body.byteLength <= MAX_FORM_BYTES ? new URLSearchParams(body.toString('utf8')) : undefined;
+};
+
+/** The browser's binding cookie value, and the cookie to set when it had none yet. */
+export const browserBinding = (event: APIGatewayProxyEventV2): { value: string; cookies: string[] } => {
+  const secure = secureCookies();
+  const existing = readCookie(event.cookies, 'browser', secure);
+  if (existing) return { value: existing, cookies: [] };
+  const value = newOpaqueValue();
+  return { value, cookies: [setCookie('browser', value, secure)] };
+};
+
+export const csrfToken = (binding: string): string => digestOf(binding);
+
+/** Whether a posted form carries the CSRF token of this browser's binding cookie. */
+export const csrfHolds = (event: APIGatewayProxyEventV2, form: URLSearchParams): boolean => {
+  const binding = readCookie(event.cookies, 'browser', secureCookies());
+  const posted = Buffer.from(form.get('csrf') ?? '');
+  const expected = binding ? Buffer.from(csrfToken(binding)) : undefined;
+  return expected !== undefined && posted.length === expected.length && timingSafeEqual(posted, expected);
+};
+
+/** The client's address as API Gateway saw it (never a forwarded header, which anyone can send). */
+export const clientAddress = (event: APIGatewayProxyEventV2): string => event.requestContext.http.sourceIp;

@@ -1,0 +1,218 @@
+import { UserEntity, type UserRecord } from './entities.js';
+import { keys } from './keys.js';
+import { type OutboxEmail, type OutboxRef, outboxPut } from './outbox.js';
+import {
+  PasswordLinkEntity,
+  type PasswordLinkPurpose,
+  type PasswordLinkRecord,
+  SignInAttemptsEntity,
+} from './sign-in-entities.js';
+import { digestOf, newOpaqueValue } from './sign-in-state.js';
+import { isConditionFailure, put, remove, transact, update, type Write, writeOne } from './writes.js';
+
+/**
+ * What signing in changes on a user: emailed links that set a password, the TOTP secret and
+ * recovery codes; and the per-address attempt counts. Every single-use value is consumed by one
+ * conditional write, so two concurrent uses cannot both succeed.
+ */
+
+const epochSeconds = (millis: number) => Math.ceil(millis / 1000);
+
+/** The user attribute holding the digest of the live link of each purpose. */
+const LINK_ATTRIBUTE = { invitation: 'invitationDigest', reset: 'resetDigest' } as const;
+
+/** A new link's token (for the email) and the writes that make it the user's only live one. */
+export const passwordLinkWrites = (
+  purpose: PasswordLinkPurpose,
+  user: { organizationId: string; userId: string },
+  lifetimeSeconds: number,
+  now: number,
+): { token: string; digest: string; link: Write } => {
+  const token = newOpaqueValue();
+  const digest = digestOf(token);
+  const validUntil = now + lifetimeSeconds * 1000;
+  const record: PasswordLinkRecord = { purpose, ...user, validUntil, expiresAt: epochSeconds(validUntil) };
+  return { token, digest, link: put(PasswordLinkEntity.item({ digest }, record)) };
+};
+
+/** Points the user at a new link, voiding the one before it. */
+export const userLinkUpdate = (
+  purpose: PasswordLinkPurpose,
+  user: { organizationId: string; userId: string },
+  digest: string,
+  fails: () => Error,
+): Write =>
+  update(
+    keys.user(user.organizationId, user.userId),
+    {
+      update: 'SET #link = :digest',
+      condition: 'attribute_exists(pk)',
+      names: { '#link': LINK_ATTRIBUTE[purpose] },
+      values: { ':digest': digest },
+    },
+    fails,
+  );
+
+class NotActive extends Error {}
+
+/** A reset link with its email in the outbox (one transaction); undefined when the user is gone. */
+export const issueResetLink = async (
+  user: UserRecord,
+  email: Omit<OutboxEmail, 'type'>,
+  lifetimeSeconds: number,
+  now = Date.now(),
+): Promise<{ token: string; outbox: OutboxRef } | undefined> => {
+  const owner = { organizationId: user.organizationId, userId: user.id };
+  const { token, digest, link } = passwordLinkWrites('reset', owner, lifetimeSeconds, now);
+  const outbox = outboxPut({ ...email, type: 'PASSWORD_RESET_EMAIL' }, now);
+  try {
+    await transact([link, userLinkUpdate('reset', owner, digest, () => new NotActive()), outbox.write]);
+    return { token, outbox: outbox.ref };
+  } catch (error) {
+    if (error instanceof NotActive) return undefined;
+    throw error;
+  }
+};
+
+/** A link that can still be used, and its ACTIVE user; undefined for anything else. */
+export const livePasswordLink = async (
+  token: string,
+  now = Date.now(),
+): Promise<{ link: PasswordLinkRecord; user: UserRecord } | undefined> => {
+  if (!/^[\w-]{43}$/.test(token)) return undefined;
+  const digest = digestOf(token);
+  const link = await PasswordLinkEntity.get({ digest });
+  if (!link || link.validUntil <= now) return undefined;
+  const user = await UserEntity.get(
+    { organizationId: link.organizationId, id: link.userId },
+    { consistent: true },
+  );
+  const current = user?.status === 'ACTIVE' && user[LINK_ATTRIBUTE[link.purpose]] === digest;
+  return current ? { link, user } : undefined;
+};
+
+/**
+ * Sets the password through a link and uses the link up (one transaction). The user's earlier
+ * sessions and refresh tokens end (`credentialsChangedAt`). False when the link was used, voided
+ * or the user deactivated meanwhile.
+ */
+export const setPasswordWithLink = async (
+  token: string,
+  link: PasswordLinkRecord,
+  passwordHash: string,
+  now = Date.now(),
+): Promise<boolean> => {
+  const digest = digestOf(token);
+  const used = () => new NotActive();
+  try {
+    await transact([
+      remove(PasswordLinkEntity.key({ digest }), { condition: 'attribute_exists(pk)' }, used),
+      update(
+        keys.user(link.organizationId, link.userId),
+        {
+          update: 'SET passwordHash = :hash, credentialsChangedAt = :changed, updatedAt = :now REMOVE #link',
+          condition: '#link = :digest AND #status = :active',
+          names: { '#link': LINK_ATTRIBUTE[link.purpose], '#status': 'status' },
+          values: {
+            ':hash': passwordHash,
+            ':changed': now,
+            ':now': now,
+            ':digest': digest,
+            ':active': 'ACTIVE',
+          },
+        },
+        used,
+      ),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof NotActive) return false;
+    throw error;
+  }
+};
+
+// TOTP and recovery codes ---------------------------------------------------------------------
+
+const conditionHeld = async (write: Write): Promise<boolean> => {
+  try {
+    await writeOne(write);
+    return true;
+  } catch (error) {
+    if (error instanceof NotActive || isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+/** Stores a confirmed TOTP secret and hashed recovery codes, unless the user enrolled meanwhile. */
+export const completeTotpEnrolment = (
+  user: { organizationId: string; userId: string },
+  enrolment: { secret: string; step: number; recoveryCodeDigests: string[] },
+  now = Date.now(),
+): Promise<boolean> =>
+  conditionHeld(
+    update(
+      keys.user(user.organizationId, user.userId),
+      {
+        update:
+          'SET totpSecret = :secret, totpLastStep = :step, recoveryCodeDigests = :codes, updatedAt = :now',
+        condition: 'attribute_exists(pk) AND attribute_not_exists(totpSecret)',
+        values: {
+          ':secret': enrolment.secret,
+          ':step': enrolment.step,
+          ':codes': new Set(enrolment.recoveryCodeDigests),
+          ':now': now,
+        },
+      },
+      () => new NotActive(),
+    ),
+  );
+
+/** Accepts a TOTP time step once: false if it (or a later one) was accepted before. */
+export const acceptTotpStep = (
+  user: { organizationId: string; userId: string },
+  secret: string,
+  step: number,
+): Promise<boolean> =>
+  conditionHeld(
+    update(
+      keys.user(user.organizationId, user.userId),
+      {
+        update: 'SET totpLastStep = :step',
+        condition: 'totpSecret = :secret AND (attribute_not_exists(totpLastStep) OR totpLastStep < :step)',
+        values: { ':step': step, ':secret': secret },
+      },
+      () => new NotActive(),
+    ),
+  );
+
+/** Uses a recovery code up: false if it is not (or no longer) one of the user's. */
+export const useRecoveryCode = (
+  user: { organizationId: string; userId: string },
+  codeDigest: string,
+): Promise<boolean> =>
+  conditionHeld(
+    update(
+      keys.user(user.organizationId, user.userId),
+      {
+        update: 'DELETE recoveryCodeDigests :used',
+        condition: 'contains(recoveryCodeDigests, :digest)',
+        values: { ':used': new Set([codeDigest]), ':digest': codeDigest },
+      },
+      () => new NotActive(),
+    ),
+  );
+
+// Attempts per client address -----------------------------------------------------------------
+
+/** Counts a sign-in attempt from an address (one atomic ADD); answers this minute's count. */
+export const countSignInAttempt = async (address: string, now = Date.now()): Promise<number> => {
+  const epochMinute = Math.floor(now / 60_000);
+  const counted = await writeOne(
+    update(SignInAttemptsEntity.key({ address, epochMinute }), {
+      update: 'ADD attempts :one SET expiresAt = :expiresAt',
+      values: { ':one': 1, ':expiresAt': (epochMinute + 2) * 60 },
+    }),
+    { returnNew: true },
+  );
+  return Number(counted?.attempts ?? 1);
+};

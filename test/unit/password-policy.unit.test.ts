@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { derivedCommonPasswords, LIST_SIZE } from '../../bin/generate-common-passwords.js';
+import { COMMON_PASSWORDS } from '../../shared/domain/common-passwords.js';
+import {
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  passwordProblem,
+} from '../../shared/domain/password-policy.js';
+
+describe('password policy', () => {
+  it('accepts a long, uncommon password', () => {
+    expect(passwordProblem('correct horse battery staple', 'ann@example.com')).toBeUndefined();
+  });
+
+  it.each([
+    ['short1234', 'at least 12 characters'],
+    ['x'.repeat(MAX_PASSWORD_LENGTH + 1), 'at most 1,024 characters'],
+    ['Ann.Long.Name@Example.com', 'email address'],
+    ['123456789012', 'most commonly used or breached'],
+    ['QwertyuiopASDFGHJKL', 'most commonly used or breached'],
+  ])('refuses %s (%s)', (password, reason) => {
+    expect(passwordProblem(password, 'ann.long.name@example.com')).toContain(reason);
+  });
+
+  it('counts characters, not UTF-16 units', () => {
+    expect(passwordProblem('🔑'.repeat(MIN_PASSWORD_LENGTH), 'a@b.c')).toBeUndefined();
+    expect(passwordProblem('🔑'.repeat(MIN_PASSWORD_LENGTH - 1), 'a@b.c')).toContain('at least');
+  });
+
+  it(`ships exactly the ${LIST_SIZE.toLocaleString('en')} most common passwords the length rule leaves`, () => {
+    expect(COMMON_PASSWORDS).toEqual(derivedCommonPasswords(MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH));
+    expect(COMMON_PASSWORDS.length).toBeGreaterThan(400);
+  });
+});
