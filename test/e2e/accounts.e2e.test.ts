@@ -210,8 +210,7 @@ describe('two-step verification (TOTP)', () => {
   const submitCode = (browser: BrowserSession, html: string, code: string) =>
     browser.submit(`${service.baseUrl}/signin/totp`, { request: hiddenField(html, 'request') ?? '', code });
 
-  const codeAt = (secret: string, offsetSteps = 0) =>
-    hotp(base32Decode(secret), totpStep(Date.now()) + offsetSteps);
+  const codeOf = (secret: string, step: number) => hotp(base32Decode(secret), step);
 
   /** Signs in with the password and enrols; answers the secret and the recovery codes. */
   const enrol = async (email: string) => {
