@@ -15,6 +15,7 @@ import {
   secretIssuedAt,
 } from '../shared/store/api-client-repository.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 
 /** APIClientV2; archived roles and policies are not shown, policies only for RESTRICTED clients. */
 const presentClient = (client: ApiClientRecord, archived: ArchivedIds = NO_ARCHIVED_IDS) => ({
@@ -117,6 +118,7 @@ const rereadClientSecret: SecretRereader = async (recorded, { principal }) => {
 
 export const handler = groupHandler(clientsRoutes, clientHandlers, {
   admission,
+  registeredOrigin: isRegisteredOrigin,
   idempotency,
   secretRereaders: { createApiClient: rereadClientSecret, rotateApiClientSecret: rereadClientSecret },
 });

@@ -14,6 +14,7 @@ import { SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
 import { countMetric } from '../shared/observability/metrics.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { refreshFamilyOf, revokeRefreshFamily } from '../shared/store/sign-in-state.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -109,50 +110,54 @@ const getUserInfo = async (event: APIGatewayProxyEventV2) => {
 };
 
 /** OAuth 2.0 and OpenID Connect endpoints at the API root (the hosted pages are the signin group's). */
-export const handler = groupHandler(oauthRoutes, {
-  issueToken: (_input, { event }) => issueToken(event),
-  getUserInfo: (_input, { event }) => getUserInfo(event),
-  postUserInfo: (_input, { event }) => getUserInfo(event),
-  revokeToken: (_input, { event }) => revokeToken(event),
+export const handler = groupHandler(
+  oauthRoutes,
+  {
+    issueToken: (_input, { event }) => issueToken(event),
+    getUserInfo: (_input, { event }) => getUserInfo(event),
+    postUserInfo: (_input, { event }) => getUserInfo(event),
+    revokeToken: (_input, { event }) => revokeToken(event),
 
-  openIdConfiguration: () => ({
-    raw: jsonResponse(200, {
-      issuer: config().publicOrigin,
-      authorization_endpoint: routeUrl(signinRoutes.authorize, {}),
-      token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
-      userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
-      revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
-      end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
-      jwks_uri: routeUrl(oauthRoutes.jwks, {}),
-      grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
-      claims_supported: [
-        'sub',
-        'iss',
-        'aud',
-        'exp',
-        'iat',
-        'auth_time',
-        'nonce',
-        'amr',
-        'azp',
-        'email',
-        'name',
-        'org',
-      ],
-      prompt_values_supported: ['none', 'login'],
-      id_token_signing_alg_values_supported: ['ES256'],
-      subject_types_supported: ['public'],
-      authorization_response_iss_parameter_supported: true,
+    openIdConfiguration: () => ({
+      raw: jsonResponse(200, {
+        issuer: config().publicOrigin,
+        authorization_endpoint: routeUrl(signinRoutes.authorize, {}),
+        token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
+        userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
+        revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
+        end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
+        jwks_uri: routeUrl(oauthRoutes.jwks, {}),
+        grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
+        claims_supported: [
+          'sub',
+          'iss',
+          'aud',
+          'exp',
+          'iat',
+          'auth_time',
+          'nonce',
+          'amr',
+          'azp',
+          'email',
+          'name',
+          'org',
+        ],
+        prompt_values_supported: ['none', 'login'],
+        id_token_signing_alg_values_supported: ['ES256'],
+        subject_types_supported: ['public'],
+        authorization_response_iss_parameter_supported: true,
+      }),
     }),
-  }),
 
-  jwks: async () => ({
-    raw: jsonResponse(200, await publicJwks(), { 'cache-control': 'public, max-age=300' }),
-  }),
-});
+    jwks: async () => ({
+      raw: jsonResponse(200, await publicJwks(), { 'cache-control': 'public, max-age=300' }),
+    }),
+  },
+  { registeredOrigin: isRegisteredOrigin },
+);

@@ -3,6 +3,7 @@ import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { hasAcceptedLatest, latestAgreement, recordConsent } from '../shared/store/consent-repository.js';
 import { getOrganization, type Organization } from '../shared/store/organization-repository.js';
 import { serviceNames } from '../shared/store/service-directory.js';
@@ -52,5 +53,5 @@ export const handler = groupHandler(
       return { body: presentOrganization(organization) };
     },
   },
-  { admission, idempotency },
+  { admission, registeredOrigin: isRegisteredOrigin, idempotency },
 );

@@ -2,6 +2,7 @@ import { permissionsRoutes } from '../shared/api/routes/permissions.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import {
   getPermission,
   listPermissions,
@@ -53,5 +54,5 @@ export const handler = groupHandler(
       };
     },
   },
-  { admission },
+  { admission, registeredOrigin: isRegisteredOrigin },
 );

@@ -3,6 +3,7 @@ import { policiesRoutes } from '../shared/api/routes/policies.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import {
   archivePolicy,
   createPolicy,
@@ -46,5 +47,5 @@ export const handler = groupHandler(
       return {};
     },
   },
-  { admission, idempotency },
+  { admission, registeredOrigin: isRegisteredOrigin, idempotency },
 );

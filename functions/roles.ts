@@ -8,6 +8,7 @@ import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { Role } from '../shared/schemas/roles.js';
 import { visibleIds } from '../shared/store/archive.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import {
   getManagedRole,
   listManagedRoles,
@@ -171,5 +172,5 @@ export const handler = groupHandler(
       return {};
     },
   },
-  { admission, idempotency },
+  { admission, registeredOrigin: isRegisteredOrigin, idempotency },
 );

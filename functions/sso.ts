@@ -1,6 +1,7 @@
 import { ssoRoutes } from '../shared/api/routes/sso.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { listSsoProviders, updateSsoProviderSecret } from '../shared/store/sso-provider-repository.js';
 
 /** SSO providers (spec 4.5). Secrets go to the secret store only: never the table, a response or a log. */
@@ -16,5 +17,5 @@ export const handler = groupHandler(
       return {};
     },
   },
-  { admission },
+  { admission, registeredOrigin: isRegisteredOrigin },
 );

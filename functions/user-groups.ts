@@ -6,6 +6,7 @@ import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { UserGroup } from '../shared/schemas/user-groups.js';
 import { type ArchivedIds, archivedIds, NO_ARCHIVED_IDS, visibleIds } from '../shared/store/archive.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { type GrantField, grantTarget } from '../shared/store/grant-targets.js';
 import { deleteUserGroup, duplicateUserGroup } from '../shared/store/user-group-lifecycle.js';
 import {
@@ -118,5 +119,5 @@ export const handler = groupHandler(
     assignUserGroupManagedRole: changeGrant('managedRoles', 'ADD'),
     unassignUserGroupManagedRole: changeGrant('managedRoles', 'DELETE'),
   },
-  { admission, idempotency },
+  { admission, registeredOrigin: isRegisteredOrigin, idempotency },
 );

@@ -6,6 +6,7 @@ import { admission } from '../shared/http/middleware/admission.js';
 import { multipartFile } from '../shared/http/middleware/multipart-file.js';
 import { detectImageType } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { requireUser, updateUserAttributes } from '../shared/store/user-repository.js';
 
 /** Users' pictures: stored in S3 when deployed (files locally), served by the API. */
@@ -42,5 +43,5 @@ export const handler = groupHandler(
       };
     },
   },
-  { admission, multipartFile },
+  { admission, registeredOrigin: isRegisteredOrigin, multipartFile },
 );

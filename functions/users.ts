@@ -1,9 +1,7 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
-import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { config } from '../shared/config.js';
-import { passwordProblem } from '../shared/domain/password-policy.js';
 import { sendJoinEmail } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
@@ -12,6 +10,7 @@ import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import type { User } from '../shared/schemas/users.js';
 import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
+import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { grantTarget } from '../shared/store/grant-targets.js';
 import {
   addUserToGroup,
@@ -94,26 +93,6 @@ export const handler = groupHandler(
         archivedIds(principal.organizationId),
       ]);
       return { body: presentUser(user, archived) };
-    },
-
-    changePassword: async ({ path, body }, { principal }) => {
-      if (body.newPassword !== body.confirmPassword) {
-        throw badRequest('The new password and its confirmation differ', [
-          { message: 'Must equal newPassword', field: 'body.confirmPassword' },
-        ]);
-      }
-      const user = await requireUser(principal.organizationId, path.id, true);
-      const problem = passwordProblem(body.newPassword, user.email);
-      if (problem) throw badRequest(problem, [{ message: problem, field: 'body.newPassword' }]);
-      if (!user.passwordHash || !(await verifyPassword(body.currentPassword, user.passwordHash))) {
-        throw badRequest('The current password is wrong', [
-          { message: 'Does not match the current password', field: 'body.currentPassword' },
-        ]);
-      }
-      await updateUserAttributes(principal.organizationId, path.id, {
-        passwordHash: await hashPassword(body.newPassword),
-      });
-      return {};
     },
 
     resendJoinEmail: async ({ path }, { principal }) => {
@@ -221,5 +200,5 @@ export const handler = groupHandler(
       body: { additionalProperties: await listAdditionalPropertyNames(principal.organizationId) },
     }),
   },
-  { admission, idempotency },
+  { admission, registeredOrigin: isRegisteredOrigin, idempotency },
 );

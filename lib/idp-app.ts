@@ -4,7 +4,7 @@ import { IdpStack } from './idp-stack.js';
 
 /**
  * The CDK app: the IDP stack, configured from context (`-c issuer=https://id.example.com`,
- * `-c secretPrefix=idp/`), checked by cdk-nag's AWS Solutions rules during synthesis. Any
+ * `-c secretPrefix=idp/`, `-c sesSender=no-reply@example.com`, `-c corsOrigins=https://console.example.com`), checked by cdk-nag's AWS Solutions rules during synthesis. Any
  * finding that is neither fixed nor acknowledged with a reason fails the synthesis.
  */
 export const createIdpApp = (props?: AppProps): { app: App; stack: IdpStack } => {
@@ -12,6 +12,8 @@ export const createIdpApp = (props?: AppProps): { app: App; stack: IdpStack } =>
   const stack = new IdpStack(app, 'Idp', {
     issuer: app.node.tryGetContext('issuer'),
     secretPrefix: app.node.tryGetContext('secretPrefix'),
+    sesSender: app.node.tryGetContext('sesSender'),
+    corsOrigins: app.node.tryGetContext('corsOrigins'),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };

@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENDPOINT_GROUPS, type EndpointGroup, GROUP_TABLE_ACCESS } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
@@ -21,6 +22,13 @@ export interface IdpStackProps extends StackProps {
   readonly issuer?: string;
   /** @default 'idp/' */
   readonly secretPrefix?: string;
+  /**
+   * A verified Amazon SES identity's address, e.g. `no-reply@example.com`: join and reset emails
+   * are sent from it. Without it emails stay in the outbox (the table) only.
+   */
+  readonly sesSender?: string;
+  /** Browser origins allowed besides registered applications', comma-separated. */
+  readonly corsOrigins?: string;
 }
 
 /** `https://host[:port]`, nothing after it: the issuer is compared as a string, so it must be exact. */
@@ -62,6 +70,7 @@ export class IdpStack extends Stack {
       IDP_LOG_LEVEL: 'INFO',
       // Metrics leave as CloudWatch embedded metric format log lines: no API call per request.
       IDP_METRICS: 'emf',
+      ...(props.corsOrigins ? { IDP_CORS_ORIGINS: props.corsOrigins } : {}),
       ...this.secrets.environment,
     };
     this.functions = Object.fromEntries(
@@ -70,6 +79,10 @@ export class IdpStack extends Stack {
     this.secrets.grantSigningKeys(this.functions.oauth);
     this.secrets.grantSigningKeyRead(this.functions.signin);
     this.secrets.grantSsoClientSecrets(this.functions.sso);
+    // Only the functions that send mail may: the join email (users) and reset emails (accounts).
+    if (props.sesSender) {
+      for (const mailer of [this.functions.users, this.functions.accounts]) this.grantSendEmail(mailer, props.sesSender);
+    }
     this.pictures = new PictureBucket(this, 'Pictures');
     this.pictures.grantPictureAccess(this.functions['user-pictures']);
 
@@ -85,6 +98,21 @@ export class IdpStack extends Stack {
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'PictureBucketName', { value: this.pictures.bucket.bucketName });
+  }
+
+  /** SES `SendEmail` from the sender's address (or its domain's identity), nothing else. */
+  private grantSendEmail(fn: IdpFunction, sender: string): void {
+    const domain = sender.split('@')[1] ?? sender;
+    fn.lambda.addEnvironment('IDP_SES_SENDER', sender);
+    fn.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [sender, domain].map((identity) =>
+          this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
+        ),
+        conditions: { StringEquals: { 'ses:FromAddress': sender } },
+      }),
+    );
   }
 
   /** The group's Lambda (`functions/<group>.ts`), its table grants and its routes. */

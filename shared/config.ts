@@ -56,6 +56,8 @@ const settings = storeSettings.extend({
   /** Tests only: a stand-in for the SES API. */
   IDP_SES_ENDPOINT: z.url().optional(),
   /** Extra browser origins allowed to call the API besides registered applications' (comma-separated). */
+  /** How long an instance trusts what it read about an origin (registered or not). */
+  IDP_CORS_CACHE_SECONDS: seconds(30),
   IDP_CORS_ORIGINS: z
     .string()
     .default('')
@@ -107,6 +109,7 @@ export interface Config extends StoreConfig {
   /** Amazon SES delivery (deployed); undefined: emails go to the outbox (and locally its file). */
   ses: { sender: string; endpoint?: string } | undefined;
   corsOrigins: string[];
+  corsCacheSeconds: number;
 }
 
 /** Thrown when the environment cannot run the service; the message names every bad variable. */
@@ -169,6 +172,7 @@ export const parseConfig = (env: Record<string, string | undefined>): Config => 
       ? { sender: s.IDP_SES_SENDER, ...(s.IDP_SES_ENDPOINT ? { endpoint: s.IDP_SES_ENDPOINT } : {}) }
       : undefined,
     corsOrigins: s.IDP_CORS_ORIGINS,
+    corsCacheSeconds: s.IDP_CORS_CACHE_SECONDS,
   };
 };
 

@@ -4,7 +4,7 @@ import type { PermissionId } from '../domain/permission-catalogue.js';
 import { identifier, pagingQuery } from '../schemas/common.js';
 import { keys } from '../store/keys.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type UserType = 'STANDARD' | 'RESTRICTED';
 export const ALL_USER_TYPES: readonly UserType[] = ['STANDARD', 'RESTRICTED'];
 
@@ -16,12 +16,15 @@ export const ENDPOINT_GROUPS = [
   'organizations',
   'users',
   'user-pictures',
+  'user-passwords',
   'user-groups',
   'roles',
   'policies',
   'clients',
   'sso',
   'signin',
+  'accounts',
+  'cors',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -42,8 +45,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   oauth: {
     writesPartitions: [keys.authorizationCode('*').pk, keys.refreshToken('*').pk, keys.refreshFamily('*').pk],
   },
-  // Pending requests, sessions, the codes it issues, attempt counts, emailed links and their
-  // outbox records; and in organizations' partitions the credentials of users and their consents.
+  // Pending requests, sessions, the codes it issues, attempt counts; and in organizations'
+  // partitions users' TOTP secrets and recovery codes, and consents.
   signin: {
     writesPartitions: [
       keys.authorizationRequest('*').pk,
@@ -51,16 +54,27 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
       keys.authorizationCode('*').pk,
       keys.signInFailures('*', '*').pk,
       keys.signInAttempts('*', '*').pk,
+      keys.organizationPartition('*'),
+    ],
+  },
+  // Emailed links and their outbox records, attempt counts; users' passwords.
+  accounts: {
+    writesPartitions: [
       keys.passwordLink('*').pk,
       keys.outboxMessage('*', 0, '*').pk,
+      keys.signInFailures('*', '*').pk,
+      keys.signInAttempts('*', '*').pk,
       keys.organizationPartition('*'),
     ],
   },
   openapi: 'none',
+  // Reads which origins registered applications use.
+  cors: 'read',
   permissions: 'read',
   organizations: 'read-write',
   users: 'read-write',
   'user-pictures': 'read-write',
+  'user-passwords': 'read-write',
   'user-groups': 'read-write',
   roles: 'read-write',
   policies: 'read-write',
@@ -74,8 +88,9 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
  * - `public`: no token (the OpenAPI document, discovery documents, JWKS).
  * - `oauth`: the token endpoint; client authentication in the request, RFC 6749 error bodies.
  * - `page`: a hosted page people see in their browser (HTML, forms, cookies; no token yet).
+ * - `preflight`: a browser's CORS preflight (`OPTIONS`), which carries no credentials.
  */
-export type RouteKind = 'management' | 'public' | 'oauth' | 'page';
+export type RouteKind = 'management' | 'public' | 'oauth' | 'page' | 'preflight';
 
 export type ZodObjectSchema = z.ZodObject<z.ZodRawShape>;
 

@@ -25,7 +25,7 @@ export const middlewareOf = (route: RouteDefinition): RouteMiddleware => {
     authenticated,
     jsonBody: route.request.body !== undefined,
     multipartFile: route.request.multipartFile !== undefined,
-    validation: route.kind !== 'oauth' && route.kind !== 'page',
+    validation: route.kind === 'management' || route.kind === 'public',
     idempotency: authenticated && route.method !== 'GET' && !route.idempotentByNature,
   };
 };

@@ -1,5 +1,7 @@
 import type { RouteDefinition } from './route-definition.js';
+import { accountsRoutes } from './routes/accounts.js';
 import { clientsRoutes } from './routes/clients.js';
+import { corsRoutes } from './routes/cors.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { organizationsRoutes } from './routes/organizations.js';
@@ -9,6 +11,7 @@ import { rolesRoutes } from './routes/roles.js';
 import { signinRoutes } from './routes/signin.js';
 import { ssoRoutes } from './routes/sso.js';
 import { userGroupsRoutes } from './routes/user-groups.js';
+import { userPasswordsRoutes } from './routes/user-passwords.js';
 import { userPicturesRoutes } from './routes/user-pictures.js';
 import { usersRoutes } from './routes/users.js';
 
@@ -23,6 +26,7 @@ export const routes = {
   ...permissionsRoutes,
   ...organizationsRoutes,
   ...usersRoutes,
+  ...userPasswordsRoutes,
   ...userPicturesRoutes,
   ...userGroupsRoutes,
   ...rolesRoutes,
@@ -30,6 +34,8 @@ export const routes = {
   ...clientsRoutes,
   ...ssoRoutes,
   ...signinRoutes,
+  ...accountsRoutes,
+  ...corsRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

@@ -9,12 +9,11 @@ import { browserBinding, clientAddress, formOf, secureCookies } from '../pages/f
 import { seeOther } from '../pages/html.js';
 import { errorPage, signedOutPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
-import { countSignInAttempt } from '../store/credentials.js';
+import { newOpaqueValue } from '../store/opaque-values.js';
 import { getOrganization } from '../store/organization-repository.js';
 import {
   clearSignInFailures,
   endSession,
-  newOpaqueValue,
   pendingAuthorizationRequest,
   recordSignInFailure,
   saveAuthorizationRequest,
@@ -24,6 +23,7 @@ import {
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { verifiedEs256 } from './compact-jwt.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from './sign-in-steps.js';
 import { verificationKeys } from './signing-keys.js';
 import { CLIENT_ID } from './token-request.js';
@@ -36,16 +36,6 @@ import { CLIENT_ID } from './token-request.js';
 
 const liveClient = async (clientId: string | null) =>
   clientId && CLIENT_ID.test(clientId) ? getApiClient(clientId) : undefined;
-
-/** The organization and application a request signs in to, and their names for the pages. */
-export const signInTarget = async (organizationId: string, clientId: string) => {
-  const [organization, client] = await Promise.all([getOrganization(organizationId), getApiClient(clientId)]);
-  const resolved = organization ?? { name: organizationId, mfaEnabled: false };
-  return {
-    organization: resolved,
-    names: { organizationName: resolved.name, applicationName: client?.name ?? clientId },
-  };
-};
 
 /** A user who may still use a session of theirs: ACTIVE, and no password reset since it began. */
 const sessionStillValid = (user: UserRecord | undefined, authTime: number): user is UserRecord =>
@@ -99,24 +89,6 @@ const spendPasswordCheck = async (password: string) => {
   dummyHash ??= hashPassword(newOpaqueValue());
   await verifyPassword(password, await dummyHash);
 };
-
-/**
- * Counts an attempt from the client's address; true when it is over the limit (DECISIONS.md:
- * 20 sign-in attempts a minute per client IP).
- */
-export const tooManyAttempts = async (event: APIGatewayProxyEventV2): Promise<boolean> => {
-  const attempts = await countSignInAttempt(clientAddress(event));
-  if (attempts <= config().signIn.attemptsPerAddressMinute) return false;
-  countMetric('SignInsThrottled');
-  if (attempts === config().signIn.attemptsPerAddressMinute + 1) logger.warn('sign-in attempts throttled');
-  return true;
-};
-
-/** The pending request a form of the sign-in names, if this browser made it and it is live. */
-export const pendingRequestOf = (event: APIGatewayProxyEventV2, requestId: string | null) =>
-  requestId
-    ? pendingAuthorizationRequest(requestId, readCookie(event.cookies, 'browser', secureCookies()))
-    : Promise.resolve(undefined);
 
 /** `POST /signin`: the sign-in form. */
 export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
 import { passwordProblem } from '../domain/password-policy.js';
-import { INVITATION_PATH, RESET_PATH, sendResetEmail } from '../email/account-emails.js';
+import { INVITATION_PATH, RESET_PATH, sendAccountEmail } from '../email/account-emails.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import {
@@ -14,11 +14,11 @@ import { browserBinding, csrfHolds, csrfToken, formOf } from '../pages/forms.js'
 import { errorPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../store/credentials.js';
 import { getOrganization } from '../store/organization-repository.js';
-import type { PasswordLinkPurpose } from '../store/sign-in-entities.js';
+import type { PasswordLinkPurpose } from '../store/password-link-entity.js';
 import { clearSignInFailures } from '../store/sign-in-state.js';
 import { findUserByEmail } from '../store/user-repository.js';
-import { pendingRequestOf, tooManyAttempts } from './browser-sign-in.js';
 import { hashPassword } from './passwords.js';
+import { pendingRequestOf, tooManyAttempts } from './sign-in-requests.js';
 import { EXPIRED, type Page } from './sign-in-steps.js';
 
 /**
@@ -143,12 +143,15 @@ export const submitForgotPassword = async (event: APIGatewayProxyEventV2): Promi
     };
     const issued = await issueResetLink(user, outboxEmail, config().signIn.resetSeconds);
     if (issued) {
-      await sendResetEmail({
-        email: { ...outboxEmail, type: 'PASSWORD_RESET_EMAIL' },
-        outbox: issued.outbox,
-        organizationName: name,
-        resetToken: issued.token,
-      });
+      await sendAccountEmail(
+        'reset',
+        {
+          email: { ...outboxEmail, type: 'PASSWORD_RESET_EMAIL' },
+          outbox: issued.outbox,
+          organizationName: name,
+        },
+        issued.token,
+      );
     }
     countMetric('PasswordResetsRequested');
     logger.info('password reset requested', { organizationId: user.organizationId, userId: user.id });

@@ -6,6 +6,7 @@ import { matchingStep } from '../domain/totp.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { formOf } from '../pages/forms.js';
+import { seeOther } from '../pages/html.js';
 import {
   errorPage,
   recoveryCodesPage,
@@ -14,24 +15,25 @@ import {
 } from '../pages/sign-in-pages.js';
 import { recordConsent } from '../store/consent-repository.js';
 import { acceptTotpStep, completeTotpEnrolment, useRecoveryCode } from '../store/credentials.js';
+import { digestOf } from '../store/opaque-values.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
 import {
   clearSignInFailures,
-  digestOf,
   recordSignInFailure,
   recordSignInProgress,
   signInLockedUntil,
 } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
-import { pendingRequestOf, signInTarget, tooManyAttempts } from './browser-sign-in.js';
+import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
 import {
   continueSignIn,
   declineSignIn,
   EXPIRED,
-  enrolmentPage,
+  enrolmentLocation,
   type Page,
   type Person,
   type StepContext,
+  WRONG_CODE,
 } from './sign-in-steps.js';
 
 /**
@@ -65,8 +67,6 @@ const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => 
 
 const isPage = (step: Step | Page): step is Page => 'statusCode' in step;
 
-const WRONG_CODE = 'The code is not right. Check that the time on your device is correct, and try again.';
-
 /** Confirms enrolment with the first code: stores the secret, answers the recovery codes once. */
 const confirmEnrolment = async (step: Step, secret: string, code: string): Promise<Page> => {
   const { pending, person, context } = step;
@@ -82,7 +82,7 @@ const confirmEnrolment = async (step: Step, secret: string, code: string): Promi
     );
     countMetric('MfaChallengesRefused');
     logger.info('TOTP enrolment code refused', { ...owner, consecutiveFailures: failures });
-    return enrolmentPage(pending.id, secret, context, WRONG_CODE);
+    return seeOther(enrolmentLocation(pending.id, { retry: true }));
   }
   const codes = newRecoveryCodes();
   const enrolled = await completeTotpEnrolment(owner, {

@@ -1,20 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { renderSVG } from 'uqr';
 import { config } from '../config.js';
 import { type AuthorizationRequest, redirectBack } from '../domain/authorization.js';
-import { newTotpSecret, otpauthUri } from '../domain/totp.js';
+import { newTotpSecret } from '../domain/totp.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { readCookie, setCookie } from '../pages/cookies.js';
 import { browserBinding, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
-import {
-  consentPage,
-  errorPage,
-  type SignInNames,
-  totpChallengePage,
-  totpEnrolmentPage,
-} from '../pages/sign-in-pages.js';
+import { consentPage, errorPage, type SignInNames, totpChallengePage } from '../pages/sign-in-pages.js';
 import { agreementAwaitingConsent } from '../store/consent-repository.js';
 import type { Organization } from '../store/organization-repository.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
@@ -36,6 +29,9 @@ import type { UserRecord } from '../store/user-repository.js';
  */
 
 export type Page = APIGatewayProxyStructuredResultV2;
+
+export const WRONG_CODE =
+  'The code is not right. Check that the time on your device is correct, and try again.';
 
 export const EXPIRED =
   'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
@@ -113,23 +109,9 @@ const finishSignIn = async (
   return redirectWithCode(request, person, [setCookie('session', cookieValue, secure)]);
 };
 
-/** The enrolment page of a secret: its `otpauth://` URI as a QR code and as text. */
-export const enrolmentPage = (
-  requestId: string,
-  secret: string,
-  context: Pick<StepContext, 'user' | 'names'>,
-  error?: string,
-) => {
-  const uri = otpauthUri({ issuer: context.names.organizationName, account: context.user.email, secret });
-  return totpEnrolmentPage({
-    ...context.names,
-    requestId,
-    secret,
-    otpauthUri: uri,
-    qrSvg: renderSVG(uri, { border: 2 }),
-    ...(error ? { error, status: 401 } : {}),
-  });
-};
+/** Where the TOTP enrolment page of a pending request is (the accounts function renders it). */
+export const enrolmentLocation = (requestId: string, options: { retry?: boolean } = {}): string =>
+  `/signin/enrol?${new URLSearchParams({ request: requestId, ...(options.retry ? { retry: '1' } : {}) })}`;
 
 /**
  * The next step for a person who proved who they are, or the redirect back when none is left.
@@ -174,7 +156,7 @@ export const continueSignIn = async (
   }
   const page = needsMfa
     ? enrolment
-      ? enrolmentPage(requestId, enrolment, context)
+      ? seeOther(enrolmentLocation(requestId))
       : totpChallengePage({ ...context.names, requestId })
     : consentPage({
         ...context.names,

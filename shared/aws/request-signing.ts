@@ -1,4 +1,4 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
@@ -6,38 +6,6 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * service's SDK client would cost the bundle far more than the few requests need (README,
  * "Lambda settings and bundles"): S3 for pictures, Secrets Manager for secrets.
  */
-
-/** SHA-256 and HMAC-SHA-256 for the request signer, on node:crypto. */
-export class NodeSha256 {
-  #hash: Hash | Hmac;
-
-  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.#hash = this.#fresh();
-  }
-
-  #fresh(): Hash | Hmac {
-    if (this.secret === undefined) return createHash('sha256');
-    const key =
-      typeof this.secret === 'string'
-        ? this.secret
-        : ArrayBuffer.isView(this.secret)
-          ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength)
-          : Buffer.from(this.secret);
-    return createHmac('sha256', key);
-  }
-
-  update(data: string | Uint8Array): void {
-    this.#hash.update(data);
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-
-  reset(): void {
-    this.#hash = this.#fresh();
-  }
-}
 
 /** Lambda hands every function its role's temporary credentials in these variables. */
 export const credentialsFromEnvironment = async () => {
@@ -55,7 +23,8 @@ export const signerFor = (service: string, region: string, options: { uriEscapeP
   new SignatureV4({
     service,
     region,
-    sha256: NodeSha256,
+    // The SDK's own SHA-256, already in every bundle with the DynamoDB client.
+    sha256: Sha256,
     credentials: credentialsFromEnvironment,
     ...options,
   });

@@ -1,4 +1,5 @@
-import { COMMON_PASSWORDS } from './common-passwords.js';
+import { createHash } from 'node:crypto';
+import { COMMON_PASSWORD_PREFIXES } from './common-passwords.js';
 
 /**
  * The password rules of DECISIONS.md: 12 to 1,024 characters, not the email, not one of the
@@ -8,7 +9,20 @@ import { COMMON_PASSWORDS } from './common-passwords.js';
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
 
-let common: ReadonlySet<string> | undefined;
+let common: ReadonlySet<number> | undefined;
+
+const prefixOf = (digest: Buffer, offset = 0) => digest.readUInt32BE(offset);
+
+/** Whether a (lowercased) password is on the shipped list: its SHA-256 prefix is. */
+const isCommon = (folded: string): boolean => {
+  if (!common) {
+    const bytes = Buffer.from(COMMON_PASSWORD_PREFIXES, 'base64');
+    common = new Set(
+      Array.from({ length: bytes.length / 4 }, (_unused, index) => prefixOf(bytes, index * 4)),
+    );
+  }
+  return common.has(prefixOf(createHash('sha256').update(folded).digest()));
+};
 
 /** What is wrong with a new password, in words for the person choosing it; undefined if nothing. */
 export const passwordProblem = (password: string, email: string): string | undefined => {
@@ -18,8 +32,7 @@ export const passwordProblem = (password: string, email: string): string | undef
     return `Use at most ${MAX_PASSWORD_LENGTH.toLocaleString('en')} characters.`;
   const folded = password.trim().toLowerCase();
   if (folded === email.trim().toLowerCase()) return 'Do not use your email address as your password.';
-  common ??= new Set(COMMON_PASSWORDS);
-  if (common.has(folded)) {
+  if (isCommon(folded)) {
     return 'This password is one of the most commonly used or breached passwords. Choose another one.';
   }
   return undefined;

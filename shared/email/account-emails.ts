@@ -1,35 +1,34 @@
 import { config } from '../config.js';
 import type { JoinEmail } from '../store/user-repository.js';
 import { deliverEmail } from './delivery.js';
-import { joinEmailText, resetEmailText } from './messages.js';
+import { type AccountEmailKind, accountEmailText } from './messages.js';
 
-/** The hosted pages that emailed links open (shared/api/routes/signin.ts). */
+/** The hosted pages that emailed links open (shared/api/routes/accounts.ts). */
 export const INVITATION_PATH = '/signin/invitation';
 export const RESET_PATH = '/signin/reset';
 
-const linkTo = (path: string, token: string) => `${config().publicOrigin}${path}?token=${token}`;
+const PATHS: Record<AccountEmailKind, string> = { invitation: INVITATION_PATH, reset: RESET_PATH };
 
-/** Sends the join email: its invitation link sets the first password (DECISIONS.md, 7 days). */
-export const sendJoinEmail = (join: JoinEmail): Promise<void> =>
-  deliverEmail(
-    join.email,
-    join.outbox,
-    joinEmailText({
-      name: join.email.name,
-      organizationName: join.organizationName,
-      link: linkTo(INVITATION_PATH, join.invitationToken),
-      validSeconds: config().signIn.invitationSeconds,
+/**
+ * Sends the join email (its invitation link sets the first password, DECISIONS.md: 7 days) or
+ * the reset email (1 hour), the link carrying the token that only the email holds.
+ */
+export const sendAccountEmail = (
+  kind: AccountEmailKind,
+  email: Omit<JoinEmail, 'invitationToken'>,
+  token: string,
+) => {
+  const { publicOrigin, signIn } = config();
+  return deliverEmail(
+    email.email,
+    email.outbox,
+    accountEmailText(kind, {
+      name: email.email.name,
+      organizationName: email.organizationName,
+      link: `${publicOrigin}${PATHS[kind]}?token=${token}`,
+      validSeconds: kind === 'invitation' ? signIn.invitationSeconds : signIn.resetSeconds,
     }),
   );
+};
 
-export const sendResetEmail = (reset: Omit<JoinEmail, 'invitationToken'> & { resetToken: string }) =>
-  deliverEmail(
-    reset.email,
-    reset.outbox,
-    resetEmailText({
-      name: reset.email.name,
-      organizationName: reset.organizationName,
-      link: linkTo(RESET_PATH, reset.resetToken),
-      validSeconds: config().signIn.resetSeconds,
-    }),
-  );
+export const sendJoinEmail = (join: JoinEmail) => sendAccountEmail('invitation', join, join.invitationToken);

@@ -3,14 +3,15 @@ import { dirname } from 'node:path';
 import { config } from '../config.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
-import { type OutboxEmail, type OutboxRef, recordDelivery } from '../store/outbox.js';
+import type { OutboxEmail, OutboxRef } from '../store/outbox.js';
 import type { EmailText } from './messages.js';
-import { type SendEmail, SesError, sesSender } from './ses.js';
+import { type SendEmail, type SesRefusal, sesSender } from './ses.js';
 
 /**
  * Delivers an email whose outbox record is committed. Always a log line (ids, never addresses or
  * links). Deployed with a sender identity: Amazon SES, retried with backoff on throttling, SES
- * faults and network errors, the outcome written to the outbox record. Locally: a line in the
+ * faults and network errors, the outcome logged and counted (EmailsDelivered,
+ * EmailDeliveryFailures). Locally: a line in the
  * outbox file (`npm start` sets `<data>/outbox.jsonl`), where a developer reads the emails.
  */
 
@@ -29,7 +30,8 @@ const sendWithRetries = async (to: string, message: EmailText): Promise<number> 
       await send(to, message);
       return attempt;
     } catch (error) {
-      const retryable = !(error instanceof SesError) || error.retryable;
+      // Network failures have no `retryable`: worth another attempt too.
+      const retryable = (error as Partial<SesRefusal>).retryable !== false;
       if (!retryable || attempt >= ATTEMPTS) throw Object.assign(error as Error, { attempts: attempt });
       await sleep(FIRST_DELAY_MILLIS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
     }
@@ -53,13 +55,12 @@ export const deliverEmail = async (
   }
   if (!ses) return;
   try {
-    await sendWithRetries(email.to, message);
-    await recordDelivery(outbox, { deliveredAt: Date.now() });
+    const attempts = await sendWithRetries(email.to, message);
     countMetric('EmailsDelivered');
+    logger.info('email delivered', { ...ids, messageId: outbox.messageId, attempts });
   } catch (error) {
-    // The change that caused the email stands; the outbox record says delivery failed.
+    // The change that caused the email stands; the outbox record and this line are what remain.
     const attempts = (error as { attempts?: number }).attempts ?? ATTEMPTS;
-    await recordDelivery(outbox, { failedAttempts: attempts });
     countMetric('EmailDeliveryFailures');
     logger.error('email delivery failed', {
       ...ids,

@@ -8,44 +8,32 @@ export interface EmailText {
   text: string;
 }
 
-const days = (seconds: number) => Math.round(seconds / 86_400);
+export type AccountEmailKind = 'invitation' | 'reset';
+
 const duration = (seconds: number) =>
-  seconds >= 86_400
-    ? `${days(seconds)} day${days(seconds) === 1 ? '' : 's'}`
-    : `${Math.round(seconds / 60)} minutes`;
+  seconds >= 86_400 ? `${Math.round(seconds / 86_400)} days` : `${Math.round(seconds / 60)} minutes`;
 
-export const joinEmailText = (options: {
-  name: string;
-  organizationName: string;
-  link: string;
-  validSeconds: number;
-}): EmailText => ({
-  subject: `You are invited to ${options.organizationName}`,
-  text: [
-    `Hello ${options.name},`,
-    '',
-    `You have been invited to ${options.organizationName}. Follow this link to choose your password:`,
-    '',
-    options.link,
-    '',
-    `The link works once and for ${duration(options.validSeconds)}. If you did not expect this email, you can ignore it.`,
-  ].join('\n'),
-});
-
-export const resetEmailText = (options: {
-  name: string;
-  organizationName: string;
-  link: string;
-  validSeconds: number;
-}): EmailText => ({
-  subject: `Reset your password for ${options.organizationName}`,
-  text: [
-    `Hello ${options.name},`,
-    '',
-    `Someone asked to reset your password for ${options.organizationName}. Follow this link to choose a new one:`,
-    '',
-    options.link,
-    '',
-    `The link works once and for ${duration(options.validSeconds)}. If you did not ask for this, ignore this email: your password stays as it is.`,
-  ].join('\n'),
-});
+/** The join email (an invitation link) or the password reset email. */
+export const accountEmailText = (
+  kind: AccountEmailKind,
+  {
+    name,
+    organizationName: org,
+    link,
+    validSeconds,
+  }: { name: string; organizationName: string; link: string; validSeconds: number },
+): EmailText => {
+  const invitation = kind === 'invitation';
+  return {
+    subject: invitation ? `You are invited to ${org}` : `Reset your password for ${org}`,
+    text: `Hello ${name},\n\n${
+      invitation
+        ? `You have been invited to ${org}. Follow this link to choose your password:`
+        : `Someone asked to reset your password for ${org}. Follow this link to choose a new one:`
+    }\n\n${link}\n\nThe link works once and for ${duration(validSeconds)}. ${
+      invitation
+        ? 'If you did not expect this email, you can ignore it.'
+        : 'If you did not ask for this, ignore this email: your password stays as it is.'
+    }`,
+  };
+};

@@ -7,19 +7,9 @@ import type { EmailText } from './messages.js';
  * kilobytes to each function that sends mail). Answers SES's message id.
  */
 
-export class SesError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SesError';
-  }
-
-  /** Throttling and SES's own faults are worth another attempt; a refused message is not. */
-  get retryable(): boolean {
-    return this.status === 429 || this.status >= 500;
-  }
+/** SES refused the message (`retryable`: throttling or its own fault, worth another attempt). */
+export interface SesRefusal extends Error {
+  retryable: boolean;
 }
 
 export type SendEmail = (to: string, message: EmailText) => Promise<string>;
@@ -48,7 +38,11 @@ export const sesSender = (options: { sender: string; endpoint?: string; region?:
       }),
     });
     const body = (await response.json().catch(() => ({}))) as { MessageId?: string; message?: string };
-    if (!response.ok) throw new SesError(response.status, body.message ?? `SES answered ${response.status}`);
+    if (!response.ok) {
+      const refusal = new Error(body.message ?? `SES answered ${response.status}`) as SesRefusal;
+      refusal.retryable = response.status === 429 || response.status >= 500;
+      throw refusal;
+    }
     return String(body.MessageId ?? '');
   };
 };

@@ -10,6 +10,7 @@ import { middlewareOf } from '../api/route-middleware.js';
 import type { Principal } from '../auth/principal.js';
 import { config } from '../config.js';
 import { measureRequest } from '../observability/metrics.js';
+import { corsHeadersFor, type RegisteredOrigin } from './cors.js';
 import { errorBody } from './error-mapping.js';
 import { ApiError } from './errors.js';
 import { logger } from './logger.js';
@@ -53,6 +54,8 @@ export type SecretRereader = (
 type RouteOf<T> = T[keyof T];
 type Authenticated<R> = R extends { kind: 'management' } ? R : never;
 type IsPage<R> = R extends { kind: 'page' } ? R : never;
+/** Routes browser applications call cross-origin with a token or client credentials. */
+type CrossOrigin<R> = R extends { kind: 'management' | 'oauth' } ? R : never;
 type HonoursIdempotencyKey<R> = R extends { kind: 'management'; method: infer M }
   ? M extends 'GET'
     ? never
@@ -85,7 +88,10 @@ export type GroupOptions<T extends Record<string, RouteDefinition>> = ([Authenti
     ? { multipartFile?: never }
     : { multipartFile: typeof multipartFile }) &
   (keyof SecretRoutes<T> extends never ? { secretRereaders?: never } : { secretRereaders: SecretRoutes<T> }) &
-  ([IsPage<RouteOf<T>>] extends [never] ? { errorPage?: never } : { errorPage: ErrorPage });
+  ([IsPage<RouteOf<T>>] extends [never] ? { errorPage?: never } : { errorPage: ErrorPage }) &
+  ([CrossOrigin<RouteOf<T>>] extends [never]
+    ? { registeredOrigin?: never }
+    : { registeredOrigin: RegisteredOrigin });
 
 /** Shapes the handler's result through the route's response schema: closed, so nothing extra leaks. */
 const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>): APIGatewayProxyResultV2 => {
@@ -174,15 +180,32 @@ const required = <M>(middleware: M | undefined, name: string, route: RouteDefini
 const statusOf = (response: APIGatewayProxyResultV2): number =>
   typeof response === 'object' ? (response.statusCode ?? 200) : 200;
 
+const withHeaders = (
+  response: APIGatewayProxyResultV2,
+  headers: Record<string, string>,
+): APIGatewayProxyResultV2 =>
+  typeof response === 'object' ? { ...response, headers: { ...response.headers, ...headers } } : response;
+
 /**
  * Writes one access log line and the request's metrics per request, whatever path it took
- * (including idempotent replays).
+ * (including idempotent replays), and adds the CORS headers of browser applications' calls.
  */
 const withAccessLog =
-  (handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>) =>
+  (
+    routeOfKey: (key: string) => RouteDefinition | undefined,
+    registeredOrigin: RegisteredOrigin | undefined,
+    handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>,
+  ) =>
   async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2> => {
     const started = Date.now();
-    const response = await measureRequest(event.routeKey, () => handler(event, context), statusOf);
+    const route = routeOfKey(event.routeKey);
+    // Browser applications' cross-origin calls; pages are navigations, preflights answer their own.
+    const cors =
+      route && route.kind !== 'page' && route.kind !== 'preflight'
+        ? corsHeadersFor(event, route.kind === 'public' ? undefined : registeredOrigin)
+        : undefined;
+    const answered = await measureRequest(event.routeKey, () => handler(event, context), statusOf);
+    const response = cors ? withHeaders(answered, await cors) : answered;
     const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
       .authorizer?.jwt?.claims;
     logger.info('request', {
@@ -215,6 +238,7 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     multipartFile?: typeof multipartFile;
     secretRereaders?: Record<string, SecretRereader>;
     errorPage?: ErrorPage;
+    registeredOrigin?: RegisteredOrigin;
   };
   // A route's chain is built when the instance first serves it: most instances serve a few routes.
   const routesByKey = new Map(Object.values(routes).map((route) => [routeKey(route), route]));
@@ -234,10 +258,14 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     }
     return chain;
   };
-  return withAccessLog(async (event, context) => {
-    const chain = chainOf(event.routeKey);
-    if (!chain)
-      return jsonResponse(404, errorBody(new ApiError(404, `No route ${event.routeKey}`), 'unknown'));
-    return chain(event, context);
-  });
+  return withAccessLog(
+    (key) => routesByKey.get(key),
+    given.registeredOrigin,
+    async (event, context) => {
+      const chain = chainOf(event.routeKey);
+      if (!chain)
+        return jsonResponse(404, errorBody(new ApiError(404, `No route ${event.routeKey}`), 'unknown'));
+      return chain(event, context);
+    },
+  );
 };

@@ -1,4 +1,5 @@
-import { html, page } from './html.js';
+import { html, Markup, page } from './html.js';
+import { alert, heading, type SignInNames, stepForm } from './sign-in-pages.js';
 
 /** The pages of emailed links and forgotten passwords; each names the organization. */
 
@@ -76,4 +77,33 @@ export const resetLinkSentPage = (organizationName: string) =>
 ${organizationLine(organizationName)}
 <p class="done" role="status">If the email belongs to an account, a link to choose a new password is on its way. The link works once and for one hour.</p>
 <p class="note">Nothing arrived? Check your spam folder, or ask again in a few minutes.</p>`,
+  );
+
+export const totpEnrolmentPage = (
+  options: SignInNames & {
+    requestId: string;
+    otpauthUri: string;
+    secret: string;
+    /** The QR code as an SVG document (generated here from the URI, so trusted markup). */
+    qrSvg: string;
+    error?: string;
+    status?: number;
+  },
+) =>
+  page(
+    options.status ?? 200,
+    'Set up two-step verification',
+    html`${heading('Set up two-step verification', options)}
+${alert(options.error)}
+<p>${options.organizationName} asks for a code from an authenticator app at each sign-in. Scan this QR code with the app (or enter the key below), then type the 6-digit code it shows.</p>
+${new Markup(options.qrSvg.replace('<svg ', '<svg class="qr" role="img" aria-label="QR code of the authenticator key" '))}
+<p class="note">Key: <code>${options.secret}</code></p>
+<p class="note">Or open this link on the device with the app: <code>${options.otpauthUri}</code></p>
+${stepForm(
+  '/signin/totp',
+  options.requestId,
+  html`<label for="code">Authentication code</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+<button type="submit">Continue</button>`,
+)}`,
   );

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
-import { digestOf, newOpaqueValue } from '../store/sign-in-state.js';
+import { digestOf, newOpaqueValue } from '../store/opaque-values.js';
 import { readCookie, setCookie } from './cookies.js';
 
 /**

@@ -1,4 +1,4 @@
-import { html, Markup, page } from './html.js';
+import { html, type Markup, page } from './html.js';
 
 /** The pages of signing in; each names the organization the person signs in to. */
 
@@ -7,14 +7,15 @@ export interface SignInNames {
   applicationName: string;
 }
 
-const heading = (title: string, names: SignInNames) =>
+export const heading = (title: string, names: SignInNames) =>
   html`<h1>${title}</h1>
 <p class="org">to <strong>${names.organizationName}</strong> for ${names.applicationName}</p>`;
 
-const alert = (error: string | undefined) => (error ? html`<p class="error" role="alert">${error}</p>` : '');
+export const alert = (error: string | undefined) =>
+  error ? html`<p class="error" role="alert">${error}</p>` : '';
 
 /** A form of the sign-in steps: posts back the pending request it belongs to. */
-const stepForm = (action: string, requestId: string, fields: Markup) =>
+export const stepForm = (action: string, requestId: string, fields: Markup) =>
   html`<form method="post" action="${action}">
 <input type="hidden" name="request" value="${requestId}">
 ${fields}
@@ -45,35 +46,6 @@ ${stepForm(
 )}
 <p class="links"><a href="/signin/forgot?request=${options.requestId}">Forgot your password?</a></p>`,
     options.cookies ? { cookies: options.cookies } : {},
-  );
-
-export const totpEnrolmentPage = (
-  options: SignInNames & {
-    requestId: string;
-    otpauthUri: string;
-    secret: string;
-    /** The QR code as an SVG document (generated here from the URI, so trusted markup). */
-    qrSvg: string;
-    error?: string;
-    status?: number;
-  },
-) =>
-  page(
-    options.status ?? 200,
-    'Set up two-step verification',
-    html`${heading('Set up two-step verification', options)}
-${alert(options.error)}
-<p>${options.organizationName} asks for a code from an authenticator app at each sign-in. Scan this QR code with the app (or enter the key below), then type the 6-digit code it shows.</p>
-${new Markup(options.qrSvg.replace('<svg ', '<svg class="qr" role="img" aria-label="QR code of the authenticator key" '))}
-<p class="note">Key: <code>${options.secret}</code></p>
-<p class="note">Or open this link on the device with the app: <code>${options.otpauthUri}</code></p>
-${stepForm(
-  '/signin/totp',
-  options.requestId,
-  html`<label for="code">Authentication code</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
-<button type="submit">Continue</button>`,
-)}`,
   );
 
 export const totpChallengePage = (

@@ -3,6 +3,7 @@ import type { UserType } from '../api/route-definition.js';
 import { storeConfig } from '../config.js';
 import { refuseStandardClientPolicies } from '../domain/api-client-rules.js';
 import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
+import { browserOriginRemovals, browserOriginWrites } from './browser-origins.js';
 import { ApiClientEntity, type ApiClientRecord, PolicyEntity, RoleEntity } from './entities.js';
 import { keys, LISTINGS, TABLE_SCHEMA } from './keys.js';
 import { bucketCountDelta, type ListingIndex, nextSequence, readPage } from './sequenced-listing.js';
@@ -103,6 +104,7 @@ export const createApiClient = async (
     ...policies.map((id) =>
       checkLive(PolicyEntity.key({ organizationId: orgId, id }), unknownReference('policies', id)),
     ),
+    ...browserOriginWrites(client),
   ]);
   return client;
 };
@@ -267,5 +269,6 @@ export const deleteApiClient = async (
       clientNotFound(clientId),
     ),
     bucketCountDelta(orgId, LISTINGS.clients, client.sequence, -1),
+    ...browserOriginRemovals(client),
   ]);
 };

@@ -1,13 +1,12 @@
 import { UserEntity, type UserRecord } from './entities.js';
 import { keys } from './keys.js';
+import { digestOf, newOpaqueValue } from './opaque-values.js';
 import { type OutboxEmail, type OutboxRef, outboxPut } from './outbox.js';
 import {
   PasswordLinkEntity,
   type PasswordLinkPurpose,
   type PasswordLinkRecord,
-  SignInAttemptsEntity,
-} from './sign-in-entities.js';
-import { digestOf, newOpaqueValue } from './sign-in-state.js';
+} from './password-link-entity.js';
 import { isConditionFailure, put, remove, transact, update, type Write, writeOne } from './writes.js';
 
 /**
@@ -201,18 +200,3 @@ export const useRecoveryCode = (
       () => new NotActive(),
     ),
   );
-
-// Attempts per client address -----------------------------------------------------------------
-
-/** Counts a sign-in attempt from an address (one atomic ADD); answers this minute's count. */
-export const countSignInAttempt = async (address: string, now = Date.now()): Promise<number> => {
-  const epochMinute = Math.floor(now / 60_000);
-  const counted = await writeOne(
-    update(SignInAttemptsEntity.key({ address, epochMinute }), {
-      update: 'ADD attempts :one SET expiresAt = :expiresAt',
-      values: { ':one': 1, ':expiresAt': (epochMinute + 2) * 60 },
-    }),
-    { returnNew: true },
-  );
-  return Number(counted?.attempts ?? 1);
-};

@@ -418,9 +418,6 @@ export const OutboxMessageEntity = defineEntity({
     to: z.string(),
     name: z.string(),
     createdAt: z.number(),
-    /** Set by SES delivery (deployed): when it was accepted, or how many attempts failed. */
-    deliveredAt: z.number().optional(),
-    failedAttempts: z.number().optional(),
   }),
 });
 export type OutboxMessage = z.output<typeof OutboxMessageEntity.attributes>;

@@ -158,6 +158,8 @@ export const keys = {
   refreshFamily: (familyId: string) => key(`RFAMILY#${familyId}`, 'FAMILY'),
   /** An emailed invitation or password reset link (by the digest of its token). */
   passwordLink: (tokenDigest: string) => key(`PWLINK#${tokenDigest}`, 'PWLINK'),
+  /** A browser origin of a registered application (its redirect URIs'), for CORS. */
+  browserOrigin: (origin: string, clientId: string) => key(`CORS_ORIGIN#${origin}`, `CLIENT#${clientId}`),
   /** Sign-in attempts from one client IP address in one minute. */
   signInAttempts: (address: string, epochMinute: number | '*') =>
     key(`SIGNIN_IP#${address}#${epochMinute}`, 'ATTEMPTS'),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict } from '../domain/errors.js';
 import { type OutboxMessage, OutboxMessageEntity } from './entities.js';
-import { create, update, writeOne } from './writes.js';
+import { create } from './writes.js';
 
 /**
  * The transactional outbox: each email is recorded in the same transaction as the change that
@@ -27,19 +27,4 @@ export const outboxPut = (email: OutboxEmail, now: number) => {
       () => new Conflict('Outbox message', 'A message with this id exists'),
     ),
   };
-};
-
-/** Records how delivery went: accepted by SES, or how many attempts failed. */
-export const recordDelivery = async (
-  ref: OutboxRef,
-  outcome: { deliveredAt: number } | { failedAttempts: number },
-): Promise<void> => {
-  const [[name, value]] = Object.entries(outcome) as [[string, number]];
-  await writeOne(
-    update(OutboxMessageEntity.key(ref), {
-      update: 'SET #outcome = :value',
-      names: { '#outcome': name },
-      values: { ':value': value },
-    }),
-  );
 };

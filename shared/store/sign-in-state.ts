@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AuthorizationRequest } from '../domain/authorization.js';
 import { db, tableName } from './dynamo.js';
+import { digestOf, newOpaqueValue } from './opaque-values.js';
 import {
   AuthorizationCodeEntity,
   type AuthorizationCodeRecord,
@@ -13,6 +14,7 @@ import {
   type RefreshTokenRecord,
   SessionEntity,
   type SessionRecord,
+  SignInAttemptsEntity,
   SignInFailuresEntity,
 } from './sign-in-entities.js';
 import { isConditionFailure, put, remove, transact, update, writeOne } from './writes.js';
@@ -22,9 +24,6 @@ import { isConditionFailure, put, remove, transact, update, writeOne } from './w
  * and applications are 256 random bits; the table keeps only their SHA-256 digests. Every
  * single-use step is one conditional write, so two concurrent uses cannot both succeed.
  */
-
-export const newOpaqueValue = (): string => randomBytes(32).toString('base64url');
-export const digestOf = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 /** An item that TTL or a concurrent sign-out removed meanwhile: nothing left to change. */
 class Gone extends Error {}
@@ -403,4 +402,19 @@ export const revokeRefreshFamily = async (familyId: string): Promise<void> => {
 export const refreshFamilyOf = async (token: string, clientId: string): Promise<string | undefined> => {
   const record = await RefreshTokenEntity.get({ digest: digestOf(token) });
   return record?.clientId === clientId ? record.familyId : undefined;
+};
+
+// Attempts per client address -----------------------------------------------------------------
+
+/** Counts a sign-in attempt from an address (one atomic ADD); answers this minute's count. */
+export const countSignInAttempt = async (address: string, now = Date.now()): Promise<number> => {
+  const epochMinute = Math.floor(now / 60_000);
+  const counted = await writeOne(
+    update(SignInAttemptsEntity.key({ address, epochMinute }), {
+      update: 'ADD attempts :one SET expiresAt = :expiresAt',
+      values: { ':one': 1, ':expiresAt': (epochMinute + 2) * 60 },
+    }),
+    { returnNew: true },
+  );
+  return Number(counted?.attempts ?? 1);
 };

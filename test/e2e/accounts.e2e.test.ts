@@ -212,11 +212,18 @@ describe('two-step verification (TOTP)', () => {
 
   const codeOf = (secret: string, step: number) => hotp(base32Decode(secret), step);
 
+  /** Follows a 303 of the hosted pages in the same browser. */
+  const follow = (browser: BrowserSession, answer: Response | undefined) => {
+    expect(answer?.status).toBe(303);
+    return browser.fetch(new URL(answer?.headers.get('location') ?? '', service.baseUrl).href);
+  };
+
   /** Signs in with the password and enrols; answers the secret and the recovery codes. */
   const enrol = async (email: string) => {
     const flow = await signIn(service, mfaRp, { email });
-    const html = (await flow.answer?.text()) ?? '';
-    expect(flow.answer?.status).toBe(200);
+    const enrolment = await follow(flow.browser, flow.answer);
+    const html = await enrolment.text();
+    expect(enrolment.status).toBe(200);
     expect(html).toContain('<label for="code">Authentication code</label>');
     expect(html).toContain('<svg class="qr"');
     const uri = /otpauth:\/\/totp\/[^<\s]+/.exec(html)?.[0] ?? '';
@@ -225,8 +232,11 @@ describe('two-step verification (TOTP)', () => {
 
     const step = totpStep(Date.now());
     const wrong = await submitCode(flow.browser, html, codeOf(secret, step + 5));
-    expect(wrong.status).toBe(401);
-    expect(await wrong.text()).toContain('The code is not right');
+    const again = await follow(flow.browser, wrong);
+    expect(await again.text()).toContain('The code is not right');
+    expect(await (await new BrowserSession().fetch(again.url)).text()).toContain(
+      'has expired or was opened in another browser',
+    );
     const confirmed = await submitCode(flow.browser, html, codeOf(secret, step));
     const codesPage = await confirmed.text();
     const codes = [...codesPage.matchAll(/<li>([a-z2-7]{5}-[a-z2-7]{5})<\/li>/g)].map(

@@ -18,7 +18,10 @@ const postFrom = (localAddress: string, path: string) =>
       {
         method: 'POST',
         localAddress,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+        },
       },
       (response) => {
         let text = '';
@@ -26,7 +29,11 @@ const postFrom = (localAddress: string, path: string) =>
           text += chunk;
         });
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: text }),
+          resolve({
+            status: response.statusCode ?? 0,
+            retryAfter: response.headers['retry-after'],
+            body: text,
+          }),
         );
       },
     );

@@ -123,6 +123,41 @@ describe('with a custom domain (context issuer)', () => {
   });
 });
 
+describe('mail and browser origins (context sesSender, corsOrigins)', () => {
+  it('lets only the users and accounts functions send mail, from the sender only; tells every function the extra origins', () => {
+    const mailing = synthesizeIdp({
+      sesSender: 'no-reply@example.com',
+      corsOrigins: 'https://console.example.com',
+    });
+    const mailTemplate = Template.fromStack(mailing.stack);
+    const sendsMail = (group: EndpointGroup) =>
+      statementsOfRole(mailTemplate, logicalIdOf(mailing.stack.functions[group].role)).filter((statement) =>
+        [statement.Action].flat().some((action) => String(action).startsWith('ses:')),
+      );
+    for (const group of ENDPOINT_GROUPS) {
+      const statements = sendsMail(group);
+      if (group === 'users' || group === 'accounts') {
+        expect(statements).toHaveLength(1);
+        expect(statements[0]?.Condition).toEqual({
+          StringEquals: { 'ses:FromAddress': 'no-reply@example.com' },
+        });
+        expect(JSON.stringify(statements[0]?.Resource)).toContain('identity/no-reply@example.com');
+      } else {
+        expect(statements, group).toEqual([]);
+      }
+    }
+    mailTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ IDP_SES_SENDER: 'no-reply@example.com' }) },
+    });
+    expect(
+      Object.values(mailTemplate.findResources('AWS::Lambda::Function')).filter(
+        (fn) => fn.Properties?.Environment?.Variables?.IDP_CORS_ORIGINS === 'https://console.example.com',
+      ).length,
+    ).toBe(ENDPOINT_GROUPS.length);
+    expect(JSON.stringify(template.toJSON())).not.toContain('ses:SendEmail');
+  });
+});
+
 describe('table', () => {
   it('is built from TABLE_SCHEMA: keys, indexes and TTL', () => {
     const indexKeys = TABLE_SCHEMA.indexes.map((index) => ({

@@ -80,7 +80,8 @@ export const signIn = async (
       password: options.password ?? PASSWORD,
     });
     location = answer.headers.get('location');
-    if (!location) return { ...started, answer, location: undefined };
+    // A page of ours (the next sign-in step) rather than the redirect back to the application.
+    if (!location || location.startsWith('/')) return { ...started, answer, location: undefined };
   }
   return { ...started, answer: undefined, location: new URL(location) };
 };

@@ -42,20 +42,21 @@ export const parseRequestTarget = (
   return { rawPath: twice.split('?')[0] as string, rawQueryString: query.join('?') };
 };
 
-type Segment = { literal: string } | { parameter: string };
+/** A path segment of a route: literal, `{name}`, or the greedy `{name+}` that takes the rest. */
+type Segment = { literal: string } | { parameter: string; greedy: boolean };
 
 const segmentsOf = (path: string): Segment[] =>
   path
     .split('/')
     .slice(1)
     .map((segment) => {
-      const parameter = /^\{([^}]+)\}$/.exec(segment)?.[1];
-      return parameter ? { parameter } : { literal: segment };
+      const [, parameter, plus] = /^\{([^}+]+)(\+?)\}$/.exec(segment) ?? [];
+      return parameter ? { parameter, greedy: plus === '+' } : { literal: segment };
     });
 
-/** A literal segment is more specific than a parameter at the first place two routes differ. */
+/** Literal before parameter before greedy parameter, at the first place two routes differ. */
 const specificity = (segments: readonly Segment[]): string =>
-  segments.map((segment) => ('literal' in segment ? '0' : '1')).join('');
+  segments.map((segment) => ('literal' in segment ? '0' : segment.greedy ? '2' : '1')).join('');
 
 export interface CompiledRoutes<R extends RouteTemplate> {
   match(method: string, rawPath: string): RouteMatch<R> | undefined;
@@ -70,10 +71,13 @@ export const compileRoutes = <R extends RouteTemplate>(routes: readonly R[]): Co
   const candidates = (rawPath: string) => {
     const parts = rawPath.split('/').slice(1);
     return compiled.flatMap(({ route, segments }) => {
-      if (!rawPath.startsWith('/') || segments.length !== parts.length) return [];
+      const last = segments.at(-1);
+      const greedy = last !== undefined && 'greedy' in last && last.greedy;
+      const fits = greedy ? parts.length >= segments.length : parts.length === segments.length;
+      if (!rawPath.startsWith('/') || !fits) return [];
       const pathParameters: Record<string, string> = {};
       for (const [index, segment] of segments.entries()) {
-        const part = parts[index] as string;
+        const part = segment === last && greedy ? parts.slice(index).join('/') : (parts[index] as string);
         if ('literal' in segment) {
           if (segment.literal !== part) return [];
         } else {

@@ -1,6 +1,6 @@
 import { routeGroup } from '../route-definition.js';
 
-/** Hosted sign-in pages (OpenID Connect, the browser side, and emailed links), at the API root. */
+/** Hosted sign-in pages (OpenID Connect, the browser side), at the API root. */
 export const signinRoutes = routeGroup('signin')({
   authorize: {
     route: 'GET /oauth2/authorize',
@@ -34,42 +34,6 @@ export const signinRoutes = routeGroup('signin')({
     kind: 'page',
     summary: 'Accepts (or declines) the latest agreement while signing in',
     response: { status: 303, description: 'Back to the application with a code, or with access_denied' },
-  },
-  showForgotPassword: {
-    route: 'GET /signin/forgot',
-    kind: 'page',
-    summary: 'The "forgot your password?" form of a pending sign-in',
-    response: { status: 200, description: 'The form' },
-  },
-  submitForgotPassword: {
-    route: 'POST /signin/forgot',
-    kind: 'page',
-    summary: 'Emails a password reset link (the same answer whether or not the email exists)',
-    response: { status: 200, description: 'Check your email' },
-  },
-  showInvitation: {
-    route: 'GET /signin/invitation',
-    kind: 'page',
-    summary: 'The invitation link of the join email: the form for the first password',
-    response: { status: 200, description: 'The form, or a page saying the link is no longer valid' },
-  },
-  acceptInvitation: {
-    route: 'POST /signin/invitation',
-    kind: 'page',
-    summary: 'Sets the first password and uses the invitation link up',
-    response: { status: 200, description: 'Password set' },
-  },
-  showPasswordReset: {
-    route: 'GET /signin/reset',
-    kind: 'page',
-    summary: 'The emailed reset link: the form for a new password',
-    response: { status: 200, description: 'The form, or a page saying the link is no longer valid' },
-  },
-  submitPasswordReset: {
-    route: 'POST /signin/reset',
-    kind: 'page',
-    summary: "Sets a new password, uses the link up and ends the user's sessions and refresh tokens",
-    response: { status: 200, description: 'Password set' },
   },
   endSession: {
     route: 'GET /oauth2/logout',

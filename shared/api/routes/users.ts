@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { minePermissions } from '../../schemas/catalogue.js';
 import {
   additionalUserProperties,
-  changePasswordRequest,
   changeStatusRequest,
   listUsersQuery,
   newUserRequest,
@@ -48,13 +47,6 @@ export const usersRoutes = routeGroup('users')({
     subject: 'self-or-permissions',
     request: { body: updateUserRequest },
     response: ok('The updated user', user),
-  },
-  changePassword: {
-    route: 'PUT /idp/users/{id}/changePassword',
-    summary: 'Change the own password',
-    subject: 'self',
-    request: { body: changePasswordRequest },
-    response: noContent('Changed'),
   },
   resendJoinEmail: {
     route: 'PUT /idp/users/{id}/resendJoinEmail',

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userPasswordsRoutes } from '../../../shared/api/routes/user-passwords.js';
 import { userPicturesRoutes } from '../../../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { hashPassword } from '../../../shared/auth/passwords.js';
@@ -186,9 +187,9 @@ const call = (operation: Operation, token?: string) =>
   });
 
 /** The users' operations (spec 4.1), their pictures' included. */
-const userRoutes = { ...usersRoutes, ...userPicturesRoutes };
+const userRoutes = { ...usersRoutes, ...userPasswordsRoutes, ...userPicturesRoutes };
 
-it('covers exactly the 24 operations of the users and pictures route tables', () => {
+it('covers exactly the 24 operations of the users, passwords and pictures route tables', () => {
   const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
   expect(covered).toEqual(Object.keys(userRoutes).sort());
   expect(covered).toHaveLength(24);

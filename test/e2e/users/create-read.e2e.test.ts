@@ -153,6 +153,8 @@ describe('POST /users', () => {
         userId: id,
         to: email,
         name: 'Joiner',
+        subject: expect.stringMatching(/^You are invited to /),
+        text: expect.stringMatching(/\/signin\/invitation\?token=[\w-]{43}\n/),
         createdAt: expect.any(Number),
       },
     ]);

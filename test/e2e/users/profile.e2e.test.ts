@@ -220,7 +220,7 @@ describe('PUT /users/{id}/changePassword', () => {
 
   it('accepts exactly 12 characters', async () => {
     const { id, userToken } = await withPassword();
-    const twelve = 'b'.repeat(12);
+    const twelve = 'Tq8vLm2pZxWe';
     expect(
       (
         await change(id, userToken, {

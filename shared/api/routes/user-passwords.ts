@@ -1,0 +1,16 @@
+import { changePasswordRequest } from '../../schemas/users.js';
+import { noContent, routeGroup } from '../route-definition.js';
+
+/**
+ * A user's own password change (spec 4.1): a group, and so a function, of its own, the only
+ * management one that carries the password policy's list of common passwords.
+ */
+export const userPasswordsRoutes = routeGroup('user-passwords')({
+  changePassword: {
+    route: 'PUT /idp/users/{id}/changePassword',
+    summary: 'Change the own password',
+    subject: 'self',
+    request: { body: changePasswordRequest },
+    response: noContent('Changed'),
+  },
+});

@@ -1,0 +1,35 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { renderSVG } from 'uqr';
+import { otpauthUri } from '../domain/totp.js';
+import { totpEnrolmentPage } from '../pages/account-pages.js';
+import { errorPage } from '../pages/sign-in-pages.js';
+import { getUser } from '../store/user-repository.js';
+import { pendingRequestOf, signInTarget } from './sign-in-requests.js';
+import { EXPIRED, type Page, WRONG_CODE } from './sign-in-steps.js';
+
+/**
+ * `GET /signin/enrol?request=...`: the enrolment page of a pending sign-in whose person has no
+ * TOTP secret yet: the key's `otpauth://` URI as a QR code and as text, and the code form that
+ * posts to `/signin/totp`. Only the browser that made the request sees the key.
+ */
+export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const query = new URLSearchParams(event.rawQueryString);
+  const pending = await pendingRequestOf(event, query.get('request'));
+  const secret = pending?.totpEnrolment;
+  if (!pending || !secret || !pending.userId) return errorPage(400, EXPIRED);
+  const [user, target] = await Promise.all([
+    getUser(pending.organizationId, pending.userId, true),
+    signInTarget(pending.organizationId, pending.clientId),
+  ]);
+  if (user?.status !== 'ACTIVE')
+    return errorPage(403, 'This account cannot sign in. Contact your administrator.');
+  const uri = otpauthUri({ issuer: target.names.organizationName, account: user.email, secret });
+  return totpEnrolmentPage({
+    ...target.names,
+    requestId: pending.id,
+    secret,
+    otpauthUri: uri,
+    qrSvg: renderSVG(uri, { border: 2 }),
+    ...(query.get('retry') ? { error: WRONG_CODE } : {}),
+  });
+};
