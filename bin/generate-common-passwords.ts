@@ -27,9 +27,9 @@ export const derivedCommonPasswords = (minLength: number, maxLength: number): st
 
 /** The shipped form of the list: each password's 4-byte SHA-256 prefix, concatenated, base64. */
 export const passwordPrefixes = (passwords: readonly string[]): string =>
-  Buffer.concat(passwords.map((password) => createHash('sha256').update(password).digest().subarray(0, 4))).toString(
-    'base64',
-  );
+  Buffer.concat(
+    passwords.map((password) => createHash('sha256').update(password).digest().subarray(0, 4)),
+  ).toString('base64');
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } = await import('../shared/domain/password-policy.js');

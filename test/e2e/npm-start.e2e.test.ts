@@ -53,7 +53,10 @@ const npmStart = async (env: Record<string, string>) => {
     organizationId: field('Organization'),
     clientId: field('Admin client id'),
     clientSecret: field('Admin secret'),
-    curlLines: output.split('\n').filter((line) => /^\s+(TOKEN=|curl )/.test(line)),
+    // The "Try it" example (the sign-in walk-through after it needs a browser).
+    curlLines: (output.split('Sign a person in')[0] ?? '')
+      .split('\n')
+      .filter((line) => /^\s+(TOKEN=|curl )/.test(line)),
   };
 };
 
