@@ -1,4 +1,5 @@
 import { UserEntity, type UserRecord } from './entities.js';
+import { ttlSeconds } from './entity.js';
 import { keys } from './keys.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
 import { type OutboxEmail, type OutboxRef, outboxPut } from './outbox.js';
@@ -15,8 +16,6 @@ import { isConditionFailure, put, remove, transact, update, type Write, writeOne
  * conditional write, so two concurrent uses cannot both succeed.
  */
 
-const epochSeconds = (millis: number) => Math.ceil(millis / 1000);
-
 /** The user attribute holding the digest of the live link of each purpose. */
 const LINK_ATTRIBUTE = { invitation: 'invitationDigest', reset: 'resetDigest' } as const;
 
@@ -30,7 +29,7 @@ export const passwordLinkWrites = (
   const token = newOpaqueValue();
   const digest = digestOf(token);
   const validUntil = now + lifetimeSeconds * 1000;
-  const record: PasswordLinkRecord = { purpose, ...user, validUntil, expiresAt: epochSeconds(validUntil) };
+  const record: PasswordLinkRecord = { purpose, ...user, validUntil, expiresAt: ttlSeconds(validUntil) };
   return { token, digest, link: put(PasswordLinkEntity.item({ digest }, record)) };
 };
 
@@ -52,7 +51,8 @@ export const userLinkUpdate = (
     fails,
   );
 
-class NotActive extends Error {}
+/** A condition of a single-use step failed: used, replaced, or changed meanwhile. */
+class ConditionNotMet extends Error {}
 
 /** A reset link with its email in the outbox (one transaction); undefined when the user is gone. */
 export const issueResetLink = async (
@@ -65,10 +65,10 @@ export const issueResetLink = async (
   const { token, digest, link } = passwordLinkWrites('reset', owner, lifetimeSeconds, now);
   const outbox = outboxPut({ ...email, type: 'PASSWORD_RESET_EMAIL' }, now);
   try {
-    await transact([link, userLinkUpdate('reset', owner, digest, () => new NotActive()), outbox.write]);
+    await transact([link, userLinkUpdate('reset', owner, digest, () => new ConditionNotMet()), outbox.write]);
     return { token, outbox: outbox.ref };
   } catch (error) {
-    if (error instanceof NotActive) return undefined;
+    if (error instanceof ConditionNotMet) return undefined;
     throw error;
   }
 };
@@ -102,7 +102,7 @@ export const setPasswordWithLink = async (
   now = Date.now(),
 ): Promise<boolean> => {
   const digest = digestOf(token);
-  const used = () => new NotActive();
+  const used = () => new ConditionNotMet();
   try {
     await transact([
       remove(PasswordLinkEntity.key({ digest }), { condition: 'attribute_exists(pk)' }, used),
@@ -125,7 +125,7 @@ export const setPasswordWithLink = async (
     ]);
     return true;
   } catch (error) {
-    if (error instanceof NotActive) return false;
+    if (error instanceof ConditionNotMet) return false;
     throw error;
   }
 };
@@ -137,7 +137,7 @@ const conditionHeld = async (write: Write): Promise<boolean> => {
     await writeOne(write);
     return true;
   } catch (error) {
-    if (error instanceof NotActive || isConditionFailure(error)) return false;
+    if (error instanceof ConditionNotMet || isConditionFailure(error)) return false;
     throw error;
   }
 };
@@ -162,7 +162,7 @@ export const completeTotpEnrolment = (
           ':now': now,
         },
       },
-      () => new NotActive(),
+      () => new ConditionNotMet(),
     ),
   );
 
@@ -180,7 +180,7 @@ export const acceptTotpStep = (
         condition: 'totpSecret = :secret AND (attribute_not_exists(totpLastStep) OR totpLastStep < :step)',
         values: { ':step': step, ':secret': secret },
       },
-      () => new NotActive(),
+      () => new ConditionNotMet(),
     ),
   );
 
@@ -197,6 +197,6 @@ export const useRecoveryCode = (
         condition: 'contains(recoveryCodeDigests, :digest)',
         values: { ':used': new Set([codeDigest]), ':digest': codeDigest },
       },
-      () => new NotActive(),
+      () => new ConditionNotMet(),
     ),
   );

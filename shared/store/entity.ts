@@ -105,6 +105,9 @@ export const defineEntity = <S extends z.ZodObject, Ref>(
   };
 };
 
+/** DynamoDB's TTL attribute (`expiresAt`) of an item that lives until `millis` (epoch ms). */
+export const ttlSeconds = (millis: number): number => Math.ceil(millis / 1000);
+
 /** A string set as DynamoDB stores it: absent when empty (DynamoDB stores no empty sets). */
 export const stringSet = z.set(z.string()).optional();
 

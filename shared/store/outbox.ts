@@ -21,7 +21,6 @@ export const outboxPut = (email: OutboxEmail, now: number) => {
   const ref: OutboxRef = { organizationId: email.organizationId, createdAt: now, messageId };
   return {
     ref,
-    messageId,
     write: create(
       OutboxMessageEntity.item(ref, { messageId, ...email, createdAt: now }),
       () => new Conflict('Outbox message', 'A message with this id exists'),

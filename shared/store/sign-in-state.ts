@@ -3,6 +3,7 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AuthorizationRequest } from '../domain/authorization.js';
 import { db, tableName } from './dynamo.js';
+import { ttlSeconds } from './entity.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
 import {
   AuthorizationCodeEntity,
@@ -32,8 +33,6 @@ const ignoreGone = (error: unknown) => {
   if (!(error instanceof Gone)) throw error;
 };
 
-const epochSeconds = (millis: number) => Math.ceil(millis / 1000);
-
 /** A pending request lives as long as a person may take to sign in (and enrol, and consent). */
 const REQUEST_LIFETIME_MILLIS = 30 * 60 * 1000;
 
@@ -55,7 +54,7 @@ export const saveAuthorizationRequest = async (
     id: newOpaqueValue(),
     browserDigest: digestOf(browserBinding),
     createdAt: now,
-    expiresAt: epochSeconds(now + REQUEST_LIFETIME_MILLIS),
+    expiresAt: ttlSeconds(now + REQUEST_LIFETIME_MILLIS),
   };
   await writeOne(put(AuthorizationRequestEntity.item(record, record)));
   return record;
@@ -140,7 +139,7 @@ export const recordSignInFailure = async (
   const counted = await writeOne(
     update(key, {
       update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
-      values: { ':one': 1, ':zero': 0, ':expiresAt': epochSeconds(now) + FAILURES_LIFETIME_SECONDS },
+      values: { ':one': 1, ':zero': 0, ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS },
     }),
     { returnNew: true },
   );
@@ -168,7 +167,7 @@ export const createSession = async (
   const session: SessionRecord = {
     ...subject,
     endsAt: now + lifetimes.absoluteSeconds * 1000,
-    expiresAt: epochSeconds(now + lifetimes.idleSeconds * 1000),
+    expiresAt: ttlSeconds(now + lifetimes.idleSeconds * 1000),
   };
   await writeOne(put(SessionEntity.item({ digest: digestOf(cookieValue) }, session)));
   return { cookieValue, session };
@@ -184,7 +183,7 @@ export const useSession = async (
   const digest = digestOf(cookieValue);
   const session = await SessionEntity.get({ digest });
   if (!session || session.endsAt <= now || session.expiresAt * 1000 <= now) return undefined;
-  const expiresAt = Math.min(epochSeconds(now + idleSeconds * 1000), epochSeconds(session.endsAt));
+  const expiresAt = Math.min(ttlSeconds(now + idleSeconds * 1000), ttlSeconds(session.endsAt));
   await writeOne(
     update(
       SessionEntity.key({ digest }),
@@ -222,7 +221,7 @@ export const issueAuthorizationCode = async (
   const record: AuthorizationCodeRecord = {
     ...grant,
     validUntil: now + lifetimeSeconds * 1000,
-    expiresAt: epochSeconds(now + lifetimeSeconds * 1000),
+    expiresAt: ttlSeconds(now + lifetimeSeconds * 1000),
   };
   await writeOne(put(AuthorizationCodeEntity.item({ digest: digestOf(code) }, record)));
   return code;
@@ -309,7 +308,7 @@ export const startRefreshFamily = async (
     organizationId: grant.organizationId,
     userId: grant.userId,
     endsAt,
-    expiresAt: epochSeconds(endsAt),
+    expiresAt: ttlSeconds(endsAt),
   };
   await transact([
     put(RefreshFamilyEntity.item(family, family)),
@@ -317,7 +316,7 @@ export const startRefreshFamily = async (
       refreshItem(token, {
         ...grant,
         familyId,
-        expiresAt: epochSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
+        expiresAt: ttlSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
       }),
     ),
   ]);
@@ -376,7 +375,7 @@ export const rotateRefreshToken = async (
         scope,
         authTime,
         amr,
-        expiresAt: epochSeconds(Math.min(family.endsAt, now + lifetimes.slidingSeconds * 1000)),
+        expiresAt: ttlSeconds(Math.min(family.endsAt, now + lifetimes.slidingSeconds * 1000)),
       }),
     ),
   );
