@@ -81,7 +81,8 @@ export class IdpStack extends Stack {
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     // Only the functions that send mail may: the join email (users) and reset emails (accounts).
     if (props.sesSender) {
-      for (const mailer of [this.functions.users, this.functions.accounts]) this.grantSendEmail(mailer, props.sesSender);
+      for (const mailer of [this.functions.users, this.functions.accounts])
+        this.grantSendEmail(mailer, props.sesSender);
     }
     this.pictures = new PictureBucket(this, 'Pictures');
     this.pictures.grantPictureAccess(this.functions['user-pictures']);

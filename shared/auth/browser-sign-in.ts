@@ -5,16 +5,14 @@ import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockou
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { clearCookie, readCookie } from '../pages/cookies.js';
-import { browserBinding, clientAddress, formOf, secureCookies } from '../pages/forms.js';
+import { browserBinding, formOf, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
 import { errorPage, signedOutPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
-import { getOrganization } from '../store/organization-repository.js';
 import {
   clearSignInFailures,
   endSession,
-  pendingAuthorizationRequest,
   recordSignInFailure,
   saveAuthorizationRequest,
   signInLockedUntil,

@@ -229,6 +229,7 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
   routes: T,
   handlers: GroupHandlers<T>,
   // Required exactly when the group's routes need something passed in.
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends X` is the test for "X has no required keys".
   ...[options]: {} extends GroupOptions<T> ? [GroupOptions<T>?] : [GroupOptions<T>]
 ) => {
   config();
