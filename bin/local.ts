@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { assertPortFree, PortInUseError, startDynamoDbLocal } from './local/dynamodb-local.js';
 import { startLocalService } from './local/service.js';
+import { prepareSignInTrial, signInSteps } from './local/try-sign-in.js';
 
 /**
  * `npm start`: DynamoDB Local, the table, system data, a default organization with an admin
@@ -75,10 +75,7 @@ try {
 }
 
 const tokenUrl = `${service.baseUrl}/oauth2/token`;
-// For trying sign-in by hand: a fixed PKCE pair (RFC 7636 appendix B) and a loopback redirect.
-const TRY_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
-const TRY_CHALLENGE = createHash('sha256').update(TRY_VERIFIER).digest('base64url');
-const SIGN_IN_REDIRECT = 'http://127.0.0.1:8976/callback';
+const trial = await prepareSignInTrial(service.organizationId, service.adminRoleId);
 console.log(`
 IDP is running.
 
@@ -94,15 +91,7 @@ Try it:
 
   TOKEN=$(curl -s -X POST ${tokenUrl} -d grant_type=client_credentials -d client_id=${service.clientId} -d client_secret=${service.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
   curl -s -H "Authorization: Bearer $TOKEN" ${service.baseUrl}/idp/permissions
-
-Sign a person in, in a browser (README, "Signing people in"):
-
-  curl -s -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' ${service.baseUrl}/idp/users -d '{"email":"me@example.com","name":"Me"}'
-  grep -o '${service.baseUrl}/signin/invitation?token=[^"\\]*' ${dataDirectory}/outbox.jsonl | tail -1     # open it, choose a password
-  curl -s -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' ${service.baseUrl}/idp/clients -d '{"name":"Try it","clientType":"STANDARD","flowType":"authorization_code","redirectUris":["${SIGN_IN_REDIRECT}"],"tokenEndpointAuthMethod":"none"}'
-  open ${service.baseUrl}/oauth2/authorize?response_type=code&scope=openid%20email%20profile&redirect_uri=${encodeURIComponent(SIGN_IN_REDIRECT)}&code_challenge=${TRY_CHALLENGE}&code_challenge_method=S256&state=try&client_id=<id of the application>
-  (the browser lands on ${SIGN_IN_REDIRECT}?code=...; exchange it with code_verifier=${TRY_VERIFIER})
-
+${trial ? signInSteps(service.baseUrl, trial) : ''}
 Press Ctrl-C to stop.
 `);
 

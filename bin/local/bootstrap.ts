@@ -10,6 +10,8 @@ import { put, writeOne } from '../../shared/store/writes.js';
 
 export interface BootstrapResult {
   organizationId: string;
+  /** The role holding every permission. */
+  adminRoleId: string;
   clientId: string;
   clientSecret: string;
 }
@@ -109,5 +111,5 @@ export const bootstrapLocal = async (
       ),
     ),
   );
-  return { organizationId, clientId, clientSecret };
+  return { organizationId, adminRoleId, clientId, clientSecret };
 };

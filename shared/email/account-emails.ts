@@ -9,6 +9,10 @@ export const RESET_PATH = '/signin/reset';
 
 const PATHS: Record<AccountEmailKind, string> = { invitation: INVITATION_PATH, reset: RESET_PATH };
 
+/** The link an account email carries: the hosted page, with the token only the email holds. */
+export const accountLink = (kind: AccountEmailKind, token: string) =>
+  `${config().publicOrigin}${PATHS[kind]}?token=${token}`;
+
 /**
  * Sends the join email (its invitation link sets the first password, DECISIONS.md: 7 days) or
  * the reset email (1 hour), the link carrying the token that only the email holds.
@@ -18,14 +22,14 @@ export const sendAccountEmail = (
   email: Omit<JoinEmail, 'invitationToken'>,
   token: string,
 ) => {
-  const { publicOrigin, signIn } = config();
+  const { signIn } = config();
   return deliverEmail(
     email.email,
     email.outbox,
     accountEmailText(kind, {
       name: email.email.name,
       organizationName: email.organizationName,
-      link: `${publicOrigin}${PATHS[kind]}?token=${token}`,
+      link: accountLink(kind, token),
       validSeconds: kind === 'invitation' ? signIn.invitationSeconds : signIn.resetSeconds,
     }),
   );

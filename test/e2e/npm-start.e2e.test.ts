@@ -1,7 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
+import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { freePort } from '../support/global-setup.js';
+import { PASSWORD } from '../support/sign-in-flow.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
 /**
@@ -58,6 +60,38 @@ const npmStart = async (env: Record<string, string>) => {
       .split('\n')
       .filter((line) => /^\s+(TOKEN=|curl )/.test(line)),
   };
+};
+
+/** Does what the printed sign-in steps say: the invitation, the authorize URL, the pasted exchange. */
+const followSignInSteps = async (output: string) => {
+  const [invitation, authorize] = output.match(/^ {5}http\S+$/gm)?.map((line) => line.trim()) ?? [];
+  const exchange = output.match(/^ {5}curl .*code=PASTE_THE_CODE$/m)?.[0];
+  expect(invitation).toContain('/signin/invitation?token=');
+  const browser = new BrowserSession();
+  const form = await (await browser.fetch(invitation as string)).text();
+  const chosen = await browser.submit(new URL('/signin/invitation', invitation).href, {
+    token: hiddenField(form, 'token') ?? '',
+    csrf: hiddenField(form, 'csrf') ?? '',
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  expect(chosen.status).toBe(200);
+  const signInPage = await (await browser.fetch(authorize as string)).text();
+  const signedIn = await browser.submit(new URL('/signin', authorize).href, {
+    request: hiddenField(signInPage, 'request') ?? '',
+    email: 'admin@example.com',
+    password: PASSWORD,
+  });
+  const code = new URL(signedIn.headers.get('location') ?? '').searchParams.get('code');
+  const tokens = execFileSync('bash', ['-c', exchange?.replace('PASTE_THE_CODE', code ?? '') ?? 'false'], {
+    encoding: 'utf8',
+  });
+  const { access_token } = JSON.parse(tokens) as { access_token: string };
+  // The person holds the administrator role.
+  const users = await fetch(new URL('/idp/users', authorize), {
+    headers: { authorization: `Bearer ${access_token}` },
+  });
+  expect(users.status).toBe(200);
 };
 
 /** Ctrl-C in a terminal signals the whole foreground process group. */
@@ -156,7 +190,7 @@ afterEach(() => {
 describe('npm start', () => {
   const newDataDirectory = useTempDirs('npm-start');
 
-  it('serves the API, prints a curl example that works, stops cleanly and keeps data across restarts', async () => {
+  it('serves the API, prints a curl example and sign-in steps that work, stops cleanly and keeps data across restarts', async () => {
     const dataDirectory = newDataDirectory();
     const env = {
       PORT: String(await freePort()),
@@ -179,6 +213,7 @@ describe('npm start', () => {
       },
     );
     expect(status).toBe('200');
+    await followSignInSteps(first.output);
 
     await pressCtrlC(first.child);
     expect(javaProcessesOnPort(Number(env.IDP_DYNAMODB_PORT))).toBe('');
@@ -187,6 +222,7 @@ describe('npm start', () => {
     expect(second.organizationId).toBe(first.organizationId);
     expect(second.clientId).toBe(first.clientId);
     expect(second.clientSecret).toBe(first.clientSecret);
+    expect(second.output).toContain('admin@example.com has a password');
     await pressCtrlC(second.child);
     expect(javaProcessesOnPort(Number(env.IDP_DYNAMODB_PORT))).toBe('');
   });

@@ -41,25 +41,35 @@ export const relyingParty = (service: TestService, application: Application, aut
     execute: [oidc.allowInsecureRequests],
   });
 
+/** An authorization request of the application, with fresh PKCE, state and nonce values. */
+export const authorizationRequest = async (
+  configuration: oidc.Configuration,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+) => {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(configuration, {
+    redirect_uri: redirectUri,
+    scope: 'openid email profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  });
+  return { url, verifier, state, nonce };
+};
+
 /** Opens the authorization endpoint in a browser session; answers the page (or redirect) and the PKCE values. */
 export const startSignIn = async (
   configuration: oidc.Configuration,
   options: { browser?: BrowserSession; extra?: Record<string, string> } = {},
 ) => {
   const browser = options.browser ?? new BrowserSession();
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(configuration, {
-    redirect_uri: REDIRECT,
-    scope: 'openid email profile',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...options.extra,
-  });
-  return { browser, verifier, state, nonce, response: await browser.fetch(url.href) };
+  const { url, ...request } = await authorizationRequest(configuration, REDIRECT, options.extra);
+  return { browser, ...request, response: await browser.fetch(url.href) };
 };
 
 /** Runs the authorization request and the password form; answers the redirect back, if any. */

@@ -1,0 +1,54 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's chromium package (`.ci/run` installs it when missing); playwright-core downloads no browser. */
+const EXECUTABLE = process.env.IDP_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Where the browser tests leave a screenshot of every page they see, for a person to look at. */
+export const SCREENSHOTS = join(process.cwd(), '.tmp', 'screenshots');
+
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: EXECUTABLE,
+    headless: true,
+    // No sandbox: CI runs as root in a container. The rest keeps the browser off the network but
+    // for the local service: `localhost` is the service's origin, which listens on 127.0.0.1 only
+    // (Chromium would try ::1 too), and no other name resolves.
+    args: [
+      '--no-sandbox',
+      '--host-resolver-rules=MAP localhost 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-default-apps',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+
+/** Saves the whole page as `<directory>/<nn>-<name>.png`, numbered in the order seen. */
+export const screenshotter = (directory: string) => {
+  const folder = join(SCREENSHOTS, directory);
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  let seen = 0;
+  return async (page: Page, name: string) => {
+    seen += 1;
+    await page.screenshot({
+      path: join(folder, `${String(seen).padStart(2, '0')}-${name}.png`),
+      fullPage: true,
+    });
+  };
+};
+
+/** What the page refused or threw: Content-Security-Policy violations and uncaught errors. */
+export const pageProblems = (page: Page): string[] => {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && message.text().includes('Content Security Policy')) {
+      problems.push(message.text());
+    }
+  });
+  return problems;
+};
