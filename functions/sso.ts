@@ -9,7 +9,13 @@ export const handler = groupHandler(
   ssoRoutes,
   {
     listSsoProviders: async (_input, { principal }) => ({
-      body: await listSsoProviders(principal.organizationId),
+      // The spec's closed shape: how people sign in through it is the operators' business.
+      body: (await listSsoProviders(principal.organizationId)).map(
+        ({ clientId, clientSecretExpirationDate }) => ({
+          clientId,
+          clientSecretExpirationDate,
+        }),
+      ),
     }),
 
     updateSsoProvider: async ({ path, body }, { principal }) => {

@@ -61,22 +61,26 @@ export class IdpSecrets extends Construct {
 
   /**
    * For the SSO providers function: it replaces `<prefix>sso/<clientId>` secret values (creating
-   * one the operator's CLI has not), named at runtime and so known only by prefix. It never reads
-   * them: nothing in this service hands a secret back.
+   * one the operator's CLI has not). It never reads them: nothing in this service hands a secret back.
    */
   grantSsoClientSecrets(fn: IdpFunction): void {
+    this.grantOnSsoSecrets(fn, ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue']);
+  }
+
+  /** For the federation function: it reads a provider's secret to exchange the upstream's code. */
+  grantSsoClientSecretRead(fn: IdpFunction): void {
+    this.grantOnSsoSecrets(fn, ['secretsmanager:GetSecretValue']);
+  }
+
+  /** SSO secrets are named at runtime, one per provider, and so known only by prefix. */
+  private grantOnSsoSecrets(fn: IdpFunction, actions: string[]): void {
     const ssoSecrets = Stack.of(this).formatArn({
       service: 'secretsmanager',
       resource: 'secret',
       resourceName: `${this.prefix}${SSO_SECRET_FOLDER}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    fn.lambda.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue'],
-        resources: [ssoSecrets],
-      }),
-    );
+    fn.lambda.addToRolePolicy(new PolicyStatement({ actions, resources: [ssoSecrets] }));
     Validations.of(fn.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}${SSO_SECRET_FOLDER}*]`,
       reason:

@@ -1,8 +1,9 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { ENDPOINT_GROUPS, type EndpointGroup, GROUP_TABLE_ACCESS } from '../shared/api/route-definition.js';
+import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
+import { GROUP_TABLE_ACCESS } from '../shared/api/table-access.js';
 import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
 import { IdpSecrets } from './idp-secrets.js';
@@ -78,7 +79,9 @@ export class IdpStack extends Stack {
     ) as Record<EndpointGroup, IdpFunction>;
     this.secrets.grantSigningKeys(this.functions.oauth);
     this.secrets.grantSigningKeyRead(this.functions.signin);
+    // Only sso writes SSO secrets; only federation reads them.
     this.secrets.grantSsoClientSecrets(this.functions.sso);
+    this.secrets.grantSsoClientSecretRead(this.functions.federation);
     // Only the functions that send mail may: the join email (users) and reset emails (accounts).
     if (props.sesSender) {
       for (const mailer of [this.functions.users, this.functions.accounts])

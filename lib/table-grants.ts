@@ -1,10 +1,11 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { RouteDefinition, TableAccess } from '../shared/api/route-definition.js';
+import type { RouteDefinition } from '../shared/api/route-definition.js';
 import { middlewareOf } from '../shared/api/route-middleware.js';
+import type { TableAccess } from '../shared/api/table-access.js';
 import { keys, RATE_COUNTER_PARTITIONS, TABLE_SCHEMA } from '../shared/store/keys.js';
 
-export type { TableAccess } from '../shared/api/route-definition.js';
+export type { TableAccess } from '../shared/api/table-access.js';
 
 /** What the middleware chain of a function's routes writes beside the function's own data. */
 export interface MiddlewareWrites {

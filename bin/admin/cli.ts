@@ -11,7 +11,18 @@ export interface CliIo {
 }
 
 const GLOBAL_OPTIONS = ['json', 'table', 'region', 'endpoint', 'secret-prefix', 'help'];
-const FLAGS = new Set(['json', 'help', 'mfa', 'no-mfa', 'all-permissions', 'secret-stdin']);
+const FLAGS = new Set([
+  'json',
+  'help',
+  'mfa',
+  'no-mfa',
+  'all-permissions',
+  'secret-stdin',
+  'jit',
+  'no-jit',
+  'trust-mfa',
+  'no-trust-mfa',
+]);
 
 const commandOptions = [...new Set(Object.values(COMMANDS).flatMap((command) => command.options))];
 const optionTypes = Object.fromEntries(

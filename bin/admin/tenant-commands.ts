@@ -6,7 +6,6 @@ import { NotFound, PreconditionFailed } from '../../shared/domain/errors.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { createApiClientRequest } from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
-import { ssoClientId, ssoClientSecret } from '../../shared/schemas/sso.js';
 import {
   createApiClient,
   deleteApiClient,
@@ -21,7 +20,6 @@ import {
 } from '../../shared/store/organization-repository.js';
 import { requirePolicy } from '../../shared/store/policy-repository.js';
 import { requireRole } from '../../shared/store/role-repository.js';
-import { configureSsoProvider, listAllSsoProviders } from '../../shared/store/sso-provider-repository.js';
 import { roleHoldingExactly } from './client-role.js';
 import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
 import { commaList, integer, type Options, optional, required, validated } from './options.js';
@@ -71,7 +69,7 @@ const liveClient = async (options: Options) => {
   return client;
 };
 
-/** Commands on organizations and what belongs to one: API clients, SSO providers. */
+/** Commands on organizations and what belongs to one: API clients (SSO providers: sso-commands.ts). */
 const OPTION_OF_FIELD: Record<string, string> = {
   clientType: 'type',
   flowType: 'flow',
@@ -279,59 +277,6 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       return {
         json: { id: client.id, organizationId: client.organizationId, deleted: true },
         summary: `Deleted API client ${client.id} of organization ${client.organizationId}`,
-      };
-    },
-  },
-
-  'sso create': {
-    usage: 'sso create --client-id CLIENT_ID --orgs ORG1,ORG2 --secret-stdin [--expires EPOCH_MS]',
-    options: ['client-id', 'orgs', 'secret-stdin', 'expires'],
-    run: async (options, io) => {
-      const clientId = validated(ssoClientId, required(options, 'client-id'), 'client-id');
-      const organizationIds = commaList(required(options, 'orgs')).map((org) =>
-        validated(identifier, org, 'orgs'),
-      );
-      if (organizationIds.length === 0) throw new UsageError('--orgs names no organization');
-      const expires = integer(options, 'expires', 0);
-      // Secrets never come from the command line, where shell history and `ps` would show them.
-      const clientSecret = options['secret-stdin']
-        ? validated(ssoClientSecret, (await io.readStdin()).replace(/\r?\n$/, ''), 'secret-stdin')
-        : undefined;
-      const provider = await configureSsoProvider(
-        { clientId, organizationIds, clientSecret, clientSecretExpirationDate: expires },
-        OPERATOR,
-      );
-      return {
-        json: {
-          clientId: provider.clientId,
-          organizationIds: provider.organizationIds,
-          clientSecretExpirationDate: provider.clientSecretExpirationDate,
-        },
-        summary: lines(
-          `SSO provider ${clientId} serves ${provider.organizationIds.join(', ')}`,
-          clientSecret !== undefined ? '  client secret stored' : '  client secret unchanged',
-        ),
-      };
-    },
-  },
-
-  'sso list': {
-    usage: 'sso list',
-    options: [],
-    run: async () => {
-      const providers = (await listAllSsoProviders()).map(
-        ({ clientId, organizationIds, clientSecretExpirationDate }) => ({
-          clientId,
-          organizationIds,
-          clientSecretExpirationDate,
-        }),
-      );
-      return {
-        json: providers,
-        summary: lines(
-          `${providers.length} SSO provider(s)`,
-          ...providers.map((p) => `  ${p.clientId}  -> ${p.organizationIds.join(', ')}`),
-        ),
       };
     },
   },

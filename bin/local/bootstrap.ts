@@ -1,12 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import { Conflict, NotFound } from '../../shared/domain/errors.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import { createApiClient, getApiClient, updateApiClient } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
-import { LocalBootstrapEntity } from '../../shared/store/entities.js';
+import { defineEntity } from '../../shared/store/entity.js';
+import { keys } from '../../shared/store/keys.js';
 import { createOrganization } from '../../shared/store/organization-repository.js';
 import { createRole, setRolePermissions } from '../../shared/store/role-repository.js';
 import { put, writeOne } from '../../shared/store/writes.js';
+
+/** Which organization and admin client `npm start` made, so a restart reuses them. */
+export const LocalBootstrapEntity = defineEntity({
+  name: 'Local bootstrap',
+  key: (_ref: Record<string, never>) => keys.localBootstrap(),
+  attributes: z.object({
+    organizationId: z.string(),
+    adminRoleId: z.string().optional(),
+    clientId: z.string(),
+    createdAt: z.number(),
+  }),
+});
 
 export interface BootstrapResult {
   organizationId: string;

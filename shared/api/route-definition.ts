@@ -2,7 +2,6 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
 import { identifier, pagingQuery } from '../schemas/common.js';
-import { keys } from '../store/keys.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type UserType = 'STANDARD' | 'RESTRICTED';
@@ -24,64 +23,10 @@ export const ENDPOINT_GROUPS = [
   'sso',
   'signin',
   'accounts',
+  'federation',
   'cors',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
-
-/**
- * What each group's function may do with the table, for least-privilege grants. Every management
- * function also writes its organization's rate-limit counters and, for non-GET routes, its
- * idempotency records; the stack scopes those writes to their own partitions.
- */
-export type TableAccess =
-  | 'none'
-  | 'read'
-  | 'read-write'
-  /** Reads the table; writes only items whose partition key matches one of these patterns. */
-  | { readonly writesPartitions: readonly string[] };
-
-export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
-  // Redeems codes, rotates and revokes refresh tokens.
-  oauth: {
-    writesPartitions: [keys.authorizationCode('*').pk, keys.refreshToken('*').pk, keys.refreshFamily('*').pk],
-  },
-  // Pending requests, sessions, the codes it issues, attempt counts; and in organizations'
-  // partitions users' TOTP secrets and recovery codes, and consents.
-  signin: {
-    writesPartitions: [
-      keys.authorizationRequest('*').pk,
-      keys.session('*').pk,
-      keys.authorizationCode('*').pk,
-      keys.signInFailures('*', '*').pk,
-      keys.signInAttempts('*', '*').pk,
-      keys.organizationPartition('*'),
-    ],
-  },
-  // Emailed links and their outbox records, attempt counts; users' passwords.
-  accounts: {
-    writesPartitions: [
-      keys.passwordLink('*').pk,
-      keys.outboxMessage('*', 0, '*').pk,
-      keys.signInFailures('*', '*').pk,
-      keys.signInAttempts('*', '*').pk,
-      keys.organizationPartition('*'),
-    ],
-  },
-  openapi: 'none',
-  // Reads which origins registered applications use.
-  cors: 'read',
-  permissions: 'read',
-  organizations: 'read-write',
-  users: 'read-write',
-  'user-pictures': 'read-write',
-  'user-passwords': 'read-write',
-  'user-groups': 'read-write',
-  roles: 'read-write',
-  policies: 'read-write',
-  clients: 'read-write',
-  // The function that handles secrets writes its providers and their bindings, nothing else.
-  sso: { writesPartitions: [keys.ssoProvider('*').pk, keys.ssoProviderBindingPartition('*')] },
-};
 
 /**
  * - `management`: an `/idp` operation behind the JWT authorizer, rate limited, permission checked.

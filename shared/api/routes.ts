@@ -2,6 +2,7 @@ import type { RouteDefinition } from './route-definition.js';
 import { accountsRoutes } from './routes/accounts.js';
 import { clientsRoutes } from './routes/clients.js';
 import { corsRoutes } from './routes/cors.js';
+import { federationRoutes } from './routes/federation.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { organizationsRoutes } from './routes/organizations.js';
@@ -35,6 +36,7 @@ export const routes = {
   ...ssoRoutes,
   ...signinRoutes,
   ...accountsRoutes,
+  ...federationRoutes,
   ...corsRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 

@@ -10,6 +10,7 @@ import { seeOther } from '../pages/html.js';
 import { errorPage, signedOutPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
+import { providerForEmail, type SignInOption, signInOptions } from '../store/sign-in-providers.js';
 import {
   clearSignInFailures,
   endSession,
@@ -75,9 +76,23 @@ export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> =>
     );
   }
   const binding = browserBinding(event);
-  const pending = await saveAuthorizationRequest(request, binding.value);
-  return signInPage({ ...target.names, requestId: pending.id, cookies: binding.cookies });
+  const [pending, options] = await Promise.all([
+    saveAuthorizationRequest(request, binding.value),
+    signInOptions(request.organizationId),
+  ]);
+  return signInPage({
+    ...target.names,
+    ...offered(options),
+    requestId: pending.id,
+    cookies: binding.cookies,
+  });
 };
+
+/** What the sign-in page says about SSO providers: a link for each, and whether emails route. */
+const offered = (options: readonly SignInOption[]) => ({
+  providers: options,
+  routesByEmail: options.some((option) => option.emailDomains.length > 0),
+});
 
 const WRONG_CREDENTIALS = 'The email or password is not right.';
 
@@ -102,11 +117,19 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   if (!pending) return errorPage(400, EXPIRED);
   const email = (form.get('email') ?? '').trim().slice(0, 320);
   const password = (form.get('password') ?? '').slice(0, 1024);
-  const [user, target, lockedUntil] = await Promise.all([
+  const [user, target, lockedUntil, options] = await Promise.all([
     email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
     signInTarget(pending.organizationId, pending.clientId),
     email ? signInLockedUntil(pending.organizationId, email) : Promise.resolve(0),
+    signInOptions(pending.organizationId),
   ]);
+  // Home-realm discovery: an email of a domain an SSO provider serves signs in there, with no password.
+  const provider = providerForEmail(options, email);
+  if (provider) {
+    return seeOther(
+      `/signin/sso?${new URLSearchParams({ request: requestId, provider: provider.clientId, login_hint: email })}`,
+    );
+  }
   const now = Date.now();
   // A locked email answers exactly like a wrong password, after the same work (no enumeration).
   const checkable = user?.passwordHash !== undefined && user.status === 'ACTIVE' && lockedUntil <= now;
@@ -123,7 +146,14 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
       reason: !user ? 'unknown-email' : lockedUntil > now ? 'locked' : 'credentials-or-status',
       consecutiveFailures: failures,
     });
-    return signInPage({ ...target.names, requestId, email, error: WRONG_CREDENTIALS, status: 401 });
+    return signInPage({
+      ...target.names,
+      ...offered(options),
+      requestId,
+      email,
+      error: WRONG_CREDENTIALS,
+      status: 401,
+    });
   }
   // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
   if (!target.organization.mfaEnabled) await clearSignInFailures(pending.organizationId, email);

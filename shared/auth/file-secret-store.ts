@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SecretStore } from './secret-store.js';
 
@@ -29,6 +29,10 @@ export class FileSecretStore implements SecretStore {
     const temporary = `${this.path(name)}.${randomUUID()}.tmp`;
     await writeFile(temporary, value, { mode: 0o600 });
     await rename(temporary, this.path(name));
+  }
+
+  async delete(name: string): Promise<void> {
+    await rm(this.path(name), { force: true });
   }
 
   async initialize(name: string, value: string, isInitialized: (current: string) => boolean) {

@@ -8,6 +8,8 @@ export interface SecretStore {
   get(name: string): Promise<string | undefined>;
   /** Creates the secret or replaces its value. */
   put(name: string, value: string): Promise<void>;
+  /** Deletes the secret at once (no recovery window); a missing secret is fine. */
+  delete(name: string): Promise<void>;
   /**
    * Stores `value` unless the secret was already initialized, atomically; answers the value that
    * won. `isInitialized` tells a real value from a placeholder the stack created.

@@ -25,7 +25,7 @@ export type SecretsManagerCall = (
 ) => Promise<Record<string, unknown>>;
 
 /**
- * Secrets Manager's JSON protocol over a signed fetch: three operations, where the SDK client
+ * Secrets Manager's JSON protocol over a signed fetch: four operations, where the SDK client
  * would add about 24 KB to every function that reads a secret (`npm run bench`, bundle bytes).
  */
 export const secretsManagerCall = (
@@ -78,6 +78,15 @@ export class SecretsManagerSecretStore implements SecretStore {
     } catch (error) {
       if (!named(error, 'ResourceNotFoundException')) throw error;
       await this.call('CreateSecret', { Name: this.prefix + name, SecretString: value });
+    }
+  }
+
+  async delete(name: string): Promise<void> {
+    try {
+      // Without a recovery window, so that a provider of the same client id can be created again.
+      await this.call('DeleteSecret', { SecretId: this.prefix + name, ForceDeleteWithoutRecovery: true });
+    } catch (error) {
+      if (!named(error, 'ResourceNotFoundException')) throw error;
     }
   }
 

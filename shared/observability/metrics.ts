@@ -22,6 +22,8 @@ export type MetricName =
   | 'ConsentsGiven'
   | 'EmailsDelivered'
   | 'EmailDeliveryFailures'
+  | 'FederationFailures'
+  | 'UsersProvisioned'
   /** A fault that was caught and recovered from: a retried conflict, an undone partial write. */
   | 'RecoveredFaults';
 

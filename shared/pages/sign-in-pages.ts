@@ -21,6 +21,22 @@ export const stepForm = (action: string, requestId: string, fields: Markup) =>
 ${fields}
 </form>`;
 
+/** An SSO provider the sign-in page offers ("Continue with ..."). */
+export interface SignInProvider {
+  clientId: string;
+  displayName: string;
+}
+
+/** One GET form: each provider's button sends `provider` with the pending request. */
+const providerButtons = (requestId: string, providers: readonly SignInProvider[]) =>
+  providers.length
+    ? html`<p class="links note">or</p>
+<form method="get" action="/signin/sso">
+<input type="hidden" name="request" value="${requestId}">
+${providers.map((provider) => html`<button type="submit" class="secondary" name="provider" value="${provider.clientId}">Continue with ${provider.displayName}</button>`)}
+</form>`
+    : '';
+
 export const signInPage = (
   options: SignInNames & {
     requestId: string;
@@ -28,6 +44,9 @@ export const signInPage = (
     error?: string;
     status?: number;
     cookies?: string[];
+    providers?: readonly SignInProvider[];
+    /** Some emails go to an SSO provider: the password may stay empty for them. */
+    routesByEmail?: boolean;
   },
 ) =>
   page(
@@ -41,9 +60,11 @@ ${stepForm(
   html`<label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${options.email ?? ''}">
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
+<input id="password" name="password" type="password" autocomplete="current-password"${options.routesByEmail ? '' : ' required'} maxlength="1024">
+${options.routesByEmail ? html`<p class="note">If your organization signs you in elsewhere, leave the password empty.</p>` : ''}
 <button type="submit">Sign in</button>`,
 )}
+${providerButtons(options.requestId, options.providers ?? [])}
 <p class="links"><a href="/signin/forgot?request=${options.requestId}">Forgot your password?</a></p>`,
     options.cookies ? { cookies: options.cookies } : {},
   );

@@ -37,3 +37,37 @@ export const updateSsoProviderRequest = z
   .meta({ id: 'UpdateSSOProviderRequest' });
 
 export const ssoProviderPath = z.strictObject({ clientId: ssoClientId });
+
+// Federation settings (operators, through the CLI; not part of the spec's API shapes).
+
+const isLoopback = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+
+/** An OpenID Connect issuer: https (http only on loopback, for local upstreams), no query or fragment. */
+export const ssoIssuer = z
+  .url()
+  .max(2048)
+  .refine((value) => {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) &&
+      !url.search &&
+      !url.hash
+    );
+  }, 'An https URL without query or fragment (http only on localhost)');
+
+export const ssoScopes = z
+  .string()
+  .max(1024)
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'Scope names separated by single spaces')
+  .refine((scopes) => scopes.split(' ').includes('openid'), 'Must include openid');
+
+export const ssoDisplayName = z.string().trim().min(1).max(100);
+
+export const emailDomain = z
+  .string()
+  .max(253)
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i,
+    'A domain name such as example.com',
+  )
+  .transform((domain) => domain.toLowerCase());

@@ -4,7 +4,9 @@ import { defineEntity, stringSet } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
 
 /**
- * Every entity of the single table, declared once: attributes, key, index attributes. Record
+ * Every entity of the single table, declared once: attributes, key, index attributes. Those few
+ * functions use live beside the repositories that use them (sign-in-entities.ts,
+ * sso-entities.ts, outbox.ts, bin/local/bootstrap.ts), so that other bundles leave them out. Record
  * types are the schemas' outputs; repositories read items only through `decode` or a projection.
  * The access patterns are listed in the README's "Storage" section.
  */
@@ -355,34 +357,7 @@ export const ConsentEntity = defineEntity({
   }),
 });
 
-// SSO providers -------------------------------------------------------------------------------
-
-export const SsoProviderEntity = defineEntity({
-  name: 'SSO provider',
-  key: ({ clientId }: { clientId: string }) => keys.ssoProvider(clientId),
-  indexes: (provider) => keys.ssoProviderDirectoryEntry(provider.clientId),
-  attributes: z.object({
-    clientId: z.string(),
-    /** A hint from the customer (ms); 0 when never given. */
-    clientSecretExpirationDate: z.number(),
-    organizationIds: z.set(z.string()),
-    createdAt: z.number(),
-    createdBy: z.string(),
-    updatedAt: z.number(),
-    updatedBy: z.string(),
-    version: z.number(),
-  }),
-});
-
-/** The provider as one organization sees it, in a partition of that organization's own. */
-export const SsoProviderBindingEntity = defineEntity({
-  name: 'SSO provider',
-  key: ({ organizationId, clientId }: { organizationId: string; clientId: string }) =>
-    keys.ssoProviderBinding(organizationId, clientId),
-  attributes: SsoProviderEntity.attributes.pick({ clientId: true, clientSecretExpirationDate: true }),
-});
-
-// Rate limiting, outbox, local bootstrap --------------------------------------------------------
+// Rate limiting, idempotency --------------------------------------------------------
 
 /** One of the counters of an organization's second; `allowance` is its share, once known. */
 export const RateCounterEntity = defineEntity({
@@ -398,29 +373,6 @@ export const RateCounterEntity = defineEntity({
   }) => keys.rateCounter(organizationId, epochSecond, counter),
   attributes: z.object({ admitted: z.number(), allowance: z.number().optional(), expiresAt: z.number() }),
 });
-
-export const OutboxMessageEntity = defineEntity({
-  name: 'Outbox message',
-  key: ({
-    organizationId,
-    createdAt,
-    messageId,
-  }: {
-    organizationId: string;
-    createdAt: number;
-    messageId: string;
-  }) => keys.outboxMessage(organizationId, createdAt, messageId),
-  attributes: z.object({
-    messageId: z.string(),
-    type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL']),
-    organizationId: z.string(),
-    userId: z.string(),
-    to: z.string(),
-    name: z.string(),
-    createdAt: z.number(),
-  }),
-});
-export type OutboxMessage = z.output<typeof OutboxMessageEntity.attributes>;
 
 /**
  * An `Idempotency-Key` record: the hash of the request body it was first used with, who holds it
@@ -439,17 +391,5 @@ export const IdempotencyRecordEntity = defineEntity({
     response: z.string().optional(),
     /** Epoch seconds: DynamoDB's TTL deletes the record. */
     expiresAt: z.number(),
-  }),
-});
-
-/** Which organization and admin client `npm start` made, so a restart reuses them. */
-export const LocalBootstrapEntity = defineEntity({
-  name: 'Local bootstrap',
-  key: (_ref: Record<string, never>) => keys.localBootstrap(),
-  attributes: z.object({
-    organizationId: z.string(),
-    adminRoleId: z.string().optional(),
-    clientId: z.string(),
-    createdAt: z.number(),
   }),
 });

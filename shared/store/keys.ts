@@ -151,6 +151,7 @@ export const keys = {
   authorizationRequest: (requestId: string) => key(`AUTHREQ#${requestId}`, 'AUTHREQ'),
   authorizationCode: (codeDigest: string) => key(`CODE#${codeDigest}`, 'CODE'),
   session: (sessionDigest: string) => key(`SESSION#${sessionDigest}`, 'SESSION'),
+  federationState: (stateDigest: string) => key(`FEDSTATE#${stateDigest}`, 'FEDSTATE'),
   refreshToken: (tokenDigest: string) => key(`REFRESH#${tokenDigest}`, 'REFRESH'),
   /** Consecutive failed sign-ins of an email in an organization (known or not: no enumeration). */
   signInFailures: (orgId: string, email: string) => key(`LOCKOUT#${orgId}#${email.toLowerCase()}`, 'LOCKOUT'),

@@ -1,12 +1,37 @@
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import { Conflict } from '../domain/errors.js';
-import { type OutboxMessage, OutboxMessageEntity } from './entities.js';
+import { defineEntity } from './entity.js';
+import { keys } from './keys.js';
 import { create } from './writes.js';
 
 /**
  * The transactional outbox: each email is recorded in the same transaction as the change that
  * causes it. The record names recipient and kind, never the link it carries (a credential).
  */
+
+export const OutboxMessageEntity = defineEntity({
+  name: 'Outbox message',
+  key: ({
+    organizationId,
+    createdAt,
+    messageId,
+  }: {
+    organizationId: string;
+    createdAt: number;
+    messageId: string;
+  }) => keys.outboxMessage(organizationId, createdAt, messageId),
+  attributes: z.object({
+    messageId: z.string(),
+    type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL']),
+    organizationId: z.string(),
+    userId: z.string(),
+    to: z.string(),
+    name: z.string(),
+    createdAt: z.number(),
+  }),
+});
+export type OutboxMessage = z.output<typeof OutboxMessageEntity.attributes>;
 
 export type OutboxEmail = Pick<OutboxMessage, 'type' | 'organizationId' | 'userId' | 'to' | 'name'>;
 

@@ -136,3 +136,22 @@ export const SignInAttemptsEntity = defineEntity({
     keys.signInAttempts(address, epochMinute),
   attributes: z.object({ attempts: z.number(), expiresAt: z.number() }),
 });
+
+/**
+ * A sign-in sent to an SSO provider's upstream, keyed by the digest of the `state` it carries:
+ * the upstream's redirect back finds it, once. The PKCE verifier and nonce stay here, never in
+ * the browser.
+ */
+export const FederationStateEntity = defineEntity({
+  name: 'Federation state',
+  key: ({ digest }: { digest: string }) => keys.federationState(digest),
+  attributes: z.object({
+    requestId: z.string(),
+    providerClientId: z.string(),
+    nonce: z.string(),
+    codeVerifier: z.string(),
+    createdAt: z.number(),
+    expiresAt: z.number(),
+  }),
+});
+export type FederationStateRecord = z.output<typeof FederationStateEntity.attributes>;

@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import { batchGetByKey } from './batch.js';
-import { OrganizationEntity, SsoProviderBindingEntity, SsoProviderEntity } from './entities.js';
+import { OrganizationEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryDirectory, queryPartition } from './query.js';
+import { SsoProviderBindingEntity, SsoProviderEntity } from './sso-entities.js';
 import { concurrentChange, put, remove, retryOnConcurrentChange, transact } from './writes.js';
 
 /** One transaction writes the provider, a binding per organization and the removed bindings. */
@@ -46,19 +47,24 @@ export const getSsoProvider = async (clientId: string): Promise<SsoProvider | un
   return provider && { ...provider, organizationIds: [...provider.organizationIds].sort() };
 };
 
+/** What a binding copies from its provider (the sign-in page reads bindings only). */
+const bindingOf = (provider: SsoProvider): Omit<SsoProviderBinding, 'organizationId'> => ({
+  clientId: provider.clientId,
+  clientSecretExpirationDate: provider.clientSecretExpirationDate,
+  ...(provider.issuer ? { issuer: provider.issuer } : {}),
+  ...(provider.scopes ? { scopes: provider.scopes } : {}),
+  ...(provider.displayName ? { displayName: provider.displayName } : {}),
+  ...(provider.emailDomains?.length ? { emailDomains: provider.emailDomains } : {}),
+});
+
 /**
  * Writes the provider and its bindings as `next` says, in one transaction conditioned on the
  * provider being as it was read (`previous`), so concurrent changes never leave a stray binding.
+ * Every binding is rewritten (at most 40): each copies what the sign-in page shows.
  */
 const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvider): Promise<void> => {
-  const previousOrgs = previous?.organizationIds ?? [];
-  const unbound = previousOrgs.filter((orgId) => !next.organizationIds.includes(orgId));
-  // Bindings copy the hint: rewrite them all when it changes, otherwise only add the new ones.
-  const bindingsToWrite =
-    previous?.clientSecretExpirationDate === next.clientSecretExpirationDate
-      ? next.organizationIds.filter((orgId) => !previousOrgs.includes(orgId))
-      : next.organizationIds;
-  const binding = { clientId: next.clientId, clientSecretExpirationDate: next.clientSecretExpirationDate };
+  const unbound = (previous?.organizationIds ?? []).filter((orgId) => !next.organizationIds.includes(orgId));
+  const binding = bindingOf(next);
   await transact([
     put(
       SsoProviderEntity.item(next, { ...next, organizationIds: new Set(next.organizationIds) }),
@@ -67,8 +73,8 @@ const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvide
         : { condition: 'attribute_not_exists(pk)' },
       concurrentChange,
     ),
-    ...bindingsToWrite.map((orgId) =>
-      put(SsoProviderBindingEntity.item({ organizationId: orgId, ...binding }, binding)),
+    ...next.organizationIds.map((orgId) =>
+      put(SsoProviderBindingEntity.item({ organizationId: orgId, clientId: next.clientId }, binding)),
     ),
     ...unbound.map((orgId) =>
       remove(SsoProviderBindingEntity.key({ organizationId: orgId, clientId: next.clientId })),
@@ -130,7 +136,15 @@ export const updateSsoProviderSecret = async (
   });
 };
 
-export interface SsoProviderConfiguration {
+/** How people sign in through a provider; each field omitted keeps what the provider had. */
+export type FederationSettings = Partial<
+  Pick<
+    SsoProvider,
+    'issuer' | 'scopes' | 'displayName' | 'emailDomains' | 'jitProvisioning' | 'trustedForMfa'
+  >
+>;
+
+export interface SsoProviderConfiguration extends FederationSettings {
   clientId: string;
   /** Exactly the organizations it serves from now on. */
   organizationIds: readonly string[];
@@ -139,13 +153,23 @@ export interface SsoProviderConfiguration {
   clientSecretExpirationDate?: number | undefined;
 }
 
+const definedFields = <T extends object>(fields: T): Partial<T> =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+
 /** Operators: creates a provider or rebinds it (and replaces its secret when one is given). */
 export const configureSsoProvider = async (
   configuration: SsoProviderConfiguration,
   by: string,
   now = Date.now(),
 ): Promise<SsoProvider> => {
-  const organizationIds = [...new Set(configuration.organizationIds)].sort();
+  const {
+    clientId,
+    organizationIds: requested,
+    clientSecret,
+    clientSecretExpirationDate,
+    ...federation
+  } = configuration;
+  const organizationIds = [...new Set(requested)].sort();
   if (organizationIds.length === 0 || organizationIds.length > MAX_SSO_PROVIDER_ORGANIZATIONS) {
     throw new PreconditionFailed(
       `An SSO provider serves 1 to ${MAX_SSO_PROVIDER_ORGANIZATIONS} organizations`,
@@ -153,22 +177,23 @@ export const configureSsoProvider = async (
   }
   const organizationKey = (id: string) => OrganizationEntity.key({ id });
   const [existing, organizations] = await Promise.all([
-    getSsoProvider(configuration.clientId),
+    getSsoProvider(clientId),
     batchGetByKey(organizationIds.map(organizationKey)),
   ]);
   const unknown = organizationIds.filter((orgId) => !organizations.get(organizationKey(orgId)));
   if (unknown.length > 0) throw new PreconditionFailed(`No organization with id ${unknown.join(', ')}`);
-  if (!existing && configuration.clientSecret === undefined) {
+  if (!existing && clientSecret === undefined) {
     throw new PreconditionFailed('A new SSO provider needs its client secret');
   }
-  if (configuration.clientSecret !== undefined) {
-    await storeClientSecret(configuration.clientId, configuration.clientSecret);
-  }
-  return rewriteProvider(configuration.clientId, existing, (read) => ({
-    clientId: configuration.clientId,
+  if (clientSecret !== undefined) await storeClientSecret(clientId, clientSecret);
+  return rewriteProvider(clientId, existing, (read) => ({
+    ...read,
+    ...definedFields(federation),
+    emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) => domain.toLowerCase()),
+    clientId,
     organizationIds,
     clientSecretExpirationDate:
-      wholeMillis(configuration.clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
+      wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
     createdAt: read?.createdAt ?? now,
     createdBy: read?.createdBy ?? by,
     updatedAt: now,
@@ -176,3 +201,37 @@ export const configureSsoProvider = async (
     version: (read?.version ?? 0) + 1,
   }));
 };
+
+/** Operators: the provider stops serving one organization (the last one: delete it instead). */
+export const unbindSsoProvider = async (clientId: string, orgId: string, by: string, now = Date.now()) =>
+  rewriteProvider(clientId, await getSsoProvider(clientId), (read) => {
+    if (!read?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
+    if (read.organizationIds.length === 1) {
+      throw new PreconditionFailed(`${clientId} serves only ${orgId}: delete the provider instead`);
+    }
+    return {
+      ...read,
+      organizationIds: read.organizationIds.filter((id) => id !== orgId),
+      updatedAt: now,
+      updatedBy: by,
+      version: read.version + 1,
+    };
+  });
+
+/** Operators: removes the provider, its bindings and its secret (the secret first: nothing can use it after). */
+export const deleteSsoProvider = (clientId: string): Promise<void> =>
+  retryOnConcurrentChange(async () => {
+    const provider = await getSsoProvider(clientId);
+    if (!provider) throw providerNotFound(clientId);
+    await (await secretStore()).delete(ssoSecretName(clientId));
+    await transact([
+      remove(
+        SsoProviderEntity.key({ clientId }),
+        { condition: 'version = :version', values: { ':version': provider.version } },
+        concurrentChange,
+      ),
+      ...provider.organizationIds.map((orgId) =>
+        remove(SsoProviderBindingEntity.key({ organizationId: orgId, clientId })),
+      ),
+    ]);
+  });

@@ -64,25 +64,31 @@ export const storedUser = (user: UserRecord) => UserEntity.item(user, user);
 const emailGuard = (orgId: string, email: string, userId: string) =>
   guard(EmailGuardEntity.key({ organizationId: orgId, email }), { userId }, emailTaken);
 
+type NewUser = { organizationId: string; email: string; name: string; userType: UserType; createdBy: string };
+
 /**
  * Creates a user: takes the next sequence number from the organization (which also answers the
- * default role), then writes the user, the email guard, the bucket count and the join email in
- * one transaction. A duplicate email (any case) is a conflict, also under concurrent creates.
+ * default role), then writes the user, the email guard, the bucket count and the join email (when
+ * an invitation is wanted) in one transaction. A duplicate email (any case) is a conflict, also
+ * under concurrent creates.
  */
-export const createUser = async (
-  input: { organizationId: string; email: string; name: string; userType: UserType; createdBy: string },
-  invitationSeconds = DEFAULT_INVITATION_SECONDS,
-  now = Date.now(),
-): Promise<{ user: UserRecord; joinEmail: JoinEmail }> => {
+const insertUser = async (
+  input: NewUser,
+  invitationSeconds: number | undefined,
+  now: number,
+): Promise<{ user: UserRecord; joinEmail: JoinEmail | undefined }> => {
   const { sequence, organization } = await nextSequence(input.organizationId, 'userSequence');
   const defaultRole = defaultRoleOf(organization);
   const id = randomUUID();
-  const join = joinEmailWrites(
-    { id, organizationId: input.organizationId, email: input.email, name: input.name } as UserRecord,
-    organization.name,
-    invitationSeconds,
-    now,
-  );
+  const join =
+    invitationSeconds === undefined
+      ? undefined
+      : joinEmailWrites(
+          { id, organizationId: input.organizationId, email: input.email, name: input.name } as UserRecord,
+          organization.name,
+          invitationSeconds,
+          now,
+        );
   const base: UserRecord = {
     id,
     organizationId: input.organizationId,
@@ -98,7 +104,7 @@ export const createUser = async (
     ...(defaultRole?.isStandardRole === false ? { managedRoles: new Set([defaultRole.roleId]) } : {}),
     canSendEmail: true,
     isInitial: false,
-    invitationDigest: join.digest,
+    ...(join ? { invitationDigest: join.digest } : {}),
     version: 1,
   };
   // Until some user holds it, try to claim "initial" in the same transaction; a concurrent
@@ -111,7 +117,7 @@ export const createUser = async (
         create(storedUser(user), () => new Conflict('User', 'A user with this id already exists')),
         emailGuard(input.organizationId, input.email, user.id),
         bucketCountDelta(input.organizationId, LISTINGS.users('ACTIVE'), sequence, 1),
-        ...join.writes,
+        ...(join?.writes ?? []),
         claimInitial &&
           update(
             keys.organization(input.organizationId),
@@ -124,13 +130,26 @@ export const createUser = async (
             concurrentChange,
           ),
       ]);
-      return { user, joinEmail: join.joinEmail };
+      return { user, joinEmail: join?.joinEmail };
     } catch (error) {
       if (!claimInitial || !(error instanceof ConcurrentChange)) throw error;
       claimInitial = false;
     }
   }
 };
+
+export const createUser = async (
+  input: NewUser,
+  invitationSeconds = DEFAULT_INVITATION_SECONDS,
+  now = Date.now(),
+): Promise<{ user: UserRecord; joinEmail: JoinEmail }> => {
+  const { user, joinEmail } = await insertUser(input, invitationSeconds, now);
+  return { user, joinEmail: joinEmail as JoinEmail };
+};
+
+/** A person an SSO provider vouched for, created at their first sign-in (just in time): no invitation, no password. */
+export const createFederatedUser = async (input: NewUser, now = Date.now()): Promise<UserRecord> =>
+  (await insertUser(input, undefined, now)).user;
 
 export const getUser = (orgId: string, userId: string, consistent = false): Promise<UserRecord | undefined> =>
   UserEntity.get({ organizationId: orgId, id: userId }, { consistent });

@@ -7,13 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { IdpFunction } from '../../lib/idp-function.js';
 import { NONCURRENT_PICTURE_DAYS } from '../../lib/picture-bucket.js';
 import { systemDataHash } from '../../lib/system-data-seed.js';
-import {
-  ENDPOINT_GROUPS,
-  type EndpointGroup,
-  GROUP_TABLE_ACCESS,
-  routeKey,
-} from '../../shared/api/route-definition.js';
+import { ENDPOINT_GROUPS, type EndpointGroup, routeKey } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
+import { GROUP_TABLE_ACCESS } from '../../shared/api/table-access.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { pictureKey } from '../../shared/pictures/picture-store.js';
 import { TABLE_SCHEMA } from '../../shared/store/keys.js';
@@ -356,7 +352,7 @@ describe('least privilege per function', () => {
     expect(referencing).toHaveLength(2);
   });
 
-  it('only the sso function can write SSO client secrets, under <prefix>sso/ only, and reads none', () => {
+  it('only sso writes SSO client secrets and only federation reads them, under <prefix>sso/ only', () => {
     const ssoSecretActionsOf = (fn: IdpFunction) =>
       statementsOf(fn)
         .filter((statement) => JSON.stringify(statement.Resource).includes(':secret:idp/sso/*'))
@@ -366,7 +362,10 @@ describe('least privilege per function', () => {
       'secretsmanager:CreateSecret',
       'secretsmanager:PutSecretValue',
     ]);
-    const others = ENDPOINT_GROUPS.filter((group) => group !== 'sso').map((group) => stack.functions[group]);
+    expect(ssoSecretActionsOf(stack.functions.federation)).toEqual(['secretsmanager:GetSecretValue']);
+    const others = ENDPOINT_GROUPS.filter((group) => group !== 'sso' && group !== 'federation').map(
+      (group) => stack.functions[group],
+    );
     for (const fn of [...others, stack.systemData.handler]) expect(ssoSecretActionsOf(fn)).toEqual([]);
     const secretActions = statementsOf(stack.functions.sso)
       .flatMap((statement) => statement.Action)

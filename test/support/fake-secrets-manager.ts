@@ -7,7 +7,7 @@ interface Call {
 }
 
 /**
- * A stand-in for Secrets Manager's JSON API on localhost: the three operations the service uses,
+ * A stand-in for Secrets Manager's JSON API on localhost: the four operations the service uses,
  * with their real answers (ResourceNotFoundException, ResourceExistsException), failures a test
  * asks for, and every call recorded. It insists on a SigV4 `Authorization` header, as AWS does.
  */
@@ -49,6 +49,11 @@ export const startFakeSecretsManager = async () => {
         )
           return exists;
         secrets.set(id, { value: String(input.SecretString), token: input.ClientRequestToken as string });
+        return [200, { Name: id }];
+      case 'DeleteSecret':
+        if (!existing) return notFound;
+        if (input.ForceDeleteWithoutRecovery !== true) return [400, { __type: 'InvalidRequestException' }];
+        secrets.delete(id);
         return [200, { Name: id }];
       default:
         return [400, { __type: 'InvalidAction', message: call.operation }];

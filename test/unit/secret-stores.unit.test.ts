@@ -52,6 +52,17 @@ describe('Secrets Manager secret store (signed requests to a stand-in of its API
     expect(fake.calls('PutSecretValue')).toHaveLength(0);
   });
 
+  it('deletes without a recovery window, and a missing secret is fine', async () => {
+    fake.secrets.set('idp/sso/gone', { value: 'old' });
+    await store.delete('sso/gone');
+    await store.delete('sso/gone');
+    expect(fake.secrets.has('idp/sso/gone')).toBe(false);
+    expect(fake.calls('DeleteSecret').map((call) => call.input)).toEqual([
+      { SecretId: 'idp/sso/gone', ForceDeleteWithoutRecovery: true },
+      { SecretId: 'idp/sso/gone', ForceDeleteWithoutRecovery: true },
+    ]);
+  });
+
   it('names the error Secrets Manager answered', async () => {
     fake.fail('PutSecretValue', 'AccessDeniedException');
     await expect(store.put('x', 'y')).rejects.toMatchObject({ name: 'AccessDeniedException' });
@@ -72,5 +83,8 @@ describe('file secret store', () => {
     await store.put('x', 'one');
     await store.put('x', 'two');
     expect(await store.get('x')).toBe('two');
+    await store.delete('x');
+    await store.delete('x');
+    expect(await store.get('x')).toBeUndefined();
   });
 });

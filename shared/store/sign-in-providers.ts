@@ -1,0 +1,33 @@
+import { keys } from './keys.js';
+import { queryPartition } from './query.js';
+import { SsoProviderBindingEntity } from './sso-entities.js';
+
+/**
+ * The SSO providers people of an organization may sign in through (those with an upstream
+ * issuer), from the organization's bindings: one Query. Apart from the SSO repository, so that
+ * the sign-in page's function bundles no secret store.
+ */
+export interface SignInOption {
+  clientId: string;
+  displayName: string;
+  emailDomains: readonly string[];
+}
+
+export const signInOptions = async (orgId: string): Promise<SignInOption[]> =>
+  (await queryPartition(keys.ssoProviderBindingPartition(orgId)))
+    .map(SsoProviderBindingEntity.decode)
+    .filter((binding) => binding.issuer !== undefined)
+    .map((binding) => ({
+      clientId: binding.clientId,
+      displayName: binding.displayName ?? binding.clientId,
+      emailDomains: binding.emailDomains ?? [],
+    }));
+
+/** The provider that serves the email's domain, if any (domains are stored lowercase). */
+export const providerForEmail = (
+  options: readonly SignInOption[],
+  email: string,
+): SignInOption | undefined => {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  return domain ? options.find((option) => option.emailDomains.includes(domain)) : undefined;
+};

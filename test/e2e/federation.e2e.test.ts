@@ -1,0 +1,259 @@
+import { decodeJwt } from 'jose';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  configureSsoProvider,
+  type SsoProviderConfiguration,
+  unbindSsoProvider,
+} from '../../shared/store/sso-provider-repository.js';
+import { setUserStatus } from '../../shared/store/user-repository.js';
+import { BrowserSession, hiddenField } from '../support/browser-session.js';
+import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
+import { exchange, newApplication, REDIRECT, relyingParty, startSignIn } from '../support/sign-in-flow.js';
+import { startUpstreamProvider } from '../support/upstream-provider.js';
+
+const service = useService();
+
+const CLIENT_ID = 'acme-upstream';
+const SECRET = 'upstream-secret-0123456789';
+const DAY = 86_400_000;
+
+let upstream: Awaited<ReturnType<typeof startUpstreamProvider>>;
+let admin: ClientCaller;
+let rp: oidc.Configuration;
+
+const provider = (overrides: Partial<SsoProviderConfiguration> = {}) =>
+  configureSsoProvider(
+    {
+      clientId: CLIENT_ID,
+      organizationIds: [admin.orgId],
+      clientSecret: SECRET,
+      issuer: upstream.issuer,
+      displayName: 'Acme Login',
+      emailDomains: ['acme.test'],
+      jitProvisioning: false,
+      trustedForMfa: false,
+      ...overrides,
+    },
+    'test',
+  );
+
+beforeAll(async () => {
+  upstream = await startUpstreamProvider({
+    clientId: CLIENT_ID,
+    clientSecret: SECRET,
+    redirectUri: `${service.baseUrl}/signin/sso/callback`,
+  });
+  admin = await service.freshOrganization({ name: 'Acme' });
+  const application = await newApplication(service, admin);
+  rp = await relyingParty(service, application, oidc.ClientSecretBasic(application.clientSecret));
+  await provider();
+});
+
+afterAll(() => upstream?.close());
+
+/** A person of the upstream, signed in there as `email`. */
+const upstreamPerson = (
+  email = uniqueEmail('person').replace('@example.com', '@acme.test'),
+  verified = true,
+) => {
+  upstream.accounts.set(email, { email, email_verified: verified, name: 'Ada Upstream' });
+  upstream.signInAs(email);
+  return email;
+};
+
+const personInIdp = async (email: string, as: ClientCaller = admin) =>
+  service.createUser({ email, name: 'Ada', as });
+
+/** Follows redirects in the browser (across origins) until the application's redirect URI or a page. */
+const follow = async (browser: BrowserSession, response: Response) => {
+  let current = response;
+  for (let hop = 0; hop < 12; hop++) {
+    const location = current.headers.get('location');
+    if (!location) return { response: current, location: undefined };
+    const next = new URL(location, current.url || service.baseUrl);
+    if (next.href.startsWith(REDIRECT)) return { response: current, location: next };
+    current = await browser.fetch(next.href);
+  }
+  throw new Error('Too many redirects');
+};
+
+/** Opens the sign-in page, presses "Continue with Acme Login", follows everything. */
+const federatedSignIn = async (application = rp) => {
+  const flow = await startSignIn(application);
+  const page = await flow.response.text();
+  expect(page).toContain('Continue with Acme Login');
+  const request = hiddenField(page, 'request') ?? '';
+  const start = await flow.browser.fetch(
+    `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: CLIENT_ID })}`,
+  );
+  return { ...flow, ...(await follow(flow.browser, start)) };
+};
+
+describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
+  it('signs a person of the organization in; the token calls the management API', async () => {
+    const email = upstreamPerson();
+    const userId = await personInIdp(email);
+    const flow = await federatedSignIn();
+    expect(flow.location?.searchParams.get('code')).toBeTruthy();
+    const tokens = await exchange(rp, flow);
+    expect(decodeJwt(tokens.id_token ?? '')).toMatchObject({ sub: userId, email, amr: ['fed'] });
+    const permissions = await service.call('GET', '/idp/me/ui-permissions', { token: tokens.access_token });
+    expect(permissions.status).toBe(200);
+  });
+
+  it('refuses a person unknown to the organization, unless just-in-time creation is on', async () => {
+    const email = upstreamPerson();
+    const refused = await federatedSignIn();
+    expect(refused.response.status).toBe(403);
+    expect(await refused.response.text()).toContain(`${email} has no account in Acme`);
+
+    await provider({ jitProvisioning: true });
+    try {
+      const created = await federatedSignIn();
+      const tokens = await exchange(rp, created);
+      const users = await service.call<{ email: string; name: string }[]>('GET', '/idp/users', {
+        token: admin.token,
+      });
+      expect(users.body).toContainEqual(expect.objectContaining({ email, name: 'Ada Upstream' }));
+      expect(decodeJwt(tokens.id_token ?? '').email).toBe(email);
+    } finally {
+      await provider({ jitProvisioning: false });
+    }
+  });
+
+  it('refuses an email the upstream has not verified, and an inactive user', async () => {
+    const unverified = upstreamPerson(undefined, false);
+    await personInIdp(unverified);
+    const first = await federatedSignIn();
+    expect(first.response.status).toBe(403);
+    expect(await first.response.text()).toContain('did not confirm your email address');
+
+    const inactive = upstreamPerson();
+    await setUserStatus(admin.orgId, await personInIdp(inactive), 'INACTIVE');
+    const second = await federatedSignIn();
+    expect(second.response.status).toBe(403);
+    expect(await second.response.text()).toContain('This account cannot sign in');
+  });
+
+  it('says the secret has probably expired when the upstream refuses it and the hint has passed', async () => {
+    await personInIdp(upstreamPerson());
+    await provider({ clientSecret: 'a-wrong-secret', clientSecretExpirationDate: Date.now() - DAY });
+    const expired = await federatedSignIn();
+    expect(expired.response.status).toBe(502);
+    const expiredText = await expired.response.text();
+    expect(expiredText).toContain('refused this service&#39;s client secret, which expired on');
+    expect(expiredText).not.toContain('a-wrong-secret');
+
+    await provider({ clientSecret: 'a-wrong-secret', clientSecretExpirationDate: Date.now() + 30 * DAY });
+    const refused = await federatedSignIn();
+    expect(await refused.response.text()).toContain('check the SSO provider&#39;s client id and secret');
+
+    // The customer's own update takes effect at the next sign-in.
+    const updated = await service.call('POST', `/idp/sso-providers/${CLIENT_ID}`, {
+      token: admin.token,
+      body: { clientSecret: SECRET },
+    });
+    expect(updated.status).toBe(204);
+    expect((await federatedSignIn()).location?.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('sends an email of a domain the provider serves there without asking for a password', async () => {
+    const email = upstreamPerson();
+    await personInIdp(email);
+    const flow = await startSignIn(rp);
+    const page = await flow.response.text();
+    expect(page).not.toMatch(/name="password"[^>]*required/);
+    const submitted = await flow.browser.submit(`${service.baseUrl}/signin`, {
+      request: hiddenField(page, 'request') ?? '',
+      email: email.toUpperCase(),
+      password: '',
+    });
+    const sso = new URL(submitted.headers.get('location') ?? '', service.baseUrl);
+    expect(sso.pathname).toBe('/signin/sso');
+    expect(sso.searchParams.get('login_hint')).toBe(email.toUpperCase());
+    const started = await flow.browser.fetch(sso.href);
+    const upstreamLocation = new URL(started.headers.get('location') ?? '');
+    expect(upstreamLocation.origin).toBe(upstream.issuer);
+    expect(upstreamLocation.searchParams.get('code_challenge_method')).toBe('S256');
+    const done = await follow(flow.browser, started);
+    expect((await exchange(rp, { ...flow, location: done.location })).access_token).toBeTruthy();
+  });
+
+  it('uses a state once', async () => {
+    await personInIdp(upstreamPerson());
+    const flow = await startSignIn(rp);
+    const request = hiddenField(await flow.response.text(), 'request') ?? '';
+    const start = await flow.browser.fetch(
+      `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: CLIENT_ID })}`,
+    );
+    // Through the upstream, up to (not into) IDP's callback.
+    let response = start;
+    let callback: string | undefined;
+    while (!callback) {
+      const location = new URL(response.headers.get('location') ?? '', response.url);
+      if (location.pathname === '/signin/sso/callback') callback = location.href;
+      else response = await flow.browser.fetch(location.href);
+    }
+    expect((await flow.browser.fetch(callback)).status).toBe(303);
+    const replay = await flow.browser.fetch(callback);
+    expect(replay.status).toBe(400);
+    // Another browser cannot complete it either.
+    expect((await new BrowserSession().fetch(callback)).status).toBe(400);
+  });
+
+  it('asks for TOTP enrolment when the organization uses MFA, unless the provider is trusted for it', async () => {
+    const mfaAdmin = await service.freshOrganization({ name: 'Acme with MFA', mfaEnabled: true });
+    const application = await newApplication(service, mfaAdmin);
+    const mfaRp = await relyingParty(service, application, oidc.ClientSecretBasic(application.clientSecret));
+    await provider({ organizationIds: [admin.orgId, mfaAdmin.orgId] });
+    await personInIdp(upstreamPerson(), mfaAdmin);
+    try {
+      const enrol = await federatedSignIn(mfaRp);
+      // Followed to the page IDP's enrolment step answers.
+      expect(new URL(enrol.response.url).pathname).toBe('/signin/enrol');
+      expect(await enrol.response.text()).toContain('Set up two-step verification');
+
+      await provider({ organizationIds: [admin.orgId, mfaAdmin.orgId], trustedForMfa: true });
+      const trusted = await federatedSignIn(mfaRp);
+      expect(decodeJwt((await exchange(mfaRp, trusted)).id_token ?? '').amr).toEqual(['fed', 'mfa']);
+    } finally {
+      await provider();
+    }
+  });
+
+  it('stops offering a provider unbound from the organization', async () => {
+    const other = await service.freshOrganization();
+    await provider({ organizationIds: [admin.orgId, other.orgId] });
+    await personInIdp(upstreamPerson());
+    const flow = await startSignIn(rp);
+    const request = hiddenField(await flow.response.text(), 'request') ?? '';
+    await unbindSsoProvider(CLIENT_ID, admin.orgId, 'test');
+    try {
+      const page = await (await startSignIn(rp)).response.text();
+      expect(page).not.toContain('Continue with');
+      const start = await flow.browser.fetch(
+        `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: CLIENT_ID })}`,
+      );
+      expect(start.status).toBe(404);
+    } finally {
+      await provider();
+    }
+  });
+
+  it('shows a clear page when the upstream cannot be reached', async () => {
+    const closed = 'http://127.0.0.1:9';
+    await provider({ issuer: closed });
+    try {
+      const flow = await startSignIn(rp);
+      const request = hiddenField(await flow.response.text(), 'request') ?? '';
+      const start = await flow.browser.fetch(
+        `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: CLIENT_ID })}`,
+      );
+      expect(start.status).toBe(502);
+      expect(await start.text()).toContain('Acme Login could not be reached');
+    } finally {
+      await provider();
+    }
+  });
+});
