@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { launchChromium, pageProblems, screenshotter } from '../support/chromium.js';
 import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '../support/service.js';
 import {
@@ -15,6 +16,7 @@ import {
   registerApplication,
   relyingParty,
 } from '../support/sign-in-flow.js';
+import { startUpstreamProvider } from '../support/upstream-provider.js';
 
 /**
  * One person's way through the hosted pages in Chromium, as issue 14 describes it: invitation,
@@ -82,8 +84,8 @@ afterAll(async () => {
 });
 
 /** Opens the authorization endpoint as the application sends the person there. */
-const authorize = async (extra: Record<string, string> = {}) => {
-  const { url, ...request } = await authorizationRequest(rp, callback, extra);
+const authorize = async (extra: Record<string, string> = {}, application = rp) => {
+  const { url, ...request } = await authorizationRequest(application, callback, extra);
   await page.goto(url.href);
   return request;
 };
@@ -247,5 +249,94 @@ describe('a person in Chromium', () => {
     expect(await wrongAnswer()).toBe(wrong);
     expect(await heading()).toBe('Sign in');
     await shot(page, 'locked');
+  });
+});
+
+describe('a person in Chromium, through an SSO provider (oidc-provider upstream)', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstreamProvider>>;
+  let acme: ClientCaller;
+  let acmeRp: oidc.Configuration;
+
+  beforeAll(async () => {
+    upstream = await startUpstreamProvider({
+      clientId: 'acme-login',
+      clientSecret: 'acme-login-secret',
+      redirectUri: `${service.baseUrl}/signin/sso/callback`,
+    });
+    acme = await service.freshOrganization({ name: 'Acme Federated' });
+    const registered = await registerApplication(
+      service,
+      { flowType: 'authorization_code', redirectUris: [callback], postLogoutRedirectUris: [afterLogout] },
+      acme,
+    );
+    acmeRp = await relyingParty(
+      service,
+      registered.body,
+      oidc.ClientSecretBasic(registered.body.clientSecret),
+    );
+    await configureSsoProvider(
+      {
+        clientId: 'acme-login',
+        organizationIds: [acme.orgId],
+        clientSecret: 'acme-login-secret',
+        issuer: upstream.issuer,
+        displayName: 'Acme Login',
+        emailDomains: ['acme.test'],
+      },
+      'test',
+    );
+  });
+  afterAll(() => upstream?.close());
+
+  // Each test signs in a new person at the upstream: no session there (or here) carries over.
+  beforeEach(() => page.context().clearCookies());
+
+  /** A person known to both the upstream and the organization. */
+  const federatedPerson = async () => {
+    const email = uniqueEmail('sam').replace('@example.com', '@acme.test');
+    upstream.accounts.set(email, { email, email_verified: true, name: 'Sam Federated' });
+    upstream.signInAs(email);
+    return { email, id: await service.createUser({ email, name: 'Sam Federated', as: acme }) };
+  };
+
+  it('continues with the provider, accepts the agreement, and the application gets working tokens', async () => {
+    const sam = await federatedPerson();
+    const flow = await authorize({}, acmeRp);
+    await shot(page, 'sso-sign-in');
+    await page.getByRole('button', { name: 'Continue with Acme Login' }).click();
+    await expect.poll(heading).toBe('Accept the agreement');
+    await page.getByRole('button', { name: 'Accept' }).click();
+    const tokens = await exchange(acmeRp, { ...flow, location: await backAtApplication() });
+    expect(tokens.claims()).toMatchObject({ sub: sam.id, email: sam.email, amr: ['fed'] });
+    expect((await service.call('GET', '/idp/me/ui-permissions', { token: tokens.access_token })).status).toBe(
+      200,
+    );
+    await page.goto(`${service.baseUrl}/oauth2/logout`);
+  });
+
+  it("sends an email of the provider's domain there, without a password", async () => {
+    const sam = await federatedPerson();
+    const flow = await authorize({}, acmeRp);
+    await page.getByLabel('Email').fill(sam.email);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(heading).toBe('Accept the agreement');
+    await page.getByRole('button', { name: 'Accept' }).click();
+    expect((await exchange(acmeRp, { ...flow, location: await backAtApplication() })).claims()?.sub).toBe(
+      sam.id,
+    );
+    await page.goto(`${service.baseUrl}/oauth2/logout`);
+  });
+
+  it('shows a clear page for an email the organization does not know', async () => {
+    const stranger = uniqueEmail('stranger').replace('@example.com', '@acme.test');
+    upstream.accounts.set(stranger, { email: stranger, email_verified: true });
+    upstream.signInAs(stranger);
+    await authorize({}, acmeRp);
+    await page.getByRole('button', { name: 'Continue with Acme Login' }).click();
+    await expect.poll(heading).toBe('Something went wrong');
+    expect(await page.getByRole('alert').textContent()).toBe(
+      `${stranger} has no account in Acme Federated. Ask your administrator to invite you.`,
+    );
+    await shot(page, 'sso-no-account');
   });
 });

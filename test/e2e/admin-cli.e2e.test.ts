@@ -283,6 +283,90 @@ describe('idp-admin', () => {
     expect(onCommandLine.stderr).not.toContain('oops');
   });
 
+  it('configures how people sign in through an SSO provider, unbinds it from an organization, deletes it', async () => {
+    const other = await service.freshOrganization();
+    const orgs = `${service.organizationId},${other.orgId}`;
+    const configured = await adminJson<Record<string, unknown>>(
+      [
+        'sso',
+        'create',
+        '--client-id',
+        'cli.fed',
+        '--orgs',
+        orgs,
+        '--secret-stdin',
+        '--issuer',
+        'https://login.example.com/tenant',
+        '--display-name',
+        'Example Login',
+        '--domains',
+        'Example.COM, example.org',
+        '--jit',
+        '--trust-mfa',
+      ],
+      'fed-secret\n',
+    );
+    expect(configured).toMatchObject({
+      issuer: 'https://login.example.com/tenant',
+      scopes: null,
+      displayName: 'Example Login',
+      emailDomains: ['example.com', 'example.org'],
+      jitProvisioning: true,
+      trustedForMfa: true,
+    });
+    expect(JSON.stringify(configured)).not.toContain('fed-secret');
+    // The API keeps the spec's closed shape.
+    const listed = await service.call('GET', '/idp/sso-providers', { token: await service.token() });
+    expect(listed.body).toContainEqual({ clientId: 'cli.fed', clientSecretExpirationDate: 0 });
+
+    // Omitted settings stay; --no-jit turns just-in-time creation off.
+    const changed = await adminJson<Record<string, unknown>>([
+      'sso',
+      'create',
+      '--client-id',
+      'cli.fed',
+      '--orgs',
+      orgs,
+      '--no-jit',
+    ]);
+    expect(changed).toMatchObject({
+      jitProvisioning: false,
+      trustedForMfa: true,
+      displayName: 'Example Login',
+    });
+
+    for (const [option, value, message] of [
+      ['--issuer', 'http://login.example.com', 'https URL'],
+      ['--scopes', 'email profile', 'openid'],
+      ['--domains', 'not a domain', 'domain name'],
+    ] as const) {
+      const refused = await admin(['sso', 'create', '--client-id', 'cli.fed', '--orgs', orgs, option, value]);
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining(message)]);
+    }
+
+    const unbound = await adminJson<{ organizationIds: string[] }>([
+      'sso',
+      'unbind',
+      '--client-id',
+      'cli.fed',
+      '--org',
+      other.orgId,
+    ]);
+    expect(unbound.organizationIds).toEqual([service.organizationId]);
+    const last = await admin(['sso', 'unbind', '--client-id', 'cli.fed', '--org', service.organizationId]);
+    expect([last.code, last.stderr]).toEqual([1, expect.stringContaining('delete the provider instead')]);
+
+    await adminJson(['sso', 'delete', '--client-id', 'cli.fed']);
+    const secrets = new FileSecretStore(join(service.dataDirectory, 'secrets'));
+    expect(await secrets.get('sso/cli.fed/secret')).toBeUndefined();
+    const afterDelete = await service.call<{ clientId: string }[]>('GET', '/idp/sso-providers', {
+      token: await service.token(),
+    });
+    expect(afterDelete.body.map((provider) => provider.clientId)).not.toContain('cli.fed');
+    const again = await admin(['sso', 'delete', '--client-id', 'cli.fed']);
+    expect([again.code, again.stderr.trim()]).toEqual([1, 'error: SSO provider cli.fed not found']);
+  });
+
   it('defines and assigns a plugin, publishes an agreement, defines a managed role', async () => {
     const definitions = join(service.dataDirectory, 'plugin.json');
     writeFileSync(

@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { decodeJwt, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +8,7 @@ import {
 } from '../../shared/store/sso-provider-repository.js';
 import { setUserStatus } from '../../shared/store/user-repository.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
+import { type IdTokenScript, startScriptedUpstream } from '../support/scripted-upstream.js';
 import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
 import { exchange, newApplication, REDIRECT, relyingParty, startSignIn } from '../support/sign-in-flow.js';
 import { startUpstreamProvider } from '../support/upstream-provider.js';
@@ -255,5 +256,91 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     } finally {
       await provider();
     }
+  });
+});
+
+describe('ID tokens IDP refuses (a scripted upstream)', () => {
+  const SCRIPTED = 'scripted-upstream';
+  let scripted: Awaited<ReturnType<typeof startScriptedUpstream>>;
+
+  beforeAll(async () => {
+    scripted = await startScriptedUpstream(SCRIPTED);
+    await configureSsoProvider(
+      {
+        clientId: SCRIPTED,
+        organizationIds: [admin.orgId],
+        clientSecret: 'scripted-secret',
+        issuer: scripted.issuer,
+        displayName: 'Scripted',
+      },
+      'test',
+    );
+    const email = uniqueEmail('scripted');
+    scripted.signInAs(email);
+    await personInIdp(email);
+  });
+  afterAll(() => scripted?.close());
+
+  const signInThroughScripted = async () => {
+    const flow = await startSignIn(rp);
+    const request = hiddenField(await flow.response.text(), 'request') ?? '';
+    const start = await flow.browser.fetch(
+      `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: SCRIPTED })}`,
+    );
+    return { ...flow, ...(await follow(flow.browser, start)) };
+  };
+
+  const foreignKey = generateKeyPair('ES256');
+  const unsigned = (claims: JWTPayload) =>
+    `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+
+  const refusals: [string, IdTokenScript][] = [
+    [
+      'a changed payload',
+      async (claims, sign) => {
+        const [header, , signature] = (await sign(claims)).split('.');
+        const changed = Buffer.from(JSON.stringify({ ...claims, email: 'admin@scripted.test' })).toString(
+          'base64url',
+        );
+        return `${header}.${changed}.${signature}`;
+      },
+    ],
+    ['another nonce', (claims, sign) => sign({ ...claims, nonce: 'a-nonce-of-another-sign-in' })],
+    ['no nonce', (claims, sign) => sign({ ...claims, nonce: undefined })],
+    ['another audience', (claims, sign) => sign({ ...claims, aud: 'another-client' })],
+    ['another issuer', (claims, sign) => sign({ ...claims, iss: 'https://evil.example' })],
+    ['an expired token', (claims, sign) => sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 600 })],
+    ['alg none', async (claims) => unsigned(claims)],
+    [
+      'a key the upstream does not publish',
+      async (claims) =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'ES256', kid: 'scripted-1' })
+          .sign((await foreignKey).privateKey),
+    ],
+    [
+      'HS256 keyed with the client secret',
+      async (claims) =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256', kid: 'scripted-1' })
+          .sign(new TextEncoder().encode('scripted-secret')),
+    ],
+  ];
+
+  it.each(refusals)(
+    'refuses %s with a page saying the answer could not be verified',
+    async (_name, script) => {
+      scripted.script(script);
+      const flow = await signInThroughScripted();
+      expect(flow.location).toBeUndefined();
+      expect(flow.response.status).toBe(502);
+      expect(await flow.response.text()).toContain('The answer from Scripted could not be verified');
+    },
+  );
+
+  it('accepts the same upstream when its ID token is right', async () => {
+    scripted.script((claims, sign) => sign(claims));
+    const flow = await signInThroughScripted();
+    expect((await exchange(rp, flow)).access_token).toBeTruthy();
   });
 });

@@ -18,7 +18,7 @@ const KEY_REFRESH_MILLIS = 60_000;
 const PSS = { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
 const ecdsa = (hash: string): JwsAlgorithm => ({ ...ES256, hash });
 /** What upstream ID tokens may be signed with: asymmetric only, never `none` or HMAC (keyed with the client secret). */
-const ID_TOKEN_ALGORITHMS: Record<string, JwsAlgorithm> = {
+export const ID_TOKEN_ALGORITHMS: Record<string, JwsAlgorithm> = {
   RS256: { hash: 'sha256', keyTypes: ['rsa'] },
   RS384: { hash: 'sha384', keyTypes: ['rsa'] },
   RS512: { hash: 'sha512', keyTypes: ['rsa'] },

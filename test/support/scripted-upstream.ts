@@ -1,0 +1,83 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+
+/**
+ * An upstream OpenID provider that answers what a test scripts: its authorization endpoint
+ * redirects back at once, and its token endpoint answers an ID token the test may spoil (another
+ * nonce, audience or key, a changed payload, `alg: none`, ...), to prove that IDP refuses it.
+ */
+
+export type IdTokenScript = (
+  claims: JWTPayload,
+  sign: (claims: JWTPayload) => Promise<string>,
+) => Promise<string>;
+
+export const startScriptedUpstream = async (clientId: string) => {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'scripted-1', alg: 'ES256', use: 'sig' };
+  const nonces = new Map<string, string>();
+  let script: IdTokenScript = (claims, sign) => sign(claims);
+  let email = 'pat@scripted.test';
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sign = (claims: JWTPayload) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'scripted-1' }).sign(privateKey);
+  const json = (response: import('node:http').ServerResponse, status: number, body: unknown) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  server.on('request', (request, response) => {
+    const url = new URL(request.url ?? '/', issuer);
+    if (url.pathname === '/.well-known/openid-configuration') {
+      json(response, 200, {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        jwks_uri: `${issuer}/jwks`,
+      });
+    } else if (url.pathname === '/jwks') {
+      json(response, 200, { keys: [jwk] });
+    } else if (url.pathname === '/authorize') {
+      const code = `code-${nonces.size}`;
+      nonces.set(code, url.searchParams.get('nonce') ?? '');
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      response.writeHead(302, { location: back.href }).end();
+    } else if (url.pathname === '/token') {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', async () => {
+        const code = new URLSearchParams(body).get('code') ?? '';
+        const now = Math.floor(Date.now() / 1000);
+        const claims = {
+          iss: issuer,
+          aud: clientId,
+          sub: 'scripted-subject',
+          email,
+          email_verified: true,
+          nonce: nonces.get(code),
+          iat: now,
+          exp: now + 300,
+        };
+        json(response, 200, { id_token: await script(claims, sign), token_type: 'Bearer' });
+      });
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+  return {
+    issuer,
+    /** How the next ID tokens are made (default: as they should be). */
+    script(next: IdTokenScript) {
+      script = next;
+    },
+    signInAs(next: string) {
+      email = next;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
