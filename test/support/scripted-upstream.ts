@@ -14,8 +14,10 @@ export type IdTokenScript = (
 ) => Promise<string>;
 
 export const startScriptedUpstream = async (clientId: string) => {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'scripted-1', alg: 'ES256', use: 'sig' };
+  let { privateKey, publicKey } = await generateKeyPair('ES256');
+  let kid = 'scripted-1';
+  let jwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+  const requests = new Map<string, number>();
   const nonces = new Map<string, string>();
   let script: IdTokenScript = (claims, sign) => sign(claims);
   let email = 'pat@scripted.test';
@@ -23,12 +25,13 @@ export const startScriptedUpstream = async (clientId: string) => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sign = (claims: JWTPayload) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'scripted-1' }).sign(privateKey);
+    new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
   const json = (response: import('node:http').ServerResponse, status: number, body: unknown) =>
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   server.on('request', (request, response) => {
     const url = new URL(request.url ?? '/', issuer);
+    requests.set(url.pathname, (requests.get(url.pathname) ?? 0) + 1);
     if (url.pathname === '/.well-known/openid-configuration') {
       json(response, 200, {
         issuer,
@@ -78,6 +81,14 @@ export const startScriptedUpstream = async (clientId: string) => {
     signInAs(next: string) {
       email = next;
     },
+    /** A new signing key under a new `kid`; the old one leaves the JWKS. */
+    async rotateKey() {
+      ({ privateKey, publicKey } = await generateKeyPair('ES256'));
+      kid = `scripted-${Date.now()}`;
+      jwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+    },
+    /** How often a path was asked for. */
+    requestsTo: (path: string) => requests.get(path) ?? 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };

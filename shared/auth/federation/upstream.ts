@@ -310,10 +310,11 @@ export const upstreamIdentity = async (
   issuer: string,
   client: UpstreamClient,
   callback: { code: string; codeVerifier: string; nonce: string },
+  now = Date.now(),
 ): Promise<UpstreamIdentity> => {
-  const metadata = await discover(issuer);
+  const metadata = await discover(issuer, now);
   const tokens = await exchangeCode(metadata, client, callback.code, callback.codeVerifier);
-  const payload = await verifiedIdToken(metadata, client.clientId, tokens.id_token, callback.nonce);
+  const payload = await verifiedIdToken(metadata, client.clientId, tokens.id_token, callback.nonce, now);
   const fromToken = identityClaims.safeParse(payload);
   if (!fromToken.success) throw new FederationError('invalid-answer', 'ID token: claims of the wrong type');
   const claims =
