@@ -8,6 +8,7 @@ const SLOWEST = [
   'test/e2e/npm-start.e2e.test.ts',
   'test/int/user-group-membership.int.test.ts',
   'test/e2e/fuzz.e2e.test.ts',
+  'test/browser/sign-in.browser.test.ts',
   'test/int/user-paging.int.test.ts',
 ];
 
