@@ -47,6 +47,8 @@ export const ssoIssuer = z
   .url()
   .max(2048)
   .refine((value) => {
+    // zod runs refinements after a failed check too: an unparsable value must not throw here.
+    if (!URL.canParse(value)) return false;
     const url = new URL(value);
     return (
       (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) &&

@@ -10,7 +10,7 @@ const FEDERATION_LIFETIME_MILLIS = 10 * 60 * 1000;
 
 /** Starts a federated sign-in: answers the `state` to send upstream (only its digest is stored). */
 export const saveFederationState = async (
-  fields: Pick<FederationStateRecord, 'requestId' | 'providerClientId' | 'nonce' | 'codeVerifier'>,
+  fields: Pick<FederationStateRecord, 'requestId' | 'providerClientId' | 'issuer' | 'nonce' | 'codeVerifier'>,
   now = Date.now(),
 ): Promise<string> => {
   const state = newOpaqueValue();

@@ -148,6 +148,8 @@ export const FederationStateEntity = defineEntity({
   attributes: z.object({
     requestId: z.string(),
     providerClientId: z.string(),
+    /** The upstream the person was sent to: the answer must come from it. */
+    issuer: z.string(),
     nonce: z.string(),
     codeVerifier: z.string(),
     createdAt: z.number(),

@@ -19,7 +19,7 @@ export const SsoProviderEntity = defineEntity({
     emailDomains: z.array(z.string()).optional(),
     /** Creates people unknown to the organization at their first sign-in. */
     jitProvisioning: z.boolean().optional(),
-    /** Takes the provider's sign-in as multi-factor: no TOTP step at IDP. */
+    /** An upstream ID token saying `amr: mfa` replaces IDP's TOTP step. */
     trustedForMfa: z.boolean().optional(),
     createdAt: z.number(),
     createdBy: z.string(),

@@ -185,6 +185,11 @@ export const configureSsoProvider = async (
   if (!existing && clientSecret === undefined) {
     throw new PreconditionFailed('A new SSO provider needs its client secret');
   }
+  const jit = federation.jitProvisioning ?? existing?.jitProvisioning;
+  if (jit && !(federation.emailDomains ?? existing?.emailDomains)?.length) {
+    // Otherwise anyone the upstream vouches for would get an account.
+    throw new PreconditionFailed('Just-in-time creation needs the email domains the provider serves');
+  }
   if (clientSecret !== undefined) await storeClientSecret(clientId, clientSecret);
   return rewriteProvider(clientId, existing, (read) => ({
     ...read,

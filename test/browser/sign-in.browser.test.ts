@@ -261,7 +261,7 @@ describe('a person in Chromium, through an SSO provider (oidc-provider upstream)
     upstream = await startUpstreamProvider({
       clientId: 'acme-login',
       clientSecret: 'acme-login-secret',
-      redirectUri: `${service.baseUrl}/signin/sso/callback`,
+      redirectUri: `${service.baseUrl}/signin/sso/callback/acme-login`,
     });
     acme = await service.freshOrganization({ name: 'Acme Federated' });
     const registered = await registerApplication(

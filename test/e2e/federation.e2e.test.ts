@@ -43,7 +43,7 @@ beforeAll(async () => {
   upstream = await startUpstreamProvider({
     clientId: CLIENT_ID,
     clientSecret: SECRET,
-    redirectUri: `${service.baseUrl}/signin/sso/callback`,
+    redirectUri: `${service.baseUrl}/signin/sso/callback/${CLIENT_ID}`,
   });
   admin = await service.freshOrganization({ name: 'Acme' });
   const application = await newApplication(service, admin);
@@ -193,7 +193,7 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     let callback: string | undefined;
     while (!callback) {
       const location = new URL(response.headers.get('location') ?? '', response.url);
-      if (location.pathname === '/signin/sso/callback') callback = location.href;
+      if (location.pathname.startsWith('/signin/sso/callback/')) callback = location.href;
       else response = await flow.browser.fetch(location.href);
     }
     expect((await flow.browser.fetch(callback)).status).toBe(303);
@@ -208,16 +208,51 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     const application = await newApplication(service, mfaAdmin);
     const mfaRp = await relyingParty(service, application, oidc.ClientSecretBasic(application.clientSecret));
     await provider({ organizationIds: [admin.orgId, mfaAdmin.orgId] });
-    await personInIdp(upstreamPerson(), mfaAdmin);
+    const email = upstreamPerson();
+    await personInIdp(email, mfaAdmin);
     try {
       const enrol = await federatedSignIn(mfaRp);
       // Followed to the page IDP's enrolment step answers.
       expect(new URL(enrol.response.url).pathname).toBe('/signin/enrol');
       expect(await enrol.response.text()).toContain('Set up two-step verification');
 
+      // Trusted: the upstream's own multi-factor sign-in replaces TOTP; its ID token here says
+      // nothing about how the person signed in (oidc-provider sends no amr), so TOTP stays.
       await provider({ organizationIds: [admin.orgId, mfaAdmin.orgId], trustedForMfa: true });
-      const trusted = await federatedSignIn(mfaRp);
-      expect(decodeJwt((await exchange(mfaRp, trusted)).id_token ?? '').amr).toEqual(['fed', 'mfa']);
+      const unsaid = await federatedSignIn(mfaRp);
+      expect(new URL(unsaid.response.url).pathname).toBe('/signin/enrol');
+
+      // An upstream that says `mfa` (RFC 8176) is taken at its word.
+      const scripted = await startScriptedUpstream('mfa-upstream');
+      try {
+        scripted.script((claims, sign) => sign({ ...claims, amr: ['pwd', 'otp', 'mfa'] }));
+        // Of a domain no provider of the organization serves (acme.test is Acme Login's).
+        const elsewhere = uniqueEmail('mfa');
+        await personInIdp(elsewhere, mfaAdmin);
+        scripted.signInAs(elsewhere);
+        await configureSsoProvider(
+          {
+            clientId: 'mfa-upstream',
+            organizationIds: [mfaAdmin.orgId],
+            clientSecret: 's',
+            issuer: scripted.issuer,
+            trustedForMfa: true,
+          },
+          'test',
+        );
+        const flow = await startSignIn(mfaRp);
+        const request = hiddenField(await flow.response.text(), 'request') ?? '';
+        const start = await flow.browser.fetch(
+          `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: 'mfa-upstream' })}`,
+        );
+        const trusted = await follow(flow.browser, start);
+        expect(decodeJwt((await exchange(mfaRp, { ...flow, ...trusted })).id_token ?? '').amr).toEqual([
+          'fed',
+          'mfa',
+        ]);
+      } finally {
+        await scripted.close();
+      }
     } finally {
       await provider();
     }
@@ -262,6 +297,7 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
 describe('ID tokens IDP refuses (a scripted upstream)', () => {
   const SCRIPTED = 'scripted-upstream';
   let scripted: Awaited<ReturnType<typeof startScriptedUpstream>>;
+  const scriptedEmail = uniqueEmail('scripted');
 
   beforeAll(async () => {
     scripted = await startScriptedUpstream(SCRIPTED);
@@ -275,9 +311,8 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
       },
       'test',
     );
-    const email = uniqueEmail('scripted');
-    scripted.signInAs(email);
-    await personInIdp(email);
+    scripted.signInAs(scriptedEmail);
+    await personInIdp(scriptedEmail);
   });
   afterAll(() => scripted?.close());
 
@@ -308,6 +343,9 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     ['another nonce', (claims, sign) => sign({ ...claims, nonce: 'a-nonce-of-another-sign-in' })],
     ['no nonce', (claims, sign) => sign({ ...claims, nonce: undefined })],
     ['another audience', (claims, sign) => sign({ ...claims, aud: 'another-client' })],
+    ['an azp of another client', (claims, sign) => sign({ ...claims, azp: 'another-client' })],
+    // The Kelvin sign lowercases to "k": such an address must never reach an account.
+    ['a lookalike email address', (claims, sign) => sign({ ...claims, email: '\u212Aate@scripted.test' })],
     ['another issuer', (claims, sign) => sign({ ...claims, iss: 'https://evil.example' })],
     ['an expired token', (claims, sign) => sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 600 })],
     ['alg none', async (claims) => unsigned(claims)],
@@ -337,6 +375,69 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
       expect(await flow.response.text()).toContain('The answer from Scripted could not be verified');
     },
   );
+
+  it('refuses an authorization response naming another issuer (RFC 9207)', async () => {
+    scripted.script((claims, sign) => sign(claims));
+    scripted.nameIssuerInResponses('https://evil.example');
+    try {
+      const flow = await signInThroughScripted();
+      expect(await flow.response.text()).toContain('The answer from Scripted could not be verified');
+      scripted.nameIssuerInResponses(scripted.issuer);
+      expect((await signInThroughScripted()).location?.searchParams.get('code')).toBeTruthy();
+    } finally {
+      scripted.nameIssuerInResponses(undefined);
+    }
+  });
+
+  it("refuses an answer delivered to another provider's redirect URI (mix-up)", async () => {
+    const flow = await startSignIn(rp);
+    const request = hiddenField(await flow.response.text(), 'request') ?? '';
+    const start = await flow.browser.fetch(
+      `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: SCRIPTED })}`,
+    );
+    const atUpstream = await flow.browser.fetch(start.headers.get('location') ?? '');
+    const answer = new URL(atUpstream.headers.get('location') ?? '');
+    expect(answer.pathname).toBe(`/signin/sso/callback/${SCRIPTED}`);
+    answer.pathname = `/signin/sso/callback/${CLIENT_ID}`;
+    expect((await flow.browser.fetch(answer.href)).status).toBe(400);
+  });
+
+  it('does not let a provider vouch for a domain another provider of the organization serves', async () => {
+    scripted.script((claims, sign) => sign(claims));
+    const email = uniqueEmail('taken').replace('@example.com', '@acme.test');
+    await personInIdp(email);
+    scripted.signInAs(email);
+    try {
+      const flow = await signInThroughScripted();
+      expect(flow.response.status).toBe(403);
+      expect(await flow.response.text()).toContain('does not sign in people with acme.test addresses here');
+    } finally {
+      scripted.signInAs(scriptedEmail);
+    }
+  });
+
+  it('takes a 401 without a body for a refused client, and says when the secret expired', async () => {
+    await configureSsoProvider(
+      { clientId: SCRIPTED, organizationIds: [admin.orgId], clientSecretExpirationDate: Date.now() - DAY },
+      'test',
+    );
+    scripted.answerTokenRequests({ status: 401, body: '' });
+    try {
+      const flow = await signInThroughScripted();
+      expect(await flow.response.text()).toContain('client secret, which expired on');
+    } finally {
+      scripted.answerTokenRequests(undefined);
+    }
+  });
+
+  it('refuses just-in-time creation for a provider that names no email domains', async () => {
+    await expect(
+      configureSsoProvider(
+        { clientId: SCRIPTED, organizationIds: [admin.orgId], jitProvisioning: true },
+        'test',
+      ),
+    ).rejects.toThrow('Just-in-time creation needs the email domains');
+  });
 
   it('accepts the same upstream when its ID token is right', async () => {
     scripted.script((claims, sign) => sign(claims));

@@ -20,6 +20,10 @@ export const startScriptedUpstream = async (clientId: string) => {
   const requests = new Map<string, number>();
   const nonces = new Map<string, string>();
   let script: IdTokenScript = (claims, sign) => sign(claims);
+  /** What the token endpoint answers instead of an ID token, when set. */
+  let tokenAnswer: { status: number; body: string } | undefined;
+  /** RFC 9207: the `iss` its authorization responses carry (none by default). */
+  let responseIssuer: string | undefined;
   let email = 'pat@scripted.test';
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,6 +51,7 @@ export const startScriptedUpstream = async (clientId: string) => {
       const back = new URL(url.searchParams.get('redirect_uri') ?? '');
       back.searchParams.set('code', code);
       back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      if (responseIssuer) back.searchParams.set('iss', responseIssuer);
       response.writeHead(302, { location: back.href }).end();
     } else if (url.pathname === '/token') {
       let body = '';
@@ -54,6 +59,10 @@ export const startScriptedUpstream = async (clientId: string) => {
         body += chunk;
       });
       request.on('end', async () => {
+        if (tokenAnswer) {
+          response.writeHead(tokenAnswer.status).end(tokenAnswer.body);
+          return;
+        }
         const code = new URLSearchParams(body).get('code') ?? '';
         const now = Math.floor(Date.now() / 1000);
         const claims = {
@@ -80,6 +89,12 @@ export const startScriptedUpstream = async (clientId: string) => {
     },
     signInAs(next: string) {
       email = next;
+    },
+    answerTokenRequests(answer: { status: number; body: string } | undefined) {
+      tokenAnswer = answer;
+    },
+    nameIssuerInResponses(issuerName: string | undefined) {
+      responseIssuer = issuerName;
     },
     /** A new signing key under a new `kid`; the old one leaves the JWKS. */
     async rotateKey() {

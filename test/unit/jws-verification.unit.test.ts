@@ -2,7 +2,7 @@ import { createPublicKey, createSecretKey, generateKeyPairSync, sign } from 'nod
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { verifiedEs256, verifiedJws } from '../../shared/auth/compact-jwt.js';
-import { ID_TOKEN_ALGORITHMS } from '../../shared/auth/federation/upstream.js';
+import { ID_TOKEN_ALGORITHMS } from '../../shared/auth/federation/upstream-keys.js';
 
 /** Upstream ID token signatures, verified on node:crypto: each algorithm `jose` signs with, and the refusals. */
 

@@ -25,7 +25,7 @@ const signInAt = async (now: number) => {
   }).toString();
   const back = (await fetch(authorize, { redirect: 'manual' })).headers.get('location') ?? '';
   const code = new URL(back).searchParams.get('code') ?? '';
-  return upstreamIdentity(upstream.issuer, CLIENT, { code, codeVerifier: 'v', nonce: 'n' }, now);
+  return upstreamIdentity(upstream.issuer, CLIENT, { code, codeVerifier: 'v', nonce: 'n', iss: null }, now);
 };
 
 describe('upstream caches', () => {

@@ -9,9 +9,10 @@ export const federationRoutes = routeGroup('federation')({
     response: { status: 303, description: 'To the upstream, or an error page' },
   },
   finishFederation: {
-    route: 'GET /signin/sso/callback',
+    route: 'GET /signin/sso/callback/{clientId}',
     kind: 'page',
-    summary: "The upstream's redirect back: validates its answer, then continues signing in",
+    summary:
+      "The upstream's redirect back (one redirect URI per provider): validates its answer, then continues signing in",
     response: {
       status: 303,
       description: 'The next sign-in step, back to the application, or an error page',

@@ -10,10 +10,11 @@ const CACHE_MILLIS = 5 * 60_000;
 const cache = new Map<string, { value: string | undefined; until: number }>();
 
 export const ssoClientSecretOf = async (
-  provider: Pick<SsoProvider, 'clientId' | 'version'>,
+  provider: Pick<SsoProvider, 'clientId' | 'createdAt' | 'version'>,
   now = Date.now(),
 ): Promise<string | undefined> => {
-  const key = `${provider.clientId}#${provider.version}`;
+  // With createdAt: a provider deleted and created again starts at version 1 once more.
+  const key = `${provider.clientId}#${provider.createdAt}#${provider.version}`;
   const cached = cache.get(key);
   if (cached && cached.until > now) return cached.value;
   const value = await (await secretStore()).get(ssoSecretName(provider.clientId));

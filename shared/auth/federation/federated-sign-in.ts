@@ -2,21 +2,27 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../../config.js';
 import { redirectBack } from '../../domain/authorization.js';
-import { Conflict } from '../../domain/errors.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { seeOther } from '../../pages/html.js';
 import { errorPage } from '../../pages/sign-in-pages.js';
 import { saveFederationState, takeFederationState } from '../../store/federation-state.js';
 import { newOpaqueValue } from '../../store/opaque-values.js';
+import { signInOptions } from '../../store/sign-in-providers.js';
 import { completeAuthorizationRequest } from '../../store/sign-in-state.js';
 import { SsoProviderBindingEntity } from '../../store/sso-entities.js';
 import { getSsoProvider, type SsoProvider } from '../../store/sso-provider-repository.js';
-import { createFederatedUser, findUserByEmail } from '../../store/user-repository.js';
 import { pendingRequestOf, signInTarget } from '../sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from '../sign-in-steps.js';
 import { ssoClientSecretOf } from './client-secrets.js';
-import { discover, FederationError, type FederationFailure, upstreamIdentity } from './upstream.js';
+import { federatedPerson } from './federated-person.js';
+import {
+  discover,
+  FederationError,
+  type FederationFailure,
+  type UpstreamIdentity,
+  upstreamIdentity,
+} from './upstream.js';
 
 /**
  * Sign-in through an SSO provider: the sign-in page sends the person to the provider's upstream
@@ -24,10 +30,18 @@ import { discover, FederationError, type FederationFailure, upstreamIdentity } f
  * is validated (./upstream.ts), the person matched by verified email in the application's
  * organization (or created just in time, when the provider allows it), and the same steps as a
  * password sign-in follow. `amr` is `fed` (RFC 8176 has no value for federation; `fed` is what
- * Microsoft Entra ID writes), with `mfa` when the operator trusts the provider's own MFA.
+ * Microsoft Entra ID writes), with `mfa` when the operator trusts the provider's MFA and its ID
+ * token says it was used.
  */
 
-export const CALLBACK_PATH = '/signin/sso/callback';
+/**
+ * Each provider has its own redirect URI: an answer arriving at another provider's is refused,
+ * which stops a mix-up attack (an upstream passing the person on to another upstream to have its
+ * code sent to it) even with upstreams that do not name themselves (RFC 9207; RFC 9700 4.4).
+ */
+export const callbackUri = (clientId: string) =>
+  // Client ids are letters, digits and . _ @ - (schemas/sso.ts): all allowed in a path segment.
+  `${config().publicOrigin}/signin/sso/callback/${clientId}`;
 const DEFAULT_SCOPES = 'openid email profile';
 
 const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
@@ -57,6 +71,7 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
   const state = await saveFederationState({
     requestId: pending.id,
     providerClientId: clientId,
+    issuer: binding.issuer,
     nonce,
     codeVerifier,
   });
@@ -65,7 +80,7 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
   for (const [name, value] of Object.entries({
     response_type: 'code',
     client_id: clientId,
-    redirect_uri: `${config().publicOrigin}${CALLBACK_PATH}`,
+    redirect_uri: callbackUri(clientId),
     scope: binding.scopes ?? DEFAULT_SCOPES,
     state,
     nonce,
@@ -153,61 +168,42 @@ const upstreamRefusal = async (
   );
 };
 
-/** The person in the organization the upstream vouched for: found by email, or created just in time. */
-const matchPerson = async (
-  organizationId: string,
-  provider: SsoProvider,
-  email: string,
-  name: string | undefined,
-) => {
-  const existing = await findUserByEmail(organizationId, email);
-  if (existing || !provider.jitProvisioning) return existing;
-  try {
-    const created = await createFederatedUser({
-      organizationId,
-      email,
-      name: name?.trim() || email,
-      userType: 'STANDARD',
-      createdBy: `sso:${provider.clientId}`,
-    });
-    countMetric('UsersProvisioned');
-    logger.info('user provisioned just in time', {
-      organizationId,
-      userId: created.id,
-      ssoClientId: provider.clientId,
-    });
-    return created;
-  } catch (error) {
-    // A concurrent first sign-in of the same person created them.
-    if (error instanceof Conflict) return findUserByEmail(organizationId, email);
-    throw error;
-  }
-};
-
-/** `GET /signin/sso/callback`: the upstream's redirect back. */
+/** `GET /signin/sso/callback/{clientId}`: the upstream's redirect back. */
 export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const query = new URLSearchParams(event.rawQueryString);
   const state = query.get('state');
   const started = state ? await takeFederationState(state) : undefined;
   const pending = started ? await pendingRequestOf(event, started.requestId) : undefined;
   if (!started || !pending) return errorPage(400, EXPIRED);
-  const [provider, target] = await Promise.all([
+  if (event.pathParameters?.clientId !== started.providerClientId) {
+    logger.warn("federated answer at another provider's redirect URI", {
+      organizationId: pending.organizationId,
+      ssoClientId: started.providerClientId,
+    });
+    return errorPage(400, EXPIRED);
+  }
+  const [provider, target, options] = await Promise.all([
     getSsoProvider(started.providerClientId),
     signInTarget(pending.organizationId, pending.clientId),
+    signInOptions(pending.organizationId),
   ]);
-  // Unbound or changed meanwhile: it no longer speaks for this organization.
-  if (!provider?.issuer || !provider.organizationIds.includes(pending.organizationId)) {
+  // Unbound, or its upstream changed, meanwhile: it no longer speaks for this sign-in.
+  if (
+    !provider?.issuer ||
+    provider.issuer !== started.issuer ||
+    !provider.organizationIds.includes(pending.organizationId)
+  ) {
     return errorPage(403, NOT_OFFERED);
   }
   const upstreamError = query.get('error');
   if (upstreamError) return upstreamRefusal(pending, provider, upstreamError);
   const code = query.get('code');
-  if (!code)
+  if (!code) {
     return errorPage(
       400,
       `${providerName(provider)} sent no answer that can be used. Go back to the application and try again.`,
     );
-
+  }
   const clientSecret = await ssoClientSecretOf(provider);
   if (!clientSecret) {
     logger.error('SSO client secret missing', { ssoClientId: provider.clientId });
@@ -216,53 +212,25 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
       `Sign-in through ${providerName(provider)} is not set up completely. Contact your administrator.`,
     );
   }
-  let identity: Awaited<ReturnType<typeof upstreamIdentity>>;
+  let identity: UpstreamIdentity;
   try {
     identity = await upstreamIdentity(
       provider.issuer,
-      { clientId: provider.clientId, clientSecret, redirectUri: `${config().publicOrigin}${CALLBACK_PATH}` },
-      { code, codeVerifier: started.codeVerifier, nonce: started.nonce },
+      { clientId: provider.clientId, clientSecret, redirectUri: callbackUri(provider.clientId) },
+      { code, codeVerifier: started.codeVerifier, nonce: started.nonce, iss: query.get('iss') },
     );
   } catch (error) {
     return failurePage(provider, pending.organizationId, error);
   }
-  const refusal = (reason: string, message: string) => {
+  const matched = await federatedPerson(identity, provider, { ...pending, ...target.names }, options);
+  if ('refusal' in matched) {
     countMetric('SignInsRefused');
     logger.info('federated sign-in refused', {
       organizationId: pending.organizationId,
       ssoClientId: provider.clientId,
-      reason,
+      reason: matched.refusal,
     });
-    return errorPage(403, message);
-  };
-  if (!identity.email || !identity.emailVerified) {
-    return refusal(
-      'email-not-verified',
-      `${providerName(provider)} did not confirm your email address, so it cannot be matched to an account of ${target.names.organizationName}. Contact your administrator.`,
-    );
+    return errorPage(403, matched.message);
   }
-  // A provider that serves named domains speaks only for people of those domains.
-  const domain = identity.email.slice(identity.email.lastIndexOf('@') + 1).toLowerCase();
-  if (provider.emailDomains?.length && !provider.emailDomains.includes(domain)) {
-    return refusal(
-      'email-domain-not-served',
-      `${providerName(provider)} does not sign in people with ${domain} addresses here. Contact your administrator.`,
-    );
-  }
-  const user = await matchPerson(pending.organizationId, provider, identity.email, identity.name);
-  if (!user) {
-    return refusal(
-      'no-such-user',
-      `${identity.email} has no account in ${target.names.organizationName}. Ask your administrator to invite you.`,
-    );
-  }
-  if (user.status !== 'ACTIVE') {
-    return refusal('inactive', 'This account cannot sign in. Contact your administrator.');
-  }
-  const person = {
-    userId: user.id,
-    authTime: Date.now(),
-    amr: provider.trustedForMfa ? ['fed', 'mfa'] : ['fed'],
-  };
-  return continueSignIn(event, pending, person, { user, ...target });
+  return continueSignIn(event, pending, matched.person, { user: matched.user, ...target });
 };

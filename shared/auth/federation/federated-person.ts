@@ -1,0 +1,88 @@
+import { Conflict } from '../../domain/errors.js';
+import { logger } from '../../http/logger.js';
+import { countMetric } from '../../observability/metrics.js';
+import type { SignInOption } from '../../store/sign-in-providers.js';
+import type { SsoProvider } from '../../store/sso-provider-repository.js';
+import { createFederatedUser, findUserByEmail, type UserRecord } from '../../store/user-repository.js';
+import type { Person } from '../sign-in-steps.js';
+import type { UpstreamIdentity } from './upstream.js';
+
+/**
+ * Who the upstream's validated answer is in the organization: matched by verified email, or
+ * created just in time when the provider allows it; or why nobody is.
+ */
+
+type Outcome = { person: Person; user: UserRecord } | { refusal: string; message: string };
+
+const nameOf = (provider: Pick<SsoProvider, 'clientId' | 'displayName'>) =>
+  provider.displayName ?? provider.clientId;
+
+const findOrCreate = async (
+  organizationId: string,
+  provider: SsoProvider,
+  identity: UpstreamIdentity,
+  email: string,
+) => {
+  const existing = await findUserByEmail(organizationId, email);
+  if (existing || !provider.jitProvisioning) return existing;
+  try {
+    const created = await createFederatedUser({
+      organizationId,
+      email,
+      name: identity.name?.trim() || email,
+      userType: 'STANDARD',
+      createdBy: `sso:${provider.clientId}`,
+    });
+    countMetric('UsersProvisioned');
+    logger.info('user provisioned just in time', {
+      organizationId,
+      userId: created.id,
+      ssoClientId: provider.clientId,
+    });
+    return created;
+  } catch (error) {
+    // A concurrent first sign-in of the same person created them.
+    if (error instanceof Conflict) return findUserByEmail(organizationId, email);
+    throw error;
+  }
+};
+
+export const federatedPerson = async (
+  identity: UpstreamIdentity,
+  provider: SsoProvider,
+  target: { organizationId: string; organizationName: string },
+  options: readonly SignInOption[],
+): Promise<Outcome> => {
+  const name = nameOf(provider);
+  const { email } = identity;
+  if (!email || !identity.emailVerified) {
+    return {
+      refusal: 'email-not-verified',
+      message: `${name} did not confirm your email address, so it cannot be matched to an account of ${target.organizationName}. Contact your administrator.`,
+    };
+  }
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  // A provider speaks only for its own domains when it has some, and never for another's.
+  const servedElsewhere = options.some(
+    (option) => option.clientId !== provider.clientId && option.emailDomains.includes(domain),
+  );
+  if ((provider.emailDomains?.length && !provider.emailDomains.includes(domain)) || servedElsewhere) {
+    return {
+      refusal: 'email-domain-not-served',
+      message: `${name} does not sign in people with ${domain} addresses here. Contact your administrator.`,
+    };
+  }
+  const user = await findOrCreate(target.organizationId, provider, identity, email);
+  if (!user) {
+    return {
+      refusal: 'no-such-user',
+      message: `${email} has no account in ${target.organizationName}. Ask your administrator to invite you.`,
+    };
+  }
+  if (user.status !== 'ACTIVE') {
+    return { refusal: 'inactive', message: 'This account cannot sign in. Contact your administrator.' };
+  }
+  // Trusted for MFA: the upstream's own multi-factor sign-in (RFC 8176 `mfa`) replaces the TOTP step.
+  const mfa = provider.trustedForMfa === true && identity.amr.includes('mfa');
+  return { user, person: { userId: user.id, authTime: Date.now(), amr: mfa ? ['fed', 'mfa'] : ['fed'] } };
+};
