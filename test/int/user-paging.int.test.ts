@@ -1,17 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { bucketOf } from '../../shared/domain/paging.js';
 import type { UserStatus } from '../../shared/schemas/users.js';
-import { batchPut } from '../../shared/store/batch.js';
-import { keys, LISTINGS } from '../../shared/store/keys.js';
-import {
-  createUser,
-  listUsers,
-  setUserStatus,
-  storedUser,
-  type UserRecord,
-} from '../../shared/store/user-repository.js';
+import { createUser, listUsers, setUserStatus } from '../../shared/store/user-repository.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
+import { seedUsers } from '../support/user-seeding.js';
 
 useDatabase();
 
@@ -60,56 +51,6 @@ describe('user listing through the repository', () => {
     }
   });
 });
-
-/**
- * Writes the users of `sequences` the way createUser stores them, and the bucket counts of all
- * `total` users, in bulk. A page is found from the counts and read from its bucket on, so only the
- * users the pages under test can reach need to exist: a page that read anything before its bucket
- * would come back short or start at the wrong user.
- */
-const seedUsers = async (
-  orgId: string,
-  total: number,
-  sequences: (sequence: number) => boolean,
-  statusOf: (sequence: number) => UserStatus,
-) => {
-  const now = Date.now();
-  const buckets = new Map<string, number>();
-  const users: Record<string, unknown>[] = [];
-  for (let sequence = 1; sequence <= total; sequence++) {
-    const status = statusOf(sequence);
-    const bucketKey = `${status}#${bucketOf(sequence)}`;
-    buckets.set(bucketKey, (buckets.get(bucketKey) ?? 0) + 1);
-    if (!sequences(sequence)) continue;
-    const user: UserRecord = {
-      id: randomUUID(),
-      organizationId: orgId,
-      email: `user${sequence}@scale.example`,
-      name: `User ${sequence} with a name of ordinary length`,
-      status,
-      userType: 'STANDARD',
-      sequence,
-      createdAt: now + sequence,
-      updatedAt: now + sequence,
-      createdBy: 'seed',
-      roles: new Set([randomUUID()]),
-      canSendEmail: true,
-      isInitial: sequence === 1,
-      version: 1,
-    };
-    users.push(storedUser(user));
-  }
-  const bucketItems = [...buckets].map(([bucketKey, bucketCount]) => {
-    const [status, bucket] = bucketKey.split('#') as [UserStatus, string];
-    return { ...keys.listingBucket(orgId, LISTINGS.users(status), Number(bucket)), count: bucketCount };
-  });
-  const slices = 8;
-  const size = Math.ceil(users.length / slices);
-  await Promise.all(
-    Array.from({ length: slices }, (_, slice) => batchPut(users.slice(slice * size, (slice + 1) * size))),
-  );
-  await batchPut(bucketItems);
-};
 
 describe('user listing at scale', () => {
   it('reads page 19 of 1000 for at most twice the capacity of page 0, in both status lists', async () => {

@@ -1,0 +1,260 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { clientOperationsSource, OUTPUT } from '../../bin/generate-client-operations.js';
+import { ROUTES } from '../../shared/api/routes.js';
+import {
+  IdpApiError,
+  IdpClient,
+  IdpNetworkError,
+  IdpOAuthError,
+  nextLink,
+} from '../../shared/client/index.js';
+
+/** The client against a scripted `fetch`: what it sends, and what it does with each answer. */
+
+interface Sent {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+const TOKEN = json(200, { access_token: 'token-1', token_type: 'Bearer', expires_in: 3600 });
+
+/** A fetch answering token requests with `token` and API requests from `answers` in order. */
+const scriptedFetch = (answers: (Response | Error)[], token: () => Response = () => TOKEN.clone()) => {
+  const sent: Sent[] = [];
+  const tokenRequests: Sent[] = [];
+  const fetch = vi.fn(async (url: string | URL | Request, init: RequestInit = {}) => {
+    const request: Sent = {
+      method: init.method ?? 'GET',
+      url: String(url),
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      body: init.body,
+    };
+    if (String(url).endsWith('/oauth2/token')) {
+      tokenRequests.push(request);
+      return token();
+    }
+    sent.push(request);
+    const answer = answers.shift() ?? json(200, {});
+    if (answer instanceof Error) throw answer;
+    return answer;
+  });
+  return { fetch: fetch as unknown as typeof globalThis.fetch, sent, tokenRequests };
+};
+
+const clientWith = (
+  fetch: typeof globalThis.fetch,
+  options: Partial<ConstructorParameters<typeof IdpClient>[0]> = {},
+) =>
+  new IdpClient({
+    baseUrl: 'https://idp.example',
+    credentials: { clientId: 'client', clientSecret: 'secret' },
+    pacing: false,
+    random: () => 0,
+    fetch,
+    ...options,
+  });
+
+describe('the operation table', () => {
+  it('is what the route table says (bin/generate-client-operations.ts)', () => {
+    expect(readFileSync(OUTPUT, 'utf8')).toBe(clientOperationsSource(ROUTES));
+  });
+});
+
+describe('types from the route table', () => {
+  it('refuses a call the API would refuse, before it is sent', () => {
+    const client = clientWith(scriptedFetch([]).fetch);
+    const typeChecks = () => {
+      // @ts-expect-error: getUser needs the id
+      void client.getUser();
+      // @ts-expect-error: createUser needs a body with an email
+      void client.createUser({ body: { name: 'No email', userType: 'STANDARD' } });
+      // @ts-expect-error: no such operation
+      void client.deleteEverything();
+    };
+    expect(typeChecks).toBeTypeOf('function');
+  });
+
+  it('types the answer: a user has an email', async () => {
+    const { fetch } = scriptedFetch([json(200, { id: 'u1', email: 'ada@example.com' })]);
+    const user = await clientWith(fetch, { pacing: false }).getUser({ path: { id: 'u1' } });
+    const email: string = user.email;
+    expect(email).toBe('ada@example.com');
+  });
+});
+
+describe('IdpClient', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('calls an operation by name with its path, query and body, and a cached client-credentials token', async () => {
+    const { fetch, sent, tokenRequests } = scriptedFetch([
+      json(200, { id: 'u1', email: 'ada@example.com' }),
+      new Response(null, { status: 204, headers: { location: 'https://idp.example/idp/users/u2' } }),
+    ]);
+    const client = clientWith(fetch);
+    expect(await client.getUser({ path: { id: 'u 1' } })).toMatchObject({ id: 'u1' });
+    expect(
+      await client.createUser({ body: { email: 'b@example.com', name: 'B', userType: 'STANDARD' } }),
+    ).toEqual({
+      location: 'https://idp.example/idp/users/u2',
+    });
+    expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'GET https://idp.example/idp/users/u%201',
+      'POST https://idp.example/idp/users',
+    ]);
+    expect(sent[0]?.headers.authorization).toBe('Bearer token-1');
+    expect(sent[1]?.body).toBe(JSON.stringify({ email: 'b@example.com', name: 'B', userType: 'STANDARD' }));
+    expect(tokenRequests).toHaveLength(1);
+    expect(tokenRequests[0]?.headers.authorization).toBe(`Basic ${btoa('client:secret')}`);
+  });
+
+  it('retries 429, 5xx and dropped connections with 1 s, 2 s, 4 s ... (plus jitter)', async () => {
+    const { fetch, sent } = scriptedFetch([
+      json(503, {}),
+      new TypeError('fetch failed'),
+      json(429, {}),
+      json(200, []),
+    ]);
+    const client = clientWith(fetch, { random: () => 0.5 });
+    const result = client.listRoles();
+    await vi.advanceTimersByTimeAsync(1124);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1); // 1 s + 125 ms of jitter
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(2125);
+    expect(sent).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(4125);
+    expect(await result).toEqual([]);
+    expect(sent).toHaveLength(4);
+  });
+
+  it('sends one Idempotency-Key per logical write and keeps it across the retries', async () => {
+    const { fetch, sent } = scriptedFetch([
+      json(502, {}),
+      new Response(null, { status: 204 }),
+      new Response(null, { status: 204 }),
+    ]);
+    const client = clientWith(fetch);
+    const first = client.archiveRole({ path: { id: 'r1' } });
+    await vi.runAllTimersAsync();
+    await first;
+    await client.archiveRole({ path: { id: 'r1' } });
+    const [attempt, retry, next] = sent.map((request) => request.headers['idempotency-key']);
+    expect(attempt).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retry).toBe(attempt);
+    expect(next).not.toBe(attempt);
+  });
+
+  it('sends no key with reads and with writes that are safe to repeat', async () => {
+    const { fetch, sent } = scriptedFetch([json(200, []), new Response(null, { status: 204 })]);
+    const client = clientWith(fetch);
+    await client.listRoles();
+    await client.updateSsoProvider({ path: { clientId: 'c' }, body: { clientSecret: 's' } });
+    expect(sent.map((request) => request.headers['idempotency-key'])).toEqual([undefined, undefined]);
+  });
+
+  it('gives up after 5 retries with the last answer as a typed error', async () => {
+    const { fetch, sent } = scriptedFetch(
+      Array.from({ length: 6 }, () =>
+        json(503, { status: 503, error: 'Service Unavailable', message: 'Busy', requestId: 'req-1' }),
+      ),
+    );
+    const client = clientWith(fetch);
+    const result = client.listRoles().catch((error: unknown) => error);
+    await vi.runAllTimersAsync();
+    const error = await result;
+    expect(error).toBeInstanceOf(IdpApiError);
+    expect(error).toMatchObject({ status: 503, message: 'Busy', requestId: 'req-1' });
+    expect(sent).toHaveLength(6);
+  });
+
+  it('does not retry other errors, and carries the error shape', async () => {
+    const body = {
+      status: 400,
+      error: 'Bad Request',
+      message: 'Invalid',
+      errorDetails: [{ field: 'name', message: 'Required' }],
+      requestId: 'r',
+      timestamp: 1,
+    };
+    const { fetch, sent } = scriptedFetch([json(400, body)]);
+    await expect(clientWith(fetch).listRoles()).rejects.toMatchObject({
+      status: 400,
+      errorDetails: body.errorDetails,
+    });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('fails with a network error once the retries are spent', async () => {
+    const { fetch } = scriptedFetch(Array.from({ length: 3 }, () => new TypeError('fetch failed')));
+    const result = clientWith(fetch, { retry: { maxRetries: 2 } })
+      .listRoles()
+      .catch((error: unknown) => error);
+    await vi.runAllTimersAsync();
+    expect(await result).toBeInstanceOf(IdpNetworkError);
+  });
+
+  it('renews the token after a 401 once, and before it expires', async () => {
+    let issued = 0;
+    const { fetch, sent, tokenRequests } = scriptedFetch([json(401, {}), json(200, []), json(200, [])], () =>
+      json(200, { access_token: `token-${++issued}`, expires_in: 600 }),
+    );
+    const client = clientWith(fetch);
+    await client.listRoles();
+    expect(sent.map((request) => request.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
+    vi.setSystemTime(Date.now() + 541_000);
+    await client.listRoles();
+    expect(tokenRequests).toHaveLength(3);
+  });
+
+  it('answers a refused token request as an OAuth error', async () => {
+    const { fetch } = scriptedFetch([], () =>
+      json(401, { error: 'invalid_client', error_description: 'Unknown client' }),
+    );
+    await expect(clientWith(fetch).listRoles()).rejects.toEqual(
+      expect.objectContaining({ error: 'invalid_client', status: 401 }),
+    );
+    await expect(clientWith(fetch).listRoles()).rejects.toBeInstanceOf(IdpOAuthError);
+  });
+
+  it('takes a token provider instead of credentials', async () => {
+    const { fetch, sent, tokenRequests } = scriptedFetch([json(200, [])]);
+    await clientWith(fetch, {
+      credentials: undefined,
+      tokenProvider: async () => 'person-token',
+    }).listRoles();
+    expect(sent[0]?.headers.authorization).toBe('Bearer person-token');
+    expect(tokenRequests).toHaveLength(0);
+  });
+
+  it('iterates over every page of a listing by its Link header', async () => {
+    const { fetch, sent } = scriptedFetch([
+      json(200, [{ id: 'a' }], { link: '<https://idp.example/idp/roles?page=1&pageSize=1>; rel="next"' }),
+      json(200, [{ id: 'b' }], { link: '</idp/roles?page=2&pageSize=1>; rel="next"' }),
+      json(200, []),
+    ]);
+    const pages = [];
+    for await (const page of clientWith(fetch).pages('listRoles', { query: { pageSize: 1 } }))
+      pages.push(page);
+    expect(pages).toEqual([[{ id: 'a' }], [{ id: 'b' }], []]);
+    expect(sent.map((request) => request.url)).toEqual([
+      'https://idp.example/idp/roles?pageSize=1',
+      'https://idp.example/idp/roles?page=1&pageSize=1',
+      'https://idp.example/idp/roles?page=2&pageSize=1',
+    ]);
+    expect(nextLink('<a>; rel="prev", <b>; rel="next"')).toBe('b');
+  });
+});
