@@ -114,6 +114,8 @@ export const createOpenApiDocument = (origin = '') => {
         },
       },
     },
-    { reused: 'ref' },
+    // Schemas without a spec name are written where they are used: extracted, they would be
+    // components named `__schema0`..., meaningless in clients generated for other languages.
+    { reused: 'inline' },
   );
 };

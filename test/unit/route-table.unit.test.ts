@@ -43,6 +43,22 @@ describe('OpenAPI document', () => {
     expect(documented.sort()).toEqual(expected.sort());
   });
 
+  it('names every component schema after the spec, so generated clients get meaningful types', () => {
+    const names = Object.keys(document.components?.schemas ?? {});
+    expect(names.filter((name) => !/^[A-Z][A-Za-z0-9]*$/.test(name))).toEqual([]);
+    for (const name of [
+      'User',
+      'NewUserRequest',
+      'UserGroup',
+      'Role',
+      'APIClientV2',
+      'SSOProviderResponse',
+      'Error',
+    ]) {
+      expect(names).toContain(name);
+    }
+  });
+
   it('documents the required permissions and closed schemas', () => {
     const operation = document.paths?.['/permissions/{id}']?.get as Record<string, unknown>;
     expect(operation['x-idp-permissions']).toEqual(['PERMISSIONS.DETAILS']);
