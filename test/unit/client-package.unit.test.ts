@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildClient, CLIENT_DIST } from '../../bin/build-client.js';
+import { PROJECT_TEMP } from '../support/temp-dir.js';
+
+/** `import { IdpClient } from 'idp/client'`, as a program outside this repository's sources uses it. */
+
+beforeAll(buildClient, 60_000);
+
+describe('the idp/client export', () => {
+  it('is one ESM file that imports nothing and loads in plain Node', () => {
+    const code = readFileSync(join(CLIENT_DIST, 'client', 'index.js'), 'utf8');
+    expect(code).not.toMatch(/^\s*import\s|\bimport\(|\brequire\(/m);
+    expect(code.length).toBeLessThan(40_000);
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { IdpClient, IdpApiError } from 'idp/client';
+         const client = new IdpClient({ baseUrl: 'https://idp.example', credentials: { clientId: 'a', clientSecret: 'b' } });
+         process.stdout.write(JSON.stringify([typeof client.listUsers, typeof client.pages, new IdpApiError(404, { message: 'No' }).message]));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(output)).toEqual(['function', 'function', 'No']);
+  });
+
+  it('carries the types: a consumer program type-checks against them, and a wrong call does not', () => {
+    const directory = join(PROJECT_TEMP, 'client-consumer');
+    mkdirSync(directory, { recursive: true });
+    const file = join(directory, 'consumer.ts');
+    writeFileSync(
+      file,
+      `import { IdpClient } from 'idp/client';
+const client = new IdpClient({ baseUrl: 'https://idp.example', tokenProvider: async () => 'token' });
+export const email = async (): Promise<string> => (await client.getUser({ path: { id: 'u1' } })).email;
+// @ts-expect-error getUser needs the id
+export const wrong = () => client.getUser();
+`,
+    );
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ['node'],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    expect(problems).toEqual([]);
+  });
+});
