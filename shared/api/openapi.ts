@@ -56,8 +56,67 @@ const errorStatusesOf = (route: RouteDefinition): number[] => {
   return [...new Set(statuses)].sort((a, b) => a - b);
 };
 
+const binary = { type: 'string' as const, format: 'binary' };
+
+/** The headers an operation's answer carries: where it created something, the next page. */
+const responseHeaders = (route: RouteDefinition) => ({
+  ...(route.response.location
+    ? {
+        Location: {
+          description: 'The URL of the resource created',
+          schema: { type: 'string', format: 'uri' },
+        },
+      }
+    : {}),
+  ...(route.request.query?.shape.page
+    ? {
+        Link: {
+          description: 'RFC 8288: `<URL of the next page>; rel="next"` while more exist',
+          schema: { type: 'string' as const },
+        },
+      }
+    : {}),
+});
+
+const IDEMPOTENCY_KEY = z.string().min(1).max(255).optional().meta({
+  description:
+    'Beyond the spec: a repeat with the same key, caller and body within 24 h answers the first response without applying the write again; the same key with another body is 422',
+});
+
+const requestBodyOf = (route: RouteDefinition) => {
+  const upload = route.request.multipartFile;
+  if (upload) {
+    return {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object' as const,
+            required: [upload.field],
+            properties: {
+              [upload.field]: { ...binary, description: `The image, at most ${upload.maxBytes} bytes` },
+            },
+          },
+        },
+      },
+    };
+  }
+  return route.request.body
+    ? { required: true, content: { 'application/json': { schema: route.request.body } } }
+    : undefined;
+};
+
+const responseContentOf = (route: RouteDefinition) => {
+  if (route.response.binary) {
+    return { content: Object.fromEntries(route.response.binary.map((type) => [type, { schema: binary }])) };
+  }
+  return route.response.body ? { content: { 'application/json': { schema: route.response.body } } } : {};
+};
+
 const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
   const isManagement = route.kind === 'management';
+  const requestBody = requestBodyOf(route);
+  const headers = responseHeaders(route);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -73,14 +132,16 @@ const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
     requestParams: {
       ...(route.request.path ? { path: route.request.path } : {}),
       ...(route.request.query ? { query: route.request.query } : {}),
+      ...(middlewareOf(route).idempotency
+        ? { header: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }) }
+        : {}),
     },
-    ...(route.request.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: route.request.body } } } }
-      : {}),
+    ...(requestBody ? { requestBody } : {}),
     responses: {
       [route.response.status]: {
         description: route.response.description,
-        ...(route.response.body ? { content: { 'application/json': { schema: route.response.body } } } : {}),
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        ...responseContentOf(route),
       },
       ...Object.fromEntries(errorStatusesOf(route).map((status) => [status, errorResponse(status)])),
     },

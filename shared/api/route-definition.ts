@@ -66,6 +66,10 @@ export interface RouteDefinition {
     readonly status: number;
     readonly description: string;
     readonly body?: z.ZodType;
+    /** The answer's `Location` header names the resource it created. */
+    readonly location?: boolean;
+    /** A binary answer of one of these media types instead of JSON. */
+    readonly binary?: readonly string[];
     /**
      * A body field holding a secret that lives only in its owner's item: `Idempotency-Key`
      * records keep the response without it, and a replay reads it from the owner again.

@@ -59,6 +59,33 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('describes the headers, the upload and the binary answer a caller meets', () => {
+    type Operation = {
+      parameters?: { in: string; name: string }[];
+      requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+      responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+    };
+    const operationAt = (path: string, method: 'get' | 'post' | 'put') =>
+      (document.paths?.[path] as Record<string, Operation>)[method] as Operation;
+    const createUser = operationAt('/users', 'post');
+    expect(createUser.responses['204']?.headers).toHaveProperty('Location');
+    expect(createUser.parameters?.map((parameter) => `${parameter.in} ${parameter.name}`)).toContain(
+      'header Idempotency-Key',
+    );
+    expect(operationAt('/users', 'get').responses['200']?.headers).toHaveProperty('Link');
+    const upload = operationAt('/users/{id}/picture', 'put');
+    expect(upload.requestBody?.content['multipart/form-data']?.schema.properties?.files).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
+    expect(Object.keys(operationAt('/users/{id}/picture', 'get').responses['200']?.content ?? {})).toEqual([
+      'image/png',
+      'image/jpeg',
+      'image/gif',
+      'image/webp',
+    ]);
+  });
+
   it('documents the required permissions and closed schemas', () => {
     const operation = document.paths?.['/permissions/{id}']?.get as Record<string, unknown>;
     expect(operation['x-idp-permissions']).toEqual(['PERMISSIONS.DETAILS']);

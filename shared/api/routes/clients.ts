@@ -31,6 +31,7 @@ export const clientsRoutes = routeGroup('clients')({
       status: 201,
       description: 'Registered; Location names it',
       body: apiClient,
+      location: true,
       secretField: 'clientSecret',
     },
     extension: true,

@@ -15,7 +15,7 @@ export const policiesRoutes = routeGroup('policies')({
     summary: 'Create a policy (name unique among policies that are not archived, case-insensitively)',
     permissions: ['DETAILED_PERMISSION.WRITE'],
     request: { body: policyRequest },
-    response: noContent('Created'),
+    response: { ...noContent('Created; Location names it'), location: true },
   },
   getPolicy: {
     route: 'GET /idp/policies/{id}',

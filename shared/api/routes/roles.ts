@@ -44,7 +44,7 @@ export const rolesRoutes = routeGroup('roles')({
     summary: 'Create a role (name unique among roles that are not archived, case-insensitively)',
     permissions: ['ROLES.ADD'],
     request: { body: newRoleRequest },
-    response: noContent('Created'),
+    response: { ...noContent('Created; Location names it'), location: true },
   },
   getRole: {
     route: 'GET /idp/roles/{id}',

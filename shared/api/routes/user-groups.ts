@@ -41,7 +41,12 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     summary: 'Create a user group (name unique case-insensitively, number unique when given)',
     permissions: ['USER_GROUP.ADD'],
     request: { body: createUserGroupRequest },
-    response: { status: 201, description: 'Created; Location names it', body: userGroupEnvelope },
+    response: {
+      status: 201,
+      description: 'Created; Location names it',
+      body: userGroupEnvelope,
+      location: true,
+    },
   },
   listUserGroups: {
     route: 'GET /idp/userGroups/list',

@@ -23,7 +23,11 @@ export const userPicturesRoutes = routeGroup('user-pictures')({
     route: 'GET /idp/users/{id}/picture',
     summary: "The user's picture (the URL in User.picture)",
     request: { query: pictureQuery },
-    response: { status: 200, description: 'The image, with its content type' },
+    response: {
+      status: 200,
+      description: 'The image, with its content type',
+      binary: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+    },
     extension: true,
   },
 });

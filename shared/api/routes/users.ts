@@ -32,7 +32,7 @@ export const usersRoutes = routeGroup('users')({
     summary: 'Create a user (email unique per organization) and send the join email',
     permissions: ['USER.ADD'],
     request: { body: newUserRequest },
-    response: noContent('Created; Location names the new user'),
+    response: { ...noContent('Created; Location names the new user'), location: true },
   },
   getUser: {
     route: 'GET /idp/users/{id}',

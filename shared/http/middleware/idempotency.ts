@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructured
 import { countMetric } from '../../observability/metrics.js';
 import { claimRecord, completeRecord, releaseRecord } from '../../store/idempotency-records.js';
 import { ConcurrentChange } from '../../store/writes.js';
-import { conflict, unprocessable } from '../errors.js';
+import { badRequest, conflict, unprocessable } from '../errors.js';
 import { logger } from '../logger.js';
 
 /**
@@ -67,6 +67,9 @@ const withSecretAgain = async (
   };
 };
 
+/** As the OpenAPI document says (shared/api/openapi.ts). */
+const MAX_KEY_LENGTH = 255;
+
 /** What this request holds, kept per request (concurrent requests share the middleware object). */
 const held = new WeakMap<Request, { hash: string; holder: string }>();
 
@@ -75,6 +78,9 @@ export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => (
     const event = request.event as APIGatewayProxyEventV2WithJWTAuthorizer;
     const key = event.headers['idempotency-key'];
     if (!key) return undefined;
+    if (key.length > MAX_KEY_LENGTH) {
+      throw badRequest(`Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`);
+    }
     const hash = recordHash(event, key);
     // Held while the function may run; a request that died frees the key after that.
     const claim = await claimRecord(hash, bodyHashOf(event), request.context.getRemainingTimeInMillis());
