@@ -66,7 +66,7 @@ describe('OpenAPI document', () => {
       responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
     };
     const operationAt = (path: string, method: 'get' | 'post' | 'put') =>
-      (document.paths?.[path] as Record<string, Operation>)[method] as Operation;
+      ((document.paths ?? {})[path] as Record<string, Operation>)[method] as Operation;
     const createUser = operationAt('/users', 'post');
     expect(createUser.responses['204']?.headers).toHaveProperty('Location');
     expect(createUser.parameters?.map((parameter) => `${parameter.in} ${parameter.name}`)).toContain(
