@@ -65,8 +65,8 @@ describe('OpenAPI document', () => {
       requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
       responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
     };
-    const operationAt = (path: string, method: 'get' | 'post' | 'put') =>
-      ((document.paths ?? {})[path] as Record<string, Operation>)[method] as Operation;
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    const operationAt = (path: string, method: 'get' | 'post' | 'put') => paths[path]?.[method] as Operation;
     const createUser = operationAt('/users', 'post');
     expect(createUser.responses['204']?.headers).toHaveProperty('Location');
     expect(createUser.parameters?.map((parameter) => `${parameter.in} ${parameter.name}`)).toContain(
