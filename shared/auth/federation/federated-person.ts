@@ -14,7 +14,8 @@ import type { UpstreamIdentity } from './upstream.js';
 
 type Outcome = { person: Person; user: UserRecord } | { refusal: string; message: string };
 
-const nameOf = (provider: Pick<SsoProvider, 'clientId' | 'displayName'>) =>
+/** How the pages name a provider. */
+export const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
   provider.displayName ?? provider.clientId;
 
 const findOrCreate = async (
@@ -53,7 +54,7 @@ export const federatedPerson = async (
   target: { organizationId: string; organizationName: string },
   options: readonly SignInOption[],
 ): Promise<Outcome> => {
-  const name = nameOf(provider);
+  const name = providerName(provider);
   const { email } = identity;
   if (!email || !identity.emailVerified) {
     return {

@@ -15,7 +15,7 @@ import { getSsoProvider, type SsoProvider } from '../../store/sso-provider-repos
 import { pendingRequestOf, signInTarget } from '../sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from '../sign-in-steps.js';
 import { ssoClientSecretOf } from './client-secrets.js';
-import { federatedPerson } from './federated-person.js';
+import { federatedPerson, providerName } from './federated-person.js';
 import {
   discover,
   FederationError,
@@ -43,9 +43,6 @@ export const callbackUri = (clientId: string) =>
   // Client ids are letters, digits and . _ @ - (schemas/sso.ts): all allowed in a path segment.
   `${config().publicOrigin}/signin/sso/callback/${clientId}`;
 const DEFAULT_SCOPES = 'openid email profile';
-
-const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
-  provider.displayName ?? provider.clientId;
 
 const NOT_OFFERED =
   'This sign-in option is not available here. Go back to the application and sign in again.';
