@@ -140,8 +140,9 @@ export class IdpClient {
   async #send(attempt: Attempt): Promise<Response> {
     let renewed = false;
     for (let retry = 0; ; retry++) {
-      await this.#bucket?.take();
+      // The token first: the bucket's slot is then spent at once, so sends keep the pace.
       const token = await this.#accessToken();
+      await this.#bucket?.take();
       let response: Response;
       try {
         response = await this.#fetch(attempt.url, {

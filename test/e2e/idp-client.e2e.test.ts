@@ -13,6 +13,7 @@ const clientOf = (
   options: { pacing?: { rate: number; burst: number }; loseFirstAnswerTo?: string } = {},
 ) => {
   const statuses: number[] = [];
+  const sentAt: number[] = [];
   let lose = options.loseFirstAnswerTo;
   const client = new IdpClient({
     baseUrl: service.baseUrl,
@@ -20,6 +21,7 @@ const clientOf = (
     ...(options.pacing ? { pacing: options.pacing } : { pacing: false }),
     retry: { firstDelayMillis: 50 },
     fetch: async (input, init) => {
+      if (!String(input).endsWith('/oauth2/token')) sentAt.push(performance.now());
       const response = await fetch(input, init);
       if (!String(input).endsWith('/oauth2/token')) statuses.push(response.status);
       if (lose && `${init?.method} ${new URL(String(input)).pathname}` === lose) {
@@ -30,26 +32,23 @@ const clientOf = (
       return response;
     },
   });
-  return { client, statuses };
+  return { client, statuses, sentAt };
 };
 
 describe('IdpClient against the service', () => {
-  it('paces 200 concurrent calls below the organization limit: none fails, few meet a 429', async () => {
+  it('paces 200 concurrent calls below the organization limit: none fails', async () => {
     const caller = await service.freshOrganization({ rateLimit: { rate: 50, burst: 50 } });
     // Below the contract, as the seed advises: the limit counts calendar seconds at the service,
-    // where a loaded machine delivers paced requests in bunches.
-    const paced = clientOf(caller, { pacing: { rate: 40, burst: 40 } });
-    const answers = await Promise.all(Array.from({ length: 200 }, () => paced.client.listPermissions()));
+    // where a loaded machine may deliver paced requests in bunches (a 429 then is retried).
+    const { client, sentAt } = clientOf(caller, { pacing: { rate: 40, burst: 40 } });
+    const answers = await Promise.all(Array.from({ length: 200 }, () => client.listPermissions()));
     expect(answers.every((permissions) => permissions.length > 0)).toBe(true);
-    const refusedPaced = paced.statuses.filter((status) => status === 429).length;
-    // Unpaced, the same calls run into the limit again and again (retries hide it from the caller).
-    const unpaced = clientOf(await service.freshOrganization({ rateLimit: { rate: 50, burst: 50 } }));
-    await Promise.all(
-      Array.from({ length: 200 }, () => unpaced.client.listPermissions().catch(() => undefined)),
+    // No second of sending, wherever it starts, holds more than the burst and a second's rate.
+    const busiest = Math.max(
+      ...sentAt.map((start) => sentAt.filter((at) => at >= start && at < start + 1000).length),
     );
-    const refusedUnpaced = unpaced.statuses.filter((status) => status === 429).length;
-    expect(refusedUnpaced).toBeGreaterThan(50);
-    expect(refusedPaced * 3).toBeLessThan(refusedUnpaced);
+    expect(busiest).toBeLessThanOrEqual(80);
+    expect(Math.max(...sentAt) - Math.min(...sentAt)).toBeGreaterThanOrEqual(((200 - 80) / 40) * 1000 - 50);
   });
 
   it('retries a write whose answer was lost under the same Idempotency-Key: applied once', async () => {
