@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorBody } from '../schemas/common.js';
+import { REQUEST_EXAMPLES } from './request-examples.js';
 import type { RouteDefinition } from './route-definition.js';
 import { middlewareOf } from './route-middleware.js';
 import { ROUTES } from './routes.js';
@@ -155,7 +156,7 @@ export const createOpenApiDocument = (origin = '') => {
     const path = route.path.slice(API_BASE_PATH.length);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
-  return createDocument(
+  const document = createDocument(
     {
       openapi: '3.0.0',
       info: {
@@ -179,4 +180,9 @@ export const createOpenApiDocument = (origin = '') => {
     // components named `__schema0`..., meaningless in clients generated for other languages.
     { reused: 'inline' },
   );
+  for (const [name, example] of Object.entries(REQUEST_EXAMPLES)) {
+    const schema = document.components?.schemas?.[name];
+    if (schema && !('$ref' in schema)) schema.example = example;
+  }
+  return document;
 };

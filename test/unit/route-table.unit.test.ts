@@ -86,6 +86,23 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it('shows an example of every JSON request body, one its route accepts', () => {
+    const schemas = (document.components?.schemas ?? {}) as Record<string, { example?: unknown }>;
+    const withBodies = ROUTES.filter((route) => route.path.startsWith('/idp/') && route.request.body);
+    expect(withBodies.length).toBeGreaterThan(20);
+    for (const route of withBodies) {
+      const operation = (document.paths as Record<string, Record<string, Record<string, unknown>>>)[
+        route.path.slice('/idp'.length)
+      ]?.[route.method.toLowerCase()] as {
+        requestBody: { content: { 'application/json': { schema: { $ref?: string; example?: unknown } } } };
+      };
+      const schema = operation.requestBody.content['application/json'].schema;
+      const example = schema.$ref ? schemas[schema.$ref.split('/').pop() as string]?.example : schema.example;
+      expect(example, route.operationId).toBeDefined();
+      expect(route.request.body?.safeParse(example).success, route.operationId).toBe(true);
+    }
+  });
+
   it('documents the required permissions and closed schemas', () => {
     const operation = document.paths?.['/permissions/{id}']?.get as Record<string, unknown>;
     expect(operation['x-idp-permissions']).toEqual(['PERMISSIONS.DETAILS']);
