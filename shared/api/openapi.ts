@@ -165,12 +165,15 @@ export const createOpenApiDocument = (origin = '') => {
         description:
           'Identity and access management API. Obtain a token with the client credentials grant at /oauth2/token.',
       },
-      servers: [{ url: `${origin}${API_BASE_PATH}` }],
+      // Public: applications and other services of the customer call it.
+      servers: [{ url: `${origin}${API_BASE_PATH}`, 'x-internal': false }],
       paths,
       components: {
         securitySchemes: {
           bearer: {
             type: 'oauth2',
+            description:
+              'Bearer access tokens are JWTs signed with ES256 (JWKS at /.well-known/jwks.json), following the JSON Web Token Best Current Practices of RFC8725: one algorithm, explicit typ, issuer and audience checked by the API Gateway authorizer; they expire after 3,600 s (client credentials) or 900 s (people).',
             flows: { clientCredentials: { tokenUrl: `${origin}/oauth2/token`, scopes: {} } },
           },
         },

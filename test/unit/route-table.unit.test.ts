@@ -32,7 +32,7 @@ describe('OpenAPI document', () => {
   it('is OpenAPI 3.0.0 titled IDP, version 1-core', () => {
     expect(document.openapi).toBe('3.0.0');
     expect(document.info).toMatchObject({ title: 'IDP', version: '1-core' });
-    expect(document.servers).toEqual([{ url: 'https://idp.example.com/idp' }]);
+    expect(document.servers).toEqual([{ url: 'https://idp.example.com/idp', 'x-internal': false }]);
   });
 
   it('lists every /idp route of the table and no other', () => {
