@@ -28,14 +28,8 @@ export const storableNumber = z
 export const idPathParams = z.strictObject({ id: identifier });
 
 export const pagingQuery = z.strictObject({
-  page: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2_147_483_647)
-    .default(0)
-    .meta({ description: 'Zero-based page number', format: 'int32' }),
-  pageSize: z.coerce.number().int().min(1).max(1000).default(1000).meta({ format: 'int32' }),
+  page: z.coerce.number().int().min(0).default(0).meta({ description: 'Zero-based page number' }),
+  pageSize: z.coerce.number().int().min(1).max(1000).default(1000),
 });
 
 export const errorDetail = z.strictObject({
@@ -46,7 +40,7 @@ export const errorDetail = z.strictObject({
 
 export const errorBody = z
   .strictObject({
-    status: z.number().int().meta({ format: 'int32' }),
+    status: z.number().int(),
     error: z.string(),
     message: z.string(),
     errorDetails: z.array(errorDetail).optional(),

@@ -45,9 +45,7 @@ export const updateUserGroupRequest = z
 
 export const userGroupEnvelope = z.strictObject({ userGroup }).meta({ id: 'UserGroupResponse' });
 export const userGroupList = z.strictObject({ userGroups: z.array(userGroup) }).meta({ id: 'UserGroupList' });
-export const userGroupCount = z
-  .strictObject({ count: z.number().int().meta({ format: 'int32' }) })
-  .meta({ id: 'UserGroupCount' });
+export const userGroupCount = z.strictObject({ count: z.number().int() }).meta({ id: 'UserGroupCount' });
 
 export const assignRoleRequest = z.strictObject({ roleId: identifier }).meta({ id: 'UserGroupRoleRequest' });
 export const assignPolicyRequest = z
