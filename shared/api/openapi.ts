@@ -20,16 +20,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body too large',
   415: 'Unsupported content type',
   422: 'Idempotency-Key reused with a different body',
-  429: 'The organization exceeded its rate limit',
+  429: 'The organization exceeded its rate limit (or the API its overall throttle)',
   500: 'Server fault',
 };
 
 /**
  * What API Gateway itself answers, with a body that cannot be changed: 400 for a path it cannot
- * decode, its JWT authorizer's 401, 413 above its payload limit.
+ * decode, its JWT authorizer's 401, 413 above its payload limit, 429 from the stage's throttle
+ * (on every route) and 500 when a function fails outright.
  */
 const gatewayErrorBody = z.strictObject({ message: z.string() }).meta({ id: 'GatewayError' });
-const GATEWAY_STATUSES = new Set([400, 401, 413]);
+const GATEWAY_STATUSES = new Set([400, 401, 413, 429, 500]);
 
 const errorResponse = (status: number) => ({
   description: ERROR_DESCRIPTIONS[status] ?? 'Error',
@@ -44,7 +45,8 @@ const errorResponse = (status: number) => ({
 const errorStatusesOf = (route: RouteDefinition): number[] => {
   const uses = middlewareOf(route);
   const statuses = [
-    ...(uses.authenticated ? COMMON_MANAGEMENT_ERRORS : []),
+    // Every route is behind the stage's throttle and may fail: the gateway answers those itself.
+    ...(uses.authenticated ? COMMON_MANAGEMENT_ERRORS : [429, 500]),
     ...(uses.validation ? [400] : []),
     // An id in the path may name nothing the caller can see.
     ...(route.path.includes('{') ? [404] : []),
@@ -59,21 +61,30 @@ const errorStatusesOf = (route: RouteDefinition): number[] => {
 
 const binary = { type: 'string' as const, format: 'binary' };
 
-/** The headers an operation's answer carries: where it created something, the next page. */
+const URL_HEADER = { type: 'string' as const, format: 'uri', maxLength: 2048 };
+
+/**
+ * The headers an operation's answer carries: where it created something, the next page, and for
+ * a browser application of the organization its origin (README, "Signing people in", CORS).
+ */
 const responseHeaders = (route: RouteDefinition) => ({
   ...(route.response.location
-    ? {
-        Location: {
-          description: 'The URL of the resource created',
-          schema: { type: 'string', format: 'uri' },
-        },
-      }
+    ? { Location: { description: 'The URL of the resource created', schema: URL_HEADER } }
     : {}),
   ...(route.request.query?.shape.page
     ? {
         Link: {
           description: 'RFC 8288: `<URL of the next page>; rel="next"` while more exist',
-          schema: { type: 'string' as const },
+          schema: { type: 'string' as const, pattern: '^<[^>]+>; rel="next"$', maxLength: 2048 },
+        },
+      }
+    : {}),
+  ...(route.kind === 'management'
+    ? {
+        'Access-Control-Allow-Origin': {
+          description:
+            "The request's Origin, when it is a registered application's or an operator-allowed one; never `*`, never with credentials",
+          schema: URL_HEADER,
         },
       }
     : {}),

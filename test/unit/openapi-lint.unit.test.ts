@@ -36,16 +36,14 @@ const report = (command: string, args: string[]): string => {
 /** What is still to do for issue 16, rule by rule; a new finding, or one more of a kind, fails. */
 const OWASP_REMAINING: Record<string, number> = {
   // The spec's per-second throttle sends none of these headers (section 8): they stay.
-  'owasp:api4:2023-rate-limit': 588,
-  'owasp:api4:2023-string-restricted': 165,
-  'owasp:api4:2023-string-limit': 101,
+  'owasp:api4:2023-rate-limit': 589,
+  'owasp:api4:2023-string-restricted': 160,
+  'owasp:api4:2023-string-limit': 91,
   'owasp:api4:2023-array-limit': 41,
-  'owasp:api8:2023-define-cors-origin': 10,
   'owasp:api3:2023-constrained-additionalProperties': 3,
   'owasp:api3:2023-no-additionalProperties': 3,
-  'owasp:api4:2023-rate-limit-responses-429': 2,
+  // The document itself is public (spec 9): no token, so no 401, for GET /openapi.json.
   'owasp:api8:2023-define-error-responses-401': 2,
-  'owasp:api8:2023-define-error-responses-500': 2,
   'owasp:api2:2023-read-restricted': 1,
   'owasp:api2:2023-short-lived-access-tokens': 1,
 };
