@@ -106,7 +106,11 @@ const requestBodyOf = (route: RouteDefinition) => {
             type: 'object' as const,
             required: [upload.field],
             properties: {
-              [upload.field]: { ...binary, description: `The image, at most ${upload.maxBytes} bytes` },
+              [upload.field]: {
+                ...binary,
+                maxLength: upload.maxBytes,
+                description: `The image, at most ${upload.maxBytes} bytes`,
+              },
             },
           },
         },
