@@ -30,8 +30,10 @@ export const errorFields = (response: ApiResponse<unknown>) =>
   ((response.body as ApiError).errorDetails ?? []).map((detail) => detail.field);
 
 /** The id a 201/204 answer names in its Location header. */
-export const idFromLocation = (response: { headers: Headers }) =>
-  (response.headers.get('location') as string).split('/').pop() as string;
+export const idFromLocation = (response: { headers: Headers } | { location?: string | undefined }) =>
+  (('headers' in response ? response.headers.get('location') : response.location) as string)
+    .split('/')
+    .pop() as string;
 
 /** Parses `Link: <url>; rel="next"` into the path and query to call. */
 export const nextLink = (headers: Headers): string | undefined => {

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalService } from '../../bin/local/service.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
+import { IdpClient } from '../../shared/client/index.js';
 import { ALL_PERMISSION_IDS, type PermissionId } from '../../shared/domain/permission-catalogue.js';
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { type Organization, updateOrganizationSettings } from '../../shared/store/organization-repository.js';
@@ -52,6 +53,8 @@ export interface TestService {
   readonly admin: Caller;
   /** Calls the API over HTTP and checks the answer against the served OpenAPI document. */
   call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  /** The typed client (`idp/client`) as `as` (the admin by default), its answers checked the same way. */
+  client(as?: Caller): IdpClient;
   /** The served OpenAPI document and the validator `call` checks answers with. */
   openApi(): Promise<{ document: unknown; validator: OpenApiValidator }>;
   /** The token endpoint's raw answer to a client-credentials request (the admin client's by default). */
@@ -134,6 +137,32 @@ const startService = async (dataDirectory: string, rateLimit: RateLimitSettings)
     return { status: response.status, headers: response.headers, body: body as T };
   };
 
+  /** fetch for the typed client: every API answer is checked against the OpenAPI document. */
+  const validatingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = String(input);
+    if (
+      !url.includes('/idp/') ||
+      !(response.headers.get('content-type') ?? 'application/json').includes('json')
+    ) {
+      return response;
+    }
+    const text = await response.text();
+    const body = text === '' ? undefined : JSON.parse(text);
+    (await loadOpenApi()).validator.assertResponse(init?.method ?? 'GET', url, response.status, body);
+    return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
+  };
+
+  const client = (as: Caller) =>
+    new IdpClient({
+      baseUrl,
+      tokenProvider: async () => as.token,
+      // The tests' organizations are not rate limited, and a test sees every refusal.
+      pacing: false,
+      retry: { maxRetries: 0 },
+      fetch: validatingFetch,
+    });
+
   const requestToken = (id = clientId, secret = clientSecret) =>
     fetch(`${baseUrl}/oauth2/token`, {
       method: 'POST',
@@ -161,11 +190,7 @@ const startService = async (dataDirectory: string, rateLimit: RateLimitSettings)
 
   const createUser: TestService['createUser'] = async (options = {}) => {
     const { email = uniqueEmail(), name = 'Test User', userType = 'STANDARD', as = admin } = options;
-    const response = await call('POST', '/idp/users', { token: as.token, body: { email, name, userType } });
-    if (response.status !== 204) {
-      throw new Error(`createUser: ${response.status} ${JSON.stringify(response.body)}`);
-    }
-    return idFromLocation(response);
+    return idFromLocation(await client(as).createUser({ body: { email, name, userType } }));
   };
 
   const service: TestService = {
@@ -176,6 +201,7 @@ const startService = async (dataDirectory: string, rateLimit: RateLimitSettings)
     dataDirectory,
     admin,
     call,
+    client: (as = admin) => client(as),
     openApi: loadOpenApi,
     requestToken,
     token,
@@ -240,6 +266,7 @@ export const useService = (options: { rateLimit?: RateLimitSettings } = {}): Tes
       },
     },
     call: (method, path, callOptions) => running().call(method, path, callOptions),
+    client: (as) => running().client(as),
     openApi: () => running().openApi(),
     requestToken: (clientId, clientSecret) => running().requestToken(clientId, clientSecret),
     token: (clientId, clientSecret) => running().token(clientId, clientSecret),
