@@ -109,6 +109,13 @@ const javaProcessesOnPort = (port: number): string => {
   }
 };
 
+/**
+ * The npm process can end before the program it ran has stopped DynamoDB Local (seen once on a
+ * loaded machine), so the check gives Java the few seconds that stop may take.
+ */
+const noJavaLeftOn = (port: number) =>
+  expect.poll(() => javaProcessesOnPort(port), { timeout: 10_000, interval: 200 }).toBe('');
+
 /** Another program holding `port` (0: any free one) on `host` (undefined: every address). */
 const occupyPort = async ({ onTestFinished }: TestContext, port: number, host?: string): Promise<number> => {
   const server: Server = createServer((socket) => socket.destroy());
@@ -216,7 +223,7 @@ describe('npm start', () => {
     await followSignInSteps(first.output);
 
     await pressCtrlC(first.child);
-    expect(javaProcessesOnPort(Number(env.IDP_DYNAMODB_PORT))).toBe('');
+    await noJavaLeftOn(Number(env.IDP_DYNAMODB_PORT));
 
     const second = await npmStart(env);
     expect(second.organizationId).toBe(first.organizationId);
@@ -224,7 +231,7 @@ describe('npm start', () => {
     expect(second.clientSecret).toBe(first.clientSecret);
     expect(second.output).toContain('admin@example.com has a password');
     await pressCtrlC(second.child);
-    expect(javaProcessesOnPort(Number(env.IDP_DYNAMODB_PORT))).toBe('');
+    await noJavaLeftOn(Number(env.IDP_DYNAMODB_PORT));
   });
 
   it('uses IDP_ADMIN_CLIENT_ID and IDP_ADMIN_CLIENT_SECRET when set, in memory with IDP_IN_MEMORY=1', async () => {
@@ -250,7 +257,7 @@ describe('npm start', () => {
     });
     expect(response.status).toBe(200);
     await pressCtrlC(started.child);
-    expect(javaProcessesOnPort(Number(env.IDP_DYNAMODB_PORT))).toBe('');
+    await noJavaLeftOn(Number(env.IDP_DYNAMODB_PORT));
   });
 
   describe.concurrent('with a port taken, prints the one line naming the variable and exits 1', () => {
