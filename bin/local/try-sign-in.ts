@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { config } from '../../shared/config.js';
+import { s256 } from '../../shared/domain/authorization.js';
 import { accountLink, sendJoinEmail } from '../../shared/email/account-emails.js';
 import { createApiClient, getApiClient } from '../../shared/store/api-client-repository.js';
 import { grantTarget } from '../../shared/store/grant-targets.js';
@@ -86,7 +86,7 @@ export const prepareSignInTrial = async (
 
 // A fixed PKCE pair (RFC 7636 appendix B), so that the printed URL and exchange work as pasted.
 const TRY_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
-const TRY_CHALLENGE = createHash('sha256').update(TRY_VERIFIER).digest('base64url');
+const TRY_CHALLENGE = s256(TRY_VERIFIER);
 
 /** The lines `npm start` prints to walk a person through sign-in (README, "Try sign-in"). */
 export const signInSteps = (baseUrl: string, trial: SignInTrial) => {

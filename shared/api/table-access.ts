@@ -15,6 +15,13 @@ export type TableAccess =
   /** Reads the table; writes only items whose partition key matches one of these patterns. */
   | { readonly writesPartitions: readonly string[] };
 
+/** What the steps after proving who someone is write: the pending request, a session, the code. */
+const SIGN_IN_STEP_PARTITIONS = [
+  keys.authorizationRequest('*').pk,
+  keys.session('*').pk,
+  keys.authorizationCode('*').pk,
+];
+
 export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   // Redeems codes, rotates and revokes refresh tokens.
   oauth: {
@@ -24,9 +31,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   // partitions users' TOTP secrets and recovery codes, and consents.
   signin: {
     writesPartitions: [
-      keys.authorizationRequest('*').pk,
-      keys.session('*').pk,
-      keys.authorizationCode('*').pk,
+      ...SIGN_IN_STEP_PARTITIONS,
       keys.signInFailures('*', '*').pk,
       keys.signInAttempts('*', '*').pk,
       keys.organizationPartition('*'),
@@ -46,9 +51,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   federation: {
     writesPartitions: [
       keys.federationState('*').pk,
-      keys.authorizationRequest('*').pk,
-      keys.session('*').pk,
-      keys.authorizationCode('*').pk,
+      ...SIGN_IN_STEP_PARTITIONS,
       keys.organizationPartition('*'),
     ],
   },

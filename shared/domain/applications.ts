@@ -19,6 +19,9 @@ export const IMPLICIT_REFUSED =
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
+/** A host where plain `http` is acceptable: this machine only (RFC 8252 7.3). */
+export const isLoopbackHost = (hostname: string): boolean => LOOPBACK_HOSTS.has(hostname);
+
 /**
  * Why a redirect URI cannot be registered, or undefined when it can: an absolute https URI
  * without a fragment (RFC 6749 3.1.2), `http` only on a loopback host (RFC 8252 7.3), compared
@@ -30,7 +33,7 @@ export const redirectUriProblem = (uri: string): string | undefined => {
   if (url.hash || uri.includes('#')) return 'Must not contain a fragment';
   if (url.username || url.password) return 'Must not contain credentials';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'Must use https (http only on a loopback host: 127.0.0.1, [::1] or localhost)';
 };
 

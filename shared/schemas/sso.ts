@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isLoopbackHost } from '../domain/applications.js';
 import { epochMillis } from './common.js';
 
 /**
@@ -40,8 +41,6 @@ export const ssoProviderPath = z.strictObject({ clientId: ssoClientId });
 
 // Federation settings (operators, through the CLI; not part of the spec's API shapes).
 
-const isLoopback = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
-
 /** An OpenID Connect issuer: https (http only on loopback, for local upstreams), no query or fragment. */
 export const ssoIssuer = z
   .url()
@@ -51,7 +50,7 @@ export const ssoIssuer = z
     if (!URL.canParse(value)) return false;
     const url = new URL(value);
     return (
-      (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) &&
+      (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) &&
       !url.search &&
       !url.hash
     );

@@ -1,10 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { useService } from '../support/service.js';
-import { PROJECT_TEMP } from '../support/temp-dir.js';
+import { typeCheckProgram } from '../support/type-check.js';
 
 /**
  * The served OpenAPI document is usable outside TypeScript's route table: a third-party generator
@@ -31,23 +28,8 @@ describe('the OpenAPI document, through openapi-typescript', () => {
   it('generates types a program type-checks against, with the spec names', async () => {
     const document = (await (await fetch(`${service.baseUrl}/idp/openapi.json`)).json()) as OpenAPI3;
     const generated = astToString(await openapiTS(document));
-    const directory = join(PROJECT_TEMP, `openapi-consumer-${process.pid}`);
-    mkdirSync(directory, { recursive: true });
-    writeFileSync(join(directory, 'api.ts'), generated);
-    writeFileSync(join(directory, 'program.ts'), PROGRAM);
     expect(generated).not.toContain('__schema');
-    const program = ts.createProgram([join(directory, 'program.ts')], {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      types: [],
-    });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const problems = typeCheckProgram('openapi-consumer', { 'program.ts': PROGRAM, 'api.ts': generated });
     expect(problems).toEqual([]);
   });
 });

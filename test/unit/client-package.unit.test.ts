@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildClient, CLIENT_DIST } from '../../bin/build-client.js';
-import { PROJECT_TEMP } from '../support/temp-dir.js';
+import { typeCheckProgram } from '../support/type-check.js';
 
 /** `import { IdpClient } from 'idp/client'`, as a program outside this repository's sources uses it. */
 
@@ -30,30 +29,18 @@ describe('the idp/client export', () => {
   });
 
   it('carries the types: a consumer program type-checks against them, and a wrong call does not', () => {
-    const directory = join(PROJECT_TEMP, 'client-consumer');
-    mkdirSync(directory, { recursive: true });
-    const file = join(directory, 'consumer.ts');
-    writeFileSync(
-      file,
-      `import { IdpClient } from 'idp/client';
+    const problems = typeCheckProgram(
+      'client-consumer',
+      {
+        'consumer.ts': `import { IdpClient } from 'idp/client';
 const client = new IdpClient({ baseUrl: 'https://idp.example', tokenProvider: async () => 'token' });
 export const email = async (): Promise<string> => (await client.getUser({ path: { id: 'u1' } })).email;
 // @ts-expect-error getUser needs the id
 export const wrong = () => client.getUser();
 `,
+      },
+      ['node'],
     );
-    const program = ts.createProgram([file], {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      types: ['node'],
-    });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(problems).toEqual([]);
   });
 });

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../../config.js';
-import { redirectBack } from '../../domain/authorization.js';
+import { redirectBack, s256 } from '../../domain/authorization.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { seeOther } from '../../pages/html.js';
@@ -81,7 +80,7 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
     scope: binding.scopes ?? DEFAULT_SCOPES,
     state,
     nonce,
-    code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+    code_challenge: s256(codeVerifier),
     code_challenge_method: 'S256',
     ...(loginHint ? { login_hint: loginHint.slice(0, 320) } : {}),
     ...(pending.prompt === 'login' ? { prompt: 'login' } : {}),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isLoopbackHost } from '../../domain/applications.js';
 import { jwsHeader, verifiedJws } from '../compact-jwt.js';
 import { discard, FederationError, newDeadline, readJson, upstreamFetch } from './upstream-http.js';
 import { ID_TOKEN_ALGORITHMS, keyFor } from './upstream-keys.js';
@@ -19,8 +20,6 @@ const DISCOVERY_MAX_AGE_MILLIS = 3_600_000;
 /** Clock difference tolerated with the upstream. */
 const CLOCK_TOLERANCE_SECONDS = 60;
 
-const isLoopback = (url: URL) => ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-
 /** An endpoint the issuer names must be https, or http on loopback like the issuer itself. */
 const endpoint = (issuer: URL) =>
   z.string().refine((value) => {
@@ -28,7 +27,7 @@ const endpoint = (issuer: URL) =>
     const url = new URL(value);
     return (
       url.protocol === 'https:' ||
-      (url.protocol === 'http:' && issuer.protocol === 'http:' && isLoopback(url))
+      (url.protocol === 'http:' && issuer.protocol === 'http:' && isLoopbackHost(url.hostname))
     );
   });
 
