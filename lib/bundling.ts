@@ -10,6 +10,8 @@ export const BUNDLE_OPTIONS = {
   minify: true,
   /** ESM bundles have no `require`; some CommonJS dependencies call it for Node built-ins. */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  /** Marks deployed bundles, so code for local runs only (the file secret store) drops out of them. */
+  define: { 'globalThis.IDP_LAMBDA_BUNDLE': 'true' },
 } as const;
 
 /** Bundles one entry with those options, in memory: the bench and the bundle test compare against it. */
@@ -24,6 +26,7 @@ export const bundleBytes = async (entry: string): Promise<Uint8Array> => {
     ...BUNDLE_OPTIONS,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     banner: { js: BUNDLE_OPTIONS.banner },
+    define: { ...BUNDLE_OPTIONS.define },
   });
   const [output] = result.outputFiles;
   if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);

@@ -79,6 +79,7 @@ export class IdpFunction extends Construct {
         banner: BUNDLE_OPTIONS.banner,
         minify: BUNDLE_OPTIONS.minify,
         target: BUNDLE_OPTIONS.target,
+        define: { ...BUNDLE_OPTIONS.define },
         sourceMap: true,
         // Stack traces need file names and lines, not the sources: keeps the bundle small.
         sourcesContent: false,

@@ -3,8 +3,10 @@ import * as z from 'zod';
 import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { storeConfig } from '../../shared/config.js';
 import { NotFound } from '../../shared/domain/errors.js';
+import { MAX_PLUGIN_PERMISSION_DEFINITIONS } from '../../shared/domain/limits.js';
 import { dependentPermissions, pluginPermissionDefinition } from '../../shared/schemas/catalogue.js';
 import { identifier } from '../../shared/schemas/common.js';
+import { AGREEMENT_URL } from '../../shared/schemas/consent.js';
 import { batchGet } from '../../shared/store/batch.js';
 import {
   defineManagedRole,
@@ -18,10 +20,22 @@ import { type Command, lines, permissionsOption, requireOrganization } from './c
 import { integer, required, validated } from './options.js';
 import { UsageError } from './target.js';
 
-const agreementUrl = z.url({ protocol: /^https?$/ }).max(2048);
+/** At most MAX_PLUGIN_PERMISSION_DEFINITIONS of each, as the plugin's API answer states. */
 const pluginDefinitionsFile = z.strictObject({
-  permissionDefinitions: z.array(pluginPermissionDefinition).min(1),
-  dependentPermissions: z.array(dependentPermissions).default([]),
+  permissionDefinitions: z
+    .array(pluginPermissionDefinition)
+    .min(1)
+    .max(
+      MAX_PLUGIN_PERMISSION_DEFINITIONS,
+      `A plugin has at most ${MAX_PLUGIN_PERMISSION_DEFINITIONS} permission definitions`,
+    ),
+  dependentPermissions: z
+    .array(dependentPermissions)
+    .max(
+      MAX_PLUGIN_PERMISSION_DEFINITIONS,
+      `A plugin has at most ${MAX_PLUGIN_PERMISSION_DEFINITIONS} dependent permission entries`,
+    )
+    .default([]),
 });
 
 /** Commands on what all organizations share: plugins, agreements, the catalogue, signing keys. */
@@ -73,7 +87,7 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
     usage: 'agreement publish --url URL',
     options: ['url'],
     run: async (options) => {
-      const agreement = await publishAgreement(validated(agreementUrl, required(options, 'url'), 'url'));
+      const agreement = await publishAgreement(validated(AGREEMENT_URL, required(options, 'url'), 'url'));
       return {
         json: agreement,
         summary: `Published agreement ${agreement.id} (${agreement.url}); it is now the latest`,

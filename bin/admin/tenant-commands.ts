@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import { storeConfig } from '../../shared/config.js';
 import { refuseStandardClientPolicies } from '../../shared/domain/api-client-rules.js';
 import { NotFound, PreconditionFailed } from '../../shared/domain/errors.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
-import { createApiClientRequest } from '../../shared/schemas/clients.js';
+import { createApiClientRequest, MAX_CLIENT_GRANTS } from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
+import { organizationName } from '../../shared/schemas/organization.js';
 import {
   createApiClient,
   deleteApiClient,
@@ -24,8 +24,6 @@ import { roleHoldingExactly } from './client-role.js';
 import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
 import { commaList, integer, type Options, optional, required, validated } from './options.js';
 import { UsageError } from './target.js';
-
-const organizationName = z.string().trim().min(1).max(200);
 
 /** Requests per second an organization's override may allow (rate and burst each). */
 const MAX_RATE = 1_000_000;
@@ -209,6 +207,10 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       });
       refuseStandardClientPolicies(request.clientType, request.policies);
       const permissions = permissionsOption(options);
+      if (permissions.length > 0 && request.roles.length >= MAX_CLIENT_GRANTS) {
+        // --permissions adds a role of its own.
+        throw new UsageError(`--roles: at most ${MAX_CLIENT_GRANTS - 1} with --permissions`);
+      }
       await requireOrganization(orgId);
       // Before the permissions role is made, so that a refused client leaves nothing behind.
       await requireGrantTargets(orgId, request.roles, request.policies);

@@ -1,9 +1,11 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../http/idempotency-key.js';
 import { errorBody } from '../schemas/common.js';
 import { REQUEST_EXAMPLES } from './request-examples.js';
 import type { RouteDefinition } from './route-definition.js';
 import { middlewareOf } from './route-middleware.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { ROUTES } from './routes.js';
 
 export const API_BASE_PATH = '/idp';
@@ -29,7 +31,14 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  * decode, its JWT authorizer's 401, 413 above its payload limit, 429 from the stage's throttle
  * (on every route) and 500 when a function fails outright.
  */
-const gatewayErrorBody = z.strictObject({ message: z.string() }).meta({ id: 'GatewayError' });
+const gatewayErrorBody = z
+  .strictObject({
+    message: z
+      .string()
+      .max(64)
+      .regex(/^[A-Za-z ]+$/),
+  })
+  .meta({ id: 'GatewayError', description: 'Such as {"message":"Unauthorized"}' });
 const GATEWAY_STATUSES = new Set([400, 401, 413, 429, 500]);
 
 const errorResponse = (status: number) => ({
@@ -90,10 +99,16 @@ const responseHeaders = (route: RouteDefinition) => ({
     : {}),
 });
 
-const IDEMPOTENCY_KEY = z.string().min(1).max(255).optional().meta({
-  description:
-    'Beyond the spec: a repeat with the same key, caller and body within 24 h answers the first response without applying the write again; the same key with another body is 422',
-});
+const IDEMPOTENCY_KEY = z
+  .string()
+  .min(1)
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+  .regex(IDEMPOTENCY_KEY_PATTERN)
+  .optional()
+  .meta({
+    description:
+      'Beyond the spec: a repeat with the same key, caller and body within 24 h answers the first response without applying the write again; the same key with another body is 422',
+  });
 
 const requestBodyOf = (route: RouteDefinition) => {
   const upload = route.request.multipartFile;
@@ -123,8 +138,10 @@ const requestBodyOf = (route: RouteDefinition) => {
 };
 
 const responseContentOf = (route: RouteDefinition) => {
-  if (route.response.binary) {
-    return { content: Object.fromEntries(route.response.binary.map((type) => [type, { schema: binary }])) };
+  const image = route.response.binary;
+  if (image) {
+    const schema = { ...binary, maxLength: image.maxBytes };
+    return { content: Object.fromEntries(image.types.map((type) => [type, { schema }])) };
   }
   return route.response.body ? { content: { 'application/json': { schema: route.response.body } } } : {};
 };
@@ -144,7 +161,8 @@ const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
             ? { 'x-idp-permissions': [...route.permissions], 'x-idp-user-types': [...route.userTypes] }
             : { 'x-idp-user-types': [...route.userTypes] }),
         }
-      : { security: [] }),
+      : // An empty requirement: anyone may call it (OpenAPI 3.0, 4.8.10.1).
+        { security: [{}] }),
     requestParams: {
       ...(route.request.path ? { path: route.request.path } : {}),
       ...(route.request.query ? { query: route.request.query } : {}),
@@ -189,8 +207,13 @@ const withIntegerFormats = (node: unknown): void => {
 
 /** The management API's OpenAPI 3.0.0 document, generated from the route table. */
 export const createOpenApiDocument = (origin = '') => {
+  const tokenUrl = `${origin}/oauth2/token`;
   const paths: ZodOpenApiPathsObject = {};
-  for (const route of ROUTES.filter((r) => r.path.startsWith(`${API_BASE_PATH}/`))) {
+  // The document describes the API, not where it is served itself (info.description says that).
+  const described = ROUTES.filter(
+    (r) => r.path.startsWith(`${API_BASE_PATH}/`) && r !== openApiRoutes.getOpenApiDocument,
+  );
+  for (const route of described) {
     const path = route.path.slice(API_BASE_PATH.length);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
@@ -200,8 +223,11 @@ export const createOpenApiDocument = (origin = '') => {
       info: {
         title: 'IDP',
         version: '1-core',
-        description:
+        description: [
           'Identity and access management API. Obtain a token with the client credentials grant at /oauth2/token.',
+          `This document is served without authentication at GET ${API_BASE_PATH}/openapi.json.`,
+          'Rate limits: each organization may send its contracted requests per second (10 plus a burst of 10 unless agreed otherwise), counted over all of its clients; beyond that the API answers 429. As the specification says, answers carry no rate-limit headers (no RateLimit-*, X-RateLimit-* or Retry-After): callers retry 429 with exponential backoff and jitter (1 s first, doubling, at most 5 retries, 30 s cap).',
+        ].join('\n\n'),
       },
       // Public: applications and other services of the customer call it.
       servers: [{ url: `${origin}${API_BASE_PATH}`, 'x-internal': false }],
@@ -212,7 +238,17 @@ export const createOpenApiDocument = (origin = '') => {
             type: 'oauth2',
             description:
               'Bearer access tokens are JWTs signed with ES256 (JWKS at /.well-known/jwks.json), following the JSON Web Token Best Current Practices of RFC8725: one algorithm, explicit typ, issuer and audience checked by the API Gateway authorizer; they expire after 3,600 s (client credentials) or 900 s (people).',
-            flows: { clientCredentials: { tokenUrl: `${origin}/oauth2/token`, scopes: {} } },
+            // refreshUrl: where refresh tokens are redeemed (people's applications); a client
+            // credentials caller gets a new token at the same URL when its token expires.
+            flows: {
+              clientCredentials: { tokenUrl, refreshUrl: tokenUrl, scopes: {} },
+              authorizationCode: {
+                authorizationUrl: `${origin}/oauth2/authorize`,
+                tokenUrl,
+                refreshUrl: tokenUrl,
+                scopes: {},
+              },
+            },
           },
         },
       },

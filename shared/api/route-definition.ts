@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
-import { identifier, pagingQuery } from '../schemas/common.js';
+import { identifier, MAX_PAGE_SIZE, pagingQuery } from '../schemas/common.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type UserType = 'STANDARD' | 'RESTRICTED';
@@ -68,8 +68,8 @@ export interface RouteDefinition {
     readonly body?: z.ZodType;
     /** The answer's `Location` header names the resource it created. */
     readonly location?: boolean;
-    /** A binary answer of one of these media types instead of JSON. */
-    readonly binary?: readonly string[];
+    /** A binary answer of one of these media types, of at most `maxBytes`, instead of JSON. */
+    readonly binary?: { readonly types: readonly string[]; readonly maxBytes: number };
     /**
      * A body field holding a secret that lives only in its owner's item: `Idempotency-Key`
      * records keep the response without it, and a replay reads it from the owner again.
@@ -100,7 +100,7 @@ export const ok = <B extends z.ZodType>(description: string, body: B) => ({
 /** A listing paged by `page` and `pageSize`: one page of items; `Link rel="next"` while more exist. */
 export const pagedListing = <B extends z.ZodType>(items: string, body: B) => ({
   request: { query: pagingQuery },
-  response: ok(`One page of ${items}; Link rel="next" while more exist`, z.array(body)),
+  response: ok(`One page of ${items}; Link rel="next" while more exist`, z.array(body).max(MAX_PAGE_SIZE)),
 });
 
 /** `METHOD /path`, as API Gateway writes a route key. */

@@ -29,10 +29,14 @@ export const secretStore = async (): Promise<SecretStore> => {
       settings.prefix,
       secretsManagerCall(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     );
-  } else {
+  } else if (!(globalThis as { IDP_LAMBDA_BUNDLE?: true }).IDP_LAMBDA_BUNDLE) {
+    // Deployed bundles define this as true (lib/bundling.ts): the branch, and the file adapter
+    // with it, drops out of them.
     const { FileSecretStore } = await import('./file-secret-store.js');
     configured = new FileSecretStore(settings.directory);
   }
+  if (!configured)
+    throw new Error('A deployed function keeps its secrets in AWS Secrets Manager (IDP_SECRET_STORE=aws)');
   return configured;
 };
 

@@ -6,7 +6,8 @@ import {
   NotFound,
   PreconditionFailed,
 } from '../domain/errors.js';
-import type { ErrorBody } from '../schemas/common.js';
+import { ERROR_TEXT_LENGTH, type ErrorBody, MAX_ERROR_DETAILS } from '../schemas/common.js';
+import { asOneLine } from '../schemas/text.js';
 import { ApiError } from './errors.js';
 
 /** The status of each refusal of the domain and the store. */
@@ -39,11 +40,24 @@ export const toApiError = (error: unknown): ApiError => {
   return new ApiError(500, 'Internal server error');
 };
 
-export const errorBody = (error: ApiError, requestId: string, now = Date.now()): ErrorBody => ({
-  status: error.status,
-  error: error.reason,
-  message: error.message,
-  ...(error.details.length > 0 ? { errorDetails: error.details } : {}),
-  requestId,
-  timestamp: now,
-});
+/** One line of at most ERROR_TEXT_LENGTH characters, as the error shape promises. */
+const errorText = (text: string): string => asOneLine(text).slice(0, ERROR_TEXT_LENGTH);
+
+export const errorBody = (error: ApiError, requestId: string, now = Date.now()): ErrorBody => {
+  const details = error.details.slice(0, MAX_ERROR_DETAILS).map(({ message, field, rejectedValue }) => ({
+    message: errorText(message),
+    ...(field === undefined ? {} : { field: errorText(field) }),
+    ...(rejectedValue === undefined ? {} : { rejectedValue }),
+  }));
+  const leftOut = error.details.length - details.length;
+  return {
+    status: error.status,
+    error: error.reason,
+    message: errorText(
+      leftOut > 0 ? `${error.message} (${leftOut} more problems not listed)` : error.message,
+    ),
+    ...(details.length > 0 ? { errorDetails: details } : {}),
+    requestId,
+    timestamp: now,
+  };
+};

@@ -7,30 +7,42 @@ import {
   TOKEN_ENDPOINT_AUTH_METHODS,
 } from '../domain/applications.js';
 import { epochMillis, identifier } from './common.js';
+import { oneLine } from './text.js';
 
 export const clientType = z.enum(['STANDARD', 'RESTRICTED']);
 
+const clientName = oneLine(200);
+/** 32 random bytes, base64url (shared/store/api-client-repository.ts); empty for a public application. */
+const CLIENT_SECRET = z
+  .string()
+  .max(43)
+  .regex(/^[A-Za-z0-9_-]*$/)
+  .meta({ format: 'password' });
+/** A client's roles and policies are set when it is created and never grow. */
+export const MAX_CLIENT_GRANTS = 40;
+const clientGrants = z.array(identifier).max(MAX_CLIENT_GRANTS);
+
 export const apiClient = z
   .strictObject({
-    id: z.string().meta({ description: 'The client_id of token requests' }),
-    clientSecret: z.string().meta({
+    id: identifier.meta({ description: 'The client_id of token requests' }),
+    clientSecret: CLIENT_SECRET.meta({
       description:
         'The client_secret of token requests; empty for a public application (tokenEndpointAuthMethod none)',
     }),
-    name: z.string(),
-    roles: z.array(z.string()),
+    name: clientName,
+    roles: clientGrants,
     clientType,
-    policies: z.array(z.string()).meta({ description: 'Empty for a STANDARD client' }),
-    organizationId: z.string(),
-    createdBy: z.string(),
+    policies: clientGrants.meta({ description: 'Empty for a STANDARD client' }),
+    organizationId: identifier,
+    createdBy: identifier,
     createdDate: epochMillis,
-    lastModifiedBy: z.string(),
+    lastModifiedBy: identifier,
     lastModifiedDate: epochMillis,
   })
   .meta({ id: 'APIClientV2' });
 
 export const apiClientName = z
-  .strictObject({ id: z.string(), name: z.string() })
+  .strictObject({ id: identifier, name: clientName })
   .meta({ id: 'APIClientName' });
 
 const checked = (problem: (value: string) => string | undefined) =>
@@ -46,8 +58,10 @@ const flowType = z.enum(FLOW_TYPES, {
   error: (issue) => (issue.input === 'implicit' ? IMPLICIT_REFUSED : undefined),
 });
 const tokenEndpointAuthMethod = z.enum(TOKEN_ENDPOINT_AUTH_METHODS);
-const redirectUris = z.array(checked(redirectUriProblem)).max(20);
-const remoteAddresses = z.array(checked(addressRangeProblem)).max(50);
+const redirectUris = z.array(checked(redirectUriProblem).meta({ format: 'uri' })).max(20);
+const remoteAddresses = z
+  .array(checked(addressRangeProblem).regex(/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/, 'An IP address or CIDR block'))
+  .max(50);
 
 /** What an application registers beyond an API client (extension; README "Applications"). */
 const applicationFields = {
@@ -69,10 +83,10 @@ const applicationFields = {
 
 export const createApiClientRequest = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: clientName,
     clientType,
-    roles: z.array(identifier).max(40).default([]),
-    policies: z.array(identifier).max(40).default([]).meta({ description: 'Only for a RESTRICTED client' }),
+    roles: clientGrants.default([]),
+    policies: clientGrants.default([]).meta({ description: 'Only for a RESTRICTED client' }),
     ...applicationFields,
   })
   .superRefine((request, context) => {
@@ -95,9 +109,9 @@ export const apiClientDetails = z
   .strictObject({
     ...apiClient.omit({ clientSecret: true }).shape,
     flowType,
-    redirectUris: z.array(z.string()),
-    postLogoutRedirectUris: z.array(z.string()),
+    redirectUris,
+    postLogoutRedirectUris: redirectUris,
     tokenEndpointAuthMethod: tokenEndpointAuthMethod.optional(),
-    remoteAddresses: z.array(z.string()),
+    remoteAddresses,
   })
   .meta({ id: 'APIClientDetails' });

@@ -1,13 +1,16 @@
 import * as z from 'zod';
-import { epochMillis } from './common.js';
+import { epochMillis, identifier } from './common.js';
+import { oneLine } from './text.js';
+
+export const organizationName = oneLine(200);
 
 export const presentableOrganization = z
   .strictObject({
-    id: z.string(),
-    name: z.string(),
+    id: identifier,
+    name: organizationName,
     createdAt: epochMillis,
     updatedAt: epochMillis,
-    createdBy: z.string().optional(),
+    createdBy: identifier.optional(),
     mfa: z.strictObject({ enabled: z.boolean() }).optional(),
   })
   .meta({ id: 'PresentableOrganization' });

@@ -1,22 +1,35 @@
 import * as z from 'zod';
+import {
+  MAX_PERMISSIONS_PER_ROLE,
+  MAX_PLUGIN_PERMISSION_DEFINITIONS,
+  MAX_PLUGINS_PER_ORGANIZATION,
+} from '../domain/limits.js';
+import { permissionId, pluginAction } from './catalogue.js';
 import { epochMillis, identifier } from './common.js';
+import { oneLine } from './text.js';
 
-/** Permission ids in request bodies; whether they exist in the catalogue is checked by the handler. */
-const permissionIds = z.array(z.string().min(1).max(100)).max(200);
-const roleName = z.string().trim().min(1).max(200);
+/**
+ * Permission ids, in requests and answers: a role holds only catalogue permissions (the handler
+ * checks requests against it), and the catalogue stays within the limit.
+ */
+const permissionIds = z.array(permissionId).max(MAX_PERMISSIONS_PER_ROLE);
+const roleName = oneLine(200);
 
 export const rolePluginPermission = z
-  .strictObject({ module: z.string().min(1).max(200), actionName: z.string().min(1).max(200) })
+  .strictObject({ module: pluginAction, actionName: pluginAction })
   .meta({ id: 'RoleSinglePluginPermission' });
 export type RolePluginPermission = z.infer<typeof rolePluginPermission>;
 
+/** A role's permissions of one plugin: some of the plugin's definitions. */
+const pluginPermissionList = z.array(rolePluginPermission).max(MAX_PLUGIN_PERMISSION_DEFINITIONS);
+
 export const role = z
   .strictObject({
-    id: z.string(),
-    name: z.string(),
-    permissions: z.array(z.string()),
-    dependentPermissions: z.array(z.string()),
-    pluginPermissions: z.strictObject({ id: z.string(), pluginPermissions: z.array(rolePluginPermission) }),
+    id: identifier,
+    name: roleName,
+    permissions: permissionIds,
+    dependentPermissions: permissionIds,
+    pluginPermissions: z.strictObject({ id: identifier, pluginPermissions: pluginPermissionList }),
     createdAt: epochMillis,
     updatedAt: epochMillis,
   })
@@ -35,36 +48,40 @@ export const assignRevokeRolePermissionRequest = z
   .strictObject({ permissionIds })
   .meta({ id: 'AssignRevokeRolePermissionRequest' });
 
-const pluginPermissionList = z.array(rolePluginPermission).max(200);
-
 export const pluginPermissionsRequest = pluginPermissionList.meta({ id: 'PluginPermissionsRequest' });
 
 export const assignRevokeRolePluginPermissionRequest = z
   .strictObject({ pluginPermissions: pluginPermissionList })
   .meta({ id: 'AssignRevokeRolePluginPermissionRequest' });
 
-export const rolePluginPermissionIds = z.strictObject({ pluginPermissions: z.array(z.string()) }).meta({
-  id: 'RolePluginPermissionIds',
-  description: "Ids of the plugin's permission definitions the role holds",
-});
+export const rolePluginPermissionIds = z
+  .strictObject({ pluginPermissions: z.array(identifier).max(MAX_PLUGIN_PERMISSION_DEFINITIONS) })
+  .meta({
+    id: 'RolePluginPermissionIds',
+    description: "Ids of the plugin's permission definitions the role holds",
+  });
 
 export const managedRole = z
   .strictObject({
-    id: z.string(),
+    id: identifier,
     createdAt: epochMillis,
     updatedAt: epochMillis,
-    permissions: z.array(z.string()),
-    pluginPermissions: z.array(
-      z.strictObject({
-        id: z.string(),
-        pluginPermissions: z.array(z.strictObject({ actionName: z.string(), module: z.string() })),
-      }),
-    ),
+    permissions: permissionIds,
+    pluginPermissions: z
+      .array(
+        z.strictObject({
+          id: identifier,
+          pluginPermissions: z
+            .array(z.strictObject({ actionName: pluginAction, module: pluginAction }))
+            .max(MAX_PLUGIN_PERMISSION_DEFINITIONS),
+        }),
+      )
+      .max(MAX_PLUGINS_PER_ORGANIZATION),
   })
   .meta({ id: 'ManagedRole' });
 
 export const defaultRoleResponse = z
-  .strictObject({ isStandardRole: z.boolean().nullable(), roleId: z.string().optional() })
+  .strictObject({ isStandardRole: z.boolean().nullable(), roleId: identifier.optional() })
   .meta({ id: 'DefaultRoleResponse' });
 
 export const defaultRoleRequest = z
@@ -73,8 +90,8 @@ export const defaultRoleRequest = z
 
 export const rolePluginPathParams = z.strictObject({ id: identifier, pluginId: identifier });
 
-export const policy = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Policy' });
+const policyName = oneLine(200);
 
-export const policyRequest = z
-  .strictObject({ name: z.string().trim().min(1).max(200) })
-  .meta({ id: 'PolicyRequest' });
+export const policy = z.strictObject({ id: identifier, name: policyName }).meta({ id: 'Policy' });
+
+export const policyRequest = z.strictObject({ name: policyName }).meta({ id: 'PolicyRequest' });

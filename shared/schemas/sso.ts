@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isLoopbackHost } from '../domain/applications.js';
 import { epochMillis } from './common.js';
+import { oneLine } from './text.js';
 
 /**
  * An SSO provider's client id: also the name of its secret (`sso/<clientId>`), so only the
@@ -19,13 +20,14 @@ const expirationHint = epochMillis.min(0).max(Number.MAX_SAFE_INTEGER).meta({
 });
 
 export const ssoProvider = z
-  .strictObject({ clientId: z.string(), clientSecretExpirationDate: expirationHint })
+  .strictObject({ clientId: ssoClientId, clientSecretExpirationDate: expirationHint })
   .meta({ id: 'SSOProviderResponse' });
 
 export const ssoClientSecret = z
   .string()
   .min(1)
   .max(8192)
+  .meta({ format: 'password' })
   .refine((secret) => secret.trim() !== '', 'Must not be empty');
 
 export const updateSsoProviderRequest = z
@@ -62,7 +64,7 @@ export const ssoScopes = z
   .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'Scope names separated by single spaces')
   .refine((scopes) => scopes.split(' ').includes('openid'), 'Must include openid');
 
-export const ssoDisplayName = z.string().trim().min(1).max(100);
+export const ssoDisplayName = oneLine(100);
 
 export const emailDomain = z
   .string()

@@ -1,29 +1,31 @@
 import * as z from 'zod';
-import { epochMillis, identifier } from './common.js';
+import { epochMillis, identifier, MAX_PAGE_SIZE } from './common.js';
+import { grantedIds } from './grants.js';
+import { freeText, oneLine } from './text.js';
 
 export const userGroupStatus = z.enum(['ACTIVE', 'INACTIVE']);
 
+const groupName = oneLine(200);
+const groupNumber = oneLine(64);
+const description = freeText(2000);
+
 export const userGroup = z
   .strictObject({
-    id: z.string(),
-    name: z.string(),
+    id: identifier,
+    name: groupName,
     createdAt: epochMillis,
     updatedAt: epochMillis,
-    createdBy: z.string(),
-    updatedBy: z.string(),
-    number: z.string().optional(),
-    description: z.string().optional(),
-    roles: z.array(z.string()).optional(),
-    managedRoles: z.array(z.string()).optional(),
-    policies: z.array(z.string()).optional(),
+    createdBy: identifier,
+    updatedBy: identifier,
+    number: groupNumber.optional(),
+    description: description.optional(),
+    roles: grantedIds.optional(),
+    managedRoles: grantedIds.optional(),
+    policies: grantedIds.optional(),
     status: userGroupStatus.optional(),
   })
   .meta({ id: 'UserGroup' });
 export type UserGroup = z.infer<typeof userGroup>;
-
-const groupName = z.string().trim().min(1).max(200);
-const groupNumber = z.string().trim().min(1).max(64);
-const description = z.string().max(2000);
 
 export const createUserGroupRequest = z
   .strictObject({
@@ -44,7 +46,9 @@ export const updateUserGroupRequest = z
   .meta({ id: 'UpdateUserGroupRequestBody' });
 
 export const userGroupEnvelope = z.strictObject({ userGroup }).meta({ id: 'UserGroupResponse' });
-export const userGroupList = z.strictObject({ userGroups: z.array(userGroup) }).meta({ id: 'UserGroupList' });
+export const userGroupList = z
+  .strictObject({ userGroups: z.array(userGroup).max(MAX_PAGE_SIZE) })
+  .meta({ id: 'UserGroupList' });
 export const userGroupCount = z.strictObject({ count: z.number().int() }).meta({ id: 'UserGroupCount' });
 
 export const assignRoleRequest = z.strictObject({ roleId: identifier }).meta({ id: 'UserGroupRoleRequest' });

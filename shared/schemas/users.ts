@@ -1,28 +1,33 @@
 import * as z from 'zod';
+import { MAX_ADDITIONAL_PROPERTY_NAMES } from '../domain/limits.js';
+import { MAX_PASSWORD_LENGTH } from '../domain/password-policy.js';
 import { identifier, pagingQuery, storableNumber } from './common.js';
+import { grantedIds } from './grants.js';
+import { freeText, NO_CONTROL_CHARACTERS, ONE_LINE, oneLine } from './text.js';
 
 export const userStatus = z.enum(['ACTIVE', 'INACTIVE']);
 export type UserStatus = z.infer<typeof userStatus>;
 export const userType = z.enum(['STANDARD', 'RESTRICTED']);
 
+const email = z.email().max(254);
+/** A person's name; also what single sign-on brings (shared/auth/federation/federated-person.ts). */
+export const displayName = oneLine(200);
+
 export const user = z
   .strictObject({
-    id: z.string(),
-    email: z.string(),
-    name: z.string(),
-    picture: z.string().nullable(),
-    policies: z.array(z.string()),
-    roles: z.array(z.string()),
-    managedRoles: z.array(z.string()),
+    id: identifier,
+    email,
+    name: displayName,
+    picture: z.url().max(2048).nullable(),
+    policies: grantedIds,
+    roles: grantedIds,
+    managedRoles: grantedIds,
     canSendEmail: z.boolean(),
     isInitial: z.boolean(),
-    userGroups: z.array(z.string()).nullable(),
+    userGroups: grantedIds.nullable(),
   })
   .meta({ id: 'User' });
 export type User = z.infer<typeof user>;
-
-const email = z.email().max(254);
-const displayName = z.string().trim().min(1).max(200);
 
 export const newUserRequest = z
   .strictObject({ email, name: displayName, userType })
@@ -32,11 +37,13 @@ export const updateUserRequest = z
   .strictObject({ name: displayName, email: email.optional() })
   .meta({ id: 'UpdateUserRequest' });
 
+const password = z.string().max(MAX_PASSWORD_LENGTH).meta({ format: 'password' });
+
 export const changePasswordRequest = z
   .strictObject({
-    currentPassword: z.string().min(1).max(1024),
-    newPassword: z.string().max(1024),
-    confirmPassword: z.string().max(1024),
+    currentPassword: password.min(1),
+    newPassword: password,
+    confirmPassword: password,
   })
   .meta({ id: 'ChangePasswordRequest' });
 
@@ -48,14 +55,16 @@ const propertyName = z
   .string()
   .min(1)
   .max(128)
+  .regex(ONE_LINE, NO_CONTROL_CHARACTERS)
   .refine((name) => !PROTOTYPE_NAMES.has(name), 'Not allowed as a property name');
-export const additionalPropertyValue = z.union([z.string().max(4096), storableNumber, z.strictObject({})]);
+export const additionalPropertyValue = z.union([freeText(4096), storableNumber, z.strictObject({})]);
 
 export const setAdditionalPropertiesRequest = z
   .strictObject({
     additionalProperties: z
       .record(propertyName, additionalPropertyValue)
-      .refine((properties) => Object.keys(properties).length <= 50, 'At most 50 properties at a time'),
+      .refine((properties) => Object.keys(properties).length <= 50, 'At most 50 properties at a time')
+      .meta({ maxProperties: 50 }),
   })
   .meta({ id: 'SetAdditionalPropertiesRequest' });
 
@@ -64,7 +73,7 @@ export const removeAdditionalPropertiesRequest = z
   .meta({ id: 'RemoveAdditionalPropertiesRequest' });
 
 export const additionalUserProperties = z
-  .strictObject({ additionalProperties: z.array(z.string()) })
+  .strictObject({ additionalProperties: z.array(propertyName).max(MAX_ADDITIONAL_PROPERTY_NAMES) })
   .meta({ id: 'AdditionalUserProperties' });
 
 export const listUsersQuery = pagingQuery.extend({
@@ -77,14 +86,17 @@ export const listUsersQuery = pagingQuery.extend({
 
 export const userPath = z.strictObject({ id: identifier });
 /** `v` changes with every upload, so caches never serve an old picture under the same URL. */
-export const pictureQuery = z.strictObject({ v: z.string().max(20).optional() });
+export const pictureQuery = z.strictObject({ v: z.string().max(20).regex(/^\d+$/).optional() });
 export const userTypePath = z.strictObject({
   id: identifier,
   type: z
     .enum(['STANDARD', 'RESTRICTED', 'standard', 'restricted'])
     .transform((value) => (value.toUpperCase() === 'STANDARD' ? 'STANDARD' : 'RESTRICTED')),
 });
-export const userRolePath = z.strictObject({ id: identifier, roleName: z.string().min(1).max(200) });
+export const userRolePath = z.strictObject({
+  id: identifier,
+  roleName: oneLine(200).meta({ description: 'A role name (case-insensitive) or id' }),
+});
 export const userPolicyPath = z.strictObject({ id: identifier, policyId: identifier });
 export const userManagedRolePath = z.strictObject({ id: identifier, roleId: identifier });
 export const userGroupPath = z.strictObject({ id: identifier, userGroupId: identifier });

@@ -27,11 +27,16 @@ export const archive = async (
       },
       () => new NotFound(target.entity, target.id),
     ),
-    update(keys.organization(orgId), {
-      update: 'ADD #set :id',
-      names: { '#set': target.entity === 'Role' ? 'archivedRoleIds' : 'archivedPolicyIds' },
-      values: { ':id': new Set([target.id]) },
-    }),
+    target.entity === 'Role'
+      ? update(keys.organization(orgId), {
+          update: 'ADD archivedRoleIds :id',
+          values: { ':id': new Set([target.id]) },
+        })
+      : update(keys.organization(orgId), {
+          // The policy no longer counts against the organization's limit.
+          update: 'ADD archivedPolicyIds :id, livePolicies :minusOne',
+          values: { ':id': new Set([target.id]), ':minusOne': -1 },
+        }),
     // The guard still names this item: nobody renamed it since the caller read the name.
     remove(
       nameGuard.key,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidReference, PreconditionFailed } from '../domain/errors.js';
+import { MAX_MANAGED_ROLES } from '../domain/limits.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../domain/permission-catalogue.js';
 import { batchPut } from './batch.js';
 import { ManagedRoleEntity, PermissionEntity } from './entities.js';
@@ -69,7 +70,16 @@ export const defineManagedRole = async (
   if (MANAGED_ROLES.some((role) => role.id === managedRoleId)) {
     throw new PreconditionFailed(`${managedRoleId} is a built-in managed role; it is defined in the code`);
   }
-  await requireCataloguePermissions(permissionIds, 'permissions');
+  const [existing] = await Promise.all([
+    listManagedRoles(),
+    requireCataloguePermissions(permissionIds, 'permissions'),
+  ]);
+  // Read, then written: only operators define managed roles (GET /managedRoles answers them at once).
+  if (existing.length >= MAX_MANAGED_ROLES && !existing.some((role) => role.id === managedRoleId)) {
+    throw new PreconditionFailed(
+      `There are at most ${MAX_MANAGED_ROLES} managed roles; ${existing.length} exist`,
+    );
+  }
   const item = await writeOne(
     update(ManagedRoleEntity.key({ id: managedRoleId }), {
       update:

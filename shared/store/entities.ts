@@ -93,11 +93,20 @@ export const OrganizationEntity = defineEntity({
     /** Overrides the default 10 + 10 requests per second. */
     rateLimit: z.object({ rate: z.number(), burst: z.number() }).optional(),
     defaultRole: defaultRole.optional(),
+    /** Policies that are not archived (GET /policies answers them at once): at most the limit. */
+    livePolicies: z.number().optional(),
     archivedRoleIds: stringSet,
     archivedPolicyIds: stringSet,
     /** The organization's first user, claimed in the transaction that creates it. */
     initialUserId: z.string().optional(),
     userGroupCount: z.number().optional(),
+    /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
+    assignedPluginCount: z.number().optional(),
+    /**
+     * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
+     * the transaction that brings a name into use or takes its last user away.
+     */
+    additionalPropertyNameCount: z.number().optional(),
     // Per-organization sequences of creation order (listings page by them).
     userSequence: z.number().optional(),
     groupSequence: z.number().optional(),
@@ -113,7 +122,10 @@ export const PluginAssignmentEntity = defineEntity({
   attributes: z.object({ pluginId: z.string(), assignedAt: z.number() }),
 });
 
-/** Items that only count: a listing's bucket, an additional property name's users. */
+/**
+ * Items that only count: a listing's bucket, an additional property name's users (the item of a
+ * name exists only while some user holds it).
+ */
 export const CounterEntity = defineEntity({
   name: 'Counter',
   key: (key: { pk: string; sk: string }) => key,

@@ -1,4 +1,5 @@
-import { NotFound } from '../domain/errors.js';
+import { Conflict, NotFound } from '../domain/errors.js';
+import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { ManagedRoleEntity, PolicyEntity, RoleEntity } from './entities.js';
 import type { ItemKey } from './keys.js';
 import { checkLive, type Write } from './writes.js';
@@ -27,3 +28,27 @@ export const grantTarget = (orgId: string, field: GrantField, id: string): Grant
 /** Checks, in the granting transaction, that the target is live (NotFound naming it otherwise). */
 export const targetIsLive = (target: GrantTarget): Write =>
   checkLive(target.key, () => new NotFound(target.entity, target.id));
+
+/**
+ * Condition part: adding `:id` to the set `#field` keeps it within MAX_GRANTS_PER_HOLDER. An id
+ * already held adds nothing, so granting it again stays an idempotent success at the limit.
+ */
+export const withinGrantLimit = (field: string, id: string) => ({
+  condition: '(attribute_not_exists(#field) OR size(#field) < :max OR contains(#field, :id))',
+  names: { '#field': field },
+  values: { ':max': MAX_GRANTS_PER_HOLDER, ':id': id },
+});
+
+const FIELD_IN_WORDS: Record<GrantField, string> = {
+  roles: 'roles',
+  managedRoles: 'managed roles',
+  policies: 'policies',
+};
+
+/** The refusal when a user or user group holds MAX_GRANTS_PER_HOLDER ids of `field` already. */
+export const grantLimitReached = (holder: 'User' | 'User group', field: GrantField): Conflict =>
+  new Conflict(
+    holder,
+    `A ${holder.toLowerCase()} holds at most ${MAX_GRANTS_PER_HOLDER} ${FIELD_IN_WORDS[field]}; ` +
+      `${holder === 'User' ? 'revoke' : 'unassign'} one first`,
+  );

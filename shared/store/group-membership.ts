@@ -1,24 +1,42 @@
-import { NotFound } from '../domain/errors.js';
+import { Conflict, NotFound } from '../domain/errors.js';
+import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { GroupMemberEntity } from './entities.js';
+import { withinGrantLimit } from './grant-targets.js';
 import { keys } from './keys.js';
 import { put, remove, update, type Write } from './writes.js';
 
+/** The refusal when the user is in MAX_GRANTS_PER_HOLDER groups already; it names the user. */
+export const groupLimitReached = (userId: string) =>
+  new Conflict(
+    'User',
+    `User ${userId} belongs to ${MAX_GRANTS_PER_HOLDER} user groups already, the most a user may; ` +
+      'remove the user from one first',
+  );
+
 /**
  * A membership has two sides: the user's `userGroups` set and the membership item listed under the
- * group. Every change writes both in one transaction, so they never disagree.
+ * group. Every change writes both in one transaction, so they never disagree. A user belongs to at
+ * most MAX_GRANTS_PER_HOLDER groups; joining a group the user is in already stays a success.
  */
-export const joinGroupWrites = (orgId: string, userId: string, groupId: string, now: number): Write[] => [
-  update(
-    keys.user(orgId, userId),
-    {
-      update: 'ADD userGroups :group',
-      condition: 'attribute_exists(pk)',
-      values: { ':group': new Set([groupId]) },
-    },
-    () => new NotFound('User', userId),
-  ),
-  put(GroupMemberEntity.item({ organizationId: orgId, groupId, userId }, { userId, groupId, addedAt: now })),
-];
+export const joinGroupWrites = (orgId: string, userId: string, groupId: string, now: number): Write[] => {
+  const limit = withinGrantLimit('userGroups', groupId);
+  return [
+    update(
+      keys.user(orgId, userId),
+      {
+        update: 'ADD #field :group',
+        condition: `attribute_exists(pk) AND ${limit.condition}`,
+        names: limit.names,
+        values: { ':group': new Set([groupId]), ...limit.values },
+        seeItemOnFailure: true,
+      },
+      (user) => (user ? groupLimitReached(userId) : new NotFound('User', userId)),
+    ),
+    put(
+      GroupMemberEntity.item({ organizationId: orgId, groupId, userId }, { userId, groupId, addedAt: now }),
+    ),
+  ];
+};
 
 /** Leaving: `requireUser` says whether a missing user is a refusal (a caller naming it) or moot. */
 export const leaveGroupWrites = (

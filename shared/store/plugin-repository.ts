@@ -1,9 +1,11 @@
 import type { z } from 'zod';
+import { Conflict, NotFound } from '../domain/errors.js';
+import { MAX_PLUGINS_PER_ORGANIZATION } from '../domain/limits.js';
 import { batchGetByKey, type ItemsByKey } from './batch.js';
 import { PluginAssignmentEntity, PluginDefinitionEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
-import { put, writeOne } from './writes.js';
+import { create, put, transact, update, writeOne } from './writes.js';
 
 export type PluginDefinition = z.output<typeof PluginDefinitionEntity.attributes>;
 
@@ -17,10 +19,44 @@ export const definePlugin = async (
   );
 };
 
+class AlreadyAssigned extends Error {}
+
+/**
+ * Assigns the plugin to the organization (operators), idempotently: one transaction creates the
+ * assignment and counts it on the organization, as long as the organization has fewer than
+ * MAX_PLUGINS_PER_ORGANIZATION (Conflict beyond). A plugin assigned already is left as it is and
+ * not counted again.
+ */
 export const assignPlugin = async (orgId: string, pluginId: string, now = Date.now()): Promise<void> => {
-  await writeOne(
-    put(PluginAssignmentEntity.item({ organizationId: orgId, pluginId }, { pluginId, assignedAt: now })),
-  );
+  try {
+    await transact([
+      // First: at the limit, assigning an assigned plugin again is still a success.
+      create(
+        PluginAssignmentEntity.item({ organizationId: orgId, pluginId }, { pluginId, assignedAt: now }),
+        () => new AlreadyAssigned(),
+      ),
+      update(
+        keys.organization(orgId),
+        {
+          update: 'ADD #count :one',
+          condition: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
+          names: { '#count': 'assignedPluginCount' },
+          values: { ':one': 1, ':max': MAX_PLUGINS_PER_ORGANIZATION },
+          seeItemOnFailure: true,
+        },
+        (organization) =>
+          organization
+            ? new Conflict(
+                'Organization',
+                `Organization ${orgId} has ${MAX_PLUGINS_PER_ORGANIZATION} plugins assigned already, ` +
+                  'the most an organization may',
+              )
+            : new NotFound('Organization', orgId),
+      ),
+    ]);
+  } catch (error) {
+    if (!(error instanceof AlreadyAssigned)) throw error;
+  }
 };
 
 /** Ids of the plugins assigned to the organization, in id order (one Query). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, NotFound } from '../domain/errors.js';
+import { MAX_POLICIES_PER_ORGANIZATION } from '../domain/limits.js';
 import { archive } from './archive.js';
 import { PolicyEntity, PolicyNameGuardEntity, type PolicyRecord } from './entities.js';
 import { keys } from './keys.js';
@@ -39,6 +40,19 @@ export const createPolicy = async (
   await transact([
     put(PolicyEntity.item(policy, policy)),
     nameGuard(policy.organizationId, policy.name, policy.id),
+    update(
+      keys.organization(policy.organizationId),
+      {
+        update: 'ADD livePolicies :one',
+        condition: 'attribute_not_exists(livePolicies) OR livePolicies < :max',
+        values: { ':one': 1, ':max': MAX_POLICIES_PER_ORGANIZATION },
+      },
+      () =>
+        new Conflict(
+          'Policy',
+          `An organization has at most ${MAX_POLICIES_PER_ORGANIZATION} policies; archive one first`,
+        ),
+    ),
   ]);
   return policy;
 };

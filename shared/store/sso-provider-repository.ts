@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
+import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../domain/limits.js';
 import { batchGetByKey } from './batch.js';
 import { OrganizationEntity } from './entities.js';
 import { keys } from './keys.js';
@@ -156,6 +157,26 @@ export interface SsoProviderConfiguration extends FederationSettings {
 const definedFields = <T extends object>(fields: T): Partial<T> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 
+/**
+ * Every organization `clientId` is to serve must have room for it besides its other providers
+ * (GET /sso-providers answers them all at once). Read, then written: only operators bind
+ * providers, one change at a time.
+ */
+const refuseFullOrganizations = async (clientId: string, organizationIds: readonly string[]) => {
+  const others = await Promise.all(
+    organizationIds.map(async (orgId) => ({
+      orgId,
+      count: (await listSsoProviders(orgId)).filter((provider) => provider.clientId !== clientId).length,
+    })),
+  );
+  const full = others.filter(({ count }) => count >= MAX_SSO_PROVIDERS_PER_ORGANIZATION);
+  if (full.length > 0) {
+    throw new PreconditionFailed(
+      `An organization has at most ${MAX_SSO_PROVIDERS_PER_ORGANIZATION} SSO providers; full: ${full.map(({ orgId }) => orgId).join(', ')}`,
+    );
+  }
+};
+
 /** Operators: creates a provider or rebinds it (and replaces its secret when one is given). */
 export const configureSsoProvider = async (
   configuration: SsoProviderConfiguration,
@@ -179,6 +200,7 @@ export const configureSsoProvider = async (
   const [existing, organizations] = await Promise.all([
     getSsoProvider(clientId),
     batchGetByKey(organizationIds.map(organizationKey)),
+    refuseFullOrganizations(clientId, organizationIds),
   ]);
   const unknown = organizationIds.filter((orgId) => !organizations.get(organizationKey(orgId)));
   if (unknown.length > 0) throw new PreconditionFailed(`No organization with id ${unknown.join(', ')}`);

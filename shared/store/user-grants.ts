@@ -1,38 +1,47 @@
 import { LimitExceeded, NotFound } from '../domain/errors.js';
 import { batchGetByKey } from './batch.js';
 import { RoleEntity, RoleNameGuardEntity, UserGroupEntity } from './entities.js';
-import { type GrantField, type GrantTarget, targetIsLive } from './grant-targets.js';
+import {
+  type GrantField,
+  type GrantTarget,
+  grantLimitReached,
+  targetIsLive,
+  withinGrantLimit,
+} from './grant-targets.js';
 import { joinGroupWrites, leaveGroupWrites } from './group-membership.js';
 import { keys } from './keys.js';
-import { requireUser } from './user-repository.js';
 import {
-  addTo,
-  check,
-  concurrentChange,
-  retryOnConcurrentChange,
-  transact,
-  update,
-  writeOne,
-} from './writes.js';
+  countNamesInUse,
+  NamesInUseUncounted,
+  nameCountWrites,
+  readNameCounts,
+} from './property-name-counts.js';
+import { requireUser } from './user-repository.js';
+import { check, concurrentChange, retryOnConcurrentChange, transact, update, writeOne } from './writes.js';
 
 /** Keeps user items small: they are read on every page of the user list. */
 const MAX_ADDITIONAL_PROPERTIES_BYTES = 16 * 1024;
 
 const userNotFound = (userId: string) => () => new NotFound('User', userId);
 
-/** Grants the target: one transaction checks that it is live in the organization and adds it. */
+/**
+ * Grants the target: one transaction checks that it is live in the organization and adds it, as
+ * long as the user holds fewer than MAX_GRANTS_PER_HOLDER of its kind (or holds it already).
+ */
 export const grantToUser = async (orgId: string, userId: string, target: GrantTarget): Promise<void> => {
+  const limit = withinGrantLimit(target.field, target.id);
   await transact([
     targetIsLive(target),
     update(
       keys.user(orgId, userId),
       {
         update: 'ADD #field :value',
-        condition: 'attribute_exists(pk)',
-        names: { '#field': target.field },
-        values: { ':value': new Set([target.id]) },
+        condition: `attribute_exists(pk) AND ${limit.condition}`,
+        names: limit.names,
+        values: { ':value': new Set([target.id]), ...limit.values },
+        seeItemOnFailure: true,
       },
-      userNotFound(userId),
+      (user) => (user ? grantLimitReached('User', target.field) : new NotFound('User', userId)),
     ),
   ]);
 };
@@ -91,12 +100,12 @@ export const removeUserFromGroup = async (orgId: string, userId: string, groupId
   await transact(leaveGroupWrites(orgId, userId, groupId, { requireUser: true }));
 };
 
-const propertyCount = (orgId: string, name: string, delta: number) =>
-  addTo(keys.userPropertyName(orgId, name), 'count', delta);
-
 /**
- * Sets or removes additional properties. The user's version guards the read-modify-write, so
- * the per-name usage counts behind `GET /additionalUserProperties` stay exact.
+ * Sets or removes additional properties. The user's version guards the read-modify-write; the
+ * counts of the names it adds or removes are read with the user and written conditioned on what was
+ * read (shared/store/property-name-counts.ts), so the per-name counts behind
+ * `GET /additionalUserProperties` stay exact, and a change bringing a name into use beyond
+ * MAX_ADDITIONAL_PROPERTY_NAMES in the organization is refused (Conflict) with nothing written.
  */
 export const changeAdditionalProperties = async (
   orgId: string,
@@ -104,8 +113,15 @@ export const changeAdditionalProperties = async (
   change: { set?: Record<string, string | number | Record<string, never>>; remove?: string[] },
   now = Date.now(),
 ): Promise<void> => {
+  const named = new Set([...Object.keys(change.set ?? {}), ...(change.remove ?? [])]);
+  let uncounted = false;
   await retryOnConcurrentChange(async () => {
-    const user = await requireUser(orgId, userId, true);
+    const [user, countOf, namesInUse] = await Promise.all([
+      requireUser(orgId, userId, true),
+      readNameCounts(orgId, named),
+      uncounted ? countNamesInUse(orgId) : undefined,
+    ]);
+    uncounted = false;
     const current = { ...(user.additionalProperties ?? {}) };
     const added = Object.keys(change.set ?? {}).filter((name) => !Object.hasOwn(current, name));
     const removed = [...new Set(change.remove ?? [])].filter((name) => Object.hasOwn(current, name));
@@ -114,18 +130,23 @@ export const changeAdditionalProperties = async (
     if (Buffer.byteLength(JSON.stringify(next)) > MAX_ADDITIONAL_PROPERTIES_BYTES) {
       throw new LimitExceeded("A user's additional properties may take at most 16 KiB");
     }
-    await transact([
-      update(
-        keys.user(orgId, userId),
-        {
-          update: 'SET additionalProperties = :next, updatedAt = :now, version = version + :one',
-          condition: 'version = :version',
-          values: { ':next': next, ':now': now, ':one': 1, ':version': user.version },
-        },
-        concurrentChange,
-      ),
-      ...added.map((name) => propertyCount(orgId, name, 1)),
-      ...removed.map((name) => propertyCount(orgId, name, -1)),
-    ]);
+    try {
+      await transact([
+        update(
+          keys.user(orgId, userId),
+          {
+            update: 'SET additionalProperties = :next, updatedAt = :now, version = version + :one',
+            condition: 'version = :version',
+            values: { ':next': next, ':now': now, ':one': 1, ':version': user.version },
+          },
+          concurrentChange,
+        ),
+        ...nameCountWrites(orgId, { added, removed }, countOf, namesInUse),
+      ]);
+    } catch (error) {
+      // Kept since before the organization counted its names: count them, then try again.
+      if (error instanceof NamesInUseUncounted) uncounted = true;
+      throw error;
+    }
   });
 };

@@ -8,7 +8,7 @@ import {
   UserGroupEntity,
   type UserGroupRecord,
 } from './entities.js';
-import { type GrantTarget, targetIsLive } from './grant-targets.js';
+import { type GrantTarget, grantLimitReached, targetIsLive, withinGrantLimit } from './grant-targets.js';
 import { keys, LISTINGS } from './keys.js';
 import { queryPartition } from './query.js';
 import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
@@ -160,7 +160,7 @@ export const updateUserGroup = (
 /**
  * Assigns (ADD) or unassigns (DELETE) a role, managed role or policy. Either way the target must be
  * live in the organization (NotFound naming it); the check and the atomic set change are one
- * transaction.
+ * transaction. A group holds at most MAX_GRANTS_PER_HOLDER of each kind (Conflict beyond).
  */
 export const changeUserGroupGrant = async (
   orgId: string,
@@ -170,22 +170,39 @@ export const changeUserGroupGrant = async (
   updatedBy: string,
   now = Date.now(),
 ): Promise<void> => {
+  const values = { ':value': new Set([target.id]), ':one': 1, ':now': now, ':by': updatedBy };
+  const live = 'attribute_exists(pk) AND attribute_not_exists(lifecycle)';
+  const limit = withinGrantLimit(target.field, target.id);
   await transact([
     targetIsLive(target),
-    update(
-      keys.userGroup(orgId, groupId),
-      {
-        // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
-        update:
-          operation === 'ADD'
-            ? 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by'
-            : 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
-        condition: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)',
-        names: { '#field': target.field },
-        values: { ':value': new Set([target.id]), ':one': 1, ':now': now, ':by': updatedBy },
-      },
-      groupNotFound(groupId),
-    ),
+    // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
+    operation === 'ADD'
+      ? update(
+          keys.userGroup(orgId, groupId),
+          {
+            update: 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by',
+            // At most MAX_GRANTS_PER_HOLDER of the kind; assigning a held one again stays a success.
+            condition: `${live} AND ${limit.condition}`,
+            names: limit.names,
+            values: { ...values, ...limit.values },
+            seeItemOnFailure: true,
+          },
+          // No item, or one being copied or deleted: not found; a live group: it is full.
+          (group) =>
+            group && group.lifecycle === undefined
+              ? grantLimitReached('User group', target.field)
+              : groupNotFound(groupId)(),
+        )
+      : update(
+          keys.userGroup(orgId, groupId),
+          {
+            update: 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
+            condition: live,
+            names: { '#field': target.field },
+            values,
+          },
+          groupNotFound(groupId),
+        ),
   ]);
 };
 

@@ -1,3 +1,4 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   PutCommand,
@@ -5,6 +6,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Conflict } from '../domain/errors.js';
 import { countMetric } from '../observability/metrics.js';
 import { db, tableName } from './dynamo.js';
@@ -25,10 +27,16 @@ export type Operation =
   | WithoutTable<Pick<TransactItem, 'Delete'>>
   | WithoutTable<Pick<TransactItem, 'ConditionCheck'>>;
 
+/** The item a failed condition met, as it was; undefined when there was none. */
+export type SeenItem = Record<string, unknown> | undefined;
+
 export interface Write {
   readonly operation: Operation;
-  /** What a failed condition means; a write without one has no condition that can fail. */
-  readonly fails?: () => Error;
+  /**
+   * What a failed condition means; a write without one has no condition that can fail. Told the
+   * item the condition met when the write asked to see it (`update`'s `seeItemOnFailure`).
+   */
+  readonly fails?: (seen: SeenItem) => Error;
 }
 
 /** A condition failed where no caller expected one: a bug, not a refusal. */
@@ -63,12 +71,32 @@ export const create = (item: Record<string, unknown>, fails: () => Error): Write
 export const guard = (key: ItemKey, owner: Record<string, string>, fails: () => Error): Write =>
   create({ ...key, ...owner }, fails);
 
-export const update = (
+interface UpdateBuilder {
+  /**
+   * With `seeItemOnFailure`, a failed condition returns the item it met (`ALL_OLD`) and `fails`
+   * is told it, so one write tells "missing" (no item) from "full" (an item) without a read.
+   */
+  (
+    key: ItemKey,
+    expression: Expression & { update: string; seeItemOnFailure: true },
+    fails: (seen: SeenItem) => Error,
+  ): Write;
+  (key: ItemKey, expression: Expression & { update: string }, fails?: () => Error): Write;
+}
+
+export const update: UpdateBuilder = (
   key: ItemKey,
-  expression: Expression & { update: string },
-  fails?: () => Error,
+  expression: Expression & { update: string; seeItemOnFailure?: boolean },
+  fails?: (seen: SeenItem) => Error,
 ): Write => ({
-  operation: { Update: { Key: key, UpdateExpression: expression.update, ...expressionParts(expression) } },
+  operation: {
+    Update: {
+      Key: key,
+      UpdateExpression: expression.update,
+      ...expressionParts(expression),
+      ...(expression.seeItemOnFailure ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
+    },
+  },
   ...(fails ? { fails } : {}),
 });
 
@@ -108,7 +136,13 @@ const MAX_CONFLICT_RETRIES = 10;
 
 interface CancellationReason {
   Code?: string;
+  /** The item a failed condition met, when its write asked for it (DynamoDB's own format). */
+  Item?: Record<string, AttributeValue>;
 }
+
+/** The item a failed condition returned comes in DynamoDB's format, not the document client's. */
+const seen = (item: Record<string, AttributeValue> | undefined): SeenItem =>
+  item ? unmarshall(item) : undefined;
 
 const pause = (attempt: number, unitMillis: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * unitMillis * 2 ** Math.min(attempt, 6)));
@@ -132,7 +166,7 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
       if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
       const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
       const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)();
+      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)(seen(reasons[failed]?.Item));
       if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
       if (attempt >= MAX_CONFLICT_RETRIES) {
         throw new Conflict('Item', 'The resource is being changed by other requests; retry');
@@ -146,7 +180,7 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
 /** A conditional write's condition failed (with `ALL_OLD`, the item it saw). */
 export const isConditionFailure = (
   error: unknown,
-): error is Error & { Item?: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> } =>
+): error is Error & { Item?: Record<string, AttributeValue> } =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /**
@@ -180,7 +214,7 @@ export const writeOne = async (
     throw new Error('A condition check is written as part of a transaction only');
   } catch (error) {
     if (isConditionFailure(error)) {
-      throw (write.fails ?? unexpected)();
+      throw (write.fails ?? unexpected)(seen(error.Item));
     }
     throw error;
   }

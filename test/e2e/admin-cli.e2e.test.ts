@@ -183,6 +183,16 @@ describe('idp-admin', () => {
     expect(accepted.permissionsRole.created).toBe(true);
   });
 
+  it('keeps a client within 40 roles: --permissions adds one, so 40 --roles with it are refused', async () => {
+    const roles = Array.from({ length: 40 }, (_, index) => `role-${index}`).join(',');
+    const refused = await admin([
+      ...['client', 'create', '--org', service.organizationId, '--name', 'Crowded'],
+      ...['--roles', roles, '--permissions', 'USER_GROUP.READ'],
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error: --roles: at most 39 with --permissions');
+  });
+
   it('does not reuse a permissions role someone changed by hand: it takes the next name', async () => {
     const create = (name: string) =>
       adminJson<{ permissionsRole: { id: string; name: string; created: boolean } }>([

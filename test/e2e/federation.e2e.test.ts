@@ -110,13 +110,20 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     expect(await refused.response.text()).toContain(`${email} has no account in Acme`);
 
     await provider({ jitProvisioning: true });
+    // The name becomes one the API allows: one line, at most 200 characters.
+    upstream.accounts.set(email, {
+      email,
+      email_verified: true,
+      name: `Ada\u0007\nUpstream ${'y'.repeat(300)}`,
+    });
     try {
       const created = await federatedSignIn();
       const tokens = await exchange(rp, created);
       const users = await service.call<{ email: string; name: string }[]>('GET', '/idp/users', {
         token: admin.token,
       });
-      expect(users.body).toContainEqual(expect.objectContaining({ email, name: 'Ada Upstream' }));
+      const name = `Ada Upstream ${'y'.repeat(187)}`;
+      expect(users.body).toContainEqual(expect.objectContaining({ email, name }));
       expect(decodeJwt(tokens.id_token ?? '').email).toBe(email);
     } finally {
       await provider({ jitProvisioning: false });

@@ -91,8 +91,10 @@ describe('POST /idp/policies', () => {
 
   it('trims the name (the schema trims), compares and limits the trimmed name (200)', async () => {
     const name = uniqueName('Padded');
-    const { id } = await newPolicy(`  ${name}\t `);
+    const { id } = await newPolicy(`  ${name}  `);
     expect((await read(id)).body).toEqual({ id, name });
+    // A name is one line: control characters are refused, also where trimming would drop them.
+    expect((await create({ name: `${name}\t` })).status).toBe(400);
     expectError(await create({ name: ` ${name.toUpperCase()} ` }), 409, DUPLICATE);
     const longest = `${randomUUID()}${'n'.repeat(164)}`;
     const { id: longestId } = await newPolicy(` ${longest} `);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../shared/domain/errors.js';
 import { toApiError } from '../../shared/http/error-mapping.js';
 import { keys } from '../../shared/store/keys.js';
@@ -9,11 +9,11 @@ import {
   listSsoProviders,
   updateSsoProviderSecret,
 } from '../../shared/store/sso-provider-repository.js';
-import { startFakeSecretsManager } from '../support/fake-secrets-manager.js';
+import { useFakeSecretsManager } from '../support/fake-secrets-manager.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
 /** The SSO provider path with the deployed secret adapter: a Secrets Manager stand-in, DynamoDB Local. */
-let secretsManager: Awaited<ReturnType<typeof startFakeSecretsManager>>;
+const secretsManager = useFakeSecretsManager();
 
 let orgA: string;
 let orgB: string;
@@ -22,22 +22,15 @@ let orgC: string;
 useDatabase();
 
 beforeAll(async () => {
-  secretsManager = await startFakeSecretsManager();
-  Object.assign(process.env, {
-    IDP_SECRET_STORE: 'aws',
-    IDP_SECRET_PREFIX: 'idp/',
-    IDP_SECRETS_MANAGER_ENDPOINT: secretsManager.endpoint,
-  });
   [orgA, orgB, orgC] = (await Promise.all([1, 2, 3].map(() => createTestOrganization()))).map(
     (org) => org.id,
   ) as [string, string, string];
 });
 
-afterAll(() => secretsManager.close());
-beforeEach(() => secretsManager.reset());
+beforeEach(() => secretsManager().reset());
 
 const secretWrites = () =>
-  secretsManager
+  secretsManager()
     .calls()
     .filter((call) => call.operation !== 'GetSecretValue')
     .map((call) => ({
@@ -84,7 +77,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
       { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'second-s3cret' },
     ]);
     // Nothing reads a secret back.
-    expect(secretsManager.calls('GetSecretValue')).toHaveLength(0);
+    expect(secretsManager().calls('GetSecretValue')).toHaveLength(0);
     const stored = await tableItems('acme.sso');
     expect(stored).toContain('acme.sso');
     expect(stored).not.toContain('s3cret');
@@ -103,7 +96,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
       { clientId: 'only-a', organizationIds: [orgA], clientSecret: 'x' },
       'operator',
     );
-    secretsManager.forgetCalls();
+    secretsManager().forgetCalls();
     expect(await statusOf(updateSsoProviderSecret(orgC, 'only-a', { clientSecret: 'y' }, 'intruder'))).toBe(
       404,
     );
@@ -119,7 +112,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
       'operator',
     );
     const before = await getSsoProvider('failing');
-    secretsManager.fail('PutSecretValue', 'AccessDeniedException');
+    secretsManager().fail('PutSecretValue', 'AccessDeniedException');
     await expect(
       updateSsoProviderSecret(orgA, 'failing', { clientSecret: 'y', clientSecretExpirationDate: 9 }, 'admin'),
     ).rejects.toThrow('AccessDeniedException');

@@ -61,6 +61,34 @@ describe('transactions', () => {
     expect(await itemAt(written)).toBeUndefined();
   });
 
+  it('tell a refusal the item its failed condition met, when the write asked to see it', async () => {
+    const present = keyOf('present');
+    await writeOne(create({ ...present, count: 5 }, () => new First()));
+    const seen: unknown[] = [];
+    const full = (key: ItemKey) =>
+      update(
+        key,
+        {
+          update: 'ADD #count :one',
+          condition: 'attribute_exists(pk) AND #count < :max',
+          names: { '#count': 'count' },
+          values: { ':one': 1, ':max': 5 },
+          seeItemOnFailure: true,
+        },
+        (item) => {
+          seen.push(item);
+          return item ? new Conflict('Thing', 'full') : new NotFound('Thing');
+        },
+      );
+    // The refusing item second, behind one that passes: its own reason carries the item.
+    await expect(transact([addTo(keyOf('other'), 'count', 1), full(present)])).rejects.toThrow('full');
+    await expect(transact([full(keyOf('missing'))])).rejects.toBeInstanceOf(NotFound);
+    await expect(writeOne(full(present))).rejects.toThrow('full');
+    await expect(writeOne(full(keyOf('missing')))).rejects.toBeInstanceOf(NotFound);
+    // In the document client's types (numbers, not DynamoDB's own format).
+    expect(seen).toEqual([{ ...present, count: 5 }, undefined, { ...present, count: 5 }, undefined]);
+  });
+
   it('retry conflicts with concurrent transactions on the same items instead of refusing them', async () => {
     const counter = keyOf('contended');
     await Promise.all(

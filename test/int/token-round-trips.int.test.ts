@@ -2,8 +2,10 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
+import { MAX_GRANTS_PER_HOLDER } from '../../shared/domain/limits.js';
 import { permissionDependencies, seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { grantTarget } from '../../shared/store/grant-targets.js';
+import { createPolicy } from '../../shared/store/policy-repository.js';
 import { createRole } from '../../shared/store/role-repository.js';
 import { addUserToGroup, grantToUser } from '../../shared/store/user-grants.js';
 import { createUserGroup } from '../../shared/store/user-group-repository.js';
@@ -19,7 +21,8 @@ beforeAll(async () => {
 });
 
 describe('round trips per token', () => {
-  it('a user with 120 roles of its own and 3 groups: 3 round trips', async () => {
+  // 120 roles and policies: more than one BatchGetItem takes (100), read in parallel.
+  it(`a user with ${MAX_GRANTS_PER_HOLDER} roles and 20 policies of its own and 3 groups: 3 round trips`, async () => {
     const org = (await createTestOrganization()).id;
     const { user } = await createUser({
       organizationId: org,
@@ -29,7 +32,7 @@ describe('round trips per token', () => {
       createdBy: 't',
     });
     const roles = await Promise.all(
-      Array.from({ length: 120 }, (_, index) =>
+      Array.from({ length: MAX_GRANTS_PER_HOLDER }, (_, index) =>
         createRole({
           organizationId: org,
           name: `r${index}`,
@@ -40,6 +43,10 @@ describe('round trips per token', () => {
     );
     for (const role of roles) {
       await grantToUser(org, user.id, grantTarget(org, 'roles', role.id));
+    }
+    for (let index = 0; index < 20; index++) {
+      const policy = await createPolicy({ organizationId: org, name: `p${index}`, createdBy: 't' });
+      await grantToUser(org, user.id, grantTarget(org, 'policies', policy.id));
     }
     for (let index = 0; index < 3; index++) {
       const group = await createUserGroup({ organizationId: org, name: `g${index}`, createdBy: 't' });

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 interface Call {
   operation: string;
@@ -94,5 +95,26 @@ export const startFakeSecretsManager = async () => {
       failures.clear();
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+/**
+ * For a test file: the stand-in started before its tests, and the service's secret store pointed
+ * at it (before the configuration is first read); answers a getter of the running stand-in.
+ */
+export const useFakeSecretsManager = () => {
+  let running: Awaited<ReturnType<typeof startFakeSecretsManager>> | undefined;
+  beforeAll(async () => {
+    running = await startFakeSecretsManager();
+    Object.assign(process.env, {
+      IDP_SECRET_STORE: 'aws',
+      IDP_SECRET_PREFIX: 'idp/',
+      IDP_SECRETS_MANAGER_ENDPOINT: running.endpoint,
+    });
+  });
+  afterAll(() => running?.close());
+  return () => {
+    if (!running) throw new Error('The Secrets Manager stand-in runs from beforeAll on');
+    return running;
   };
 };

@@ -33,9 +33,11 @@ export const newRole = async (api: RolesApi, name: string, permissions: string[]
   return idFromLocation(response);
 };
 
-/** Creates a role with a unique name as the caller of `token`; answers its id. */
-export const newRoleAs = (service: TestService, token: string, permissions: string[] = []) =>
-  newRole(rolesApi(service, token), uniqueRoleName(), permissions);
+/** Creates a role with a unique name as the caller of `token` (the typed client); answers its id. */
+export const newRoleAs = async (service: TestService, token: string, permissions: string[] = []) =>
+  idFromLocation(
+    await service.client({ token }).createRole({ body: { name: uniqueRoleName(), permissions } }),
+  );
 
 /** Reads a role; fails the test unless the answer is 200. */
 export const readRole = async (api: RolesApi, id: string): Promise<ApiRole> => {

@@ -54,7 +54,7 @@ export interface TestService {
   /** Calls the API over HTTP and checks the answer against the served OpenAPI document. */
   call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   /** The typed client (`idp/client`) as `as` (the admin by default), its answers checked the same way. */
-  client(as?: Caller): IdpClient;
+  client(as?: Pick<Caller, 'token'>): IdpClient;
   /** The served OpenAPI document and the validator `call` checks answers with. */
   openApi(): Promise<{ document: unknown; validator: OpenApiValidator }>;
   /** The token endpoint's raw answer to a client-credentials request (the admin client's by default). */
@@ -153,7 +153,7 @@ const startService = async (dataDirectory: string, rateLimit: RateLimitSettings)
     return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
   };
 
-  const client = (as: Caller) =>
+  const client = (as: Pick<Caller, 'token'>) =>
     new IdpClient({
       baseUrl,
       tokenProvider: async () => as.token,

@@ -5,6 +5,28 @@ import { batchPut } from '../../shared/store/batch.js';
 import { keys, LISTINGS } from '../../shared/store/keys.js';
 import { storedUser, type UserRecord } from '../../shared/store/user-repository.js';
 
+/** A user record the way createUser makes one, with `fields` over the defaults. */
+export const userRecord = (orgId: string, fields: Partial<UserRecord> = {}): UserRecord => {
+  const now = Date.now();
+  const id = randomUUID();
+  return {
+    id,
+    organizationId: orgId,
+    email: `${id}@seeded.example`,
+    name: 'Seeded user',
+    status: 'ACTIVE',
+    userType: 'STANDARD',
+    sequence: 1,
+    createdAt: now,
+    updatedAt: now,
+    createdBy: 'seed',
+    canSendEmail: true,
+    isInitial: false,
+    version: 1,
+    ...fields,
+  };
+};
+
 /**
  * Writes the users of `sequences` the way createUser stores them, and the bucket counts of all
  * `total` users, in bulk. A page is found from the counts and read from its bucket on, so only the
@@ -26,22 +48,16 @@ export const seedUsers = async (
     const bucketKey = `${status}#${bucketOf(sequence)}`;
     buckets.set(bucketKey, (buckets.get(bucketKey) ?? 0) + 1);
     if (!sequences(sequence)) continue;
-    const user: UserRecord = {
-      id: randomUUID(),
-      organizationId: orgId,
+    const user = userRecord(orgId, {
       email: `user${sequence}@scale.example`,
       name: `User ${sequence} with a name of ordinary length`,
       status,
-      userType: 'STANDARD',
       sequence,
       createdAt: now + sequence,
       updatedAt: now + sequence,
-      createdBy: 'seed',
       roles: new Set([randomUUID()]),
-      canSendEmail: true,
       isInitial: sequence === 1,
-      version: 1,
-    };
+    });
     users.push(storedUser(user));
     ids.push(user.id);
   }

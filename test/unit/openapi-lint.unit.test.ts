@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../shared/api/openapi.js';
 import { PROJECT_TEMP } from '../support/temp-dir.js';
 
 /**
  * The OpenAPI document under third-party linters: Redocly's recommended rules, and Spectral with
- * the OWASP API Security Top 10 ruleset. OWASP findings are a ratchet (issue 16): each rule's
- * count may only go down; the rate-limit headers stay, as the spec does not send them.
+ * the OWASP API Security Top 10 ruleset: every limit the service enforces is stated, so only
+ * what the spec itself decides is left (ACCEPTED).
  */
 
 const directory = join(PROJECT_TEMP, `openapi-lint-${process.pid}`);
@@ -20,6 +20,7 @@ beforeAll(() => {
   writeFileSync(documentFile, JSON.stringify(createOpenApiDocument('https://idp.acme.dev')));
   writeFileSync(rulesetFile, 'extends:\n  - "@stoplight/spectral-owasp-ruleset"\n');
 });
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** A linter's JSON report (both exit non-zero when they find errors). */
 const report = (command: string, args: string[]): string => {
@@ -33,20 +34,16 @@ const report = (command: string, args: string[]): string => {
   }
 };
 
-/** What is still to do for issue 16, rule by rule; a new finding, or one more of a kind, fails. */
-const OWASP_REMAINING: Record<string, number> = {
-  // The spec's per-second throttle sends none of these headers (section 8): they stay.
-  'owasp:api4:2023-rate-limit': 589,
-  'owasp:api4:2023-string-restricted': 160,
-  'owasp:api4:2023-string-limit': 90,
-  'owasp:api4:2023-array-limit': 41,
-  'owasp:api3:2023-constrained-additionalProperties': 3,
-  'owasp:api3:2023-no-additionalProperties': 3,
-  // The document itself is public (spec 9): no token, so no 401, for GET /openapi.json.
-  'owasp:api8:2023-define-error-responses-401': 2,
-  'owasp:api2:2023-read-restricted': 1,
-  'owasp:api2:2023-short-lived-access-tokens': 1,
-};
+/**
+ * Findings that stay, and why. The spec's per-second throttle sends no rate-limit headers (the
+ * document says so); two of the spec's shapes are maps (string -> value), which this rule refuses
+ * outright although `maxProperties` bounds them (the rule's own advice; the companion rule
+ * constrained-additionalProperties, which asks for it, passes).
+ */
+const ACCEPTED = (finding: { code: string; path: string[] }): boolean =>
+  finding.code === 'owasp:api4:2023-rate-limit' ||
+  (finding.code === 'owasp:api3:2023-no-additionalProperties' &&
+    ['SetAdditionalPropertiesRequest', 'MinePermissions'].includes(finding.path[2] ?? ''));
 
 describe('the OpenAPI document under linters', () => {
   it('passes redocly lint with no warning but the missing license', () => {
@@ -59,15 +56,14 @@ describe('the OpenAPI document under linters', () => {
     expect(problems).toEqual(['info-license: Info object should contain `license` field.']);
   });
 
-  it('has no more OWASP findings of any rule than the ratchet allows', () => {
+  it("has no OWASP finding but the rate-limit headers and the spec's two maps", () => {
     const findings = JSON.parse(
       report('spectral', ['lint', documentFile, '--ruleset', rulesetFile, '-f', 'json']),
-    ) as {
-      code: string;
-    }[];
-    const counts: Record<string, number> = {};
-    for (const finding of findings) counts[finding.code] = (counts[finding.code] ?? 0) + 1;
-    const over = Object.entries(counts).filter(([code, count]) => count > (OWASP_REMAINING[code] ?? 0));
-    expect(over).toEqual([]);
+    ) as { code: string; path: string[] }[];
+    expect(findings.some((finding) => finding.code === 'owasp:api4:2023-rate-limit')).toBe(true);
+    const unexpected = findings
+      .filter((finding) => !ACCEPTED(finding))
+      .map((finding) => `${finding.code} at ${finding.path.join('.')}`);
+    expect(unexpected).toEqual([]);
   });
 });

@@ -7,11 +7,11 @@ describe('OpenAPI response validator', () => {
   const validator = new OpenApiValidator(createOpenApiDocument('http://localhost') as never);
   const url = 'http://localhost/idp/permissions/USER.LIST';
   const permission = {
-    id: 'a',
-    module: 'b',
-    accessType: 'c',
-    moduleDisplayName: 'd',
-    accessTypeDisplayName: 'e',
+    id: 'USER.LIST',
+    module: 'USER',
+    accessType: 'LIST',
+    moduleDisplayName: 'Users',
+    accessTypeDisplayName: 'List',
   };
 
   it('accepts a documented response', () => {

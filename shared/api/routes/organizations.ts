@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { consent, consentStatus, nullableAgreement } from '../../schemas/consent.js';
 import { presentableOrganization } from '../../schemas/organization.js';
-import { servicesByIds, servicesByIdsRequest } from '../../schemas/services.js';
+import { MAX_SERVICE_IDS, servicesByIds, servicesByIdsRequest } from '../../schemas/services.js';
 import { ok, routeGroup } from '../route-definition.js';
 
 /** Organizations, agreements and consent, services (spec 4.5). */
@@ -33,13 +33,13 @@ export const organizationsRoutes = routeGroup('organizations')({
     response: {
       status: 200,
       description: 'One entry per requested id, in request order',
-      body: z.array(servicesByIds),
+      body: z.array(servicesByIds).max(MAX_SERVICE_IDS),
     },
   },
   listOrganizations: {
     route: 'GET /idp/organizations',
     summary: "The caller's organizations",
-    response: ok('Organizations', z.array(presentableOrganization)),
+    response: ok('Organizations: the one of the token', z.array(presentableOrganization).max(1)),
   },
   getOrganization: {
     route: 'GET /idp/organizations/{id}',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_PERMISSIONS_PER_ROLE, MAX_PLUGINS_PER_ORGANIZATION } from '../../domain/limits.js';
 import { dependentPermissions, detailedPlugin, permission, pluginIdModel } from '../../schemas/catalogue.js';
 import { ok, routeGroup } from '../route-definition.js';
 
@@ -8,7 +9,7 @@ export const permissionsRoutes = routeGroup('permissions')({
     route: 'GET /idp/permissions',
     summary: 'Permission catalogue, oldest first',
     permissions: ['PERMISSIONS.LIST'],
-    response: ok('Permissions', z.array(permission)),
+    response: ok('Permissions', z.array(permission).max(MAX_PERMISSIONS_PER_ROLE)),
   },
   getPermission: {
     route: 'GET /idp/permissions/{id}',
@@ -20,12 +21,12 @@ export const permissionsRoutes = routeGroup('permissions')({
     route: 'GET /idp/dependentPermissions',
     summary: 'Direct dependencies of each permission that has any, oldest first',
     permissions: ['PERMISSIONS.LIST'],
-    response: ok('Dependencies', z.array(dependentPermissions)),
+    response: ok('Dependencies', z.array(dependentPermissions).max(MAX_PERMISSIONS_PER_ROLE)),
   },
   listPlugins: {
     route: 'GET /idp/plugins',
     summary: "Plugins assigned to the caller's organization",
-    response: ok('Plugins', z.array(pluginIdModel)),
+    response: ok('Plugins', z.array(pluginIdModel).max(MAX_PLUGINS_PER_ORGANIZATION)),
   },
   getPlugin: {
     route: 'GET /idp/plugins/{id}',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_POLICIES_PER_ORGANIZATION } from '../../domain/limits.js';
 import { policy, policyRequest } from '../../schemas/roles.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 
@@ -8,7 +9,7 @@ export const policiesRoutes = routeGroup('policies')({
     route: 'GET /idp/policies',
     summary: 'Policies that are not archived, oldest first',
     permissions: ['DETAILED_PERMISSION.READ'],
-    response: ok('Policies', z.array(policy)),
+    response: ok('Policies', z.array(policy).max(MAX_POLICIES_PER_ORGANIZATION)),
   },
   createPolicy: {
     route: 'POST /idp/policies',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_MANAGED_ROLES } from '../../domain/limits.js';
 import {
   assignRevokeRolePermissionRequest,
   assignRevokeRolePluginPermissionRequest,
@@ -86,7 +87,7 @@ export const rolesRoutes = routeGroup('roles')({
     route: 'GET /idp/managedRoles',
     summary: 'Managed (system) roles, oldest first',
     permissions: ['ROLES.LIST'],
-    response: ok('Managed roles', z.array(managedRole)),
+    response: ok('Managed roles', z.array(managedRole).max(MAX_MANAGED_ROLES)),
   },
   getManagedRole: {
     route: 'GET /idp/managedRoles/{id}',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../../domain/limits.js';
 import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 
@@ -8,7 +9,7 @@ export const ssoRoutes = routeGroup('sso')({
     route: 'GET /idp/sso-providers',
     summary: "The SSO providers serving the caller's organization (never their secrets)",
     permissions: ['SSO.ADMIN'],
-    response: ok('The providers, by client id', z.array(ssoProvider)),
+    response: ok('The providers, by client id', z.array(ssoProvider).max(MAX_SSO_PROVIDERS_PER_ORGANIZATION)),
   },
   updateSsoProvider: {
     route: 'POST /idp/sso-providers/{clientId}',

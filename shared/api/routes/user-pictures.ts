@@ -26,7 +26,7 @@ export const userPicturesRoutes = routeGroup('user-pictures')({
     response: {
       status: 200,
       description: 'The image, with its content type',
-      binary: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+      binary: { types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'], maxBytes: MAX_PICTURE_BYTES },
     },
     extension: true,
   },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { minePermissions } from '../../schemas/catalogue.js';
+import { MAX_PAGE_SIZE } from '../../schemas/common.js';
 import {
   additionalUserProperties,
   changeStatusRequest,
@@ -24,7 +25,7 @@ export const usersRoutes = routeGroup('users')({
     response: {
       status: 200,
       description: 'One page of users; Link rel="next" while more exist',
-      body: z.array(user),
+      body: z.array(user).max(MAX_PAGE_SIZE),
     },
   },
   createUser: {

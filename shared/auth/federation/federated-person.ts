@@ -1,6 +1,7 @@
 import { Conflict } from '../../domain/errors.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
+import { asOneLine } from '../../schemas/text.js';
 import type { SignInOption } from '../../store/sign-in-providers.js';
 import type { SsoProvider } from '../../store/sso-provider-repository.js';
 import { createFederatedUser, findUserByEmail, type UserRecord } from '../../store/user-repository.js';
@@ -18,6 +19,13 @@ type Outcome = { person: Person; user: UserRecord } | { refusal: string; message
 export const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
   provider.displayName ?? provider.clientId;
 
+/** A name as the API allows one (one line, at most 200 characters), from what the upstream claims. */
+const nameOf = (claimed: string | undefined, email: string): string =>
+  asOneLine(claimed ?? '')
+    .trim()
+    .slice(0, 200)
+    .trim() || email.slice(0, 200);
+
 const findOrCreate = async (
   organizationId: string,
   provider: SsoProvider,
@@ -30,7 +38,7 @@ const findOrCreate = async (
     const created = await createFederatedUser({
       organizationId,
       email,
-      name: identity.name?.trim() || email,
+      name: nameOf(identity.name, email),
       userType: 'STANDARD',
       createdBy: `sso:${provider.clientId}`,
     });

@@ -137,7 +137,7 @@ const exchangeCode = async (
 const identityClaims = z.object({
   sub: z.string().min(1).max(255),
   // ASCII addresses only: a lookalike (the Kelvin sign lowercases to k) never matches an account.
-  email: z.email().max(320).optional(),
+  email: z.email().max(254).optional(),
   email_verified: z.union([z.boolean(), z.literal('true'), z.literal('false')]).optional(),
   name: z.string().max(500).optional(),
 });

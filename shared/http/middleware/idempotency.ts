@@ -5,6 +5,7 @@ import { countMetric } from '../../observability/metrics.js';
 import { claimRecord, completeRecord, releaseRecord } from '../../store/idempotency-records.js';
 import { ConcurrentChange } from '../../store/writes.js';
 import { badRequest, conflict, unprocessable } from '../errors.js';
+import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency-key.js';
 import { logger } from '../logger.js';
 
 /**
@@ -67,9 +68,6 @@ const withSecretAgain = async (
   };
 };
 
-/** As the OpenAPI document says (shared/api/openapi.ts). */
-const MAX_KEY_LENGTH = 255;
-
 /** What this request holds, kept per request (concurrent requests share the middleware object). */
 const held = new WeakMap<Request, { hash: string; holder: string }>();
 
@@ -78,8 +76,10 @@ export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => (
     const event = request.event as APIGatewayProxyEventV2WithJWTAuthorizer;
     const key = event.headers['idempotency-key'];
     if (!key) return undefined;
-    if (key.length > MAX_KEY_LENGTH) {
-      throw badRequest(`Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`);
+    if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      throw badRequest(
+        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters (no spaces)`,
+      );
     }
     const hash = recordHash(event, key);
     // Held while the function may run; a request that died frees the key after that.

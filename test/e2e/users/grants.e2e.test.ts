@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { MAX_GRANTS_PER_HOLDER } from '../../../shared/domain/limits.js';
+import { db, tableName } from '../../../shared/store/dynamo.js';
+import { keys } from '../../../shared/store/keys.js';
 import { archivePolicy } from '../../../shared/store/policy-repository.js';
 import { archiveRole } from '../../../shared/store/role-repository.js';
 import { getUser } from '../../../shared/store/user-repository.js';
@@ -82,6 +87,34 @@ describe('roles', () => {
       expect((await revoke(id, role)).status).toBe(404);
     }
     expect((await userOf(id)).roles).toEqual([]);
+  });
+
+  it(`answers 409 for a role beyond the ${MAX_GRANTS_PER_HOLDER} a user may hold; a held one is 204`, async () => {
+    const id = await service.createUser();
+    const [held, beyond] = [
+      await putTestRole(service.organizationId),
+      await putTestRole(service.organizationId),
+    ];
+    // The user holds the limit already: `held` and ids of roles that are not there any more.
+    const others = Array.from({ length: MAX_GRANTS_PER_HOLDER - 1 }, () => randomUUID());
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.user(service.organizationId, id),
+        UpdateExpression: 'ADD #roles :ids',
+        ExpressionAttributeNames: { '#roles': 'roles' },
+        ExpressionAttributeValues: { ':ids': new Set([held.id, ...others]) },
+      }),
+    );
+    const refused = await grant(id, beyond.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      status: 409,
+      error: 'Conflict',
+      message: `A user holds at most ${MAX_GRANTS_PER_HOLDER} roles; revoke one first`,
+    });
+    expect((await grant(id, held.name)).status).toBe(204);
+    expect((await getUser(service.organizationId, id, true))?.roles?.has(beyond.id)).toBe(false);
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {

@@ -1,0 +1,28 @@
+/**
+ * How much one thing may hold. Each bound keeps an item, a token or an answer of the API bounded,
+ * and the OpenAPI document states it (`maxItems`), so callers can size what they keep.
+ */
+
+/** Roles, managed roles or policies one user, user group or API client holds; groups one user joins. */
+export const MAX_GRANTS_PER_HOLDER = 100;
+
+/** Permission ids of one role or managed role: the catalogue's, which stays below this. */
+export const MAX_PERMISSIONS_PER_ROLE = 200;
+
+/** Permission definitions of one plugin (the operator's definitions file). */
+export const MAX_PLUGIN_PERMISSION_DEFINITIONS = 200;
+
+/** Plugins assigned to one organization. */
+export const MAX_PLUGINS_PER_ORGANIZATION = 100;
+
+/** Distinct additional property names in use across one organization's users. */
+export const MAX_ADDITIONAL_PROPERTY_NAMES = 1000;
+
+/** Live (not archived) policies of one organization: `GET /idp/policies` answers them all at once. */
+export const MAX_POLICIES_PER_ORGANIZATION = 1000;
+
+/** Managed roles, built-in and operator-defined: `GET /idp/managedRoles` answers them all at once. */
+export const MAX_MANAGED_ROLES = 100;
+
+/** SSO providers bound to one organization. */
+export const MAX_SSO_PROVIDERS_PER_ORGANIZATION = 50;

@@ -1,0 +1,23 @@
+import * as z from 'zod';
+
+// Control characters would break log lines, e-mail headers and exports, and hide text on pages.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
+export const ONE_LINE = /^[^\u0000-\u001F\u007F]*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
+const LINES = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/;
+
+export const NO_CONTROL_CHARACTERS = 'No control characters';
+
+/** One line: each run of control characters becomes a space (text the service passes on). */
+export const asOneLine = (text: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced
+  text.replace(/[\u0000-\u001F\u007F]+/g, ' ');
+
+/** A name or label: one line of 1 to `max` characters once trimmed. */
+export const oneLine = (max: number) =>
+  // Control characters are refused as sent, also around the name ("\r\nX"); spaces are trimmed.
+  z.string().regex(ONE_LINE, NO_CONTROL_CHARACTERS).trim().min(1).max(max);
+
+/** Free text such as a description: tabs and line breaks, but no other control characters. */
+export const freeText = (max: number) =>
+  z.string().max(max).regex(LINES, 'No control characters but tabs and line breaks');
