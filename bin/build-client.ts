@@ -13,17 +13,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT_DIST = `${ROOT}dist`;
 const ENTRY = `${ROOT}shared/client/index.ts`;
 
+/** The client as one ESM file (also bundled in memory by the browser test). */
+export const CLIENT_BUNDLE = {
+  entryPoints: [ENTRY],
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  logLevel: 'error',
+} as const;
+
 export const buildClient = async () => {
   rmSync(CLIENT_DIST, { recursive: true, force: true });
-  await build({
-    entryPoints: [ENTRY],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    outfile: `${CLIENT_DIST}/client/index.js`,
-    logLevel: 'error',
-  });
+  await build({ ...CLIENT_BUNDLE, entryPoints: [ENTRY], outfile: `${CLIENT_DIST}/client/index.js` });
   const config = ts.getParsedCommandLineOfConfigFile(
     `${ROOT}tsconfig.json`,
     {},
