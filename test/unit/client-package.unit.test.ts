@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildClient, CLIENT_DIST } from '../../bin/build-client.js';
 import { typeCheckProgram } from '../support/type-check.js';
@@ -26,6 +27,29 @@ describe('the idp/client export', () => {
       { encoding: 'utf8' },
     );
     expect(JSON.parse(output)).toEqual(['function', 'function', 'No']);
+  });
+
+  it('is tree-shakable: a program using only the error type bundles none of the client', async () => {
+    const bundle = async (code: string) =>
+      (
+        await build({
+          stdin: { contents: code, resolveDir: process.cwd(), loader: 'js' },
+          bundle: true,
+          format: 'esm',
+          minify: true,
+          write: false,
+          logLevel: 'error',
+        })
+      ).outputFiles[0]?.text ?? '';
+    const errorsOnly = await bundle(
+      "import { IdpApiError } from 'idp/client'; console.log(new IdpApiError(404, { message: 'No' }));",
+    );
+    const whole = await bundle(
+      "import { IdpClient } from 'idp/client'; console.log(new IdpClient({ baseUrl: 'https://idp.example' }));",
+    );
+    expect(whole).toContain('/idp/users/{id}');
+    expect(errorsOnly).not.toContain('/idp/users/{id}');
+    expect(errorsOnly.length).toBeLessThan(whole.length / 10);
   });
 
   it('carries the types: a consumer program type-checks against them, and a wrong call does not', () => {
