@@ -7,7 +7,9 @@ import * as z from 'zod';
  * the in-process functions (bin/local/service.ts); README "Configuration" lists them.
  */
 
-const seconds = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+// One instance shared by every duration: each Zod schema costs module-load CPU in every function.
+const SECONDS = z.coerce.number().int().min(0);
+const seconds = (fallback: number) => SECONDS.default(fallback);
 
 /** The public origin: `https://host[:port]`, nothing after it (tokens compare it as a string). */
 const origin = z.string().refine((value) => URL.canParse(value) && new URL(value).origin === value, {

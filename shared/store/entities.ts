@@ -11,6 +11,12 @@ import { keys, LISTINGS } from './keys.js';
  * The access patterns are listed in the README's "Storage" section.
  */
 
+// One instance per kind, shared by every attribute: a Zod schema costs module-load CPU in every
+// function, and these are immutable.
+const storedString = z.string();
+const storedNumber = z.number();
+const storedBoolean = z.boolean();
+
 const userType = z.enum(['STANDARD', 'RESTRICTED']);
 const status = z.enum(['ACTIVE', 'INACTIVE']);
 type InOrganization = { organizationId: string; id: string };
@@ -21,30 +27,30 @@ export const PermissionEntity = defineEntity({
   name: 'Permission',
   key: ({ id }: { id: string }) => keys.permission(id),
   attributes: z.object({
-    id: z.string(),
-    module: z.string(),
-    accessType: z.string(),
-    moduleDisplayName: z.string(),
-    accessTypeDisplayName: z.string(),
-    position: z.number(),
-    dependsOn: z.array(z.string()).default([]),
-    createdAt: z.number(),
+    id: storedString,
+    module: storedString,
+    accessType: storedString,
+    moduleDisplayName: storedString,
+    accessTypeDisplayName: storedString,
+    position: storedNumber,
+    dependsOn: z.array(storedString).default([]),
+    createdAt: storedNumber,
   }),
 });
 
-const pluginAction = z.object({ module: z.string(), actionName: z.string() });
+const pluginAction = z.object({ module: storedString, actionName: storedString });
 /** A plugin permission a role holds: the definition's id and what tokens and responses show. */
-const pluginGrant = pluginAction.extend({ id: z.string() });
+const pluginGrant = pluginAction.extend({ id: storedString });
 
 export const ManagedRoleEntity = defineEntity({
   name: 'Managed role',
   key: ({ id }: { id: string }) => keys.managedRole(id),
   attributes: z.object({
-    id: z.string(),
-    permissions: z.array(z.string()),
-    pluginPermissions: z.record(z.string(), z.array(pluginAction)).default({}),
-    createdAt: z.number(),
-    updatedAt: z.number(),
+    id: storedString,
+    permissions: z.array(storedString),
+    pluginPermissions: z.record(storedString, z.array(pluginAction)).default({}),
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
   }),
 });
 
@@ -52,12 +58,12 @@ export const PluginDefinitionEntity = defineEntity({
   name: 'Plugin',
   key: ({ id }: { id: string }) => keys.pluginDefinition(id),
   attributes: z.object({
-    id: z.string(),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    permissionDefinitions: z.array(pluginAction.extend({ id: z.string(), description: z.string() })),
+    id: storedString,
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
+    permissionDefinitions: z.array(pluginAction.extend({ id: storedString, description: storedString })),
     dependentPermissions: z.array(
-      z.object({ permissionId: z.string(), dependentPermissionIds: z.array(z.string()) }),
+      z.object({ permissionId: storedString, dependentPermissionIds: z.array(storedString) }),
     ),
   }),
 });
@@ -65,7 +71,7 @@ export const PluginDefinitionEntity = defineEntity({
 export const AgreementEntity = defineEntity({
   name: 'Agreement',
   key: ({ id }: { id: string }) => keys.agreement(id),
-  attributes: z.object({ id: z.string(), url: z.string(), createdAt: z.string() }),
+  attributes: z.object({ id: storedString, url: storedString, createdAt: storedString }),
 });
 
 /** A copy of the newest agreement, so "latest" is one GetItem. */
@@ -77,41 +83,41 @@ export const LatestAgreementEntity = defineEntity({
 
 // Organizations -------------------------------------------------------------------------------
 
-const defaultRole = z.object({ roleId: z.string(), isStandardRole: z.boolean() });
+const defaultRole = z.object({ roleId: storedString, isStandardRole: storedBoolean });
 
 export const OrganizationEntity = defineEntity({
   name: 'Organization',
   key: ({ id }: { id: string }) => keys.organization(id),
   indexes: (organization) => keys.organizationDirectoryEntry(organization.createdAt, organization.id),
   attributes: z.object({
-    id: z.string(),
-    name: z.string(),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    createdBy: z.string().optional(),
-    mfaEnabled: z.boolean().default(false),
+    id: storedString,
+    name: storedString,
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
+    createdBy: storedString.optional(),
+    mfaEnabled: storedBoolean.default(false),
     /** Overrides the default 10 + 10 requests per second. */
-    rateLimit: z.object({ rate: z.number(), burst: z.number() }).optional(),
+    rateLimit: z.object({ rate: storedNumber, burst: storedNumber }).optional(),
     defaultRole: defaultRole.optional(),
     /** Policies that are not archived (GET /policies answers them at once): at most the limit. */
-    livePolicies: z.number().optional(),
+    livePolicies: storedNumber.optional(),
     archivedRoleIds: stringSet,
     archivedPolicyIds: stringSet,
     /** The organization's first user, claimed in the transaction that creates it. */
-    initialUserId: z.string().optional(),
-    userGroupCount: z.number().optional(),
+    initialUserId: storedString.optional(),
+    userGroupCount: storedNumber.optional(),
     /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
-    assignedPluginCount: z.number().optional(),
+    assignedPluginCount: storedNumber.optional(),
     /**
      * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
      * the transaction that brings a name into use or takes its last user away.
      */
-    additionalPropertyNameCount: z.number().optional(),
+    additionalPropertyNameCount: storedNumber.optional(),
     // Per-organization sequences of creation order (listings page by them).
-    userSequence: z.number().optional(),
-    groupSequence: z.number().optional(),
-    roleSequence: z.number().optional(),
-    clientSequence: z.number().optional(),
+    userSequence: storedNumber.optional(),
+    groupSequence: storedNumber.optional(),
+    roleSequence: storedNumber.optional(),
+    clientSequence: storedNumber.optional(),
   }),
 });
 
@@ -119,7 +125,7 @@ export const PluginAssignmentEntity = defineEntity({
   name: 'Plugin',
   key: ({ organizationId, pluginId }: { organizationId: string; pluginId: string }) =>
     keys.pluginAssignment(organizationId, pluginId),
-  attributes: z.object({ pluginId: z.string(), assignedAt: z.number() }),
+  attributes: z.object({ pluginId: storedString, assignedAt: storedNumber }),
 });
 
 /**
@@ -129,13 +135,13 @@ export const PluginAssignmentEntity = defineEntity({
 export const CounterEntity = defineEntity({
   name: 'Counter',
   key: (key: { pk: string; sk: string }) => key,
-  attributes: z.object({ count: z.number().default(0) }),
+  attributes: z.object({ count: storedNumber.default(0) }),
 });
 
 // Users ---------------------------------------------------------------------------------------
 
 /** Additional property values: strings, numbers or `{}` (README, behaviour notes). */
-const additionalValue = z.union([z.string(), z.number(), z.object({}).strict()]);
+const additionalValue = z.union([storedString, storedNumber, z.object({}).strict()]);
 
 export const UserEntity = defineEntity({
   name: 'User',
@@ -144,39 +150,39 @@ export const UserEntity = defineEntity({
     [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(user.status), user.sequence),
   }),
   attributes: z.object({
-    id: z.string(),
-    organizationId: z.string(),
-    email: z.string(),
-    name: z.string(),
+    id: storedString,
+    organizationId: storedString,
+    email: storedString,
+    name: storedString,
     status,
     userType,
     /** Creation order within the organization (1 = the first user). */
-    sequence: z.number(),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    createdBy: z.string(),
+    sequence: storedNumber,
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
+    createdBy: storedString,
     roles: stringSet,
     managedRoles: stringSet,
     policies: stringSet,
     userGroups: stringSet,
-    additionalProperties: z.record(z.string(), additionalValue).optional(),
-    pictureContentType: z.string().optional(),
-    pictureUpdatedAt: z.number().optional(),
-    passwordHash: z.string().optional(),
+    additionalProperties: z.record(storedString, additionalValue).optional(),
+    pictureContentType: storedString.optional(),
+    pictureUpdatedAt: storedNumber.optional(),
+    passwordHash: storedString.optional(),
     /** Epoch ms: sessions and refresh tokens of sign-ins before it are void (password reset). */
-    credentialsChangedAt: z.number().optional(),
+    credentialsChangedAt: storedNumber.optional(),
     /** Digests of the live invitation and reset links: a new link voids the previous one. */
-    invitationDigest: z.string().optional(),
-    resetDigest: z.string().optional(),
-    totpSecret: z.string().optional(),
+    invitationDigest: storedString.optional(),
+    resetDigest: storedString.optional(),
+    totpSecret: storedString.optional(),
     /** The last TOTP time step accepted: a code is accepted once (RFC 6238 5.2). */
-    totpLastStep: z.number().optional(),
+    totpLastStep: storedNumber.optional(),
     recoveryCodeDigests: stringSet,
-    canSendEmail: z.boolean(),
+    canSendEmail: storedBoolean,
     /** The organization's first user. */
-    isInitial: z.boolean(),
+    isInitial: storedBoolean,
     /** Optimistic concurrency for read-modify-write changes (email, status, properties). */
-    version: z.number(),
+    version: storedNumber,
   }),
 });
 export type UserRecord = z.output<typeof UserEntity.attributes>;
@@ -186,7 +192,8 @@ const guardEntity = <Owner extends string, Ref>(
   name: string,
   key: (ref: Ref) => { pk: string; sk: string },
   owner: Owner,
-) => defineEntity({ name, key, attributes: z.object({ [owner]: z.string() } as Record<Owner, z.ZodString>) });
+) =>
+  defineEntity({ name, key, attributes: z.object({ [owner]: storedString } as Record<Owner, z.ZodString>) });
 
 export const EmailGuardEntity = guardEntity(
   'User',
@@ -204,21 +211,21 @@ export const UserGroupEntity = defineEntity({
   indexes: (group) =>
     group.lifecycle ? {} : { [keys.listingSortKey]: keys.listingEntry(LISTINGS.groups, group.sequence) },
   attributes: z.object({
-    id: z.string(),
-    organizationId: z.string(),
-    name: z.string(),
-    number: z.string().optional(),
-    description: z.string().optional(),
+    id: storedString,
+    organizationId: storedString,
+    name: storedString,
+    number: storedString.optional(),
+    description: storedString.optional(),
     status,
     roles: stringSet,
     managedRoles: stringSet,
     policies: stringSet,
-    sequence: z.number(),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    createdBy: z.string(),
-    updatedBy: z.string(),
-    version: z.number(),
+    sequence: storedNumber,
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
+    createdBy: storedString,
+    updatedBy: storedString,
+    version: storedNumber,
     /**
      * Set while a duplicate is still being filled (`COPYING`) or a delete is still removing
      * members (`DELETING`): such a group is invisible, grants nothing, and a repeated DELETE
@@ -248,7 +255,7 @@ export const GroupMemberEntity = defineEntity({
   name: 'Group membership',
   key: ({ organizationId, groupId, userId }: { organizationId: string; groupId: string; userId: string }) =>
     keys.groupMember(organizationId, groupId, userId),
-  attributes: z.object({ userId: z.string(), groupId: z.string(), addedAt: z.number() }),
+  attributes: z.object({ userId: storedString, groupId: storedString, addedAt: storedNumber }),
 });
 
 // Roles and policies --------------------------------------------------------------------------
@@ -259,20 +266,20 @@ export const RoleEntity = defineEntity({
   indexes: (role) =>
     role.archived ? {} : { [keys.listingSortKey]: keys.listingEntry(LISTINGS.roles, role.sequence) },
   attributes: z.object({
-    id: z.string(),
-    organizationId: z.string(),
-    name: z.string(),
+    id: storedString,
+    organizationId: storedString,
+    name: storedString,
     /** A string set, so assign and revoke are atomic ADD/DELETE. */
     permissions: stringSet,
     /** pluginId -> granted permission definitions. */
-    pluginPermissions: z.record(z.string(), z.array(pluginGrant)).default({}),
-    archived: z.boolean().default(false),
-    sequence: z.number(),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    createdBy: z.string(),
+    pluginPermissions: z.record(storedString, z.array(pluginGrant)).default({}),
+    archived: storedBoolean.default(false),
+    sequence: storedNumber,
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
+    createdBy: storedString,
     /** Guards the read-modify-write of plugin permissions. */
-    version: z.number(),
+    version: storedNumber,
   }),
 });
 export type RoleRecord = z.output<typeof RoleEntity.attributes>;
@@ -291,13 +298,13 @@ export const PolicyEntity = defineEntity({
   indexes: (policy) =>
     policy.archived ? {} : { [keys.listingSortKey]: keys.policyListingEntry(policy.createdAt, policy.id) },
   attributes: z.object({
-    id: z.string(),
-    organizationId: z.string(),
-    name: z.string(),
-    archived: z.boolean().default(false),
-    createdAt: z.number(),
-    updatedAt: z.number(),
-    createdBy: z.string(),
+    id: storedString,
+    organizationId: storedString,
+    name: storedString,
+    archived: storedBoolean.default(false),
+    createdAt: storedNumber,
+    updatedAt: storedNumber,
+    createdBy: storedString,
   }),
 });
 export type PolicyRecord = z.output<typeof PolicyEntity.attributes>;
@@ -318,32 +325,32 @@ export const ApiClientEntity = defineEntity({
   indexes: (client) =>
     client.deleted ? {} : keys.apiClientDirectoryEntry(client.organizationId, client.sequence),
   attributes: z.object({
-    id: z.string(),
-    organizationId: z.string(),
-    name: z.string(),
+    id: storedString,
+    organizationId: storedString,
+    name: storedString,
     /** Stored as issued: the spec's client list returns it. The table is encrypted at rest. */
-    clientSecret: z.string(),
+    clientSecret: storedString,
     /** When `clientSecret` was issued (ms): the `lastModifiedDate` of the answer that showed it. */
-    secretIssuedAt: z.number().optional(),
+    secretIssuedAt: storedNumber.optional(),
     /** The secret before the last rotation, accepted until `previousSecretExpiresAt` (ms). */
-    previousSecret: z.string().optional(),
-    previousSecretExpiresAt: z.number().optional(),
+    previousSecret: storedString.optional(),
+    previousSecretExpiresAt: storedNumber.optional(),
     clientType: userType,
-    roles: z.array(z.string()),
-    policies: z.array(z.string()),
-    createdBy: z.string(),
-    createdDate: z.number(),
-    lastModifiedBy: z.string(),
-    lastModifiedDate: z.number(),
+    roles: z.array(storedString),
+    policies: z.array(storedString),
+    createdBy: storedString,
+    createdDate: storedNumber,
+    lastModifiedBy: storedString,
+    lastModifiedDate: storedNumber,
     /** Position in the organization's client listing. */
-    sequence: z.number(),
-    deleted: z.boolean().optional(),
+    sequence: storedNumber,
+    deleted: storedBoolean.optional(),
     // Applications (absent on clients registered before them: api_key).
     flowType: z.enum(FLOW_TYPES).default('api_key'),
-    redirectUris: z.array(z.string()).default([]),
-    postLogoutRedirectUris: z.array(z.string()).default([]),
+    redirectUris: z.array(storedString).default([]),
+    postLogoutRedirectUris: z.array(storedString).default([]),
     tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
-    remoteAddresses: z.array(z.string()).default([]),
+    remoteAddresses: z.array(storedString).default([]),
   }),
 });
 export type ApiClientRecord = z.output<typeof ApiClientEntity.attributes>;
@@ -362,10 +369,10 @@ export const ConsentEntity = defineEntity({
     agreementId: string;
   }) => keys.consent(organizationId, principalId, agreementId),
   attributes: z.object({
-    id: z.string(),
-    createdAt: z.string(),
-    agreementId: z.string(),
-    userId: z.string(),
+    id: storedString,
+    createdAt: storedString,
+    agreementId: storedString,
+    userId: storedString,
   }),
 });
 
@@ -383,7 +390,11 @@ export const RateCounterEntity = defineEntity({
     epochSecond: number;
     counter: number;
   }) => keys.rateCounter(organizationId, epochSecond, counter),
-  attributes: z.object({ admitted: z.number(), allowance: z.number().optional(), expiresAt: z.number() }),
+  attributes: z.object({
+    admitted: storedNumber,
+    allowance: storedNumber.optional(),
+    expiresAt: storedNumber,
+  }),
 });
 
 /**
@@ -395,13 +406,13 @@ export const IdempotencyRecordEntity = defineEntity({
   key: ({ hash }: { hash: string }) => keys.idempotencyRecord(hash),
   attributes: z.object({
     status: z.enum(['IN_PROGRESS', 'COMPLETED']),
-    bodyHash: z.string(),
+    bodyHash: storedString,
     /** The request holding the record while it runs; only it may complete or release it. */
-    holder: z.string(),
+    holder: storedString,
     /** Epoch ms after which a request still IN_PROGRESS is taken to have died. */
-    heldUntil: z.number(),
-    response: z.string().optional(),
+    heldUntil: storedNumber,
+    response: storedString.optional(),
     /** Epoch seconds: DynamoDB's TTL deletes the record. */
-    expiresAt: z.number(),
+    expiresAt: storedNumber,
   }),
 });
