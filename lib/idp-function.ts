@@ -34,7 +34,11 @@ export interface IdpFunctionProps {
   readonly environment?: Record<string, string>;
   /** @default 10 seconds (API Gateway HTTP APIs give up after 30) */
   readonly timeout?: Duration;
-  /** @default 512 MB: ES256 signing and cold starts are CPU bound, and CPU grows with memory */
+  /**
+   * @default 1024 MB: a warm management read spends about 5 ms of CPU and a cold start about 75 ms
+   * loading modules (`npm run bench`, "Lambda sizing"); Lambda's CPU grows with memory, so 1024 MB
+   * halves what 512 MB takes (README "Lambda settings").
+   */
   readonly memorySize?: number;
 }
 
@@ -65,7 +69,7 @@ export class IdpFunction extends Construct {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       role: this.role,
       logGroup,

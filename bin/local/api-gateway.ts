@@ -13,7 +13,7 @@ import type {
 import type { EndpointGroup, RouteDefinition } from '../../shared/api/route-definition.js';
 import { routeKey } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
-import { bearerChallenge, flattenClaim } from './gateway/authorizer.js';
+import { authorizerContext, bearerChallenge } from './gateway/authorizer.js';
 import { buildEvent, gatewayAnswer, type HttpResponse, responseOf } from './gateway/payload.js';
 import { compileRoutes, parseRequestTarget } from './gateway/routing.js';
 
@@ -49,7 +49,7 @@ const readBody = (request: IncomingMessage): Promise<Buffer | 'too-large'> =>
   });
 
 /** A fresh context per invocation, as Lambda gives one; nothing in it is shared between requests. */
-const lambdaContext = (group: EndpointGroup): Context => {
+export const lambdaContext = (group: EndpointGroup): Context => {
   const started = Date.now();
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -124,16 +124,7 @@ const jwtAuthorizer = (options: ApiGatewayOptions) => {
     if (!claims) {
       return gatewayAnswer(401, 'Unauthorized', { 'www-authenticate': bearerChallenge(token, failure) });
     }
-    return {
-      principalId: '',
-      integrationLatency: 0,
-      jwt: {
-        claims: Object.fromEntries(
-          Object.entries(claims).map(([name, value]) => [name, flattenClaim(value)]),
-        ),
-        scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : [],
-      },
-    };
+    return authorizerContext(claims);
   };
 };
 

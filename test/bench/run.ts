@@ -7,6 +7,7 @@ import {
 } from '../../shared/domain/rate-limit.js';
 import { freePort } from '../support/global-setup.js';
 import { benchBundles } from './bundles.js';
+import { benchLambdaCpu, LAMBDA_VCPU_MB, MEMORY_SIZES } from './lambda-cpu.js';
 import { benchReads } from './reads.js';
 import { benchTokenEndpoint } from './token-endpoint.js';
 
@@ -38,6 +39,17 @@ try {
     concurrencies: [10, 50],
   });
   const reads = await benchReads({ dynamoDbEndpoint: dynamo.endpoint, rounds, seconds, concurrency: 10 });
+  const warm = await benchLambdaCpu({ dynamoDbEndpoint: dynamo.endpoint, invocations: 500 });
+  const loadOf = (entry: string) => bundles.find((result) => result.entry === entry)?.loadCpu ?? 0;
+  const least = (cpuMillis: number, memory: number) => (cpuMillis / (memory / LAMBDA_VCPU_MB)).toFixed(1);
+  console.log(
+    `\nLambda sizing: CPU per warm invocation ${warm.read.toFixed(2)} ms (GET /idp/users/{id}), ${warm.token.toFixed(2)} ms (token); module load ${loadOf('functions/users.ts').toFixed(0)} / ${loadOf('functions/oauth.ts').toFixed(0)} ms`,
+  );
+  for (const memory of MEMORY_SIZES) {
+    console.log(
+      `  ${String(memory).padStart(4)} MB (${(memory / LAMBDA_VCPU_MB).toFixed(2)} vCPU): at least ${least(warm.read, memory)} ms per read, ${least(warm.token, memory)} ms per token, ${least(loadOf('functions/users.ts'), memory)} / ${least(loadOf('functions/oauth.ts'), memory)} ms to load users / oauth`,
+    );
+  }
 
   const tokenRatio = (concurrency: number) =>
     median(tokens.filter((run) => run.concurrency === concurrency).map((run) => run.idp / run.peer));
@@ -52,7 +64,8 @@ Targets (issue 13), medians of ${rounds} rounds:
 2. bundle bytes: largest ${largest('bytesRatio').bytesRatio.toFixed(2)}x the bare GetItem handler (${largest('bytesRatio').entry}; target <= 1.5)
 2. bundle load CPU: largest ${largest('cpuRatio').cpuRatio.toFixed(2)}x the bare GetItem handler (${largest('cpuRatio').entry}; target <= 1.5)
 3. GET /idp/users/{id}: ${median(reads.map((run) => run.idp / run.bareChecked)).toFixed(2)}x a bare server doing JWT check + counter write + GetItem (target >= 0.9); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing GetItem alone
-4. rate limit: a 10,000 + 10,000 requests/s contract uses ${counters} counters of at most ${shareOf(allowanceForSecond(contract, 0), counters, 0)} writes/s each (a partition takes 1,000; target: 10,000 requests/s enforceable, share <= ${WRITES_PER_COUNTER})`);
+4. rate limit: a 10,000 + 10,000 requests/s contract uses ${counters} counters of at most ${shareOf(allowanceForSecond(contract, 0), counters, 0)} writes/s each (a partition takes 1,000; target: 10,000 requests/s enforceable, share <= ${WRITES_PER_COUNTER})
+5. Lambda settings: at 512 MB a warm read needs at least ${least(warm.read, 512)} ms of CPU time and a warm token ${least(warm.token, 512)} ms (DynamoDB's round trip is several ms); loading users takes at least ${least(loadOf('functions/users.ts'), 512)} ms (README "Lambda settings")`);
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

@@ -373,10 +373,10 @@ describe('least privilege per function', () => {
     expect(secretActions).not.toContain('secretsmanager:GetSecretValue');
   });
 
-  it('every function logs to its own log group with a retention', () => {
+  it('every function logs to its own log group with a retention; arm64 with 1024 MB (README "Lambda settings")', () => {
     for (const fn of [...Object.values(stack.functions), stack.systemData.handler]) {
       const properties = resources[logicalIdOf(fn.lambda)]?.Properties;
-      expect(properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+      expect(properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], MemorySize: 1024 });
       const logGroupId = properties.LoggingConfig.LogGroup.Ref;
       expect(resources[logGroupId]?.Properties.RetentionInDays).toBeGreaterThan(0);
       expect(properties.Environment.Variables.NODE_OPTIONS).toContain('--enable-source-maps');

@@ -9,6 +9,7 @@ import {
   JwtWithoutValidKidError,
   KidNotFoundInJwksError,
 } from 'aws-jwt-verify/error';
+import type { APIGatewayEventRequestContextJWTAuthorizer } from 'aws-lambda';
 
 /**
  * The `www-authenticate` header of API Gateway's JWT authorizer refusal (its body is always
@@ -38,6 +39,18 @@ const describeFailure = (token: string, failure: unknown): string => {
   }
   return 'token is invalid';
 };
+
+/** What API Gateway's JWT authorizer hands the function for a verified token's claims. */
+export const authorizerContext = (
+  claims: Record<string, unknown>,
+): APIGatewayEventRequestContextJWTAuthorizer => ({
+  principalId: '',
+  integrationLatency: 0,
+  jwt: {
+    claims: Object.fromEntries(Object.entries(claims).map(([name, value]) => [name, flattenClaim(value)])),
+    scopes: typeof claims.scope === 'string' ? claims.scope.split(' ') : [],
+  },
+});
 
 /** API Gateway hands non-string claims to the function flattened into strings. */
 export const flattenClaim = (value: unknown): string | number | boolean => {
