@@ -25,6 +25,7 @@ import {
   type ListedUser,
   listAdditionalPropertyNames,
   listUsers,
+  presentableUser,
   queueJoinEmail,
   requireUser,
   resetMfa,
@@ -80,10 +81,7 @@ export const handler = groupHandler(
     },
 
     getUser: async ({ path }, { principal }) => {
-      const [user, archived] = await Promise.all([
-        requireUser(principal.organizationId, path.id, true),
-        archivedIds(principal.organizationId),
-      ]);
+      const { user, archived } = await presentableUser(principal.organizationId, path.id);
       return { body: presentUser(user, archived) };
     },
 

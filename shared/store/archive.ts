@@ -52,16 +52,17 @@ export interface ArchivedIds {
   policies: ReadonlySet<string>;
 }
 
-const ARCHIVED = OrganizationEntity.projection('archivedRoleIds', 'archivedPolicyIds');
+export const ARCHIVED = OrganizationEntity.projection('archivedRoleIds', 'archivedPolicyIds');
+
+/** The archived ids of an organization item read with ARCHIVED (none when there is no item). */
+export const archivedIdsOf = (organization: ReturnType<typeof ARCHIVED.decode> | undefined): ArchivedIds => ({
+  roles: organization?.archivedRoleIds ?? new Set(),
+  policies: organization?.archivedPolicyIds ?? new Set(),
+});
 
 /** The organization's archived role and policy ids (one GetItem, projected). */
-export const archivedIds = async (orgId: string): Promise<ArchivedIds> => {
-  const organization = await OrganizationEntity.getProjected({ id: orgId }, ARCHIVED);
-  return {
-    roles: organization?.archivedRoleIds ?? new Set(),
-    policies: organization?.archivedPolicyIds ?? new Set(),
-  };
-};
+export const archivedIds = async (orgId: string): Promise<ArchivedIds> =>
+  archivedIdsOf(await OrganizationEntity.getProjected({ id: orgId }, ARCHIVED));
 
 export const NO_ARCHIVED_IDS: ArchivedIds = { roles: new Set(), policies: new Set() };
 

@@ -15,7 +15,13 @@ const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve
  * consistent: these reads decide what a token grants and whether a write may proceed, so a
  * change made a moment earlier must be seen.
  */
-export const batchGet = async (itemKeys: readonly ItemKey[]): Promise<Record<string, unknown>[]> => {
+export const batchGet = async (
+  itemKeys: readonly ItemKey[],
+  projection?: { expression: string; names: Record<string, string> },
+): Promise<Record<string, unknown>[]> => {
+  const read = projection
+    ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+    : {};
   const results = await Promise.all(
     chunks(itemKeys, 100).map(async (chunk) => {
       const items: Record<string, unknown>[] = [];
@@ -26,7 +32,9 @@ export const batchGet = async (itemKeys: readonly ItemKey[]): Promise<Record<str
           await backOff(attempt);
         }
         const response: BatchGetCommandOutput = await db().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...read } },
+          }),
         );
         items.push(...(response.Responses?.[tableName()] ?? []));
         pending = response.UnprocessedKeys?.[tableName()]?.Keys;
@@ -46,8 +54,16 @@ export interface ItemsByKey {
 const keyOf = (key: { pk: unknown; sk: unknown }) => `${String(key.pk)}\u0000${String(key.sk)}`;
 
 /** One BatchGetItem (in chunks) whose items are then looked up by key. */
-export const batchGetByKey = async (itemKeys: readonly ItemKey[]): Promise<ItemsByKey> => {
-  const items = await batchGet(itemKeys);
+export const batchGetByKey = async (
+  itemKeys: readonly ItemKey[],
+  projection?: { expression: string; names: Record<string, string> },
+): Promise<ItemsByKey> => {
+  // Items are found again by their keys, so a projection reads those too.
+  const withKeys = projection && {
+    expression: `${projection.expression}, #keyPk, #keySk`,
+    names: { ...projection.names, '#keyPk': 'pk', '#keySk': 'sk' },
+  };
+  const items = await batchGet(itemKeys, withKeys);
   const byKey = new Map(items.map((item) => [keyOf(item as ItemKey), item]));
   return { get: (key) => byKey.get(keyOf(key)), items };
 };

@@ -50,6 +50,10 @@ const projectionOf = (attributes: readonly string[]) => ({
   names: Object.fromEntries(attributes.map((attribute, index) => [`#p${index}`, attribute])),
 });
 
+/** One projection naming every attribute of `projections`: items of several entities read together. */
+export const jointProjection = (...projections: readonly { names: Record<string, string> }[]) =>
+  projectionOf([...new Set(projections.flatMap((projection) => Object.values(projection.names)))]);
+
 const decoder =
   <T>(name: string, schema: z.ZodType<T>) =>
   (item: Record<string, unknown>): T => {

@@ -9,8 +9,7 @@ import { put, remove, update, type Write } from './writes.js';
 export const groupLimitReached = (userId: string) =>
   new Conflict(
     'User',
-    `User ${userId} belongs to ${MAX_GRANTS_PER_HOLDER} user groups already, the most a user may; ` +
-      'remove the user from one first',
+    `User ${userId} is in ${MAX_GRANTS_PER_HOLDER} user groups already, the most a user may be in`,
   );
 
 /**

@@ -43,20 +43,11 @@ export const countNamesInUse = async (orgId: string): Promise<number> =>
     })
   ).filter((item) => CounterEntity.decode(item).count > 0).length;
 
-const quoted = (names: readonly string[]) =>
-  names.length <= 5
-    ? names.map((name) => `"${name}"`).join(', ')
-    : `${names
-        .slice(0, 5)
-        .map((name) => `"${name}"`)
-        .join(', ')} and ${names.length - 5} more`;
-
 const tooManyNames = (newNames: readonly string[]) =>
   new Conflict(
     'Additional property',
     `An organization's users hold at most ${MAX_ADDITIONAL_PROPERTY_NAMES} distinct additional property ` +
-      `names; the new name(s) ${quoted(newNames)} would go beyond that. Use a name in use, or remove ` +
-      'one from every user first',
+      `names; ${newNames.length} new one(s) would go beyond that`,
   );
 
 /**

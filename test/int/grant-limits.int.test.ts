@@ -184,7 +184,7 @@ describe(`a user belongs to at most ${LIMIT} user groups`, () => {
 
     const refused = addUserToGroup(orgId, userId, beyond.id);
     await expect(refused).rejects.toBeInstanceOf(Conflict);
-    await expect(refused).rejects.toThrow(`User ${userId} belongs to ${LIMIT} user groups already`);
+    await expect(refused).rejects.toThrow(`User ${userId} is in ${LIMIT} user groups already`);
     expect(await setOf(user, 'userGroups')).toEqual(atLimit);
     expect(await memberIdsOf(orgId, beyond.id)).toEqual([]);
 
@@ -225,7 +225,7 @@ describe(`a user belongs to at most ${LIMIT} user groups`, () => {
 
     const refused = duplicateUserGroup(orgId, source.id, 't');
     await expect(refused).rejects.toBeInstanceOf(Conflict);
-    await expect(refused).rejects.toThrow(`User ${full} belongs to ${LIMIT} user groups already`);
+    await expect(refused).rejects.toThrow(`User ${full} is in ${LIMIT} user groups already`);
 
     // No copy: no group item, name guard or membership besides the source's, and every member as before.
     const partition = await queryPartition(keys.organizationPartition(orgId), undefined, {
