@@ -22,6 +22,9 @@ const SIGN_IN_STEP_PARTITIONS = [
   keys.authorizationCode('*').pk,
 ];
 
+/** Failed sign-ins per person and attempts per client address: both hosted-page functions count them. */
+const ATTEMPT_COUNT_PARTITIONS = [keys.signInFailures('*', '*').pk, keys.signInAttempts('*', '*').pk];
+
 export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   // Redeems codes, rotates and revokes refresh tokens.
   oauth: {
@@ -32,8 +35,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   signin: {
     writesPartitions: [
       ...SIGN_IN_STEP_PARTITIONS,
-      keys.signInFailures('*', '*').pk,
-      keys.signInAttempts('*', '*').pk,
+      ...ATTEMPT_COUNT_PARTITIONS,
       keys.organizationPartition('*'),
     ],
   },
@@ -42,8 +44,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
     writesPartitions: [
       keys.passwordLink('*').pk,
       keys.outboxMessage('*', 0, '*').pk,
-      keys.signInFailures('*', '*').pk,
-      keys.signInAttempts('*', '*').pk,
+      ...ATTEMPT_COUNT_PARTITIONS,
       keys.organizationPartition('*'),
     ],
   },
