@@ -49,8 +49,9 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
   reloadConfig();
   issuer = config().publicOrigin;
   try {
-    const { rawDynamoClient, tableName } = await import('../../shared/store/dynamo.js');
-    await ensureTable(rawDynamoClient(), tableName());
+    // Creating the table is local tooling: the AWS SDK's client, which the functions do without.
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    await ensureTable(new DynamoDBClient({ endpoint: options.dynamoDbEndpoint }), config().tableName);
     const admin = await bootstrapLocal({
       ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
       ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),

@@ -1,23 +1,16 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { storeConfig } from '../config.js';
+import { DynamoDbClient } from './dynamodb-client.js';
 
-let client: DynamoDBClient | undefined;
-let documentClient: DynamoDBDocumentClient | undefined;
+let client: DynamoDbClient | undefined;
 
 /** Created on first use, not at import, so a cold start does only what the request needs. */
-export const rawDynamoClient = (): DynamoDBClient => {
-  const { dynamoDbEndpoint } = storeConfig();
+export const db = (): DynamoDbClient => {
   // The endpoint is set only locally (DynamoDB Local); deployed functions use the regional one.
-  client ??= new DynamoDBClient(dynamoDbEndpoint ? { endpoint: dynamoDbEndpoint } : {});
-  return client;
-};
-
-export const db = (): DynamoDBDocumentClient => {
-  documentClient ??= DynamoDBDocumentClient.from(rawDynamoClient(), {
-    marshallOptions: { removeUndefinedValues: true },
+  client ??= new DynamoDbClient({
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    endpoint: storeConfig().dynamoDbEndpoint,
   });
-  return documentClient;
+  return client;
 };
 
 export const tableName = (): string => storeConfig().tableName;

@@ -1,5 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { allowanceForSecond, counterCount, type RateLimitSettings, shareOf } from '../domain/rate-limit.js';
 import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
@@ -70,30 +68,27 @@ const increment = async (
   setAllowance: boolean,
 ): Promise<Increment> => {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET admitted = if_not_exists(admitted, :zero) + :one, expiresAt = :expiresAt${
-          setAllowance ? ', allowance = if_not_exists(allowance, :bound)' : ''
-        }`,
-        ConditionExpression:
-          '(attribute_exists(allowance) AND admitted < allowance) OR ' +
-          '(attribute_not_exists(allowance) AND (attribute_not_exists(admitted) OR admitted < :bound))',
-        ExpressionAttributeValues: {
-          ':zero': 0,
-          ':one': 1,
-          ':bound': bound,
-          ':expiresAt': epochSecond + COUNTER_LIFETIME_SECONDS,
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    await db().send('UpdateItem', {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET admitted = if_not_exists(admitted, :zero) + :one, expiresAt = :expiresAt${
+        setAllowance ? ', allowance = if_not_exists(allowance, :bound)' : ''
+      }`,
+      ConditionExpression:
+        '(attribute_exists(allowance) AND admitted < allowance) OR ' +
+        '(attribute_not_exists(allowance) AND (attribute_not_exists(admitted) OR admitted < :bound))',
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':one': 1,
+        ':bound': bound,
+        ':expiresAt': epochSecond + COUNTER_LIFETIME_SECONDS,
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
     return 'admitted';
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    // The item a failed condition saw comes in DynamoDB's own format, not the document client's.
-    const old = error.Item ? COUNTER.decode(unmarshall(error.Item)) : undefined;
+    const old = error.Item ? COUNTER.decode(error.Item) : undefined;
     return old?.allowance === undefined && !setAllowance ? 'needs-allowance' : 'full';
   }
 };

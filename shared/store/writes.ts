@@ -1,15 +1,8 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  PutCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { Conflict } from '../domain/errors.js';
 import { countMetric } from '../observability/metrics.js';
 import { db, tableName } from './dynamo.js';
+import { DynamoDbError } from './dynamodb-client.js';
 import type { ItemKey } from './keys.js';
 
 /**
@@ -134,16 +127,6 @@ const withTable = (operation: Operation): TransactItem => {
 
 const MAX_CONFLICT_RETRIES = 10;
 
-interface CancellationReason {
-  Code?: string;
-  /** The item a failed condition met, when its write asked for it (DynamoDB's own format). */
-  Item?: Record<string, AttributeValue>;
-}
-
-/** The item a failed condition returned comes in DynamoDB's format, not the document client's. */
-const seen = (item: Record<string, AttributeValue> | undefined): SeenItem =>
-  item ? unmarshall(item) : undefined;
-
 const pause = (attempt: number, unitMillis: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * unitMillis * 2 ** Math.min(attempt, 6)));
 
@@ -155,18 +138,16 @@ const pause = (attempt: number, unitMillis: number) =>
  */
 export const transact = async (writes: readonly (Write | false | undefined)[]): Promise<void> => {
   const items = writes.filter((write): write is Write => Boolean(write));
-  const request = new TransactWriteCommand({
-    TransactItems: items.map((write) => withTable(write.operation)),
-  });
+  const request = { TransactItems: items.map((write) => withTable(write.operation)) };
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(request);
+      await db().send('TransactWriteItems', request);
       return;
     } catch (error) {
-      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
-      const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+      if (!(error instanceof DynamoDbError) || error.name !== 'TransactionCanceledException') throw error;
+      const reasons = error.CancellationReasons ?? [];
       const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)(seen(reasons[failed]?.Item));
+      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)(reasons[failed]?.Item);
       if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
       if (attempt >= MAX_CONFLICT_RETRIES) {
         throw new Conflict('Item', 'The resource is being changed by other requests; retry');
@@ -178,10 +159,8 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
 };
 
 /** A conditional write's condition failed (with `ALL_OLD`, the item it saw). */
-export const isConditionFailure = (
-  error: unknown,
-): error is Error & { Item?: Record<string, AttributeValue> } =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+export const isConditionFailure = (error: unknown): error is DynamoDbError =>
+  error instanceof DynamoDbError && error.name === 'ConditionalCheckFailedException';
 
 /**
  * One write outside a transaction; answers the item as it is afterwards when `returnNew` (Put
@@ -194,27 +173,25 @@ export const writeOne = async (
   const { operation } = write;
   try {
     if ('Put' in operation) {
-      await db().send(new PutCommand({ ...operation.Put, TableName: tableName() } as never));
+      await db().send('PutItem', { ...operation.Put, TableName: tableName() } as never);
       return undefined;
     }
     if ('Delete' in operation) {
-      await db().send(new DeleteCommand({ ...operation.Delete, TableName: tableName() } as never));
+      await db().send('DeleteItem', { ...operation.Delete, TableName: tableName() } as never);
       return undefined;
     }
     if ('Update' in operation) {
-      const { Attributes } = await db().send(
-        new UpdateCommand({
-          ...operation.Update,
-          TableName: tableName(),
-          ...(options.returnNew ? { ReturnValues: 'ALL_NEW' } : {}),
-        } as never),
-      );
+      const { Attributes } = await db().send('UpdateItem', {
+        ...operation.Update,
+        TableName: tableName(),
+        ...(options.returnNew ? { ReturnValues: 'ALL_NEW' } : {}),
+      } as never);
       return Attributes;
     }
     throw new Error('A condition check is written as part of a transaction only');
   } catch (error) {
     if (isConditionFailure(error)) {
-      throw (write.fails ?? unexpected)(seen(error.Item));
+      throw (write.fails ?? unexpected)(error.Item);
     }
     throw error;
   }

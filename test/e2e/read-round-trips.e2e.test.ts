@@ -35,8 +35,8 @@ describe('round trips of a management request', () => {
     expect(first.result.status).toBe(200);
     // The counter write, the previous second's counters, and the user with the organization's
     // archived ids (one BatchGetItem), all at once.
-    expect(first.commands).toEqual(expect.arrayContaining(['BatchGetCommand', 'UpdateCommand']));
-    expect(first.commands.filter((command) => command === 'BatchGetCommand')).toHaveLength(2);
+    expect(first.commands).toEqual(expect.arrayContaining(['BatchGetItem', 'UpdateItem']));
+    expect(first.commands.filter((command) => command === 'BatchGetItem')).toHaveLength(2);
     expect(roundTrips(first.recorded)).toBe(1);
 
     const steady = await measureRoundTrips('steady read', () => service.call('GET', path, { token }));
@@ -54,7 +54,7 @@ describe('round trips of a management request', () => {
       service.call('GET', path, { token }),
     );
     expect(beyond.result.status).toBe(200);
-    expect(beyond.commands.filter((command) => command === 'UpdateCommand')).toHaveLength(2);
+    expect(beyond.commands.filter((command) => command === 'UpdateItem')).toHaveLength(2);
     expect(roundTrips(beyond.recorded)).toBeLessThanOrEqual(2);
   });
 
@@ -65,7 +65,7 @@ describe('round trips of a management request', () => {
     );
     expect(write.result.status).toBe(200);
     const [admission, ...rest] = [...write.recorded].sort((a, b) => a.start - b.start);
-    expect(admission?.command).toBe('UpdateCommand');
+    expect(admission?.command).toBe('UpdateItem');
     for (const call of rest)
       expect(call.start).toBeGreaterThanOrEqual(admission?.end ?? Number.POSITIVE_INFINITY);
   });

@@ -1,9 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbClient } from '../../shared/store/dynamodb-client.js';
 
 /**
- * How many DynamoDB round trips some work costs, measured: every command of this process is
- * timed, and commands that overlap count as one round trip (they run in parallel).
+ * How many DynamoDB round trips some work costs, measured: every operation the service's client
+ * sends in this process is timed, and operations that overlap count as one round trip (they run
+ * in parallel).
  */
 interface Call {
   command: string;
@@ -12,21 +12,15 @@ interface Call {
 }
 let calls: Call[] | undefined;
 
-for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
-  const send = client.prototype.send;
-  client.prototype.send = async function timedSend(
-    this: unknown,
-    command: { constructor: { name: string } },
-    ...rest: unknown[]
-  ) {
-    const start = performance.now();
-    try {
-      return await (send as (...args: unknown[]) => Promise<unknown>).call(this, command, ...rest);
-    } finally {
-      calls?.push({ command: command.constructor.name, start, end: performance.now() });
-    }
-  } as typeof send;
-}
+const send = DynamoDbClient.prototype.send;
+DynamoDbClient.prototype.send = async function timedSend(this: DynamoDbClient, operation, input) {
+  const start = performance.now();
+  try {
+    return await send.call(this, operation, input);
+  } finally {
+    calls?.push({ command: operation, start, end: performance.now() });
+  }
+} as typeof send;
 
 /** Sequential round trips: a command that starts after every earlier one ended opens a new one. */
 export const roundTrips = (recorded: Call[]): number => {

@@ -1,17 +1,11 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { COMMAND_GROUPS, runCli } from '../../bin/admin/cli.js';
 import { COMMANDS } from '../../bin/admin/commands.js';
+import { DynamoDbClient, DynamoDbError } from '../../shared/store/dynamodb-client.js';
 
 /** The operator CLI's command line, in this process: help never reaches a database. */
-const documentClient = mockClient(DynamoDBDocumentClient);
-const rawClient = mockClient(DynamoDBClient);
-afterAll(() => {
-  documentClient.restore();
-  rawClient.restore();
-});
+const send = vi.spyOn(DynamoDbClient.prototype, 'send');
+afterAll(() => send.mockRestore());
 
 const run = async (...argv: string[]) => {
   let out = '';
@@ -28,13 +22,12 @@ const run = async (...argv: string[]) => {
   return { code, out, err };
 };
 
-const databaseCalls = () => documentClient.calls().length + rawClient.calls().length;
+const databaseCalls = () => send.mock.calls.length;
 const usages = Object.values(COMMANDS).map((command) => command.usage);
 
 let environment: NodeJS.ProcessEnv;
 beforeEach(() => {
-  documentClient.reset();
-  rawClient.reset();
+  send.mockReset().mockRejectedValue(new Error('this test expects no DynamoDB call here'));
   environment = { ...process.env };
 });
 afterEach(() => {
@@ -122,7 +115,7 @@ describe('org update', () => {
   });
 
   it('writes only what is given, in one conditional UpdateItem, and answers the organization', async () => {
-    documentClient.on(UpdateCommand).resolves({
+    send.mockResolvedValueOnce({
       Attributes: {
         pk: 'ORG#acme',
         id: 'acme',
@@ -138,21 +131,23 @@ describe('org update', () => {
     expect(updated.out).toContain('Updated organization acme (Acme)\n  MFA off; 50 requests/s + burst 5\n');
     expect(updated.out).toContain('60 s');
     expect(databaseCalls()).toBe(1);
-    expect(documentClient.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
-      TableName: 'idp',
-      Key: expect.any(Object),
-      UpdateExpression: 'SET updatedAt = :now, rateLimit = :rateLimit, mfaEnabled = :mfaEnabled',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: {
-        ':now': expect.any(Number),
-        ':rateLimit': { rate: 50, burst: 5 },
-        ':mfaEnabled': false,
+    expect(send.mock.calls[0]).toEqual([
+      'UpdateItem',
+      {
+        TableName: 'idp',
+        Key: expect.any(Object),
+        UpdateExpression: 'SET updatedAt = :now, rateLimit = :rateLimit, mfaEnabled = :mfaEnabled',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: {
+          ':now': expect.any(Number),
+          ':rateLimit': { rate: 50, burst: 5 },
+          ':mfaEnabled': false,
+        },
+        ReturnValues: 'ALL_NEW',
       },
-      ReturnValues: 'ALL_NEW',
-    });
+    ]);
 
-    documentClient.reset();
-    documentClient.on(UpdateCommand).resolves({
+    send.mockClear().mockResolvedValueOnce({
       Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 3, mfaEnabled: true },
     });
     const json = await run('org', 'update', '--id', 'acme', '--mfa', '--json');
@@ -163,16 +158,17 @@ describe('org update', () => {
       updatedAt: 3,
       mfaEnabled: true,
     });
-    const input = documentClient.commandCalls(UpdateCommand)[0]?.args[0].input;
+    const input = send.mock.calls[0]?.[1] as {
+      UpdateExpression?: string;
+      ExpressionAttributeValues?: object;
+    };
     expect(input?.UpdateExpression).toBe('SET updatedAt = :now, mfaEnabled = :mfaEnabled');
     expect(input?.ExpressionAttributeValues).toEqual({ ':now': expect.any(Number), ':mfaEnabled': true });
   });
 
   it('refuses an unknown organization, naming --id (exit 1)', async () => {
-    documentClient.on(UpdateCommand).rejects(
-      Object.assign(new Error('The conditional request failed'), {
-        name: 'ConditionalCheckFailedException',
-      }),
+    send.mockRejectedValueOnce(
+      new DynamoDbError('ConditionalCheckFailedException', 'The conditional request failed', 400, {}),
     );
     const refused = await run('org', 'update', '--id', 'nope', '--mfa');
     expect([refused.code, refused.out]).toEqual([1, '']);
