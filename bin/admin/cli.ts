@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DomainError, type FieldProblem, NotFound } from '../../shared/domain/errors.js';
 import { COMMANDS, type Command, type CommandResult } from './commands.js';
-import { configureTarget, UsageError } from './target.js';
+import { CredentialsMissing, configureTarget, exportOperatorCredentials, UsageError } from './target.js';
 
 /** Where the CLI writes and what it reads; the process's own streams, or a test's. */
 export interface CliIo {
@@ -90,6 +90,7 @@ const describeRefusal = (error: DomainError): string => {
 /** What went wrong, in words an operator can act on. */
 const describeFailure = (error: unknown, target: string): string => {
   if (error instanceof DomainError) return describeRefusal(error);
+  if (error instanceof CredentialsMissing) return error.message;
   const { name, message, code } = error as Error & { code?: string };
   if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String((error as Error).cause ?? message))) {
     return `Cannot reach the ${target}. Is \`npm start\` running? (A deployed table: --table and --region.)`;
@@ -146,12 +147,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       (option) => !GLOBAL_OPTIONS.includes(option) && !command.options.includes(option),
     );
     if (stray.length > 0) throw new UsageError(`${name} does not take --${stray.join(', --')}`);
-    target = configureTarget({
+    const configured = configureTarget({
       table: values.table as string | undefined,
       region: values.region as string | undefined,
       endpoint: values.endpoint as string | undefined,
       secretPrefix: values['secret-prefix'] as string | undefined,
-    }).description;
+    });
+    target = configured.description;
+    if (!configured.local) await exportOperatorCredentials();
     const result: CommandResult = await command.run(values, { readStdin: io.readStdin });
     io.out(values.json ? JSON.stringify(result.json, null, 2) : result.summary);
     return 0;

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { COMMAND_GROUPS, runCli } from '../../bin/admin/cli.js';
 import { COMMANDS } from '../../bin/admin/commands.js';
@@ -175,5 +178,70 @@ describe('org update', () => {
     expect(refused.err).toBe(
       'error: Organization nope not found\n  --id: No organization with this id exists ("nope")\n',
     );
+  });
+});
+
+describe('a deployed target', () => {
+  /** A shell whose only AWS credentials are a named profile in its own files. */
+  const profileShell = (profile: string) => {
+    const directory = mkdtempSync(join(tmpdir(), 'idp-cli-profile-'));
+    writeFileSync(
+      join(directory, 'credentials'),
+      '[operator]\naws_access_key_id = AKIDOPERATOR\naws_secret_access_key = operator-secret\naws_session_token = operator-token\n',
+    );
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
+      delete process.env[name];
+    Object.assign(process.env, {
+      AWS_SHARED_CREDENTIALS_FILE: join(directory, 'credentials'),
+      AWS_CONFIG_FILE: join(directory, 'config'),
+      AWS_PROFILE: profile,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+  };
+
+  it("signs with the operator's credentials from the standard chain (here a profile)", async () => {
+    profileShell('operator');
+    let signingWith: (string | undefined)[] = [];
+    send.mockImplementationOnce(async () => {
+      signingWith = [
+        process.env.AWS_ACCESS_KEY_ID,
+        process.env.AWS_SECRET_ACCESS_KEY,
+        process.env.AWS_SESSION_TOKEN,
+      ];
+      return { Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 2, mfaEnabled: true } };
+    });
+    const updated = await run(
+      'org',
+      'update',
+      '--id',
+      'acme',
+      '--mfa',
+      '--table',
+      'prod',
+      '--region',
+      'eu-west-1',
+    );
+    expect([updated.code, updated.err]).toEqual([0, '']);
+    expect(signingWith).toEqual(['AKIDOPERATOR', 'operator-secret', 'operator-token']);
+  });
+
+  it('stops before any call when the chain finds no credentials (exit 1)', async () => {
+    profileShell('missing');
+    const refused = await run(
+      'org',
+      'update',
+      '--id',
+      'acme',
+      '--mfa',
+      '--table',
+      'prod',
+      '--region',
+      'eu-west-1',
+    );
+    expect([refused.code, refused.out]).toEqual([1, '']);
+    expect(refused.err).toMatch(
+      /^error: No AWS credentials for profile "missing" \(.+\): sign in \(e\.g\. aws sso login\) or set AWS_PROFILE\n$/,
+    );
+    expect(databaseCalls()).toBe(0);
   });
 });
