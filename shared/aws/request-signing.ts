@@ -2,9 +2,10 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
- * AWS calls the functions send with fetch, signed by the AWS SDK's own SigV4 signer, where a
- * service's SDK client would cost the bundle far more than the few requests need (README,
- * "Lambda settings and bundles"): S3 for pictures, Secrets Manager for secrets.
+ * AWS calls the functions send signed by the AWS SDK's own SigV4 signer, where a service's SDK
+ * client would cost the bundle and each call far more than the few operations need (README,
+ * "Performance"): DynamoDB (shared/store/dynamodb-client.ts), and with fetch S3 for pictures,
+ * Secrets Manager for secrets and SES for email.
  */
 
 /** Lambda hands every function its role's temporary credentials in these variables. */
@@ -23,7 +24,7 @@ export const signerFor = (service: string, region: string, options: { uriEscapeP
   new SignatureV4({
     service,
     region,
-    // The SDK's own SHA-256, already in every bundle with the DynamoDB client.
+    // The SDK's own SHA-256 (node:crypto underneath), which the signer expects.
     sha256: Sha256,
     credentials: credentialsFromEnvironment,
     ...options,

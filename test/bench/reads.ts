@@ -58,8 +58,10 @@ export const benchReads = async (options: {
     bareChecked: { url: `${checked.url}/`, headers },
   };
   try {
-    // DynamoDB Local's JVM compiles its hot paths over the first seconds: warm every path first.
-    for (const target of Object.values(targets)) await requestsPerSecond(target, options.concurrency, 3);
+    // Compare warm servers, as a busy function instance is: DynamoDB Local's JVM and V8 compile
+    // their hot paths over the first thousands of requests (the service, with more code, reaches
+    // its steady CPU per request after about 10 s here), so every side is warmed that long first.
+    for (const target of Object.values(targets)) await requestsPerSecond(target, options.concurrency, 10);
     const names = Object.keys(targets) as (keyof typeof targets)[];
     const results: Record<keyof typeof targets, number>[] = [];
     for (let round = 0; round < options.rounds; round++) {

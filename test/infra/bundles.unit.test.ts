@@ -9,12 +9,14 @@ import type { IdpFunction } from '../../lib/idp-function.js';
 import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } from './synthesize.js';
 
 /**
- * Minified bundle budget per function: 1.5 times a bare handler doing one DocumentClient GetItem,
- * bundled with the same options (issue 13). Measured: 0.51x (openapi) to 1.50x (signin, accounts,
- * users: at the budget). Crossing it means a dependency slipped in whole (an SDK, a locale set)
- * and cold starts pay for it.
+ * Minified bundle budget per function, against a bare handler doing one DocumentClient GetItem
+ * bundled with the same options: issue 13 asked for at most 1.5 times; since the functions send
+ * DynamoDB calls with their own client they measure 0.42x (seed) to 0.56x (signin, users,
+ * accounts), and the budget follows at 0.65x. Crossing it means a dependency slipped in whole (the
+ * SDK's DynamoDB client is nearly all of the baseline, zod's locales 0.75x of it) and cold starts
+ * pay for it.
  */
-const BUDGET_RATIO = 1.5;
+const BUDGET_RATIO = 0.65;
 const baselineBytes = (await bundleBytes('test/bench/baselines/bare-get-item.ts')).length;
 
 const outdir = path.join(useProjectTempDir(), 'bundles');
@@ -52,7 +54,7 @@ process.stdout.write(JSON.stringify({ ms: performance.now() - started, handler: 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 describe('function bundles', () => {
-  it.each(bundled)('%s: ESM bundle within budget, AWS SDK inside, loads and exports handler', (name, fn) => {
+  it.each(bundled)('%s: ESM bundle within budget, all inside, loads and exports handler', (name, fn) => {
     const file = bundleOf(fn);
     const code = readFileSync(file);
     const map = readFileSync(`${file}.map`);

@@ -202,6 +202,35 @@ describe('DynamoDbClient on the wire', () => {
     );
   });
 
+  it('answers what a batch left unprocessed in the document format, ready to send again', async () => {
+    const unprocessedKeys = await standIn(
+      json(200, {
+        Responses: { t: [] },
+        UnprocessedKeys: { t: { Keys: [{ pk: { S: 'p' } }], ConsistentRead: true } },
+      }),
+    );
+    const read = await unprocessedKeys.client.send('BatchGetItem', {
+      RequestItems: { t: { Keys: [{ pk: 'p' }], ConsistentRead: true } },
+    });
+    expect(read).toEqual({
+      Responses: { t: [] },
+      UnprocessedKeys: { t: { Keys: [{ pk: 'p' }], ConsistentRead: true } },
+    });
+    expect(JSON.parse(unprocessedKeys.received[0]?.body ?? '')).toEqual({
+      RequestItems: { t: { Keys: [{ pk: { S: 'p' } }], ConsistentRead: true } },
+    });
+
+    const writes = [{ PutRequest: { Item: { pk: 'p', n: 2 } } }, { DeleteRequest: { Key: { pk: 'q' } } }];
+    const wireWrites = [
+      { PutRequest: { Item: { pk: { S: 'p' }, n: { N: '2' } } } },
+      { DeleteRequest: { Key: { pk: { S: 'q' } } } },
+    ];
+    const unprocessedItems = await standIn(json(200, { UnprocessedItems: { t: wireWrites } }));
+    const written = await unprocessedItems.client.send('BatchWriteItem', { RequestItems: { t: writes } });
+    expect(written).toEqual({ UnprocessedItems: { t: writes } });
+    expect(JSON.parse(unprocessedItems.received[0]?.body ?? '')).toEqual({ RequestItems: { t: wireWrites } });
+  });
+
   it('retries server errors, throttling and dropped connections, up to three attempts', async () => {
     const throttled = json(400, {
       __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',

@@ -13,7 +13,7 @@ process.on('exit', () => {
 export const startServer = <T>(
   script: string,
   env: Record<string, string> = {},
-): Promise<T & { stop(): void; pid: number }> =>
+): Promise<T & { stop(): void }> =>
   new Promise((resolve, reject) => {
     const child = fork(script, [], {
       execArgv: ['--import', 'tsx'],
@@ -26,7 +26,7 @@ export const startServer = <T>(
       child.kill();
     };
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before serving`)));
-    child.once('message', (message) => resolve({ ...(message as T), stop, pid: child.pid ?? 0 }));
+    child.once('message', (message) => resolve({ ...(message as T), stop }));
   });
 
 /** What a child server calls once it serves. */
