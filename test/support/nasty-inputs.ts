@@ -5,7 +5,8 @@ import type { FuzzContext, JsonSchema } from './malformed-requests.js';
  * deep JSON, broken multipart bodies, undecodable path segments. The fuzz test draws from them.
  */
 
-const repeatTo = (piece: string, length: number) => piece.repeat(Math.ceil(length / piece.length));
+/** At least `length` characters as JSON Schema's maxLength and zod count them: code points. */
+const repeatTo = (piece: string, length: number) => piece.repeat(Math.ceil(length / [...piece].length));
 
 /** Strings that broke parsers, key builders, logs and renderers elsewhere. */
 export const EXOTIC_STRINGS = [
@@ -29,7 +30,7 @@ export const EXOTIC_STRINGS = [
   '\u200D\uFEFF',
   repeatTo('𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 12_000),
 ];
-/** Longer than every maxLength of the document (8192 at most). */
+/** Longer than every maxLength of the document (8192 at most), in code points. */
 export const LONG_STRINGS = ['x', '\u0000', '😀', 'ﷺ', '\u202E', '../'].map((piece) =>
   repeatTo(piece, 10_001),
 );
