@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { DynamoDbClient, DynamoDbError } from '../../shared/store/dynamodb-client.js';
@@ -249,6 +251,26 @@ describe('DynamoDbClient on the wire', () => {
     const error = await rejectionOf(get(exhausted.client));
     expect([error.name, error.message]).toEqual(['ProvisionedThroughputExceededException', 'slow down']);
     expect(exhausted.received).toHaveLength(3);
+  });
+
+  it('speaks TLS to an https endpoint and refuses one whose certificate it cannot verify', async () => {
+    const { private: key, cert } = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
+    let requests = 0;
+    const server = createTlsServer({ key, cert }, (_, response) => {
+      requests++;
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => server.close() });
+    const client = new DynamoDbClient({
+      region: 'eu-west-1',
+      endpoint: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    });
+    await expect(get(client)).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    expect(requests).toBe(0);
   });
 
   it('does not retry a refusal, and names an answer that is not DynamoDB JSON by its status', async () => {
