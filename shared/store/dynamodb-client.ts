@@ -108,9 +108,7 @@ const requestToWire: { [O in OperationName]: (input: Operations[O]['input']) => 
   }),
   TransactWriteItems: (input) => ({
     ...input,
-    TransactItems: input.TransactItems?.map((item) =>
-      mapValues(item as Record<string, Doc>, (operation) => withWireValues(operation)),
-    ),
+    TransactItems: input.TransactItems?.map((item) => mapValues(item as Record<string, Doc>, withWireValues)),
   }),
 };
 

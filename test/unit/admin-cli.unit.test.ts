@@ -182,6 +182,18 @@ describe('org update', () => {
 });
 
 describe('a deployed target', () => {
+  const UPDATE_ON_A_DEPLOYED_TABLE = [
+    'org',
+    'update',
+    '--id',
+    'acme',
+    '--mfa',
+    '--table',
+    'prod',
+    '--region',
+    'eu-west-1',
+  ];
+
   /** A shell whose only AWS credentials are a named profile in its own files. */
   const profileShell = (profile: string) => {
     const directory = mkdtempSync(join(tmpdir(), 'idp-cli-profile-'));
@@ -210,34 +222,14 @@ describe('a deployed target', () => {
       ];
       return { Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 2, mfaEnabled: true } };
     });
-    const updated = await run(
-      'org',
-      'update',
-      '--id',
-      'acme',
-      '--mfa',
-      '--table',
-      'prod',
-      '--region',
-      'eu-west-1',
-    );
+    const updated = await run(...UPDATE_ON_A_DEPLOYED_TABLE);
     expect([updated.code, updated.err]).toEqual([0, '']);
     expect(signingWith).toEqual(['AKIDOPERATOR', 'operator-secret', 'operator-token']);
   });
 
   it('stops before any call when the chain finds no credentials (exit 1)', async () => {
     profileShell('missing');
-    const refused = await run(
-      'org',
-      'update',
-      '--id',
-      'acme',
-      '--mfa',
-      '--table',
-      'prod',
-      '--region',
-      'eu-west-1',
-    );
+    const refused = await run(...UPDATE_ON_A_DEPLOYED_TABLE);
     expect([refused.code, refused.out]).toEqual([1, '']);
     expect(refused.err).toMatch(
       /^error: No AWS credentials for profile "missing" \(.+\): sign in \(e\.g\. aws sso login\) or set AWS_PROFILE\n$/,
