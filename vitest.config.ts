@@ -34,6 +34,12 @@ export default defineConfig({
       // Every sign-in test comes from 127.0.0.1; the limit per address (20 a minute) is tested by
       // test/e2e/sign-in-throttling.e2e.test.ts, which sets it back.
       IDP_SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
+      // DynamoDB Local shares this machine with every test worker and can pause for seconds; the
+      // deployed timeouts (1 s, 2.5 s) are tested by test/int/aws-sdk-clients.int.test.ts.
+      IDP_AWS_CONNECTION_TIMEOUT_MS: '10000',
+      IDP_AWS_REQUEST_TIMEOUT_MS: '30000',
+      // Metrics stay out of test output; test/unit/metrics.unit.test.ts turns them on.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     },
   },
 });

@@ -69,8 +69,6 @@ export class IdpStack extends Stack {
       IDP_AUDIENCE: TOKEN_AUDIENCE,
       IDP_TOKEN_TTL_SECONDS: String(TOKEN_LIFETIME_SECONDS),
       IDP_LOG_LEVEL: 'INFO',
-      // Metrics leave as CloudWatch embedded metric format log lines: no API call per request.
-      IDP_METRICS: 'emf',
       ...(props.corsOrigins ? { IDP_CORS_ORIGINS: props.corsOrigins } : {}),
       ...this.secrets.environment,
     };

@@ -31,6 +31,9 @@ const storeSettings = z.object({
   IDP_CLIENT_SECRET_GRACE_SECONDS: seconds(24 * 3600),
   IDP_PICTURE_BUCKET: z.string().min(1).optional(),
   IDP_OUTBOX_FILE: z.string().min(1).optional(),
+  /** How long an AWS SDK call waits for a connection, and for a silent socket, before it tries again. */
+  IDP_AWS_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(1).default(1_000),
+  IDP_AWS_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_500),
 });
 
 /** Everything a function of the service needs. */
@@ -38,7 +41,6 @@ const settings = storeSettings.extend({
   IDP_ISSUER: origin,
   IDP_AUDIENCE: z.string().min(1).default('idp'),
   IDP_LOG_LEVEL: z.enum(LOG_LEVELS).default('INFO'),
-  IDP_METRICS: z.enum(['emf', 'log']).default('log'),
   IDP_PRINCIPAL_CACHE_SECONDS: seconds(30),
   IDP_TOKEN_CLIENT_CACHE_SECONDS: seconds(5).pipe(z.number().max(5)),
   IDP_TOKEN_ACCESS_CACHE_SECONDS: seconds(30).pipe(z.number().max(30)),
@@ -84,6 +86,8 @@ export interface StoreConfig {
   pictureBucket: string | undefined;
   /** Local only: a JSONL file that also receives each outbox message. */
   outboxFile: string | undefined;
+  /** What every AWS SDK client waits for a connection and for a silent socket (milliseconds). */
+  awsTimeouts: { connectionMillis: number; requestMillis: number };
 }
 
 export interface Config extends StoreConfig {
@@ -91,7 +95,6 @@ export interface Config extends StoreConfig {
   publicOrigin: string;
   audience: string;
   logLevel: (typeof LOG_LEVELS)[number];
-  metrics: 'emf' | 'log';
   principalCacheSeconds: number;
   /** How long the token endpoint may use a client record it read (deletion takes effect after). */
   tokenClientCacheSeconds: number;
@@ -145,6 +148,10 @@ const storeConfigOf = (s: z.output<typeof storeSettings>): StoreConfig => ({
   clientSecretGraceSeconds: s.IDP_CLIENT_SECRET_GRACE_SECONDS,
   pictureBucket: s.IDP_PICTURE_BUCKET,
   outboxFile: s.IDP_OUTBOX_FILE,
+  awsTimeouts: {
+    connectionMillis: s.IDP_AWS_CONNECTION_TIMEOUT_MS,
+    requestMillis: s.IDP_AWS_REQUEST_TIMEOUT_MS,
+  },
 });
 
 /** Reads the settings of a function from an environment (pure: tests pass their own). */
@@ -155,7 +162,6 @@ export const parseConfig = (env: Record<string, string | undefined>): Config => 
     publicOrigin: s.IDP_ISSUER,
     audience: s.IDP_AUDIENCE,
     logLevel: s.IDP_LOG_LEVEL,
-    metrics: s.IDP_METRICS,
     principalCacheSeconds: s.IDP_PRINCIPAL_CACHE_SECONDS,
     tokenClientCacheSeconds: s.IDP_TOKEN_CLIENT_CACHE_SECONDS,
     tokenAccessCacheSeconds: s.IDP_TOKEN_ACCESS_CACHE_SECONDS,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DomainError, type FieldProblem, NotFound } from '../../shared/domain/errors.js';
 import { COMMANDS, type Command, type CommandResult } from './commands.js';
-import { CredentialsMissing, configureTarget, exportOperatorCredentials, UsageError } from './target.js';
+import { CredentialsMissing, configureTarget, requireOperatorCredentials, UsageError } from './target.js';
 
 /** Where the CLI writes and what it reads; the process's own streams, or a test's. */
 export interface CliIo {
@@ -154,7 +154,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       secretPrefix: values['secret-prefix'] as string | undefined,
     });
     target = configured.description;
-    if (!configured.local) await exportOperatorCredentials();
+    if (!configured.local) await requireOperatorCredentials();
     const result: CommandResult = await command.run(values, { readStdin: io.readStdin });
     io.out(values.json ? JSON.stringify(result.json, null, 2) : result.summary);
     return 0;

@@ -56,23 +56,19 @@ export const configureTarget = (options: TargetOptions, env = process.env): Targ
 };
 
 /**
- * The store and the secret store sign their calls with the credentials in the environment, as
- * Lambda provides them. Against a deployed table the CLI finds the operator's through the
- * standard AWS chain (environment, profile, SSO, …) and puts them there first.
+ * Against a deployed table, the operator's credentials are the SDK's default chain (environment,
+ * profile, SSO, ...) as the store's client resolves them: resolved once before the command, so
+ * that none found stops it before any call, said plainly rather than as an AWS error.
  */
-export const exportOperatorCredentials = async (env = process.env): Promise<void> => {
-  const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
-  const credentials = await defaultProvider({ profile: env.AWS_PROFILE })().catch((error: Error) => {
-    throw new CredentialsMissing(
-      `No AWS credentials${env.AWS_PROFILE ? ` for profile "${env.AWS_PROFILE}"` : ''} (${error.message}): sign in (e.g. aws sso login) or set AWS_PROFILE`,
-    );
-  });
-  Object.assign(env, {
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-  });
-  if (credentials.sessionToken) env.AWS_SESSION_TOKEN = credentials.sessionToken;
-  else delete env.AWS_SESSION_TOKEN;
+export const requireOperatorCredentials = async (env = process.env): Promise<void> => {
+  const { dynamoDbClient } = await import('../../shared/store/dynamo.js');
+  await dynamoDbClient()
+    .config.credentials()
+    .catch((error: Error) => {
+      throw new CredentialsMissing(
+        `No AWS credentials${env.AWS_PROFILE ? ` for profile "${env.AWS_PROFILE}"` : ''} (${error.message}): sign in (e.g. aws sso login) or set AWS_PROFILE`,
+      );
+    });
 };
 
 /** The standard chain found no credentials: said as such, not as an AWS error. */

@@ -30,6 +30,11 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  // DynamoDB Local on a busy laptop can pause for longer than DynamoDB ever does.
+  process.env.IDP_AWS_CONNECTION_TIMEOUT_MS ??= '10000';
+  process.env.IDP_AWS_REQUEST_TIMEOUT_MS ??= '30000';
+  // Metrics (CloudWatch embedded metric format) are for CloudWatch, not a developer's terminal.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
   const { config, reloadConfig } = await import('../../shared/config.js');
   let issuer = '';
@@ -49,9 +54,8 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
   reloadConfig();
   issuer = config().publicOrigin;
   try {
-    // Creating the table is local tooling: the AWS SDK's client, which the functions do without.
-    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    await ensureTable(new DynamoDBClient({ endpoint: options.dynamoDbEndpoint }), config().tableName);
+    const { dynamoDbClient, tableName } = await import('../../shared/store/dynamo.js');
+    await ensureTable(dynamoDbClient(), tableName());
     const admin = await bootstrapLocal({
       ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
       ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),

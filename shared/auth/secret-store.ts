@@ -24,11 +24,8 @@ export const secretStore = async (): Promise<SecretStore> => {
   if (configured) return configured;
   const settings = storeConfig().secretStore;
   if (settings.kind === 'aws') {
-    const { SecretsManagerSecretStore, secretsManagerCall } = await import('./secrets-manager-store.js');
-    configured = new SecretsManagerSecretStore(
-      settings.prefix,
-      secretsManagerCall(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-    );
+    const { SecretsManagerSecretStore, secretsManagerClient } = await import('./secrets-manager-store.js');
+    configured = new SecretsManagerSecretStore(settings.prefix, secretsManagerClient(settings.endpoint));
   } else if (!(globalThis as { IDP_LAMBDA_BUNDLE?: true }).IDP_LAMBDA_BUNDLE) {
     // Deployed bundles define this as true (lib/bundling.ts): the branch, and the file adapter
     // with it, drops out of them.

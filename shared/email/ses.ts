@@ -1,32 +1,21 @@
-import type { SignatureV4 } from '@smithy/signature-v4';
-import { signedFetch, signerFor } from '../aws/request-signing.js';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { awsRequestHandler } from '../aws/request-timeouts.js';
 import type { EmailText } from './messages.js';
 
+export type SendEmail = (to: string, message: EmailText) => Promise<{ messageId: string; attempts: number }>;
+
 /**
- * Amazon SES v2 `SendEmail` over a signed fetch (one operation: the SDK client would add tens of
- * kilobytes to each function that sends mail). Answers SES's message id.
+ * Amazon SES v2 `SendEmail` through the SDK, which retries throttling, SES faults and network
+ * errors (3 attempts) and not refusals. Region and credentials from the SDK's default chain.
  */
-
-/** SES refused the message (`retryable`: throttling or its own fault, worth another attempt). */
-export interface SesRefusal extends Error {
-  retryable: boolean;
-}
-
-export type SendEmail = (to: string, message: EmailText) => Promise<string>;
-
-export const sesSender = (options: { sender: string; endpoint?: string; region?: string }): SendEmail => {
-  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
-  const url = new URL(
-    '/v2/email/outbound-emails',
-    options.endpoint ?? `https://email.${region}.amazonaws.com`,
-  );
-  let signer: SignatureV4 | undefined;
+export const sesSender = (options: { sender: string; endpoint?: string }): SendEmail => {
+  const client = new SESv2Client({
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    requestHandler: awsRequestHandler(),
+  });
   return async (to, message) => {
-    signer ??= signerFor('ses', region);
-    const response = await signedFetch(signer, url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const output = await client.send(
+      new SendEmailCommand({
         FromEmailAddress: options.sender,
         Destination: { ToAddresses: [to] },
         Content: {
@@ -36,13 +25,7 @@ export const sesSender = (options: { sender: string; endpoint?: string; region?:
           },
         },
       }),
-    });
-    const body = (await response.json().catch(() => ({}))) as { MessageId?: string; message?: string };
-    if (!response.ok) {
-      const refusal = new Error(body.message ?? `SES answered ${response.status}`) as SesRefusal;
-      refusal.retryable = response.status === 429 || response.status >= 500;
-      throw refusal;
-    }
-    return String(body.MessageId ?? '');
+    );
+    return { messageId: output.MessageId ?? '', attempts: output.$metadata.attempts ?? 1 };
   };
 };

@@ -1,5 +1,7 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
   type RouteDefinition,
   type RouteInput,
@@ -9,8 +11,8 @@ import {
 import { middlewareOf } from '../api/route-middleware.js';
 import type { Principal } from '../auth/principal.js';
 import { config } from '../config.js';
-import { measureRequest } from '../observability/metrics.js';
-import { corsHeadersFor, type RegisteredOrigin } from './cors.js';
+import { metrics } from '../observability/metrics.js';
+import type { RegisteredOrigin } from './cors.js';
 import { errorBody } from './error-mapping.js';
 import { ApiError } from './errors.js';
 import { logger } from './logger.js';
@@ -21,6 +23,7 @@ import type { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import type { multipartFile } from './middleware/multipart-file.js';
 import { requestContext } from './middleware/request-context.js';
+import { requestEnvelope } from './middleware/request-envelope.js';
 import { stateOfContext } from './request-state.js';
 import { validateRequest } from './validation.js';
 
@@ -177,48 +180,6 @@ const required = <M>(middleware: M | undefined, name: string, route: RouteDefini
   return middleware;
 };
 
-const statusOf = (response: APIGatewayProxyResultV2): number =>
-  typeof response === 'object' ? (response.statusCode ?? 200) : 200;
-
-const withHeaders = (
-  response: APIGatewayProxyResultV2,
-  headers: Record<string, string>,
-): APIGatewayProxyResultV2 =>
-  typeof response === 'object' ? { ...response, headers: { ...response.headers, ...headers } } : response;
-
-/**
- * Writes one access log line and the request's metrics per request, whatever path it took
- * (including idempotent replays), and adds the CORS headers of browser applications' calls.
- */
-const withAccessLog =
-  (
-    routeOfKey: (key: string) => RouteDefinition | undefined,
-    registeredOrigin: RegisteredOrigin | undefined,
-    handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>,
-  ) =>
-  async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResultV2> => {
-    const started = Date.now();
-    const route = routeOfKey(event.routeKey);
-    // Browser applications' cross-origin calls; pages are navigations, preflights answer their own.
-    const cors =
-      route && route.kind !== 'page' && route.kind !== 'preflight'
-        ? corsHeadersFor(event, route.kind === 'public' ? undefined : registeredOrigin)
-        : undefined;
-    const answered = await measureRequest(event.routeKey, () => handler(event, context), statusOf);
-    const response = cors ? withHeaders(answered, await cors) : answered;
-    const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
-      .authorizer?.jwt?.claims;
-    logger.info('request', {
-      requestId: event.requestContext.requestId,
-      route: event.routeKey,
-      status: statusOf(response),
-      latencyMs: Date.now() - started,
-      organizationId: claims?.org,
-      principalId: claims?.sub,
-    });
-    return response;
-  };
-
 /**
  * The Lambda handler of one endpoint group: API Gateway names the route it matched
  * (`event.routeKey`), which selects the route's chain. The configuration is read as the function
@@ -259,14 +220,14 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     }
     return chain;
   };
-  return withAccessLog(
-    (key) => routesByKey.get(key),
-    given.registeredOrigin,
-    async (event, context) => {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(requestEnvelope((key) => routesByKey.get(key), given.registeredOrigin))
+    .handler(async (event, context) => {
       const chain = chainOf(event.routeKey);
       if (!chain)
         return jsonResponse(404, errorBody(new ApiError(404, `No route ${event.routeKey}`), 'unknown'));
       return chain(event, context);
-    },
-  );
+    });
 };

@@ -1,6 +1,6 @@
+import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { countMetric } from '../observability/metrics.js';
 import { db, tableName } from './dynamo.js';
-import type { OutputOf } from './dynamodb-client.js';
 import type { ItemKey } from './keys.js';
 
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
@@ -31,9 +31,11 @@ export const batchGet = async (
           countMetric('RecoveredFaults');
           await backOff(attempt);
         }
-        const response: OutputOf<'BatchGetItem'> = await db().send('BatchGetItem', {
-          RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...read } },
-        });
+        const response: BatchGetCommandOutput = await db().send(
+          new BatchGetCommand({
+            RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...read } },
+          }),
+        );
         items.push(...(response.Responses?.[tableName()] ?? []));
         pending = response.UnprocessedKeys?.[tableName()]?.Keys;
       }
@@ -72,9 +74,11 @@ export const batchPut = async (items: readonly Record<string, unknown>[]): Promi
     let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await backOff(attempt);
-      const response = await db().send('BatchWriteItem', {
-        RequestItems: { [tableName()]: pending },
-      });
+      const response = await db().send(
+        new BatchWriteCommand({
+          RequestItems: { [tableName()]: pending },
+        }),
+      );
       pending = (response.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     }
   }

@@ -1,3 +1,4 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { originOf } from '../domain/applications.js';
 import { db, tableName } from './dynamo.js';
 import { keys } from './keys.js';
@@ -21,11 +22,13 @@ export const browserOriginRemovals = (client: { id: string; redirectUris: readon
 /** Whether some live application redirects to this origin (one Query of at most one item). */
 export const isRegisteredOrigin = async (origin: string): Promise<boolean> => {
   const { pk } = keys.browserOrigin(origin, '');
-  const { Items } = await db().send('Query', {
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': pk },
-    Limit: 1,
-  });
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: 1,
+    }),
+  );
   return (Items?.length ?? 0) > 0;
 };

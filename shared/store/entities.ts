@@ -396,23 +396,3 @@ export const RateCounterEntity = defineEntity({
     expiresAt: storedNumber,
   }),
 });
-
-/**
- * An `Idempotency-Key` record: the hash of the request body it was first used with, who holds it
- * while the request runs, and the response once it finished (without any secret it carried).
- */
-export const IdempotencyRecordEntity = defineEntity({
-  name: 'Idempotency record',
-  key: ({ hash }: { hash: string }) => keys.idempotencyRecord(hash),
-  attributes: z.object({
-    status: z.enum(['IN_PROGRESS', 'COMPLETED']),
-    bodyHash: storedString,
-    /** The request holding the record while it runs; only it may complete or release it. */
-    holder: storedString,
-    /** Epoch ms after which a request still IN_PROGRESS is taken to have died. */
-    heldUntil: storedNumber,
-    response: storedString.optional(),
-    /** Epoch seconds: DynamoDB's TTL deletes the record. */
-    expiresAt: storedNumber,
-  }),
-});

@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from './dynamo.js';
 import type { ItemKey } from './keys.js';
@@ -75,14 +76,16 @@ export const defineEntity = <S extends z.ZodObject, Ref>(
     projection?: { expression: string; names: Record<string, string> },
   ) =>
     (
-      await db().send('GetItem', {
-        TableName: tableName(),
-        Key: key,
-        ConsistentRead: consistent,
-        ...(projection
-          ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
-          : {}),
-      })
+      await db().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: key,
+          ConsistentRead: consistent,
+          ...(projection
+            ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+            : {}),
+        }),
+      )
     ).Item;
   return {
     ...declaration,

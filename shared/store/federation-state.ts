@@ -1,3 +1,4 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
@@ -27,11 +28,13 @@ export const takeFederationState = async (
   state: string,
   now = Date.now(),
 ): Promise<FederationStateRecord | undefined> => {
-  const { Attributes } = await db().send('DeleteItem', {
-    TableName: tableName(),
-    Key: FederationStateEntity.key({ digest: digestOf(state) }),
-    ReturnValues: 'ALL_OLD',
-  });
+  const { Attributes } = await db().send(
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: FederationStateEntity.key({ digest: digestOf(state) }),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
   const record = Attributes ? FederationStateEntity.decode(Attributes) : undefined;
   return record && record.expiresAt * 1000 > now ? record : undefined;
 };

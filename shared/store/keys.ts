@@ -46,7 +46,7 @@ export const creationSortValue = (createdAtMs: number, id: string): string =>
 /** Fixed-width sequence number, so lexical order is numeric order. */
 export const sequenceSortValue = (sequence: number): string => String(sequence).padStart(12, '0');
 
-const RATE_COUNTER_PREFIX = 'RATE#';
+export const RATE_COUNTER_PREFIX = 'RATE#';
 /** Every rate counter's partition key, as an IAM `dynamodb:LeadingKeys` pattern. */
 export const RATE_COUNTER_PARTITIONS = `${RATE_COUNTER_PREFIX}*`;
 

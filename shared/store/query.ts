@@ -1,4 +1,5 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './dynamo.js';
 import { keys, TABLE_SCHEMA } from './keys.js';
 
@@ -9,7 +10,9 @@ export const queryAll = async (input: QueryInput): Promise<Record<string, unknow
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send('Query', { ...input, TableName: tableName(), ExclusiveStartKey: startKey });
+    const page = await db().send(
+      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }),
+    );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);

@@ -1,8 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { allowanceForSecond, counterCount, type RateLimitSettings, shareOf } from '../domain/rate-limit.js';
 import { batchGet } from './batch.js';
 import { db, tableName } from './dynamo.js';
 import { RateCounterEntity } from './entities.js';
-import { isConditionFailure } from './writes.js';
+import { conditionItem, isConditionFailure } from './writes.js';
 
 /** Counters outlive their second only long enough to serve as "the previous second". */
 const COUNTER_LIFETIME_SECONDS = 120;
@@ -68,27 +69,30 @@ const increment = async (
   setAllowance: boolean,
 ): Promise<Increment> => {
   try {
-    await db().send('UpdateItem', {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: `SET admitted = if_not_exists(admitted, :zero) + :one, expiresAt = :expiresAt${
-        setAllowance ? ', allowance = if_not_exists(allowance, :bound)' : ''
-      }`,
-      ConditionExpression:
-        '(attribute_exists(allowance) AND admitted < allowance) OR ' +
-        '(attribute_not_exists(allowance) AND (attribute_not_exists(admitted) OR admitted < :bound))',
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':one': 1,
-        ':bound': bound,
-        ':expiresAt': epochSecond + COUNTER_LIFETIME_SECONDS,
-      },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET admitted = if_not_exists(admitted, :zero) + :one, expiresAt = :expiresAt${
+          setAllowance ? ', allowance = if_not_exists(allowance, :bound)' : ''
+        }`,
+        ConditionExpression:
+          '(attribute_exists(allowance) AND admitted < allowance) OR ' +
+          '(attribute_not_exists(allowance) AND (attribute_not_exists(admitted) OR admitted < :bound))',
+        ExpressionAttributeValues: {
+          ':zero': 0,
+          ':one': 1,
+          ':bound': bound,
+          ':expiresAt': epochSecond + COUNTER_LIFETIME_SECONDS,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
     return 'admitted';
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const old = error.Item ? COUNTER.decode(error.Item) : undefined;
+    const item = conditionItem(error.Item);
+    const old = item ? COUNTER.decode(item) : undefined;
     return old?.allowance === undefined && !setAllowance ? 'needs-allowance' : 'full';
   }
 };

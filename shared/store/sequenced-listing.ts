@@ -1,3 +1,4 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors.js';
 import { type BucketCount, bucketOf, locatePage } from '../domain/paging.js';
 import { db, tableName } from './dynamo.js';
@@ -74,13 +75,15 @@ export interface ListingRead<T> {
 
 const bucketCounts = async (orgId: string, listing: string) => {
   const prefix = keys.listingBucketPrefix(listing);
-  const result = await db().send('Query', {
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.organizationPartition(orgId), ':prefix': prefix },
-    ConsistentRead: true,
-    ReturnConsumedCapacity: 'TOTAL',
-  });
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.organizationPartition(orgId), ':prefix': prefix },
+      ConsistentRead: true,
+      ReturnConsumedCapacity: 'TOTAL',
+    }),
+  );
   const buckets: BucketCount[] = (result.Items ?? []).map((item) => ({
     bucket: Number(String(item.sk).slice(prefix.length)),
     count: CounterEntity.decode(item).count,
@@ -115,26 +118,28 @@ export const readPage = async <T>(
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const result = await db().send('Query', {
-      TableName: tableName(),
-      IndexName: index.name,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: {
-        '#pk': index.partitionAttribute,
-        '#sk': index.sortAttribute,
-        ...read.names,
-      },
-      ...(read.expression ? { ProjectionExpression: read.expression } : {}),
-      ExpressionAttributeValues: {
-        ':pk': index.partitionValue,
-        ':from': keys.listingEntry(listing, start.fromSequence),
-        ':to': keys.listingEnd(listing),
-      },
-      Limit: wanted - items.length,
-      ConsistentRead: index.consistent,
-      ExclusiveStartKey: startKey,
-      ReturnConsumedCapacity: 'TOTAL',
-    });
+    const result = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index.name,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: {
+          '#pk': index.partitionAttribute,
+          '#sk': index.sortAttribute,
+          ...read.names,
+        },
+        ...(read.expression ? { ProjectionExpression: read.expression } : {}),
+        ExpressionAttributeValues: {
+          ':pk': index.partitionValue,
+          ':from': keys.listingEntry(listing, start.fromSequence),
+          ':to': keys.listingEnd(listing),
+        },
+        Limit: wanted - items.length,
+        ConsistentRead: index.consistent,
+        ExclusiveStartKey: startKey,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
     consumedCapacity += result.ConsumedCapacity?.CapacityUnits ?? 0;
     items.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;

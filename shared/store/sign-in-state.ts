@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuthorizationRequest } from '../domain/authorization.js';
 import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
@@ -16,7 +17,7 @@ import {
   SignInAttemptsEntity,
   SignInFailuresEntity,
 } from './sign-in-entities.js';
-import { isConditionFailure, put, remove, transact, update, writeOne } from './writes.js';
+import { conditionItem, isConditionFailure, put, remove, transact, update, writeOne } from './writes.js';
 
 /**
  * Authorization requests, codes, browser sessions and refresh tokens. Values handed to browsers
@@ -103,11 +104,13 @@ export const recordSignInProgress = async (id: string, progress: SignInProgress)
 /** Ends a pending request once it was answered; false when another answer got there first. */
 export const completeAuthorizationRequest = async (id: string): Promise<boolean> => {
   try {
-    await db().send('DeleteItem', {
-      TableName: tableName(),
-      Key: AuthorizationRequestEntity.key({ id }),
-      ConditionExpression: 'attribute_exists(pk)',
-    });
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: AuthorizationRequestEntity.key({ id }),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -196,11 +199,13 @@ export const useSession = async (
 
 export const endSession = async (cookieValue: string | undefined): Promise<SessionRecord | undefined> => {
   if (!cookieValue) return undefined;
-  const { Attributes } = await db().send('DeleteItem', {
-    TableName: tableName(),
-    Key: SessionEntity.key({ digest: digestOf(cookieValue) }),
-    ReturnValues: 'ALL_OLD',
-  });
+  const { Attributes } = await db().send(
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: SessionEntity.key({ digest: digestOf(cookieValue) }),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
   return Attributes ? SessionEntity.decode(Attributes) : undefined;
 };
 
@@ -239,27 +244,30 @@ export const redeemAuthorizationCode = async (
   now = Date.now(),
 ): Promise<Redemption> => {
   try {
-    const { Attributes } = await db().send('UpdateItem', {
-      TableName: tableName(),
-      Key: AuthorizationCodeEntity.key({ digest: digestOf(code) }),
-      UpdateExpression: 'SET redeemedFamily = :family',
-      ConditionExpression:
-        'attribute_exists(pk) AND attribute_not_exists(redeemedFamily) AND clientId = :client AND ' +
-        'redirectUri = :redirect AND codeChallenge = :challenge AND validUntil > :now',
-      ExpressionAttributeValues: {
-        ':family': familyId,
-        ':client': binding.clientId,
-        ':redirect': binding.redirectUri,
-        ':challenge': binding.codeChallenge,
-        ':now': now,
-      },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: AuthorizationCodeEntity.key({ digest: digestOf(code) }),
+        UpdateExpression: 'SET redeemedFamily = :family',
+        ConditionExpression:
+          'attribute_exists(pk) AND attribute_not_exists(redeemedFamily) AND clientId = :client AND ' +
+          'redirectUri = :redirect AND codeChallenge = :challenge AND validUntil > :now',
+        ExpressionAttributeValues: {
+          ':family': familyId,
+          ':client': binding.clientId,
+          ':redirect': binding.redirectUri,
+          ':challenge': binding.codeChallenge,
+          ':now': now,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
     return { outcome: 'redeemed', grant: AuthorizationCodeEntity.decode(Attributes ?? {}) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const old = error.Item ? AuthorizationCodeEntity.decode(error.Item) : undefined;
+    const item = conditionItem(error.Item);
+    const old = item ? AuthorizationCodeEntity.decode(item) : undefined;
     // Only the client the code was issued to can revoke through a replay.
     if (old?.redeemedFamily && old.clientId === binding.clientId) {
       return { outcome: 'replayed', familyId: old.redeemedFamily };
@@ -334,20 +342,23 @@ export const rotateRefreshToken = async (
 ): Promise<Rotation> => {
   let grant: RefreshTokenRecord;
   try {
-    const { Attributes } = await db().send('UpdateItem', {
-      TableName: tableName(),
-      Key: RefreshTokenEntity.key({ digest: digestOf(token) }),
-      UpdateExpression: 'SET rotated = :true',
-      ConditionExpression:
-        'attribute_exists(pk) AND attribute_not_exists(rotated) AND clientId = :client AND expiresAt > :now',
-      ExpressionAttributeValues: { ':true': true, ':client': clientId, ':now': Math.floor(now / 1000) },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: RefreshTokenEntity.key({ digest: digestOf(token) }),
+        UpdateExpression: 'SET rotated = :true',
+        ConditionExpression:
+          'attribute_exists(pk) AND attribute_not_exists(rotated) AND clientId = :client AND expiresAt > :now',
+        ExpressionAttributeValues: { ':true': true, ':client': clientId, ':now': Math.floor(now / 1000) },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
     grant = RefreshTokenEntity.decode(Attributes ?? {});
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const old = error.Item ? RefreshTokenEntity.decode(error.Item) : undefined;
+    const item = conditionItem(error.Item);
+    const old = item ? RefreshTokenEntity.decode(item) : undefined;
     if (old?.rotated && old.clientId === clientId) return { outcome: 'reused', familyId: old.familyId };
     return { outcome: 'invalid' };
   }

@@ -1,8 +1,14 @@
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Conflict } from '../domain/errors.js';
 import { countMetric } from '../observability/metrics.js';
 import { db, tableName } from './dynamo.js';
-import { DynamoDbError } from './dynamodb-client.js';
 import type { ItemKey } from './keys.js';
 
 /**
@@ -141,13 +147,13 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
   const request = { TransactItems: items.map((write) => withTable(write.operation)) };
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send('TransactWriteItems', request);
+      await db().send(new TransactWriteCommand(request));
       return;
     } catch (error) {
-      if (!(error instanceof DynamoDbError) || error.name !== 'TransactionCanceledException') throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
       const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)(reasons[failed]?.Item);
+      if (failed >= 0) throw (items[failed]?.fails ?? unexpected)(conditionItem(reasons[failed]?.Item));
       if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
       if (attempt >= MAX_CONFLICT_RETRIES) {
         throw new Conflict('Item', 'The resource is being changed by other requests; retry');
@@ -159,8 +165,12 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
 };
 
 /** A conditional write's condition failed (with `ALL_OLD`, the item it saw). */
-export const isConditionFailure = (error: unknown): error is DynamoDbError =>
-  error instanceof DynamoDbError && error.name === 'ConditionalCheckFailedException';
+export const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
+  error instanceof ConditionalCheckFailedException;
+
+/** The item a failed condition met comes in DynamoDB's format, not the document client's. */
+export const conditionItem = (item: Record<string, AttributeValue> | undefined): SeenItem =>
+  item ? unmarshall(item) : undefined;
 
 /**
  * One write outside a transaction; answers the item as it is afterwards when `returnNew` (Put
@@ -173,25 +183,27 @@ export const writeOne = async (
   const { operation } = write;
   try {
     if ('Put' in operation) {
-      await db().send('PutItem', { ...operation.Put, TableName: tableName() } as never);
+      await db().send(new PutCommand({ ...operation.Put, TableName: tableName() } as never));
       return undefined;
     }
     if ('Delete' in operation) {
-      await db().send('DeleteItem', { ...operation.Delete, TableName: tableName() } as never);
+      await db().send(new DeleteCommand({ ...operation.Delete, TableName: tableName() } as never));
       return undefined;
     }
     if ('Update' in operation) {
-      const { Attributes } = await db().send('UpdateItem', {
-        ...operation.Update,
-        TableName: tableName(),
-        ...(options.returnNew ? { ReturnValues: 'ALL_NEW' } : {}),
-      } as never);
+      const { Attributes } = await db().send(
+        new UpdateCommand({
+          ...operation.Update,
+          TableName: tableName(),
+          ...(options.returnNew ? { ReturnValues: 'ALL_NEW' } : {}),
+        } as never),
+      );
       return Attributes;
     }
     throw new Error('A condition check is written as part of a transaction only');
   } catch (error) {
     if (isConditionFailure(error)) {
-      throw (write.fails ?? unexpected)(error.Item);
+      throw (write.fails ?? unexpected)(conditionItem(error.Item));
     }
     throw error;
   }

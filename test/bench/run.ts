@@ -7,7 +7,6 @@ import {
 } from '../../shared/domain/rate-limit.js';
 import { freePort } from '../support/global-setup.js';
 import { benchBundles } from './bundles.js';
-import { benchDynamoDbCalls } from './dynamodb-calls.js';
 import { benchLambdaCpu, LAMBDA_VCPU_MB, MEMORY_SIZES } from './lambda-cpu.js';
 import { benchReads } from './reads.js';
 import { benchTokenEndpoint } from './token-endpoint.js';
@@ -41,7 +40,6 @@ try {
   });
   const reads = await benchReads({ dynamoDbEndpoint: dynamo.endpoint, rounds, seconds, concurrency: 10 });
   const warm = await benchLambdaCpu({ dynamoDbEndpoint: dynamo.endpoint, invocations: 500 });
-  const calls = await benchDynamoDbCalls({ dynamoDbEndpoint: dynamo.endpoint, rounds, calls: 1000 });
   const loadOf = (entry: string) => bundles.find((result) => result.entry === entry)?.loadCpu ?? 0;
   const least = (cpuMillis: number, memory: number) => (cpuMillis / (memory / LAMBDA_VCPU_MB)).toFixed(1);
   console.log(
@@ -66,7 +64,6 @@ Targets (issue 13), medians of ${rounds} rounds:
 2. bundle bytes: largest ${largest('bytesRatio').bytesRatio.toFixed(2)}x the bare GetItem handler (${largest('bytesRatio').entry}; target <= 1.5)
 2. bundle load CPU: largest ${largest('cpuRatio').cpuRatio.toFixed(2)}x the bare GetItem handler (${largest('cpuRatio').entry}; target <= 1.5)
 3. GET /idp/users/{id}: ${median(reads.map((run) => run.idp / run.bareChecked)).toFixed(2)}x a bare server doing JWT check + counter write + GetItem (target >= 0.9); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing GetItem alone
-   DynamoDB calls: one GetItem costs ${median(calls.map((run) => run.own / run.sdk)).toFixed(2)}x the CPU with the service's client as with the SDK's document client
 4. rate limit: a 10,000 + 10,000 requests/s contract uses ${counters} counters of at most ${shareOf(allowanceForSecond(contract, 0), counters, 0)} writes/s each (a partition takes 1,000; target: 10,000 requests/s enforceable, share <= ${WRITES_PER_COUNTER})
 5. Lambda settings: a warm read needs at least ${least(warm.read, 512)} ms of CPU time at 512 MB, ${least(warm.read, 1024)} ms at 1024 MB (chosen), a warm token ${least(warm.token, 512)} / ${least(warm.token, 1024)} ms; loading users at least ${least(loadOf('functions/users.ts'), 512)} / ${least(loadOf('functions/users.ts'), 1024)} ms; DynamoDB's round trip is several ms (README "Lambda settings")`);
 } catch (error) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_KEY_PREFIX } from '../../shared/http/middleware/idempotency.js';
 import { keys } from '../../shared/store/keys.js';
 import type { ApiResponse } from '../support/service.js';
 import { getItem, useService } from '../support/service.js';
@@ -151,22 +152,36 @@ describe('one key, different bodies', () => {
     expect(await count('/idp/users')).toBe(before + 1);
   });
 
-  it('a refused request frees its key: the repeat runs again', async () => {
+  it('a refused request frees its key: once what refused it is gone, the same request runs', async () => {
     const key = freshKey('refused');
-    const taken = newUserBody();
-    expect((await send('POST', '/idp/users', freshKey('first'), taken)).status).toBe(204);
-    expect((await send('POST', '/idp/users', key, taken)).status).toBe(409);
-    expect((await send('POST', '/idp/users', key, taken)).status).toBe(409);
+    const wanted = newUserBody();
+    // Another user holds the email: the request under `key` is refused (409, email taken).
+    const holder = await send('POST', '/idp/users', freshKey('holder'), wanted);
+    expect(holder.status).toBe(204);
+    expect((await send('POST', '/idp/users', key, wanted)).status).toBe(409);
+    // The holder lets the email go; the same request under the same key now runs and succeeds.
+    const holderPath = new URL(String(holder.headers.get('location'))).pathname;
+    const moved = await service.call('PUT', holderPath, {
+      token: service.admin.token,
+      body: { email: `moved-${freshKey('email')}@example.com`, name: 'Moved' },
+    });
+    expect(moved.status).toBe(200);
+    const retried = await send('POST', '/idp/users', key, wanted);
+    expect(retried.status).toBe(204);
+    expect(retried.headers.get('location')).not.toBe(holder.headers.get('location'));
   });
 });
 
-/** The record of a key, found the way the middleware names it (the hash of the scoping values). */
+/**
+ * The record of a key, found the way Powertools Idempotency names it: its key prefix and the
+ * SHA-256 of the scoping values the middleware selects.
+ */
 const recordOf = async (key: string, routeKey: string, rawPath: string) => {
   const { orgId, principalId } = service.admin;
   const hash = createHash('sha256')
     .update(JSON.stringify([key, orgId, principalId, routeKey, rawPath]))
-    .digest('base64url');
-  return getItem(keys.idempotencyRecord(hash));
+    .digest('base64');
+  return getItem(keys.idempotencyRecord(`${IDEMPOTENCY_KEY_PREFIX}#${hash}`));
 };
 
 describe('records of responses with a client secret', () => {

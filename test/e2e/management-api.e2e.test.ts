@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
-import { logger } from '../../shared/http/logger.js';
 import { updateApiClient } from '../../shared/store/api-client-repository.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { createTestOrganization, errorFields, useService } from '../support/service.js';
+
+// The logs test reads INFO lines; Powertools Logger returns to its starting level at every
+// invocation, so the level is set before it is created.
+vi.hoisted(() => {
+  process.env.IDP_LOG_LEVEL = 'INFO';
+});
 
 const service = useService();
 
@@ -274,7 +279,6 @@ describe('logs', () => {
       written.push(String(chunk));
       return original(chunk, ...rest);
     }) as typeof process.stdout.write;
-    logger.setLogLevel('INFO');
     try {
       const token = await service.token();
       await service.call('GET', '/idp/permissions', { token });
@@ -282,7 +286,6 @@ describe('logs', () => {
       await service.call('GET', '/idp/permissions/NOPE', { token });
     } finally {
       process.stdout.write = original;
-      logger.setLogLevel('WARN');
     }
     const logs = written.join('');
     expect(logs).toContain('"route":"GET /idp/permissions"');

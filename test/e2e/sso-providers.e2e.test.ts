@@ -2,10 +2,15 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
-import { logger } from '../../shared/http/logger.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import type { ApiError, ApiSsoProvider } from '../support/service.js';
 import { errorFields, permissionsWithout, useFixture, useService } from '../support/service.js';
+
+// The logs test reads DEBUG lines; Powertools Logger returns to its starting level at every
+// invocation, so the level is set before it is created.
+vi.hoisted(() => {
+  process.env.IDP_LOG_LEVEL = 'DEBUG';
+});
 
 /** SSO providers over HTTP, with the local secret store the service itself writes to. */
 const service = useService();
@@ -168,13 +173,11 @@ describe('POST /sso-providers/{clientId}', () => {
     };
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    logger.setLogLevel('DEBUG');
     try {
       const admin = (await service.callerWith(ALL_PERMISSION_IDS)).token;
       expect((await update('own-idp', { clientSecret: 'do-not-log-me' }, admin)).status).toBe(204);
       expect((await update('own-idp', { clientSecret: 'do-not-log-me', extra: 1 }, admin)).status).toBe(400);
     } finally {
-      logger.setLogLevel('WARN');
       stdout.mockRestore();
       stderr.mockRestore();
     }

@@ -613,13 +613,14 @@ describe('alarms and outputs', () => {
     for (const alarm of throttling) expect(alarm).toMatchObject({ Threshold: 1, Statistic: 'Sum' });
   });
 
-  it('publishes metrics as embedded metric format from every endpoint function', () => {
+  it('leaves Powertools metrics on (embedded metric format) and its dev mode off in every endpoint function', () => {
     const resources = template.toJSON().Resources as Record<
       string,
       { Properties: { Environment: { Variables: Record<string, string> } } }
     >;
     for (const fn of Object.values(stack.functions)) {
-      expect(resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables.IDP_METRICS).toBe('emf');
+      const variables = resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables ?? {};
+      expect(Object.keys(variables).filter((name) => name.startsWith('POWERTOOLS_'))).toEqual([]);
     }
   });
 

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Conflict, PreconditionFailed } from '../../shared/domain/errors.js';
 import {
@@ -30,12 +31,14 @@ useFakeSecretsManager();
 describe('policies of an organization', () => {
   /** As if the organization already had `count` live policies (creating a thousand would be slow). */
   const pretendLivePolicies = (orgId: string, count: number) =>
-    db().send('UpdateItem', {
-      TableName: tableName(),
-      Key: keys.organization(orgId),
-      UpdateExpression: 'SET livePolicies = :count',
-      ExpressionAttributeValues: { ':count': count },
-    });
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(orgId),
+        UpdateExpression: 'SET livePolicies = :count',
+        ExpressionAttributeValues: { ':count': count },
+      }),
+    );
 
   const newPolicy = (organizationId: string, name: string) =>
     createPolicy({ organizationId, name, createdBy: 'test' });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Conflict, NotFound } from '../../shared/domain/errors.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
@@ -22,7 +23,7 @@ useDatabase();
 
 const keyOf = (label: string): ItemKey => ({ pk: `TEST#${randomUUID()}`, sk: label });
 const itemAt = async (key: ItemKey) =>
-  (await db().send('GetItem', { TableName: tableName(), Key: key, ConsistentRead: true })).Item;
+  (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
 class First extends Error {}
 class Second extends Error {}

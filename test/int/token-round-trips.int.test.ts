@@ -63,7 +63,7 @@ describe('round trips per token', () => {
     const { recorded } = await measureRoundTrips('client token', () =>
       issueClientToken(client.clientId, client.clientSecret),
     );
-    expect(recorded.map((call) => call.command)).toEqual(['GetItem', 'BatchGetItem']);
+    expect(recorded.map((call) => call.command)).toEqual(['GetCommand', 'BatchGetCommand']);
     expect(roundTrips(recorded)).toBe(2);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchGet, batchPut } from '../../shared/store/batch.js';
-import { DynamoDbClient, DynamoDbError } from '../../shared/store/dynamodb-client.js';
 import { keys } from '../../shared/store/keys.js';
 import { deleteUserGroup, duplicateUserGroup } from '../../shared/store/user-group-lifecycle.js';
 import {
@@ -69,15 +69,19 @@ const groupsOfUsers = async (orgId: string, userIds: readonly string[]) =>
 /** Makes the `failAt`-th transaction from now on fail, as a crash or an outage would. */
 const failTransactionNumber = (failAt: number) => {
   let seen = 0;
-  const send = DynamoDbClient.prototype.send;
-  DynamoDbClient.prototype.send = function failing(this: DynamoDbClient, operation, input) {
-    if (operation === 'TransactWriteItems' && ++seen === failAt) {
-      return Promise.reject(new DynamoDbError('ServiceUnavailable', 'injected outage', 503, {}));
+  const send = DynamoDBDocumentClient.prototype.send;
+  DynamoDBDocumentClient.prototype.send = function failing(
+    this: unknown,
+    command: unknown,
+    ...rest: unknown[]
+  ) {
+    if (command instanceof TransactWriteCommand && ++seen === failAt) {
+      return Promise.reject(Object.assign(new Error('injected outage'), { name: 'ServiceUnavailable' }));
     }
-    return send.call(this, operation, input);
+    return (send as (...args: unknown[]) => unknown).call(this, command, ...rest);
   } as typeof send;
   return () => {
-    DynamoDbClient.prototype.send = send;
+    DynamoDBDocumentClient.prototype.send = send;
   };
 };
 

@@ -1,12 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect } from 'vitest';
-import { DynamoDbClient } from '../../shared/store/dynamodb-client.js';
 
 /**
- * Every test file runs with this watch on every DynamoDB client (the service's own, and the SDK's
- * that local tooling and tests use; the document client sends through its own prototype): the
- * service must never Scan, so any Scan fails that file.
+ * Every test file runs with this watch on both DynamoDB clients (the document client sends
+ * through its own prototype): the service must never Scan, so any Scan fails that file.
  */
 const scans: string[] = [];
 for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
@@ -20,12 +18,6 @@ for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
     return (send as (...args: unknown[]) => unknown).call(this, command, ...rest);
   } as typeof send;
 }
-const send = DynamoDbClient.prototype.send;
-DynamoDbClient.prototype.send = function recordScans(this: DynamoDbClient, operation, input) {
-  // The service's client has no Scan operation; this catches one forced past the compiler.
-  if ((operation as string) === 'Scan') scans.push(operation);
-  return send.call(this, operation, input);
-} as typeof send;
 
 afterAll(() => {
   expect(scans, 'no operation may issue a Scan').toEqual([]);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { withDependencies } from '../../shared/domain/effective-permissions.js';
 import {
   ALL_PERMISSION_IDS,
@@ -77,16 +78,18 @@ export const permissionsWithout = (...excluded: PermissionId[]): PermissionId[] 
   });
 
 export const getItem = async (key: ItemKey): Promise<Record<string, unknown> | undefined> =>
-  (await db().send('GetItem', { TableName: tableName(), Key: key, ConsistentRead: true })).Item;
+  (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
 const update = (Key: ItemKey, UpdateExpression: string, values: Record<string, unknown>, names?: object) =>
-  db().send('UpdateItem', {
-    TableName: tableName(),
-    Key,
-    UpdateExpression,
-    ExpressionAttributeValues: values,
-    ...(names ? { ExpressionAttributeNames: names as Record<string, string> } : {}),
-  });
+  db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key,
+      UpdateExpression,
+      ExpressionAttributeValues: values,
+      ...(names ? { ExpressionAttributeNames: names as Record<string, string> } : {}),
+    }),
+  );
 
 /**
  * A role written by the roles module itself; `pluginPermissions` (pluginId -> action names) is

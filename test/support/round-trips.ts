@@ -1,26 +1,54 @@
-import { DynamoDbClient } from '../../shared/store/dynamodb-client.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
- * How many DynamoDB round trips some work costs, measured: every operation the service's client
- * sends in this process is timed, and operations that overlap count as one round trip (they run
- * in parallel).
+ * How many DynamoDB round trips some work costs, measured: every command of this process is
+ * timed, and commands that overlap count as one round trip (they run in parallel).
  */
 interface Call {
   command: string;
+  /** The partition keys the command names (Key, Item, and each key of a batch). */
+  partitions: string[];
   start: number;
   end: number;
 }
+
+/** Every `pk` value anywhere in a command's input. */
+const partitionsOf = (input: unknown): string[] => {
+  const found: string[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) for (const item of value) visit(item);
+    else if (value && typeof value === 'object')
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'pk' && typeof inner === 'string') found.push(inner);
+        else visit(inner);
+      }
+  };
+  visit(input);
+  return found;
+};
 let calls: Call[] | undefined;
 
-const send = DynamoDbClient.prototype.send;
-DynamoDbClient.prototype.send = async function timedSend(this: DynamoDbClient, operation, input) {
-  const start = performance.now();
-  try {
-    return await send.call(this, operation, input);
-  } finally {
-    calls?.push({ command: operation, start, end: performance.now() });
-  }
-} as typeof send;
+for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
+  const send = client.prototype.send;
+  client.prototype.send = async function timedSend(
+    this: unknown,
+    command: { constructor: { name: string }; input: unknown },
+    ...rest: unknown[]
+  ) {
+    const start = performance.now();
+    try {
+      return await (send as (...args: unknown[]) => Promise<unknown>).call(this, command, ...rest);
+    } finally {
+      calls?.push({
+        command: command.constructor.name,
+        partitions: partitionsOf(command.input),
+        start,
+        end: performance.now(),
+      });
+    }
+  } as typeof send;
+}
 
 /** Sequential round trips: a command that starts after every earlier one ended opens a new one. */
 export const roundTrips = (recorded: Call[]): number => {

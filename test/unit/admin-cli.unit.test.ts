@@ -1,14 +1,17 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS, runCli } from '../../bin/admin/cli.js';
 import { COMMANDS } from '../../bin/admin/commands.js';
-import { DynamoDbClient, DynamoDbError } from '../../shared/store/dynamodb-client.js';
+import { dynamoDbClient } from '../../shared/store/dynamo.js';
 
 /** The operator CLI's command line, in this process: help never reaches a database. */
-const send = vi.spyOn(DynamoDbClient.prototype, 'send');
-afterAll(() => send.mockRestore());
+const database = mockClient(DynamoDBDocumentClient);
+afterAll(() => database.restore());
 
 const run = async (...argv: string[]) => {
   let out = '';
@@ -25,12 +28,13 @@ const run = async (...argv: string[]) => {
   return { code, out, err };
 };
 
-const databaseCalls = () => send.mock.calls.length;
+const databaseCalls = () => database.calls().length;
+const updateInput = (call: number) => database.commandCalls(UpdateCommand)[call]?.args[0].input;
 const usages = Object.values(COMMANDS).map((command) => command.usage);
 
 let environment: NodeJS.ProcessEnv;
 beforeEach(() => {
-  send.mockReset().mockRejectedValue(new Error('this test expects no DynamoDB call here'));
+  database.reset().rejects(new Error('this test expects no DynamoDB call here'));
   environment = { ...process.env };
 });
 afterEach(() => {
@@ -118,7 +122,7 @@ describe('org update', () => {
   });
 
   it('writes only what is given, in one conditional UpdateItem, and answers the organization', async () => {
-    send.mockResolvedValueOnce({
+    database.on(UpdateCommand).resolvesOnce({
       Attributes: {
         pk: 'ORG#acme',
         id: 'acme',
@@ -134,23 +138,21 @@ describe('org update', () => {
     expect(updated.out).toContain('Updated organization acme (Acme)\n  MFA off; 50 requests/s + burst 5\n');
     expect(updated.out).toContain('60 s');
     expect(databaseCalls()).toBe(1);
-    expect(send.mock.calls[0]).toEqual([
-      'UpdateItem',
-      {
-        TableName: 'idp',
-        Key: expect.any(Object),
-        UpdateExpression: 'SET updatedAt = :now, rateLimit = :rateLimit, mfaEnabled = :mfaEnabled',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: {
-          ':now': expect.any(Number),
-          ':rateLimit': { rate: 50, burst: 5 },
-          ':mfaEnabled': false,
-        },
-        ReturnValues: 'ALL_NEW',
+    expect(updateInput(0)).toEqual({
+      TableName: 'idp',
+      Key: expect.any(Object),
+      UpdateExpression: 'SET updatedAt = :now, rateLimit = :rateLimit, mfaEnabled = :mfaEnabled',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: {
+        ':now': expect.any(Number),
+        ':rateLimit': { rate: 50, burst: 5 },
+        ':mfaEnabled': false,
       },
-    ]);
+      ReturnValues: 'ALL_NEW',
+    });
 
-    send.mockClear().mockResolvedValueOnce({
+    database.resetHistory();
+    database.on(UpdateCommand).resolvesOnce({
       Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 3, mfaEnabled: true },
     });
     const json = await run('org', 'update', '--id', 'acme', '--mfa', '--json');
@@ -161,18 +163,17 @@ describe('org update', () => {
       updatedAt: 3,
       mfaEnabled: true,
     });
-    const input = send.mock.calls[0]?.[1] as {
-      UpdateExpression?: string;
-      ExpressionAttributeValues?: object;
-    };
+    const input = updateInput(0);
     expect(input?.UpdateExpression).toBe('SET updatedAt = :now, mfaEnabled = :mfaEnabled');
     expect(input?.ExpressionAttributeValues).toEqual({ ':now': expect.any(Number), ':mfaEnabled': true });
   });
 
   it('refuses an unknown organization, naming --id (exit 1)', async () => {
-    send.mockRejectedValueOnce(
-      new DynamoDbError('ConditionalCheckFailedException', 'The conditional request failed', 400, {}),
-    );
+    database
+      .on(UpdateCommand)
+      .rejectsOnce(
+        new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }),
+      );
     const refused = await run('org', 'update', '--id', 'nope', '--mfa');
     expect([refused.code, refused.out]).toEqual([1, '']);
     expect(refused.err).toBe(
@@ -213,18 +214,17 @@ describe('a deployed target', () => {
 
   it("signs with the operator's credentials from the standard chain (here a profile)", async () => {
     profileShell('operator');
-    let signingWith: (string | undefined)[] = [];
-    send.mockImplementationOnce(async () => {
-      signingWith = [
-        process.env.AWS_ACCESS_KEY_ID,
-        process.env.AWS_SECRET_ACCESS_KEY,
-        process.env.AWS_SESSION_TOKEN,
-      ];
-      return { Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 2, mfaEnabled: true } };
+    database.on(UpdateCommand).resolvesOnce({
+      Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 2, mfaEnabled: true },
     });
     const updated = await run(...UPDATE_ON_A_DEPLOYED_TABLE);
     expect([updated.code, updated.err]).toEqual([0, '']);
-    expect(signingWith).toEqual(['AKIDOPERATOR', 'operator-secret', 'operator-token']);
+    expect(await dynamoDbClient().config.credentials()).toMatchObject({
+      accessKeyId: 'AKIDOPERATOR',
+      secretAccessKey: 'operator-secret',
+      sessionToken: 'operator-token',
+    });
+    expect(await dynamoDbClient().config.region()).toBe('eu-west-1');
   });
 
   it('stops before any call when the chain finds no credentials (exit 1)', async () => {

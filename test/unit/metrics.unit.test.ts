@@ -1,6 +1,49 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { reloadConfig } from '../../shared/config.js';
-import { countMetric, measureRequest } from '../../shared/observability/metrics.js';
+import { randomUUID } from 'node:crypto';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { lambdaContext } from '../../bin/local/api-gateway.js';
+import { buildEvent } from '../../bin/local/gateway/payload.js';
+
+/**
+ * Request metrics through Powertools Metrics and the group handler's envelope: one embedded
+ * metric format document per request, dimensioned by route and status class.
+ */
+
+type Handle = () => Promise<{ body: Record<string, unknown> }>;
+let handle: Handle = async () => ({ body: {} });
+let handler: (event: unknown, context: unknown) => Promise<unknown>;
+let countMetric: typeof import('../../shared/observability/metrics.js').countMetric;
+
+beforeAll(async () => {
+  // The tests' environment turns metrics off; this file turns them on before Powertools reads it.
+  delete process.env.POWERTOOLS_METRICS_DISABLED;
+  vi.resetModules();
+  ({ countMetric } = await import('../../shared/observability/metrics.js'));
+  const { groupHandler } = await import('../../shared/http/group-handler.js');
+  const { openApiRoutes } = await import('../../shared/api/routes/openapi.js');
+  handler = groupHandler(openApiRoutes, { getOpenApiDocument: () => handle() }) as typeof handler;
+});
+afterEach(() => {
+  delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+});
+
+const invoke = () =>
+  handler(
+    buildEvent(
+      {
+        method: 'GET',
+        rawPath: '/idp/openapi.json',
+        rawQueryString: '',
+        headers: {},
+        body: Buffer.alloc(0),
+        sourceIp: '127.0.0.1',
+        protocol: 'HTTP/1.1',
+      },
+      { routeKey: 'GET /idp/openapi.json', pathParameters: {} },
+      { requestId: randomUUID(), now: new Date() },
+    ),
+    lambdaContext('openapi'),
+  );
 
 /** Embedded metric format documents written to standard output while `run` runs. */
 const emfWrittenBy = async (run: () => Promise<unknown>) => {
@@ -20,81 +63,68 @@ const emfWrittenBy = async (run: () => Promise<unknown>) => {
     .map((line) => JSON.parse(line));
 };
 
-/** Metrics go out as the configuration says: embedded metric format, or the log. */
-const publishMetricsAs = (kind: 'emf' | undefined) => {
-  if (kind) process.env.IDP_METRICS = kind;
-  else delete process.env.IDP_METRICS;
-  reloadConfig();
-};
-
-afterEach(() => publishMetricsAs(undefined));
-
 describe('request metrics', () => {
-  it('publishes each request in its own document, by route and status class, even when requests overlap', async () => {
-    publishMetricsAs('emf');
-    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-    const documents = await emfWrittenBy(() =>
-      Promise.all([
-        measureRequest(
-          'POST /oauth2/token',
-          async () => {
-            await pause();
-            countMetric('TokensIssued');
-            return 200;
-          },
-          (status) => status,
-        ),
-        measureRequest(
-          'GET /idp/users',
-          async () => {
-            countMetric('RateLimited');
-            await pause();
-            countMetric('RecoveredFaults', 2);
-            return 429;
-          },
-          (status) => status,
-        ),
-      ]),
-    );
-    const byRoute = Object.fromEntries(documents.map((document) => [document.Route, document]));
-    expect(byRoute['POST /oauth2/token']).toMatchObject({ StatusClass: '2xx', Requests: 1, TokensIssued: 1 });
-    expect(byRoute['POST /oauth2/token']).not.toHaveProperty('RateLimited');
-    expect(byRoute['GET /idp/users']).toMatchObject({
-      StatusClass: '4xx',
+  it('publishes one document per request, by route and status class, with what the request counted', async () => {
+    handle = async () => {
+      countMetric('TokensIssued');
+      countMetric('RecoveredFaults', 2);
+      return { body: {} };
+    };
+    const [document, ...others] = await emfWrittenBy(invoke);
+    expect(others).toEqual([]);
+    expect(document).toMatchObject({
+      service: 'idp',
+      Route: 'GET /idp/openapi.json',
+      StatusClass: '2xx',
       Requests: 1,
-      RateLimited: 1,
+      TokensIssued: 1,
       RecoveredFaults: 2,
     });
-    expect(byRoute['GET /idp/users']).not.toHaveProperty('TokensIssued');
-    expect(byRoute['GET /idp/users']._aws.CloudWatchMetrics[0]).toMatchObject({
+    expect(document._aws.CloudWatchMetrics[0]).toMatchObject({
       Namespace: 'IDP',
       Dimensions: [['service', 'Route', 'StatusClass']],
     });
   });
 
-  it('counts a request that throws as a 5xx and publishes it all the same', async () => {
-    publishMetricsAs('emf');
-    const documents = await emfWrittenBy(() =>
-      measureRequest(
-        'GET /idp/roles',
-        () => Promise.reject(new Error('boom')),
-        () => 200,
-      ).catch(() => undefined),
-    );
+  it('counts a request that failed as a 5xx and publishes it all the same', async () => {
+    handle = async () => {
+      countMetric('RateLimited');
+      throw new Error('boom');
+    };
+    const documents = await emfWrittenBy(invoke);
     expect(documents).toEqual([
-      expect.objectContaining({ Route: 'GET /idp/roles', StatusClass: '5xx', Requests: 1 }),
+      expect.objectContaining({
+        Route: 'GET /idp/openapi.json',
+        StatusClass: '5xx',
+        Requests: 1,
+        RateLimited: 1,
+      }),
     ]);
   });
 
-  it('writes no embedded metric format locally, and counting outside a request does nothing', async () => {
-    const documents = await emfWrittenBy(async () => {
-      countMetric('TokensIssued');
-      await measureRequest(
-        'GET /idp/permissions',
-        async () => 200,
-        (status) => status,
-      );
-    });
-    expect(documents).toEqual([]);
+  it("keeps overlapping requests apart where one instance runs several at once (Lambda's multi-concurrency)", async () => {
+    process.env.AWS_LAMBDA_MAX_CONCURRENCY = '2';
+    const store = await InvokeStore.getInstanceAsync(true);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    let calls = 0;
+    handle = async () => {
+      const first = calls++ === 0;
+      if (first) countMetric('TokensIssued');
+      await pause();
+      if (!first) countMetric('RateLimited');
+      return { body: {} };
+    };
+    const inInvocation = () =>
+      store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: randomUUID() }, () => invoke());
+    const documents = await emfWrittenBy(() => Promise.all([inInvocation(), inInvocation()]));
+    expect(documents).toHaveLength(2);
+    const [withToken, withLimit] = [
+      documents.find((document) => 'TokensIssued' in document),
+      documents.find((document) => 'RateLimited' in document),
+    ];
+    expect(withToken).toMatchObject({ Requests: 1, TokensIssued: 1 });
+    expect(withToken).not.toHaveProperty('RateLimited');
+    expect(withLimit).toMatchObject({ Requests: 1, RateLimited: 1 });
+    expect(withLimit).not.toHaveProperty('TokensIssued');
   });
 });

@@ -1,19 +1,19 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
-import { SecretsManagerSecretStore, secretsManagerCall } from '../../shared/auth/secrets-manager-store.js';
+import { SecretsManagerSecretStore, secretsManagerClient } from '../../shared/auth/secrets-manager-store.js';
 import { startFakeSecretsManager } from '../support/fake-secrets-manager.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
 const isReal = (value: string) => value.startsWith('real');
 
-describe('Secrets Manager secret store (signed requests to a stand-in of its API)', () => {
+describe('Secrets Manager secret store (the SDK client against a stand-in of its API)', () => {
   let fake: Awaited<ReturnType<typeof startFakeSecretsManager>>;
   let store: SecretsManagerSecretStore;
   beforeAll(async () => {
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
     fake = await startFakeSecretsManager();
-    store = new SecretsManagerSecretStore('idp/', secretsManagerCall({ endpoint: fake.endpoint }));
+    store = new SecretsManagerSecretStore('idp/', secretsManagerClient(fake.endpoint));
   });
   afterAll(() => fake.close());
   beforeEach(() => fake.reset());
@@ -61,6 +61,17 @@ describe('Secrets Manager secret store (signed requests to a stand-in of its API
       { SecretId: 'idp/sso/gone', ForceDeleteWithoutRecovery: true },
       { SecretId: 'idp/sso/gone', ForceDeleteWithoutRecovery: true },
     ]);
+  });
+
+  it('tries again on throttling (the signing keys load through it), not on a refusal', async () => {
+    fake.secrets.set('idp/signing-keys', { value: 'real-keys' });
+    fake.fail('GetSecretValue', 'ThrottlingException', 1);
+    expect(await store.get('signing-keys')).toBe('real-keys');
+    expect(fake.calls('GetSecretValue')).toHaveLength(2);
+
+    fake.fail('GetSecretValue', 'AccessDeniedException', 1);
+    await expect(store.get('signing-keys')).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(fake.calls('GetSecretValue')).toHaveLength(3);
   });
 
   it('names the error Secrets Manager answered', async () => {

@@ -50,9 +50,11 @@ const MESSAGE = {
 const deliver = () =>
   deliverEmail(EMAIL, { organizationId: 'org-1', createdAt: 1, messageId: 'outbox-1' }, MESSAGE);
 
-const logged = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-const logLines = () =>
-  logged.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"email '));
+// INFO lines on standard output, WARN and ERROR on standard error: both, in the order written.
+const written: string[] = [];
+for (const stream of [process.stdout, process.stderr])
+  vi.spyOn(stream, 'write').mockImplementation((line) => written.push(String(line)) > 0);
+const logLines = () => written.filter((line) => line.includes('"email '));
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => ses.listen(0, '127.0.0.1', resolve));
@@ -72,7 +74,7 @@ afterAll(() => {
 
 beforeEach(() => {
   received.length = 0;
-  logged.mockClear();
+  written.length = 0;
 });
 
 describe('email delivery through SES', () => {

@@ -1,24 +1,28 @@
-import { createHash } from 'node:crypto';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
+import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { countMetric } from '../../observability/metrics.js';
-import { claimRecord, completeRecord, releaseRecord } from '../../store/idempotency-records.js';
-import { ConcurrentChange } from '../../store/writes.js';
+import { idempotencyRecords } from '../../store/idempotency-records.js';
 import { badRequest, conflict, unprocessable } from '../errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency-key.js';
 import { logger } from '../logger.js';
 
 /**
- * `Idempotency-Key` on writes: one execution per (key, organization, caller, route, path),
- * whatever the concurrency. The first request takes the key's record with a conditional write;
- * a repeat while it runs is 409, a repeat after it finished replays its response, a repeat with
- * another body is 422. Only the request that holds the record completes or releases it, so a
- * refused repeat never frees the key for a third request. A failed request releases the key: a
- * retry runs again. Without the header the middleware steps aside.
+ * `Idempotency-Key` on writes, through Powertools Idempotency: one execution per (key,
+ * organization, caller, route, path), whatever the concurrency. The first request takes the key's
+ * record with a conditional write; a repeat while it runs is 409, a repeat after it finished
+ * replays its response, a repeat with another body (compared with object keys in order) is 422. A
+ * failed request frees the key, so a retry runs again. Without the header it steps aside.
  *
- * Written here rather than taken from Powertools' idempotency utility: that one shares its
- * configuration between concurrent requests, lets a refused repeat delete the running request's
- * record, and with its JMESPath engine added 38 KB to every function that writes.
+ * Two things are added around Powertools' middleware: only the request that took the record may
+ * free it (Powertools' `onError` would also delete the record when it is the repeat that was
+ * refused, freeing a running or finished request's key for a third execution), and a response's
+ * secret is never recorded (a replay asks its owner for it again).
  */
 
 /**
@@ -31,27 +35,33 @@ export interface RecordedSecret {
   readonly reread: (recordedBody: Record<string, unknown>, request: Request) => Promise<string>;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
+const KEY = 'headers."idempotency-key"';
+const CLAIMS = 'requestContext.authorizer.jwt.claims';
 
-/** The record's key: the header's value scoped to who calls what. */
-const recordHash = (event: APIGatewayProxyEventV2WithJWTAuthorizer, key: string) => {
-  const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
-  return digest(JSON.stringify([key, claims.org, claims.sub, event.routeKey, event.rawPath]));
-};
+/** Shared by every route: Powertools keeps one configuration per persistence layer. */
+const settings = new IdempotencyConfig({
+  // No header, no idempotency (`&&` answers null); with one, the record is the key's per caller and target.
+  eventKeyJmesPath: `${KEY} && [${KEY}, ${CLAIMS}.org, ${CLAIMS}.sub, routeKey, rawPath]`,
+  // The parsed body by then; Powertools hashes it with object keys sorted.
+  payloadValidationJmesPath: 'body',
+  expiresAfterSeconds: 24 * 60 * 60,
+  hashFunction: 'sha256',
+});
 
-/** JSON with object keys in order, so the same body written another way is the same body. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  ) ?? '';
+/** The same for every function, so a record's key does not depend on the deployed function's name. */
+export const IDEMPOTENCY_KEY_PREFIX = 'idp';
 
-/** The request body (parsed by then, when it was JSON) a repeat must send again to be replayed. */
-const bodyHashOf = (event: APIGatewayProxyEventV2WithJWTAuthorizer) => digest(canonicalJson(event.body));
+const POWERTOOLS = Symbol('powertools idempotency of this request');
+const HOLDS_RECORD = Symbol('this request took the record');
+
+type Internal = Record<symbol, unknown>;
+const internalOf = (request: Request) => request.internal as unknown as Internal;
+
+const parsedBody = (response: APIGatewayProxyStructuredResultV2) =>
+  JSON.parse(response.body ?? '{}') as Record<string, unknown>;
 
 const withoutSecret = (response: APIGatewayProxyStructuredResultV2, field: string) => {
-  const body = JSON.parse(response.body ?? '{}') as Record<string, unknown>;
+  const body = parsedBody(response);
   delete body[field];
   return { ...response, body: JSON.stringify(body) };
 };
@@ -61,60 +71,67 @@ const withSecretAgain = async (
   secret: RecordedSecret,
   request: Request,
 ) => {
-  const body = JSON.parse(response.body ?? '{}') as Record<string, unknown>;
+  const body = parsedBody(response);
   return {
     ...response,
     body: JSON.stringify({ ...body, [secret.field]: await secret.reread(body, request) }),
   };
 };
 
-/** What this request holds, kept per request (concurrent requests share the middleware object). */
-const held = new WeakMap<Request, { hash: string; holder: string }>();
-
 export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => ({
   before: async (request) => {
-    const event = request.event as APIGatewayProxyEventV2WithJWTAuthorizer;
-    const key = event.headers['idempotency-key'];
-    if (!key) return undefined;
+    const key = (request.event as APIGatewayProxyEventV2).headers['idempotency-key'];
+    if (key === undefined) return undefined;
     if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
       throw badRequest(
         `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters (no spaces)`,
       );
     }
-    const hash = recordHash(event, key);
-    // Held while the function may run; a request that died frees the key after that.
-    const claim = await claimRecord(hash, bodyHashOf(event), request.context.getRemainingTimeInMillis());
-    if (claim.kind === 'held') {
-      held.set(request, { hash, holder: claim.holder });
+    const powertools = makeHandlerIdempotent({
+      persistenceStore: idempotencyRecords(),
+      config: settings,
+      keyPrefix: IDEMPOTENCY_KEY_PREFIX,
+    });
+    internalOf(request)[POWERTOOLS] = powertools;
+    let replay: APIGatewayProxyStructuredResultV2 | undefined;
+    try {
+      replay = (await powertools.before?.(request as never)) as APIGatewayProxyStructuredResultV2 | undefined;
+    } catch (error) {
+      if (error instanceof IdempotencyValidationError)
+        throw unprocessable('Idempotency-Key was already used with a different request body');
+      if (error instanceof IdempotencyAlreadyInProgressError)
+        throw conflict('A request with this Idempotency-Key is still in progress');
+      throw error;
+    }
+    if (replay === undefined) {
+      internalOf(request)[HOLDS_RECORD] = true;
       return undefined;
     }
-    if (claim.kind === 'other-body')
-      throw unprocessable('Idempotency-Key was already used with a different request body');
-    if (claim.kind === 'running') throw conflict('A request with this Idempotency-Key is still in progress');
     countMetric('IdempotentReplays');
-    const recorded = JSON.parse(claim.response) as APIGatewayProxyStructuredResultV2;
-    return recordedSecret ? withSecretAgain(recorded, recordedSecret, request) : recorded;
+    return recordedSecret ? withSecretAgain(replay, recordedSecret, request) : replay;
   },
   after: async (request) => {
-    const holding = held.get(request);
-    if (!holding) return;
+    if (!internalOf(request)[HOLDS_RECORD]) return;
+    const powertools = internalOf(request)[POWERTOOLS] as ReturnType<typeof makeHandlerIdempotent>;
     const response = request.response as APIGatewayProxyStructuredResultV2;
-    const kept = recordedSecret ? withoutSecret(response, recordedSecret.field) : response;
+    // Powertools records what `request.response` holds when its `after` runs.
+    request.response = recordedSecret ? withoutSecret(response, recordedSecret.field) : response;
     try {
-      await completeRecord(holding.hash, holding.holder, JSON.stringify(kept));
+      await powertools.after?.(request as never);
     } catch (error) {
-      // The write happened; only its replay is lost (a repeat will run again or be refused).
-      if (!(error instanceof ConcurrentChange)) throw error;
-      logger.warn('an idempotency record was taken over before its request finished', {
-        requestId: (request.event as APIGatewayProxyEventV2WithJWTAuthorizer).requestContext.requestId,
+      // The write happened; only its replay is lost (a repeat is refused until the record's
+      // in-progress time runs out, then runs again).
+      logger.warn('an Idempotency-Key record could not be completed', {
+        requestId: (request.event as APIGatewayProxyEventV2).requestContext.requestId,
+        error: (error as Error).name,
       });
+    } finally {
+      request.response = response;
     }
   },
   onError: async (request) => {
-    const holding = held.get(request);
-    if (!holding) return;
-    await releaseRecord(holding.hash, holding.holder).catch((error: unknown) => {
-      if (!(error instanceof ConcurrentChange)) throw error;
-    });
+    if (!internalOf(request)[HOLDS_RECORD]) return;
+    const powertools = internalOf(request)[POWERTOOLS] as ReturnType<typeof makeHandlerIdempotent>;
+    await powertools.onError?.(request as never);
   },
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { MAX_GRANTS_PER_HOLDER } from '../../../shared/domain/limits.js';
@@ -96,13 +97,15 @@ describe('roles', () => {
     ];
     // The user holds the limit already: `held` and ids of roles that are not there any more.
     const others = Array.from({ length: MAX_GRANTS_PER_HOLDER - 1 }, () => randomUUID());
-    await db().send('UpdateItem', {
-      TableName: tableName(),
-      Key: keys.user(service.organizationId, id),
-      UpdateExpression: 'ADD #roles :ids',
-      ExpressionAttributeNames: { '#roles': 'roles' },
-      ExpressionAttributeValues: { ':ids': new Set([held.id, ...others]) },
-    });
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.user(service.organizationId, id),
+        UpdateExpression: 'ADD #roles :ids',
+        ExpressionAttributeNames: { '#roles': 'roles' },
+        ExpressionAttributeValues: { ':ids': new Set([held.id, ...others]) },
+      }),
+    );
     const refused = await grant(id, beyond.id);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({

@@ -1,0 +1,67 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { RouteDefinition } from '../../api/route-definition.js';
+import { countMetric, metrics } from '../../observability/metrics.js';
+import { corsHeadersFor, type RegisteredOrigin } from '../cors.js';
+import { logger } from '../logger.js';
+
+type Request = Parameters<
+  NonNullable<MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2>['before']>
+>[0];
+
+/** A function that threw has no response: API Gateway answers 500 for it. */
+const statusOf = (response: APIGatewayProxyResultV2 | null | undefined): number =>
+  response === undefined || response === null
+    ? 500
+    : typeof response === 'object'
+      ? (response.statusCode ?? 200)
+      : 200;
+
+const started = new WeakMap<object, number>();
+
+/**
+ * What every request of a group gets, whatever path it took through its route's chain (replays of
+ * an `Idempotency-Key` among them): its metrics dimensioned by route and status class, one access
+ * log line, and the CORS headers of browser applications' calls. It sits inside Powertools'
+ * `logMetrics`, so the dimensions are set before the metrics are published.
+ */
+export const requestEnvelope = (
+  routeOfKey: (key: string) => RouteDefinition | undefined,
+  registeredOrigin: RegisteredOrigin | undefined,
+): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> => {
+  const finish = async (request: Request) => {
+    const { event } = request;
+    const route = routeOfKey(event.routeKey);
+    // Browser applications' cross-origin calls; pages are navigations, preflights answer their own.
+    if (
+      route &&
+      route.kind !== 'page' &&
+      route.kind !== 'preflight' &&
+      request.response &&
+      typeof request.response === 'object'
+    ) {
+      const cors = await corsHeadersFor(event, route.kind === 'public' ? undefined : registeredOrigin);
+      request.response = { ...request.response, headers: { ...request.response.headers, ...cors } };
+    }
+    const status = statusOf(request.response);
+    metrics.addDimensions({ Route: event.routeKey, StatusClass: `${Math.floor(status / 100)}xx` });
+    const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
+      .authorizer?.jwt?.claims;
+    logger.info('request', {
+      requestId: event.requestContext.requestId,
+      route: event.routeKey,
+      status,
+      latencyMs: Date.now() - (started.get(request) ?? Date.now()),
+      organizationId: claims?.org,
+      principalId: claims?.sub,
+    });
+  };
+  return {
+    before: (request) => {
+      started.set(request, Date.now());
+      countMetric('Requests');
+    },
+    after: finish,
+    onError: finish,
+  };
+};
