@@ -2,8 +2,10 @@ import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../http/idempotency-key.js';
 import { errorBody } from '../schemas/common.js';
+import { ENDPOINT_GROUP_DESCRIPTIONS } from './endpoint-group-tags.js';
+import { callersOf } from './operation-callers.js';
 import { REQUEST_EXAMPLES } from './request-examples.js';
-import type { RouteDefinition } from './route-definition.js';
+import { ENDPOINT_GROUPS, type RouteDefinition } from './route-definition.js';
 import { middlewareOf } from './route-middleware.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { ROUTES } from './routes.js';
@@ -110,6 +112,16 @@ const IDEMPOTENCY_KEY = z
       'Beyond the spec: a repeat with the same key, caller and body within 24 h answers the first response without applying the write again; the same key with another body is 422',
   });
 
+/** A multipart upload as a caller sends it: binary cannot be written in JSON, so the example says it. */
+const uploadExample = (route: RouteDefinition, field: string) => {
+  const url = `$BASE${route.path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.toUpperCase()}`)}`;
+  return {
+    summary: 'A PNG picture',
+    description: `What \`curl -X ${route.method} "${url}" -H "Authorization: Bearer $TOKEN" -F ${field}=@ada.png\` sends: one part named \`${field}\` holding the image file; its content decides the type, not its name or its part's Content-Type.`,
+    value: { [field]: '<the bytes of ada.png>' },
+  };
+};
+
 const requestBodyOf = (route: RouteDefinition) => {
   const upload = route.request.multipartFile;
   if (upload) {
@@ -117,6 +129,7 @@ const requestBodyOf = (route: RouteDefinition) => {
       required: true,
       content: {
         'multipart/form-data': {
+          examples: { picture: uploadExample(route, upload.field) },
           schema: {
             type: 'object' as const,
             required: [upload.field],
@@ -152,7 +165,9 @@ const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
   const headers = responseHeaders(route);
   return {
     operationId: route.operationId,
+    tags: [route.group],
     summary: route.summary,
+    description: `${route.description}\n\n${callersOf(route)}`,
     ...(route.extension ? { 'x-idp-extension': true } : {}),
     ...(isManagement
       ? {
@@ -228,9 +243,14 @@ export const createOpenApiDocument = (origin = '') => {
           `This document is served without authentication at GET ${API_BASE_PATH}/openapi.json.`,
           'Rate limits: each organization may send its contracted requests per second (10 plus a burst of 10 unless agreed otherwise), counted over all of its clients; beyond that the API answers 429. As the specification says, answers carry no rate-limit headers (no RateLimit-*, X-RateLimit-* or Retry-After): callers retry 429 with exponential backoff and jitter (1 s first, doubling, at most 5 retries, 30 s cap).',
         ].join('\n\n'),
+        // OpenAPI 3.0 names a license by URL (3.1 added the SPDX `identifier`).
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       // Public: applications and other services of the customer call it.
       servers: [{ url: `${origin}${API_BASE_PATH}`, 'x-internal': false }],
+      tags: ENDPOINT_GROUPS.filter((group) => described.some((route) => route.group === group)).map(
+        (group) => ({ name: group, description: ENDPOINT_GROUP_DESCRIPTIONS[group] }),
+      ),
       paths,
       components: {
         securitySchemes: {

@@ -47,6 +47,12 @@ export interface RouteDefinition {
   readonly group: EndpointGroup;
   readonly kind: RouteKind;
   readonly summary: string;
+  /**
+   * A sentence or two for callers, in the OpenAPI document and the typed client: what it does and
+   * what is notable (idempotency, paging, 404 for another organization's ids). Who may call a
+   * management operation is added from `permissions`, `subject` and `userTypes`.
+   */
+  readonly description: string;
   /** Every one of these is required. */
   readonly permissions: readonly PermissionId[];
   readonly userTypes: readonly UserType[];

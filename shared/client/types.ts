@@ -39,7 +39,10 @@ export type OperationOutput<K extends OperationId> = Routes[K]['response'] exten
 
 /** Every operation as a method of the client, named after its operationId. */
 export type OperationMethods = {
-  [K in OperationId]: (
-    ...input: Empty extends OperationInput<K> ? [input?: OperationInput<K>] : [input: OperationInput<K>]
-  ) => Promise<OperationOutput<K>>;
+  // Mapped over OPERATIONS itself, so each method shows its entry's doc comment (the route's description).
+  [K in keyof typeof OPERATIONS]: K extends OperationId
+    ? (
+        ...input: Empty extends OperationInput<K> ? [input?: OperationInput<K>] : [input: OperationInput<K>]
+      ) => Promise<OperationOutput<K>>
+    : never;
 };

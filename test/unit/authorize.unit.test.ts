@@ -11,6 +11,7 @@ const { createGroup: standardOnly } = routeGroup('users', { userTypes: ['STANDAR
   createGroup: {
     route: 'POST /idp/userGroups',
     summary: 'test route',
+    description: 'A route of this test only.',
     permissions: ['USER_GROUP.ADD', 'USER_GROUP.READ'],
     request: {},
     response: { status: 201, description: 'created' },

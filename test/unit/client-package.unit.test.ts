@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildClient, CLIENT_DIST } from '../../bin/build-client.js';
+import { usersRoutes } from '../../shared/api/routes/users.js';
 import { typeCheckProgram } from '../support/type-check.js';
 
 /** `import { IdpClient } from 'idp/client'`, as a program outside this repository's sources uses it. */
@@ -66,5 +67,11 @@ export const wrong = () => client.getUser();
       ['node'],
     );
     expect(problems).toEqual([]);
+    // Editors show each method's doc comment: the operation's description in the route table.
+    const declarations = readFileSync(
+      join(CLIENT_DIST, 'types', 'shared', 'client', 'operations.d.ts'),
+      'utf8',
+    );
+    expect(declarations).toContain(`${usersRoutes.getUser.description} `);
   });
 });

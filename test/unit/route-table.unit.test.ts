@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../shared/api/openapi.js';
 import { ENDPOINT_GROUPS, routeKey } from '../../shared/api/route-definition.js';
@@ -10,6 +10,11 @@ describe('route table', () => {
     const keys = ROUTES.map(routeKey);
     expect(new Set(keys).size).toBe(keys.length);
     for (const group of ENDPOINT_GROUPS) expect(existsSync(`functions/${group}.ts`), group).toBe(true);
+  });
+
+  it('describes every route, documented in the OpenAPI document or not (the type requires it)', () => {
+    for (const route of ROUTES)
+      expect(route.description.trim().length, route.operationId).toBeGreaterThan(20);
   });
 
   it('only requires permissions that exist in the catalogue', () => {
@@ -29,9 +34,15 @@ describe('route table', () => {
 describe('OpenAPI document', () => {
   const document = createOpenApiDocument('https://idp.example.com');
 
-  it('is OpenAPI 3.0.0 titled IDP, version 1-core', () => {
+  it('is OpenAPI 3.0.0 titled IDP, version 1-core, under the Apache License 2.0', () => {
     expect(document.openapi).toBe('3.0.0');
     expect(document.info).toMatchObject({ title: 'IDP', version: '1-core' });
+    // OpenAPI 3.0 names a license by URL; the LICENSE file at the root holds its text.
+    expect(document.info.license).toEqual({
+      name: 'Apache-2.0',
+      url: 'https://www.apache.org/licenses/LICENSE-2.0',
+    });
+    expect(readFileSync('LICENSE', 'utf8')).toMatch(/^\s+Apache License\s+Version 2\.0, January 2004/);
     expect(document.servers).toEqual([{ url: 'https://idp.example.com/idp', 'x-internal': false }]);
   });
 
@@ -44,6 +55,43 @@ describe('OpenAPI document', () => {
       .filter((key) => key !== 'GET /idp/openapi.json');
     expect(documented.sort()).toEqual(expected.sort());
     expect(document.info.description).toContain('served without authentication at GET /idp/openapi.json');
+  });
+
+  it('tags every operation with its endpoint group, and describes each operation and group', () => {
+    type Operation = { operationId: string; tags?: string[]; description?: string };
+    const operations = Object.values(document.paths ?? {}).flatMap(
+      (item) => Object.values(item ?? {}) as Operation[],
+    );
+    expect(operations.length).toBeGreaterThan(70);
+    const groupOf = new Map(ROUTES.map((route) => [route.operationId, route.group]));
+    for (const operation of operations) {
+      expect(operation.tags, operation.operationId).toEqual([groupOf.get(operation.operationId)]);
+      expect(operation.description?.trim().length, operation.operationId).toBeGreaterThan(20);
+    }
+    const tags = document.tags ?? [];
+    expect(tags.map((tag) => tag.name).sort()).toEqual(
+      [...new Set(operations.flatMap((operation) => operation.tags ?? []))].sort(),
+    );
+    for (const tag of tags) expect(tag.description?.trim(), tag.name).toBeTruthy();
+  });
+
+  it('says in each description who may call the operation, from what the authorization checks', () => {
+    const descriptionOf = (path: string, method: string) =>
+      (document.paths as Record<string, Record<string, { description: string }>>)[path]?.[method]
+        ?.description;
+    expect(descriptionOf('/users', 'get')).toContain('The caller needs `USER.LIST`.');
+    expect(descriptionOf('/users/{id}/picture', 'put')).toContain(
+      'The user named by `id` may call it; anyone else needs `USER.UPDATE`.',
+    );
+    expect(descriptionOf('/users/{id}/changePassword', 'put')).toContain(
+      'Only the user named by `id` may call it',
+    );
+    expect(descriptionOf('/me/ui-permissions', 'get')).toContain(
+      'Any authenticated caller of the organization may call it.',
+    );
+    expect(descriptionOf('/userGroups/{id}/duplicate', 'post')).toContain(
+      'The caller needs `USER_GROUP.ADD`, `USER_GROUP.READ`, `USER_ROLES.GRANT`, `USER_POLICIES.GRANT` and `USER_GROUP.GRANT`. Callers of user type RESTRICTED get 403.',
+    );
   });
 
   it('names every component schema after the spec, so generated clients get meaningful types', () => {
@@ -65,7 +113,12 @@ describe('OpenAPI document', () => {
   it('describes the headers, the upload and the binary answer a caller meets', () => {
     type Operation = {
       parameters?: { in: string; name: string }[];
-      requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+      requestBody?: {
+        content: Record<
+          string,
+          { schema: { properties?: Record<string, unknown> }; examples?: Record<string, unknown> }
+        >;
+      };
       responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
     };
     const paths = document.paths as Record<string, Record<string, Operation>>;
@@ -80,6 +133,10 @@ describe('OpenAPI document', () => {
     expect(upload.requestBody?.content['multipart/form-data']?.schema.properties?.files).toMatchObject({
       type: 'string',
       format: 'binary',
+    });
+    expect(upload.requestBody?.content['multipart/form-data']?.examples?.picture).toMatchObject({
+      value: { files: expect.any(String) },
+      description: expect.stringContaining('-F files=@ada.png'),
     });
     expect(Object.keys(operationAt('/users/{id}/picture', 'get').responses['200']?.content ?? {})).toEqual([
       'image/png',

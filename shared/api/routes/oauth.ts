@@ -7,36 +7,47 @@ export const oauthRoutes = routeGroup('oauth')({
     kind: 'oauth',
     summary:
       'OAuth 2.0 token endpoint: client credentials, authorization code (PKCE) and refresh token grants',
+    description:
+      "Called by API clients and applications with exactly one client authentication method (HTTP Basic, the form's secret, or none for a public application); form-encoded only. Access tokens are ES256 JWTs (3,600 s for client credentials, 900 s for people); errors follow RFC 6749, section 5.2.",
     response: { status: 200, description: 'Access token' },
   },
   getUserInfo: {
     route: 'GET /oauth2/userinfo',
     kind: 'oauth',
     summary: 'OpenID Connect UserInfo: claims of the person a bearer access token was issued for',
+    description:
+      "Called with a person's bearer access token; answers `sub` and, with the `email` and `profile` scopes, `email` and `name`.",
     response: { status: 200, description: 'Claims' },
   },
   postUserInfo: {
     route: 'POST /oauth2/userinfo',
     kind: 'oauth',
     summary: 'OpenID Connect UserInfo, by POST',
+    description: 'The same as GET /oauth2/userinfo, for clients that send a POST.',
     response: { status: 200, description: 'Claims' },
   },
   revokeToken: {
     route: 'POST /oauth2/revoke',
     kind: 'oauth',
     summary: 'OAuth 2.0 token revocation (RFC 7009): refresh tokens, with every token of their sign-in',
+    description:
+      'Called by the application holding the token, authenticated as at the token endpoint. A refresh token is revoked with every refresh token of its sign-in; anything else answers 200 and changes nothing, as RFC 7009 asks.',
     response: { status: 200, description: 'Revoked, or nothing to revoke' },
   },
   openIdConfiguration: {
     route: 'GET /.well-known/openid-configuration',
     kind: 'public',
     summary: 'OpenID Connect discovery document',
+    description:
+      'Public, no token: the issuer, the endpoints, and the grants, scopes and algorithms supported, for OpenID Connect clients to configure themselves.',
     response: { status: 200, description: 'Discovery document' },
   },
   jwks: {
     route: 'GET /.well-known/jwks.json',
     kind: 'public',
     summary: 'Public keys that verify access tokens',
+    description:
+      'Public, no token: every ES256 key of the signing key set; after a rotation the previous key stays until the tokens it signed have expired.',
     response: { status: 200, description: 'JSON Web Key Set' },
   },
 });

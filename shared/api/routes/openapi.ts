@@ -7,6 +7,8 @@ export const openApiRoutes = routeGroup('openapi')({
     route: 'GET /idp/openapi.json',
     kind: 'public',
     summary: 'This OpenAPI document',
+    description:
+      'Public, no token: every management operation with its schemas, limits and examples, generated from the route table. It does not describe itself.',
     response: { status: 200, description: 'OpenAPI 3.0.0 document', body: z.looseObject({}) },
   },
 });

@@ -6,12 +6,16 @@ export const signinRoutes = routeGroup('signin')({
     route: 'GET /oauth2/authorize',
     kind: 'page',
     summary: 'OpenID Connect authorization endpoint: code flow with PKCE (S256); shows the sign-in page',
+    description:
+      'Opened by the browser of a person signing in to a registered application: `response_type=code`, `code_challenge` with S256 and a `scope` containing `openid`; `prompt=none` and `prompt=login` are honoured. An unknown client or an unregistered redirect URI gets an error page, never a redirect.',
     response: { status: 200, description: 'The sign-in page, or a redirect back to the application' },
   },
   submitSignIn: {
     route: 'POST /signin',
     kind: 'page',
     summary: 'The sign-in form: email and password',
+    description:
+      'Posted by the sign-in page, only from the browser that opened the authorization request (login CSRF is refused). A wrong password, an unknown email and an INACTIVE user get the same answer; after 5 failures in a row the email is locked out for a while.',
     response: {
       status: 303,
       description: 'The next step, back to the application with a code, or the form again',
@@ -21,24 +25,32 @@ export const signinRoutes = routeGroup('signin')({
     route: 'POST /signin/totp',
     kind: 'page',
     summary: 'Two-step verification: the code confirming TOTP enrolment, or a TOTP or recovery code',
+    description:
+      'Posted by the enrolment or the code page of a pending sign-in; a time step is accepted once, each recovery code works once, and wrong codes count toward the lockout.',
     response: { status: 200, description: 'The next step, or the form again' },
   },
   submitContinue: {
     route: 'POST /signin/continue',
     kind: 'page',
     summary: 'Continues signing in after the recovery codes were shown',
+    description:
+      'Posted from the page that showed the 10 recovery codes of a new TOTP enrolment (shown once).',
     response: { status: 303, description: 'The next step, or back to the application with a code' },
   },
   submitConsent: {
     route: 'POST /signin/consent',
     kind: 'page',
     summary: 'Accepts (or declines) the latest agreement while signing in',
+    description:
+      'Posted by the agreement page of a pending sign-in: Accept records the same consent as POST /idp/consent/{agreementId}; Decline returns `access_denied` to the application.',
     response: { status: 303, description: 'Back to the application with a code, or with access_denied' },
   },
   endSession: {
     route: 'GET /oauth2/logout',
     kind: 'page',
     summary: 'OpenID Connect RP-Initiated Logout',
+    description:
+      'Opened by the browser with an `id_token_hint` of this issuer and a `post_logout_redirect_uri` registered for that application (with `state` passed on); without a hint the person is signed out and shown a page.',
     response: { status: 200, description: 'Signed out, or a redirect to a registered post-logout URI' },
   },
 });

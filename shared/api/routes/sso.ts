@@ -8,6 +8,8 @@ export const ssoRoutes = routeGroup('sso')({
   listSsoProviders: {
     route: 'GET /idp/sso-providers',
     summary: "The SSO providers serving the caller's organization (never their secrets)",
+    description:
+      "The SSO providers bound to the caller's organization, by client id, with the customer's secret expiration hint (0 when none was given); never a secret.",
     permissions: ['SSO.ADMIN'],
     response: ok('The providers, by client id', z.array(ssoProvider).max(MAX_SSO_PROVIDERS_PER_ORGANIZATION)),
   },
@@ -15,6 +17,8 @@ export const ssoRoutes = routeGroup('sso')({
     route: 'POST /idp/sso-providers/{clientId}',
     summary:
       'Replace the client secret of an SSO provider, for every organization it serves; the expiration hint when given',
+    description:
+      "The secret goes to the secret store only (never the table, an answer, a log line or an error) and serves every organization the provider serves; the expiration hint is replaced when given. 404 for a provider not bound to the caller's organization. Idempotent by nature, so it takes no `Idempotency-Key`.",
     permissions: ['SSO.ADMIN'],
     request: { path: ssoProviderPath, body: updateSsoProviderRequest },
     response: noContent('Stored'),

@@ -9,6 +9,8 @@ export const userPasswordsRoutes = routeGroup('user-passwords')({
   changePassword: {
     route: 'PUT /idp/users/{id}/changePassword',
     summary: 'Change the own password',
+    description:
+      'The current password must be right; the new one is 12 to 1,024 characters, not the email and not a common password. A user without a password yet gets 400.',
     subject: 'self',
     request: { body: changePasswordRequest },
     response: noContent('Changed'),

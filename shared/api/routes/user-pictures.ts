@@ -11,6 +11,8 @@ export const userPicturesRoutes = routeGroup('user-pictures')({
   uploadUserPicture: {
     route: 'PUT /idp/users/{id}/picture',
     summary: 'Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE',
+    description:
+      'The picture is the `files` part of a multipart/form-data body; its type is decided by its content (PNG, JPEG, GIF or WebP, otherwise 415, whatever its name), at most 5 MiB (413). `User.picture` then names it. Idempotent by nature, so it takes no `Idempotency-Key`.',
     permissions: ['USER.UPDATE'],
     subject: 'self-or-permissions',
     request: { multipartFile: { field: 'files', maxBytes: MAX_PICTURE_BYTES } },
@@ -22,6 +24,8 @@ export const userPicturesRoutes = routeGroup('user-pictures')({
   getUserPicture: {
     route: 'GET /idp/users/{id}/picture',
     summary: "The user's picture (the URL in User.picture)",
+    description:
+      "Served to any authenticated caller of the organization, with the picture's content type; 404 when the user has no picture or belongs to another organization. `v` (the upload time in `User.picture`) only makes each upload a new URL.",
     request: { query: pictureQuery },
     response: {
       status: 200,

@@ -20,6 +20,7 @@ export const usersRoutes = routeGroup('users')({
   listUsers: {
     route: 'GET /idp/users',
     summary: 'Users in creation order; ACTIVE ones, or only INACTIVE ones with fetchInactive=true',
+    description: `Lists the organization's users in creation order, one page at a time (\`page\`, \`pageSize\`; \`Link: <...>; rel="next"\` while more exist): ACTIVE ones, or only INACTIVE ones with \`fetchInactive=true\`. The list is strongly consistent.`,
     permissions: ['USER.LIST'],
     request: { query: listUsersQuery },
     response: {
@@ -31,6 +32,8 @@ export const usersRoutes = routeGroup('users')({
   createUser: {
     route: 'POST /idp/users',
     summary: 'Create a user (email unique per organization) and send the join email',
+    description:
+      "The email is unique in the organization, compared case-insensitively (409), and kept as written; the organization's default role is granted and the join email with its invitation link sent. Answers 204 with `Location`.",
     permissions: ['USER.ADD'],
     request: { body: newUserRequest },
     response: { ...noContent('Created; Location names the new user'), location: true },
@@ -38,12 +41,16 @@ export const usersRoutes = routeGroup('users')({
   getUser: {
     route: 'GET /idp/users/{id}',
     summary: 'One user',
+    description:
+      "Reads one user of the caller's organization; a user of another organization is 404, like an unknown id.",
     permissions: ['USER.DETAILS'],
     response: ok('The user', user),
   },
   updateUser: {
     route: 'PUT /idp/users/{id}',
     summary: 'Rename a user or change the email; the user itself, or USER.UPDATE',
+    description:
+      'Changes the name or the email (unique in the organization, compared case-insensitively: 409) and answers the updated user.',
     permissions: ['USER.UPDATE'],
     subject: 'self-or-permissions',
     request: { body: updateUserRequest },
@@ -52,12 +59,16 @@ export const usersRoutes = routeGroup('users')({
   resendJoinEmail: {
     route: 'PUT /idp/users/{id}/resendJoinEmail',
     summary: 'Send the join email again',
+    description:
+      'Sends the join email with a new invitation link, which voids the earlier one; also for INACTIVE users, whose link works once they are ACTIVE again.',
     permissions: ['USER.ADD'],
     response: noContent('Queued'),
   },
   setUserStatus: {
     route: 'PUT /idp/users/{id}/setUserStatus',
     summary: 'Activate or deactivate a user',
+    description:
+      'An INACTIVE user cannot obtain a token, and tokens it holds already are refused within 30 s.',
     permissions: ['USER.DELETE'],
     request: { body: changeStatusRequest },
     response: noContent('Changed'),
@@ -65,6 +76,7 @@ export const usersRoutes = routeGroup('users')({
   setUserType: {
     route: 'PUT /idp/users/{id}/userType/{type}',
     summary: 'Set the user type (case-insensitive)',
+    description: '`STANDARD` or `RESTRICTED`, also in lower case; tokens issued afterwards carry it.',
     permissions: ['USER.UPDATE'],
     request: { path: userTypePath },
     response: noContent('Changed'),
@@ -72,6 +84,8 @@ export const usersRoutes = routeGroup('users')({
   grantUserRole: {
     route: 'PUT /idp/users/{id}/roles/{roleName}/grant',
     summary: 'Grant a role, named by name or id',
+    description:
+      'The role must exist in the organization and not be archived (404 naming it); granting a role held already is 204. A user holds at most 100 roles (409).',
     permissions: ['USER_ROLES.GRANT'],
     request: { path: userRolePath },
     response: noContent('Granted'),
@@ -79,6 +93,7 @@ export const usersRoutes = routeGroup('users')({
   revokeUserRole: {
     route: 'PUT /idp/users/{id}/roles/{roleName}/revoke',
     summary: 'Revoke a role, named by name or id',
+    description: 'Revoking a role that is not held is 204; an archived role is still revoked by its id.',
     permissions: ['USER_ROLES.REVOKE'],
     request: { path: userRolePath },
     response: noContent('Revoked'),
@@ -86,30 +101,38 @@ export const usersRoutes = routeGroup('users')({
   grantUserPolicy: {
     route: 'PUT /idp/users/{id}/policies/{policyId}',
     summary: 'Grant a policy',
+    description:
+      'The policy must exist in the organization and not be archived (404 naming it); granting it again is 204. A user holds at most 100 policies (409).',
     permissions: ['USER_POLICIES.GRANT'],
     response: noContent('Granted'),
   },
   revokeUserPolicy: {
     route: 'DELETE /idp/users/{id}/policies/{policyId}',
     summary: 'Revoke a policy',
+    description: 'Revoking a policy that is not held is 204; an archived policy is still revoked.',
     permissions: ['USER_POLICIES.REVOKE'],
     response: noContent('Revoked'),
   },
   grantUserManagedRole: {
     route: 'PUT /idp/users/{id}/managedRoles/{roleId}',
     summary: 'Grant a managed role',
+    description:
+      'A managed role is global (404 for an unknown id); granting it again is 204. A user holds at most 100 managed roles (409).',
     permissions: ['USER_ROLES.GRANT'],
     response: noContent('Granted'),
   },
   revokeUserManagedRole: {
     route: 'DELETE /idp/users/{id}/managedRoles/{roleId}',
     summary: 'Revoke a managed role',
+    description: 'Revoking a managed role that is not held is 204.',
     permissions: ['USER_ROLES.REVOKE'],
     response: noContent('Revoked'),
   },
   grantAdditionalProperties: {
     route: 'PUT /idp/users/{id}/additionalProperties/grant',
     summary: 'Set additional properties (string, number or empty object values)',
+    description:
+      'Values are strings (at most 4,096 characters), numbers or `{}`; at most 50 names a call and 16 KiB a user (413 beyond). Properties not named are kept.',
     permissions: ['USER.LIST'],
     request: { body: setAdditionalPropertiesRequest },
     response: noContent('Set'),
@@ -117,6 +140,8 @@ export const usersRoutes = routeGroup('users')({
   revokeAdditionalProperties: {
     route: 'PUT /idp/users/{id}/additionalProperties/revoke',
     summary: 'Remove additional properties',
+    description:
+      "Names the user does not hold are ignored; a name no user holds any more leaves the organization's list of names in use.",
     permissions: ['USER.LIST'],
     request: { body: removeAdditionalPropertiesRequest },
     response: noContent('Removed'),
@@ -124,34 +149,44 @@ export const usersRoutes = routeGroup('users')({
   addUserToGroup: {
     route: 'PUT /idp/users/{id}/userGroups/{userGroupId}',
     summary: 'Add the user to a user group',
+    description:
+      'The user group must exist in the organization (404 naming it); adding a member again changes nothing. A user belongs to at most 100 groups (409).',
     permissions: ['USER_GROUP.GRANT'],
     response: ok('The user with its groups', user),
   },
   removeUserFromGroup: {
     route: 'DELETE /idp/users/{id}/userGroups/{userGroupId}',
     summary: 'Remove the user from a user group',
+    description: 'Removing a user that is not a member is 204.',
     permissions: ['USER_GROUP.REVOKE'],
     response: noContent('Removed'),
   },
   resetUserMfa: {
     route: 'PUT /idp/users/{id}/resetMfa',
     summary: "Clear a user's TOTP secret so it enrolls again (400 when the organization has MFA disabled)",
+    description:
+      "Clears the user's TOTP secret and recovery codes, so the user enrols again at the next sign-in; 400 when the organization has MFA disabled.",
     permissions: ['USER.UPDATE'],
     response: noContent('Reset'),
   },
   resetMyMfa: {
     route: 'PUT /idp/me/resetMfa',
     summary: "Clear the calling user's TOTP secret (an API client gets 400)",
+    description:
+      'The user enrols again at the next sign-in; 400 for an API client, or when the organization has MFA disabled.',
     response: noContent('Reset'),
   },
   getMyUiPermissions: {
     route: 'GET /idp/me/ui-permissions',
     summary: 'UI permissions of the principal in the token',
+    description:
+      'The access types of the `UI` module the principal holds, and its plugin action names by plugin id, as computed when its token was issued.',
     response: ok('UI permissions', minePermissions),
   },
   listAdditionalUserProperties: {
     route: 'GET /idp/additionalUserProperties',
     summary: 'Names of the additional properties in use in the organization',
+    description: 'Names at least one user of the organization holds (at most 1,000).',
     response: ok('Property names', additionalUserProperties),
   },
 });
