@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 
@@ -33,17 +33,26 @@ export const startScriptedUpstream = async (clientId: string) => {
   /** The `auth_time` of its ID tokens (epoch seconds), when set. */
   let authTime: number | undefined;
   let lastAuthorization = new URLSearchParams();
+  /** Milliseconds it takes to answer anything but its authorization endpoint. */
+  let answerDelay = 0;
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sign = (claims: JWTPayload) =>
     new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
-  const json = (response: import('node:http').ServerResponse, status: number, body: unknown) =>
+  const json = (response: ServerResponse, status: number, body: unknown) =>
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   server.on('request', (request, response) => {
     const url = new URL(request.url ?? '/', issuer);
     requests.set(url.pathname, (requests.get(url.pathname) ?? 0) + 1);
+    if (answerDelay > 0 && url.pathname !== '/authorize') {
+      setTimeout(() => answer(request, response, url), answerDelay);
+    } else {
+      answer(request, response, url);
+    }
+  });
+  const answer = (request: IncomingMessage, response: ServerResponse, url: URL) => {
     if (url.pathname === '/.well-known/openid-configuration') {
       json(response, 200, {
         issuer,
@@ -98,7 +107,7 @@ export const startScriptedUpstream = async (clientId: string) => {
     } else {
       response.writeHead(404).end();
     }
-  });
+  };
   return {
     issuer,
     /** How the next ID tokens are made (default: as they should be). */
@@ -128,6 +137,10 @@ export const startScriptedUpstream = async (clientId: string) => {
     },
     /** The parameters of the latest authorization request it received. */
     lastAuthorization: () => lastAuthorization,
+    /** Makes each answer but the authorization endpoint's take this long (ms). */
+    answerAfter(milliseconds: number) {
+      answerDelay = milliseconds;
+    },
     /** A new signing key under a new `kid`; the old one leaves the JWKS. */
     async rotateKey() {
       ({ privateKey, publicKey } = await generateKeyPair('ES256'));

@@ -29,7 +29,7 @@ const newUpstream = async () => {
 };
 
 /** Signs in through the upstream; answers the email it vouches for, or the failure. */
-const signIn = async (upstream: Awaited<ReturnType<typeof startScriptedUpstream>>) => {
+const signIn = async (upstream: Awaited<ReturnType<typeof startScriptedUpstream>>, deadline?: number) => {
   const authorize = new URL('/authorize', upstream.issuer);
   authorize.search = new URLSearchParams({
     nonce: 'n',
@@ -37,12 +37,17 @@ const signIn = async (upstream: Awaited<ReturnType<typeof startScriptedUpstream>
     redirect_uri: CLIENT.redirectUri,
   }).toString();
   const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location') ?? '');
-  return upstreamIdentity(upstream.issuer, CLIENT, {
-    query: back.search.slice(1),
-    state: 's',
-    codeVerifier: 'v'.repeat(43),
-    nonce: 'n',
-  }).then(
+  return upstreamIdentity(
+    upstream.issuer,
+    CLIENT,
+    {
+      query: back.search.slice(1),
+      state: 's',
+      codeVerifier: 'v'.repeat(43),
+      nonce: 'n',
+    },
+    deadline,
+  ).then(
     (identity) => identity.email,
     (error: { failure?: string; detail?: string }) => ({ failure: error.failure, detail: error.detail }),
   );
@@ -200,5 +205,17 @@ describe('upstream discovery', () => {
     );
     larger.publishKeys([key, { kty: 'oct', kid: 'padding', k: 'x'.repeat(1024 * 1024) }]);
     expect(await signIn(larger)).toEqual({ failure: 'invalid-answer', detail: 'the JWKS is too large' });
+  });
+});
+
+describe('the upstream calls of one sign-in', () => {
+  it('share one deadline', async () => {
+    const slow = await newUpstream();
+    // Discovery, token and JWKS: each answers within 700 ms, all three do not.
+    slow.answerAfter(300);
+    expect(await signIn(slow)).toBe('pat@scripted.test');
+    const slower = await newUpstream();
+    slower.answerAfter(300);
+    expect(await signIn(slower, Date.now() + 700)).toMatchObject({ failure: 'unreachable' });
   });
 });
