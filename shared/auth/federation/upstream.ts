@@ -142,17 +142,22 @@ export const authorizationUrl = async (
   deadline = newDeadline(),
 ): Promise<URL> => {
   const metadata = await discover(issuer, client.clientId, deadline);
-  return oidc.buildAuthorizationUrl(relyingParty(issuer, metadata, client, deadline), {
-    redirect_uri: client.redirectUri,
-    scope: parameters.scope,
-    state: parameters.state,
-    nonce: parameters.nonce,
-    code_challenge: await oidc.calculatePKCECodeChallenge(parameters.codeVerifier),
-    code_challenge_method: 'S256',
-    ...(parameters.loginHint ? { login_hint: parameters.loginHint } : {}),
-    ...(parameters.prompt ? { prompt: parameters.prompt } : {}),
-    ...(parameters.maxAge === undefined ? {} : { max_age: String(parameters.maxAge) }),
-  });
+  const codeChallenge = await oidc.calculatePKCECodeChallenge(parameters.codeVerifier);
+  try {
+    return oidc.buildAuthorizationUrl(relyingParty(issuer, metadata, client, deadline), {
+      redirect_uri: client.redirectUri,
+      scope: parameters.scope,
+      state: parameters.state,
+      nonce: parameters.nonce,
+      code_challenge: codeChallenge,
+      code_challenge_method: 'S256',
+      ...(parameters.loginHint ? { login_hint: parameters.loginHint } : {}),
+      ...(parameters.prompt ? { prompt: parameters.prompt } : {}),
+      ...(parameters.maxAge === undefined ? {} : { max_age: String(parameters.maxAge) }),
+    });
+  } catch (error) {
+    throw federationErrorOf(error, 'authorization endpoint');
+  }
 };
 
 const identityClaims = z.object({
