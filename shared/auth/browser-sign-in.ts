@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
-import { checkAuthorizationRequest, redirectBack } from '../domain/authorization.js';
+import { checkAuthorizationRequest, redirectBack, sessionRecentEnough } from '../domain/authorization.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
@@ -59,8 +59,11 @@ export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> =>
       : useSession(readCookie(event.cookies, 'session', secure), config().signIn.sessionIdleSeconds),
     signInTarget(request.organizationId, request.clientId),
   ]);
-  // A session signs in to its own organization only.
-  if (session?.organizationId === request.organizationId) {
+  // A session signs in to its own organization only, and only if recent enough for max_age.
+  if (
+    session?.organizationId === request.organizationId &&
+    sessionRecentEnough(request, session.authTime, Date.now())
+  ) {
     const user = await getUser(session.organizationId, session.userId, true);
     if (sessionStillValid(user, session.authTime)) {
       return continueSignIn(event, request, session, { user, ...target }, true);

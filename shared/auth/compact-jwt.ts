@@ -3,9 +3,9 @@ import { type KeyObject, sign, verify } from 'node:crypto';
 /**
  * The JWT operations the functions need, on node:crypto: signing with ES256 (JWS, RFC 7515
  * compact form with the raw r||s signature of RFC 7518 3.4), reading the payload of a token the
- * gateway has already verified, verifying one of its own (userinfo, logout hints) and an SSO
- * upstream's ID token (RSA, RSA-PSS, ECDSA, EdDSA). `jose` does these at about a third of
- * node:crypto's signing rate and 18 to 40 KB more per bundle; it stays the verifier in tests.
+ * gateway has already verified, verifying one of its own (userinfo, logout hints). An SSO
+ * upstream's ID token is openid-client's to verify (federation/upstream.ts). `jose` signs at
+ * about a third of node:crypto's rate; it stays the verifier in tests.
  */
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

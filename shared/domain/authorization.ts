@@ -15,6 +15,8 @@ const IGNORED_SCOPES = new Set(['systemRoles', 'permissions', 'organization', 'n
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** base64url of a SHA-256 digest: 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/** A non-negative whole number of seconds (up to about 300 years). */
+const MAX_AGE = /^\d{1,10}$/;
 
 export const s256 = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
 
@@ -30,6 +32,8 @@ export interface AuthorizationRequest {
   nonce?: string;
   codeChallenge: string;
   prompt?: 'none' | 'login';
+  /** OpenID Connect Core 3.1.2.1: seconds since the person last authenticated, at most. */
+  maxAge?: number;
 }
 
 export type AuthorizationOutcome =
@@ -77,6 +81,7 @@ export const checkAuthorizationRequest = (
     'code_challenge',
     'code_challenge_method',
     'prompt',
+    'max_age',
   ]) {
     if (single(query, name) === 'repeated')
       return back('invalid_request', `The parameter ${name} is repeated`);
@@ -105,6 +110,10 @@ export const checkAuthorizationRequest = (
   if (prompt !== undefined && prompt !== 'none' && prompt !== 'login') {
     return back('invalid_request', 'prompt must be none or login');
   }
+  const maxAge = single(query, 'max_age');
+  if (maxAge !== undefined && !MAX_AGE.test(maxAge)) {
+    return back('invalid_request', 'max_age must be a whole number of seconds');
+  }
   const nonce = single(query, 'nonce');
   return {
     kind: 'valid',
@@ -117,9 +126,21 @@ export const checkAuthorizationRequest = (
       ...(nonce ? { nonce: nonce as string } : {}),
       codeChallenge: challenge as string,
       ...(prompt ? { prompt } : {}),
+      ...(maxAge === undefined ? {} : { maxAge: Number(maxAge) }),
     },
   };
 };
+
+/**
+ * Whether a session authenticated at `authTime` (epoch ms) may sign the person in to `request`
+ * without asking again: not with `prompt=login`, nor older than its `max_age`.
+ */
+export const sessionRecentEnough = (
+  request: Pick<AuthorizationRequest, 'prompt' | 'maxAge'>,
+  authTime: number,
+  now: number,
+): boolean =>
+  request.prompt !== 'login' && (request.maxAge === undefined || now - authTime <= request.maxAge * 1000);
 
 /**
  * The redirect back to the application (RFC 6749 4.1.2, with `iss` of RFC 9207 so a client

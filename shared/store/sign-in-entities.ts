@@ -24,6 +24,8 @@ export const AuthorizationRequestEntity = defineEntity({
     nonce: z.string().optional(),
     codeChallenge: z.string(),
     prompt: z.enum(['none', 'login']).optional(),
+    /** Seconds since the person last authenticated, at most (`max_age`). */
+    maxAge: z.number().optional(),
     /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
     browserDigest: z.string(),
     /** Set once the person proved who they are, while further steps (MFA, consent) remain. */

@@ -80,8 +80,8 @@ const follow = async (browser: BrowserSession, response: Response) => {
 };
 
 /** Opens the sign-in page, presses "Continue with Acme Login", follows everything. */
-const federatedSignIn = async (application = rp) => {
-  const flow = await startSignIn(application);
+const federatedSignIn = async (application = rp, options: Parameters<typeof startSignIn>[1] = {}) => {
+  const flow = await startSignIn(application, options);
   const page = await flow.response.text();
   expect(page).toContain('Continue with Acme Login');
   const request = hiddenField(page, 'request') ?? '';
@@ -284,6 +284,46 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     }
   });
 
+  it("passes prompt=login on with max_age=0: the upstream signs the person in again despite its own session, and its auth_time is the session's", async () => {
+    const email = upstreamPerson();
+    await personInIdp(email);
+    const first = await federatedSignIn();
+    expect(first.location?.searchParams.get('code')).toBeTruthy();
+    const logins = upstream.logins();
+    // Signed out of IDP, not of the upstream: the upstream's own session signs the person in.
+    await first.browser.fetch(`${service.baseUrl}/oauth2/logout`);
+    const reused = await federatedSignIn(rp, { browser: first.browser });
+    expect(reused.location?.searchParams.get('code')).toBeTruthy();
+    expect(upstream.logins()).toBe(logins);
+    expect(upstream.lastAuthorization().has('max_age')).toBe(false);
+
+    // An upstream whose clock says the person signed in 30 s ago (within the clock tolerance).
+    const authenticatedAt = Math.floor(Date.now() / 1000) - 30;
+    upstream.signInAs(email, { authenticatedAt });
+    const again = await federatedSignIn(rp, { browser: first.browser, extra: { prompt: 'login' } });
+    expect(upstream.logins()).toBe(logins + 1);
+    expect(Object.fromEntries(upstream.lastAuthorization())).toMatchObject({ prompt: 'login', max_age: '0' });
+    expect(decodeJwt((await exchange(rp, again)).id_token ?? '').auth_time).toBe(authenticatedAt);
+  });
+
+  it("sends the application's max_age upstream and refuses an upstream sign-in older than it", async () => {
+    const email = upstreamPerson();
+    await personInIdp(email);
+    const now = Math.floor(Date.now() / 1000);
+    upstream.signInAs(email, { authenticatedAt: now - 200 });
+    const recent = await federatedSignIn(rp, { extra: { max_age: '300' } });
+    expect(upstream.lastAuthorization().get('max_age')).toBe('300');
+    expect(decodeJwt((await exchange(rp, recent)).id_token ?? '').auth_time).toBe(now - 200);
+
+    upstream.signInAs(email, { authenticatedAt: now - 600 });
+    const stale = await federatedSignIn(rp, { extra: { max_age: '300' } });
+    expect(stale.location).toBeUndefined();
+    expect(stale.response.status).toBe(502);
+    expect(await stale.response.text()).toContain(
+      'The application needs you to have signed in recently, and Acme Login did not ask you to sign in again.',
+    );
+  });
+
   it('shows a clear page when the upstream cannot be reached', async () => {
     const closed = 'http://127.0.0.1:9';
     await provider({ issuer: closed });
@@ -323,8 +363,8 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
   });
   afterAll(() => scripted?.close());
 
-  const signInThroughScripted = async () => {
-    const flow = await startSignIn(rp);
+  const signInThroughScripted = async (extra: Record<string, string> = {}) => {
+    const flow = await startSignIn(rp, { extra });
     const request = hiddenField(await flow.response.text(), 'request') ?? '';
     const start = await flow.browser.fetch(
       `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: SCRIPTED })}`,
@@ -355,6 +395,11 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     ['a lookalike email address', (claims, sign) => sign({ ...claims, email: '\u212Aate@scripted.test' })],
     ['another issuer', (claims, sign) => sign({ ...claims, iss: 'https://evil.example' })],
     ['an expired token', (claims, sign) => sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 600 })],
+    ['an iat in the future', (claims, sign) => sign({ ...claims, iat: Math.floor(Date.now() / 1000) + 600 })],
+    [
+      'a token not yet valid',
+      (claims, sign) => sign({ ...claims, nbf: Math.floor(Date.now() / 1000) + 600 }),
+    ],
     ['alg none', async (claims) => unsigned(claims)],
     [
       'a key the upstream does not publish',
@@ -444,6 +489,28 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
         'test',
       ),
     ).rejects.toThrow('Just-in-time creation needs the email domains');
+  });
+
+  it('needs auth_time when it sent max_age; without max_age, a sign-in without auth_time counts from now', async () => {
+    scripted.script((claims, sign) => sign(claims));
+    const before = Math.floor(Date.now() / 1000);
+    const plain = await signInThroughScripted();
+    expect(scripted.lastAuthorization().has('max_age')).toBe(false);
+    expect(decodeJwt((await exchange(rp, plain)).id_token ?? '').auth_time).toBeGreaterThanOrEqual(before);
+
+    const unsaid = await signInThroughScripted({ max_age: '300' });
+    expect(scripted.lastAuthorization().get('max_age')).toBe('300');
+    expect(unsaid.response.status).toBe(502);
+    expect(await unsaid.response.text()).toContain('The answer from Scripted could not be verified');
+
+    const authenticatedAt = Math.floor(Date.now() / 1000) - 100;
+    scripted.authenticatedAt(authenticatedAt);
+    try {
+      const said = await signInThroughScripted({ max_age: '300' });
+      expect(decodeJwt((await exchange(rp, said)).id_token ?? '').auth_time).toBe(authenticatedAt);
+    } finally {
+      scripted.authenticatedAt(undefined);
+    }
   });
 
   it('accepts the same upstream when its ID token is right', async () => {

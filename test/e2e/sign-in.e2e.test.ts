@@ -279,6 +279,7 @@ describe('authorization request refusals', () => {
     ['no openid scope', { scope: 'email' }, 'invalid_scope'],
     ['the implicit flow', { response_type: 'token' }, 'unsupported_response_type'],
     ['prompt=none without a session', { prompt: 'none' }, 'login_required'],
+    ['a max_age that is not a number of seconds', { max_age: '1.5' }, 'invalid_request'],
   ])('sends %s back to the application as an error', async (_case, parameters, error) => {
     const response = await fetch(authorizeUrl(parameters), { redirect: 'manual' });
     expect(response.status).toBe(303);
@@ -319,6 +320,17 @@ describe('sessions and logout', () => {
     const tokens = await exchange(configuration, first);
     const silent = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
     expect(silent.location?.searchParams.get('code')).toBeTruthy();
+    // max_age: the session serves while recent enough, and is older than 0 s.
+    const recent = await signIn(configuration, {
+      browser: first.browser,
+      extra: { prompt: 'none', max_age: '3600' },
+    });
+    expect(recent.location?.searchParams.get('code')).toBeTruthy();
+    const tooOld = await signIn(configuration, {
+      browser: first.browser,
+      extra: { prompt: 'none', max_age: '0' },
+    });
+    expect(tooOld.location?.searchParams.get('error')).toBe('login_required');
     const forced = await first.browser.fetch(
       oidc.buildAuthorizationUrl(configuration, {
         redirect_uri: REDIRECT,

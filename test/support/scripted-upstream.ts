@@ -1,11 +1,12 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 
 /**
  * An upstream OpenID provider that answers what a test scripts: its authorization endpoint
  * redirects back at once, and its token endpoint answers an ID token the test may spoil (another
- * nonce, audience or key, a changed payload, `alg: none`, ...), to prove that IDP refuses it.
+ * nonce, audience or key, a changed payload, `alg: none`, ...), to prove that IDP refuses it. Its
+ * discovery document, key set and `auth_time` may be scripted too.
  */
 
 export type IdTokenScript = (
@@ -25,27 +26,48 @@ export const startScriptedUpstream = async (clientId: string) => {
   /** RFC 9207: the `iss` its authorization responses carry (none by default). */
   let responseIssuer: string | undefined;
   let email = 'pat@scripted.test';
+  /** What its discovery document says besides the defaults (or instead of them). */
+  let advertised: Record<string, unknown> = {};
+  /** The key set it publishes instead of its own signing key, when set. */
+  let publishedKeys: JWK[] | undefined;
+  /** The `auth_time` of its ID tokens (epoch seconds), when set. */
+  let authTime: number | undefined;
+  let lastAuthorization = new URLSearchParams();
+  /** Milliseconds it takes to answer anything but its authorization endpoint. */
+  let answerDelay = 0;
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sign = (claims: JWTPayload) =>
     new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
-  const json = (response: import('node:http').ServerResponse, status: number, body: unknown) =>
+  const json = (response: ServerResponse, status: number, body: unknown) =>
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   server.on('request', (request, response) => {
     const url = new URL(request.url ?? '/', issuer);
     requests.set(url.pathname, (requests.get(url.pathname) ?? 0) + 1);
+    if (answerDelay > 0 && url.pathname !== '/authorize') {
+      setTimeout(() => answer(request, response, url), answerDelay);
+    } else {
+      answer(request, response, url);
+    }
+  });
+  const answer = (request: IncomingMessage, response: ServerResponse, url: URL) => {
     if (url.pathname === '/.well-known/openid-configuration') {
       json(response, 200, {
         issuer,
         authorization_endpoint: `${issuer}/authorize`,
         token_endpoint: `${issuer}/token`,
         jwks_uri: `${issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['ES256'],
+        ...advertised,
       });
     } else if (url.pathname === '/jwks') {
-      json(response, 200, { keys: [jwk] });
+      json(response, 200, { keys: publishedKeys ?? [jwk] });
     } else if (url.pathname === '/authorize') {
+      lastAuthorization = url.searchParams;
       const code = `code-${nonces.size}`;
       nonces.set(code, url.searchParams.get('nonce') ?? '');
       const back = new URL(url.searchParams.get('redirect_uri') ?? '');
@@ -74,13 +96,18 @@ export const startScriptedUpstream = async (clientId: string) => {
           nonce: nonces.get(code),
           iat: now,
           exp: now + 300,
+          ...(authTime === undefined ? {} : { auth_time: authTime }),
         };
-        json(response, 200, { id_token: await script(claims, sign), token_type: 'Bearer' });
+        json(response, 200, {
+          id_token: await script(claims, sign),
+          access_token: `access-${code}`,
+          token_type: 'Bearer',
+        });
       });
     } else {
       response.writeHead(404).end();
     }
-  });
+  };
   return {
     issuer,
     /** How the next ID tokens are made (default: as they should be). */
@@ -95,6 +122,24 @@ export const startScriptedUpstream = async (clientId: string) => {
     },
     nameIssuerInResponses(issuerName: string | undefined) {
       responseIssuer = issuerName;
+    },
+    /** Discovery document members added or replaced (an empty object: the defaults again). */
+    advertise(members: Record<string, unknown>) {
+      advertised = members;
+    },
+    /** The key set published instead of its own key (undefined: its own key again). */
+    publishKeys(keys: JWK[] | undefined) {
+      publishedKeys = keys;
+    },
+    /** When the person last authenticated there, as its ID tokens say (undefined: they do not say). */
+    authenticatedAt(seconds: number | undefined) {
+      authTime = seconds;
+    },
+    /** The parameters of the latest authorization request it received. */
+    lastAuthorization: () => lastAuthorization,
+    /** Makes each answer but the authorization endpoint's take this long (ms). */
+    answerAfter(milliseconds: number) {
+      answerDelay = milliseconds;
     },
     /** A new signing key under a new `kid`; the old one leaves the JWKS. */
     async rotateKey() {

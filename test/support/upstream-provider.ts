@@ -7,7 +7,8 @@ import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
  * A real upstream OpenID provider for federation tests: `oidc-provider` (OpenID Certified), in
  * process, RS256 ID tokens, PKCE required, email claims from UserInfo (its default, so IDP's
  * UserInfo path runs). Its login page is replaced by one that signs in `signInAs` at once, and
- * every grant is given, so a browser passes through without a form.
+ * every grant is given, so a browser passes through without a form. It counts the sign-ins it
+ * asked for (a session of its own spares one) and keeps its latest authorization request.
  */
 
 export interface UpstreamAccount {
@@ -24,7 +25,11 @@ export interface UpstreamOptions {
 
 export const startUpstreamProvider = async (options: UpstreamOptions) => {
   const accounts = new Map<string, UpstreamAccount>();
-  const state = { signInAs: '' };
+  const state: { signInAs: string; authenticatedAt?: number | undefined; logins: number } = {
+    signInAs: '',
+    logins: 0,
+  };
+  let lastAuthorization = new URLSearchParams();
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -65,14 +70,16 @@ export const startUpstreamProvider = async (options: UpstreamOptions) => {
   });
   const callback = provider.callback();
   server.on('request', async (request, response) => {
-    if (request.url?.startsWith('/interaction/')) {
+    const url = new URL(request.url ?? '/', issuer);
+    if (url.pathname === '/auth') lastAuthorization = url.searchParams;
+    if (url.pathname.startsWith('/interaction/')) {
       await provider.interactionDetails(request, response);
-      await provider.interactionFinished(
-        request,
-        response,
-        { login: { accountId: state.signInAs } },
-        { mergeWithLastSubmission: false },
-      );
+      state.logins++;
+      const login = {
+        accountId: state.signInAs,
+        ...(state.authenticatedAt === undefined ? {} : { ts: state.authenticatedAt }),
+      };
+      await provider.interactionFinished(request, response, { login }, { mergeWithLastSubmission: false });
       return;
     }
     callback(request, response);
@@ -80,10 +87,18 @@ export const startUpstreamProvider = async (options: UpstreamOptions) => {
   return {
     issuer,
     accounts,
-    /** The account the next sign-in at the upstream is. */
-    signInAs(accountId: string) {
+    /**
+     * The account the next sign-in at the upstream is, and the time it records for it (epoch
+     * seconds; now when left out), as an upstream with its own idea of the time would.
+     */
+    signInAs(accountId: string, options: { authenticatedAt?: number } = {}) {
       state.signInAs = accountId;
+      state.authenticatedAt = options.authenticatedAt;
     },
+    /** How many times it asked someone to sign in. */
+    logins: () => state.logins,
+    /** The parameters of the latest authorization request it received. */
+    lastAuthorization: () => lastAuthorization,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };

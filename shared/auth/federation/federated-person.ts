@@ -1,4 +1,5 @@
 import { Conflict } from '../../domain/errors.js';
+import { federatedAuthTime } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { asOneLine } from '../../schemas/text.js';
@@ -93,5 +94,6 @@ export const federatedPerson = async (
   }
   // Trusted for MFA: the upstream's own multi-factor sign-in (RFC 8176 `mfa`) replaces the TOTP step.
   const mfa = provider.trustedForMfa === true && identity.amr.includes('mfa');
-  return { user, person: { userId: user.id, authTime: Date.now(), amr: mfa ? ['fed', 'mfa'] : ['fed'] } };
+  const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);
+  return { user, person: { userId: user.id, authTime, amr: mfa ? ['fed', 'mfa'] : ['fed'] } };
 };

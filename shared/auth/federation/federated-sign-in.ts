@@ -1,12 +1,13 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as oidc from 'openid-client';
 import { config } from '../../config.js';
-import { redirectBack, s256 } from '../../domain/authorization.js';
+import { redirectBack } from '../../domain/authorization.js';
+import { maxAgeAtCallback, upstreamMaxAge } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { seeOther } from '../../pages/html.js';
 import { errorPage } from '../../pages/sign-in-pages.js';
 import { saveFederationState, takeFederationState } from '../../store/federation-state.js';
-import { newOpaqueValue } from '../../store/opaque-values.js';
 import { signInOptions } from '../../store/sign-in-providers.js';
 import { completeAuthorizationRequest } from '../../store/sign-in-state.js';
 import { SsoProviderBindingEntity } from '../../store/sso-entities.js';
@@ -16,12 +17,14 @@ import { continueSignIn, EXPIRED, type Page } from '../sign-in-steps.js';
 import { ssoClientSecretOf } from './client-secrets.js';
 import { federatedPerson, providerName } from './federated-person.js';
 import {
+  authorizationUrl,
   discover,
   FederationError,
   type FederationFailure,
   type UpstreamIdentity,
   upstreamIdentity,
 } from './upstream.js';
+import { newDeadline } from './upstream-http.js';
 
 /**
  * Sign-in through an SSO provider: the sign-in page sends the person to the provider's upstream
@@ -56,14 +59,15 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
     ? await SsoProviderBindingEntity.get({ organizationId: pending.organizationId, clientId })
     : undefined;
   if (!binding?.issuer) return errorPage(404, NOT_OFFERED);
-  let authorizationEndpoint: string;
+  const deadline = newDeadline();
   try {
-    authorizationEndpoint = (await discover(binding.issuer)).authorization_endpoint;
+    // Before anything is stored: an upstream that cannot be reached gets its page at once.
+    await discover(binding.issuer, clientId, deadline);
   } catch (error) {
     return failurePage(binding, pending.organizationId, error);
   }
-  const nonce = newOpaqueValue();
-  const codeVerifier = newOpaqueValue();
+  const nonce = oidc.randomNonce();
+  const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = await saveFederationState({
     requestId: pending.id,
     providerClientId: clientId,
@@ -71,23 +75,27 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
     nonce,
     codeVerifier,
   });
-  const upstream = new URL(authorizationEndpoint);
   const loginHint = query.get('login_hint');
-  for (const [name, value] of Object.entries({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: callbackUri(clientId),
-    scope: binding.scopes ?? DEFAULT_SCOPES,
-    state,
-    nonce,
-    code_challenge: s256(codeVerifier),
-    code_challenge_method: 'S256',
-    ...(loginHint ? { login_hint: loginHint.slice(0, 320) } : {}),
-    ...(pending.prompt === 'login' ? { prompt: 'login' } : {}),
-  })) {
-    upstream.searchParams.set(name, value);
+  try {
+    const upstream = await authorizationUrl(
+      binding.issuer,
+      { clientId, redirectUri: callbackUri(clientId) },
+      {
+        state,
+        nonce,
+        codeVerifier,
+        scope: binding.scopes ?? DEFAULT_SCOPES,
+        loginHint: loginHint?.slice(0, 320),
+        // prompt=login passes on as such too, for an upstream that honours only that.
+        prompt: pending.prompt === 'login' ? 'login' : undefined,
+        maxAge: upstreamMaxAge(pending),
+      },
+      deadline,
+    );
+    return seeOther(upstream.href);
+  } catch (error) {
+    return failurePage(binding, pending.organizationId, error);
   }
-  return seeOther(upstream.href);
 };
 
 const FAILURE_PAGES: Record<FederationFailure, (name: string) => [number, string]> = {
@@ -100,6 +108,10 @@ const FAILURE_PAGES: Record<FederationFailure, (name: string) => [number, string
   'invalid-answer': (name) => [
     502,
     `The answer from ${name} could not be verified, so it was not used. Go back to the application and try again.`,
+  ],
+  'authentication-too-old': (name) => [
+    502,
+    `The application needs you to have signed in recently, and ${name} did not ask you to sign in again. Go back to the application and try again.`,
   ],
 };
 
@@ -170,7 +182,7 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
   const state = query.get('state');
   const started = state ? await takeFederationState(state) : undefined;
   const pending = started ? await pendingRequestOf(event, started.requestId) : undefined;
-  if (!started || !pending) return errorPage(400, EXPIRED);
+  if (!state || !started || !pending) return errorPage(400, EXPIRED);
   if (event.pathParameters?.clientId !== started.providerClientId) {
     logger.warn("federated answer at another provider's redirect URI", {
       organizationId: pending.organizationId,
@@ -208,12 +220,19 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
       `Sign-in through ${providerName(provider)} is not set up completely. Contact your administrator.`,
     );
   }
+  const maxAge = upstreamMaxAge(pending);
   let identity: UpstreamIdentity;
   try {
     identity = await upstreamIdentity(
       provider.issuer,
       { clientId: provider.clientId, clientSecret, redirectUri: callbackUri(provider.clientId) },
-      { code, codeVerifier: started.codeVerifier, nonce: started.nonce, iss: query.get('iss') },
+      {
+        query: event.rawQueryString,
+        state,
+        codeVerifier: started.codeVerifier,
+        nonce: started.nonce,
+        maxAge: maxAge === undefined ? undefined : maxAgeAtCallback(maxAge, started.createdAt, Date.now()),
+      },
     );
   } catch (error) {
     return failurePage(provider, pending.organizationId, error);

@@ -1,17 +1,15 @@
+import * as oidc from 'openid-client';
 import * as z from 'zod';
 import { isLoopbackHost } from '../../domain/applications.js';
-import { jwsHeader, verifiedJws } from '../compact-jwt.js';
-import { discard, FederationError, newDeadline, readJson, upstreamFetch } from './upstream-http.js';
-import { ID_TOKEN_ALGORITHMS, keyFor } from './upstream-keys.js';
+import { FederationError, federationErrorOf, newDeadline, upstreamFetch } from './upstream-http.js';
 
 /**
- * The relying-party side of federation with an SSO provider's upstream OpenID Connect issuer:
- * its discovery document, the code exchange and the ID token's validation (OpenID Connect Core
- * 3.1.3.5 to 3.1.3.7). Written over `fetch` and node:crypto (../compact-jwt.ts): a relying-party
- * library (openid-client, or jose for the signature alone) would add 18 KB or more to a bundle
- * at its budget, and its own caches beside the ones DECISIONS.md asks for (discovery and keys
- * kept at most an hour, an unknown `kid` refreshing the keys at most once a minute). Nothing the
- * upstream sends is used before it is validated.
+ * The relying-party side of federation with an SSO provider's upstream OpenID Connect issuer, on
+ * openid-client: discovery, the authorization URL, the code exchange with the ID token's
+ * validation (OpenID Connect Core 3.1.3.5 to 3.1.3.7, its signature included) and UserInfo. Added
+ * here: the issuer pinned to the configured string, endpoints https (http only for a loopback
+ * issuer), caches within DECISIONS.md's bounds, and the `azp` and `iat` checks the library leaves
+ * out. Nothing the upstream sends is used before it is validated.
  */
 
 export { FederationError, type FederationFailure } from './upstream-http.js';
@@ -19,6 +17,9 @@ export { FederationError, type FederationFailure } from './upstream-http.js';
 const DISCOVERY_MAX_AGE_MILLIS = 3_600_000;
 /** Clock difference tolerated with the upstream. */
 const CLOCK_TOLERANCE_SECONDS = 60;
+
+/** Issuers are https, or http on loopback (schemas/sso.ts); only those may be spoken to over http. */
+const isLoopbackIssuer = (issuer: string) => new URL(issuer).protocol === 'http:';
 
 /** An endpoint the issuer names must be https, or http on loopback like the issuer itself. */
 const endpoint = (issuer: URL) =>
@@ -31,49 +32,60 @@ const endpoint = (issuer: URL) =>
     );
   });
 
+/** What IDP needs of a discovery document, beyond what openid-client checks. */
 const discoveryDocument = (issuer: string) => {
   const issuerUrl = new URL(issuer);
   return z.object({
+    // Exactly the configured string: openid-client would compare URLs (a trailing slash apart),
+    // and accept a tenant-templated issuer for Microsoft's multi-tenant endpoints.
     issuer: z.literal(issuer),
     authorization_endpoint: endpoint(issuerUrl),
     token_endpoint: endpoint(issuerUrl),
     jwks_uri: endpoint(issuerUrl),
     userinfo_endpoint: endpoint(issuerUrl).optional(),
-    /** RFC 9207: the upstream names itself in its authorization responses. */
-    authorization_response_iss_parameter_supported: z.boolean().optional(),
   });
 };
-export type UpstreamMetadata = z.output<ReturnType<typeof discoveryDocument>>;
 
-const discoveryCache = new Map<string, { metadata: UpstreamMetadata; until: number }>();
+const discovered = new Map<string, { metadata: oidc.ServerMetadata; until: number }>();
 
 /** The issuer's discovery document (OpenID Connect Discovery 1.0 section 4), cached up to an hour. */
 export const discover = async (
   issuer: string,
-  now = Date.now(),
+  clientId: string,
   deadline = newDeadline(),
-): Promise<UpstreamMetadata> => {
-  const cached = discoveryCache.get(issuer);
+): Promise<oidc.ServerMetadata> => {
+  const now = Date.now();
+  const cached = discovered.get(issuer);
   if (cached && cached.until > now) return cached.metadata;
-  const response = await upstreamFetch(
-    `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`,
-    { headers: { accept: 'application/json' } },
-    deadline,
-  );
-  if (!response.ok) {
-    await discard(response);
-    throw new FederationError('unreachable', `discovery answered ${response.status}`);
+  let metadata: oidc.ServerMetadata;
+  try {
+    const configuration = await oidc.discovery(new URL(issuer), clientId, undefined, undefined, {
+      [oidc.customFetch]: upstreamFetch(deadline),
+      execute: isLoopbackIssuer(issuer) ? [oidc.allowInsecureRequests] : [],
+    });
+    metadata = { ...configuration.serverMetadata() };
+  } catch (error) {
+    throw federationErrorOf(error, 'discovery document');
   }
-  const parsed = discoveryDocument(issuer).safeParse(await readJson(response, 'the discovery document'));
+  const parsed = discoveryDocument(issuer).safeParse(metadata);
   if (!parsed.success) {
     throw new FederationError(
       'invalid-answer',
       `discovery document: ${parsed.error.issues[0]?.path.join('.')}`,
     );
   }
-  discoveryCache.set(issuer, { metadata: parsed.data, until: now + DISCOVERY_MAX_AGE_MILLIS });
-  return parsed.data;
+  discovered.set(issuer, { metadata, until: now + DISCOVERY_MAX_AGE_MILLIS });
+  return metadata;
 };
+
+/**
+ * The upstreams' signing keys between sign-ins, per key set URL. openid-client keeps a key set
+ * 5 minutes (within DECISIONS.md's hour) and fetches it again for a `kid` it does not know only
+ * once the set is a minute old (DECISIONS.md's once a minute). Its cache belongs to one
+ * Configuration, and each sign-in has its own (its deadline is in its customFetch), so the set
+ * is handed from one to the next here.
+ */
+const keySets = new Map<string, oidc.ExportedJWKSCache>();
 
 export interface UpstreamClient {
   clientId: string;
@@ -81,57 +93,71 @@ export interface UpstreamClient {
   redirectUri: string;
 }
 
-const tokenResponse = z.object({
-  id_token: z.string().min(1).max(16_384),
-  access_token: z.string().min(1).max(16_384).optional(),
-});
-
-/** RFC 6749 2.3.1: both parts form-encoded before Basic encoding. */
-const basicCredentials = (client: UpstreamClient) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
-
-/** The OAuth error code of a refusal, if its body has one (any body will do). */
-const errorCodeOf = async (response: Response) => {
-  const body = await readJson(response, 'the error').catch(() => undefined);
-  const error = z.object({ error: z.string().max(100) }).safeParse(body).data?.error;
-  return error?.replace(/[^\w.-]/g, '') || `status ${response.status}`;
-};
-
-/** Exchanges the code at the upstream's token endpoint (client_secret_basic, PKCE verifier). */
-const exchangeCode = async (
-  metadata: UpstreamMetadata,
-  client: UpstreamClient,
-  callback: { code: string; codeVerifier: string },
+/** One sign-in's relying party: the upstream's metadata, this client, this request's deadline. */
+const relyingParty = (
+  issuer: string,
+  metadata: oidc.ServerMetadata,
+  client: Pick<UpstreamClient, 'clientId'> & { clientSecret?: string },
   deadline: number,
 ) => {
-  const response = await upstreamFetch(
-    metadata.token_endpoint,
-    {
-      method: 'POST',
-      headers: {
-        authorization: basicCredentials(client),
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.code,
-        redirect_uri: client.redirectUri,
-        code_verifier: callback.codeVerifier,
-      }),
-    },
-    deadline,
+  const configuration = new oidc.Configuration(
+    metadata,
+    client.clientId,
+    { [oidc.clockTolerance]: CLOCK_TOLERANCE_SECONDS },
+    client.clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(client.clientSecret),
   );
-  if (!response.ok) {
-    // The status decides first: a 401 is a refused client whatever its body says, or lacks.
-    const error = await errorCodeOf(response);
-    const clientRefused =
-      response.status === 401 || error === 'invalid_client' || error === 'unauthorized_client';
-    throw new FederationError(clientRefused ? 'client-refused' : 'refused', `token endpoint: ${error}`);
+  configuration[oidc.customFetch] = upstreamFetch(deadline, metadata);
+  if (isLoopbackIssuer(issuer)) oidc.allowInsecureRequests(configuration);
+  // The ID token's signature, checked against the upstream's JWKS: openid-client skips it by
+  // default for an ID token from the token endpoint (Core 3.1.3.7 allows relying on TLS).
+  oidc.enableNonRepudiationChecks(configuration);
+  const keys = metadata.jwks_uri ? keySets.get(metadata.jwks_uri) : undefined;
+  if (keys) oidc.setJwksCache(configuration, keys);
+  return configuration;
+};
+
+/** Keeps the key set a sign-in fetched (or found stale) for the next one. */
+const keepKeys = (metadata: oidc.ServerMetadata, configuration: oidc.Configuration) => {
+  const keys = oidc.getJwksCache(configuration);
+  if (keys && metadata.jwks_uri) keySets.set(metadata.jwks_uri, keys);
+};
+
+/** What the authorization request carries beyond the client: PKCE, state, nonce, hints. */
+export interface AuthorizationParameters {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  scope: string;
+  loginHint?: string | undefined;
+  prompt?: 'login' | undefined;
+  /** Seconds (OpenID Connect Core 3.1.2.1). */
+  maxAge?: number | undefined;
+}
+
+/** Where to send the person: the upstream's authorization endpoint with PKCE S256, state and nonce. */
+export const authorizationUrl = async (
+  issuer: string,
+  client: Pick<UpstreamClient, 'clientId' | 'redirectUri'>,
+  parameters: AuthorizationParameters,
+  deadline = newDeadline(),
+): Promise<URL> => {
+  const metadata = await discover(issuer, client.clientId, deadline);
+  const codeChallenge = await oidc.calculatePKCECodeChallenge(parameters.codeVerifier);
+  try {
+    return oidc.buildAuthorizationUrl(relyingParty(issuer, metadata, client, deadline), {
+      redirect_uri: client.redirectUri,
+      scope: parameters.scope,
+      state: parameters.state,
+      nonce: parameters.nonce,
+      code_challenge: codeChallenge,
+      code_challenge_method: 'S256',
+      ...(parameters.loginHint ? { login_hint: parameters.loginHint } : {}),
+      ...(parameters.prompt ? { prompt: parameters.prompt } : {}),
+      ...(parameters.maxAge === undefined ? {} : { max_age: String(parameters.maxAge) }),
+    });
+  } catch (error) {
+    throw federationErrorOf(error, 'authorization endpoint');
   }
-  const parsed = tokenResponse.safeParse(await readJson(response, 'the token response'));
-  if (!parsed.success) throw new FederationError('invalid-answer', 'token response without an ID token');
-  return parsed.data;
 };
 
 const identityClaims = z.object({
@@ -149,106 +175,90 @@ export interface UpstreamIdentity {
   name: string | undefined;
   /** The upstream's own `amr` (RFC 8176), when it says. */
   amr: string[];
+  /** When the upstream last authenticated the person (`auth_time`, epoch seconds), when it says. */
+  authTime: number | undefined;
 }
 
 const invalid = (detail: string) => new FederationError('invalid-answer', `ID token: ${detail}`);
 
-/** OpenID Connect Core 3.1.3.7: signature, then iss, aud and azp, exp, iat, nbf, nonce. */
-const verifiedIdToken = async (
-  metadata: UpstreamMetadata,
-  clientId: string,
-  idToken: string,
-  expected: { nonce: string; now: number; deadline: number },
-): Promise<Record<string, unknown>> => {
-  const header = jwsHeader(idToken);
-  if (!header) throw invalid('not a compact JWS');
-  if (typeof header.alg !== 'string' || !Object.hasOwn(ID_TOKEN_ALGORITHMS, header.alg)) {
-    throw invalid('algorithm not accepted');
-  }
-  const key = await keyFor(metadata.jwks_uri, header.kid, header.alg, expected.now, expected.deadline);
-  if (!key) throw invalid('no key of the upstream matches');
-  const verified = verifiedJws(idToken, key, ID_TOKEN_ALGORITHMS);
-  if (!verified) throw invalid('signature does not verify');
-  const { payload } = verified;
-  const seconds = expected.now / 1000;
-  const audiences =
-    typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
-  const late = (value: unknown) => typeof value !== 'number' || value > seconds + CLOCK_TOLERANCE_SECONDS;
-  if (payload.iss !== metadata.issuer) throw invalid('iss is not the issuer');
-  if (!audiences.includes(clientId)) throw invalid('aud is not this client');
-  // With several audiences azp must name this client; when present it must anyway.
-  if ((audiences.length > 1 || payload.azp !== undefined) && payload.azp !== clientId) {
-    throw invalid('azp is not this client');
-  }
-  if (typeof payload.exp !== 'number' || payload.exp <= seconds - CLOCK_TOLERANCE_SECONDS)
-    throw invalid('expired');
-  if (late(payload.iat)) throw invalid('iat in the future');
-  if (payload.nbf !== undefined && late(payload.nbf)) throw invalid('not yet valid');
-  if (payload.nonce !== expected.nonce) throw invalid('nonce mismatch');
-  return payload;
+/** What openid-client does not check: `azp` whenever present (it does with several audiences), `iat` not ahead. */
+const checkClaimsBeyondLibrary = (claims: oidc.IDToken, clientId: string) => {
+  if (claims.azp !== undefined && claims.azp !== clientId) throw invalid('azp is not this client');
+  if (claims.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalid('iat in the future');
 };
 
-/** The email claims from the UserInfo endpoint, when the ID token carries none (Core 5.3.2: same `sub`). */
+/** The email claims from UserInfo, when the ID token carries none (Core 5.3.2: same `sub`). */
 const userInfoClaims = async (
-  metadata: UpstreamMetadata,
+  configuration: oidc.Configuration,
+  metadata: oidc.ServerMetadata,
   accessToken: string,
   subject: string,
-  deadline: number,
 ) => {
   if (!metadata.userinfo_endpoint) return {};
-  const response = await upstreamFetch(
-    metadata.userinfo_endpoint,
-    { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } },
-    deadline,
-  );
-  if (!response.ok) {
-    await discard(response);
-    throw new FederationError('refused', `userinfo answered ${response.status}`);
+  let answer: oidc.UserInfoResponse;
+  try {
+    answer = await oidc.fetchUserInfo(configuration, accessToken, subject);
+  } catch (error) {
+    throw federationErrorOf(error, 'userinfo');
+  } finally {
+    keepKeys(metadata, configuration);
   }
-  const claims = identityClaims.safeParse(await readJson(response, 'the userinfo response'));
-  if (!claims.success || claims.data.sub !== subject) {
-    throw new FederationError(
-      'invalid-answer',
-      'userinfo: not the ID token subject, or claims of the wrong type',
-    );
-  }
+  const claims = identityClaims.safeParse(answer);
+  if (!claims.success) throw new FederationError('invalid-answer', 'userinfo: claims of the wrong type');
   return claims.data;
 };
 
+/** What the upstream's redirect back brought, and what this sign-in expects of it. */
+export interface UpstreamCallback {
+  /** The query the upstream sent to the client's redirect URI (code, state, iss). */
+  query: string;
+  state: string;
+  codeVerifier: string;
+  nonce: string;
+  /** Seconds the ID token's `auth_time` may be old, when the request asked for a recent sign-in. */
+  maxAge?: number | undefined;
+}
+
 /**
- * The code from the upstream's redirect, exchanged and validated: who the upstream says signed in.
- * `now` is the clock the tokens are checked against; `deadline` ends the upstream calls.
+ * The code from the upstream's redirect, exchanged and validated: who the upstream says signed
+ * in. RFC 9207 (mix-up) is openid-client's: an authorization response that names its issuer must
+ * name this one, and one whose issuer promises to name itself must.
  */
 export const upstreamIdentity = async (
   issuer: string,
   client: UpstreamClient,
-  callback: { code: string; codeVerifier: string; nonce: string; iss: string | null },
-  now = Date.now(),
+  callback: UpstreamCallback,
   deadline = newDeadline(),
 ): Promise<UpstreamIdentity> => {
-  const metadata = await discover(issuer, now, deadline);
-  // RFC 9207 (mix-up): an authorization response that names its issuer must name this one, and
-  // one whose issuer promises to name itself must.
-  if (
-    callback.iss !== null
-      ? callback.iss !== metadata.issuer
-      : metadata.authorization_response_iss_parameter_supported
-  ) {
-    throw new FederationError('invalid-answer', 'authorization response: iss is not the issuer');
+  const metadata = await discover(issuer, client.clientId, deadline);
+  const configuration = relyingParty(issuer, metadata, client, deadline);
+  // The library sends this URL, query removed, as the exchange's redirect_uri.
+  const redirected = new URL(client.redirectUri);
+  redirected.search = callback.query;
+  let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+  try {
+    tokens = await oidc.authorizationCodeGrant(configuration, redirected, {
+      pkceCodeVerifier: callback.codeVerifier,
+      expectedState: callback.state,
+      expectedNonce: callback.nonce,
+      idTokenExpected: true,
+      ...(callback.maxAge === undefined ? {} : { maxAge: callback.maxAge }),
+    });
+  } catch (error) {
+    throw federationErrorOf(error, 'ID token');
+  } finally {
+    keepKeys(metadata, configuration);
   }
-  const tokens = await exchangeCode(metadata, client, callback, deadline);
-  const payload = await verifiedIdToken(metadata, client.clientId, tokens.id_token, {
-    nonce: callback.nonce,
-    now,
-    deadline,
-  });
-  const fromToken = identityClaims.safeParse(payload);
-  if (!fromToken.success) throw new FederationError('invalid-answer', 'ID token: claims of the wrong type');
+  const idToken = tokens.claims();
+  if (!idToken) throw invalid('missing');
+  checkClaimsBeyondLibrary(idToken, client.clientId);
+  const fromToken = identityClaims.safeParse(idToken);
+  if (!fromToken.success) throw invalid('claims of the wrong type');
   const claims =
-    fromToken.data.email === undefined && tokens.access_token
+    fromToken.data.email === undefined
       ? {
           ...fromToken.data,
-          ...(await userInfoClaims(metadata, tokens.access_token, fromToken.data.sub, deadline)),
+          ...(await userInfoClaims(configuration, metadata, tokens.access_token, fromToken.data.sub)),
         }
       : fromToken.data;
   return {
@@ -256,6 +266,7 @@ export const upstreamIdentity = async (
     email: claims.email,
     emailVerified: claims.email_verified === true || claims.email_verified === 'true',
     name: claims.name,
-    amr: z.array(z.string().max(32)).max(10).safeParse(payload.amr).data ?? [],
+    amr: z.array(z.string().max(32)).max(10).safeParse(idToken.amr).data ?? [],
+    authTime: idToken.auth_time,
   };
 };
