@@ -57,6 +57,7 @@ try {
 }
 
 let service: Awaited<ReturnType<typeof startLocalService>>;
+let trial: Awaited<ReturnType<typeof prepareSignInTrial>>;
 try {
   service = await startLocalService({
     port,
@@ -65,6 +66,9 @@ try {
     ...(env.IDP_ADMIN_CLIENT_ID ? { adminClientId: env.IDP_ADMIN_CLIENT_ID } : {}),
     ...(env.IDP_ADMIN_CLIENT_SECRET ? { adminClientSecret: env.IDP_ADMIN_CLIENT_SECRET } : {}),
     ...(env.IDP_ISSUER ? { issuer: env.IDP_ISSUER } : {}),
+    beforeReady: async (admin) => {
+      trial = await prepareSignInTrial(admin.organizationId, admin.adminRoleId);
+    },
   });
 } catch (error) {
   await dynamo.stop();
@@ -75,7 +79,6 @@ try {
 }
 
 const tokenUrl = `${service.baseUrl}/oauth2/token`;
-const trial = await prepareSignInTrial(service.organizationId, service.adminRoleId);
 console.log(`
 IDP is running.
 

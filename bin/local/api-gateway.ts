@@ -79,8 +79,17 @@ export interface ApiGatewayOptions {
 export interface RunningApiGateway {
   url: string;
   server: Server;
+  /** From now on requests reach the functions; until then every request is answered 503. */
+  ready(): void;
   close(): Promise<void>;
 }
+
+/**
+ * Until the service is ready (its table, seed data and admin client in place), the port answers
+ * 503 with `Retry-After`, so that a script that waits for the port meets "not yet", not refusals
+ * that are only true for a few seconds (a 401 for the admin client the bootstrap has not created).
+ */
+export const NOT_READY = gatewayAnswer(503, 'Service Unavailable', { 'retry-after': '1' });
 
 /** The JWT authorizer: like API Gateway, it finds the JWKS through the issuer's discovery document. */
 const jwtAuthorizer = (options: ApiGatewayOptions) => {
@@ -141,7 +150,9 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
     return handler;
   };
 
+  let isReady = false;
   const answer = async (request: IncomingMessage, requestId: string): Promise<HttpResponse> => {
+    if (!isReady) return NOT_READY;
     const target = parseRequestTarget(request.url ?? '/');
     if (!target) return gatewayAnswer(400, 'Bad Request');
     const method = (request.method ?? 'GET').toUpperCase();
@@ -197,6 +208,9 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
   return {
     url: `http://localhost:${port}`,
     server,
+    ready: () => {
+      isReady = true;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -11,6 +11,8 @@ export interface LocalServiceOptions {
   adminClientSecret?: string;
   /** The public origin, when something in front of the server (a proxy) has another one. */
   issuer?: string;
+  /** More to prepare before the service answers (`npm start`'s sign-in trial). */
+  beforeReady?: (service: BootstrapResult & { baseUrl: string }) => Promise<void>;
 }
 
 export interface LocalService extends BootstrapResult {
@@ -22,8 +24,8 @@ export interface LocalService extends BootstrapResult {
 /**
  * Configures the in-process functions the way the stack configures the deployed ones (through
  * environment variables), prepares the table and its data, and serves the API. The gateway
- * listens first: with port 0 the public origin is known only then, and every setting is read
- * after it is.
+ * listens first, with port 0 the public origin is known only then, and every setting is read
+ * after it is; it answers 503 with `Retry-After` until everything is prepared.
  */
 export const startLocalService = async (options: LocalServiceOptions): Promise<LocalService> => {
   // Local runs never talk to AWS: pin the SDK to placeholder credentials and a fixed region.
@@ -60,6 +62,8 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
       ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
       ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),
     });
+    await options.beforeReady?.({ ...admin, baseUrl: gateway.url });
+    gateway.ready();
     return { ...admin, baseUrl: gateway.url, gateway, close: () => gateway.close() };
   } catch (error) {
     await gateway.close();

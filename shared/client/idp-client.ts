@@ -11,7 +11,7 @@ import type {
 } from './types.js';
 
 export interface IdpClientOptions {
-  /** The API's origin, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com`. */
+  /** The API's origin, e.g. `https://id.example.com`. */
   baseUrl: string;
   /** Client credentials: the client fetches, caches and renews its access token. */
   credentials?: { clientId: string; clientSecret: string };
