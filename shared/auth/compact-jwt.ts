@@ -3,9 +3,10 @@ import { type KeyObject, sign, verify } from 'node:crypto';
 /**
  * The JWT operations the functions need, on node:crypto: signing with ES256 (JWS, RFC 7515
  * compact form with the raw r||s signature of RFC 7518 3.4), reading the payload of a token the
- * gateway has already verified, verifying one of its own (userinfo, logout hints) and an SSO
- * upstream's ID token (RSA, RSA-PSS, ECDSA, EdDSA). `jose` does these at about a third of
- * node:crypto's signing rate and 18 to 40 KB more per bundle; it stays the verifier in tests.
+ * gateway has already verified, and verifying an SSO upstream's ID token (RSA, RSA-PSS, ECDSA,
+ * EdDSA). `jose` does these at about a third of node:crypto's signing rate and 18 to 40 KB more
+ * per bundle; it stays the verifier in tests. The service's own tokens are verified with
+ * aws-jwt-verify (`own-tokens.ts`).
  */
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -89,14 +90,4 @@ export const verifiedJws = (
   }
   const payload = valid ? decodedObject(encodedPayload) : undefined;
   return payload ? { header, payload } : undefined;
-};
-
-/** An ES256 JWS of this service, verified with its key of the header's `kid`. */
-export const verifiedEs256 = (
-  token: string,
-  keyOf: (kid: string) => KeyObject | undefined,
-): { header: Record<string, unknown>; payload: Record<string, unknown> } | undefined => {
-  const kid = jwsHeader(token)?.kid;
-  const key = typeof kid === 'string' ? keyOf(kid) : undefined;
-  return key ? verifiedJws(token, key, { ES256 }) : undefined;
 };

@@ -38,7 +38,17 @@ export const signinRoutes = routeGroup('signin')({
   endSession: {
     route: 'GET /oauth2/logout',
     kind: 'page',
-    summary: 'OpenID Connect RP-Initiated Logout',
+    summary:
+      'OpenID Connect RP-Initiated Logout: signs out at once with an ID token hint of the session, otherwise asks',
+    response: {
+      status: 200,
+      description: 'Signed out, a page asking to confirm, or a redirect to a registered post-logout URI',
+    },
+  },
+  confirmEndSession: {
+    route: 'POST /oauth2/logout',
+    kind: 'page',
+    summary: 'Signs out after the person confirmed it on the page the logout endpoint showed',
     response: { status: 200, description: 'Signed out, or a redirect to a registered post-logout URI' },
   },
 });
