@@ -9,6 +9,7 @@ import { browserBinding, formOf, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
 import { errorPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
+import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
 import { providerForEmail, type SignInOption, signInOptions } from '../store/sign-in-providers.js';
 import {
@@ -19,7 +20,7 @@ import {
   useSession,
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from './sign-in-steps.js';
 import { CLIENT_ID } from './token-request.js';
@@ -100,6 +101,19 @@ const spendPasswordCheck = async (password: string) => {
   await verifyPassword(password, await dummyHash);
 };
 
+/**
+ * The password is known only now: a hash of weaker parameters than today's is replaced by one of
+ * today's (README "Behaviour notes", Passwords), unless the password changed meanwhile.
+ */
+const rehashIfOutdated = async (user: UserRecord, password: string) => {
+  const stored = user.passwordHash;
+  if (stored === undefined || !needsRehash(stored)) return;
+  const owner = { organizationId: user.organizationId, userId: user.id };
+  if (await replacePasswordHash(owner, stored, await hashPassword(password))) {
+    logger.info('password rehashed', owner);
+  }
+};
+
 /** `POST /signin`: the sign-in form. */
 export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const form = formOf(event);
@@ -152,8 +166,11 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
       status: 401,
     });
   }
-  // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
-  if (!target.organization.mfaEnabled) await clearSignInFailures(pending.organizationId, email);
+  await Promise.all([
+    // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
+    target.organization.mfaEnabled ? undefined : clearSignInFailures(pending.organizationId, email),
+    rehashIfOutdated(user, password),
+  ]);
   const person = { userId: user.id, authTime: now, amr: ['pwd'] };
   return continueSignIn(event, pending, person, { user, ...target });
 };
