@@ -1,6 +1,7 @@
 import { signinRoutes } from '../shared/api/routes/signin.js';
-import { authorize, logout, submitSignIn } from '../shared/auth/browser-sign-in.js';
+import { authorize, submitSignIn } from '../shared/auth/browser-sign-in.js';
 import { hostedPage } from '../shared/auth/hosted-page.js';
+import { confirmLogout, logout } from '../shared/auth/logout.js';
 import { submitConsent, submitContinue, submitTotp } from '../shared/auth/sign-in-step-forms.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { errorPage } from '../shared/pages/sign-in-pages.js';
@@ -15,6 +16,7 @@ export const handler = groupHandler(
     submitContinue: hostedPage(submitContinue),
     submitConsent: hostedPage(submitConsent),
     endSession: hostedPage(logout),
+    confirmEndSession: hostedPage(confirmLogout),
   },
   { errorPage },
 );

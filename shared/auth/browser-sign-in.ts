@@ -4,33 +4,31 @@ import { checkAuthorizationRequest, redirectBack, sessionRecentEnough } from '..
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
-import { clearCookie, readCookie } from '../pages/cookies.js';
+import { readCookie } from '../pages/cookies.js';
 import { browserBinding, formOf, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
-import { errorPage, signedOutPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
+import { errorPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
+import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
 import { providerForEmail, type SignInOption, signInOptions } from '../store/sign-in-providers.js';
 import {
   clearSignInFailures,
-  endSession,
   recordSignInFailure,
   saveAuthorizationRequest,
   signInLockedUntil,
   useSession,
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
-import { verifiedEs256 } from './compact-jwt.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from './sign-in-steps.js';
-import { verificationKeys } from './signing-keys.js';
 import { CLIENT_ID } from './token-request.js';
 
 /**
- * The browser side of OpenID Connect sign-in: the authorization endpoint, the sign-in form and
- * RP-initiated logout. Protocol errors go back to the application only once its client and
- * redirect URI are verified; everything else is a page of ours.
+ * The browser side of OpenID Connect sign-in: the authorization endpoint and the sign-in form
+ * (RP-initiated logout is `logout.ts`). Protocol errors go back to the application only once its
+ * client and redirect URI are verified; everything else is a page of ours.
  */
 
 const liveClient = async (clientId: string | null) =>
@@ -106,6 +104,19 @@ const spendPasswordCheck = async (password: string) => {
   await verifyPassword(password, await dummyHash);
 };
 
+/**
+ * The password is known only now: a hash of weaker parameters than today's is replaced by one of
+ * today's (README "Behaviour notes", Passwords), unless the password changed meanwhile.
+ */
+const rehashIfOutdated = async (user: UserRecord, password: string) => {
+  const stored = user.passwordHash;
+  if (stored === undefined || !needsRehash(stored)) return;
+  const owner = { organizationId: user.organizationId, userId: user.id };
+  if (await replacePasswordHash(owner, stored, await hashPassword(password))) {
+    logger.info('password rehashed', owner);
+  }
+};
+
 /** `POST /signin`: the sign-in form. */
 export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const form = formOf(event);
@@ -158,49 +169,11 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
       status: 401,
     });
   }
-  // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
-  if (!target.organization.mfaEnabled) await clearSignInFailures(pending.organizationId, email);
+  await Promise.all([
+    // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
+    target.organization.mfaEnabled ? undefined : clearSignInFailures(pending.organizationId, email),
+    rehashIfOutdated(user, password),
+  ]);
   const person = { userId: user.id, authTime: now, amr: ['pwd'] };
   return continueSignIn(event, pending, person, { user, ...target });
-};
-
-/** The application an ID token was issued to, if the token is one of ours (expired is fine). */
-const hintedClient = async (idTokenHint: string): Promise<string | undefined | 'invalid'> => {
-  const verified = verifiedEs256(idTokenHint, await verificationKeys());
-  const audience = verified?.payload.aud;
-  if (!verified || verified.payload.iss !== config().publicOrigin || typeof audience !== 'string')
-    return 'invalid';
-  return audience;
-};
-
-/** `GET /oauth2/logout` (OpenID Connect RP-Initiated Logout 1.0). */
-export const logout = async (event: APIGatewayProxyEventV2): Promise<Page> => {
-  const query = new URLSearchParams(event.rawQueryString);
-  const hint = query.get('id_token_hint');
-  const hinted = hint ? await hintedClient(hint) : undefined;
-  if (hinted === 'invalid') return errorPage(400, 'The id_token_hint is not an ID token of this service.');
-  const named = query.get('client_id') ?? undefined;
-  if (hinted && named && hinted !== named) {
-    return errorPage(400, 'client_id does not match the application of the id_token_hint.');
-  }
-  const postLogoutUri = query.get('post_logout_redirect_uri');
-  const client = postLogoutUri ? await liveClient(hinted ?? named ?? null) : undefined;
-  // Never redirect anywhere the application did not register (no open redirect).
-  if (postLogoutUri && !client?.postLogoutRedirectUris.includes(postLogoutUri)) {
-    return errorPage(400, 'The post-logout redirect URI is not registered for this application.');
-  }
-  const secure = secureCookies();
-  const ended = await endSession(readCookie(event.cookies, 'session', secure));
-  if (ended) {
-    countMetric('SignOuts');
-    logger.info('signed out', { organizationId: ended.organizationId, userId: ended.userId });
-  }
-  const cookies = [clearCookie('session', secure)];
-  if (postLogoutUri) {
-    const target = new URL(postLogoutUri);
-    const state = query.get('state');
-    if (state) target.searchParams.set('state', state);
-    return seeOther(target.toString(), cookies);
-  }
-  return signedOutPage(cookies);
 };

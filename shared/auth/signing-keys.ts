@@ -1,6 +1,5 @@
 import {
   createPrivateKey,
-  createPublicKey,
   generateKeyPairSync,
   type JsonWebKey,
   type KeyObject,
@@ -81,6 +80,8 @@ const newSigningKey = (now: number): StoredSigningKey => {
 interface LoadedKeys {
   keySet: SigningKeySet;
   signing: { kid: string; key: KeyObject };
+  /** The published keys: one object per load, so a verifier can tell when they changed. */
+  jwks: { keys: JWK[] };
 }
 
 let cached: { loadedAt: number; keys: Promise<LoadedKeys> } | undefined;
@@ -110,6 +111,7 @@ const loadKeys = (): Promise<LoadedKeys> => {
     return {
       keySet,
       signing: { kid: newest.kid, key: createPrivateKey({ key: newest.privateJwk, format: 'jwk' }) },
+      jwks: { keys: keySet.keys.map((key) => key.publicJwk) },
     };
   })();
   keys.catch(() => {
@@ -121,18 +123,8 @@ const loadKeys = (): Promise<LoadedKeys> => {
 
 export const currentSigningKey = async () => (await loadKeys()).signing;
 
-/** The public key of each published `kid`, to verify tokens the service signed itself. */
-export const verificationKeys = async (): Promise<(kid: string) => KeyObject | undefined> => {
-  const { keySet } = await loadKeys();
-  return (kid) => {
-    const found = keySet.keys.find((key) => key.kid === kid);
-    return found ? createPublicKey({ key: found.publicJwk, format: 'jwk' }) : undefined;
-  };
-};
-
-export const publicJwks = async (): Promise<{ keys: JWK[] }> => ({
-  keys: (await loadKeys()).keySet.keys.map((key) => key.publicJwk),
-});
+/** The JWKS: what applications verify the service's tokens with, and what it verifies its own with. */
+export const publicJwks = async (): Promise<{ keys: JWK[] }> => (await loadKeys()).jwks;
 
 /**
  * Puts a new signing key in front and retires the current one. A retired key stays published

@@ -34,12 +34,29 @@ export const browserBinding = (event: APIGatewayProxyEventV2): { value: string; 
 
 export const csrfToken = (binding: string): string => digestOf(binding);
 
+/**
+ * The CSRF token of a form that acts on the browser's session (signing out): derived from the
+ * session cookie, random and HttpOnly, so only a page of ours rendered for that very session can
+ * carry it. Labelled, so it is not the digest the table keys the session by.
+ */
+export const sessionCsrfToken = (sessionCookie: string): string => digestOf(`csrf:${sessionCookie}`);
+
+const tokenMatches = (form: URLSearchParams, expected: string | undefined): boolean => {
+  const posted = Buffer.from(form.get('csrf') ?? '');
+  const wanted = expected === undefined ? undefined : Buffer.from(expected);
+  return wanted !== undefined && posted.length === wanted.length && timingSafeEqual(posted, wanted);
+};
+
 /** Whether a posted form carries the CSRF token of this browser's binding cookie. */
 export const csrfHolds = (event: APIGatewayProxyEventV2, form: URLSearchParams): boolean => {
   const binding = readCookie(event.cookies, 'browser', secureCookies());
-  const posted = Buffer.from(form.get('csrf') ?? '');
-  const expected = binding ? Buffer.from(csrfToken(binding)) : undefined;
-  return expected !== undefined && posted.length === expected.length && timingSafeEqual(posted, expected);
+  return tokenMatches(form, binding ? csrfToken(binding) : undefined);
+};
+
+/** Whether a posted form carries the CSRF token of this browser's session cookie. */
+export const sessionCsrfHolds = (event: APIGatewayProxyEventV2, form: URLSearchParams): boolean => {
+  const session = readCookie(event.cookies, 'session', secureCookies());
+  return tokenMatches(form, session ? sessionCsrfToken(session) : undefined);
 };
 
 /** The client's address as API Gateway saw it (never a forwarded header, which anyone can send). */

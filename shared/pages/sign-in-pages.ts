@@ -137,6 +137,30 @@ export const tooManyAttemptsPage = () =>
     { headers: { 'retry-after': '60' } },
   );
 
+/**
+ * Asks before signing out (OpenID Connect RP-Initiated Logout 1.0 section 4), when nothing in the
+ * request proves the application of this very session asked: the form carries a token bound to
+ * the session, and the logout request's own parameters, checked again when it comes back.
+ */
+export const confirmSignOutPage = (options: {
+  organizationName: string;
+  csrf: string;
+  parameters: readonly (readonly [string, string])[];
+}) =>
+  page(
+    200,
+    'Sign out?',
+    html`<h1>Sign out?</h1>
+<p class="org">You are signed in to <strong>${options.organizationName}</strong> in this browser.</p>
+<p>Do you want to sign out?</p>
+<form method="post" action="/oauth2/logout">
+<input type="hidden" name="csrf" value="${options.csrf}">
+${options.parameters.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit">Sign out</button>
+</form>
+<p class="note">If you did not ask to sign out, close this page: you stay signed in.</p>`,
+  );
+
 export const signedOutPage = (cookies: string[]) =>
   page(
     200,

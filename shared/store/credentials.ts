@@ -11,8 +11,8 @@ import {
 import { isConditionFailure, put, remove, transact, update, type Write, writeOne } from './writes.js';
 
 /**
- * What signing in changes on a user: emailed links that set a password, the TOTP secret and
- * recovery codes; and the per-address attempt counts. Every single-use value is consumed by one
+ * What signing in changes on a user: emailed links that set a password, a password hash of
+ * outdated parameters, the TOTP secret and recovery codes; and the per-address attempt counts. Every single-use value is consumed by one
  * conditional write, so two concurrent uses cannot both succeed.
  */
 
@@ -130,8 +130,7 @@ export const setPasswordWithLink = async (
   }
 };
 
-// TOTP and recovery codes ---------------------------------------------------------------------
-
+/** Whether a conditional write went through (false: its condition did not hold). */
 const conditionHeld = async (write: Write): Promise<boolean> => {
   try {
     await writeOne(write);
@@ -141,6 +140,30 @@ const conditionHeld = async (write: Write): Promise<boolean> => {
     throw error;
   }
 };
+
+/**
+ * Replaces a password hash by one of the same password with stronger parameters (at a sign-in),
+ * only while the stored hash is still `previous`: a password set meanwhile is never overwritten.
+ * Sessions stay (`credentialsChangedAt` is the password's, not its hash's). False when it changed.
+ */
+export const replacePasswordHash = (
+  user: { organizationId: string; userId: string },
+  previous: string,
+  next: string,
+): Promise<boolean> =>
+  conditionHeld(
+    update(
+      keys.user(user.organizationId, user.userId),
+      {
+        update: 'SET passwordHash = :next',
+        condition: 'passwordHash = :previous',
+        values: { ':next': next, ':previous': previous },
+      },
+      () => new ConditionNotMet(),
+    ),
+  );
+
+// TOTP and recovery codes ---------------------------------------------------------------------
 
 /** Stores a confirmed TOTP secret and hashed recovery codes, unless the user enrolled meanwhile. */
 export const completeTotpEnrolment = (

@@ -172,16 +172,25 @@ export const createSession = async (
   return { cookieValue, session };
 };
 
+/** The live session of a cookie, as it is; undefined when there is none. */
+export const liveSession = async (
+  cookieValue: string | undefined,
+  now = Date.now(),
+): Promise<SessionRecord | undefined> => {
+  if (!cookieValue) return undefined;
+  const session = await SessionEntity.get({ digest: digestOf(cookieValue) });
+  return session && session.endsAt > now && session.expiresAt * 1000 > now ? session : undefined;
+};
+
 /** The live session of a cookie, its idle lifetime renewed; undefined when there is none. */
 export const useSession = async (
   cookieValue: string | undefined,
   idleSeconds: number,
   now = Date.now(),
 ): Promise<SessionRecord | undefined> => {
-  if (!cookieValue) return undefined;
+  const session = await liveSession(cookieValue, now);
+  if (!cookieValue || !session) return undefined;
   const digest = digestOf(cookieValue);
-  const session = await SessionEntity.get({ digest });
-  if (!session || session.endsAt <= now || session.expiresAt * 1000 <= now) return undefined;
   const expiresAt = Math.min(ttlSeconds(now + idleSeconds * 1000), ttlSeconds(session.endsAt));
   await writeOne(
     update(

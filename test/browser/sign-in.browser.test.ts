@@ -98,6 +98,16 @@ const backAtApplication = async () => {
 
 const heading = () => page.getByRole('heading', { level: 1 }).textContent();
 
+/** Signs out as a person does without an application's ID token hint: the page asks first. */
+const signOut = async (screenshots = false) => {
+  await page.goto(`${service.baseUrl}/oauth2/logout`);
+  expect(await heading()).toBe('Sign out?');
+  if (screenshots) await shot(page, 'sign-out-confirmation');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect.poll(heading).toBe('Signed out');
+  if (screenshots) await shot(page, 'signed-out');
+};
+
 const submitPassword = async (email: string, password: string) => {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
@@ -190,7 +200,7 @@ describe('a person in Chromium', () => {
     expect((await backAtApplication()).searchParams.get('error')).toBe('login_required');
   });
 
-  it('asks for a code at the next sign-in, and a bare logout shows the signed-out page', async () => {
+  it('asks for a code at the next sign-in, and a bare logout asks before signing out', async () => {
     const flow = await authorize();
     await submitPassword(person.email, PASSWORD);
     await expect.poll(heading).toBe('Two-step verification');
@@ -201,9 +211,9 @@ describe('a person in Chromium', () => {
     const tokens = await exchange(rp, { ...flow, location: await backAtApplication() });
     earlierRefreshToken = tokens.refresh_token as string;
 
-    await page.goto(`${service.baseUrl}/oauth2/logout`);
-    expect(await heading()).toBe('Signed out');
-    await shot(page, 'signed-out');
+    await signOut(true);
+    await authorize({ prompt: 'none' });
+    expect((await backAtApplication()).searchParams.get('error')).toBe('login_required');
   });
 
   it('resets a forgotten password by email, which ends earlier refresh tokens', async () => {
@@ -233,7 +243,7 @@ describe('a person in Chromium', () => {
     await expect.poll(heading).toBe('Two-step verification');
     await submitCode(person.recoveryCodes[0] as string);
     expect((await exchange(rp, { ...flow, location: await backAtApplication() })).access_token).toBeTruthy();
-    await page.goto(`${service.baseUrl}/oauth2/logout`);
+    await signOut();
   });
 
   it('locks the account after 5 wrong passwords, answering the right one like a wrong one', async () => {
@@ -311,7 +321,7 @@ describe('a person in Chromium, through an SSO provider (oidc-provider upstream)
     expect((await service.call('GET', '/idp/me/ui-permissions', { token: tokens.access_token })).status).toBe(
       200,
     );
-    await page.goto(`${service.baseUrl}/oauth2/logout`);
+    await signOut();
   });
 
   it("sends an email of the provider's domain there, without a password", async () => {
@@ -324,7 +334,7 @@ describe('a person in Chromium, through an SSO provider (oidc-provider upstream)
     expect((await exchange(acmeRp, { ...flow, location: await backAtApplication() })).claims()?.sub).toBe(
       sam.id,
     );
-    await page.goto(`${service.baseUrl}/oauth2/logout`);
+    await signOut();
   });
 
   it('shows a clear page for an email the organization does not know', async () => {

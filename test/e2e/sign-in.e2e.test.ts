@@ -1,7 +1,9 @@
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { signEs256 } from '../../shared/auth/compact-jwt.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
+import { currentSigningKey } from '../../shared/auth/signing-keys.js';
 import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { uniqueEmail, useService } from '../support/service.js';
@@ -21,6 +23,7 @@ const service = useService();
 let confidential: Application;
 let publicApp: Application;
 let person: { id: string; email: string };
+let other: { id: string; email: string };
 
 const register = (body: Record<string, unknown>) => registerApplication(service, body);
 const configurationOf = (application: Application, auth: oidc.ClientAuth) =>
@@ -65,6 +68,10 @@ beforeAll(async () => {
   const id = await service.createUser({ email, name: 'Signing Person' });
   await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
   person = { id, email };
+  const otherEmail = uniqueEmail('signin-other');
+  const otherId = await service.createUser({ email: otherEmail, name: 'Another Person' });
+  await updateUserAttributes(service.organizationId, otherId, { passwordHash: await hashPassword(PASSWORD) });
+  other = { id: otherId, email: otherEmail };
 });
 
 describe('applications', () => {
@@ -359,6 +366,125 @@ describe('sessions and logout', () => {
     expect(signedOut.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye`);
     const afterLogout = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
     expect(afterLogout.location?.searchParams.get('error')).toBe('login_required');
+  });
+
+  const logoutUrl = (parameters: Record<string, string> = {}) =>
+    `${service.baseUrl}/oauth2/logout?${new URLSearchParams(parameters)}`;
+  const confidentialParty = () =>
+    configurationOf(confidential, oidc.ClientSecretBasic(confidential.clientSecret));
+  /** Whether the browser's session still signs in silently (prompt=none gets a code). */
+  const signedIn = async (configuration: oidc.Configuration, browser: BrowserSession) =>
+    Boolean(
+      (await signIn(configuration, { browser, extra: { prompt: 'none' } })).location?.searchParams.get(
+        'code',
+      ),
+    );
+  /** The confirmation page of a logout request: its CSRF token and every field it posts back. */
+  const confirmationOf = async (response: Response) => {
+    expect(response.status).toBe(200);
+    expect(response.headers.get('location')).toBeNull();
+    const page = await response.text();
+    expect(page).toContain('<h1>Sign out?</h1>');
+    expect(page).toContain('<form method="post" action="/oauth2/logout">');
+    const fields = Object.fromEntries(
+      [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [
+        match[1] as string,
+        match[2] as string,
+      ]),
+    );
+    expect(fields.csrf).toBeTruthy();
+    return fields;
+  };
+  const confirm = (browser: BrowserSession, fields: Record<string, string>) =>
+    browser.submit(`${service.baseUrl}/oauth2/logout`, fields);
+
+  it('asks before signing out without an ID token hint, and signs out on the confirmation of this session', async () => {
+    const configuration = await confidentialParty();
+    const { browser } = await signIn(configuration);
+    const fields = await confirmationOf(await browser.fetch(logoutUrl()));
+    expect(await signedIn(configuration, browser)).toBe(true);
+
+    const signedOut = await confirm(browser, fields);
+    expect(signedOut.status).toBe(200);
+    expect(await signedOut.text()).toContain('<h1>Signed out</h1>');
+    expect(await signedIn(configuration, browser)).toBe(false);
+  });
+
+  it("refuses a confirmation without the person's session, or with another session's token", async () => {
+    const configuration = await confidentialParty();
+    const victim = (await signIn(configuration)).browser;
+    // The attacker's own session, and the token of its own confirmation page.
+    const attacker = (await signIn(configuration)).browser;
+    const attackerFields = await confirmationOf(await attacker.fetch(logoutUrl()));
+
+    // Sent from the attacker's site: the victim's browser does not send its cookie along.
+    const withoutCookie = await confirm(new BrowserSession(), attackerFields);
+    expect(withoutCookie.status).toBe(403);
+    expect(await withoutCookie.text()).toContain('This sign-out form could not be verified');
+    // The victim's cookie with the attacker's token.
+    const foreignToken = await confirm(victim, attackerFields);
+    expect(foreignToken.status).toBe(403);
+    expect(await signedIn(configuration, victim)).toBe(true);
+
+    // The same form from the attacker's own browser signs the attacker out (positive control).
+    expect((await confirm(attacker, attackerFields)).status).toBe(200);
+    expect(await signedIn(configuration, attacker)).toBe(false);
+    expect(await signedIn(configuration, victim)).toBe(true);
+  });
+
+  it("asks, rather than signing out, for another person's ID token hint", async () => {
+    const configuration = await confidentialParty();
+    const mine = await signIn(configuration);
+    const someoneElse = await signInAs(service, configuration, { email: other.email });
+    const theirToken = (await exchange(configuration, someoneElse)).id_token as string;
+
+    const fields = await confirmationOf(
+      await mine.browser.fetch(
+        logoutUrl({ id_token_hint: theirToken, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye' }),
+      ),
+    );
+    expect(await signedIn(configuration, mine.browser)).toBe(true);
+    expect(await signedIn(configuration, someoneElse.browser)).toBe(true);
+    // Confirmed: this session ends, and the hint (valid, its application registered the URI) sends the browser back.
+    const confirmed = await confirm(mine.browser, fields);
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye`);
+    expect(await signedIn(configuration, mine.browser)).toBe(false);
+    expect(await signedIn(configuration, someoneElse.browser)).toBe(true);
+  });
+
+  it('signs out at once for an expired ID token hint of the session', async () => {
+    const configuration = await confidentialParty();
+    const flow = await signIn(configuration);
+    const idToken = (await exchange(configuration, flow)).id_token as string;
+    const { kid, key } = await currentSigningKey();
+    const issuedAt = Math.floor(Date.now() / 1000) - 3600;
+    const expired = signEs256(
+      { kid, typ: 'JWT' },
+      { ...decodeJwt(idToken), iat: issuedAt, exp: issuedAt + 900 },
+      key,
+    );
+    const signedOut = await flow.browser.fetch(
+      logoutUrl({ id_token_hint: expired, post_logout_redirect_uri: AFTER_LOGOUT }),
+    );
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe(AFTER_LOGOUT);
+    expect(await signedIn(configuration, flow.browser)).toBe(false);
+  });
+
+  it('never sends the browser to a post-logout redirect URI without an ID token hint', async () => {
+    const configuration = await confidentialParty();
+    const { browser } = await signIn(configuration);
+    const asked = { post_logout_redirect_uri: AFTER_LOGOUT, client_id: confidential.id, state: 'bye' };
+    const fields = await confirmationOf(await browser.fetch(logoutUrl(asked)));
+    const confirmed = await confirm(browser, fields);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.headers.get('location')).toBeNull();
+    expect(await confirmed.text()).toContain('<h1>Signed out</h1>');
+    // Without a session: the signed-out page, still no redirect.
+    const noSession = await new BrowserSession().fetch(logoutUrl(asked));
+    expect(noSession.status).toBe(200);
+    expect(noSession.headers.get('location')).toBeNull();
   });
 
   it('revokes a refresh token (RFC 7009) and answers 200 for anything unknown', async () => {

@@ -48,9 +48,21 @@ export const signinRoutes = routeGroup('signin')({
   endSession: {
     route: 'GET /oauth2/logout',
     kind: 'page',
-    summary: 'OpenID Connect RP-Initiated Logout',
+    summary:
+      'OpenID Connect RP-Initiated Logout: signs out at once with an ID token hint of the session, otherwise asks',
     description:
-      'Opened by the browser with an `id_token_hint` of this issuer and a `post_logout_redirect_uri` registered for that application (with `state` passed on); without a hint the person is signed out and shown a page.',
+      "Opened by the browser. With an `id_token_hint` of this issuer that matches the browser session, signs the person out at once and, when the hint's application registered the `post_logout_redirect_uri`, redirects there (with `state` passed on). Without a hint, or with one of another session, shows a page asking the person to confirm (OpenID Connect RP-Initiated Logout 1.0, section 2), so that no other site can sign people out; without a session, the signed-out page.",
+    response: {
+      status: 200,
+      description: 'Signed out, a page asking to confirm, or a redirect to a registered post-logout URI',
+    },
+  },
+  confirmEndSession: {
+    route: 'POST /oauth2/logout',
+    kind: 'page',
+    summary: 'Signs out after the person confirmed it on the page the logout endpoint showed',
+    description:
+      'The confirmation form of `GET /oauth2/logout`: its token is bound to the browser session, so only the page this browser was shown can sign it out (403 otherwise, and nothing changes). Redirects only as `GET /oauth2/logout` would with the same parameters.',
     response: { status: 200, description: 'Signed out, or a redirect to a registered post-logout URI' },
   },
 });
