@@ -14,10 +14,9 @@ export const BUNDLE_OPTIONS = {
   define: { 'globalThis.IDP_LAMBDA_BUNDLE': 'true' },
 } as const;
 
-/** Bundles one entry with those options, in memory: the bench and the bundle test compare against it. */
-export const bundleBytes = async (entry: string): Promise<Uint8Array> => {
+const buildInMemory = async (entry: string) => {
   const { build } = await import('esbuild');
-  const result = await build({
+  return build({
     entryPoints: [entry],
     bundle: true,
     write: false,
@@ -27,8 +26,23 @@ export const bundleBytes = async (entry: string): Promise<Uint8Array> => {
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     banner: { js: BUNDLE_OPTIONS.banner },
     define: { ...BUNDLE_OPTIONS.define },
+    metafile: true,
   });
+};
+
+/** Bundles one entry with those options, in memory: the bench and the bundle test compare against it. */
+export const bundleBytes = async (entry: string): Promise<Uint8Array> => {
+  const result = await buildInMemory(entry);
   const [output] = result.outputFiles;
   if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
   return output.contents;
+};
+
+/** The npm packages whose code a bundle of `entry` holds (from esbuild's metafile). */
+export const bundledPackages = async (entry: string): Promise<Set<string>> => {
+  const { metafile } = await buildInMemory(entry);
+  const packages = Object.keys(metafile.inputs).map(
+    (input) => input.match(/node_modules\/((@[^/]+\/)?[^/]+)/)?.[1],
+  );
+  return new Set(packages.filter((name): name is string => name !== undefined));
 };

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleBytes } from '../../lib/bundling.js';
+import { bundleBytes, bundledPackages } from '../../lib/bundling.js';
 import type { IdpFunction } from '../../lib/idp-function.js';
 import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } from './synthesize.js';
 
@@ -48,6 +48,49 @@ process.stdout.write(JSON.stringify({ ms: performance.now() - started, handler: 
 };
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+/**
+ * The design card's packages are what the deployed functions run on (written out, so that a
+ * function that stops using one, or takes a hand-written protocol instead, fails here).
+ */
+const TABLE = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'];
+const HTTP = ['@middy/core', 'zod', '@aws-lambda-powertools/logger', '@aws-lambda-powertools/metrics'];
+const IDEMPOTENT = '@aws-lambda-powertools/idempotency';
+const SECRETS = '@aws-sdk/client-secrets-manager';
+const RUNS_ON: Record<string, string[]> = {
+  'functions/accounts.ts': [...HTTP, ...TABLE, '@aws-sdk/client-sesv2'],
+  'functions/clients.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/cors.ts': [...HTTP, ...TABLE],
+  'functions/federation.ts': [...HTTP, ...TABLE, SECRETS, 'openid-client'],
+  'functions/oauth.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify'],
+  'functions/openapi.ts': HTTP,
+  'functions/organizations.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/permissions.ts': [...HTTP, ...TABLE],
+  'functions/policies.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/roles.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/seed.ts': ['zod', ...TABLE],
+  'functions/signin.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify'],
+  'functions/sso.ts': [...HTTP, ...TABLE, SECRETS],
+  'functions/user-groups.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/user-passwords.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/user-pictures.ts': [...HTTP, ...TABLE, '@aws-sdk/client-s3'],
+  'functions/users.ts': [...HTTP, ...TABLE, IDEMPOTENT, '@aws-sdk/client-sesv2'],
+};
+
+describe('what the functions run on', () => {
+  it('lists every function', () => {
+    expect(Object.keys(RUNS_ON).sort()).toEqual(
+      readdirSync('functions')
+        .map((file) => `functions/${file}`)
+        .sort(),
+    );
+  });
+
+  it.each(Object.entries(RUNS_ON))('%s bundles the design card packages it uses', async (entry, expected) => {
+    const packages = await bundledPackages(entry);
+    expect(expected.filter((name) => !packages.has(name))).toEqual([]);
+  });
+});
 
 describe('function bundles', () => {
   it.each(bundled)('%s: ESM bundle, all inside, loads and exports handler', (name, fn) => {
