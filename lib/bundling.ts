@@ -1,47 +1,77 @@
+import type { BuildOptions } from 'esbuild';
+
 /**
- * The esbuild options every function is bundled with (lib/idp-function.ts), shared with
- * `npm run bench`, which bundles a bare handler the same way to compare against.
+ * How every function is bundled (lib/idp-function.ts), shared with `npm run bench` and the bundle
+ * test, which bundle a bare handler the same way to compare against. One ESM entry, `index.mjs`,
+ * minified with source maps, everything inside it (the AWS SDK too: its version is the lock
+ * file's, not the runtime's, and loading the runtime's copy costs about three times the CPU:
+ * `npm run bench`). Code split at dynamic imports: what only some requests need (the SES, S3 and
+ * Secrets Manager clients, Powertools Idempotency) is a chunk of its own, read and compiled only
+ * when a request first needs it, rather than by every cold start.
  */
 export const BUNDLE_OPTIONS = {
+  bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node24',
   mainFields: ['module', 'main'],
   minify: true,
+  splitting: true,
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
+  sourcemap: true,
+  // Stack traces need file names and lines, not the sources: keeps the bundle small.
+  sourcesContent: false,
   /** ESM bundles have no `require`; some CommonJS dependencies call it for Node built-ins. */
-  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
   /** Marks deployed bundles, so code for local runs only (the file secret store) drops out of them. */
   define: { 'globalThis.IDP_LAMBDA_BUNDLE': 'true' },
-} as const;
+  logLevel: 'error',
+} satisfies BuildOptions;
 
-const buildInMemory = async (entry: string) => {
+/** Bundles `entry` (relative to the project root) into `outdir`: `index.mjs`, its chunks and source maps. */
+export const bundleFunction = async (entry: string, outdir: string, options: BuildOptions = {}) => {
   const { build } = await import('esbuild');
-  return build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    outfile: 'index.mjs',
-    logLevel: 'error',
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { js: BUNDLE_OPTIONS.banner },
-    define: { ...BUNDLE_OPTIONS.define },
-    metafile: true,
-  });
+  return build({ ...BUNDLE_OPTIONS, entryPoints: { index: entry }, outdir, metafile: true, ...options });
 };
 
-/** Bundles one entry with those options, in memory: the bench and the bundle test compare against it. */
-export const bundleBytes = async (entry: string): Promise<Uint8Array> => {
-  const result = await buildInMemory(entry);
-  const [output] = result.outputFiles;
-  if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
-  return output.contents;
+type Metafile = NonNullable<Awaited<ReturnType<typeof bundleFunction>>['metafile']>;
+
+/**
+ * The bytes a cold start reads: `index.mjs` and the chunks it imports statically, not those
+ * imported dynamically on first need; and all of them.
+ */
+export const bundleSizes = (metafile: Metafile): { loaded: number; total: number } => {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((file) => file.endsWith('/index.mjs'));
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file) || !outputs[file]) return;
+    loaded.add(file);
+    for (const imported of outputs[file].imports)
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  if (entry) visit(entry);
+  const code = Object.entries(outputs).filter(([file]) => file.endsWith('.mjs'));
+  const sum = (entries: [string, { bytes: number }][]) =>
+    entries.reduce((total, [, { bytes }]) => total + bytes, 0);
+  return { loaded: sum(code.filter(([file]) => loaded.has(file))), total: sum(code) };
 };
 
-/** The npm packages whose code a bundle of `entry` holds (from esbuild's metafile). */
+/** The same, synchronously: CDK's local bundling cannot wait. */
+export const bundleFunctionSync = (
+  buildSync: typeof import('esbuild').buildSync,
+  entry: string,
+  outdir: string,
+): void => {
+  buildSync({ ...BUNDLE_OPTIONS, entryPoints: { index: entry }, outdir });
+};
+
+/** The npm packages whose code a bundle of `entry` holds, in any of its chunks (esbuild's metafile). */
 export const bundledPackages = async (entry: string): Promise<Set<string>> => {
-  const { metafile } = await buildInMemory(entry);
-  const packages = Object.keys(metafile.inputs).map(
+  const { metafile } = await bundleFunction(entry, '.tmp/bundled-packages', { write: false });
+  const packages = Object.keys(metafile?.inputs ?? {}).map(
     (input) => input.match(/node_modules\/((@[^/]+\/)?[^/]+)/)?.[1],
   );
   return new Set(packages.filter((name): name is string => name !== undefined));

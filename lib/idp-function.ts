@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
 import type { RouteDefinition } from '../shared/api/route-definition.js';
 import { ALARM_PERIOD, alarmOnAny } from './alarms.js';
-import { BUNDLE_OPTIONS } from './bundling.js';
+import { bundleFunctionSync } from './bundling.js';
 import { middlewareWritesOf, type TableAccess, tableStatements } from './table-grants.js';
 
 /** Bundling runs from the project root whatever the caller's working directory. */
@@ -43,13 +43,36 @@ export interface IdpFunctionProps {
 }
 
 /**
+ * The function's code: bundled by esbuild in this process at synth (lib/bundling.ts: code split,
+ * which the NodejsFunction construct's single-file bundling cannot do), so `cdk synth` needs no
+ * Docker. The asset is hashed from its output.
+ */
+const bundledCode = (entry: string): Code =>
+  Code.fromAsset(path.join(PROJECT_ROOT, path.dirname(entry)), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never used: local bundling always succeeds or throws.
+      image: DockerImage.fromRegistry('scratch'),
+      // CDK reuses a bundle for the same source folder and options (the function below does not
+      // count): the entry makes each function's options its own.
+      environment: { IDP_FUNCTION_ENTRY: entry },
+      local: {
+        tryBundle: (outputDir) => {
+          bundleFunctionSync(buildSync, path.join(PROJECT_ROOT, entry), outputDir);
+          return true;
+        },
+      },
+    },
+  });
+
+/**
  * A Lambda function with the project's defaults: arm64, the newest Node.js runtime, a minified
  * ESM bundle with source maps and the AWS SDK bundled (its version pinned by the lock file, not by
  * the runtime), its own log group and role, and an alarm on errors. It starts with no permission
  * beyond writing its logs; `bindTable` and the secret grants add exactly what it needs.
  */
 export class IdpFunction extends Construct {
-  readonly lambda: NodejsFunction;
+  readonly lambda: LambdaFunction;
   /** The function's own role: every grant lands here. */
   readonly role: Role;
   readonly routes: readonly RouteDefinition[];
@@ -61,11 +84,9 @@ export class IdpFunction extends Construct {
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
     this.role = roleLoggingTo(this, 'Role', logGroup);
 
-    this.lambda = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, props.entry),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-      handler: 'handler',
+    this.lambda = new LambdaFunction(this, 'Function', {
+      code: bundledCode(props.entry),
+      handler: 'index.handler',
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
@@ -76,19 +97,6 @@ export class IdpFunction extends Construct {
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        mainFields: [...BUNDLE_OPTIONS.mainFields],
-        banner: BUNDLE_OPTIONS.banner,
-        minify: BUNDLE_OPTIONS.minify,
-        target: BUNDLE_OPTIONS.target,
-        define: { ...BUNDLE_OPTIONS.define },
-        sourceMap: true,
-        // Stack traces need file names and lines, not the sources: keeps the bundle small.
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        externalModules: [],
       },
     });
 

@@ -1,19 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleBytes, bundledPackages } from '../../lib/bundling.js';
+import { bundledPackages } from '../../lib/bundling.js';
 import type { IdpFunction } from '../../lib/idp-function.js';
 import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } from './synthesize.js';
 
 /**
  * The deployed functions' bundles: ESM, everything inside (the AWS SDK bundled, not the runtime's
- * copy: `npm run bench` measures why), loading in a plain Node process. Bytes are printed beside
- * a bare handler doing one DocumentClient GetItem, not budgeted.
+ * copy: `npm run bench` measures why), code split so what only some requests need is a chunk of
+ * its own, loading in a plain Node process. Bytes are printed, not budgeted (`npm run bench`
+ * prints them beside a bare DocumentClient handler).
  */
-const baselineBytes = (await bundleBytes('test/bench/baselines/bare-get-item.ts')).length;
 
 const outdir = path.join(useProjectTempDir(), 'bundles');
 afterAll(removeProjectTempDir);
@@ -93,23 +92,34 @@ describe('what the functions run on', () => {
 });
 
 describe('function bundles', () => {
+  it('are one per function, each of its own code', () => {
+    const keys = bundled.map(([, fn]) => resources[logicalIdOf(fn.lambda)].Properties.Code.S3Key);
+    expect(new Set(keys).size).toBe(bundled.length);
+  });
+
   it.each(bundled)('%s: ESM bundle, all inside, loads and exports handler', (name, fn) => {
     const file = bundleOf(fn);
-    const code = readFileSync(file);
-    const map = readFileSync(`${file}.map`);
+    const directory = path.dirname(file);
+    const chunkDirectory = path.join(directory, 'chunks');
+    const chunks = existsSync(chunkDirectory)
+      ? readdirSync(chunkDirectory).filter((name) => name.endsWith('.mjs'))
+      : [];
+    const files = [file, ...chunks.map((name) => path.join(directory, 'chunks', name))];
     const { ms, handler } = coldImport(file);
+    const bytes = files.reduce((total, code) => total + readFileSync(code).length, 0);
     console.log(
-      `bundle ${name.padEnd(13)} index.mjs ${kb(code.length).padStart(9)} (gzip ${kb(gzipSync(code).length)})` +
-        `  ${(code.length / baselineBytes).toFixed(2)}x the bare GetItem handler  map ${kb(map.length).padStart(9)}  cold import ${ms.toFixed(0)} ms`,
+      `bundle ${name.padEnd(13)} ${kb(bytes).padStart(9)} in ${files.length} files  cold import ${ms.toFixed(0)} ms`,
     );
 
-    const source = code.toString('utf8');
-    expect(source.startsWith("import { createRequire } from 'module'; const require = createRequire(")).toBe(
-      true,
-    );
-    // Bundled, not left to the runtime's SDK copy: no import of @aws-sdk remains.
-    expect(source).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
-    expect(source).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+    for (const code of files) {
+      const source = readFileSync(code, 'utf8');
+      expect(
+        source.startsWith("import { createRequire } from 'module'; const require = createRequire("),
+      ).toBe(true);
+      // Bundled, not left to the runtime's SDK copy: no import of @aws-sdk remains.
+      expect(source).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
+      expect(source).toMatch(/\/\/# sourceMappingURL=\S+\.mjs\.map\s*$/);
+    }
     expect(handler).toBe('function');
   });
 });
