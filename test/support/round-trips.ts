@@ -5,8 +5,10 @@ import { DynamoDbClient } from '../../shared/store/dynamodb-client.js';
  * sends in this process is timed, and operations that overlap count as one round trip (they run
  * in parallel).
  */
-interface Call {
+export interface Call {
   command: string;
+  /** What was sent (keys, expressions), to tell reads of the same command apart. */
+  input: unknown;
   start: number;
   end: number;
 }
@@ -18,19 +20,24 @@ DynamoDbClient.prototype.send = async function timedSend(this: DynamoDbClient, o
   try {
     return await send.call(this, operation, input);
   } finally {
-    calls?.push({ command: operation, start, end: performance.now() });
+    calls?.push({ command: operation, input, start, end: performance.now() });
   }
 } as typeof send;
 
-/** Sequential round trips: a command that starts after every earlier one ended opens a new one. */
+/**
+ * Sequential round trips: the longest chain of commands each sent after the one before it was
+ * answered. A long command beside a chain neither adds to it nor hides its steps.
+ */
 export const roundTrips = (recorded: Call[]): number => {
-  let rounds = 0;
-  let latestEnd = Number.NEGATIVE_INFINITY;
-  for (const call of [...recorded].sort((a, b) => a.start - b.start)) {
-    if (call.start >= latestEnd) rounds++;
-    latestEnd = Math.max(latestEnd, call.end);
-  }
-  return rounds;
+  const byStart = [...recorded].sort((a, b) => a.start - b.start);
+  const chainEndingAt: number[] = [];
+  byStart.forEach((call, index) => {
+    const before = byStart
+      .slice(0, index)
+      .map((earlier, earlierIndex) => (earlier.end <= call.start ? (chainEndingAt[earlierIndex] ?? 0) : 0));
+    chainEndingAt.push(1 + Math.max(0, ...before));
+  });
+  return Math.max(0, ...chainEndingAt);
 };
 
 /** Runs `work` and answers its result with the DynamoDB commands it sent (and logs them). */
