@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { BoundedMap } from '../cache/bounded-map.js';
 import { ExpiringCache } from '../cache/expiring-cache.js';
 import { config } from '../config.js';
 import { addressAllowed } from '../domain/applications.js';
 import { type EffectiveAccess, type GrantedIds, grantedIds } from '../domain/effective-permissions.js';
+import { isCurrent, prefetchAccessVersions, type Stamped, stamped } from '../store/access-versions.js';
 import { type ApiClientRecord, getApiClient, hasSecret } from '../store/api-client-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import { OAuthError } from './oauth-error.js';
@@ -29,10 +31,39 @@ const known = async (clientId: string): Promise<KnownClient> => {
 /**
  * The token endpoint remembers, per instance, client records for at most 5 s and what a set of
  * grants amounts to for at most 30 s (README, "Behaviour notes"): a steady caller's token then
- * costs no read at all.
+ * costs no read but that of its organization's access versions, once a second. Each value is
+ * stamped with the versions known when its read started; one older than a second is used only
+ * while those are still the latest (shared/store/access-versions.ts), so a change that takes a
+ * permission away, or deletes a client, reaches every token issued more than a second after it.
  */
-const clients = new ExpiringCache<string, KnownClient>();
-const accessOfGrants = new ExpiringCache<string, EffectiveAccess>();
+const clients = new ExpiringCache<string, Stamped<KnownClient>>();
+const accessOfGrants = new ExpiringCache<string, Stamped<EffectiveAccess>>();
+/** The organization of each client read: a client never moves, so its versions can be read beside its record. */
+const clientOrganizations = new BoundedMap<string, string>();
+
+const loadClient = (clientId: string, now: number) => () =>
+  stamped(clientOrganizations.get(clientId), now, async () => {
+    const entry = await known(clientId);
+    if (entry.client) clientOrganizations.set(clientId, entry.client.organizationId);
+    return entry;
+  });
+
+/** The remembered value, unless `usable` refuses it: then it is read again. */
+const rememberedOrRead = async <T>(
+  cache: ExpiringCache<string, Stamped<T>>,
+  key: string,
+  maxAgeMillis: number,
+  load: () => Promise<Stamped<T>>,
+  usable: (entry: Stamped<T>) => Promise<boolean>,
+  now: number,
+): Promise<Stamped<T>> => {
+  const remembered = cache.get(key, maxAgeMillis, load, now);
+  const entry = await remembered;
+  if (maxAgeMillis === 0 || (await usable(entry))) return entry;
+  // Concurrent callers that found the same value out of date share one read.
+  cache.forget(key, remembered);
+  return cache.get(key, maxAgeMillis, load, now);
+};
 
 /**
  * Compares digests, so neither content nor length leaks through timing, and compares both even
@@ -48,19 +79,37 @@ const acceptsSecret = ({ client, current, previous }: KnownClient, presented: Bu
 /**
  * Accepts the client's secret, or the one it had before its last rotation while that one's grace
  * period lasts. A secret the remembered record refuses is checked against a fresh read, so a
- * rotation takes effect at once.
+ * rotation takes effect at once; so is a record its organization may have changed since (a
+ * deletion, other roles). `meanwhile` is told the remembered record while that is checked.
  */
 export const authenticateClient = async (
   clientId: string,
   clientSecret: string,
   now = Date.now(),
+  meanwhile?: (remembered: ApiClientRecord) => void,
 ): Promise<ApiClientRecord> => {
   const maxAge = config().tokenClientCacheSeconds * 1000;
   const presented = digest(clientSecret);
-  let entry = await clients.get(clientId, maxAge, () => known(clientId));
+  const load = loadClient(clientId, now);
+  // Read beside the record when an earlier read told the organization; needed once a second.
+  prefetchAccessVersions(clientOrganizations.get(clientId), now);
+  let { value: entry } = await rememberedOrRead(
+    clients,
+    clientId,
+    maxAge,
+    load,
+    async (remembered) => {
+      const { client } = remembered.value;
+      // An unknown client is read again below anyway.
+      if (!client) return true;
+      if (acceptsSecret(remembered.value, presented, now)) meanwhile?.(client);
+      return isCurrent(remembered, client.organizationId, now);
+    },
+    now,
+  );
   if (!acceptsSecret(entry, presented, now) && maxAge > 0) {
     clients.forget(clientId);
-    entry = await clients.get(clientId, maxAge, () => known(clientId));
+    ({ value: entry } = await clients.get(clientId, maxAge, load, now));
   }
   // A public application has no secret: nothing a caller presents authenticates it.
   if (!entry.client || !hasSecret(entry.client) || !acceptsSecret(entry, presented, now)) {
@@ -69,12 +118,23 @@ export const authenticateClient = async (
   return entry.client;
 };
 
-const cachedAccess = (orgId: string, ids: GrantedIds) =>
-  accessOfGrants.get(
+/** What the client's grants amount to; policies apply to RESTRICTED clients only (spec section 2). */
+const accessOf = async (client: ApiClientRecord, now: number): Promise<EffectiveAccess> => {
+  const orgId = client.organizationId;
+  const ids: GrantedIds = grantedIds({
+    roles: client.roles,
+    policies: client.clientType === 'RESTRICTED' ? client.policies : [],
+  });
+  const remembered = await rememberedOrRead(
+    accessOfGrants,
     JSON.stringify([orgId, ids.roleIds, ids.managedRoleIds, ids.policyIds]),
     config().tokenAccessCacheSeconds * 1000,
-    () => resolveAccess(orgId, ids),
+    () => stamped(orgId, now, () => resolveAccess(orgId, ids, now)),
+    (entry) => isCurrent(entry, orgId, now),
+    now,
   );
+  return remembered.value;
+};
 
 /**
  * Client credentials grant: authenticate, compute the client's permissions, sign. Only API
@@ -87,7 +147,11 @@ export const issueClientToken = async (
   now = Date.now(),
   sourceIp?: string,
 ) => {
-  const client = await authenticateClient(clientId, clientSecret, now);
+  // The remembered record's grants are looked up while the record is checked: no round trip waits
+  // for the other (a record found out of date is read again, and its grants with it if they changed).
+  const client = await authenticateClient(clientId, clientSecret, now, (remembered) => {
+    if (remembered.flowType === 'api_key') accessOf(remembered, now).catch(() => undefined);
+  });
   if (client.flowType !== 'api_key') {
     throw new OAuthError(
       400,
@@ -98,11 +162,7 @@ export const issueClientToken = async (
   if (sourceIp !== undefined && !addressAllowed(client.remoteAddresses, sourceIp)) {
     throw new OAuthError(400, 'unauthorized_client', 'The client may not request tokens from this address');
   }
-  const access = await cachedAccess(
-    client.organizationId,
-    // Policies apply to RESTRICTED clients only (spec section 2).
-    grantedIds({ roles: client.roles, policies: client.clientType === 'RESTRICTED' ? client.policies : [] }),
-  );
+  const access = await accessOf(client, now);
   const scope = grantedScope(requestedScope);
   const token = await signAccessToken(
     {

@@ -1,19 +1,24 @@
 import { type EffectiveAccess, effectiveAccess, type GrantedIds } from '../domain/effective-permissions.js';
 import { batchGetByKey } from '../store/batch.js';
-import { permissionDependencies } from '../store/catalogue-repository.js';
+import { currentPermissionDependencies } from '../store/catalogue-repository.js';
 import { ManagedRoleEntity, PolicyEntity, RoleEntity } from '../store/entities.js';
 
 /**
  * What the granted ids amount to. Reads every role, managed role and policy in one BatchGetItem
- * (100 keys per call, chunks in parallel) while the cached dependency graph loads beside it.
+ * (100 keys per call, chunks in parallel) while the cached dependency graph, and the access
+ * versions that say whether it is still current, load beside it.
  */
-export const resolveAccess = async (orgId: string, ids: GrantedIds): Promise<EffectiveAccess> => {
+export const resolveAccess = async (
+  orgId: string,
+  ids: GrantedIds,
+  now = Date.now(),
+): Promise<EffectiveAccess> => {
   const roleKeys = ids.roleIds.map((id) => RoleEntity.key({ organizationId: orgId, id }));
   const managedRoleKeys = ids.managedRoleIds.map((id) => ManagedRoleEntity.key({ id }));
   const policyKeys = ids.policyIds.map((id) => PolicyEntity.key({ organizationId: orgId, id }));
   const [read, dependencies] = await Promise.all([
     batchGetByKey([...roleKeys, ...managedRoleKeys, ...policyKeys]),
-    permissionDependencies(),
+    currentPermissionDependencies(orgId, now),
   ]);
   /** id -> decoded item, for the ids that resolve to an item. */
   const found = <T>(

@@ -1,4 +1,5 @@
 import { grantedIds } from '../domain/effective-permissions.js';
+import { prefetchAccessVersions } from '../store/access-versions.js';
 import { batchGet } from '../store/batch.js';
 import { UserGroupEntity } from '../store/entities.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
@@ -8,7 +9,9 @@ import { grantedScope, signAccessToken, type TokenSubject } from './token-servic
 /**
  * What a user may do: its roles, managed roles and policies, plus those of its ACTIVE user
  * groups (`shared/domain/effective-permissions.ts`). Three sequential reads: the user, its groups
- * (one BatchGet), then every role, managed role and policy at once (one BatchGet).
+ * (one BatchGet), then every role, managed role and policy at once (one BatchGet). Nothing of it
+ * is cached, so changes to users and groups need not move the access version; the cached
+ * dependency graph is checked against the versions, read beside the user.
  */
 export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> =>
   (await activeUserAccess(orgId, userId))?.subject;
@@ -18,6 +21,7 @@ export const activeUserAccess = async (
   orgId: string,
   userId: string,
 ): Promise<{ user: UserRecord; subject: TokenSubject } | undefined> => {
+  prefetchAccessVersions(orgId);
   const user = await getUser(orgId, userId, true);
   if (user?.status !== 'ACTIVE') return undefined;
   const groups = (

@@ -11,7 +11,7 @@ export class ExpiringCache<K, V> {
 
   get(key: K, maxAgeMillis: number, load: () => Promise<V>, now = Date.now()): Promise<V> {
     const known = this.#entries.get(key);
-    if (known && now - known.loadedAt < maxAgeMillis) return known.value;
+    if (known && maxAgeMillis > 0 && now - known.loadedAt < maxAgeMillis) return known.value;
     const value = load();
     this.#entries.delete(key);
     this.#entries.set(key, { loadedAt: now, value });
@@ -45,8 +45,11 @@ export class ExpiringCache<K, V> {
     return known.value;
   }
 
-  /** Loads the value again on the next `get`. */
-  forget(key: K): void {
-    this.#entries.delete(key);
+  /**
+   * Loads the value again on the next `get`; with `only`, unless the value remembered is another
+   * than `only` already (someone else loaded it again meanwhile).
+   */
+  forget(key: K, only?: Promise<V>): void {
+    if (only === undefined || this.#entries.get(key)?.value === only) this.#entries.delete(key);
   }
 }

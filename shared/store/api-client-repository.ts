@@ -3,6 +3,7 @@ import type { UserType } from '../api/route-definition.js';
 import { storeConfig } from '../config.js';
 import { refuseStandardClientPolicies } from '../domain/api-client-rules.js';
 import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
+import { accessVersionBump } from './access-versions.js';
 import { browserOriginRemovals, browserOriginWrites } from './browser-origins.js';
 import { ApiClientEntity, type ApiClientRecord, PolicyEntity, RoleEntity } from './entities.js';
 import { keys, LISTINGS, TABLE_SCHEMA } from './keys.js';
@@ -157,7 +158,8 @@ export const clientNameOf = (item: Record<string, unknown>, orgId: string): stri
   return client.organizationId === orgId && !client.deleted ? client.name : undefined;
 };
 
-const updateLiveClient = async (
+/** A change of a live client of the organization (another organization's answers as unknown). */
+const liveClientUpdate = (
   orgId: string,
   clientId: string,
   change: {
@@ -166,21 +168,25 @@ const updateLiveClient = async (
     names?: Record<string, string>;
     condition?: string;
   },
-): Promise<ApiClientRecord> => {
-  const item = await writeOne(
-    update(
-      keys.apiClient(clientId),
-      {
-        update: change.update,
-        // Another organization's client answers exactly like an unknown one.
-        condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}${change.condition ? ` AND ${change.condition}` : ''}`,
-        names: change.names ?? {},
-        values: { ':org': orgId, ':false': false, ...change.values },
-      },
-      clientNotFound(clientId),
-    ),
-    { returnNew: true },
+) =>
+  update(
+    keys.apiClient(clientId),
+    {
+      update: change.update,
+      // Another organization's client answers exactly like an unknown one.
+      condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}${change.condition ? ` AND ${change.condition}` : ''}`,
+      names: change.names ?? {},
+      values: { ':org': orgId, ':false': false, ...change.values },
+    },
+    clientNotFound(clientId),
   );
+
+const updateLiveClient = async (
+  orgId: string,
+  clientId: string,
+  change: Parameters<typeof liveClientUpdate>[2],
+): Promise<ApiClientRecord> => {
+  const item = await writeOne(liveClientUpdate(orgId, clientId, change), { returnNew: true });
   return ApiClientEntity.decode(item ?? {});
 };
 
@@ -218,32 +224,39 @@ export const rotateClientSecret = async (
   }
 };
 
-/** Operators (local bootstrap, CLI): replace the secret or roles outright, without a grace period. */
-export const updateApiClient = (
+/**
+ * Operators (local bootstrap, CLI): replace the secret or roles outright, without a grace period.
+ * Roles and policies may be taken away: the organization's access version moves with the change.
+ */
+export const updateApiClient = async (
   orgId: string,
   clientId: string,
   changes: Partial<Pick<ApiClientRecord, 'name' | 'clientSecret' | 'roles' | 'policies'>>,
   updatedBy: string,
   now = Date.now(),
-): Promise<ApiClientRecord> => {
+): Promise<void> => {
   const fields = Object.entries({
     ...changes,
     ...(changes.clientSecret ? { secretIssuedAt: now } : {}),
   }).filter(([, value]) => value !== undefined);
-  return updateLiveClient(orgId, clientId, {
-    update: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
-    names: Object.fromEntries(fields.map(([field]) => [`#${field}`, field])),
-    values: {
-      ...Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])),
-      ':by': updatedBy,
-      ':now': now,
-    },
-  });
+  await transact([
+    liveClientUpdate(orgId, clientId, {
+      update: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
+      names: Object.fromEntries(fields.map(([field]) => [`#${field}`, field])),
+      values: {
+        ...Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])),
+        ':by': updatedBy,
+        ':now': now,
+      },
+    }),
+    accessVersionBump(orgId),
+  ]);
 };
 
 /**
- * Deletes a client: it stops authenticating at once, leaves the listing, and tokens it holds are
- * refused within the principal-status cache time. The item stays, marked, for history.
+ * Deletes a client: it stops authenticating (within a second at the token endpoint), leaves the
+ * listing, and tokens it holds are refused within the principal-status cache time. The item
+ * stays, marked, for history.
  */
 export const deleteApiClient = async (
   orgId: string,
@@ -270,5 +283,7 @@ export const deleteApiClient = async (
     ),
     bucketCountDelta(orgId, LISTINGS.clients, client.sequence, -1),
     ...browserOriginRemovals(client),
+    // The token endpoint stops using the client's record it remembers.
+    accessVersionBump(orgId),
   ]);
 };

@@ -1,4 +1,5 @@
 import { NotFound } from '../domain/errors.js';
+import { accessVersionBump } from './access-versions.js';
 import { OrganizationEntity } from './entities.js';
 import { type ItemKey, keys } from './keys.js';
 import { concurrentChange, IS_LIVE, remove, transact, update, type Write } from './writes.js';
@@ -43,6 +44,8 @@ export const archive = async (
       { condition: '#owner = :id', names: { '#owner': nameGuard.idAttribute }, values: { ':id': target.id } },
       concurrentChange,
     ),
+    // It grants nothing from now on: tokens stop using what they cached about it.
+    accessVersionBump(orgId),
     ...extra,
   ]);
 };

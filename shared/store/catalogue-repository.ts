@@ -2,11 +2,17 @@ import type { z } from 'zod';
 import { InvalidReference, PreconditionFailed } from '../domain/errors.js';
 import { MAX_MANAGED_ROLES } from '../domain/limits.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../domain/permission-catalogue.js';
+import {
+  ACCESS_FRESHNESS_MILLIS,
+  currentAccessVersions,
+  systemAccessVersionBump,
+  systemVersionLastRead,
+} from './access-versions.js';
 import { batchPut } from './batch.js';
 import { ManagedRoleEntity, PermissionEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
-import { update, writeOne } from './writes.js';
+import { transact, update, writeOne } from './writes.js';
 
 export type StoredPermission = z.output<typeof PermissionEntity.attributes>;
 export type ManagedRoleRecord = z.output<typeof ManagedRoleEntity.attributes>;
@@ -39,11 +45,14 @@ export const seedSystemData = async (now = Date.now()): Promise<void> => {
       }),
     ),
   ]);
+  // After the data, so that a cache stamped with the new version holds it: permissions and
+  // dependencies the code dropped stop reaching tokens (not one transaction: up to 25 items a batch).
+  await writeOne(systemAccessVersionBump());
 };
 
 /** The whole catalogue (a few dozen items: one Query), oldest first. */
-export const listPermissions = async (): Promise<StoredPermission[]> =>
-  (await queryPartition(keys.permissionPartition))
+export const listPermissions = async (options: { consistent?: boolean } = {}): Promise<StoredPermission[]> =>
+  (await queryPartition(keys.permissionPartition, undefined, options))
     .map(PermissionEntity.decode)
     .sort((a, b) => a.createdAt - b.createdAt || a.position - b.position);
 
@@ -80,7 +89,7 @@ export const defineManagedRole = async (
       `There are at most ${MAX_MANAGED_ROLES} managed roles; ${existing.length} exist`,
     );
   }
-  const item = await writeOne(
+  await transact([
     update(ManagedRoleEntity.key({ id: managedRoleId }), {
       update:
         'SET id = :id, #permissions = :permissions, pluginPermissions = if_not_exists(pluginPermissions, :none), ' +
@@ -93,26 +102,58 @@ export const defineManagedRole = async (
         ':now': now,
       },
     }),
-    { returnNew: true },
-  );
-  return ManagedRoleEntity.decode(item ?? {});
+    // It may grant less than before: tokens stop using what they cached about it.
+    systemAccessVersionBump(),
+  ]);
+  const stored = await ManagedRoleEntity.get({ id: managedRoleId });
+  if (!stored) throw new Error(`Managed role ${managedRoleId} is missing right after it was written`);
+  return stored;
 };
 
 const DEPENDENCY_CACHE_MILLIS = 5 * 60 * 1000;
-let dependencyCache: { loadedAt: number; graph: Promise<Map<string, string[]>> } | undefined;
+let dependencyCache:
+  | { loadedAt: number; graph: Promise<Map<string, string[]>>; systemVersion: number | undefined }
+  | undefined;
 
-/** permissionId -> direct dependencies; cached per instance, the catalogue changes on deploys only. */
-export const permissionDependencies = (now = Date.now()): Promise<Map<string, string[]>> => {
-  if (!dependencyCache || now - dependencyCache.loadedAt > DEPENDENCY_CACHE_MILLIS) {
-    const graph = listPermissions().then(
-      (permissions) => new Map(permissions.map((permission) => [permission.id, permission.dependsOn])),
-    );
-    graph.catch(() => {
-      dependencyCache = undefined;
-    });
-    dependencyCache = { loadedAt: now, graph };
-  }
-  return dependencyCache.graph;
+/**
+ * permissionId -> direct dependencies; cached per instance for 5 minutes (the catalogue changes on
+ * deploys only). Given the system's access version read within the last second, a graph read
+ * before that version's change is read again (shared/store/access-versions.ts).
+ */
+export const permissionDependencies = (
+  now = Date.now(),
+  systemVersion?: number,
+): Promise<Map<string, string[]>> => {
+  const cached = dependencyCache;
+  const outdated =
+    cached !== undefined &&
+    systemVersion !== undefined &&
+    now - cached.loadedAt >= ACCESS_FRESHNESS_MILLIS &&
+    (cached.systemVersion ?? -1) < systemVersion;
+  if (cached && now - cached.loadedAt <= DEPENDENCY_CACHE_MILLIS && !outdated) return cached.graph;
+  // Strongly consistent: a graph stamped with a version must hold what that version's change wrote.
+  const graph = listPermissions({ consistent: true }).then(
+    (permissions) => new Map(permissions.map((permission) => [permission.id, permission.dependsOn])),
+  );
+  // Stamped before the read starts: a change of system data after this version may be missing.
+  const loading = { loadedAt: now, graph, systemVersion: systemVersionLastRead() };
+  graph.catch(() => {
+    if (dependencyCache === loading) dependencyCache = undefined;
+  });
+  dependencyCache = loading;
+  return graph;
+};
+
+/**
+ * The graph as a token of the organization needs it: read again when system data changed since
+ * (the versions are read beside the cached graph, or beside its reload when it expired).
+ */
+export const currentPermissionDependencies = async (
+  orgId: string,
+  now = Date.now(),
+): Promise<Map<string, string[]>> => {
+  const [, versions] = await Promise.all([permissionDependencies(now), currentAccessVersions(orgId, now)]);
+  return permissionDependencies(now, versions.system);
 };
 
 /** Refuses permission ids the catalogue does not have, naming each by its position in `field`. */

@@ -81,6 +81,18 @@ export const LatestAgreementEntity = defineEntity({
   attributes: AgreementEntity.attributes,
 });
 
+/**
+ * Access versions (shared/store/access-versions.ts): counters that move in the transaction of every
+ * change that can take a permission away from what the token endpoint caches.
+ */
+const accessVersion = z.object({ version: storedNumber.default(0) });
+
+export const SystemAccessVersionEntity = defineEntity({
+  name: 'System access version',
+  key: (_ref: Record<string, never>) => keys.systemAccessVersion(),
+  attributes: accessVersion,
+});
+
 // Organizations -------------------------------------------------------------------------------
 
 const defaultRole = z.object({ roleId: storedString, isStandardRole: storedBoolean });
@@ -119,6 +131,12 @@ export const OrganizationEntity = defineEntity({
     roleSequence: storedNumber.optional(),
     clientSequence: storedNumber.optional(),
   }),
+});
+
+export const AccessVersionEntity = defineEntity({
+  name: 'Access version',
+  key: ({ organizationId }: { organizationId: string }) => keys.accessVersion(organizationId),
+  attributes: accessVersion,
 });
 
 export const PluginAssignmentEntity = defineEntity({

@@ -59,6 +59,8 @@ export const keys = {
   pluginDefinition: (pluginId: string) => key(`PLUGIN#${pluginId}`, 'DEFINITION'),
   /** Which organization and admin client `npm start` created, so a restart reuses them. */
   localBootstrap: () => key('SYSTEM#BOOTSTRAP', 'LOCAL'),
+  /** Moves with every change of system data that can take a permission away (access versions). */
+  systemAccessVersion: () => key('SYSTEM#ACCESS_VERSION', 'ACCESS_VERSION'),
 
   // Agreements (global, published by operators): one item each, and a copy of the latest.
   agreement: (agreementId: string) => key('SYSTEM#AGREEMENTS', `AGREEMENT#${agreementId}`),
@@ -74,6 +76,8 @@ export const keys = {
   pluginAssignmentPrefix: 'PLUGIN#',
   pluginAssignment: (orgId: string, pluginId: string) => key(`ORG#${orgId}`, `PLUGIN#${pluginId}`),
   organizationPartition: (orgId: string) => `ORG#${orgId}`,
+  /** Moves with every change in the organization that can take a permission away (access versions). */
+  accessVersion: (orgId: string) => key(`ORG#${orgId}`, 'ACCESS_VERSION'),
 
   // Roles and policies (organization-owned). Roles are listed by sequence (paged by offset),
   // policies by creation time (listed whole); archiving removes the listing entry.

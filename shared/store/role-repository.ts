@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, NotFound } from '../domain/errors.js';
+import { accessVersionBump } from './access-versions.js';
 import { archive } from './archive.js';
 import { requireCataloguePermissions } from './catalogue-repository.js';
 import { type PluginGrant, RoleEntity, RoleNameGuardEntity, type RoleRecord } from './entities.js';
@@ -78,7 +79,12 @@ export const requireRole = async (orgId: string, roleId: string): Promise<RoleRe
 /** `permissions` is a DynamoDB reserved word. */
 const PERMISSIONS_NAME = { '#permissions': 'permissions' };
 
-const updateLiveRole = (
+/**
+ * Changes a role that is not archived. A change that may take permissions away moves the
+ * organization's access version in the same transaction, so tokens stop using what they cached
+ * about the role; one that only adds does not.
+ */
+const updateLiveRole = async (
   orgId: string,
   roleId: string,
   change: {
@@ -86,22 +92,24 @@ const updateLiveRole = (
     names?: Record<string, string>;
     values?: Record<string, unknown>;
     condition?: string;
+    mayRemove: boolean;
   },
   fails: () => Error = roleNotFound(roleId),
   now = Date.now(),
-) =>
-  writeOne(
-    update(
-      keys.role(orgId, roleId),
-      {
-        update: change.update,
-        condition: change.condition ?? IS_LIVE,
-        names: change.names ?? {},
-        values: { ':false': false, ':now': now, ...change.values },
-      },
-      fails,
-    ),
+): Promise<void> => {
+  const write = update(
+    keys.role(orgId, roleId),
+    {
+      update: change.update,
+      condition: change.condition ?? IS_LIVE,
+      names: change.names ?? {},
+      values: { ':false': false, ':now': now, ...change.values },
+    },
+    fails,
   );
+  if (change.mayRemove) await transact([write, accessVersionBump(orgId)]);
+  else await writeOne(write);
+};
 
 /** Replaces the role's permissions (ids of the catalogue). */
 export const setRolePermissions = async (orgId: string, roleId: string, requested: readonly string[]) => {
@@ -110,13 +118,15 @@ export const setRolePermissions = async (orgId: string, roleId: string, requeste
   await updateLiveRole(
     orgId,
     roleId,
+    // Replacing may drop any of the permissions held (unknown without a read).
     permissions.length > 0
       ? {
           update: 'SET #permissions = :permissions, updatedAt = :now',
           names: PERMISSIONS_NAME,
           values: { ':permissions': new Set(permissions) },
+          mayRemove: true,
         }
-      : { update: 'SET updatedAt = :now REMOVE #permissions', names: PERMISSIONS_NAME },
+      : { update: 'SET updatedAt = :now REMOVE #permissions', names: PERMISSIONS_NAME, mayRemove: true },
   );
 };
 
@@ -139,6 +149,7 @@ export const changeRolePermissions = async (
     update: `SET updatedAt = :now ${operation} #permissions :ids`,
     names: PERMISSIONS_NAME,
     values: { ':ids': new Set(permissionIds) },
+    mayRemove: operation === 'DELETE',
   });
 };
 
@@ -153,6 +164,7 @@ export const setRolePluginGrants = async (
 ) => {
   const remaining = { ...role.pluginPermissions };
   delete remaining[pluginId];
+  const kept = new Set(grants.map((grant) => grant.id));
   await updateLiveRole(
     role.organizationId,
     role.id,
@@ -164,6 +176,7 @@ export const setRolePluginGrants = async (
         ':version': role.version,
         ':next': role.version + 1,
       },
+      mayRemove: (role.pluginPermissions[pluginId] ?? []).some((grant) => !kept.has(grant.id)),
     },
     concurrentChange,
   );

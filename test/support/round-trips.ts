@@ -5,8 +5,10 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * How many DynamoDB round trips some work costs, measured: every command of this process is
  * timed, and commands that overlap count as one round trip (they run in parallel).
  */
-interface Call {
+export interface Call {
   command: string;
+  /** What was sent (keys, expressions), to tell reads of the same command apart. */
+  input: unknown;
   /** The partition keys the command names (Key, Item, and each key of a batch). */
   partitions: string[];
   start: number;
@@ -42,6 +44,7 @@ for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
     } finally {
       calls?.push({
         command: command.constructor.name,
+        input: command.input,
         partitions: partitionsOf(command.input),
         start,
         end: performance.now(),
@@ -50,15 +53,20 @@ for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
   } as typeof send;
 }
 
-/** Sequential round trips: a command that starts after every earlier one ended opens a new one. */
+/**
+ * Sequential round trips: the longest chain of commands each sent after the one before it was
+ * answered. A long command beside a chain neither adds to it nor hides its steps.
+ */
 export const roundTrips = (recorded: Call[]): number => {
-  let rounds = 0;
-  let latestEnd = Number.NEGATIVE_INFINITY;
-  for (const call of [...recorded].sort((a, b) => a.start - b.start)) {
-    if (call.start >= latestEnd) rounds++;
-    latestEnd = Math.max(latestEnd, call.end);
-  }
-  return rounds;
+  const byStart = [...recorded].sort((a, b) => a.start - b.start);
+  const chainEndingAt: number[] = [];
+  byStart.forEach((call, index) => {
+    const before = byStart
+      .slice(0, index)
+      .map((earlier, earlierIndex) => (earlier.end <= call.start ? (chainEndingAt[earlierIndex] ?? 0) : 0));
+    chainEndingAt.push(1 + Math.max(0, ...before));
+  });
+  return Math.max(0, ...chainEndingAt);
 };
 
 /** Runs `work` and answers its result with the DynamoDB commands it sent (and logs them). */
