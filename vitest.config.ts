@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import SlowestFirst from './test/support/slowest-first.js';
 
-// The SDK's notice that its releases after January 2027 need Node 22 (README, "Limits and known
+// The SDK's notice that its releases after January 2027 need Node 22 (docs/behaviour.md, "Limits and known
 // gaps") would repeat in every worker's log; its documented switch, set here, reaches the global
 // setup and every worker. Other warnings still show.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

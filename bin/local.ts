@@ -19,7 +19,7 @@ Object.assign(env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
 delete env.AWS_PROFILE;
 delete env.AWS_SESSION_TOKEN;
 
-// The SDK's notice that its releases after January 2027 need Node 22 (README, "Limits and known
+// The SDK's notice that its releases after January 2027 need Node 22 (docs/behaviour.md, "Limits and known
 // gaps") would open every start; this is its documented switch, and other warnings still show.
 env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 

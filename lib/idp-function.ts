@@ -37,7 +37,7 @@ export interface IdpFunctionProps {
   /**
    * @default 1024 MB: a warm management read spends about 5 ms of CPU and a cold start about 75 ms
    * loading modules (`npm run bench`, "Lambda sizing"); Lambda's CPU grows with memory, so 1024 MB
-   * halves what 512 MB takes (README "Lambda settings").
+   * halves what 512 MB takes (docs/performance.md, "Lambda settings").
    */
   readonly memorySize?: number;
 }

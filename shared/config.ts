@@ -4,7 +4,7 @@ import * as z from 'zod';
  * Every setting of the service, read from the environment in one place and checked with Zod: a
  * function that starts with a missing or malformed variable fails at once, naming the variable.
  * The stack sets these for the deployed functions (lib/idp-stack.ts); `npm start` sets them for
- * the in-process functions (bin/local/service.ts); README "Configuration" lists them.
+ * the in-process functions (bin/local/service.ts); docs/operating.md, "Configuration" lists them.
  */
 
 // One instance shared by every duration: each Zod schema costs module-load CPU in every function.

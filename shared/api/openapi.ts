@@ -76,7 +76,7 @@ const URL_HEADER = { type: 'string' as const, format: 'uri', maxLength: 2048 };
 
 /**
  * The headers an operation's answer carries: where it created something, the next page, and for
- * a browser application of the organization its origin (README, "Signing people in", CORS).
+ * a browser application of the organization its origin (docs/sign-in.md, CORS).
  */
 const responseHeaders = (route: RouteDefinition) => ({
   ...(route.response.location

@@ -106,7 +106,7 @@ const spendPasswordCheck = async (password: string) => {
 
 /**
  * The password is known only now: a hash of weaker parameters than today's is replaced by one of
- * today's (README "Behaviour notes", Passwords), unless the password changed meanwhile.
+ * today's (docs/behaviour.md, Passwords), unless the password changed meanwhile.
  */
 const rehashIfOutdated = async (user: UserRecord, password: string) => {
   const stored = user.passwordHash;

@@ -30,7 +30,7 @@ const known = async (clientId: string): Promise<KnownClient> => {
 
 /**
  * The token endpoint remembers, per instance, client records for at most 5 s and what a set of
- * grants amounts to for at most 30 s (README, "Behaviour notes"): a steady caller's token then
+ * grants amounts to for at most 30 s (docs/behaviour.md): a steady caller's token then
  * costs no read but that of its organization's access versions, once a second. Each value is
  * stamped with the versions known when its read started; one older than a second is used only
  * while those are still the latest (shared/store/access-versions.ts), so a change that takes a

@@ -87,7 +87,7 @@ export const parsePasswordHash = (stored: string): PasswordHash | undefined => {
 const derive = (password: string, salt: Buffer, parameters: ScryptParameters) =>
   scryptAsync(password, salt, HASH_BYTES, { ...parameters, maxmem: memoryBytes(parameters) });
 
-/** The parameters new hashes get: `IDP_PASSWORD_SCRYPT_LOG2_N` (README "Configuration"), r=8, p=1. */
+/** The parameters new hashes get: `IDP_PASSWORD_SCRYPT_LOG2_N` (docs/operating.md, "Configuration"), r=8, p=1. */
 export const currentScrypt = (): ScryptParameters => ({
   ...DEFAULT_SCRYPT,
   N: 2 ** config().passwordScryptLog2N,

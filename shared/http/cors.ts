@@ -8,7 +8,7 @@ import { config } from '../config.js';
  * the operator's `IDP_CORS_ORIGINS`; every answer names the one origin it allows (never `*` for
  * anything but public documents) and never allows credentials: the API takes bearer tokens, not
  * cookies. Answered by the functions rather than API Gateway's CORS settings, which hold a list
- * fixed at deploy time and would drop the functions' own headers (README, behaviour notes).
+ * fixed at deploy time and would drop the functions' own headers (docs/behaviour.md).
  */
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';

@@ -220,9 +220,13 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     }
     return chain;
   };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
+  const envelope = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>().use(
+    injectLambdaContext(logger, { resetKeys: true }),
+  );
+  // Off locally: `npm start` runs requests side by side in one process, which one store of
+  // metrics would mix and a disabled one would keep forever.
+  if (!metrics.off) envelope.use(logMetrics(metrics));
+  return envelope
     .use(requestEnvelope((key) => routesByKey.get(key), given.registeredOrigin))
     .handler(async (event, context) => {
       const chain = chainOf(event.routeKey);

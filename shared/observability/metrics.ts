@@ -34,9 +34,21 @@ export const METRICS_NAMESPACE = 'IDP';
  * local output. Concurrent requests of one process keep their own counts when the runtime runs
  * them in its invoke store (Lambda's multi-concurrency, and the local server).
  */
-export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'idp' });
+class ServiceMetrics extends Metrics {
+  /** `POWERTOOLS_METRICS_DISABLED` (or Powertools' dev mode), read when the instance was made. */
+  get off(): boolean {
+    return this.isDisabled();
+  }
+}
 
-/** Adds to a metric of the request in progress. */
+export const metrics = new ServiceMetrics({ namespace: METRICS_NAMESPACE, serviceName: 'idp' });
+
+/** Adds to a metric of the request in progress (nothing, when metrics are off: nothing would clear it). */
 export const countMetric = (name: MetricName, value = 1): void => {
-  metrics.addMetric(name, MetricUnit.Count, value);
+  if (!metrics.off) metrics.addMetric(name, MetricUnit.Count, value);
+};
+
+/** The request's dimensions, set once its answer is known. */
+export const dimensionRequest = (route: string, status: number): void => {
+  if (!metrics.off) metrics.addDimensions({ Route: route, StatusClass: `${Math.floor(status / 100)}xx` });
 };

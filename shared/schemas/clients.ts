@@ -63,7 +63,7 @@ const remoteAddresses = z
   .array(checked(addressRangeProblem).regex(/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/, 'An IP address or CIDR block'))
   .max(50);
 
-/** What an application registers beyond an API client (extension; README "Applications"). */
+/** What an application registers beyond an API client (extension; docs/sign-in.md). */
 const applicationFields = {
   flowType: flowType
     .default('api_key')

@@ -8,7 +8,7 @@ import { keys, LISTINGS } from './keys.js';
  * functions use live beside the repositories that use them (sign-in-entities.ts,
  * sso-entities.ts, outbox.ts, bin/local/bootstrap.ts), so that other bundles leave them out. Record
  * types are the schemas' outputs; repositories read items only through `decode` or a projection.
- * The access patterns are listed in the README's "Storage" section.
+ * The access patterns are listed in docs/storage.md.
  */
 
 // One instance per kind, shared by every attribute: a Zod schema costs module-load CPU in every
@@ -158,7 +158,7 @@ export const CounterEntity = defineEntity({
 
 // Users ---------------------------------------------------------------------------------------
 
-/** Additional property values: strings, numbers or `{}` (README, behaviour notes). */
+/** Additional property values: strings, numbers or `{}` (docs/behaviour.md). */
 const additionalValue = z.union([storedString, storedNumber, z.object({}).strict()]);
 
 export const UserEntity = defineEntity({

@@ -11,7 +11,7 @@ export const SsoProviderEntity = defineEntity({
     /** A hint from the customer (ms); 0 when never given. */
     clientSecretExpirationDate: z.number(),
     organizationIds: z.set(z.string()),
-    /** Federation (README, "Single sign-on"); a provider without an issuer only keeps a secret. */
+    /** Federation (docs/single-sign-on.md); a provider without an issuer only keeps a secret. */
     issuer: z.string().optional(),
     scopes: z.string().optional(),
     displayName: z.string().optional(),

@@ -195,7 +195,7 @@ export type ListedUser = ReturnType<typeof LISTED.decode>;
 
 /**
  * A user as answers show it, with the organization's archived ids that hide references: one
- * BatchGetItem rather than two GetItems, as each SDK call costs CPU (README "Lambda settings").
+ * BatchGetItem rather than two GetItems, as each SDK call costs CPU (docs/performance.md, "Lambda settings").
  */
 export const presentableUser = async (
   orgId: string,

@@ -64,7 +64,7 @@ Targets (issue 13), medians of ${rounds} rounds:
 2. bundle load CPU: largest ${largest('cpuRatio').cpuRatio.toFixed(2)}x the bare GetItem handler (${largest('cpuRatio').entry}; target <= 1.5)
 3. GET /idp/users/{id}: ${median(reads.map((run) => run.idp / run.bareChecked)).toFixed(2)}x a bare server doing JWT check + counter write + GetItem (target >= 0.9); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing GetItem alone
 4. rate limit: a 10,000 + 10,000 requests/s contract uses ${counters} counters of at most ${shareOf(allowanceForSecond(contract, 0), counters, 0)} writes/s each (a partition takes 1,000; target: 10,000 requests/s enforceable, share <= ${WRITES_PER_COUNTER})
-5. Lambda settings: a warm read needs at least ${least(warm.read, 512)} ms of CPU time at 512 MB, ${least(warm.read, 1024)} ms at 1024 MB (chosen), a warm token ${least(warm.token, 512)} / ${least(warm.token, 1024)} ms; loading users at least ${least(loadOf('functions/users.ts'), 512)} / ${least(loadOf('functions/users.ts'), 1024)} ms; DynamoDB's round trip is several ms (README "Lambda settings")`);
+5. Lambda settings: a warm read needs at least ${least(warm.read, 512)} ms of CPU time at 512 MB, ${least(warm.read, 1024)} ms at 1024 MB (chosen), a warm token ${least(warm.token, 512)} / ${least(warm.token, 1024)} ms; loading users at least ${least(loadOf('functions/users.ts'), 512)} / ${least(loadOf('functions/users.ts'), 1024)} ms; DynamoDB's round trip is several ms (docs/performance.md, "Lambda settings")`);
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

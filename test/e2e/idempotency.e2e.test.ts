@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_KEY_PREFIX } from '../../shared/http/middleware/idempotency.js';
+import { IDEMPOTENCY_KEY_PREFIX } from '../../shared/http/middleware/powertools-idempotency.js';
 import { keys } from '../../shared/store/keys.js';
 import type { ApiResponse } from '../support/service.js';
 import { getItem, useService } from '../support/service.js';

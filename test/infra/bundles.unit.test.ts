@@ -85,9 +85,17 @@ describe('what the functions run on', () => {
     );
   });
 
-  it.each(Object.entries(RUNS_ON))('%s bundles the design card packages it uses', async (entry, expected) => {
-    const packages = await bundledPackages(entry);
-    expect(expected.filter((name) => !packages.has(name))).toEqual([]);
+  it('bundles the design card packages each uses', async () => {
+    const bundled = await Promise.all(
+      Object.keys(RUNS_ON).map(async (entry) => [entry, await bundledPackages(entry)] as const),
+    );
+    const missing = bundled.map(([entry, packages]) => [
+      entry,
+      (RUNS_ON[entry] ?? []).filter((name) => !packages.has(name)),
+    ]);
+    expect(Object.fromEntries(missing)).toEqual(
+      Object.fromEntries(Object.keys(RUNS_ON).map((entry) => [entry, []])),
+    );
   });
 });
 

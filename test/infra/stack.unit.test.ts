@@ -373,7 +373,7 @@ describe('least privilege per function', () => {
     expect(secretActions).not.toContain('secretsmanager:GetSecretValue');
   });
 
-  it('every function logs to its own log group with a retention; arm64 with 1024 MB (README "Lambda settings")', () => {
+  it('every function logs to its own log group with a retention; arm64 with 1024 MB (docs/performance.md, "Lambda settings")', () => {
     for (const fn of [...Object.values(stack.functions), stack.systemData.handler]) {
       const properties = resources[logicalIdOf(fn.lambda)]?.Properties;
       expect(properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], MemorySize: 1024 });

@@ -64,7 +64,11 @@ describe('round trips per token', () => {
       issueClientToken(client.clientId, client.clientSecret),
     );
     // The client, then its roles and policies with the organization's access versions beside them.
-    expect(recorded.map((call) => call.command).sort()).toEqual(['BatchGetCommand', 'BatchGetCommand', 'GetCommand']);
+    expect(recorded.map((call) => call.command).sort()).toEqual([
+      'BatchGetCommand',
+      'BatchGetCommand',
+      'GetCommand',
+    ]);
     expect(roundTrips(recorded)).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { routeGroup } from '../route-definition.js';
 
-/** Sign-in through an SSO provider's upstream OpenID Connect issuer (README, "Single sign-on"). */
+/** Sign-in through an SSO provider's upstream OpenID Connect issuer (docs/single-sign-on.md). */
 export const federationRoutes = routeGroup('federation')({
   startFederation: {
     route: 'GET /signin/sso',

@@ -1,13 +1,6 @@
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyValidationError,
-} from '@aws-lambda-powertools/idempotency';
-import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { countMetric } from '../../observability/metrics.js';
-import { idempotencyRecords } from '../../store/idempotency-records.js';
 import { badRequest, conflict, unprocessable } from '../errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency-key.js';
 import { logger } from '../logger.js';
@@ -35,21 +28,7 @@ export interface RecordedSecret {
   readonly reread: (recordedBody: Record<string, unknown>, request: Request) => Promise<string>;
 }
 
-const KEY = 'headers."idempotency-key"';
-const CLAIMS = 'requestContext.authorizer.jwt.claims';
-
-/** Shared by every route: Powertools keeps one configuration per persistence layer. */
-const settings = new IdempotencyConfig({
-  // No header, no idempotency (`&&` answers null); with one, the record is the key's per caller and target.
-  eventKeyJmesPath: `${KEY} && [${KEY}, ${CLAIMS}.org, ${CLAIMS}.sub, routeKey, rawPath]`,
-  // The parsed body by then; Powertools hashes it with object keys sorted.
-  payloadValidationJmesPath: 'body',
-  expiresAfterSeconds: 24 * 60 * 60,
-  hashFunction: 'sha256',
-});
-
-/** The same for every function, so a record's key does not depend on the deployed function's name. */
-export const IDEMPOTENCY_KEY_PREFIX = 'idp';
+type PowertoolsMiddleware = ReturnType<typeof import('./powertools-idempotency.js').powertoolsIdempotency>;
 
 const POWERTOOLS = Symbol('powertools idempotency of this request');
 const HOLDS_RECORD = Symbol('this request took the record');
@@ -87,11 +66,9 @@ export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => (
         `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters (no spaces)`,
       );
     }
-    const powertools = makeHandlerIdempotent({
-      persistenceStore: idempotencyRecords(),
-      config: settings,
-      keyPrefix: IDEMPOTENCY_KEY_PREFIX,
-    });
+    const { powertoolsIdempotency, IdempotencyValidationError, IdempotencyAlreadyInProgressError } =
+      await import('./powertools-idempotency.js');
+    const powertools = powertoolsIdempotency();
     internalOf(request)[POWERTOOLS] = powertools;
     let replay: APIGatewayProxyStructuredResultV2 | undefined;
     try {
@@ -112,7 +89,7 @@ export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => (
   },
   after: async (request) => {
     if (!internalOf(request)[HOLDS_RECORD]) return;
-    const powertools = internalOf(request)[POWERTOOLS] as ReturnType<typeof makeHandlerIdempotent>;
+    const powertools = internalOf(request)[POWERTOOLS] as PowertoolsMiddleware;
     const response = request.response as APIGatewayProxyStructuredResultV2;
     // Powertools records what `request.response` holds when its `after` runs.
     request.response = recordedSecret ? withoutSecret(response, recordedSecret.field) : response;
@@ -131,7 +108,7 @@ export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => (
   },
   onError: async (request) => {
     if (!internalOf(request)[HOLDS_RECORD]) return;
-    const powertools = internalOf(request)[POWERTOOLS] as ReturnType<typeof makeHandlerIdempotent>;
+    const powertools = internalOf(request)[POWERTOOLS] as PowertoolsMiddleware;
     await powertools.onError?.(request as never);
   },
 });

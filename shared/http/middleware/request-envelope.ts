@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { RouteDefinition } from '../../api/route-definition.js';
-import { countMetric, metrics } from '../../observability/metrics.js';
+import { countMetric, dimensionRequest } from '../../observability/metrics.js';
 import { corsHeadersFor, type RegisteredOrigin } from '../cors.js';
 import { logger } from '../logger.js';
 
@@ -44,7 +44,7 @@ export const requestEnvelope = (
       request.response = { ...request.response, headers: { ...request.response.headers, ...cors } };
     }
     const status = statusOf(request.response);
-    metrics.addDimensions({ Route: event.routeKey, StatusClass: `${Math.floor(status / 100)}xx` });
+    dimensionRequest(event.routeKey, status);
     const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
       .authorizer?.jwt?.claims;
     logger.info('request', {
