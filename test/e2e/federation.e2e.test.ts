@@ -293,7 +293,9 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     // Signed out of IDP (with the ID token as the hint, so at once), not of the upstream: the
     // upstream's own session signs the person in.
     const { id_token: hint = '' } = await exchange(rp, first);
-    await first.browser.fetch(`${service.baseUrl}/oauth2/logout?${new URLSearchParams({ id_token_hint: hint })}`);
+    await first.browser.fetch(
+      `${service.baseUrl}/oauth2/logout?${new URLSearchParams({ id_token_hint: hint })}`,
+    );
     const reused = await federatedSignIn(rp, { browser: first.browser });
     expect(reused.location?.searchParams.get('code')).toBeTruthy();
     expect(upstream.logins()).toBe(logins);
