@@ -7,10 +7,11 @@ import { lambdaContext } from '../../bin/local/api-gateway.js';
 import { authorizerContext } from '../../bin/local/gateway/authorizer.js';
 import { buildEvent, type GatewayRequest } from '../../bin/local/gateway/payload.js';
 import { startLocalService } from '../../bin/local/service.js';
+import { withoutOutput } from './powertools-cost.js';
 import { tokenRequest } from './token-endpoint.js';
 
 /**
- * Lambda sizing (issue 13, target 5): the CPU a warm invocation of a function spends, its handler
+ * Lambda sizing: the CPU a warm invocation of a function spends, its handler
  * called directly and one invocation at a time with the event API Gateway sends, against DynamoDB
  * Local. Lambda gives a function CPU in proportion to its memory (1,769 MB is one vCPU), so
  * CPU time / share is the least time an invocation takes at a memory size.
@@ -86,10 +87,11 @@ export const benchLambdaCpu = async (options: { dynamoDbEndpoint: string; invoca
       { routeKey: 'POST /oauth2/token', pathParameters: {} },
       { requestId: 'bench', now: new Date() },
     );
-    return {
+    // Their log and metric lines are written, as on Lambda, but not to the bench's output.
+    return withoutOutput(async () => ({
       read: await cpuPerInvocation(() => users(readEvent, lambdaContext('users')), options.invocations),
       token: await cpuPerInvocation(() => oauth(tokenEvent, lambdaContext('oauth')), options.invocations),
-    };
+    }));
   } finally {
     await service.close();
   }

@@ -6,14 +6,16 @@ import {
   WRITES_PER_COUNTER,
 } from '../../shared/domain/rate-limit.js';
 import { freePort } from '../support/global-setup.js';
-import { benchBundles } from './bundles.js';
+import { benchBundles, median } from './bundles.js';
 import { benchLambdaCpu, LAMBDA_VCPU_MB, MEMORY_SIZES } from './lambda-cpu.js';
+import { benchPowertoolsCost } from './powertools-cost.js';
 import { benchReads } from './reads.js';
 import { benchTokenEndpoint } from './token-endpoint.js';
 
 /**
- * `npm run bench`: issue 13's comparisons, each side by side in one run and several rounds, then
- * one line per target with its measured ratio. BENCH_ROUNDS and BENCH_SECONDS change the effort.
+ * `npm run bench`: issue 24's comparisons, each side by side in one run and several rounds against
+ * baselines on the same AWS SDK, then one line per target with its measured ratio (docs/performance.md).
+ * BENCH_ROUNDS and BENCH_SECONDS change the effort.
  */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -26,9 +28,7 @@ Object.assign(process.env, {
   IDP_LOG_LEVEL: 'INFO',
 });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
-const { functions: bundles } = await benchBundles(Math.max(5, rounds * 3));
+const { functions: bundles, runtimeSdkRatio } = await benchBundles(Math.max(5, rounds * 3));
 const dynamo = await startDynamoDbLocal({ port: await freePort() });
 process.env.IDP_DYNAMODB_ENDPOINT = dynamo.endpoint;
 try {
@@ -40,6 +40,7 @@ try {
   });
   const reads = await benchReads({ dynamoDbEndpoint: dynamo.endpoint, rounds, seconds, concurrency: 10 });
   const warm = await benchLambdaCpu({ dynamoDbEndpoint: dynamo.endpoint, invocations: 500 });
+  const powertools = await benchPowertoolsCost(2000);
   const loadOf = (entry: string) => bundles.find((result) => result.entry === entry)?.loadCpu ?? 0;
   const least = (cpuMillis: number, memory: number) => (cpuMillis / (memory / LAMBDA_VCPU_MB)).toFixed(1);
   console.log(
@@ -53,18 +54,22 @@ try {
 
   const tokenRatio = (concurrency: number) =>
     median(tokens.filter((run) => run.concurrency === concurrency).map((run) => run.idp / run.peer));
-  const largest = (key: 'cpuRatio') =>
-    bundles.reduce((worst, result) => (result[key] > worst[key] ? result : worst));
+  const largestLoad = bundles.reduce((worst, result) => (result.cpuRatio > worst.cpuRatio ? result : worst));
+  const readRatio = median(reads.map((run) => run.idp / run.bareChecked));
+  const share = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}%`;
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const contract = { rate: 10_000, burst: 10_000 };
   const counters = counterCount(contract);
   console.log(`
-Targets (issue 13), medians of ${rounds} rounds:
-1. token endpoint c=10: ${tokenRatio(10).toFixed(2)}x oidc-provider (target >= 1.0, aim 1.5)
-1. token endpoint c=50: ${tokenRatio(50).toFixed(2)}x oidc-provider (target >= 1.0, aim 1.5)
-2. bundle load CPU: largest ${largest('cpuRatio').cpuRatio.toFixed(2)}x the bare GetItem handler (${largest('cpuRatio').entry}; target <= 1.5)
-3. GET /idp/users/{id}: ${median(reads.map((run) => run.idp / run.bareChecked)).toFixed(2)}x a bare server doing JWT check + counter write + GetItem (target >= 0.9); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing GetItem alone
-4. rate limit: a 10,000 + 10,000 requests/s contract uses ${counters} counters of at most ${shareOf(allowanceForSecond(contract, 0), counters, 0)} writes/s each (a partition takes 1,000; target: 10,000 requests/s enforceable, share <= ${WRITES_PER_COUNTER})
-5. Lambda settings: a warm read needs at least ${least(warm.read, 512)} ms of CPU time at 512 MB, ${least(warm.read, 1024)} ms at 1024 MB (chosen), a warm token ${least(warm.token, 512)} / ${least(warm.token, 1024)} ms; loading users at least ${least(loadOf('functions/users.ts'), 512)} / ${least(loadOf('functions/users.ts'), 1024)} ms; DynamoDB's round trip is several ms (docs/performance.md, "Lambda settings")`);
+Targets (issue 24), medians of ${rounds} rounds, every baseline on the same AWS SDK:
+1. token endpoint c=10: ${tokenRatio(10).toFixed(2)}x oidc-provider (target >= 1.5: ${met(tokenRatio(10) >= 1.5)})
+1. token endpoint c=50: ${tokenRatio(50).toFixed(2)}x oidc-provider (target >= 1.5: ${met(tokenRatio(50) >= 1.5)})
+2. GET /idp/users/{id}: ${readRatio.toFixed(2)}x a bare server doing JWT check + counter write + GetItem with the DocumentClient (target >= 0.9: ${met(readRatio >= 0.9)}); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing the GetItem alone
+3. module-load CPU: largest ${largestLoad.cpuRatio.toFixed(2)}x the bare DocumentClient GetItem handler (${largestLoad.entry}; target <= 1.5: ${met(largestLoad.cpuRatio <= 1.5)})
+   the AWS SDK taken from node_modules (the runtime's copy) instead of bundled: users loads ${runtimeSdkRatio.toFixed(2)}x the bare handler, so it is bundled
+4. Powertools Logger + Metrics per request: ${(powertools * 1000).toFixed(0)} us of CPU, ${share(powertools, warm.token)} of a warm token, ${share(powertools, warm.read)} of a warm read (kept while <= 10%: ${met(powertools <= 0.1 * Math.min(warm.token, warm.read))})
+5. rate limit: a 10,000 + 10,000 requests/s contract uses ${counters} counters of at most ${shareOf(allowanceForSecond(contract, 0), counters, 0)} writes/s each (a partition takes 1,000; target: 10,000 requests/s enforceable, share <= ${WRITES_PER_COUNTER})
+6. Lambda settings: a warm read needs at least ${least(warm.read, 512)} ms of CPU time at 512 MB, ${least(warm.read, 1024)} ms at 1024 MB (chosen), a warm token ${least(warm.token, 512)} / ${least(warm.token, 1024)} ms; loading users at least ${least(loadOf('functions/users.ts'), 512)} / ${least(loadOf('functions/users.ts'), 1024)} ms (docs/performance.md)`);
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

@@ -1,0 +1,58 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Request } from '@middy/core';
+import { lambdaContext } from '../../bin/local/api-gateway.js';
+import { logger } from '../../shared/http/logger.js';
+import { countMetric, dimensionRequest, metrics } from '../../shared/observability/metrics.js';
+
+/**
+ * What Powertools Logger and Metrics cost a request, measured beside the request itself (issue
+ * 24: where one costs more than 10% of the token or read path's CPU, the service would keep its
+ * own). Per request the functions run Powertools' `injectLambdaContext` and `logMetrics`
+ * middlewares, write one access log line and count two or three metrics with their dimensions,
+ * published as one embedded metric format line: exactly that, here, in a loop, with standard
+ * output discarded as for the requests it is compared with.
+ */
+const perRequestPowertools = async () => {
+  const context = lambdaContext('oauth');
+  const request = { event: {}, context, response: undefined, error: undefined, internal: {} } as unknown as Request;
+  const loggerMiddleware = injectLambdaContext(logger, { resetKeys: true });
+  const metricsMiddleware = logMetrics(metrics);
+  await loggerMiddleware.before?.(request);
+  await metricsMiddleware.before?.(request);
+  countMetric('Requests');
+  countMetric('TokensIssued');
+  dimensionRequest('POST /oauth2/token', 200);
+  logger.info('request', {
+    requestId: 'bench',
+    route: 'POST /oauth2/token',
+    status: 200,
+    latencyMs: 1,
+    organizationId: 'org',
+    principalId: 'principal',
+  });
+  await metricsMiddleware.after?.(request);
+  await loggerMiddleware.after?.(request);
+};
+
+/** CPU milliseconds of `work`, per call, over `count` calls after a warm-up. */
+export const cpuPerCall = async (work: () => Promise<unknown>, count: number) => {
+  for (let warmup = 0; warmup < 100; warmup++) await work();
+  const before = process.cpuUsage();
+  for (let index = 0; index < count; index++) await work();
+  const spent = process.cpuUsage(before);
+  return (spent.user + spent.system) / 1000 / count;
+};
+
+/** Standard output discarded while `work` runs (the requests' log and metric lines), restored after. */
+export const withoutOutput = async <T>(work: () => Promise<T>): Promise<T> => {
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    return await work();
+  } finally {
+    process.stdout.write = write;
+  }
+};
+
+export const benchPowertoolsCost = (count: number) => withoutOutput(() => cpuPerCall(perRequestPowertools, count));
