@@ -225,7 +225,7 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
   );
   // Off locally: `npm start` runs requests side by side in one process, which one store of
   // metrics would mix and a disabled one would keep forever.
-  if (!metrics.off) envelope.use(logMetrics(metrics));
+  if (!metrics().off) envelope.use(logMetrics(metrics()));
   return envelope
     .use(requestEnvelope((key) => routesByKey.get(key), given.registeredOrigin))
     .handler(async (event, context) => {

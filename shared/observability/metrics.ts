@@ -30,9 +30,9 @@ export const METRICS_NAMESPACE = 'IDP';
 /**
  * Powertools Metrics: each request's counts go out as one CloudWatch embedded metric format
  * document on standard output when the request ends (`logMetrics`, in the group handler), no API
- * call. `POWERTOOLS_METRICS_DISABLED=true` (set by `npm start` and the tests) keeps them out of
- * local output. Concurrent requests of one process keep their own counts when the runtime runs
- * them in its invoke store (Lambda's multi-concurrency, and the local server).
+ * call. `POWERTOOLS_METRICS_DISABLED=true` (set by `npm start` and the tests) turns them off.
+ * Concurrent requests of one process keep their own counts where the runtime runs them in its
+ * invoke store (Lambda's multi-concurrency).
  */
 class ServiceMetrics extends Metrics {
   /** `POWERTOOLS_METRICS_DISABLED` (or Powertools' dev mode), read when the instance was made. */
@@ -41,14 +41,26 @@ class ServiceMetrics extends Metrics {
   }
 }
 
-export const metrics = new ServiceMetrics({ namespace: METRICS_NAMESPACE, serviceName: 'idp' });
+let instance: ServiceMetrics | undefined;
+
+/**
+ * The process's metrics, made on first use rather than at import: Powertools reads whether they
+ * are off from the environment when the instance is made, and `npm start` sets that only after
+ * the store's modules (which count) are imported.
+ */
+export const metrics = (): ServiceMetrics => {
+  instance ??= new ServiceMetrics({ namespace: METRICS_NAMESPACE, serviceName: 'idp' });
+  return instance;
+};
 
 /** Adds to a metric of the request in progress (nothing, when metrics are off: nothing would clear it). */
 export const countMetric = (name: MetricName, value = 1): void => {
-  if (!metrics.off) metrics.addMetric(name, MetricUnit.Count, value);
+  const current = metrics();
+  if (!current.off) current.addMetric(name, MetricUnit.Count, value);
 };
 
 /** The request's dimensions, set once its answer is known. */
 export const dimensionRequest = (route: string, status: number): void => {
-  if (!metrics.off) metrics.addDimensions({ Route: route, StatusClass: `${Math.floor(status / 100)}xx` });
+  const current = metrics();
+  if (!current.off) current.addDimensions({ Route: route, StatusClass: `${Math.floor(status / 100)}xx` });
 };

@@ -51,7 +51,8 @@ export const benchBundles = async (rounds: number) => {
   const baseline = await bundle(BASELINE, outdir);
   const bundles = new Map<string, Awaited<ReturnType<typeof bundle>>>();
   for (const entry of entries) bundles.set(entry, await bundle(entry, outdir));
-  const runtimeSdk = await bundle('functions/users.ts', join(outdir, 'runtime-sdk'), {
+  // Inside the project, so that the SDK left out is found in its node_modules.
+  const runtimeSdk = await bundle('functions/users.ts', join('.tmp', 'bench-runtime-sdk'), {
     external: ['@aws-sdk/*', '@smithy/*'],
   });
   const baseCpu: number[] = [];
