@@ -53,9 +53,9 @@ const metricsPart = () => {
   };
 };
 
-/** CPU milliseconds of `work`, per call, over `count` calls after a warm-up. */
+/** CPU milliseconds of `work`, per call, over `count` calls after as many to warm it up (JIT). */
 export const cpuPerCall = async (work: () => Promise<unknown>, count: number) => {
-  for (let warmup = 0; warmup < 100; warmup++) await work();
+  for (let warmup = 0; warmup < count; warmup++) await work();
   const before = process.cpuUsage();
   for (let index = 0; index < count; index++) await work();
   const spent = process.cpuUsage(before);

@@ -28,6 +28,7 @@ export const benchTokenEndpoint = async (options: {
 }) => {
   const idp = await startServer<TokenServer>('test/support/local-instance.ts', {
     IDP_DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
+    POWERTOOLS_METRICS_DISABLED: 'true',
   });
   const { access_token } = (await (await fetch(idp.tokenUrl, tokenRequest(idp))).json()) as {
     access_token: string;
