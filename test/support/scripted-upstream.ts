@@ -152,3 +152,14 @@ export const startScriptedUpstream = async (clientId: string) => {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };
+
+/**
+ * A sign-in at the upstream, as the federation function starts one (state `s`, nonce `n`, a fixed
+ * PKCE verifier): what `upstreamIdentity` takes to finish it, from the upstream's redirect back.
+ */
+export const upstreamSignIn = async (issuer: string, redirectUri: string) => {
+  const authorize = new URL('/authorize', issuer);
+  authorize.search = new URLSearchParams({ nonce: 'n', state: 's', redirect_uri: redirectUri }).toString();
+  const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location') ?? '');
+  return { query: back.search.slice(1), state: 's', codeVerifier: 'v'.repeat(43), nonce: 'n' };
+};

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { discover, upstreamIdentity } from '../../shared/auth/federation/upstream.js';
-import { startScriptedUpstream } from '../support/scripted-upstream.js';
+import { startScriptedUpstream, upstreamSignIn } from '../support/scripted-upstream.js';
 
 /**
  * DECISIONS.md: an upstream's discovery document and keys are kept at most an hour, and a token
@@ -26,19 +26,7 @@ afterEach(() => {
 /** A code from the upstream's authorization endpoint, then the identity it yields at `now`. */
 const signInAt = async (now: number) => {
   vi.setSystemTime(now);
-  const authorize = new URL('/authorize', upstream.issuer);
-  authorize.search = new URLSearchParams({
-    nonce: 'n',
-    state: 's',
-    redirect_uri: CLIENT.redirectUri,
-  }).toString();
-  const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location') ?? '');
-  return upstreamIdentity(upstream.issuer, CLIENT, {
-    query: back.search.slice(1),
-    state: 's',
-    codeVerifier: 'v'.repeat(43),
-    nonce: 'n',
-  });
+  return upstreamIdentity(upstream.issuer, CLIENT, await upstreamSignIn(upstream.issuer, CLIENT.redirectUri));
 };
 
 const MINUTE = 60_000;

@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { upstreamIdentity } from '../../shared/auth/federation/upstream.js';
-import { startScriptedUpstream } from '../support/scripted-upstream.js';
+import { startScriptedUpstream, upstreamSignIn } from '../support/scripted-upstream.js';
 
 /**
  * What the relying party (openid-client, with IDP's settings) accepts from an upstream: ID tokens
@@ -30,22 +30,10 @@ const newUpstream = async () => {
 
 /** Signs in through the upstream; answers the email it vouches for, or the failure. */
 const signIn = async (upstream: Awaited<ReturnType<typeof startScriptedUpstream>>, deadline?: number) => {
-  const authorize = new URL('/authorize', upstream.issuer);
-  authorize.search = new URLSearchParams({
-    nonce: 'n',
-    state: 's',
-    redirect_uri: CLIENT.redirectUri,
-  }).toString();
-  const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location') ?? '');
   return upstreamIdentity(
     upstream.issuer,
     CLIENT,
-    {
-      query: back.search.slice(1),
-      state: 's',
-      codeVerifier: 'v'.repeat(43),
-      nonce: 'n',
-    },
+    await upstreamSignIn(upstream.issuer, CLIENT.redirectUri),
     deadline,
   ).then(
     (identity) => identity.email,
