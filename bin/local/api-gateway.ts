@@ -74,6 +74,22 @@ export interface ApiGatewayOptions {
   issuer: () => string;
   /** Read with the issuer. */
   audience: () => string;
+  /** Whether to write API Gateway's access log line for each request (read per request). */
+  accessLog?: () => boolean;
+}
+
+/** What API Gateway's access log says of a request (lib/idp-api.ts has the deployed format). */
+interface AccessLogLine {
+  requestId: string;
+  requestTime: number;
+  sourceIp?: string;
+  routeKey?: string;
+  path?: string;
+  status?: number;
+  responseLength?: number;
+  responseLatency?: number;
+  org?: string;
+  principal?: string;
 }
 
 export interface RunningApiGateway {
@@ -151,13 +167,16 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
   };
 
   let isReady = false;
-  const answer = async (request: IncomingMessage, requestId: string): Promise<HttpResponse> => {
+  const answer = async (request: IncomingMessage, line: AccessLogLine): Promise<HttpResponse> => {
+    const { requestId } = line;
     if (!isReady) return NOT_READY;
     const target = parseRequestTarget(request.url ?? '/');
     if (!target) return gatewayAnswer(400, 'Bad Request');
     const method = (request.method ?? 'GET').toUpperCase();
+    line.path = target.rawPath;
     const match = routes.match(method, target.rawPath);
     if (!match) return gatewayAnswer(404, 'Not Found');
+    line.routeKey = routeKey(match.route);
     const body = await readBody(request);
     if (body === 'too-large') return gatewayAnswer(413, 'Request Entity Too Large');
 
@@ -166,6 +185,8 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
       const outcome = await authorize(request.headers.authorization);
       if ('status' in outcome) return outcome;
       authorizer = outcome;
+      line.org = String(outcome.jwt.claims.org);
+      line.principal = String(outcome.jwt.claims.sub);
     }
     const event = buildEvent(
       {
@@ -189,7 +210,12 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
 
   const server = createServer((request, response: ServerResponse) => {
     const requestId = gatewayRequestId();
-    answer(request, requestId)
+    const line: AccessLogLine = {
+      requestId,
+      requestTime: Date.now(),
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    };
+    answer(request, line)
       .catch((error): HttpResponse => {
         console.error('gateway failure', error);
         return gatewayAnswer(500, 'Internal Server Error');
@@ -198,6 +224,15 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
         if (response.headersSent) return response.end();
         response.writeHead(status, { 'apigw-requestid': requestId, ...headers });
         response.end(body);
+        if (options.accessLog?.()) {
+          const finished = {
+            ...line,
+            status,
+            responseLength: body.length,
+            responseLatency: Date.now() - line.requestTime,
+          };
+          process.stdout.write(`${JSON.stringify(finished)}\n`);
+        }
       });
   });
   await new Promise<void>((resolve, reject) => {

@@ -44,6 +44,8 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
     port: options.port,
     issuer: () => issuer,
     audience: () => config().audience,
+    // API Gateway's access log, as the stack configures it; at INFO and DEBUG, as `npm start` runs.
+    accessLog: () => ['DEBUG', 'INFO'].includes(config().logLevel),
   });
   Object.assign(process.env, {
     IDP_TABLE_NAME: options.tableName ?? 'idp',

@@ -9,9 +9,9 @@ import { countMetric, dimensionRequest, metrics } from '../../shared/observabili
  * What Powertools Logger and Metrics cost a request, measured beside the request itself (issue
  * 24: where one costs more than 10% of the token or read path's CPU, the service would keep its
  * own). Per request the functions run Powertools' `injectLambdaContext` and `logMetrics`
- * middlewares, write one access log line and count two or three metrics with their dimensions,
- * published as one embedded metric format line: exactly that, here, in a loop, with standard
- * output discarded as for the requests it is compared with.
+ * middlewares, log a DEBUG line and count two or three metrics with their dimensions, published as
+ * one embedded metric format line: exactly that, here, in a loop, with standard output discarded
+ * as for the requests it is compared with.
  */
 const invocation = () =>
   ({
@@ -22,13 +22,16 @@ const invocation = () =>
     internal: {},
   }) as unknown as Request;
 
-/** Logger: the Lambda context put on the invocation's log lines, and one access log line. */
+/**
+ * Logger: the Lambda context put on the invocation's log lines, and its DEBUG line, which INFO
+ * (deployed) filters out: API Gateway's access log records each request.
+ */
 const loggerPart = () => {
   const middleware = injectLambdaContext(logger, { resetKeys: true });
   return async () => {
     const request = invocation();
     await middleware.before?.(request);
-    logger.info('request', {
+    logger.debug('request', {
       requestId: 'bench',
       route: 'POST /oauth2/token',
       status: 200,

@@ -21,8 +21,9 @@ const started = new WeakMap<object, number>();
 
 /**
  * What every request of a group gets, whatever path it took through its route's chain (replays of
- * an `Idempotency-Key` among them): its metrics dimensioned by route and status class, one access
- * log line, and the CORS headers of browser applications' calls. It sits inside Powertools'
+ * an `Idempotency-Key` among them): its metrics dimensioned by route and status class, a DEBUG log
+ * line (API Gateway's access log records every request already), and the CORS headers of browser
+ * applications' calls. It sits inside Powertools'
  * `logMetrics`, so the dimensions are set before the metrics are published.
  */
 export const requestEnvelope = (
@@ -47,7 +48,8 @@ export const requestEnvelope = (
     dimensionRequest(event.routeKey, status);
     const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
       .authorizer?.jwt?.claims;
-    logger.info('request', {
+    // API Gateway's access log has each request (lib/idp-api.ts); this adds the function's view.
+    logger.debug('request', {
       requestId: event.requestContext.requestId,
       route: event.routeKey,
       status,
