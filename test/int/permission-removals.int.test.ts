@@ -129,31 +129,13 @@ describe('an API client token (cached client record and grants)', () => {
       return { ...client, pluginId, exports };
     };
 
-    it('revoked', async () => {
+    it.each([
+      ['revoked', 'revoke', 'export'],
+      ['replaced', 'set', 'print'],
+    ] as const)('%s', async (_, change, actionName) => {
       const { org, roleId, pluginId, token, exports } = await withPluginGrant();
       await expectGoneASecondAfter(token, exports, () =>
-        changeRolePluginPermissions(
-          org,
-          roleId,
-          pluginId,
-          [{ module: 'REPORTS', actionName: 'export' }],
-          'revoke',
-          '',
-        ),
-      );
-    });
-
-    it('replaced', async () => {
-      const { org, roleId, pluginId, token, exports } = await withPluginGrant();
-      await expectGoneASecondAfter(token, exports, () =>
-        changeRolePluginPermissions(
-          org,
-          roleId,
-          pluginId,
-          [{ module: 'REPORTS', actionName: 'print' }],
-          'set',
-          '',
-        ),
+        changeRolePluginPermissions(org, roleId, pluginId, [{ module: 'REPORTS', actionName }], change, ''),
       );
     });
   });
