@@ -1,51 +1,112 @@
-import * as z from 'zod';
-
 /**
- * Every setting of the service, read from the environment in one place and checked with Zod: a
- * function that starts with a missing or malformed variable fails at once, naming the variable.
- * The stack sets these for the deployed functions (lib/idp-stack.ts); `npm start` sets them for
- * the in-process functions (bin/local/service.ts); docs/operating.md, "Configuration" lists them.
+ * Every setting of the service, read from the environment in one place and checked: a function
+ * that starts with a missing or malformed variable fails at once, naming every bad variable. The
+ * stack sets these for the deployed functions (lib/idp-stack.ts); `npm start` sets them for the
+ * in-process functions (bin/local/service.ts); docs/operating.md, "Configuration" lists them.
+ *
+ * Plain readers rather than a Zod schema: every function reads its settings while it loads, and
+ * the hundred-odd schema objects that took cost each cold start about 4 ms of CPU (`npm run
+ * bench`). An empty variable counts as unset.
  */
-
-// One instance shared by every duration: each Zod schema costs module-load CPU in every function.
-const SECONDS = z.coerce.number().int().min(0);
-const seconds = (fallback: number) => SECONDS.default(fallback);
-
-/** The public origin: `https://host[:port]`, nothing after it (tokens compare it as a string). */
-const origin = z.string().refine((value) => URL.canParse(value) && new URL(value).origin === value, {
-  message: 'An origin such as https://id.example.com: scheme, host and port only, no trailing slash',
-});
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
+/** What a reader throws for a value it refuses; `parsed` names the variable. */
+class Refused extends Error {}
+
+type Reader<T> = (text: string | undefined) => T;
+
+const required =
+  <T>(read: (text: string) => T): Reader<T> =>
+  (text) => {
+    if (text === undefined) throw new Refused('Required');
+    return read(text);
+  };
+
+const optional =
+  <T>(read: (text: string) => T): Reader<T | undefined> =>
+  (text) =>
+    text === undefined ? undefined : read(text);
+
+const withDefault =
+  <T>(read: (text: string) => T, fallback: T): Reader<T> =>
+  (text) =>
+    text === undefined ? fallback : read(text);
+
+const anyText = (text: string) => text;
+
+const integer =
+  ({ min, max = Number.MAX_SAFE_INTEGER }: { min: number; max?: number }) =>
+  (text: string): number => {
+    const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isSafeInteger(value)) throw new Refused(`A whole number, not ${JSON.stringify(text)}`);
+    if (value < min || value > max)
+      throw new Refused(max === Number.MAX_SAFE_INTEGER ? `At least ${min}` : `From ${min} to ${max}`);
+    return value;
+  };
+
+/** A duration in whole seconds, at most `max`. */
+const seconds = (fallback: number, max?: number) =>
+  withDefault(integer({ min: 0, ...(max === undefined ? {} : { max }) }), fallback);
+
+const url = (text: string): string => {
+  if (!URL.canParse(text)) throw new Refused('A URL such as http://127.0.0.1:8000');
+  return text;
+};
+
+/** The public origin: `https://host[:port]`, nothing after it (tokens compare it as a string). */
+const origin = (text: string): string => {
+  if (!URL.canParse(text) || new URL(text).origin !== text)
+    throw new Refused(
+      'An origin such as https://id.example.com: scheme, host and port only, no trailing slash',
+    );
+  return text;
+};
+
+const oneOf =
+  <const T extends string>(values: readonly T[]) =>
+  (text: string): T => {
+    const value = values.find((candidate) => candidate === text);
+    if (value === undefined) throw new Refused(`One of ${values.join(', ')}`);
+    return value;
+  };
+
+const originList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map(origin);
+
 /** What the store and the operator CLI need: no public origin, as they write no URL. */
-const storeSettings = z.object({
-  IDP_TABLE_NAME: z.string().min(1),
-  IDP_DYNAMODB_ENDPOINT: z.url().optional(),
-  IDP_SECRET_STORE: z.enum(['aws', 'file']).default('file'),
-  IDP_SECRET_PREFIX: z.string().default('idp/'),
+const storeSettings = {
+  IDP_TABLE_NAME: required(anyText),
+  IDP_DYNAMODB_ENDPOINT: optional(url),
+  IDP_SECRET_STORE: withDefault(oneOf(['aws', 'file']), 'file'),
+  IDP_SECRET_PREFIX: withDefault(anyText, 'idp/'),
   /** Tests only: a stand-in for Secrets Manager's API. */
-  IDP_SECRETS_MANAGER_ENDPOINT: z.url().optional(),
-  IDP_DATA_DIR: z.string().min(1).default('.data'),
+  IDP_SECRETS_MANAGER_ENDPOINT: optional(url),
+  IDP_DATA_DIR: withDefault(anyText, '.data'),
   IDP_TOKEN_TTL_SECONDS: seconds(3600),
   IDP_CLIENT_SECRET_GRACE_SECONDS: seconds(24 * 3600),
-  IDP_PICTURE_BUCKET: z.string().min(1).optional(),
-  IDP_OUTBOX_FILE: z.string().min(1).optional(),
+  IDP_PICTURE_BUCKET: optional(anyText),
+  IDP_OUTBOX_FILE: optional(anyText),
   /** How long an AWS SDK call waits for a connection, and for a silent socket, before it tries again. */
-  IDP_AWS_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(1).default(1_000),
-  IDP_AWS_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_500),
-});
+  IDP_AWS_CONNECTION_TIMEOUT_MS: withDefault(integer({ min: 1 }), 1_000),
+  IDP_AWS_REQUEST_TIMEOUT_MS: withDefault(integer({ min: 1 }), 2_500),
+};
 
 /** Everything a function of the service needs. */
-const settings = storeSettings.extend({
-  IDP_ISSUER: origin,
-  IDP_AUDIENCE: z.string().min(1).default('idp'),
-  IDP_LOG_LEVEL: z.enum(LOG_LEVELS).default('INFO'),
+const settings = {
+  ...storeSettings,
+  IDP_ISSUER: required(origin),
+  IDP_AUDIENCE: withDefault(anyText, 'idp'),
+  IDP_LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'INFO'),
   IDP_PRINCIPAL_CACHE_SECONDS: seconds(30),
-  IDP_TOKEN_CLIENT_CACHE_SECONDS: seconds(5).pipe(z.number().max(5)),
-  IDP_TOKEN_ACCESS_CACHE_SECONDS: seconds(30).pipe(z.number().max(30)),
+  IDP_TOKEN_CLIENT_CACHE_SECONDS: seconds(5, 5),
+  IDP_TOKEN_ACCESS_CACHE_SECONDS: seconds(30, 30),
   // Sign-in lifetimes (DECISIONS.md "Sign-in").
-  IDP_CODE_TTL_SECONDS: seconds(60).pipe(z.number().min(1).max(60)),
+  IDP_CODE_TTL_SECONDS: withDefault(integer({ min: 1, max: 60 }), 60),
   IDP_USER_TOKEN_TTL_SECONDS: seconds(900),
   IDP_REFRESH_SLIDING_SECONDS: seconds(14 * 24 * 3600),
   IDP_REFRESH_ABSOLUTE_SECONDS: seconds(30 * 24 * 3600),
@@ -57,27 +118,20 @@ const settings = storeSettings.extend({
    * log2 of scrypt's N for new password hashes: 17 is OWASP's minimum. Tests lower it to 15 (the
    * floor still verified) for speed; raising it rehashes everyone at their next sign-in.
    */
-  IDP_PASSWORD_SCRYPT_LOG2_N: z.coerce.number().int().min(15).max(18).default(17),
+  IDP_PASSWORD_SCRYPT_LOG2_N: withDefault(integer({ min: 15, max: 18 }), 17),
   /** Sign-in attempts (passwords, codes, reset requests) per client IP address and minute. */
-  IDP_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  IDP_SIGNIN_ATTEMPTS_PER_MINUTE: withDefault(integer({ min: 1 }), 20),
   /** Deployed: the SES identity emails are sent from; without it the outbox is the only record. */
-  IDP_SES_SENDER: z.string().min(3).optional(),
+  IDP_SES_SENDER: optional(anyText),
   /** Tests only: a stand-in for the SES API. */
-  IDP_SES_ENDPOINT: z.url().optional(),
-  /** Extra browser origins allowed to call the API besides registered applications' (comma-separated). */
+  IDP_SES_ENDPOINT: optional(url),
   /** How long an instance trusts what it read about an origin (registered or not). */
   IDP_CORS_CACHE_SECONDS: seconds(30),
-  IDP_CORS_ORIGINS: z
-    .string()
-    .default('')
-    .transform((list) =>
-      list
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(origin)),
-});
+  /** Extra browser origins allowed to call the API besides registered applications' (comma-separated). */
+  IDP_CORS_ORIGINS: withDefault(originList, []),
+};
+
+type Values<R extends Record<string, Reader<unknown>>> = { [K in keyof R]: ReturnType<R[K]> };
 
 export interface StoreConfig {
   tableName: string;
@@ -129,17 +183,26 @@ export class ConfigurationError extends Error {
   override name = 'ConfigurationError';
 }
 
-const parsed = <S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> => {
-  // Parsed once per process: compiling Zod's fast path for a single parse would cost more than it saves.
-  const result = schema.safeParse(env, { jitless: true });
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
-    throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}`);
+const parsed = <R extends Record<string, Reader<unknown>>>(
+  readers: R,
+  env: Record<string, string | undefined>,
+): Values<R> => {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, read] of Object.entries(readers)) {
+    const text = env[name];
+    try {
+      values[name] = read(text === '' ? undefined : text);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      problems.push(`${name}: ${error.message}`);
+    }
   }
-  return result.data;
+  if (problems.length > 0) throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}`);
+  return values as Values<R>;
 };
 
-const storeConfigOf = (s: z.output<typeof storeSettings>): StoreConfig => ({
+const storeConfigOf = (s: Values<typeof storeSettings>): StoreConfig => ({
   tableName: s.IDP_TABLE_NAME,
   dynamoDbEndpoint: s.IDP_DYNAMODB_ENDPOINT,
   secretStore:

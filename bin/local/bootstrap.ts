@@ -14,12 +14,13 @@ import { put, writeOne } from '../../shared/store/writes.js';
 export const LocalBootstrapEntity = defineEntity({
   name: 'Local bootstrap',
   key: (_ref: Record<string, never>) => keys.localBootstrap(),
-  attributes: z.object({
-    organizationId: z.string(),
-    adminRoleId: z.string().optional(),
-    clientId: z.string(),
-    createdAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      organizationId: z.string(),
+      adminRoleId: z.string().optional(),
+      clientId: z.string(),
+      createdAt: z.number(),
+    }),
 });
 
 export interface BootstrapResult {

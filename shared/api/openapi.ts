@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../http/idempotency-key.js';
-import { errorBody } from '../schemas/common.js';
+import { errorBody } from '../schemas/error-body.js';
 import { ENDPOINT_GROUP_DESCRIPTIONS } from './endpoint-group-tags.js';
 import { callersOf } from './operation-callers.js';
 import { REQUEST_EXAMPLES } from './request-examples.js';

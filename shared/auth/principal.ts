@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { UserType } from '../api/route-definition.js';
+import { once } from '../cache/once.js';
 
 /** The caller, as the verified access token describes it. */
 export interface Principal {
@@ -12,23 +13,28 @@ export interface Principal {
   pluginPermissions: Readonly<Record<string, readonly string[]>>;
 }
 
-/** The claims this service puts into (and expects in) its access tokens; see DECISIONS.md. */
-export const accessTokenClaims = z.object({
-  iss: z.string(),
-  sub: z.string().min(1),
-  aud: z.union([z.string(), z.array(z.string())]),
-  iat: z.number(),
-  exp: z.number(),
-  jti: z.string().min(1),
-  org: z.string().min(1),
-  principal_type: z.enum(['client', 'user']),
-  user_type: z.enum(['STANDARD', 'RESTRICTED']),
-  permissions: z.array(z.string()),
-  policies: z.array(z.string()),
-  plugin_permissions: z.record(z.string(), z.array(z.string())),
-  scope: z.string().optional(),
-});
-export type AccessTokenClaims = z.infer<typeof accessTokenClaims>;
+/**
+ * The claims this service puts into (and expects in) its access tokens; see DECISIONS.md. Built on
+ * first use: functions that serve no bearer token (sign-in, the token endpoint) never build it.
+ */
+export const accessTokenClaims = once(() =>
+  z.object({
+    iss: z.string(),
+    sub: z.string().min(1),
+    aud: z.union([z.string(), z.array(z.string())]),
+    iat: z.number(),
+    exp: z.number(),
+    jti: z.string().min(1),
+    org: z.string().min(1),
+    principal_type: z.enum(['client', 'user']),
+    user_type: z.enum(['STANDARD', 'RESTRICTED']),
+    permissions: z.array(z.string()),
+    policies: z.array(z.string()),
+    plugin_permissions: z.record(z.string(), z.array(z.string())),
+    scope: z.string().optional(),
+  }),
+);
+export type AccessTokenClaims = z.infer<ReturnType<typeof accessTokenClaims>>;
 
 export const principalFromClaims = (claims: AccessTokenClaims): Principal => ({
   id: claims.sub,

@@ -26,3 +26,7 @@ export const MAX_MANAGED_ROLES = 100;
 
 /** SSO providers bound to one organization. */
 export const MAX_SSO_PROVIDERS_PER_ORGANIZATION = 50;
+
+/** Bounds of what an error answer says (shared/http/error-mapping.ts cuts longer texts). */
+export const ERROR_TEXT_LENGTH = 1000;
+export const MAX_ERROR_DETAILS = 100;

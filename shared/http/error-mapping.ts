@@ -6,7 +6,8 @@ import {
   NotFound,
   PreconditionFailed,
 } from '../domain/errors.js';
-import { ERROR_TEXT_LENGTH, type ErrorBody, MAX_ERROR_DETAILS } from '../schemas/common.js';
+import { ERROR_TEXT_LENGTH, MAX_ERROR_DETAILS } from '../domain/limits.js';
+import type { ErrorBody } from '../schemas/error-body.js';
 import { asOneLine } from '../schemas/text.js';
 import { ApiError } from './errors.js';
 

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { ONE_LINE } from './text.js';
 
 /** Epoch milliseconds, as the spec's `(ms)` fields. */
 export const epochMillis = z.number().meta({ description: 'Milliseconds since the Unix epoch' });
@@ -34,33 +33,3 @@ export const pagingQuery = z.strictObject({
   page: z.coerce.number().int().min(0).default(0).meta({ description: 'Zero-based page number' }),
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(MAX_PAGE_SIZE),
 });
-
-/** Bounds of what an error answer says (shared/http/error-mapping.ts cuts longer texts). */
-export const ERROR_TEXT_LENGTH = 1000;
-export const MAX_ERROR_DETAILS = 100;
-const errorText = z.string().max(ERROR_TEXT_LENGTH).regex(ONE_LINE);
-
-export const errorDetail = z.strictObject({
-  message: errorText,
-  field: errorText.optional(),
-  rejectedValue: z.unknown().optional(),
-});
-
-export const errorBody = z
-  .strictObject({
-    status: z.number().int().min(400).max(599),
-    error: z
-      .string()
-      .max(64)
-      .regex(/^[A-Za-z' -]+$/)
-      .meta({ description: 'The reason phrase of the status' }),
-    message: errorText,
-    errorDetails: z.array(errorDetail).max(MAX_ERROR_DETAILS).optional(),
-    requestId: z
-      .string()
-      .max(128)
-      .regex(/^[\x21-\x7e]+$/),
-    timestamp: epochMillis,
-  })
-  .meta({ id: 'Error' });
-export type ErrorBody = z.infer<typeof errorBody>;

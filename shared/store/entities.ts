@@ -26,66 +26,69 @@ type InOrganization = { organizationId: string; id: string };
 export const PermissionEntity = defineEntity({
   name: 'Permission',
   key: ({ id }: { id: string }) => keys.permission(id),
-  attributes: z.object({
-    id: storedString,
-    module: storedString,
-    accessType: storedString,
-    moduleDisplayName: storedString,
-    accessTypeDisplayName: storedString,
-    position: storedNumber,
-    dependsOn: z.array(storedString).default([]),
-    createdAt: storedNumber,
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      module: storedString,
+      accessType: storedString,
+      moduleDisplayName: storedString,
+      accessTypeDisplayName: storedString,
+      position: storedNumber,
+      dependsOn: z.array(storedString).default([]),
+      createdAt: storedNumber,
+    }),
 });
 
-const pluginAction = z.object({ module: storedString, actionName: storedString });
+const pluginAction = () => z.object({ module: storedString, actionName: storedString });
 /** A plugin permission a role holds: the definition's id and what tokens and responses show. */
-const pluginGrant = pluginAction.extend({ id: storedString });
+const pluginGrant = () => pluginAction().extend({ id: storedString });
 
 export const ManagedRoleEntity = defineEntity({
   name: 'Managed role',
   key: ({ id }: { id: string }) => keys.managedRole(id),
-  attributes: z.object({
-    id: storedString,
-    permissions: z.array(storedString),
-    pluginPermissions: z.record(storedString, z.array(pluginAction)).default({}),
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      permissions: z.array(storedString),
+      pluginPermissions: z.record(storedString, z.array(pluginAction())).default({}),
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+    }),
 });
 
 export const PluginDefinitionEntity = defineEntity({
   name: 'Plugin',
   key: ({ id }: { id: string }) => keys.pluginDefinition(id),
-  attributes: z.object({
-    id: storedString,
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-    permissionDefinitions: z.array(pluginAction.extend({ id: storedString, description: storedString })),
-    dependentPermissions: z.array(
-      z.object({ permissionId: storedString, dependentPermissionIds: z.array(storedString) }),
-    ),
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+      permissionDefinitions: z.array(pluginAction().extend({ id: storedString, description: storedString })),
+      dependentPermissions: z.array(
+        z.object({ permissionId: storedString, dependentPermissionIds: z.array(storedString) }),
+      ),
+    }),
 });
 
 export const AgreementEntity = defineEntity({
   name: 'Agreement',
   key: ({ id }: { id: string }) => keys.agreement(id),
-  attributes: z.object({ id: storedString, url: storedString, createdAt: storedString }),
+  attributes: () => z.object({ id: storedString, url: storedString, createdAt: storedString }),
 });
 
 /** A copy of the newest agreement, so "latest" is one GetItem. */
 export const LatestAgreementEntity = defineEntity({
   name: 'Agreement',
   key: (_ref: Record<string, never>) => keys.latestAgreement(),
-  attributes: AgreementEntity.attributes,
+  attributes: () => AgreementEntity.attributes,
 });
 
 /**
  * Access versions (shared/store/access-versions.ts): counters that move in the transaction of every
  * change that can take a permission away from what the token endpoint caches.
  */
-const accessVersion = z.object({ version: storedNumber.default(0) });
+const accessVersion = () => z.object({ version: storedNumber.default(0) });
 
 export const SystemAccessVersionEntity = defineEntity({
   name: 'System access version',
@@ -95,42 +98,43 @@ export const SystemAccessVersionEntity = defineEntity({
 
 // Organizations -------------------------------------------------------------------------------
 
-const defaultRole = z.object({ roleId: storedString, isStandardRole: storedBoolean });
+const defaultRole = () => z.object({ roleId: storedString, isStandardRole: storedBoolean });
 
 export const OrganizationEntity = defineEntity({
   name: 'Organization',
   key: ({ id }: { id: string }) => keys.organization(id),
   indexes: (organization) => keys.organizationDirectoryEntry(organization.createdAt, organization.id),
-  attributes: z.object({
-    id: storedString,
-    name: storedString,
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-    createdBy: storedString.optional(),
-    mfaEnabled: storedBoolean.default(false),
-    /** Overrides the default 10 + 10 requests per second. */
-    rateLimit: z.object({ rate: storedNumber, burst: storedNumber }).optional(),
-    defaultRole: defaultRole.optional(),
-    /** Policies that are not archived (GET /policies answers them at once): at most the limit. */
-    livePolicies: storedNumber.optional(),
-    archivedRoleIds: stringSet,
-    archivedPolicyIds: stringSet,
-    /** The organization's first user, claimed in the transaction that creates it. */
-    initialUserId: storedString.optional(),
-    userGroupCount: storedNumber.optional(),
-    /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
-    assignedPluginCount: storedNumber.optional(),
-    /**
-     * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
-     * the transaction that brings a name into use or takes its last user away.
-     */
-    additionalPropertyNameCount: storedNumber.optional(),
-    // Per-organization sequences of creation order (listings page by them).
-    userSequence: storedNumber.optional(),
-    groupSequence: storedNumber.optional(),
-    roleSequence: storedNumber.optional(),
-    clientSequence: storedNumber.optional(),
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      name: storedString,
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+      createdBy: storedString.optional(),
+      mfaEnabled: storedBoolean.default(false),
+      /** Overrides the default 10 + 10 requests per second. */
+      rateLimit: z.object({ rate: storedNumber, burst: storedNumber }).optional(),
+      defaultRole: defaultRole().optional(),
+      /** Policies that are not archived (GET /policies answers them at once): at most the limit. */
+      livePolicies: storedNumber.optional(),
+      archivedRoleIds: stringSet,
+      archivedPolicyIds: stringSet,
+      /** The organization's first user, claimed in the transaction that creates it. */
+      initialUserId: storedString.optional(),
+      userGroupCount: storedNumber.optional(),
+      /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
+      assignedPluginCount: storedNumber.optional(),
+      /**
+       * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
+       * the transaction that brings a name into use or takes its last user away.
+       */
+      additionalPropertyNameCount: storedNumber.optional(),
+      // Per-organization sequences of creation order (listings page by them).
+      userSequence: storedNumber.optional(),
+      groupSequence: storedNumber.optional(),
+      roleSequence: storedNumber.optional(),
+      clientSequence: storedNumber.optional(),
+    }),
 });
 
 export const AccessVersionEntity = defineEntity({
@@ -143,7 +147,7 @@ export const PluginAssignmentEntity = defineEntity({
   name: 'Plugin',
   key: ({ organizationId, pluginId }: { organizationId: string; pluginId: string }) =>
     keys.pluginAssignment(organizationId, pluginId),
-  attributes: z.object({ pluginId: storedString, assignedAt: storedNumber }),
+  attributes: () => z.object({ pluginId: storedString, assignedAt: storedNumber }),
 });
 
 /**
@@ -153,13 +157,13 @@ export const PluginAssignmentEntity = defineEntity({
 export const CounterEntity = defineEntity({
   name: 'Counter',
   key: (key: { pk: string; sk: string }) => key,
-  attributes: z.object({ count: storedNumber.default(0) }),
+  attributes: () => z.object({ count: storedNumber.default(0) }),
 });
 
 // Users ---------------------------------------------------------------------------------------
 
 /** Additional property values: strings, numbers or `{}` (docs/behaviour.md). */
-const additionalValue = z.union([storedString, storedNumber, z.object({}).strict()]);
+const additionalValue = () => z.union([storedString, storedNumber, z.object({}).strict()]);
 
 export const UserEntity = defineEntity({
   name: 'User',
@@ -167,41 +171,42 @@ export const UserEntity = defineEntity({
   indexes: (user) => ({
     [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(user.status), user.sequence),
   }),
-  attributes: z.object({
-    id: storedString,
-    organizationId: storedString,
-    email: storedString,
-    name: storedString,
-    status,
-    userType,
-    /** Creation order within the organization (1 = the first user). */
-    sequence: storedNumber,
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-    createdBy: storedString,
-    roles: stringSet,
-    managedRoles: stringSet,
-    policies: stringSet,
-    userGroups: stringSet,
-    additionalProperties: z.record(storedString, additionalValue).optional(),
-    pictureContentType: storedString.optional(),
-    pictureUpdatedAt: storedNumber.optional(),
-    passwordHash: storedString.optional(),
-    /** Epoch ms: sessions and refresh tokens of sign-ins before it are void (password reset). */
-    credentialsChangedAt: storedNumber.optional(),
-    /** Digests of the live invitation and reset links: a new link voids the previous one. */
-    invitationDigest: storedString.optional(),
-    resetDigest: storedString.optional(),
-    totpSecret: storedString.optional(),
-    /** The last TOTP time step accepted: a code is accepted once (RFC 6238 5.2). */
-    totpLastStep: storedNumber.optional(),
-    recoveryCodeDigests: stringSet,
-    canSendEmail: storedBoolean,
-    /** The organization's first user. */
-    isInitial: storedBoolean,
-    /** Optimistic concurrency for read-modify-write changes (email, status, properties). */
-    version: storedNumber,
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      organizationId: storedString,
+      email: storedString,
+      name: storedString,
+      status,
+      userType,
+      /** Creation order within the organization (1 = the first user). */
+      sequence: storedNumber,
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+      createdBy: storedString,
+      roles: stringSet,
+      managedRoles: stringSet,
+      policies: stringSet,
+      userGroups: stringSet,
+      additionalProperties: z.record(storedString, additionalValue()).optional(),
+      pictureContentType: storedString.optional(),
+      pictureUpdatedAt: storedNumber.optional(),
+      passwordHash: storedString.optional(),
+      /** Epoch ms: sessions and refresh tokens of sign-ins before it are void (password reset). */
+      credentialsChangedAt: storedNumber.optional(),
+      /** Digests of the live invitation and reset links: a new link voids the previous one. */
+      invitationDigest: storedString.optional(),
+      resetDigest: storedString.optional(),
+      totpSecret: storedString.optional(),
+      /** The last TOTP time step accepted: a code is accepted once (RFC 6238 5.2). */
+      totpLastStep: storedNumber.optional(),
+      recoveryCodeDigests: stringSet,
+      canSendEmail: storedBoolean,
+      /** The organization's first user. */
+      isInitial: storedBoolean,
+      /** Optimistic concurrency for read-modify-write changes (email, status, properties). */
+      version: storedNumber,
+    }),
 });
 export type UserRecord = z.output<typeof UserEntity.attributes>;
 
@@ -211,7 +216,11 @@ const guardEntity = <Owner extends string, Ref>(
   key: (ref: Ref) => { pk: string; sk: string },
   owner: Owner,
 ) =>
-  defineEntity({ name, key, attributes: z.object({ [owner]: storedString } as Record<Owner, z.ZodString>) });
+  defineEntity({
+    name,
+    key,
+    attributes: () => z.object({ [owner]: storedString } as Record<Owner, z.ZodString>),
+  });
 
 export const EmailGuardEntity = guardEntity(
   'User',
@@ -228,29 +237,30 @@ export const UserGroupEntity = defineEntity({
   // A group being copied or deleted is not listed.
   indexes: (group) =>
     group.lifecycle ? {} : { [keys.listingSortKey]: keys.listingEntry(LISTINGS.groups, group.sequence) },
-  attributes: z.object({
-    id: storedString,
-    organizationId: storedString,
-    name: storedString,
-    number: storedString.optional(),
-    description: storedString.optional(),
-    status,
-    roles: stringSet,
-    managedRoles: stringSet,
-    policies: stringSet,
-    sequence: storedNumber,
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-    createdBy: storedString,
-    updatedBy: storedString,
-    version: storedNumber,
-    /**
-     * Set while a duplicate is still being filled (`COPYING`) or a delete is still removing
-     * members (`DELETING`): such a group is invisible, grants nothing, and a repeated DELETE
-     * finishes it.
-     */
-    lifecycle: z.enum(['COPYING', 'DELETING']).optional(),
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      organizationId: storedString,
+      name: storedString,
+      number: storedString.optional(),
+      description: storedString.optional(),
+      status,
+      roles: stringSet,
+      managedRoles: stringSet,
+      policies: stringSet,
+      sequence: storedNumber,
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+      createdBy: storedString,
+      updatedBy: storedString,
+      version: storedNumber,
+      /**
+       * Set while a duplicate is still being filled (`COPYING`) or a delete is still removing
+       * members (`DELETING`): such a group is invisible, grants nothing, and a repeated DELETE
+       * finishes it.
+       */
+      lifecycle: z.enum(['COPYING', 'DELETING']).optional(),
+    }),
 });
 export type UserGroupRecord = z.output<typeof UserGroupEntity.attributes>;
 
@@ -273,7 +283,7 @@ export const GroupMemberEntity = defineEntity({
   name: 'Group membership',
   key: ({ organizationId, groupId, userId }: { organizationId: string; groupId: string; userId: string }) =>
     keys.groupMember(organizationId, groupId, userId),
-  attributes: z.object({ userId: storedString, groupId: storedString, addedAt: storedNumber }),
+  attributes: () => z.object({ userId: storedString, groupId: storedString, addedAt: storedNumber }),
 });
 
 // Roles and policies --------------------------------------------------------------------------
@@ -283,25 +293,26 @@ export const RoleEntity = defineEntity({
   key: ({ organizationId, id }: InOrganization) => keys.role(organizationId, id),
   indexes: (role) =>
     role.archived ? {} : { [keys.listingSortKey]: keys.listingEntry(LISTINGS.roles, role.sequence) },
-  attributes: z.object({
-    id: storedString,
-    organizationId: storedString,
-    name: storedString,
-    /** A string set, so assign and revoke are atomic ADD/DELETE. */
-    permissions: stringSet,
-    /** pluginId -> granted permission definitions. */
-    pluginPermissions: z.record(storedString, z.array(pluginGrant)).default({}),
-    archived: storedBoolean.default(false),
-    sequence: storedNumber,
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-    createdBy: storedString,
-    /** Guards the read-modify-write of plugin permissions. */
-    version: storedNumber,
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      organizationId: storedString,
+      name: storedString,
+      /** A string set, so assign and revoke are atomic ADD/DELETE. */
+      permissions: stringSet,
+      /** pluginId -> granted permission definitions. */
+      pluginPermissions: z.record(storedString, z.array(pluginGrant())).default({}),
+      archived: storedBoolean.default(false),
+      sequence: storedNumber,
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+      createdBy: storedString,
+      /** Guards the read-modify-write of plugin permissions. */
+      version: storedNumber,
+    }),
 });
 export type RoleRecord = z.output<typeof RoleEntity.attributes>;
-export type PluginGrant = z.output<typeof pluginGrant>;
+export type PluginGrant = z.output<ReturnType<typeof pluginGrant>>;
 
 export const RoleNameGuardEntity = guardEntity(
   'Role',
@@ -315,15 +326,16 @@ export const PolicyEntity = defineEntity({
   key: ({ organizationId, id }: InOrganization) => keys.policy(organizationId, id),
   indexes: (policy) =>
     policy.archived ? {} : { [keys.listingSortKey]: keys.policyListingEntry(policy.createdAt, policy.id) },
-  attributes: z.object({
-    id: storedString,
-    organizationId: storedString,
-    name: storedString,
-    archived: storedBoolean.default(false),
-    createdAt: storedNumber,
-    updatedAt: storedNumber,
-    createdBy: storedString,
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      organizationId: storedString,
+      name: storedString,
+      archived: storedBoolean.default(false),
+      createdAt: storedNumber,
+      updatedAt: storedNumber,
+      createdBy: storedString,
+    }),
 });
 export type PolicyRecord = z.output<typeof PolicyEntity.attributes>;
 
@@ -342,34 +354,35 @@ export const ApiClientEntity = defineEntity({
   // A deleted client stays (history) but leaves its organization's listing.
   indexes: (client) =>
     client.deleted ? {} : keys.apiClientDirectoryEntry(client.organizationId, client.sequence),
-  attributes: z.object({
-    id: storedString,
-    organizationId: storedString,
-    name: storedString,
-    /** Stored as issued: the spec's client list returns it. The table is encrypted at rest. */
-    clientSecret: storedString,
-    /** When `clientSecret` was issued (ms): the `lastModifiedDate` of the answer that showed it. */
-    secretIssuedAt: storedNumber.optional(),
-    /** The secret before the last rotation, accepted until `previousSecretExpiresAt` (ms). */
-    previousSecret: storedString.optional(),
-    previousSecretExpiresAt: storedNumber.optional(),
-    clientType: userType,
-    roles: z.array(storedString),
-    policies: z.array(storedString),
-    createdBy: storedString,
-    createdDate: storedNumber,
-    lastModifiedBy: storedString,
-    lastModifiedDate: storedNumber,
-    /** Position in the organization's client listing. */
-    sequence: storedNumber,
-    deleted: storedBoolean.optional(),
-    // Applications (absent on clients registered before them: api_key).
-    flowType: z.enum(FLOW_TYPES).default('api_key'),
-    redirectUris: z.array(storedString).default([]),
-    postLogoutRedirectUris: z.array(storedString).default([]),
-    tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
-    remoteAddresses: z.array(storedString).default([]),
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      organizationId: storedString,
+      name: storedString,
+      /** Stored as issued: the spec's client list returns it. The table is encrypted at rest. */
+      clientSecret: storedString,
+      /** When `clientSecret` was issued (ms): the `lastModifiedDate` of the answer that showed it. */
+      secretIssuedAt: storedNumber.optional(),
+      /** The secret before the last rotation, accepted until `previousSecretExpiresAt` (ms). */
+      previousSecret: storedString.optional(),
+      previousSecretExpiresAt: storedNumber.optional(),
+      clientType: userType,
+      roles: z.array(storedString),
+      policies: z.array(storedString),
+      createdBy: storedString,
+      createdDate: storedNumber,
+      lastModifiedBy: storedString,
+      lastModifiedDate: storedNumber,
+      /** Position in the organization's client listing. */
+      sequence: storedNumber,
+      deleted: storedBoolean.optional(),
+      // Applications (absent on clients registered before them: api_key).
+      flowType: z.enum(FLOW_TYPES).default('api_key'),
+      redirectUris: z.array(storedString).default([]),
+      postLogoutRedirectUris: z.array(storedString).default([]),
+      tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+      remoteAddresses: z.array(storedString).default([]),
+    }),
 });
 export type ApiClientRecord = z.output<typeof ApiClientEntity.attributes>;
 
@@ -386,12 +399,13 @@ export const ConsentEntity = defineEntity({
     principalId: string;
     agreementId: string;
   }) => keys.consent(organizationId, principalId, agreementId),
-  attributes: z.object({
-    id: storedString,
-    createdAt: storedString,
-    agreementId: storedString,
-    userId: storedString,
-  }),
+  attributes: () =>
+    z.object({
+      id: storedString,
+      createdAt: storedString,
+      agreementId: storedString,
+      userId: storedString,
+    }),
 });
 
 // Rate limiting, idempotency --------------------------------------------------------
@@ -408,9 +422,10 @@ export const RateCounterEntity = defineEntity({
     epochSecond: number;
     counter: number;
   }) => keys.rateCounter(organizationId, epochSecond, counter),
-  attributes: z.object({
-    admitted: storedNumber,
-    allowance: storedNumber.optional(),
-    expiresAt: storedNumber,
-  }),
+  attributes: () =>
+    z.object({
+      admitted: storedNumber,
+      allowance: storedNumber.optional(),
+      expiresAt: storedNumber,
+    }),
 });

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { once } from '../cache/once.js';
 import { db, tableName } from './dynamo.js';
 import type { ItemKey } from './keys.js';
 
@@ -14,7 +15,11 @@ import type { ItemKey } from './keys.js';
  */
 export interface EntityDeclaration<S extends z.ZodObject, Ref> {
   readonly name: string;
-  readonly attributes: S;
+  /**
+   * Builds the attributes' schema, on the first item decoded: a function's cold start then builds
+   * only the schemas of the entities its first request reads (Zod schemas cost CPU to build).
+   */
+  readonly attributes: () => S;
   readonly key: (ref: Ref) => ItemKey;
   /** Index attributes (`lsi1sk`, `gsi1pk`, `gsi1sk`) the item carries, when it is listed. */
   readonly indexes?: (record: z.output<S>) => Partial<Record<string, string>>;
@@ -26,7 +31,9 @@ export interface Projection<T> {
   decode(item: Record<string, unknown>): T;
 }
 
-export interface Entity<S extends z.ZodObject, Ref> extends EntityDeclaration<S, Ref> {
+export interface Entity<S extends z.ZodObject, Ref> extends Omit<EntityDeclaration<S, Ref>, 'attributes'> {
+  /** The attributes' schema, built on first use. */
+  readonly attributes: S;
   /** The stored item of a record: key, index attributes, attributes. */
   item(ref: Ref, record: z.output<S>): Record<string, unknown>;
   decode(item: Record<string, unknown>): z.output<S>;
@@ -66,10 +73,11 @@ const decoder =
 export const defineEntity = <S extends z.ZodObject, Ref>(
   declaration: EntityDeclaration<S, Ref>,
 ): Entity<S, Ref> => {
-  const decode = decoder<z.output<S>>(
-    declaration.name,
-    declaration.attributes as unknown as z.ZodType<z.output<S>>,
+  const attributes = once(declaration.attributes);
+  const decodeRecord = once(() =>
+    decoder<z.output<S>>(declaration.name, attributes() as unknown as z.ZodType<z.output<S>>),
   );
+  const decode = (item: Record<string, unknown>) => decodeRecord()(item);
   const getItem = async (
     key: ItemKey,
     consistent: boolean,
@@ -88,14 +96,20 @@ export const defineEntity = <S extends z.ZodObject, Ref>(
       )
     ).Item;
   return {
-    ...declaration,
+    name: declaration.name,
+    key: declaration.key,
+    ...(declaration.indexes ? { indexes: declaration.indexes } : {}),
+    get attributes() {
+      return attributes();
+    },
     item: (ref, record) => ({ ...declaration.key(ref), ...declaration.indexes?.(record), ...record }),
     decode,
-    projection: (...attributes) => {
-      const picked = Object.fromEntries(attributes.map((attribute) => [attribute, true])) as never;
+    projection: (...names) => {
+      const picked = Object.fromEntries(names.map((attribute) => [attribute, true])) as never;
+      const decodePicked = once(() => decoder(declaration.name, attributes().pick(picked)));
       return {
-        ...projectionOf(attributes),
-        decode: decoder(declaration.name, declaration.attributes.pick(picked)) as never,
+        ...projectionOf(names),
+        decode: ((item: Record<string, unknown>) => decodePicked()(item)) as never,
       };
     },
     get: async (ref, options = {}) => {

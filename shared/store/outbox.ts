@@ -21,15 +21,16 @@ export const OutboxMessageEntity = defineEntity({
     createdAt: number;
     messageId: string;
   }) => keys.outboxMessage(organizationId, createdAt, messageId),
-  attributes: z.object({
-    messageId: z.string(),
-    type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL']),
-    organizationId: z.string(),
-    userId: z.string(),
-    to: z.string(),
-    name: z.string(),
-    createdAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      messageId: z.string(),
+      type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL']),
+      organizationId: z.string(),
+      userId: z.string(),
+      to: z.string(),
+      name: z.string(),
+      createdAt: z.number(),
+    }),
 });
 export type OutboxMessage = z.output<typeof OutboxMessageEntity.attributes>;
 

@@ -6,14 +6,15 @@ import { keys } from './keys.js';
 export const PasswordLinkEntity = defineEntity({
   name: 'Password link',
   key: ({ digest }: { digest: string }) => keys.passwordLink(digest),
-  attributes: z.object({
-    purpose: z.enum(['invitation', 'reset']),
-    organizationId: z.string(),
-    userId: z.string(),
-    /** Epoch ms after which the link is refused. */
-    validUntil: z.number(),
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      purpose: z.enum(['invitation', 'reset']),
+      organizationId: z.string(),
+      userId: z.string(),
+      /** Epoch ms after which the link is refused. */
+      validUntil: z.number(),
+      expiresAt: z.number(),
+    }),
 });
 export type PasswordLinkRecord = z.output<typeof PasswordLinkEntity.attributes>;
 export type PasswordLinkPurpose = PasswordLinkRecord['purpose'];

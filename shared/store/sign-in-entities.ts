@@ -8,35 +8,36 @@ import { keys } from './keys.js';
  * within hours, not at the second.
  */
 
-const amr = z.array(z.string());
+const amr = () => z.array(z.string());
 
 /** An authorization request waiting for the person to sign in, bound to the browser that made it. */
 export const AuthorizationRequestEntity = defineEntity({
   name: 'Authorization request',
   key: ({ id }: { id: string }) => keys.authorizationRequest(id),
-  attributes: z.object({
-    id: z.string(),
-    clientId: z.string(),
-    organizationId: z.string(),
-    redirectUri: z.string(),
-    scope: z.string(),
-    state: z.string().optional(),
-    nonce: z.string().optional(),
-    codeChallenge: z.string(),
-    prompt: z.enum(['none', 'login']).optional(),
-    /** Seconds since the person last authenticated, at most (`max_age`). */
-    maxAge: z.number().optional(),
-    /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
-    browserDigest: z.string(),
-    /** Set once the person proved who they are, while further steps (MFA, consent) remain. */
-    userId: z.string().optional(),
-    authTime: z.number().optional(),
-    amr: amr.optional(),
-    /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
-    totpEnrolment: z.string().optional(),
-    createdAt: z.number(),
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      id: z.string(),
+      clientId: z.string(),
+      organizationId: z.string(),
+      redirectUri: z.string(),
+      scope: z.string(),
+      state: z.string().optional(),
+      nonce: z.string().optional(),
+      codeChallenge: z.string(),
+      prompt: z.enum(['none', 'login']).optional(),
+      /** Seconds since the person last authenticated, at most (`max_age`). */
+      maxAge: z.number().optional(),
+      /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
+      browserDigest: z.string(),
+      /** Set once the person proved who they are, while further steps (MFA, consent) remain. */
+      userId: z.string().optional(),
+      authTime: z.number().optional(),
+      amr: amr().optional(),
+      /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
+      totpEnrolment: z.string().optional(),
+      createdAt: z.number(),
+      expiresAt: z.number(),
+    }),
 });
 export type AuthorizationRequestRecord = z.output<typeof AuthorizationRequestEntity.attributes>;
 
@@ -44,23 +45,24 @@ export type AuthorizationRequestRecord = z.output<typeof AuthorizationRequestEnt
 export const AuthorizationCodeEntity = defineEntity({
   name: 'Authorization code',
   key: ({ digest }: { digest: string }) => keys.authorizationCode(digest),
-  attributes: z.object({
-    clientId: z.string(),
-    organizationId: z.string(),
-    userId: z.string(),
-    redirectUri: z.string(),
-    codeChallenge: z.string(),
-    scope: z.string(),
-    nonce: z.string().optional(),
-    /** Epoch ms of the authentication. */
-    authTime: z.number(),
-    amr,
-    /** Epoch ms after which the code is refused. */
-    validUntil: z.number(),
-    /** Set by the one redemption: the refresh token family it started (revoked on a replay). */
-    redeemedFamily: z.string().optional(),
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      clientId: z.string(),
+      organizationId: z.string(),
+      userId: z.string(),
+      redirectUri: z.string(),
+      codeChallenge: z.string(),
+      scope: z.string(),
+      nonce: z.string().optional(),
+      /** Epoch ms of the authentication. */
+      authTime: z.number(),
+      amr: amr(),
+      /** Epoch ms after which the code is refused. */
+      validUntil: z.number(),
+      /** Set by the one redemption: the refresh token family it started (revoked on a replay). */
+      redeemedFamily: z.string().optional(),
+      expiresAt: z.number(),
+    }),
 });
 export type AuthorizationCodeRecord = z.output<typeof AuthorizationCodeEntity.attributes>;
 
@@ -68,17 +70,18 @@ export type AuthorizationCodeRecord = z.output<typeof AuthorizationCodeEntity.at
 export const SessionEntity = defineEntity({
   name: 'Session',
   key: ({ digest }: { digest: string }) => keys.session(digest),
-  attributes: z.object({
-    organizationId: z.string(),
-    userId: z.string(),
-    /** Epoch ms of the authentication. */
-    authTime: z.number(),
-    amr,
-    /** Epoch ms: the session ends then whatever its use (absolute lifetime). */
-    endsAt: z.number(),
-    /** Epoch seconds: idle expiry, pushed forward by use (and DynamoDB's TTL). */
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      organizationId: z.string(),
+      userId: z.string(),
+      /** Epoch ms of the authentication. */
+      authTime: z.number(),
+      amr: amr(),
+      /** Epoch ms: the session ends then whatever its use (absolute lifetime). */
+      endsAt: z.number(),
+      /** Epoch seconds: idle expiry, pushed forward by use (and DynamoDB's TTL). */
+      expiresAt: z.number(),
+    }),
 });
 export type SessionRecord = z.output<typeof SessionEntity.attributes>;
 
@@ -86,19 +89,20 @@ export type SessionRecord = z.output<typeof SessionEntity.attributes>;
 export const RefreshTokenEntity = defineEntity({
   name: 'Refresh token',
   key: ({ digest }: { digest: string }) => keys.refreshToken(digest),
-  attributes: z.object({
-    familyId: z.string(),
-    clientId: z.string(),
-    organizationId: z.string(),
-    userId: z.string(),
-    scope: z.string(),
-    /** Epoch ms of the authentication. */
-    authTime: z.number(),
-    amr,
-    rotated: z.boolean().optional(),
-    /** Epoch seconds: sliding expiry (and DynamoDB's TTL). */
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      familyId: z.string(),
+      clientId: z.string(),
+      organizationId: z.string(),
+      userId: z.string(),
+      scope: z.string(),
+      /** Epoch ms of the authentication. */
+      authTime: z.number(),
+      amr: amr(),
+      rotated: z.boolean().optional(),
+      /** Epoch seconds: sliding expiry (and DynamoDB's TTL). */
+      expiresAt: z.number(),
+    }),
 });
 export type RefreshTokenRecord = z.output<typeof RefreshTokenEntity.attributes>;
 
@@ -106,16 +110,17 @@ export type RefreshTokenRecord = z.output<typeof RefreshTokenEntity.attributes>;
 export const RefreshFamilyEntity = defineEntity({
   name: 'Refresh token family',
   key: ({ id }: { id: string }) => keys.refreshFamily(id),
-  attributes: z.object({
-    id: z.string(),
-    clientId: z.string(),
-    organizationId: z.string(),
-    userId: z.string(),
-    revoked: z.boolean().optional(),
-    /** Epoch ms: no token of the family is honoured after it (absolute lifetime). */
-    endsAt: z.number(),
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      id: z.string(),
+      clientId: z.string(),
+      organizationId: z.string(),
+      userId: z.string(),
+      revoked: z.boolean().optional(),
+      /** Epoch ms: no token of the family is honoured after it (absolute lifetime). */
+      endsAt: z.number(),
+      expiresAt: z.number(),
+    }),
 });
 
 /** Consecutive failed sign-ins of one email in one organization, and until when it is locked. */
@@ -123,12 +128,13 @@ export const SignInFailuresEntity = defineEntity({
   name: 'Sign-in failures',
   key: ({ organizationId, email }: { organizationId: string; email: string }) =>
     keys.signInFailures(organizationId, email),
-  attributes: z.object({
-    failures: z.number(),
-    /** Epoch ms; 0 while not locked. */
-    lockedUntil: z.number(),
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      failures: z.number(),
+      /** Epoch ms; 0 while not locked. */
+      lockedUntil: z.number(),
+      expiresAt: z.number(),
+    }),
 });
 
 /** Sign-in attempts from one client IP address in one calendar minute. */
@@ -136,7 +142,7 @@ export const SignInAttemptsEntity = defineEntity({
   name: 'Sign-in attempts',
   key: ({ address, epochMinute }: { address: string; epochMinute: number }) =>
     keys.signInAttempts(address, epochMinute),
-  attributes: z.object({ attempts: z.number(), expiresAt: z.number() }),
+  attributes: () => z.object({ attempts: z.number(), expiresAt: z.number() }),
 });
 
 /**
@@ -147,15 +153,16 @@ export const SignInAttemptsEntity = defineEntity({
 export const FederationStateEntity = defineEntity({
   name: 'Federation state',
   key: ({ digest }: { digest: string }) => keys.federationState(digest),
-  attributes: z.object({
-    requestId: z.string(),
-    providerClientId: z.string(),
-    /** The upstream the person was sent to: the answer must come from it. */
-    issuer: z.string(),
-    nonce: z.string(),
-    codeVerifier: z.string(),
-    createdAt: z.number(),
-    expiresAt: z.number(),
-  }),
+  attributes: () =>
+    z.object({
+      requestId: z.string(),
+      providerClientId: z.string(),
+      /** The upstream the person was sent to: the answer must come from it. */
+      issuer: z.string(),
+      nonce: z.string(),
+      codeVerifier: z.string(),
+      createdAt: z.number(),
+      expiresAt: z.number(),
+    }),
 });
 export type FederationStateRecord = z.output<typeof FederationStateEntity.attributes>;

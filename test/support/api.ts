@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { apiClient, apiClientName } from '../../shared/schemas/clients.js';
-import type { errorBody } from '../../shared/schemas/common.js';
+import type { errorBody } from '../../shared/schemas/error-body.js';
 import type { defaultRoleResponse, managedRole, policy, role } from '../../shared/schemas/roles.js';
 import type { ssoProvider } from '../../shared/schemas/sso.js';
 import type { userGroup, userGroupEnvelope } from '../../shared/schemas/user-groups.js';

@@ -29,7 +29,7 @@ export const requestContext = (
     const verifiedJti = event.requestContext.authorizer?.jwt?.claims?.jti;
     const token = bearerToken(event.headers.authorization);
     if (!verifiedJti || !token) throw unauthorized();
-    const claims = accessTokenClaims.safeParse(unverifiedPayload(token));
+    const claims = accessTokenClaims().safeParse(unverifiedPayload(token));
     if (!claims.success || claims.data.jti !== String(verifiedJti)) throw unauthorized();
     state.principal = principalFromClaims(claims.data);
   },
