@@ -34,7 +34,17 @@ type LambdaHandler = (
 /** API Gateway HTTP APIs accept payloads up to 10 MB. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
-const gatewayRequestId = (): string => randomBytes(10).toString('base64');
+// API Gateway's ids are 10 bytes in base64. Only uniqueness matters here: a random prefix per
+// process and a sequence, as randomBytes for every request cost 3 % of a token request's CPU.
+const REQUEST_ID_PREFIX = randomBytes(6);
+let requestSequence = 0;
+const gatewayRequestId = (): string => {
+  const id = Buffer.allocUnsafe(10);
+  REQUEST_ID_PREFIX.copy(id);
+  requestSequence = (requestSequence + 1) >>> 0;
+  id.writeUInt32BE(requestSequence, 6);
+  return id.toString('base64');
+};
 
 const readBody = (request: IncomingMessage): Promise<Buffer | 'too-large'> =>
   new Promise((resolve, reject) => {

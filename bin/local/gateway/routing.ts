@@ -68,28 +68,40 @@ export const compileRoutes = <R extends RouteTemplate>(routes: readonly R[]): Co
   const compiled = routes
     .map((route) => ({ route, segments: segmentsOf(route.path) }))
     .sort((a, b) => specificity(a.segments).localeCompare(specificity(b.segments)));
-  const candidates = (rawPath: string) => {
-    const parts = rawPath.split('/').slice(1);
-    return compiled.flatMap(({ route, segments }) => {
-      const last = segments.at(-1);
-      const greedy = last !== undefined && 'greedy' in last && last.greedy;
-      const fits = greedy ? parts.length >= segments.length : parts.length === segments.length;
-      if (!rawPath.startsWith('/') || !fits) return [];
-      const pathParameters: Record<string, string> = {};
-      for (const [index, segment] of segments.entries()) {
-        const part = segment === last && greedy ? parts.slice(index).join('/') : (parts[index] as string);
-        if ('literal' in segment) {
-          if (segment.literal !== part) return [];
-        } else {
-          if (part === '') return [];
-          pathParameters[segment.parameter] = part;
-        }
+  type Compiled = (typeof compiled)[number];
+  const matchOne = ({ route, segments }: Compiled, parts: readonly string[]): RouteMatch<R> | undefined => {
+    const last = segments.at(-1);
+    const greedy = last !== undefined && 'greedy' in last && last.greedy;
+    const fits = greedy ? parts.length >= segments.length : parts.length === segments.length;
+    if (!fits) return undefined;
+    const pathParameters: Record<string, string> = {};
+    for (const [index, segment] of segments.entries()) {
+      const part = segment === last && greedy ? parts.slice(index).join('/') : (parts[index] as string);
+      if ('literal' in segment) {
+        if (segment.literal !== part) return undefined;
+      } else {
+        if (part === '') return undefined;
+        pathParameters[segment.parameter] = part;
       }
-      return [{ route, pathParameters }];
-    });
+    }
+    return { route, pathParameters };
   };
+  const partsOf = (rawPath: string) => (rawPath.startsWith('/') ? rawPath.split('/').slice(1) : undefined);
   return {
-    match: (method, rawPath) => candidates(rawPath).find(({ route }) => route.method === method),
-    hasPath: (rawPath) => candidates(rawPath).length > 0,
+    // The first route of the method that fits, in order of specificity; no list of all that fit.
+    match: (method, rawPath) => {
+      const parts = partsOf(rawPath);
+      if (!parts) return undefined;
+      for (const candidate of compiled) {
+        if (candidate.route.method !== method) continue;
+        const matched = matchOne(candidate, parts);
+        if (matched) return matched;
+      }
+      return undefined;
+    },
+    hasPath: (rawPath) => {
+      const parts = partsOf(rawPath);
+      return parts !== undefined && compiled.some((candidate) => matchOne(candidate, parts) !== undefined);
+    },
   };
 };
