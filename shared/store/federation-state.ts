@@ -3,14 +3,17 @@ import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
 import { FederationStateEntity, type FederationStateRecord } from './sign-in-entities.js';
-import { put, writeOne } from './writes.js';
+import { isConditionFailure, put, writeOne } from './writes.js';
 
 /** Long enough to sign in at the upstream (its own MFA included), short enough to be useless later. */
 const FEDERATION_LIFETIME_MILLIS = 10 * 60 * 1000;
 
 /** Starts a federated sign-in: answers the `state` to send upstream (only its digest is stored). */
 export const saveFederationState = async (
-  fields: Pick<FederationStateRecord, 'requestId' | 'providerClientId' | 'issuer' | 'nonce' | 'codeVerifier'>,
+  fields: Pick<
+    FederationStateRecord,
+    'requestId' | 'browserDigest' | 'providerClientId' | 'issuer' | 'nonce' | 'codeVerifier'
+  >,
   now = Date.now(),
 ): Promise<string> => {
   const state = newOpaqueValue();
@@ -23,18 +26,31 @@ export const saveFederationState = async (
   return state;
 };
 
-/** The sign-in a `state` started, removed in the same call so that it is used once; undefined when unknown or expired. */
+/**
+ * The sign-in a `state` started, removed in the same call so that it is used once, and only by the
+ * browser that started it: another browser's attempt leaves it in place. Undefined when unknown,
+ * expired or of another browser.
+ */
 export const takeFederationState = async (
   state: string,
+  browserBinding: string | undefined,
   now = Date.now(),
 ): Promise<FederationStateRecord | undefined> => {
-  const { Attributes } = await db().send(
-    new DeleteCommand({
-      TableName: tableName(),
-      Key: FederationStateEntity.key({ digest: digestOf(state) }),
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
-  const record = Attributes ? FederationStateEntity.decode(Attributes) : undefined;
-  return record && record.expiresAt * 1000 > now ? record : undefined;
+  if (!browserBinding) return undefined;
+  try {
+    const { Attributes } = await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: FederationStateEntity.key({ digest: digestOf(state) }),
+        ConditionExpression: 'browserDigest = :browser',
+        ExpressionAttributeValues: { ':browser': digestOf(browserBinding) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const record = Attributes ? FederationStateEntity.decode(Attributes) : undefined;
+    return record && record.expiresAt * 1000 > now ? record : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 };

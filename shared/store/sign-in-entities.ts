@@ -156,6 +156,8 @@ export const FederationStateEntity = defineEntity({
   attributes: () =>
     z.object({
       requestId: z.string(),
+      /** The pending request's browser binding digest: only that browser takes the state. */
+      browserDigest: z.string(),
       providerClientId: z.string(),
       /** The upstream the person was sent to: the answer must come from it. */
       issuer: z.string(),

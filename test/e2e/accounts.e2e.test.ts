@@ -79,19 +79,31 @@ describe('invitation', () => {
     expect((await exchange(rp, flow)).access_token).toBeTruthy();
   });
 
-  it('refuses a form without the CSRF token of its browser', async () => {
+  it('refuses an invitation form posted from another browser, its own binding cookie valid (login CSRF)', async () => {
+    // Positive control: an invitation's form, posted from the browser that opened it, sets the password.
+    const control = await createPerson();
+    const controlLink = await emailedLink(service, control.id, 'JOIN_EMAIL');
+    expect((await choosePassword(controlLink, PASSWORD)).answer.status).toBe(200);
+
     const person = await createPerson();
-    const link = await emailedLink(service, person.id, 'JOIN_EMAIL');
-    const page = await new BrowserSession().fetch(link);
-    const html = await page.text();
-    const otherBrowser = await new BrowserSession().submit(`${service.baseUrl}/signin/invitation`, {
+    const invited = new BrowserSession();
+    const html = await (await invited.fetch(await emailedLink(service, person.id, 'JOIN_EMAIL'))).text();
+    const fields = {
       token: hiddenField(html, 'token') ?? '',
       csrf: hiddenField(html, 'csrf') ?? '',
       password: PASSWORD,
       confirm: PASSWORD,
-    });
-    expect(otherBrowser.status).toBe(403);
-    expect(otherBrowser.headers.get('content-type')).toContain('text/html');
+    };
+    // The other browser holds a binding cookie of its own, from starting its own sign-in.
+    const other = (await startSignIn(rp)).browser;
+    expect(other.cookies.get('idp-browser')).toBeTruthy();
+    const refused = await other.submit(`${service.baseUrl}/signin/invitation`, fields);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('This form could not be verified');
+    // Nothing changed: the link still works, once, from the browser that opened it.
+    const accepted = await invited.submit(`${service.baseUrl}/signin/invitation`, fields);
+    expect(accepted.status).toBe(200);
+    expect(await accepted.text()).toContain('Your password is set');
   });
 
   it('voids the earlier link when the join email is sent again', async () => {

@@ -1,6 +1,8 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
+import { getUser, storedUser } from '../../shared/store/user-repository.js';
+import { put, writeOne } from '../../shared/store/writes.js';
 import { useService } from '../support/service.js';
 
 /** Agreements are global, so this file publishes them in order and checks each step. */
@@ -87,8 +89,29 @@ describe('agreements and consent', () => {
     expect(byClient.body.userId).toBe(clientId);
   });
 
-  it("consent is kept per organization: another organization's principal has not accepted", async () => {
-    const foreign = await service.freshOrganization();
-    expect(await consentStatus(foreign.token)).toBe(false);
+  it('consent is kept per organization: the same principal id, consented in one, is asked again in another', async () => {
+    const latest = (
+      await service.call<{ id: string }>('GET', '/idp/latestAgreement', { token: service.admin.token })
+    ).body;
+    const [home, elsewhere] = await Promise.all([service.freshOrganization(), service.freshOrganization()]);
+    const userId = await service.createUser({ email: 'twice@example.com', as: home });
+    // Ids are random, so the same principal id in a second organization is written directly: what
+    // this isolates is the organization in the consent's key. No roles there (they are home's).
+    const user = await getUser(home.orgId, userId, true);
+    if (!user) throw new Error('The user just created is missing');
+    const { roles: _roles, managedRoles: _managedRoles, ...withoutRoles } = user;
+    await writeOne(put(storedUser({ ...withoutRoles, organizationId: elsewhere.orgId })));
+    const [inHome, inElsewhere] = await Promise.all([
+      service.userToken(userId, home.orgId),
+      service.userToken(userId, elsewhere.orgId),
+    ]);
+
+    // Positive control: the consent counts in the organization where it was given.
+    expect(await consentStatus(inHome)).toBe(false);
+    const given = await service.call('POST', `/idp/consent/${latest.id}`, { token: inHome });
+    expect(given.status).toBe(200);
+    expect(await consentStatus(inHome)).toBe(true);
+    // The same principal id in the other organization has not consented there.
+    expect(await consentStatus(inElsewhere)).toBe(false);
   });
 });

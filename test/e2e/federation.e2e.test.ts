@@ -7,7 +7,7 @@ import {
   unbindSsoProvider,
 } from '../../shared/store/sso-provider-repository.js';
 import { setUserStatus } from '../../shared/store/user-repository.js';
-import { BrowserSession, hiddenField } from '../support/browser-session.js';
+import { type BrowserSession, hiddenField } from '../support/browser-session.js';
 import { type IdTokenScript, startScriptedUpstream } from '../support/scripted-upstream.js';
 import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
 import { exchange, newApplication, REDIRECT, relyingParty, startSignIn } from '../support/sign-in-flow.js';
@@ -188,26 +188,38 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     expect((await exchange(rp, { ...flow, location: done.location })).access_token).toBeTruthy();
   });
 
-  it('uses a state once', async () => {
-    await personInIdp(upstreamPerson());
+  /** A pending sign-in in its own browser, through the upstream up to (not into) IDP's callback. */
+  const upToCallback = async () => {
     const flow = await startSignIn(rp);
     const request = hiddenField(await flow.response.text(), 'request') ?? '';
-    const start = await flow.browser.fetch(
+    let response = await flow.browser.fetch(
       `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: CLIENT_ID })}`,
     );
-    // Through the upstream, up to (not into) IDP's callback.
-    let response = start;
-    let callback: string | undefined;
-    while (!callback) {
+    for (let hop = 0; hop < 12; hop++) {
       const location = new URL(response.headers.get('location') ?? '', response.url);
-      if (location.pathname.startsWith('/signin/sso/callback/')) callback = location.href;
-      else response = await flow.browser.fetch(location.href);
+      if (location.pathname.startsWith('/signin/sso/callback/')) return { ...flow, callback: location.href };
+      response = await flow.browser.fetch(location.href);
     }
-    expect((await flow.browser.fetch(callback)).status).toBe(303);
-    const replay = await flow.browser.fetch(callback);
-    expect(replay.status).toBe(400);
-    // Another browser cannot complete it either.
-    expect((await new BrowserSession().fetch(callback)).status).toBe(400);
+    throw new Error('Never reached the callback');
+  };
+
+  it('completes a state only in the browser whose sign-in started it, and once', async () => {
+    await personInIdp(upstreamPerson());
+    const first = await upToCallback();
+    const second = await upToCallback();
+    // Positive control: the second browser completes its own state.
+    const own = await follow(second.browser, await second.browser.fetch(second.callback));
+    expect(own.location?.searchParams.get('code')).toBeTruthy();
+    // The attack: the same browser, its binding cookie still valid, brings the first browser's state.
+    expect(second.browser.cookies.get('idp-browser')).toBeTruthy();
+    const foreign = await second.browser.fetch(first.callback);
+    expect(foreign.status).toBe(400);
+    expect(foreign.headers.get('location')).toBeNull();
+    expect(await foreign.text()).toContain('opened in another browser');
+    // The state was left unused: the first browser completes it, once.
+    const done = await follow(first.browser, await first.browser.fetch(first.callback));
+    expect(done.location?.searchParams.get('code')).toBeTruthy();
+    expect((await first.browser.fetch(first.callback)).status).toBe(400);
   });
 
   it('asks for TOTP enrolment when the organization uses MFA, unless the provider is trusted for it', async () => {

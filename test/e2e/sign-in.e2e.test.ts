@@ -4,18 +4,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { signEs256 } from '../../shared/auth/compact-jwt.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
-import { updateUserAttributes } from '../../shared/store/user-repository.js';
+import { setUserStatus, updateUserAttributes } from '../../shared/store/user-repository.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { uniqueEmail, useService } from '../support/service.js';
 import {
   AFTER_LOGOUT,
   type Application,
   exchange,
+  newApplication,
   PASSWORD,
   REDIRECT,
   registerApplication,
   relyingParty,
   signIn as signInAs,
+  startSignIn,
 } from '../support/sign-in-flow.js';
 
 const service = useService();
@@ -24,6 +26,8 @@ let confidential: Application;
 let publicApp: Application;
 let person: { id: string; email: string };
 let other: { id: string; email: string };
+/** PASSWORD's hash, computed once: hashing is what a sign-in test spends its time on. */
+let passwordHash: string;
 
 const register = (body: Record<string, unknown>) => registerApplication(service, body);
 const configurationOf = (application: Application, auth: oidc.ClientAuth) =>
@@ -64,13 +68,14 @@ beforeAll(async () => {
     tokenEndpointAuthMethod: 'none',
   });
   publicApp = registeredPublic.body;
+  passwordHash = await hashPassword(PASSWORD);
   const email = uniqueEmail('signin');
   const id = await service.createUser({ email, name: 'Signing Person' });
-  await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+  await updateUserAttributes(service.organizationId, id, { passwordHash });
   person = { id, email };
   const otherEmail = uniqueEmail('signin-other');
   const otherId = await service.createUser({ email: otherEmail, name: 'Another Person' });
-  await updateUserAttributes(service.organizationId, otherId, { passwordHash: await hashPassword(PASSWORD) });
+  await updateUserAttributes(service.organizationId, otherId, { passwordHash });
   other = { id: otherId, email: otherEmail };
 });
 
@@ -296,24 +301,110 @@ describe('authorization request refusals', () => {
     expect(location.searchParams.get('state')).toBe('st4te');
   });
 
-  it('answers a wrong password like an unknown email, and refuses a form from another browser', async () => {
+  /** A pending sign-in: its own browser (with its binding cookie) and the request its page carries. */
+  const pendingSignIn = async (configuration: oidc.Configuration) => {
+    const started = await startSignIn(configuration);
+    expect(started.response.status).toBe(200);
+    const request = hiddenField(await started.response.text(), 'request') ?? '';
+    expect(request).not.toBe('');
+    expect(started.browser.cookies.get('idp-browser')).toBeTruthy();
+    return { ...started, request };
+  };
+  const submitPassword = (
+    browser: BrowserSession,
+    request: string,
+    email = person.email,
+    password = PASSWORD,
+  ) => browser.submit(`${service.baseUrl}/signin`, { request, email, password });
+  const codeOf = (answer: Response) =>
+    new URL(answer.headers.get('location') ?? '', service.baseUrl).searchParams.get('code');
+
+  it("refuses a sign-in form posted with another browser's request (login CSRF)", async () => {
     const configuration = await configurationOf(
       confidential,
       oidc.ClientSecretBasic(confidential.clientSecret),
     );
-    const wrong = await signIn(configuration, { password: 'not the password at all' });
-    expect(wrong.answer?.status).toBe(401);
-    const page = await wrong.answer?.text();
-    expect(page).toContain('The email or password is not right.');
-    expect(page).toContain('<label for="password">Password</label>');
-    const request = hiddenField(page ?? '', 'request') ?? '';
-    const otherBrowser = await new BrowserSession().submit(`${service.baseUrl}/signin`, {
-      request,
-      email: person.email,
-      password: PASSWORD,
-    });
-    expect(otherBrowser.status).toBe(400);
-    expect(otherBrowser.headers.get('location')).toBeNull();
+    const victim = await pendingSignIn(configuration);
+    const attacker = await pendingSignIn(configuration);
+    // Positive control: the attacker's browser posts its own request and signs in.
+    const own = await submitPassword(attacker.browser, attacker.request);
+    expect(own.status).toBe(303);
+    expect(codeOf(own)).toBeTruthy();
+    // The attack: the same browser, its own binding cookie still valid, posts the victim's request.
+    expect(attacker.browser.cookies.get('idp-browser')).toBeTruthy();
+    const refused = await submitPassword(attacker.browser, victim.request);
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('location')).toBeNull();
+    expect(await refused.text()).toContain('opened in another browser');
+    // The victim's request was pending all along: its own browser completes it.
+    const victims = await submitPassword(victim.browser, victim.request);
+    expect(victims.status).toBe(303);
+    expect(codeOf(victims)).toBeTruthy();
+  });
+
+  it('answers a wrong password, an unknown email and an INACTIVE user alike: the same status and page', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const inactive = uniqueEmail('inactive');
+    const inactiveId = await service.createUser({ email: inactive, name: 'Inactive Person' });
+    await updateUserAttributes(service.organizationId, inactiveId, { passwordHash });
+    /** One attempt from its own pending sign-in; the page without what differs by request and email. */
+    const attempt = async (email: string, password: string) => {
+      const { browser, request } = await pendingSignIn(configuration);
+      const answer = await submitPassword(browser, request, email, password);
+      const page = (await answer.text()).replaceAll(request, '<request>').replaceAll(email, '<email>');
+      return { answer, page };
+    };
+    // Positive control: the user, while ACTIVE, signs in with this very password.
+    expect((await attempt(inactive, PASSWORD)).answer.status).toBe(303);
+    await setUserStatus(service.organizationId, inactiveId, 'INACTIVE');
+
+    const answers = [
+      await attempt(person.email, 'not the password at all'),
+      await attempt(uniqueEmail('nobody'), PASSWORD),
+      await attempt(inactive, PASSWORD),
+    ];
+    const [wrong] = answers;
+    expect(wrong?.answer.status).toBe(401);
+    expect(wrong?.page).toContain('The email or password is not right.');
+    expect(wrong?.page).toContain('value="<email>"');
+    for (const { answer, page } of answers) {
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('location')).toBeNull();
+      expect(page).toBe(wrong?.page);
+    }
+  });
+
+  it("does not reuse a session of another organization: that organization's application asks for sign-in", async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const elsewhere = await service.freshOrganization({ name: 'Elsewhere' });
+    const foreignApplication = await newApplication(service, elsewhere);
+    const foreign = await configurationOf(
+      foreignApplication,
+      oidc.ClientSecretBasic(foreignApplication.clientSecret),
+    );
+    const { browser } = await signIn(configuration);
+    // Positive control: the session answers the next request of its own organization with a code.
+    const reused = await startSignIn(configuration, { browser });
+    expect(reused.response.status).toBe(303);
+    expect(codeOf(reused.response)).toBeTruthy();
+    // The same browser, the same session, an application of another organization: asked to sign in.
+    const asked = await startSignIn(foreign, { browser });
+    expect(asked.response.status).toBe(200);
+    expect(asked.response.headers.get('location')).toBeNull();
+    const page = await asked.response.text();
+    expect(page).toContain('Sign in to Elsewhere');
+    expect(page).toContain('<button type="submit">Sign in</button>');
+    const silent = await startSignIn(foreign, { browser, extra: { prompt: 'none' } });
+    expect(silent.response.status).toBe(303);
+    const back = new URL(silent.response.headers.get('location') ?? '');
+    expect(back.searchParams.get('error')).toBe('login_required');
+    expect(back.searchParams.get('code')).toBeNull();
   });
 });
 
@@ -472,19 +563,97 @@ describe('sessions and logout', () => {
     expect(await signedIn(configuration, flow.browser)).toBe(false);
   });
 
-  it('never sends the browser to a post-logout redirect URI without an ID token hint', async () => {
-    const configuration = await confidentialParty();
-    const { browser } = await signIn(configuration);
-    const asked = { post_logout_redirect_uri: AFTER_LOGOUT, client_id: confidential.id, state: 'bye' };
-    const fields = await confirmationOf(await browser.fetch(logoutUrl(asked)));
+  it("sends the browser after logout only to a URI the hint's own application registered", async () => {
+    const OTHER_AFTER_LOGOUT = 'http://127.0.0.1:4999/other-signed-out';
+    const registered = await register({
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+      postLogoutRedirectUris: [OTHER_AFTER_LOGOUT],
+    });
+    const otherApp = registered.body;
+    const [configuration, otherConfiguration] = await Promise.all([
+      confidentialParty(),
+      configurationOf(otherApp, oidc.ClientSecretBasic(otherApp.clientSecret)),
+    ]);
+    /** A browser signed in once, to both applications (the second silently), and each one's ID token. */
+    const signedInToBoth = async () => {
+      const first = await signIn(configuration);
+      const second = await signIn(otherConfiguration, { browser: first.browser, extra: { prompt: 'none' } });
+      const [mine, theirs] = await Promise.all([
+        exchange(configuration, first),
+        exchange(otherConfiguration, second),
+      ]);
+      return { browser: first.browser, hint: mine.id_token as string, otherHint: theirs.id_token as string };
+    };
+    const expectRedirect = async (response: Response, location: string) => {
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe(location);
+    };
+
+    // Positive controls: a hint with its own application's URI (and client_id) sends the browser there.
+    const control = await signedInToBoth();
+    await expectRedirect(
+      await control.browser.fetch(
+        logoutUrl({
+          id_token_hint: control.hint,
+          client_id: confidential.id,
+          post_logout_redirect_uri: AFTER_LOGOUT,
+          state: 'bye',
+        }),
+      ),
+      `${AFTER_LOGOUT}?state=bye`,
+    );
+    await expectRedirect(
+      await control.browser.fetch(
+        logoutUrl({
+          id_token_hint: control.otherHint,
+          client_id: otherApp.id,
+          post_logout_redirect_uri: OTHER_AFTER_LOGOUT,
+        }),
+      ),
+      OTHER_AFTER_LOGOUT,
+    );
+
+    // The attacks, each against a live session and with its own valid hints: a 400 page, no redirect.
+    const { browser, hint, otherHint } = await signedInToBoth();
+    const refusals: [string, Record<string, string>, string][] = [
+      [
+        "another application's URI",
+        { id_token_hint: hint, post_logout_redirect_uri: OTHER_AFTER_LOGOUT },
+        'The post-logout redirect URI is not registered for this application.',
+      ],
+      [
+        'a hint issued to another client_id',
+        {
+          id_token_hint: otherHint,
+          client_id: confidential.id,
+          post_logout_redirect_uri: OTHER_AFTER_LOGOUT,
+        },
+        'client_id does not match the application of the id_token_hint.',
+      ],
+    ];
+    for (const [attack, parameters, message] of refusals) {
+      const refused = await browser.fetch(logoutUrl({ ...parameters, state: 'bye' }));
+      expect(refused.status, attack).toBe(400);
+      expect(refused.headers.get('location'), attack).toBeNull();
+      expect(await refused.text(), attack).toContain(message);
+    }
+    expect(await signedIn(configuration, browser)).toBe(true);
+
+    // No hint: the person is asked, and signed out on confirming, but never sent to the URI, even
+    // one the named client_id registered.
+    const unhinted = { post_logout_redirect_uri: AFTER_LOGOUT, client_id: confidential.id, state: 'bye' };
+    const fields = await confirmationOf(await browser.fetch(logoutUrl(unhinted)));
     const confirmed = await confirm(browser, fields);
     expect(confirmed.status).toBe(200);
     expect(confirmed.headers.get('location')).toBeNull();
     expect(await confirmed.text()).toContain('<h1>Signed out</h1>');
+    expect(await signedIn(configuration, browser)).toBe(false);
     // Without a session: the signed-out page, still no redirect.
-    const noSession = await new BrowserSession().fetch(logoutUrl(asked));
+    const noSession = await browser.fetch(logoutUrl(unhinted));
     expect(noSession.status).toBe(200);
     expect(noSession.headers.get('location')).toBeNull();
+    expect(await noSession.text()).toContain('<h1>Signed out</h1>');
   });
 
   it('revokes a refresh token (RFC 7009) and answers 200 for anything unknown', async () => {
@@ -522,7 +691,7 @@ describe('brute force', () => {
     );
     const email = uniqueEmail('locked');
     const id = await service.createUser({ email, name: 'Locked Person' });
-    await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+    await updateUserAttributes(service.organizationId, id, { passwordHash });
     const answers: { status?: number; error?: string }[] = [];
     for (let attempt = 0; attempt < 5; attempt++) {
       const refused = await signIn(configuration, { email, password: `wrong password ${attempt}` });

@@ -5,6 +5,8 @@ import { redirectBack } from '../../domain/authorization.js';
 import { maxAgeAtCallback, upstreamMaxAge } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
+import { readCookie } from '../../pages/cookies.js';
+import { secureCookies } from '../../pages/forms.js';
 import { seeOther } from '../../pages/html.js';
 import { errorPage } from '../../pages/sign-in-pages.js';
 import { saveFederationState, takeFederationState } from '../../store/federation-state.js';
@@ -70,6 +72,7 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = await saveFederationState({
     requestId: pending.id,
+    browserDigest: pending.browserDigest,
     providerClientId: clientId,
     issuer: binding.issuer,
     nonce,
@@ -180,7 +183,8 @@ const upstreamRefusal = async (
 export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const query = new URLSearchParams(event.rawQueryString);
   const state = query.get('state');
-  const started = state ? await takeFederationState(state) : undefined;
+  const binding = readCookie(event.cookies, 'browser', secureCookies());
+  const started = state ? await takeFederationState(state, binding) : undefined;
   const pending = started ? await pendingRequestOf(event, started.requestId) : undefined;
   if (!state || !started || !pending) return errorPage(400, EXPIRED);
   if (event.pathParameters?.clientId !== started.providerClientId) {
