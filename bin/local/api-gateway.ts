@@ -86,6 +86,11 @@ export interface ApiGatewayOptions {
   audience: () => string;
   /** Whether to write API Gateway's access log line for each request (read per request). */
   accessLog?: () => boolean;
+  /**
+   * The time stamped on each request (`requestContext.timeEpoch`, the second the rate limit counts
+   * it in): the machine's, unless a test pins it.
+   */
+  clock?: () => number;
 }
 
 /** What API Gateway's access log says of a request (lib/idp-api.ts has the deployed format). */
@@ -208,7 +213,7 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
         protocol: `HTTP/${request.httpVersion}`,
       },
       { routeKey: routeKey(match.route), pathParameters: match.pathParameters },
-      { requestId, now: new Date(), ...(authorizer ? { authorizer } : {}) },
+      { requestId, now: new Date(options.clock?.() ?? Date.now()), ...(authorizer ? { authorizer } : {}) },
     );
     try {
       return responseOf(await (await handlerOf(match.route.group))(event, lambdaContext(match.route.group)));

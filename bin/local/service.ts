@@ -11,6 +11,8 @@ export interface LocalServiceOptions {
   adminClientSecret?: string;
   /** The public origin, when something in front of the server (a proxy) has another one. */
   issuer?: string;
+  /** The time the gateway stamps on requests (`ApiGatewayOptions.clock`); the machine's by default. */
+  clock?: () => number;
   /** More to prepare before the service answers (`npm start`'s sign-in trial). */
   beforeReady?: (service: BootstrapResult & { baseUrl: string }) => Promise<void>;
 }
@@ -46,6 +48,7 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
     audience: () => config().audience,
     // API Gateway's access log, as the stack configures it; at INFO and DEBUG, as `npm start` runs.
     accessLog: () => ['DEBUG', 'INFO'].includes(config().logLevel),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   Object.assign(process.env, {
     IDP_TABLE_NAME: options.tableName ?? 'idp',

@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_KEY_PREFIX } from '../../shared/http/middleware/powertools-idempotency.js';
+import { batchPut } from '../../shared/store/batch.js';
 import { keys } from '../../shared/store/keys.js';
+import { createRole } from '../../shared/store/role-repository.js';
+import { createUser, storedUser } from '../../shared/store/user-repository.js';
+import { type Call, measureRoundTrips } from '../support/round-trips.js';
 import type { ApiResponse } from '../support/service.js';
-import { getItem, useService } from '../support/service.js';
+import { getItem, uniqueEmail, useService } from '../support/service.js';
 
 /**
  * `Idempotency-Key` runs a write exactly once, whatever the concurrency: of 20 parallel repeats one
  * runs, the others answer its response or 409 (still running); later repeats replay it; another
- * body is 422. Responses carrying a client secret are recorded without it.
+ * body is 422; a refused request frees the key; another caller's key is another key. Responses
+ * carrying a client secret are recorded without it.
  */
 const service = useService();
 
 const PARALLEL = 20;
+const EMAIL_TAKEN = 'A user with this email already exists in the organization';
 let keyCounter = 0;
 const freshKey = (family: string) => `${family}-${Date.now()}-${keyCounter++}`;
 
@@ -69,6 +75,19 @@ const fireRepeats = async (
   return { key, first: successes[0] as ReturnType<typeof answerOf> };
 };
 
+interface TransactionInput {
+  TransactItems?: { Update?: { Key: { pk: unknown }; UpdateExpression: string } }[];
+}
+
+/** A transaction that adds to a set of the item in `partition` (a grant to a user). */
+const grantsTo =
+  (partition: string) =>
+  ({ command, input }: Call): boolean =>
+    command === 'TransactWriteCommand' &&
+    ((input as TransactionInput).TransactItems ?? []).some(
+      (item) => item.Update?.Key.pk === partition && item.Update.UpdateExpression.startsWith('ADD '),
+    );
+
 const newUserBody = () => ({
   email: `person-${freshKey('u')}@example.com`,
   name: 'Idempotent Person',
@@ -109,14 +128,19 @@ describe('20 parallel repeats of one Idempotency-Key run the write once', () => 
     );
   });
 
-  it('grant a role to a user', async () => {
+  it('grant a role to a user (its executions counted: the grant transactions sent)', async () => {
     const userId = await service.createUser({ email: `grantee-${freshKey('g')}@example.com` });
     const role = await send('POST', '/idp/roles', freshKey('role'), {
       name: `Granted ${freshKey('r')}`,
       permissions: [],
     });
-    const roleId = String(role.headers.get('location')).split('/').pop();
-    await fireRepeats('PUT', `/idp/users/${userId}/roles/${roleId}/grant`, undefined, undefined);
+    const roleId = String(role.headers.get('location')).split('/').pop() as string;
+    // A grant adds to a set, so what it leaves behind cannot tell one execution from twenty: count
+    // the transactions that add the role to the user instead (the service runs in this process).
+    const { recorded } = await measureRoundTrips('20 repeats of one grant and a replay', () =>
+      fireRepeats('PUT', `/idp/users/${userId}/roles/${roleId}/grant`, undefined, undefined),
+    );
+    expect(recorded.filter(grantsTo(keys.user(service.organizationId, userId).pk))).toHaveLength(1);
     const user = await service.call<{ roles: string[] }>('GET', `/idp/users/${userId}`, {
       token: service.admin.token,
     });
@@ -158,7 +182,10 @@ describe('one key, different bodies', () => {
     // Another user holds the email: the request under `key` is refused (409, email taken).
     const holder = await send('POST', '/idp/users', freshKey('holder'), wanted);
     expect(holder.status).toBe(204);
-    expect((await send('POST', '/idp/users', key, wanted)).status).toBe(409);
+    const before = await count('/idp/users');
+    const refused = await send('POST', '/idp/users', key, wanted);
+    expect([refused.status, refused.body.message]).toEqual([409, EMAIL_TAKEN]);
+    expect(await count('/idp/users')).toBe(before);
     // The holder lets the email go; the same request under the same key now runs and succeeds.
     const holderPath = new URL(String(holder.headers.get('location'))).pathname;
     const moved = await service.call('PUT', holderPath, {
@@ -169,6 +196,96 @@ describe('one key, different bodies', () => {
     const retried = await send('POST', '/idp/users', key, wanted);
     expect(retried.status).toBe(204);
     expect(retried.headers.get('location')).not.toBe(holder.headers.get('location'));
+    expect(await count('/idp/users')).toBe(before + 1);
+  });
+
+  it('a refused request frees its key: the request changed only where it failed runs under the same key', async () => {
+    const taken = newUserBody();
+    // Positive control: the request done right (its email free) succeeds.
+    expect((await send('POST', '/idp/users', freshKey('holder'), taken)).status).toBe(204);
+    const key = freshKey('changed');
+    const before = await count('/idp/users');
+    const refused = await send('POST', '/idp/users', key, taken);
+    expect([refused.status, refused.body.message]).toEqual([409, EMAIL_TAKEN]);
+    // Only the email differs (another body under the key would be 422 had the key been kept).
+    const fixed = { ...taken, email: `fixed-${freshKey('e')}@example.com` };
+    const retried = await send('POST', '/idp/users', key, fixed);
+    expect(retried.status).toBe(204);
+    expect(await count('/idp/users')).toBe(before + 1);
+    // The key now belongs to the request that ran: it replays that one.
+    expect(answerOf(await send('POST', '/idp/users', key, fixed))).toEqual(answerOf(retried));
+  });
+});
+
+describe('one key, other callers', () => {
+  const newClientBody = () => ({ name: `Same request ${freshKey('n')}`, clientType: 'STANDARD' });
+  const sendAs = (token: string, key: string, body: unknown) =>
+    service.call<Record<string, unknown>>('POST', '/idp/clients', {
+      token,
+      body,
+      headers: { 'idempotency-key': key },
+    });
+  const clientCount = async (token: string) => {
+    const listed = await service.call<unknown[]>('GET', '/idp/clients', { token });
+    expect(listed.status).toBe(200);
+    return listed.body.length;
+  };
+
+  it('another client of the organization runs its own request, and is never answered the first', async () => {
+    const other = await service.callerWith(['API_CLIENTS.WRITE', 'API_CLIENTS.READ']);
+    const key = freshKey('shared');
+    const body = newClientBody();
+    const first = await sendAs(service.admin.token, key, body);
+    expect(first.status).toBe(201);
+    // Positive control: the same caller's repeat replays the first answer.
+    expect(answerOf(await sendAs(service.admin.token, key, body))).toEqual(answerOf(first));
+    const before = await clientCount(service.admin.token);
+    const theirs = await sendAs(other.token, key, body);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(first.body.id);
+    expect(theirs.body.clientSecret).not.toBe(first.body.clientSecret);
+    expect(await clientCount(service.admin.token)).toBe(before + 1);
+  });
+
+  it('the same principal id in another organization runs its own request there', async () => {
+    // Principal ids are unique across organizations in practice; a person with the same id in two
+    // organizations leaves the organization as the only difference between the two requests.
+    const [home, away] = [service.organizationId, (await service.freshOrganization()).orgId];
+    const { user } = await createUser({
+      organizationId: home,
+      email: uniqueEmail('twice'),
+      name: 'In two organizations',
+      userType: 'STANDARD',
+      createdBy: 'test',
+    });
+    const clientWriter = (organizationId: string) =>
+      createRole({
+        organizationId,
+        name: `client writer ${freshKey('r')}`,
+        permissions: ['API_CLIENTS.WRITE', 'API_CLIENTS.READ'],
+        createdBy: 'test',
+      });
+    const [homeRole, awayRole] = await Promise.all([clientWriter(home), clientWriter(away)]);
+    await batchPut([
+      storedUser({ ...user, roles: new Set([homeRole.id]) }),
+      storedUser({ ...user, organizationId: away, roles: new Set([awayRole.id]) }),
+    ]);
+    const [homeToken, awayToken] = await Promise.all([
+      service.userToken(user.id, home),
+      service.userToken(user.id, away),
+    ]);
+    const key = freshKey('person');
+    const body = newClientBody();
+    const first = await sendAs(homeToken, key, body);
+    expect(first.status).toBe(201);
+    expect(answerOf(await sendAs(homeToken, key, body))).toEqual(answerOf(first));
+    const before = await clientCount(awayToken);
+    const there = await sendAs(awayToken, key, body);
+    expect(there.status).toBe(201);
+    expect(there.body.id).not.toBe(first.body.id);
+    expect(await clientCount(awayToken)).toBe(before + 1);
+    const read = await service.call('GET', `/idp/clients/${there.body.id}`, { token: awayToken });
+    expect(read.status).toBe(200);
   });
 });
 

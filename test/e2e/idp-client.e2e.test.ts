@@ -13,7 +13,6 @@ const clientOf = (
   options: { pacing?: { rate: number; burst: number }; loseFirstAnswerTo?: string } = {},
 ) => {
   const statuses: number[] = [];
-  const sentAt: number[] = [];
   let lose = options.loseFirstAnswerTo;
   const client = new IdpClient({
     baseUrl: service.baseUrl,
@@ -21,7 +20,6 @@ const clientOf = (
     ...(options.pacing ? { pacing: options.pacing } : { pacing: false }),
     retry: { firstDelayMillis: 50 },
     fetch: async (input, init) => {
-      if (!String(input).endsWith('/oauth2/token')) sentAt.push(performance.now());
       const response = await fetch(input, init);
       if (!String(input).endsWith('/oauth2/token')) statuses.push(response.status);
       if (lose && `${init?.method} ${new URL(String(input)).pathname}` === lose) {
@@ -32,7 +30,7 @@ const clientOf = (
       return response;
     },
   });
-  return { client, statuses, sentAt };
+  return { client, statuses };
 };
 
 describe('IdpClient against the service', () => {
@@ -40,15 +38,10 @@ describe('IdpClient against the service', () => {
     const caller = await service.freshOrganization({ rateLimit: { rate: 50, burst: 50 } });
     // Below the contract, as the seed advises: the limit counts calendar seconds at the service,
     // where a loaded machine may deliver paced requests in bunches (a 429 then is retried).
-    const { client, sentAt } = clientOf(caller, { pacing: { rate: 40, burst: 40 } });
+    // How the client spaces its calls is shown on a faked clock (idp-client.unit.test.ts).
+    const { client } = clientOf(caller, { pacing: { rate: 40, burst: 40 } });
     const answers = await Promise.all(Array.from({ length: 200 }, () => client.listPermissions()));
     expect(answers.every((permissions) => permissions.length > 0)).toBe(true);
-    // No second of sending, wherever it starts, holds more than the burst and a second's rate.
-    const busiest = Math.max(
-      ...sentAt.map((start) => sentAt.filter((at) => at >= start && at < start + 1000).length),
-    );
-    expect(busiest).toBeLessThanOrEqual(80);
-    expect(Math.max(...sentAt) - Math.min(...sentAt)).toBeGreaterThanOrEqual(((200 - 80) / 40) * 1000 - 50);
   });
 
   it('retries a write whose answer was lost under the same Idempotency-Key: applied once', async () => {

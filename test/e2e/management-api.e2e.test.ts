@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { updateApiClient } from '../../shared/store/api-client-repository.js';
@@ -22,29 +21,13 @@ describe('authentication at the gateway', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 
-  it('refuses a forged, a foreign-issuer and an expired token with 401', async () => {
-    const { privateKey } = await generateKeyPair('ES256');
-    const claims = {
-      org: service.organizationId,
-      principal_type: 'client',
-      user_type: 'STANDARD',
-      permissions: [],
-    };
-    const forged = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'ES256', kid: 'forged' })
-      .setIssuer(service.baseUrl)
-      .setAudience('idp')
-      .setExpirationTime('1h')
-      .sign(privateKey);
-    const [, payload] = service.admin.token.split('.');
-    const decoded = JSON.parse(Buffer.from(payload as string, 'base64url').toString());
-    const tampered = service.admin.token.replace(
-      payload as string,
-      Buffer.from(JSON.stringify({ ...decoded, iss: 'https://elsewhere.example' })).toString('base64url'),
+  it('refuses what is not a JWT with 401, naming why', async () => {
+    const response = await service.call('GET', '/idp/permissions', { token: 'not-a-jwt' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer scope="" error="invalid_token" error_description="token contains an invalid number of segments"',
     );
-    for (const token of [forged, tampered, 'not-a-jwt']) {
-      expect((await service.call('GET', '/idp/permissions', { token })).status).toBe(401);
-    }
+    // Tokens of another issuer, audience or key, and expired ones: token-verification.e2e.test.ts.
   });
 });
 

@@ -16,8 +16,8 @@ import {
   groupPath,
   groupsApi,
   idFromLocation,
+  nextMillisecond,
   permissionsWithout,
-  sleep,
   statuses,
   times,
   useFixture,
@@ -177,7 +177,7 @@ describe('GET /idp/policies', () => {
     const created: ApiPolicy[] = [];
     for (const name of ['Zulu', 'alpha', 'Mike', 'Bravo']) {
       created.push(await newPolicy(name, writer));
-      await sleep(3);
+      await nextMillisecond();
     }
     const [zulu, alpha, mike, bravo] = created as [ApiPolicy, ApiPolicy, ApiPolicy, ApiPolicy];
     expect(await list(writer)).toEqual([zulu, alpha, mike, bravo]);

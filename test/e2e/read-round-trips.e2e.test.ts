@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { RATE_COUNTER_PREFIX } from '../../shared/store/keys.js';
 import { measureRoundTrips, roundTrips } from '../support/round-trips.js';
@@ -8,10 +8,17 @@ import { createTestOrganization, uniqueEmail, useService } from '../support/serv
  * DynamoDB round trips on the critical path of a management request, measured in the service's
  * own process: a read runs beside its rate-limit write, a write waits for it.
  */
-const service = useService();
-
-const startOfNextSecond = () =>
-  new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+/** The second the gateway stamps on requests: the machine's until a test pins one. */
+let pinnedSecond: number | undefined;
+const service = useService({
+  clock: () => (pinnedSecond === undefined ? Date.now() : pinnedSecond * 1000 + 500),
+});
+/** Seconds of this file's own (its database is its own): nothing else counts in them. */
+const FIRST_SECOND = 1_900_000_000;
+const OTHER_SECOND = 1_900_000_100;
+afterEach(() => {
+  pinnedSecond = undefined;
+});
 
 /** A caller of a new organization with `rateLimit`, a user to read, both warmed up. */
 const organizationWith = async (rateLimit: RateLimitSettings) => {
@@ -29,7 +36,8 @@ const organizationWith = async (rateLimit: RateLimitSettings) => {
 describe('round trips of a management request', () => {
   it('a steady read is one round trip, the first read of a second too', async () => {
     const { token, path } = await organizationWith({ rate: 10, burst: 10 });
-    await startOfNextSecond();
+    // A second no request has counted in yet.
+    pinnedSecond = FIRST_SECOND;
     const first = await measureRoundTrips('first read of a second', () =>
       service.call('GET', path, { token }),
     );
@@ -48,8 +56,7 @@ describe('round trips of a management request', () => {
   it('a read beyond the steady share of a second costs at most one more', async () => {
     const { token, path } = await organizationWith({ rate: 1, burst: 5 });
     // After an idle second the allowance is 1 + 5: the second read goes beyond the steady share.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    await startOfNextSecond();
+    pinnedSecond = OTHER_SECOND;
     await service.call('GET', path, { token });
     const beyond = await measureRoundTrips('read beyond the steady rate', () =>
       service.call('GET', path, { token }),

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useService } from '../support/service.js';
 
 // DECISIONS.md: at most 20 sign-in attempts a minute per client IP (vitest.config.ts raises it
@@ -43,18 +43,25 @@ const postFrom = (localAddress: string, path: string) =>
 
 describe('sign-in attempts per client address', () => {
   it('answers the 21st attempt of a minute with a 429 page, for that address only', async () => {
-    // Keep the minute from turning over mid-test: start early in one.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
-    const answers = [];
-    for (let attempt = 0; attempt < 20; attempt++) {
-      answers.push(await postFrom('127.0.0.9', attempt % 2 ? '/signin' : '/signin/totp'));
+    // The service counts attempts per minute of its clock (this process's): the clock stands still
+    // for the test, so no minute turns over in the middle of it (only Date is faked).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const answers = [];
+      for (let attempt = 0; attempt < 20; attempt++) {
+        answers.push(await postFrom('127.0.0.9', attempt % 2 ? '/signin' : '/signin/totp'));
+      }
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(400));
+      const throttled = await postFrom('127.0.0.9', '/signin/forgot');
+      expect(throttled.status).toBe(429);
+      expect(throttled.retryAfter).toBe('60');
+      expect(throttled.body).toContain('too many sign-in attempts from your network');
+      expect((await postFrom('127.0.0.10', '/signin')).status).toBe(400);
+      // The next minute starts afresh.
+      vi.advanceTimersByTime(60_000);
+      expect((await postFrom('127.0.0.9', '/signin')).status).toBe(400);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(400));
-    const throttled = await postFrom('127.0.0.9', '/signin/forgot');
-    expect(throttled.status).toBe(429);
-    expect(throttled.retryAfter).toBe('60');
-    expect(throttled.body).toContain('too many sign-in attempts from your network');
-    expect((await postFrom('127.0.0.10', '/signin')).status).toBe(400);
   });
 });

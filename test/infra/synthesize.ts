@@ -74,3 +74,34 @@ export const statementsOfRole = (template: Template, roleLogicalId: string): Sta
       Action: [statement.Action].flat().sort(),
       Resource: [statement.Resource].flat(),
     }));
+
+/**
+ * One IAM statement as a line a person reads and writes: `<actions> on <resources>` and its
+ * conditions, e.g. `dynamodb:UpdateItem on table where ForAllValues:StringLike
+ * dynamodb:LeadingKeys RATE#*`. Actions and condition values sorted (their order means nothing);
+ * resources named by `names` (logical id to name), pseudo parameters as `<AWS::Region>`; anything
+ * else is spelled out as it is, so that nothing new hides behind a name.
+ */
+export const describeStatement = (statement: Statement, names: ReadonlyMap<string, string>): string => {
+  const resource = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    const intrinsic = value as Record<string, unknown>;
+    if (typeof intrinsic.Ref === 'string') {
+      return intrinsic.Ref.startsWith('AWS::')
+        ? `<${intrinsic.Ref}>`
+        : (names.get(intrinsic.Ref) ?? intrinsic.Ref);
+    }
+    const getAtt = intrinsic['Fn::GetAtt'] as [string, string] | undefined;
+    if (getAtt?.[1] === 'Arn') return names.get(getAtt[0]) ?? `${getAtt[0]}.Arn`;
+    const join = intrinsic['Fn::Join'] as [string, unknown[]] | undefined;
+    if (join) return join[1].map(resource).join(join[0]);
+    return JSON.stringify(value);
+  };
+  const conditions = Object.entries(statement.Condition ?? {}).flatMap(([operator, tests]) =>
+    Object.entries(tests).map(
+      ([key, values]) => ` where ${operator} ${key} ${[values].flat().sort().join(', ')}`,
+    ),
+  );
+  const effect = statement.Effect === 'Allow' ? '' : `${statement.Effect} `;
+  return `${effect}${[...statement.Action].sort().join(' ')} on ${statement.Resource.map(resource).join(', ')}${conditions.join('')}`;
+};

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
@@ -10,8 +11,10 @@ import {
   updateApiClient,
 } from '../../shared/store/api-client-repository.js';
 import { defineManagedRole, getPermission, seedSystemData } from '../../shared/store/catalogue-repository.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
 import { PermissionEntity } from '../../shared/store/entities.js';
 import { grantTarget } from '../../shared/store/grant-targets.js';
+import { keys } from '../../shared/store/keys.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { archivePolicy, createPolicy } from '../../shared/store/policy-repository.js';
 import { changeRolePluginPermissions } from '../../shared/store/role-plugin-permissions.js';
@@ -31,9 +34,10 @@ import { deleteUserGroup } from '../../shared/store/user-group-lifecycle.js';
 import {
   changeUserGroupGrant,
   createUserGroup,
+  memberIdsOf,
   updateUserGroup,
 } from '../../shared/store/user-group-repository.js';
-import { createUser } from '../../shared/store/user-repository.js';
+import { createUser, getUser } from '../../shared/store/user-repository.js';
 import { put, writeOne } from '../../shared/store/writes.js';
 import { createTestClient, createTestOrganization, uniqueEmail, useDatabase } from '../support/service.js';
 import {
@@ -274,6 +278,26 @@ describe("a person's token (nothing of it cached but the dependency graph)", () 
     it('the group deleted', async () => {
       const { org, groupId, token } = await member();
       await expectGoneASecondAfter(token, holds('PERMISSIONS.LIST'), () => deleteUserGroup(org, groupId));
+    });
+
+    it('a delete stopped half way: the group hidden, its member still in it', async () => {
+      const { org, userId, groupId, token } = await member();
+      // The state the delete's first transaction leaves (user-group-lifecycle.ts) when the work on
+      // the members never follows: the mark, out of the listing; both sides of the membership kept.
+      const halfDeleted = async () => {
+        await db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.userGroup(org, groupId),
+            UpdateExpression: 'SET lifecycle = :deleting REMOVE #listing',
+            ExpressionAttributeNames: { '#listing': keys.listingSortKey },
+            ExpressionAttributeValues: { ':deleting': 'DELETING' },
+          }),
+        );
+        expect((await getUser(org, userId, true))?.userGroups).toEqual(new Set([groupId]));
+        expect(await memberIdsOf(org, groupId)).toEqual([userId]);
+      };
+      await expectGoneASecondAfter(token, holds('PERMISSIONS.LIST'), halfDeleted);
     });
 
     it('the member removed from the group', async () => {

@@ -127,7 +127,8 @@ describe(`a user group with ${MEMBERS} members`, () => {
     expect((await listUserGroups(orgId, 0, 10)).groups.map((group) => group.id)).toEqual([copy.id]);
   }, 300_000);
 
-  it('resumes a delete that failed half way; the group is hidden and grants nothing meanwhile', async () => {
+  // That a half-deleted group grants nothing: permission-removals.int.test.ts.
+  it('resumes a delete that failed half way; the group is hidden meanwhile', async () => {
     const orgId = (await createTestOrganization()).id;
     const group = await createUserGroup({ organizationId: orgId, name: 'Crashy', createdBy: 't' });
     const memberIds = await seedMembers(orgId, group.id, 1_000);

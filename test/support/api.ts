@@ -48,4 +48,11 @@ export const statuses = (responses: { status: number }[]) => responses.map((resp
 export const times = <T>(count: number, make: (index: number) => Promise<T>) =>
   Promise.all(Array.from({ length: count }, (_, index) => make(index)));
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves as soon as the clock shows a later millisecond than when it was called: what the service
+ * (in this process, on the same clock) writes afterwards is stamped later than what it wrote before.
+ */
+export const nextMillisecond = async (): Promise<void> => {
+  const now = Date.now();
+  while (Date.now() <= now) await new Promise((resolve) => setImmediate(resolve));
+};

@@ -13,7 +13,7 @@ process.on('exit', () => {
 export const startServer = <T>(
   script: string,
   env: Record<string, string> = {},
-): Promise<T & { stop(): void }> =>
+): Promise<T & { stop(): void; ask(message: object): Promise<unknown> }> =>
   new Promise((resolve, reject) => {
     const child = fork(script, [], {
       execArgv: ['--import', 'tsx'],
@@ -26,7 +26,13 @@ export const startServer = <T>(
       child.kill();
     };
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before serving`)));
-    child.once('message', (message) => resolve({ ...(message as T), stop }));
+    // A message for the server, answered by its next message (e.g. a clock pinned).
+    const ask = (message: object) =>
+      new Promise<unknown>((answered) => {
+        child.once('message', answered);
+        child.send(message);
+      });
+    child.once('message', (message) => resolve({ ...(message as T), stop, ask }));
   });
 
 /** What a child server calls once it serves. */

@@ -100,8 +100,13 @@ const bodyOf = (options: CallOptions): RequestInit['body'] => {
 };
 
 /** Starts the local service (API Gateway emulation + functions) on a free port with its own database. */
-const startService = async (dataDirectory: string, rateLimit: RateLimitSettings) => {
-  const local = await startLocalService({ port: 0, dynamoDbEndpoint: isolateDatabase(), dataDirectory });
+const startService = async (dataDirectory: string, rateLimit: RateLimitSettings, clock?: () => number) => {
+  const local = await startLocalService({
+    port: 0,
+    dynamoDbEndpoint: isolateDatabase(),
+    dataDirectory,
+    ...(clock ? { clock } : {}),
+  });
   await updateOrganizationSettings(local.organizationId, { rateLimit });
   const { baseUrl, organizationId, clientId, clientSecret } = local;
 
@@ -223,12 +228,18 @@ const startService = async (dataDirectory: string, rateLimit: RateLimitSettings)
  * (afterAll). The handle reads the running service on each use, so it may be kept in a module
  * constant, and so may `service.admin` (e.g. `groupsApi(service, service.admin)`).
  */
-export const useService = (options: { rateLimit?: RateLimitSettings } = {}): TestService => {
+export const useService = (
+  options: {
+    rateLimit?: RateLimitSettings;
+    /** The time the gateway stamps on requests (the second the rate limit counts them in). */
+    clock?: () => number;
+  } = {},
+): TestService => {
   let started: Awaited<ReturnType<typeof startService>> | undefined;
   let dataDirectory: string | undefined;
   beforeAll(async () => {
     dataDirectory = makeTempDir('data');
-    started = await startService(dataDirectory, options.rateLimit ?? UNLIMITED);
+    started = await startService(dataDirectory, options.rateLimit ?? UNLIMITED, options.clock);
   });
   afterAll(async () => {
     await started?.close();

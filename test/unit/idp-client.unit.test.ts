@@ -96,6 +96,21 @@ describe('IdpClient', () => {
     vi.useRealTimers();
   });
 
+  it('paces concurrent calls: the burst at once, then the rate, so no second sends more than both', async () => {
+    const { fetch, sent } = scriptedFetch(Array.from({ length: 200 }, () => json(200, [])));
+    const client = clientWith(fetch, { pacing: { rate: 40, burst: 40 } });
+    const calls = Promise.all(Array.from({ length: 200 }, () => client.listPermissions()));
+    const sentBy: number[] = [];
+    let elapsed = 0;
+    for (const time of [0, 999, 1999, 2999, 3999, 4000]) {
+      await vi.advanceTimersByTimeAsync(time - elapsed);
+      elapsed = time;
+      sentBy.push(sent.length);
+    }
+    expect(sentBy).toEqual([40, 79, 119, 159, 199, 200]);
+    expect(await calls).toHaveLength(200);
+  });
+
   it('calls an operation by name with its path, query and body, and a cached client-credentials token', async () => {
     const { fetch, sent, tokenRequests } = scriptedFetch([
       json(200, { id: 'u1', email: 'ada@example.com' }),

@@ -105,12 +105,17 @@ describe('request metrics', () => {
   it("keeps overlapping requests apart where one instance runs several at once (Lambda's multi-concurrency)", async () => {
     process.env.AWS_LAMBDA_MAX_CONCURRENCY = '2';
     const store = await InvokeStore.getInstanceAsync(true);
-    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-    let calls = 0;
+    // Each invocation goes on only once both have started: they overlap, whatever the timing.
+    let started = 0;
+    let bothStarted: () => void = () => {};
+    const overlapping = new Promise<void>((resolve) => {
+      bothStarted = resolve;
+    });
     handle = async () => {
-      const first = calls++ === 0;
+      const first = started++ === 0;
       if (first) countMetric('TokensIssued');
-      await pause();
+      if (started === 2) bothStarted();
+      await overlapping;
       if (!first) countMetric('RateLimited');
       return { body: {} };
     };

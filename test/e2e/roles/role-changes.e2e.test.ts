@@ -10,10 +10,10 @@ import {
   itemField,
   listedNames,
   newRole,
+  nextMillisecond,
   ROLE_NOT_FOUND,
   readRole,
   rolesApi,
-  sleep,
   useService,
 } from '../../support/service.js';
 
@@ -46,7 +46,7 @@ describe('PUT /roles/{id}', () => {
   it('replaces the permissions: 204, no body; dependents follow; updatedAt moves', async () => {
     const id = await role(['USER.LIST', 'ROLES.LIST']);
     const before = await readRole(api, id);
-    await sleep(5);
+    await nextMillisecond();
     const response = await api.update(id, {
       permissions: ['ROLES.DELETE', 'API_CLIENTS.WRITE', 'ROLES.DELETE'],
     });
@@ -194,7 +194,7 @@ describe('POST /roles/{id}/permissions/assign and /revoke', () => {
   it('assign adds, revoke removes; both answer 204 without body and move updatedAt', async () => {
     const id = await role(['USER.LIST']);
     const created = await readRole(api, id);
-    await sleep(5);
+    await nextMillisecond();
     const assigned = await api.change(id, 'assign', ['ROLES.UPDATE', 'SSO.ADMIN']);
     expect(assigned.status).toBe(204);
     expect(assigned.body).toBeUndefined();
@@ -207,7 +207,7 @@ describe('POST /roles/{id}/permissions/assign and /revoke', () => {
     });
     expect(afterAssign.updatedAt).toBeGreaterThan(created.updatedAt);
 
-    await sleep(5);
+    await nextMillisecond();
     const revoked = await api.change(id, 'revoke', ['ROLES.UPDATE', 'USER.LIST']);
     expect(revoked.status).toBe(204);
     expect(revoked.body).toBeUndefined();

@@ -7,9 +7,9 @@ import {
   errorFields,
   groupPath,
   groupsApi,
+  nextMillisecond,
   putTestPolicy,
   putTestRole,
-  sleep,
   useFixture,
   useService,
 } from '../../support/service.js';
@@ -55,7 +55,7 @@ describe('assign', () => {
     const created = await group();
     const id = await make();
     const assigner = await service.callerWith(['USER_ROLES.GRANT', 'USER_POLICIES.GRANT']);
-    await sleep(5);
+    await nextMillisecond();
     const response = await assign(created.id, target, id, assigner.token);
     expect(response.status).toBe(200);
     const changed = response.body.userGroup;

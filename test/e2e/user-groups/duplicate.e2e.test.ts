@@ -5,9 +5,9 @@ import {
   getItem,
   groupPath,
   groupsApi,
+  nextMillisecond,
   putTestPolicy,
   putTestRole,
-  sleep,
   useFixture,
   useService,
 } from '../../support/service.js';
@@ -57,7 +57,7 @@ describe('duplicate', () => {
       'USER_POLICIES.GRANT',
       'USER_GROUP.GRANT',
     ]);
-    await sleep(5);
+    await nextMillisecond();
     const before = Date.now();
     const response = await duplicate(source.id, copier.token);
     const after = Date.now();

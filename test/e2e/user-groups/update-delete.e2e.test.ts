@@ -6,7 +6,7 @@ import {
   getItem,
   groupPath,
   groupsApi,
-  sleep,
+  nextMillisecond,
   useFixture,
   useService,
 } from '../../support/service.js';
@@ -37,7 +37,7 @@ describe('PATCH /userGroups/{id}', () => {
       description: 'before',
     });
     const editor = await service.callerWith(['USER_GROUP.UPDATE']);
-    await sleep(5);
+    await nextMillisecond();
     const response = await patch(group.id, { description: 'after' }, editor.token);
     expect(response.status).toBe(200);
     const changed = response.body.userGroup;
@@ -50,7 +50,7 @@ describe('PATCH /userGroups/{id}', () => {
     expect(changed.updatedAt).toBeGreaterThan(group.updatedAt);
     expect((await groups.get(group.id)).body).toEqual({ userGroup: changed });
 
-    await sleep(5);
+    await nextMillisecond();
     const status = await patch(group.id, { status: 'INACTIVE' });
     expect(status.body.userGroup).toEqual({
       ...changed,
@@ -77,7 +77,7 @@ describe('PATCH /userGroups/{id}', () => {
 
   it('an empty body changes nothing but updatedAt', async () => {
     const group = await groups.newGroup({ name: 'Empty patch' });
-    await sleep(5);
+    await nextMillisecond();
     const response = await patch(group.id, {});
     expect(response.status).toBe(200);
     expect(response.body.userGroup).toEqual({ ...group, updatedAt: response.body.userGroup.updatedAt });

@@ -6,6 +6,7 @@ import {
   errorFields,
   GIF,
   JPEG,
+  nextMillisecond,
   PNG,
   uploadPicture,
   useFixture,
@@ -147,7 +148,7 @@ describe('PUT /users/{id}/picture', () => {
     const id = await service.createUser();
     await upload(id, { bytes: PNG });
     const first = (await pictureUrl(id)) as string;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     expect((await upload(id, { bytes: JPEG })).status).toBe(204);
     const second = (await pictureUrl(id)) as string;
     expect(second).not.toBe(first);
