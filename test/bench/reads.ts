@@ -1,5 +1,7 @@
 import { startServer } from '../support/child-server.js';
+import { median } from './bundles.js';
 import { requestsPerSecond } from './load.js';
+import { processCpuMillis } from './process-cpu.js';
 import { tokenRequest } from './token-endpoint.js';
 
 interface Instance {
@@ -16,6 +18,8 @@ interface Instance {
  */
 export const benchReads = async (options: {
   dynamoDbEndpoint: string;
+  /** DynamoDB Local's process, whose CPU per request each round also prints. */
+  dynamoDbPid: number | undefined;
   rounds: number;
   seconds: number;
   concurrency: number;
@@ -62,6 +66,7 @@ export const benchReads = async (options: {
     bareGetItem: { url: `${bare.url}/`, headers },
     bareChecked: { url: `${checked.url}/`, headers },
   };
+  const pids = { idp: idp.pid, bareGetItem: bare.pid, bareChecked: checked.pid };
   try {
     // Compare warm servers, as a busy function instance is: DynamoDB Local's JVM and V8 compile
     // their hot paths over the first thousands of requests (the service, with more code, reaches
@@ -69,17 +74,37 @@ export const benchReads = async (options: {
     for (const target of Object.values(targets)) await requestsPerSecond(target, options.concurrency, 10);
     const names = Object.keys(targets) as (keyof typeof targets)[];
     const results: Record<keyof typeof targets, number>[] = [];
+    // CPU per request of the server and of DynamoDB Local (both share this machine's two cores
+    // with the load generator, so together they set the rate): where a ratio comes from.
+    const cpu = {} as Record<keyof typeof targets, { server: number[]; dynamoDb: number[] }>;
+    for (const name of Object.keys(targets) as (keyof typeof targets)[])
+      cpu[name] = { server: [], dynamoDb: [] };
     for (let round = 0; round < options.rounds; round++) {
       // Each round starts with another side, so slow drift of the machine favours none of them.
       const order = names.map((_, index) => names[(index + round) % names.length] as keyof typeof targets);
       const rate = {} as Record<keyof typeof targets, number>;
-      for (const name of order)
+      for (const name of order) {
+        const before = {
+          server: processCpuMillis(pids[name]),
+          dynamoDb: processCpuMillis(options.dynamoDbPid),
+        };
         rate[name] = await requestsPerSecond(targets[name], options.concurrency, options.seconds);
+        const requests = rate[name] * options.seconds;
+        const spent = (now: number | undefined, then: number | undefined) =>
+          now === undefined || then === undefined ? Number.NaN : (now - then) / requests;
+        cpu[name].server.push(spent(processCpuMillis(pids[name]), before.server));
+        cpu[name].dynamoDb.push(spent(processCpuMillis(options.dynamoDbPid), before.dynamoDb));
+      }
       console.log(
         `read round ${round + 1}: idp ${rate.idp.toFixed(0)}/s, bare JWT+counter+GetItem ${rate.bareChecked.toFixed(0)}/s (${(rate.idp / rate.bareChecked).toFixed(2)}x), bare GetItem ${rate.bareGetItem.toFixed(0)}/s (${(rate.idp / rate.bareGetItem).toFixed(2)}x)`,
       );
       results.push(rate);
     }
+    const ms = (values: number[]) => median(values).toFixed(2);
+    for (const name of names)
+      console.log(
+        `read CPU per request, ${name}: server ${ms(cpu[name].server)} ms, DynamoDB Local ${ms(cpu[name].dynamoDb)} ms (medians of ${options.rounds} rounds)`,
+      );
     return results;
   } finally {
     for (const server of [idp, bare, checked]) server.stop();

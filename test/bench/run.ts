@@ -42,7 +42,13 @@ try {
     seconds,
     concurrencies: [10, 50],
   });
-  const reads = await benchReads({ dynamoDbEndpoint: dynamo.endpoint, rounds, seconds, concurrency: 10 });
+  const reads = await benchReads({
+    dynamoDbEndpoint: dynamo.endpoint,
+    dynamoDbPid: dynamo.pid,
+    rounds,
+    seconds,
+    concurrency: 10,
+  });
   const warm = await benchLambdaCpu({ dynamoDbEndpoint: dynamo.endpoint, invocations: 500 });
   const powertools = await benchPowertoolsCost(2000);
   const loadOf = (entry: string) => bundles.find((result) => result.entry === entry)?.loadCpu ?? 0;

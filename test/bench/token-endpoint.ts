@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { startServer } from '../support/child-server.js';
 import { requestsPerSecond } from './load.js';
+import { processCpuMillis } from './process-cpu.js';
 
 interface TokenServer {
   tokenUrl: string;
@@ -55,10 +56,21 @@ export const benchTokenEndpoint = async (options: {
       await requestsPerSecond(tokenRequest(idp), concurrency, 1);
       await requestsPerSecond(tokenRequest(peer), concurrency, 1);
       for (let round = 0; round < options.rounds; round++) {
-        const ours = await requestsPerSecond(tokenRequest(idp), concurrency, options.seconds);
-        const theirs = await requestsPerSecond(tokenRequest(peer), concurrency, options.seconds);
+        // The server's own CPU per token beside the rate: the load generator shares the cores.
+        const measured = async (server: typeof idp) => {
+          const before = processCpuMillis(server.pid);
+          const rate = await requestsPerSecond(tokenRequest(server), concurrency, options.seconds);
+          const after = processCpuMillis(server.pid);
+          const perToken =
+            before === undefined || after === undefined
+              ? Number.NaN
+              : (after - before) / (rate * options.seconds);
+          return { rate, perToken };
+        };
+        const { rate: ours, perToken: oursCpu } = await measured(idp);
+        const { rate: theirs, perToken: theirsCpu } = await measured(peer);
         console.log(
-          `token c=${concurrency} round ${round + 1}: idp ${ours.toFixed(0)}/s, oidc-provider ${theirs.toFixed(0)}/s, ratio ${(ours / theirs).toFixed(2)}`,
+          `token c=${concurrency} round ${round + 1}: idp ${ours.toFixed(0)}/s (${oursCpu.toFixed(2)} ms CPU per token), oidc-provider ${theirs.toFixed(0)}/s (${theirsCpu.toFixed(2)} ms), ratio ${(ours / theirs).toFixed(2)}`,
         );
         results.push({ concurrency, idp: ours, peer: theirs });
       }

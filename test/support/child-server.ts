@@ -13,7 +13,7 @@ process.on('exit', () => {
 export const startServer = <T>(
   script: string,
   env: Record<string, string> = {},
-): Promise<T & { stop(): void; ask(message: object): Promise<unknown> }> =>
+): Promise<T & { pid: number | undefined; stop(): void; ask(message: object): Promise<unknown> }> =>
   new Promise((resolve, reject) => {
     const child = fork(script, [], {
       execArgv: ['--import', 'tsx'],
@@ -32,7 +32,7 @@ export const startServer = <T>(
         child.once('message', answered);
         child.send(message);
       });
-    child.once('message', (message) => resolve({ ...(message as T), stop, ask }));
+    child.once('message', (message) => resolve({ ...(message as T), pid: child.pid, stop, ask }));
   });
 
 /** What a child server calls once it serves. */
