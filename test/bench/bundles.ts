@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import { bundleFunction, bundleSizes } from '../../lib/bundling.js';
+import { schemasBuiltAtLoad } from './schemas-at-load.js';
 
 const BASELINE = 'test/bench/baselines/bare-get-item.ts';
 
@@ -75,12 +76,13 @@ export const benchBundles = async (rounds: number) => {
   console.log(
     `bundle baseline (bare GetItem handler): ${kb(baseline.loaded)} loaded, load ${median(baseCpu).toFixed(1)} ms CPU`,
   );
+  const schemas = await schemasBuiltAtLoad(entries);
   const results = entries.map((entry) => {
     const { loaded, total } = bundles.get(entry) ?? { loaded: 0, total: 0 };
     const { cpu, ratios } = samples.get(entry) ?? { cpu: [], ratios: [] };
     const result = { entry, loaded, total, loadCpu: median(cpu), cpuRatio: median(ratios) };
     console.log(
-      `bundle ${entry.padEnd(27)} ${kb(loaded)} loaded (${(loaded / baseline.loaded).toFixed(2)}x), ${kb(total)} in all  load ${result.loadCpu.toFixed(1).padStart(5)} ms CPU ${result.cpuRatio.toFixed(2)}x`,
+      `bundle ${entry.padEnd(27)} ${kb(loaded)} loaded (${(loaded / baseline.loaded).toFixed(2)}x), ${kb(total)} in all  load ${result.loadCpu.toFixed(1).padStart(5)} ms CPU ${result.cpuRatio.toFixed(2)}x, ${String(schemas.get(entry)).padStart(3)} Zod schemas built`,
     );
     return result;
   });
