@@ -60,13 +60,23 @@ export const benchReads = async (options: {
     ...bareEnv,
     BARE_MODE: 'jwt-counter-get-item',
   });
+  const sameRequests = await startServer<{ url: string }>('test/bench/baselines/bare-read-server.ts', {
+    ...bareEnv,
+    BARE_MODE: 'jwt-limit-batch-get',
+  });
   const headers = { authorization: `Bearer ${token}` };
   const targets = {
     idp: { url: `${idp.baseUrl}/idp/users/${user.id}`, headers },
     bareGetItem: { url: `${bare.url}/`, headers },
     bareChecked: { url: `${checked.url}/`, headers },
+    bareSameRequests: { url: `${sameRequests.url}/`, headers },
   };
-  const pids = { idp: idp.pid, bareGetItem: bare.pid, bareChecked: checked.pid };
+  const pids = {
+    idp: idp.pid,
+    bareGetItem: bare.pid,
+    bareChecked: checked.pid,
+    bareSameRequests: sameRequests.pid,
+  };
   try {
     // Compare warm servers, as a busy function instance is: DynamoDB Local's JVM and V8 compile
     // their hot paths over the first thousands of requests (the service, with more code, reaches
@@ -96,7 +106,7 @@ export const benchReads = async (options: {
         cpu[name].dynamoDb.push(spent(processCpuMillis(options.dynamoDbPid), before.dynamoDb));
       }
       console.log(
-        `read round ${round + 1}: idp ${rate.idp.toFixed(0)}/s, bare JWT+counter+GetItem ${rate.bareChecked.toFixed(0)}/s (${(rate.idp / rate.bareChecked).toFixed(2)}x), bare GetItem ${rate.bareGetItem.toFixed(0)}/s (${(rate.idp / rate.bareGetItem).toFixed(2)}x)`,
+        `read round ${round + 1}: idp ${rate.idp.toFixed(0)}/s, bare JWT+counter+GetItem ${rate.bareChecked.toFixed(0)}/s (${(rate.idp / rate.bareChecked).toFixed(2)}x), bare GetItem ${rate.bareGetItem.toFixed(0)}/s (${(rate.idp / rate.bareGetItem).toFixed(2)}x), bare with the service's DynamoDB requests ${rate.bareSameRequests.toFixed(0)}/s (${(rate.idp / rate.bareSameRequests).toFixed(2)}x)`,
       );
       results.push(rate);
     }
@@ -107,6 +117,6 @@ export const benchReads = async (options: {
       );
     return results;
   } finally {
-    for (const server of [idp, bare, checked]) server.stop();
+    for (const server of [idp, bare, checked, sameRequests]) server.stop();
   }
 };

@@ -74,7 +74,7 @@ try {
 Targets (issue 24), medians of ${rounds} rounds, every baseline on the same AWS SDK:
 1. token endpoint c=10: ${tokenRatio(10).toFixed(2)}x oidc-provider (target >= 1.5: ${met(tokenRatio(10) >= 1.5)})
 1. token endpoint c=50: ${tokenRatio(50).toFixed(2)}x oidc-provider (target >= 1.5: ${met(tokenRatio(50) >= 1.5)})
-2. GET /idp/users/{id}: ${readRatio.toFixed(2)}x a bare server doing JWT check + counter write + GetItem with the DocumentClient (target >= 0.9: ${met(readRatio >= 0.9)}); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing the GetItem alone
+2. GET /idp/users/{id}: ${readRatio.toFixed(2)}x a bare server doing JWT check + counter write + GetItem with the DocumentClient (target >= 0.9: ${met(readRatio >= 0.9)}); ${median(reads.map((run) => run.idp / run.bareGetItem)).toFixed(2)}x one doing the GetItem alone; ${median(reads.map((run) => run.idp / run.bareSameRequests)).toFixed(2)}x one making the service's own DynamoDB requests (conditional counter, BatchGetItem)
 3. module-load CPU: largest ${largestLoad.cpuRatio.toFixed(2)}x the bare DocumentClient GetItem handler (${largestLoad.entry}; target <= 1.5: ${met(largestLoad.cpuRatio <= 1.5)})
    the AWS SDK taken from node_modules (the runtime's copy) instead of bundled: users loads ${runtimeSdkRatio.toFixed(2)}x the bare handler, so it is bundled
 4. Powertools per request, each kept while it costs at most 10% of the token or read path's CPU:
