@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The tests `npm run mutation` (stryker.config.json) runs against each mutant: the unit and int
+ * tests of the security modules it mutates. No e2e or browser test: a mutant is tested in a
+ * second or so, not in the minutes a service start takes.
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // The watch for Scans (test/support/no-scan.ts) costs the AWS SDK's import per test file and
+    // mutant; the mutated modules issue no Scan, and `npm test` keeps the watch.
+    setupFiles: [],
+    include: [
+      'test/unit/authorize.unit.test.ts',
+      'test/unit/effective-permissions.unit.test.ts',
+      'test/unit/federated-authentication.unit.test.ts',
+      'test/unit/logout-hint.unit.test.ts',
+      'test/unit/passwords.unit.test.ts',
+      'test/unit/rate-limit.unit.test.ts',
+      'test/unit/sign-in-lockout.unit.test.ts',
+      'test/unit/token-request.unit.test.ts',
+      'test/unit/totp.unit.test.ts',
+    ],
+  },
+});
