@@ -14,7 +14,9 @@ export default defineConfig({
     // mutant; the mutated modules issue no Scan, and `npm test` keeps the watch.
     setupFiles: [],
     include: [
+      'test/unit/authorization-request.unit.test.ts',
       'test/unit/authorize.unit.test.ts',
+      'test/unit/browser-binding.unit.test.ts',
       'test/unit/effective-permissions.unit.test.ts',
       'test/unit/federated-authentication.unit.test.ts',
       'test/unit/logout-hint.unit.test.ts',
