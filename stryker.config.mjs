@@ -7,19 +7,37 @@
 export default {
   $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
   mutate: [
+    // Authorization: the authorization request, effective permissions, the permission check.
     'shared/domain/authorization.ts',
     'shared/domain/effective-permissions.ts',
+    'shared/http/middleware/authorize.ts',
+    // Sign-in: its state and steps, the browser binding and CSRF, logout, federation state.
+    'shared/auth/browser-sign-in.ts',
+    'shared/auth/sign-in-requests.ts',
+    'shared/auth/sign-in-steps.ts',
+    'shared/auth/sign-in-step-forms.ts',
+    'shared/auth/totp-enrolment.ts',
+    'shared/auth/logout.ts',
+    'shared/auth/federation/federated-sign-in.ts',
     'shared/domain/federated-authentication.ts',
     'shared/domain/logout-hint.ts',
-    'shared/domain/rate-limit.ts',
-    'shared/domain/recovery-codes.ts',
     'shared/domain/sign-in-lockout.ts',
-    'shared/domain/totp.ts',
-    'shared/auth/passwords.ts',
-    'shared/auth/token-request.ts',
-    'shared/http/middleware/authorize.ts',
     'shared/pages/cookies.ts',
     'shared/pages/forms.ts',
+    'shared/store/sign-in-state.ts',
+    'shared/store/federation-state.ts',
+    // Passwords, TOTP and recovery codes.
+    'shared/auth/passwords.ts',
+    'shared/domain/totp.ts',
+    'shared/domain/recovery-codes.ts',
+    'shared/store/credentials.ts',
+    // Clients: authentication and the token request.
+    'shared/auth/client-credentials.ts',
+    'shared/auth/token-request.ts',
+    // Idempotency and the rate-limit arithmetic.
+    'shared/http/middleware/idempotency.ts',
+    'shared/store/idempotency-records.ts',
+    'shared/domain/rate-limit.ts',
   ],
   testRunner: 'vitest',
   // The config names the test files; no module-graph walk to find them again per mutant.
