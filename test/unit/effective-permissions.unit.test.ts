@@ -109,6 +109,25 @@ describe('effectiveAccess', () => {
     });
   });
 
+  it('names plugins and their actions in order, leaving out a plugin that grants no action', () => {
+    const pluginOnly = new Map<string, RoleGrant>([
+      ['plugins', { pluginPermissions: { zeta: plugin('B', 'A'), empty: [], alpha: plugin('C') } }],
+    ]);
+    const access = effectiveAccess(
+      grantedIds({ roles: ['plugins'] }),
+      { ...resolved, roles: pluginOnly },
+      graph,
+    );
+    // Tokens carry the claim as JSON: its order is part of what they say.
+    expect(JSON.stringify(access)).toBe(
+      JSON.stringify({
+        permissions: [],
+        pluginPermissions: { alpha: ['C'], zeta: ['A', 'B'] },
+        policies: [],
+      }),
+    );
+  });
+
   it('grants nothing without grants', () => {
     expect(effectiveAccess(grantedIds({}), resolved, graph)).toEqual({
       permissions: [],

@@ -154,11 +154,17 @@ describe('a stored hash', () => {
       withField(record, 5, ` ${hash}`),
       withField(record, 5, withTrailingBit(hash)),
       withField(record, 4, Buffer.from(salt, 'base64').toString('base64url')),
-      // A salt shorter than 16 bytes.
-      withField(record, 4, Buffer.from('short').toString('base64')),
     ]) {
       expect(await verifyPassword(PASSWORD, malformed), malformed).toBe(false);
     }
+  });
+
+  it('never verifies a record with a salt shorter than 16 bytes, though its hash is right', async () => {
+    const salt = Buffer.from('fifteen bytes!!');
+    const hash = scryptSync(PASSWORD, salt, 32, { ...SCRYPT_FLOOR, maxmem: 64 * 1024 * 1024 });
+    const shortSalt = encodePasswordHash({ parameters: SCRYPT_FLOOR, salt, hash });
+    expect(parsePasswordHash(shortSalt)).toBeUndefined();
+    expect(await verifyPassword(PASSWORD, shortSalt)).toBe(false);
   });
 });
 
@@ -169,6 +175,7 @@ describe('needsRehash', () => {
     expect(needsRehash(withField(recordOf(SCRYPT_FLOOR), 1, String(2 ** 17)), DEFAULT_SCRYPT)).toBe(false);
     expect(needsRehash(withField(recordOf(SCRYPT_FLOOR), 1, String(2 ** 18)), DEFAULT_SCRYPT)).toBe(false);
     expect(needsRehash(withField(recordOf(SCRYPT_FLOOR), 3, '2'), { ...SCRYPT_FLOOR, p: 4 })).toBe(true);
+    expect(needsRehash(recordOf(SCRYPT_FLOOR), { ...SCRYPT_FLOOR, r: 16 })).toBe(true);
     expect(needsRehash('not a hash', DEFAULT_SCRYPT)).toBe(false);
   });
 });

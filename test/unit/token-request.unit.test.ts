@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
-import { clientCredentialsOf, tokenRequestForm } from '../../shared/auth/token-request.js';
+import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../../shared/auth/token-request.js';
+import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limits.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const refusal = (run: () => unknown) => {
@@ -40,10 +41,55 @@ describe('token request form', () => {
     expect(refusal(() => tokenRequestForm({ headers: FORM, body }))).toMatchObject({ status: 413 });
     expect(
       refusal(() => tokenRequestForm({ headers: { 'content-type': 'application/json' }, body: '{}' })),
-    ).toMatchObject({
+    ).toEqual({
       status: 400,
       error: 'invalid_request',
+      description: 'Content-Type must be application/x-www-form-urlencoded',
     });
+  });
+
+  it('takes a body of exactly 1 MiB, and refuses one byte more saying why', () => {
+    const exactly = `scope=${'a'.repeat(MAX_REQUEST_BODY_BYTES - 'scope='.length)}`;
+    expect(tokenRequestForm({ headers: FORM, body: exactly }).get('scope')).toHaveLength(
+      MAX_REQUEST_BODY_BYTES - 6,
+    );
+    expect(refusal(() => tokenRequestForm({ headers: FORM, body: `${exactly}a` }))).toEqual({
+      status: 413,
+      error: 'invalid_request',
+      description: 'The request body is larger than 1 MiB',
+    });
+  });
+
+  it('reads a base64-encoded body, and no body as no parameters', () => {
+    const body = Buffer.from('grant_type=client_credentials').toString('base64');
+    expect(tokenRequestForm({ headers: FORM, body, isBase64Encoded: true }).get('grant_type')).toBe(
+      'client_credentials',
+    );
+    expect([...tokenRequestForm({ headers: FORM }).keys()]).toEqual([]);
+  });
+
+  it.each([
+    'application/x-www-form-urlencoded; charset=UTF-8',
+    'Application/X-WWW-Form-Urlencoded',
+    'application/x-www-form-urlencoded ;charset=utf-8',
+  ])('takes the form content type as %s', (type) => {
+    expect(tokenRequestForm({ headers: { 'content-type': type }, body: 'a=1' }).get('a')).toBe('1');
+  });
+
+  it.each([
+    'text/plain; x=application/x-www-form-urlencoded',
+    'application/x-www-form-urlencodedx',
+    'application/x-www-form-urlencoded2; charset=utf-8',
+  ])('refuses the content type %s', (type) => {
+    expect(refusal(() => tokenRequestForm({ headers: { 'content-type': type }, body: 'a=1' }))).toMatchObject(
+      {
+        status: 400,
+      },
+    );
+  });
+
+  it('refuses a request without a content type', () => {
+    expect(refusal(() => tokenRequestForm({ headers: {}, body: 'a=1' }))).toMatchObject({ status: 400 });
   });
 });
 
@@ -85,4 +131,106 @@ describe('client credentials', () => {
       });
     },
   );
+
+  it('refuses both methods, or a posted client_id other than the Basic one, saying which', () => {
+    expect(refusal(() => clientCredentialsOf(form({ client_secret: 's' }), basic('c1', 's')))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+      description: 'Use one client authentication method, not two',
+    });
+    expect(refusal(() => clientCredentialsOf(form({ client_id: 'c2' }), basic('c1', 's')))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+      description: 'client_id does not match the Basic credentials',
+    });
+    // The same client_id posted beside Basic is no second method.
+    expect(clientCredentialsOf(form({ client_id: 'c1' }), basic('c1', 's'))).toEqual({
+      clientId: 'c1',
+      clientSecret: 's',
+      usedBasic: true,
+    });
+  });
+
+  it('says which method was used', () => {
+    expect(clientCredentialsOf(form({ client_id: 'c1', client_secret: 's' }), undefined)).toEqual({
+      clientId: 'c1',
+      clientSecret: 's',
+      usedBasic: false,
+    });
+    expect(presentedClient(form({ client_id: 'c1', client_secret: 's' }), undefined)).toEqual({
+      clientId: 'c1',
+      clientSecret: 's',
+      method: 'client_secret_post',
+    });
+    expect(presentedClient(form({}), basic('c1', 's'))).toEqual({
+      clientId: 'c1',
+      clientSecret: 's',
+      method: 'client_secret_basic',
+    });
+  });
+
+  it('takes a public application by its client_id alone, but not for client credentials', () => {
+    expect(presentedClient(form({ client_id: 'app-1' }), undefined)).toEqual({
+      clientId: 'app-1',
+      method: 'none',
+    });
+    expect(refusal(() => clientCredentialsOf(form({ client_id: 'app-1' }), undefined))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+      description: 'Client credentials are required',
+    });
+    expect(refusal(() => presentedClient(form({}), undefined))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+      description: 'Client credentials are required',
+    });
+  });
+
+  it('reads Basic credentials form-urlencoded (RFC 6749 2.3.1), whatever the space after Basic', () => {
+    const encoded = Buffer.from('my%3Aapp:a+b%2Bc').toString('base64');
+    expect(clientCredentialsOf(form({}), `basic  ${encoded}`)).toEqual({
+      clientId: 'my:app',
+      clientSecret: 'a b+c',
+      usedBasic: true,
+    });
+  });
+
+  it('reads no Basic credentials from another scheme or a value with more than one word', () => {
+    const encoded = Buffer.from('c1:s').toString('base64');
+    for (const authorization of [`XBasic ${encoded}`, `Basic ${encoded} more`]) {
+      expect(refusal(() => clientCredentialsOf(form({}), authorization))).toEqual({
+        status: 401,
+        error: 'invalid_client',
+        description: 'Client credentials are required',
+      });
+    }
+  });
+
+  it.each([
+    ['no colon', 'c1'],
+    ['a broken escape', 'c1:%E0%A4%A'],
+    ['a broken escape in the id', '%zz:s'],
+  ])('refuses Basic credentials with %s as malformed', (_case, credentials) => {
+    expect(
+      refusal(() => clientCredentialsOf(form({}), `Basic ${Buffer.from(credentials).toString('base64')}`)),
+    ).toEqual({ status: 401, error: 'invalid_client', description: 'Malformed Basic credentials' });
+  });
+
+  it('refuses Basic credentials with an empty client id as missing ones', () => {
+    expect(refusal(() => clientCredentialsOf(form({}), basic('', 's')))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+      description: 'Client credentials are required',
+    });
+  });
+
+  it('takes client ids of 1 to 128 characters', () => {
+    for (const clientId of ['a', 'a.b_c:d@e-f', 'c'.repeat(128)]) {
+      expect(presentedClient(form({ client_id: clientId }), undefined)).toEqual({ clientId, method: 'none' });
+    }
+    expect(refusal(() => presentedClient(form({ client_id: 'c'.repeat(129) }), undefined))).toMatchObject({
+      status: 401,
+      description: 'Client authentication failed',
+    });
+  });
 });

@@ -36,10 +36,21 @@ describe('TOTP (RFC 6238)', () => {
   });
 
   it('round-trips base32 (RFC 4648 test vectors)', () => {
-    expect(base32Encode(Buffer.from('foobar'))).toBe('MZXW6YTBOI');
+    const vectors = ['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'];
+    expect(vectors.map((text) => base32Encode(Buffer.from(text)))).toEqual([
+      '',
+      'MY',
+      'MZXQ',
+      'MZXW6',
+      'MZXW6YQ',
+      'MZXW6YTB',
+      'MZXW6YTBOI',
+    ]);
     expect(base32Decode('MZXW6YTBOI').toString()).toBe('foobar');
     expect(base32Decode('mzxw6ytboi======').toString()).toBe('foobar');
-    expect(() => base32Decode('MZ1')).toThrow();
+    expect(() => base32Decode('MZ1')).toThrow('Not a base32 string');
+    // Padding only at the end.
+    expect(() => base32Decode('MZ=XW6YTBOI')).toThrow('Not a base32 string');
   });
 
   it('accepts the current step and one either side, nothing further, and only six digits', () => {
@@ -85,5 +96,7 @@ describe('recovery codes', () => {
     }
     expect(normalisedRecoveryCode('123456')).toBeUndefined();
     expect(normalisedRecoveryCode('aaaaa-aaaa1')).toBeUndefined();
+    expect(normalisedRecoveryCode('aaaaa-aaaaa2')).toBeUndefined();
+    expect(normalisedRecoveryCode('2aaaaa-aaaaa')).toBeUndefined();
   });
 });

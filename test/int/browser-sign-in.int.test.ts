@@ -1,0 +1,428 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { hashPassword, parsePasswordHash, verifyPassword } from '../../shared/auth/passwords.js';
+import { reloadConfig } from '../../shared/config.js';
+import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
+import { keys } from '../../shared/store/keys.js';
+import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import { useDatabase } from '../support/database.js';
+import {
+  alertOf,
+  authorizationQuery,
+  CHALLENGE,
+  locationOf,
+  PASSWORD,
+  PagesBrowser,
+  personWithPassword,
+  REDIRECT,
+  requestIdOf,
+  signInSetup,
+  textOf,
+} from '../support/hosted-pages.js';
+import { getItem } from '../support/records.js';
+
+/**
+ * The authorization endpoint and the password form (shared/auth/browser-sign-in.ts), their
+ * handlers called in process against DynamoDB Local: who is signed in without a form, who gets
+ * the form, and what a posted form proves.
+ */
+
+useDatabase();
+
+/** The organization, application and person most tests share; a test that changes the person makes its own. */
+let shared: Awaited<ReturnType<typeof signInSetup>>;
+beforeAll(async () => {
+  shared = await signInSetup();
+});
+
+const EXPIRED =
+  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
+const WRONG = 'The email or password is not right.';
+
+afterEach(() => {
+  vi.useRealTimers();
+  delete process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE;
+  delete process.env.IDP_PASSWORD_SCRYPT_LOG2_N;
+  Object.assign(process.env, { IDP_SIGNIN_ATTEMPTS_PER_MINUTE: '100000', IDP_PASSWORD_SCRYPT_LOG2_N: '15' });
+  reloadConfig();
+});
+
+/** Opens the authorization endpoint and posts the password form; answers the last page. */
+const signIn = async (
+  browser: PagesBrowser,
+  clientId: string,
+  email: string,
+  options: { password?: string; extra?: Record<string, string> } = {},
+) => {
+  const form = await browser.get(authorize, authorizationQuery(clientId, options.extra));
+  return browser.post(submitSignIn, {
+    request: requestIdOf(form),
+    email,
+    password: options.password ?? PASSWORD,
+  });
+};
+
+/** The person sets a new password through a reset link (which ends their earlier sessions). */
+const resetPassword = async (user: UserRecord, password: string) => {
+  const email = { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name };
+  const reset = await issueResetLink(user, email, 3600);
+  const live = reset && (await livePasswordLink(reset.token));
+  if (!reset || !live) throw new Error('No live reset link');
+  expect(await setPasswordWithLink(reset.token, live.link, await hashPassword(password))).toBe(true);
+};
+
+/** The code of a redirect back, redeemed as the application would. */
+const redeemed = async (clientId: string, location: URL) => {
+  const redemption = await redeemAuthorizationCode(
+    location.searchParams.get('code') ?? '',
+    { clientId, redirectUri: REDIRECT, codeChallenge: CHALLENGE },
+    'family',
+  );
+  if (redemption.outcome !== 'redeemed') throw new Error(`The code was ${redemption.outcome}`);
+  return redemption.grant;
+};
+
+describe('the authorization endpoint', () => {
+  it('shows the sign-in form of a request bound to this browser, binding a new browser once', async () => {
+    const { organization, application } = shared;
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(application.id));
+    expect(form.statusCode).toBe(200);
+    expect(form.cookies).toEqual([expect.stringMatching(/^idp-browser=[\w-]{43}; Path=\/; HttpOnly/)]);
+    expect(textOf(form)).toContain(organization.name);
+    expect(textOf(form)).toContain('Sign-in app');
+    const again = await browser.get(authorize, authorizationQuery(application.id));
+    expect(again.cookies).toBeUndefined();
+    expect(requestIdOf(again)).not.toBe(requestIdOf(form));
+    const pending = await getItem(keys.authorizationRequest(requestIdOf(form)));
+    expect(pending).toMatchObject({ clientId: application.id, state: 'state-1', nonce: 'nonce-1' });
+  });
+
+  it('answers a client_id that names no application with our error page, never a redirect', async () => {
+    const browser = new PagesBrowser();
+    for (const clientId of ['no-such-client', 'not a client id']) {
+      const page = await browser.get(authorize, authorizationQuery(clientId));
+      expect(page.statusCode).toBe(400);
+      expect(alertOf(page)).toBe('The application is not registered for sign-in.');
+    }
+  });
+
+  it("sends a verified application's protocol errors back to it, with its state and our issuer", async () => {
+    const { application } = shared;
+    const page = await new PagesBrowser().get(
+      authorize,
+      authorizationQuery(application.id, { response_type: 'token' }),
+    );
+    expect(page.statusCode).toBe(303);
+    const back = locationOf(page);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'unsupported_response_type',
+      error_description: 'Only response_type=code is supported',
+      state: 'state-1',
+      iss: 'http://localhost',
+    });
+  });
+
+  it('answers prompt=none without a session with login_required', async () => {
+    const { application } = shared;
+    const page = await new PagesBrowser().get(
+      authorize,
+      authorizationQuery(application.id, { prompt: 'none' }),
+    );
+    expect(Object.fromEntries(locationOf(page).searchParams)).toEqual({
+      error: 'login_required',
+      error_description: 'The person is not signed in',
+      state: 'state-1',
+      iss: 'http://localhost',
+    });
+  });
+
+  it('signs a person with a live session in without a form, keeping the session', async () => {
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    const first = await signIn(browser, application.id, user.email);
+    const session = browser.cookies.get('idp-session');
+    const firstGrant = await redeemed(application.id, locationOf(first));
+    const again = await browser.get(
+      authorize,
+      authorizationQuery(application.id, { prompt: 'none', state: 's2' }),
+    );
+    expect(again.statusCode).toBe(303);
+    expect(again.cookies).toBeUndefined();
+    expect(browser.cookies.get('idp-session')).toBe(session);
+    expect(locationOf(again).searchParams.get('state')).toBe('s2');
+    const grant = await redeemed(application.id, locationOf(again));
+    // The session's authentication, not a new one.
+    expect(grant).toMatchObject({ userId: user.id, amr: ['pwd'], authTime: firstGrant.authTime });
+  });
+
+  it('takes a session as recent enough within max_age only', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    vi.advanceTimersByTime(60_000);
+    const within = await browser.get(authorize, authorizationQuery(application.id, { max_age: '60' }));
+    expect(within.statusCode).toBe(303);
+    vi.advanceTimersByTime(1_000);
+    const beyond = await browser.get(authorize, authorizationQuery(application.id, { max_age: '60' }));
+    expect(beyond.statusCode).toBe(200);
+    expect(requestIdOf(beyond)).toBeDefined();
+  });
+
+  it('asks for the password again with prompt=login, and prompt=none then fails', async () => {
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    const login = await browser.get(authorize, authorizationQuery(application.id, { prompt: 'login' }));
+    expect(login.statusCode).toBe(200);
+    expect(requestIdOf(login)).toBeDefined();
+    // The session stays: only this request wants a new authentication.
+    expect(await liveSession(browser.cookies.get('idp-session'))).toBeDefined();
+  });
+
+  it("asks again in another organization's application", async () => {
+    const { application, user } = shared;
+    const other = await signInSetup();
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    const page = await browser.get(authorize, authorizationQuery(other.application.id));
+    expect(page.statusCode).toBe(200);
+    expect(requestIdOf(page)).toBeDefined();
+  });
+
+  it('asks again once the person is deactivated, or their password was reset after the sign-in', async () => {
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    // Positive control: the session signs in.
+    expect((await browser.get(authorize, authorizationQuery(application.id))).statusCode).toBe(303);
+
+    await resetPassword(user, 'new password');
+    expect((await browser.get(authorize, authorizationQuery(application.id))).statusCode).toBe(200);
+
+    const second = new PagesBrowser();
+    await signIn(second, application.id, user.email, { password: 'new password' });
+    expect((await second.get(authorize, authorizationQuery(application.id))).statusCode).toBe(303);
+    await setUserStatus(organization.id, user.id, 'INACTIVE');
+    expect((await second.get(authorize, authorizationQuery(application.id))).statusCode).toBe(200);
+  });
+});
+
+describe('the sign-in form', () => {
+  it('signs the person in: a new session, the code back, and the request used up', async () => {
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    const form = await browser.get(
+      authorize,
+      authorizationQuery(application.id, { scope: 'openid profile' }),
+    );
+    const before = Date.now();
+    const done = await browser.post(submitSignIn, {
+      request: requestIdOf(form),
+      email: user.email,
+      password: PASSWORD,
+    });
+    expect(done.statusCode).toBe(303);
+    expect(done.cookies).toEqual([
+      expect.stringMatching(/^idp-session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax$/),
+    ]);
+    const back = locationOf(done);
+    expect(back.searchParams.get('state')).toBe('state-1');
+    expect(back.searchParams.get('iss')).toBe('http://localhost');
+    const grant = await redeemed(application.id, back);
+    expect(grant).toMatchObject({
+      clientId: application.id,
+      userId: user.id,
+      scope: 'openid profile',
+      nonce: 'nonce-1',
+      amr: ['pwd'],
+    });
+    expect(grant.authTime).toBeGreaterThanOrEqual(before);
+    const session = await liveSession(browser.cookies.get('idp-session'));
+    expect(session).toMatchObject({ userId: user.id, amr: ['pwd'], authTime: grant.authTime });
+
+    const replay = await browser.post(submitSignIn, {
+      request: requestIdOf(form),
+      email: user.email,
+      password: PASSWORD,
+    });
+    expect(replay.statusCode).toBe(400);
+    expect(alertOf(replay)).toBe(EXPIRED);
+  });
+
+  it("ends the browser's earlier session when the person signs in again", async () => {
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    const first = browser.cookies.get('idp-session');
+    await signIn(browser, application.id, user.email, { extra: { prompt: 'login' } });
+    expect(browser.cookies.get('idp-session')).not.toBe(first);
+    expect(await liveSession(first)).toBeUndefined();
+    expect(await liveSession(browser.cookies.get('idp-session'))).toBeDefined();
+  });
+
+  it("refuses a form posted with another browser's request (login CSRF)", async () => {
+    const { application, user } = shared;
+    const victim = new PagesBrowser();
+    const attacker = new PagesBrowser();
+    const victimForm = await victim.get(authorize, authorizationQuery(application.id));
+    const attackerForm = await attacker.get(authorize, authorizationQuery(application.id));
+    // Positive control: the attacker's own request signs in.
+    const own = await attacker.post(submitSignIn, {
+      request: requestIdOf(attackerForm),
+      email: user.email,
+      password: PASSWORD,
+    });
+    expect(own.statusCode).toBe(303);
+    const attack = await attacker.post(submitSignIn, {
+      request: requestIdOf(victimForm),
+      email: user.email,
+      password: PASSWORD,
+    });
+    expect(attack.statusCode).toBe(400);
+    expect(alertOf(attack)).toBe(EXPIRED);
+    // The victim's request is still pending: their own form still works.
+    const victims = await victim.post(submitSignIn, {
+      request: requestIdOf(victimForm),
+      email: user.email,
+      password: PASSWORD,
+    });
+    expect(victims.statusCode).toBe(303);
+  });
+
+  it('refuses a form that cannot be read, or names no request', async () => {
+    const browser = new PagesBrowser();
+    const unreadable = await browser.open(submitSignIn, {});
+    expect(unreadable.statusCode).toBe(400);
+    expect(alertOf(unreadable)).toBe(
+      'The sign-in form could not be read. Go back to the application and start again.',
+    );
+    const noRequest = await browser.post(submitSignIn, { email: 'a@example.com', password: 'x' });
+    expect(alertOf(noRequest)).toBe(EXPIRED);
+  });
+
+  it('answers a wrong password, an unknown email and a deactivated person alike, keeping the email', async () => {
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    const deactivated = await personWithPassword(organization.id);
+    await setUserStatus(organization.id, deactivated.id, 'INACTIVE');
+    for (const [email, password] of [
+      [user.email, 'wrong password'],
+      ['nobody@example.com', PASSWORD],
+      [deactivated.email, PASSWORD],
+    ] as const) {
+      const page = await signIn(new PagesBrowser(), application.id, `  ${email} `, { password });
+      expect(page.statusCode, email).toBe(401);
+      expect(alertOf(page)).toBe(WRONG);
+      expect(textOf(page)).toContain(`value="${email}"`);
+      expect(requestIdOf(page)).toBeDefined();
+    }
+  });
+
+  it('locks an email after five failures, even for the right password, until the wait is over', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    const browser = new PagesBrowser();
+    for (let failure = 1; failure <= 5; failure++) {
+      await signIn(browser, application.id, user.email, { password: `wrong ${failure}` });
+    }
+    expect(await signInLockedUntil(organization.id, user.email)).toBe(Date.now() + 60_000);
+    vi.advanceTimersByTime(59_999);
+    expect((await signIn(browser, application.id, user.email)).statusCode).toBe(401);
+    // That attempt failed too, the sixth: two minutes from then.
+    const lockedUntil = await signInLockedUntil(organization.id, user.email);
+    expect(lockedUntil).toBe(Date.now() + 120_000);
+    vi.setSystemTime(lockedUntil);
+    expect((await signIn(browser, application.id, user.email)).statusCode).toBe(303);
+  });
+
+  it('forgets the failures of an email once its person signs in (without two steps)', async () => {
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    const browser = new PagesBrowser();
+    for (let failure = 1; failure <= 4; failure++) {
+      await signIn(browser, application.id, user.email, { password: `wrong ${failure}` });
+    }
+    expect(await getItem(keys.signInFailures(organization.id, user.email))).toMatchObject({ failures: 4 });
+    expect((await signIn(browser, application.id, user.email)).statusCode).toBe(303);
+    expect(await getItem(keys.signInFailures(organization.id, user.email))).toBeUndefined();
+    await signIn(new PagesBrowser(), application.id, user.email, { password: 'wrong again' });
+    expect(await getItem(keys.signInFailures(organization.id, user.email))).toMatchObject({ failures: 1 });
+    expect(await signInLockedUntil(organization.id, user.email)).toBe(0);
+  });
+
+  it('counts no failure for a form without an email', async () => {
+    const { application } = shared;
+    const page = await signIn(new PagesBrowser(), application.id, '', { password: 'x' });
+    expect(page.statusCode).toBe(401);
+  });
+
+  it('throttles the attempts of one address past the limit a minute', async () => {
+    process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE = '2';
+    reloadConfig();
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(application.id));
+    const post = () =>
+      browser.post(submitSignIn, { request: requestIdOf(form), email: user.email, password: 'wrong' });
+    expect((await post()).statusCode).toBe(401);
+    expect((await post()).statusCode).toBe(401);
+    const throttled = await post();
+    expect(throttled.statusCode).toBe(429);
+    expect(throttled.headers).toMatchObject({ 'retry-after': '60' });
+    // Another address is not throttled.
+    expect((await signIn(new PagesBrowser(), application.id, user.email)).statusCode).toBe(303);
+  });
+
+  it("replaces a hash of weaker parameters than today's at the sign-in, keeping the password", async () => {
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    expect(parsePasswordHash(user.passwordHash ?? '')?.parameters.N).toBe(2 ** 15);
+    process.env.IDP_PASSWORD_SCRYPT_LOG2_N = '16';
+    reloadConfig();
+    expect((await signIn(new PagesBrowser(), application.id, user.email)).statusCode).toBe(303);
+    const stored = (await getUser(organization.id, user.id, true))?.passwordHash ?? '';
+    expect(parsePasswordHash(stored)?.parameters.N).toBe(2 ** 16);
+    expect(await verifyPassword(PASSWORD, stored)).toBe(true);
+    // Sessions stay: the password did not change.
+    expect((await getUser(organization.id, user.id, true))?.credentialsChangedAt).toBe(
+      user.credentialsChangedAt,
+    );
+  });
+
+  it("sends an email of an SSO provider's domain to that provider, without a password", async () => {
+    const { organization, application } = await signInSetup();
+    await configureSsoProvider(
+      {
+        clientId: 'corp-sso',
+        organizationIds: [organization.id],
+        clientSecret: 'upstream secret',
+        issuer: 'https://upstream.example',
+        emailDomains: ['corp.example'],
+      },
+      'test',
+    );
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(application.id));
+    expect(textOf(form)).toContain('corp-sso');
+    const page = await browser.post(submitSignIn, {
+      request: requestIdOf(form),
+      email: 'ann@Corp.Example',
+      password: '',
+    });
+    expect(page.statusCode).toBe(303);
+    const location = locationOf(page);
+    expect(location.pathname).toBe('/signin/sso');
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      request: requestIdOf(form),
+      provider: 'corp-sso',
+      login_hint: 'ann@Corp.Example',
+    });
+  });
+});

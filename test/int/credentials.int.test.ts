@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  acceptTotpStep,
+  completeTotpEnrolment,
+  issueResetLink,
+  livePasswordLink,
+  replacePasswordHash,
+  setPasswordWithLink,
+  useRecoveryCode,
+} from '../../shared/store/credentials.js';
+import { keys } from '../../shared/store/keys.js';
+import { digestOf } from '../../shared/store/opaque-values.js';
+import { createUser, getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import { useDatabase } from '../support/database.js';
+import { createTestOrganization, getItem, uniqueEmail } from '../support/records.js';
+
+/**
+ * What signing in changes on a user (shared/store/credentials.ts): the emailed links that set a
+ * password, each live until used, replaced or expired; a password hash replaced only while it is
+ * the one read; the TOTP secret, its time steps and the recovery codes, each used once.
+ */
+
+useDatabase();
+
+const NOW = Date.UTC(2031, 0, 1, 12);
+const HOUR = 3_600_000;
+
+let organizationId: string;
+beforeAll(async () => {
+  organizationId = (await createTestOrganization()).id;
+});
+
+/** A new person, invited (the invitation link is live for a week). */
+const invited = async () => {
+  const { user, joinEmail } = await createUser(
+    { organizationId, email: uniqueEmail(), name: 'P', userType: 'STANDARD', createdBy: 'test' },
+    7 * 24 * 3600,
+    NOW,
+  );
+  return { user, invitation: joinEmail.invitationToken };
+};
+
+const resetLink = async (user: UserRecord, now = NOW) => {
+  const email = { organizationId, userId: user.id, to: user.email, name: user.name };
+  const issued = await issueResetLink(user, email, 3600, now);
+  if (!issued) throw new Error('No reset link');
+  return issued;
+};
+
+const owner = (user: UserRecord) => ({ organizationId, userId: user.id });
+
+describe('password links', () => {
+  it('are live until they expire, for their ACTIVE user', async () => {
+    const { user, invitation } = await invited();
+    const live = await livePasswordLink(invitation, NOW + 7 * 24 * HOUR - 1);
+    expect(live?.link).toMatchObject({
+      purpose: 'invitation',
+      organizationId,
+      userId: user.id,
+      validUntil: NOW + 7 * 24 * HOUR,
+    });
+    expect(live?.user.id).toBe(user.id);
+    expect(await livePasswordLink(invitation, NOW + 7 * 24 * HOUR)).toBeUndefined();
+    await setUserStatus(organizationId, user.id, 'INACTIVE');
+    expect(await livePasswordLink(invitation, NOW)).toBeUndefined();
+  });
+
+  it('are read only when they look like one', async () => {
+    const { invitation } = await invited();
+    expect(await livePasswordLink(invitation, NOW)).toBeDefined();
+    for (const token of [`${invitation}x`, invitation.slice(1), `${invitation.slice(1)}+`, '']) {
+      expect(await livePasswordLink(token, NOW)).toBeUndefined();
+    }
+  });
+
+  it('of one purpose replace the earlier one of that purpose only', async () => {
+    const { user, invitation } = await invited();
+    const first = await resetLink(user);
+    expect(await livePasswordLink(first.token, NOW)).toMatchObject({
+      link: { purpose: 'reset', validUntil: NOW + HOUR },
+    });
+    const second = await resetLink(user);
+    expect(await livePasswordLink(first.token, NOW)).toBeUndefined();
+    expect(await livePasswordLink(second.token, NOW)).toBeDefined();
+    expect(await livePasswordLink(invitation, NOW)).toBeDefined();
+    expect(
+      await getItem(keys.outboxMessage(organizationId, second.outbox.createdAt, second.outbox.messageId)),
+    ).toMatchObject({
+      type: 'PASSWORD_RESET_EMAIL',
+      userId: user.id,
+      to: user.email,
+    });
+  });
+
+  it('are not issued for a user who is gone', async () => {
+    const { user } = await invited();
+    const email = { organizationId, userId: 'gone', to: 'gone@example.com', name: 'Gone' };
+    expect(await issueResetLink({ ...user, id: randomUUID() }, email, 3600, NOW)).toBeUndefined();
+  });
+
+  it('set the password once, ending earlier sign-ins, and are used up', async () => {
+    const { user, invitation } = await invited();
+    const live = await livePasswordLink(invitation, NOW);
+    if (!live) throw new Error('not live');
+    expect(await setPasswordWithLink(invitation, live.link, 'hash-1', NOW + 1000)).toBe(true);
+    const stored = await getUser(organizationId, user.id, true);
+    expect(stored).toMatchObject({
+      passwordHash: 'hash-1',
+      credentialsChangedAt: NOW + 1000,
+      updatedAt: NOW + 1000,
+    });
+    expect(stored).not.toHaveProperty('invitationDigest');
+    expect(await getItem(keys.passwordLink(digestOf(invitation)))).toBeUndefined();
+    expect(await setPasswordWithLink(invitation, live.link, 'hash-2', NOW + 2000)).toBe(false);
+    expect((await getUser(organizationId, user.id, true))?.passwordHash).toBe('hash-1');
+  });
+
+  it('set nothing once replaced, or once their user is deactivated', async () => {
+    const { user } = await invited();
+    const first = await resetLink(user);
+    const firstLink = (await livePasswordLink(first.token, NOW))?.link;
+    await resetLink(user);
+    expect(await setPasswordWithLink(first.token, firstLink as never, 'hash', NOW)).toBe(false);
+
+    const other = (await invited()).user;
+    const reset = await resetLink(other);
+    const link = (await livePasswordLink(reset.token, NOW))?.link;
+    await setUserStatus(organizationId, other.id, 'INACTIVE');
+    expect(await setPasswordWithLink(reset.token, link as never, 'hash', NOW)).toBe(false);
+    expect((await getUser(organizationId, other.id, true))?.passwordHash).toBeUndefined();
+  });
+});
+
+describe('a password hash', () => {
+  it('is replaced only while it is the one read', async () => {
+    const { user, invitation } = await invited();
+    const live = await livePasswordLink(invitation, NOW);
+    await setPasswordWithLink(invitation, live?.link as never, 'old', NOW);
+    expect(await replacePasswordHash(owner(user), 'other', 'new')).toBe(false);
+    expect(await replacePasswordHash(owner(user), 'old', 'new')).toBe(true);
+    expect(await getUser(organizationId, user.id, true)).toMatchObject({
+      passwordHash: 'new',
+      credentialsChangedAt: NOW,
+    });
+    expect(await replacePasswordHash(owner(user), 'old', 'newer')).toBe(false);
+  });
+});
+
+describe('TOTP and recovery codes', () => {
+  const enrolment = { secret: 'SECRET', step: 100, recoveryCodeDigests: ['d1', 'd2'] };
+
+  it('are enrolled once', async () => {
+    const { user } = await invited();
+    expect(await completeTotpEnrolment(owner(user), enrolment, NOW)).toBe(true);
+    const stored = await getUser(organizationId, user.id, true);
+    expect(stored).toMatchObject({ totpSecret: 'SECRET', totpLastStep: 100, updatedAt: NOW });
+    expect(stored?.recoveryCodeDigests).toEqual(new Set(['d1', 'd2']));
+    expect(await completeTotpEnrolment(owner(user), { ...enrolment, secret: 'OTHER' }, NOW)).toBe(false);
+    expect((await getUser(organizationId, user.id, true))?.totpSecret).toBe('SECRET');
+    expect(await completeTotpEnrolment({ organizationId, userId: randomUUID() }, enrolment, NOW)).toBe(false);
+  });
+
+  it('accept each time step once, only later ones, and only for the secret enrolled', async () => {
+    const { user } = await invited();
+    await completeTotpEnrolment(owner(user), enrolment, NOW);
+    expect(await acceptTotpStep(owner(user), 'SECRET', 100)).toBe(false);
+    expect(await acceptTotpStep(owner(user), 'SECRET', 99)).toBe(false);
+    expect(await acceptTotpStep(owner(user), 'OTHER', 101)).toBe(false);
+    expect(await acceptTotpStep(owner(user), 'SECRET', 101)).toBe(true);
+    expect(await acceptTotpStep(owner(user), 'SECRET', 101)).toBe(false);
+    expect((await getUser(organizationId, user.id, true))?.totpLastStep).toBe(101);
+  });
+
+  it('use each recovery code once', async () => {
+    const { user } = await invited();
+    await completeTotpEnrolment(owner(user), enrolment, NOW);
+    expect(await useRecoveryCode(owner(user), 'd3')).toBe(false);
+    expect(await useRecoveryCode(owner(user), 'd1')).toBe(true);
+    expect(await useRecoveryCode(owner(user), 'd1')).toBe(false);
+    expect((await getUser(organizationId, user.id, true))?.recoveryCodeDigests).toEqual(new Set(['d2']));
+  });
+});

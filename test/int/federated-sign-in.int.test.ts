@@ -1,0 +1,409 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authorize } from '../../shared/auth/browser-sign-in.js';
+import { finishFederation, startFederation } from '../../shared/auth/federation/federated-sign-in.js';
+import {
+  authorizationUrl,
+  discover,
+  FederationError,
+  type UpstreamIdentity,
+  upstreamIdentity,
+} from '../../shared/auth/federation/upstream.js';
+import { secretStore, ssoSecretName } from '../../shared/auth/secret-store.js';
+import { keys } from '../../shared/store/keys.js';
+import { digestOf } from '../../shared/store/opaque-values.js';
+import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { useDatabase } from '../support/database.js';
+import {
+  alertOf,
+  authorizationQuery,
+  CHALLENGE,
+  locationOf,
+  PagesBrowser,
+  REDIRECT,
+  requestIdOf,
+  signInSetup,
+} from '../support/hosted-pages.js';
+import { getItem } from '../support/records.js';
+
+/**
+ * Sign-in through an SSO provider (shared/auth/federation/federated-sign-in.ts and the federation
+ * state): which browser may start one, which answer may finish it. The upstream's protocol
+ * (discovery, the code exchange and the ID token's validation) is upstream.ts's, tested on its
+ * own (test/unit/upstream-id-tokens.unit.test.ts): here it is stubbed, and asked for exactly what
+ * the sign-in holds.
+ */
+
+vi.mock('../../shared/auth/federation/upstream.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/auth/federation/upstream.js')>()),
+  discover: vi.fn(),
+  authorizationUrl: vi.fn(),
+  upstreamIdentity: vi.fn(),
+}));
+
+useDatabase();
+
+const ISSUER = 'https://upstream.example';
+const EXPIRED =
+  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
+const NOT_OFFERED =
+  'This sign-in option is not available here. Go back to the application and sign in again.';
+
+let shared: Awaited<ReturnType<typeof signInSetup>>;
+beforeAll(async () => {
+  shared = await signInSetup();
+});
+
+beforeEach(() => {
+  vi.mocked(discover).mockReset().mockResolvedValue({ issuer: ISSUER });
+  vi.mocked(authorizationUrl)
+    .mockReset()
+    .mockImplementation(async (_issuer, client, parameters) => {
+      const url = new URL(`${ISSUER}/authorize`);
+      for (const [name, value] of Object.entries({ ...client, ...parameters })) {
+        if (value !== undefined) url.searchParams.set(name, String(value));
+      }
+      return url;
+    });
+  vi.mocked(upstreamIdentity).mockReset();
+});
+
+/** A provider of the shared organization, with its own client id. */
+const newProvider = async (settings: Partial<Parameters<typeof configureSsoProvider>[0]> = {}) => {
+  const clientId = `sso-${randomUUID().slice(0, 8)}`;
+  await configureSsoProvider(
+    {
+      clientId,
+      organizationIds: [shared.organization.id],
+      clientSecret: 'upstream secret',
+      issuer: ISSUER,
+      ...settings,
+    },
+    'test',
+  );
+  return clientId;
+};
+
+/** The identity of the shared person as the upstream vouches for it. */
+const person = (change: Partial<UpstreamIdentity> = {}): UpstreamIdentity => ({
+  subject: 'upstream-subject',
+  email: shared.user.email,
+  emailVerified: true,
+  name: 'Person',
+  amr: ['pwd'],
+  authTime: undefined,
+  ...change,
+});
+
+/** A browser with a pending request sent off to the provider; answers what the upstream was told. */
+const started = async (
+  provider: string,
+  extra: Record<string, string> = {},
+  query: Record<string, string> = {},
+) => {
+  const browser = new PagesBrowser();
+  const request = requestIdOf(await browser.get(authorize, authorizationQuery(shared.application.id, extra)));
+  const page = await browser.get(startFederation, { request, provider, ...query });
+  expect(page.statusCode).toBe(303);
+  const sent = locationOf(page);
+  return { browser, request, sent, state: sent.searchParams.get('state') ?? '' };
+};
+
+const callback = (browser: PagesBrowser, provider: string, query: Record<string, string>) =>
+  browser.get(finishFederation, query, { clientId: provider });
+
+describe('starting a federated sign-in', () => {
+  it('sends this browser to the upstream with a state stored as a digest, a nonce and a PKCE verifier', async () => {
+    const provider = await newProvider();
+    const { request, sent, state } = await started(provider, {}, { login_hint: `${'a'.repeat(400)}@x` });
+    expect(`${sent.origin}${sent.pathname}`).toBe(`${ISSUER}/authorize`);
+    expect(Object.fromEntries(sent.searchParams)).toEqual({
+      clientId: provider,
+      redirectUri: `http://localhost/signin/sso/callback/${provider}`,
+      state,
+      nonce: expect.any(String),
+      codeVerifier: expect.any(String),
+      scope: 'openid email profile',
+      loginHint: 'a'.repeat(320),
+    });
+    expect(await getItem(keys.federationState(digestOf(state)))).toMatchObject({
+      requestId: request,
+      providerClientId: provider,
+      issuer: ISSUER,
+      nonce: sent.searchParams.get('nonce'),
+      codeVerifier: sent.searchParams.get('codeVerifier'),
+    });
+    expect(vi.mocked(discover)).toHaveBeenCalledWith(ISSUER, provider, expect.any(Number));
+  });
+
+  it("asks the upstream for the provider's scopes, and for a fresh sign-in when the application does", async () => {
+    const provider = await newProvider({ scopes: 'openid email' });
+    expect(
+      Object.fromEntries((await started(provider, { prompt: 'login' })).sent.searchParams),
+    ).toMatchObject({
+      scope: 'openid email',
+      prompt: 'login',
+      maxAge: '0',
+    });
+    const withMaxAge = Object.fromEntries((await started(provider, { max_age: '300' })).sent.searchParams);
+    expect(withMaxAge).toMatchObject({ maxAge: '300' });
+    expect(withMaxAge).not.toHaveProperty('prompt');
+  });
+
+  it("refuses another browser's request, and a provider the organization does not offer", async () => {
+    const provider = await newProvider();
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(shared.application.id)));
+    // Positive control: this browser's request with this organization's provider.
+    expect((await browser.get(startFederation, { request, provider })).statusCode).toBe(303);
+    const elsewhere = await new PagesBrowser().get(startFederation, { request, provider });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(alertOf(elsewhere)).toBe(EXPIRED);
+    for (const other of [{ provider: 'not-bound' }, {}] as Record<string, string>[]) {
+      const page = await browser.get(startFederation, { request, ...other });
+      expect(page.statusCode).toBe(404);
+      expect(alertOf(page)).toBe(NOT_OFFERED);
+    }
+  });
+
+  it('answers an upstream it cannot reach with a page of ours, before storing anything', async () => {
+    const provider = await newProvider({ displayName: 'Corp login' });
+    vi.mocked(discover).mockRejectedValueOnce(new FederationError('unreachable', 'timeout'));
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(shared.application.id)));
+    const page = await browser.get(startFederation, { request, provider });
+    expect(page.statusCode).toBe(502);
+    expect(alertOf(page)).toBe('Corp login could not be reached. Try again in a few minutes.');
+    expect(vi.mocked(authorizationUrl)).not.toHaveBeenCalled();
+    vi.mocked(authorizationUrl).mockRejectedValueOnce(new FederationError('invalid-answer', 'bad document'));
+    expect((await browser.get(startFederation, { request, provider })).statusCode).toBe(502);
+    vi.mocked(discover).mockRejectedValueOnce(new Error('a bug'));
+    await expect(browser.get(startFederation, { request, provider })).rejects.toThrow('a bug');
+  });
+});
+
+describe("the upstream's answer", () => {
+  it('signs in the person the upstream vouches for, with what this sign-in holds', async () => {
+    const provider = await newProvider();
+    const { browser, sent, state } = await started(provider, { max_age: '300' });
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person());
+    const page = await callback(browser, provider, { code: 'upstream-code', state });
+    expect(page.statusCode).toBe(303);
+    expect(page.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
+    const [issuer, client, answer] = vi.mocked(upstreamIdentity).mock.calls[0] ?? [];
+    expect(issuer).toBe(ISSUER);
+    expect(client).toEqual({
+      clientId: provider,
+      clientSecret: 'upstream secret',
+      redirectUri: `http://localhost/signin/sso/callback/${provider}`,
+    });
+    expect(answer).toMatchObject({
+      query: new URLSearchParams({ code: 'upstream-code', state }).toString(),
+      state,
+      codeVerifier: sent.searchParams.get('codeVerifier'),
+      nonce: sent.searchParams.get('nonce'),
+    });
+    // max_age travels, plus the seconds since the person was sent (none here, within a second).
+    expect([300, 301]).toContain(answer?.maxAge);
+    const redemption = await redeemAuthorizationCode(
+      locationOf(page).searchParams.get('code') ?? '',
+      { clientId: shared.application.id, redirectUri: REDIRECT, codeChallenge: CHALLENGE },
+      'family',
+    );
+    expect(redemption).toMatchObject({
+      outcome: 'redeemed',
+      grant: { userId: shared.user.id, amr: ['fed'] },
+    });
+    // The state is used up.
+    expect(alertOf(await callback(browser, provider, { code: 'upstream-code', state }))).toBe(EXPIRED);
+  });
+
+  it('passes no max_age without one, and takes the upstream MFA of a provider trusted for it', async () => {
+    const provider = await newProvider({ trustedForMfa: true });
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ amr: ['pwd', 'mfa'] }));
+    const page = await callback(browser, provider, { code: 'c', state });
+    expect(vi.mocked(upstreamIdentity).mock.calls[0]?.[2].maxAge).toBeUndefined();
+    const redemption = await redeemAuthorizationCode(
+      locationOf(page).searchParams.get('code') ?? '',
+      { clientId: shared.application.id, redirectUri: REDIRECT, codeChallenge: CHALLENGE },
+      'family',
+    );
+    expect(redemption).toMatchObject({ grant: { amr: ['fed', 'mfa'] } });
+  });
+
+  it("is refused without this browser's pending request, or with a state that is not one", async () => {
+    const provider = await newProvider();
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockResolvedValue(person());
+    for (const [who, query] of [
+      [new PagesBrowser(), { code: 'c', state }],
+      [browser, { code: 'c' }],
+      [browser, { code: 'c', state: 'not-a-state' }],
+    ] as const) {
+      const page = await callback(who, provider, query);
+      expect(page.statusCode).toBe(400);
+      expect(alertOf(page)).toBe(EXPIRED);
+    }
+    expect(vi.mocked(upstreamIdentity)).not.toHaveBeenCalled();
+  });
+
+  it("is refused at another provider's redirect URI (mix-up)", async () => {
+    const provider = await newProvider();
+    const other = await newProvider();
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockResolvedValue(person());
+    const page = await callback(browser, other, { code: 'c', state });
+    expect(page.statusCode).toBe(400);
+    expect(alertOf(page)).toBe(EXPIRED);
+    expect(vi.mocked(upstreamIdentity)).not.toHaveBeenCalled();
+  });
+
+  it('is refused once the provider no longer serves the organization, or speaks for another issuer', async () => {
+    const unbound = await newProvider();
+    const first = await started(unbound);
+    await configureSsoProvider(
+      { clientId: unbound, organizationIds: [(await signInSetup()).organization.id] },
+      'test',
+    );
+    const changed = await newProvider();
+    const second = await started(changed);
+    await configureSsoProvider(
+      { clientId: changed, organizationIds: [shared.organization.id], issuer: 'https://other.example' },
+      'test',
+    );
+    vi.mocked(upstreamIdentity).mockResolvedValue(person());
+    for (const [browser, provider, state] of [
+      [first.browser, unbound, first.state],
+      [second.browser, changed, second.state],
+    ] as const) {
+      const page = await callback(browser, provider, { code: 'c', state });
+      expect(page.statusCode).toBe(403);
+      expect(alertOf(page)).toBe(NOT_OFFERED);
+    }
+  });
+
+  it.each(['access_denied', 'login_required'])(
+    'tells the application access_denied when the upstream says %s',
+    async (error) => {
+      const provider = await newProvider();
+      const { browser, request, state } = await started(provider);
+      const page = await callback(browser, provider, { error, state });
+      expect(Object.fromEntries(locationOf(page).searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: 'The person did not sign in',
+        state: 'state-1',
+        iss: 'http://localhost',
+      });
+      expect(await getItem(keys.authorizationRequest(request))).toBeUndefined();
+    },
+  );
+
+  it('answers another upstream error with a page of ours, and one for a request already answered', async () => {
+    const provider = await newProvider({ displayName: 'Corp login' });
+    const { browser, request, state } = await started(provider);
+    const page = await callback(browser, provider, { error: 'server_error', state });
+    expect(page.statusCode).toBe(502);
+    expect(alertOf(page)).toBe('Corp login did not sign you in. Go back to the application and try again.');
+    expect(await getItem(keys.authorizationRequest(request))).toBeDefined();
+  });
+
+  it('of two refusals of one request (two states), only one reaches the application', async () => {
+    const provider = await newProvider();
+    const { browser, request, state } = await started(provider);
+    const second = locationOf(await browser.get(startFederation, { request, provider })).searchParams.get(
+      'state',
+    );
+    const answers = await Promise.all([
+      callback(browser, provider, { error: 'access_denied', state }),
+      callback(browser, provider, { error: 'access_denied', state: second ?? '' }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 400]);
+  });
+
+  it('answers an answer without a code, or a provider without its secret, with a page of ours', async () => {
+    const provider = await newProvider();
+    const { browser, state } = await started(provider);
+    const noCode = await callback(browser, provider, { state });
+    expect(noCode.statusCode).toBe(400);
+    expect(alertOf(noCode)).toBe(
+      `${provider} sent no answer that can be used. Go back to the application and try again.`,
+    );
+
+    const unset = await newProvider();
+    const second = await started(unset);
+    await (await secretStore()).delete(ssoSecretName(unset));
+    const page = await callback(second.browser, unset, { code: 'c', state: second.state });
+    expect(page.statusCode).toBe(502);
+    expect(alertOf(page)).toBe(
+      `Sign-in through ${unset} is not set up completely. Contact your administrator.`,
+    );
+    expect(vi.mocked(upstreamIdentity)).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['unreachable', 'Corp login could not be reached. Try again in a few minutes.'],
+    [
+      'client-refused',
+      "Corp login refused this service's client credentials. Ask your administrator to check the SSO provider's client id and secret.",
+    ],
+    ['refused', 'Corp login did not complete the sign-in. Go back to the application and try again.'],
+    [
+      'invalid-answer',
+      'The answer from Corp login could not be verified, so it was not used. Go back to the application and try again.',
+    ],
+    [
+      'authentication-too-old',
+      'The application needs you to have signed in recently, and Corp login did not ask you to sign in again. Go back to the application and try again.',
+    ],
+  ] as const)('answers an exchange that fails as %s with its page', async (failure, message) => {
+    const provider = await newProvider({ displayName: 'Corp login' });
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockRejectedValueOnce(new FederationError(failure, 'detail'));
+    const page = await callback(browser, provider, { code: 'c', state });
+    expect(page.statusCode).toBe(502);
+    expect(alertOf(page)).toBe(message);
+  });
+
+  it("says when a refused client's secret expired, by the operator's hint", async () => {
+    const expired = Date.UTC(2024, 4, 31, 12);
+    const provider = await newProvider({ displayName: 'Corp login', clientSecretExpirationDate: expired });
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockRejectedValueOnce(
+      new FederationError('client-refused', 'invalid_client'),
+    );
+    const page = await callback(browser, provider, { code: 'c', state });
+    expect(page.statusCode).toBe(502);
+    expect(alertOf(page)).toBe(
+      "Corp login refused this service's client secret, which expired on 2024-05-31. Ask your administrator to update the SSO provider's client secret.",
+    );
+    // A secret that expires later, or another failure, is no expired secret.
+    const later = await newProvider({
+      displayName: 'Corp login',
+      clientSecretExpirationDate: Date.now() + 86_400_000,
+    });
+    const next = await started(later);
+    vi.mocked(upstreamIdentity).mockRejectedValueOnce(
+      new FederationError('client-refused', 'invalid_client'),
+    );
+    expect(alertOf(await callback(next.browser, later, { code: 'c', state: next.state }))).toMatch(
+      /client credentials/,
+    );
+    const other = await started(provider);
+    vi.mocked(upstreamIdentity).mockRejectedValueOnce(new FederationError('refused', 'invalid_grant'));
+    expect(alertOf(await callback(other.browser, provider, { code: 'c', state: other.state }))).toBe(
+      'Corp login did not complete the sign-in. Go back to the application and try again.',
+    );
+  });
+
+  it('refuses a person the provider cannot vouch for', async () => {
+    const provider = await newProvider();
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ emailVerified: false }));
+    const page = await callback(browser, provider, { code: 'c', state });
+    expect(page.statusCode).toBe(403);
+    expect(alertOf(page)).toMatch(/did not confirm your email address/);
+    expect(page.cookies).toBeUndefined();
+  });
+});

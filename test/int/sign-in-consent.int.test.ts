@@ -1,0 +1,164 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { submitConsent } from '../../shared/auth/sign-in-step-forms.js';
+import {
+  type Agreement,
+  hasAcceptedLatest,
+  publishAgreement,
+} from '../../shared/store/consent-repository.js';
+import { keys } from '../../shared/store/keys.js';
+import { useDatabase } from '../support/database.js';
+import {
+  alertOf,
+  authorizationQuery,
+  locationOf,
+  PASSWORD,
+  PagesBrowser,
+  personWithPassword,
+  requestIdOf,
+  signInSetup,
+  textOf,
+} from '../support/hosted-pages.js';
+import { getItem } from '../support/records.js';
+
+/**
+ * Consent to the latest agreement during a sign-in (shared/auth/sign-in-steps.ts and the consent
+ * form of sign-in-step-forms.ts). Agreements are the whole database's, so this file has its own.
+ */
+
+useDatabase();
+
+const EXPIRED =
+  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
+
+let shared: Awaited<ReturnType<typeof signInSetup>>;
+let agreement: Agreement;
+beforeAll(async () => {
+  shared = await signInSetup();
+  agreement = await publishAgreement('https://example.com/terms-1');
+});
+
+/** A new person's password, answered with the consent page. */
+const consentAsked = async (browser = new PagesBrowser()) => {
+  const user = await personWithPassword(shared.organization.id);
+  const form = await browser.get(authorize, authorizationQuery(shared.application.id));
+  const request = requestIdOf(form);
+  const page = await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
+  return { browser, user, request, page };
+};
+
+describe('consent during a sign-in', () => {
+  it('asks a person who has not accepted the latest agreement, then signs them in once they accept', async () => {
+    const { browser, user, request, page } = await consentAsked();
+    expect(page.statusCode).toBe(200);
+    expect(requestIdOf(page)).toBe(request);
+    expect(textOf(page)).toContain(`value="${agreement.id}"`);
+    expect(textOf(page)).toContain('https://example.com/terms-1');
+    expect(page.cookies).toBeUndefined();
+    expect(await getItem(keys.authorizationRequest(request))).toMatchObject({
+      userId: user.id,
+      amr: ['pwd'],
+    });
+
+    const done = await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    expect(done.statusCode).toBe(303);
+    expect(locationOf(done).searchParams.get('code')).toBeTruthy();
+    expect(done.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
+    expect(await hasAcceptedLatest(shared.organization.id, user.id)).toBe(true);
+    // Accepted once, not asked again.
+    const next = await browser.get(authorize, authorizationQuery(shared.application.id));
+    expect(next.statusCode).toBe(303);
+  });
+
+  it('tells the application access_denied when the person declines, and uses the request up', async () => {
+    const { browser, user, request } = await consentAsked();
+    const declined = await browser.post(submitConsent, {
+      request,
+      decision: 'decline',
+      agreement: agreement.id,
+    });
+    expect(Object.fromEntries(locationOf(declined).searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The person declined the agreement',
+      state: 'state-1',
+      iss: 'http://localhost',
+    });
+    expect(await hasAcceptedLatest(shared.organization.id, user.id)).toBe(false);
+    const again = await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    expect(alertOf(again)).toBe(EXPIRED);
+  });
+
+  it('of two answers to one consent page, only one is heard', async () => {
+    const { browser, request } = await consentAsked();
+    const answers = await Promise.all([
+      browser.post(submitConsent, { request, decision: 'decline', agreement: agreement.id }),
+      browser.post(submitConsent, { request, decision: 'decline', agreement: agreement.id }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 400]);
+  });
+
+  it('refuses an agreement id it cannot read, or one that does not exist, recording nothing', async () => {
+    const { browser, user, request } = await consentAsked();
+    const unreadable = await browser.post(submitConsent, { request, decision: 'accept', agreement: 'a b' });
+    expect(unreadable.statusCode).toBe(400);
+    expect(alertOf(unreadable)).toBe('The agreement could not be read. Sign in again.');
+    const tooLong = await browser.post(submitConsent, {
+      request,
+      decision: 'accept',
+      agreement: 'a'.repeat(65),
+    });
+    expect(alertOf(tooLong)).toBe('The agreement could not be read. Sign in again.');
+    const unknown = await browser.post(submitConsent, {
+      request,
+      decision: 'accept',
+      agreement: 'no-such-agreement',
+    });
+    expect(unknown.statusCode).toBe(400);
+    expect(alertOf(unknown)).toBe('The agreement no longer exists. Sign in again.');
+    expect(await hasAcceptedLatest(shared.organization.id, user.id)).toBe(false);
+    // The request is still pending: the right answer goes through.
+    const accepted = await browser.post(submitConsent, {
+      request,
+      decision: 'accept',
+      agreement: agreement.id,
+    });
+    expect(accepted.statusCode).toBe(303);
+  });
+
+  it('asks again when the accepted agreement is no longer the latest', async () => {
+    const { browser, request } = await consentAsked();
+    const newer = await publishAgreement('https://example.com/terms-2');
+    try {
+      const page = await browser.post(submitConsent, {
+        request,
+        decision: 'accept',
+        agreement: agreement.id,
+      });
+      expect(page.statusCode).toBe(200);
+      expect(textOf(page)).toContain(`value="${newer.id}"`);
+      const done = await browser.post(submitConsent, { request, decision: 'accept', agreement: newer.id });
+      expect(done.statusCode).toBe(303);
+    } finally {
+      agreement = newer;
+    }
+  });
+
+  it('answers prompt=none with consent_required for a session that has not accepted', async () => {
+    const { browser, request } = await consentAsked();
+    await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    const newer = await publishAgreement('https://example.com/terms-3');
+    agreement = newer;
+    const none = await browser.get(authorize, authorizationQuery(shared.application.id, { prompt: 'none' }));
+    expect(Object.fromEntries(locationOf(none).searchParams)).toEqual({
+      error: 'consent_required',
+      error_description: 'The person must accept the agreement',
+      state: 'state-1',
+      iss: 'http://localhost',
+    });
+    // Without prompt=none the session is asked, on a new request of this browser.
+    const asked = await browser.get(authorize, authorizationQuery(shared.application.id));
+    expect(asked.statusCode).toBe(200);
+    expect(textOf(asked)).toContain(`value="${newer.id}"`);
+    expect(await getItem(keys.authorizationRequest(requestIdOf(asked)))).toMatchObject({ amr: ['pwd'] });
+  });
+});

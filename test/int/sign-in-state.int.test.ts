@@ -1,0 +1,330 @@
+import { describe, expect, it } from 'vitest';
+import type { AuthorizationRequest } from '../../shared/domain/authorization.js';
+import { saveFederationState, takeFederationState } from '../../shared/store/federation-state.js';
+import { keys } from '../../shared/store/keys.js';
+import { digestOf } from '../../shared/store/opaque-values.js';
+import {
+  completeAuthorizationRequest,
+  countSignInAttempt,
+  createSession,
+  endSession,
+  issueAuthorizationCode,
+  liveSession,
+  newFamilyId,
+  pendingAuthorizationRequest,
+  recordSignInFailure,
+  recordSignInProgress,
+  redeemAuthorizationCode,
+  refreshFamilyOf,
+  revokeRefreshFamily,
+  rotateRefreshToken,
+  saveAuthorizationRequest,
+  signInLockedUntil,
+  startRefreshFamily,
+  useSession,
+} from '../../shared/store/sign-in-state.js';
+import { useDatabase } from '../support/database.js';
+import { getItem } from '../support/records.js';
+
+/**
+ * The sign-in state in the table (shared/store/sign-in-state.ts, federation-state.ts): pending
+ * requests bound to a browser, sessions and their two lifetimes, single-use codes and rotating
+ * refresh tokens, failure and attempt counts, the state of a federated sign-in. Clocks are the
+ * `now` each function takes; every refusal starts from the same call done right.
+ */
+
+useDatabase();
+
+const NOW = Date.UTC(2031, 0, 1, 12);
+const MINUTE = 60_000;
+
+const request: AuthorizationRequest = {
+  clientId: 'app',
+  organizationId: 'org',
+  redirectUri: 'https://app.example/cb',
+  scope: 'openid',
+  state: 's',
+  codeChallenge: 'challenge',
+};
+
+describe('a pending authorization request', () => {
+  it('is pending for 30 minutes, for the browser that made it only', async () => {
+    const saved = await saveAuthorizationRequest(request, 'binding', {}, NOW);
+    expect(saved).toMatchObject({ ...request, createdAt: NOW, expiresAt: NOW / 1000 + 1800 });
+    expect(saved.browserDigest).toBe(digestOf('binding'));
+    expect(await pendingAuthorizationRequest(saved.id, 'binding', NOW + 30 * MINUTE - 1000)).toEqual(saved);
+    expect(await pendingAuthorizationRequest(saved.id, 'binding', NOW + 30 * MINUTE)).toBeUndefined();
+    expect(await pendingAuthorizationRequest(saved.id, 'other binding', NOW)).toBeUndefined();
+    expect(await pendingAuthorizationRequest(saved.id, undefined, NOW)).toBeUndefined();
+    expect(await pendingAuthorizationRequest(saved.id, '', NOW)).toBeUndefined();
+    expect(await pendingAuthorizationRequest('unknown', 'binding', NOW)).toBeUndefined();
+  });
+
+  it('records the progress of the person, setting and removing fields, while it exists', async () => {
+    const saved = await saveAuthorizationRequest(request, 'binding', { totpEnrolment: 'SECRET' }, NOW);
+    expect(saved.totpEnrolment).toBe('SECRET');
+    expect(
+      await recordSignInProgress(saved.id, {
+        userId: 'u',
+        authTime: 5,
+        amr: ['pwd', 'mfa'],
+        totpEnrolment: undefined,
+      }),
+    ).toBe(true);
+    const item = await getItem(keys.authorizationRequest(saved.id));
+    expect(item).toMatchObject({ userId: 'u', authTime: 5, amr: ['pwd', 'mfa'], state: 's' });
+    expect(item).not.toHaveProperty('totpEnrolment');
+    expect(await recordSignInProgress(saved.id, { amr: ['pwd'] })).toBe(true);
+    expect(await getItem(keys.authorizationRequest(saved.id))).toMatchObject({ userId: 'u', amr: ['pwd'] });
+
+    expect(await completeAuthorizationRequest(saved.id)).toBe(true);
+    expect(await completeAuthorizationRequest(saved.id)).toBe(false);
+    expect(await recordSignInProgress(saved.id, { userId: 'u' })).toBe(false);
+    expect(await getItem(keys.authorizationRequest(saved.id))).toBeUndefined();
+  });
+});
+
+describe('a browser session', () => {
+  const subject = { organizationId: 'org', userId: 'u', amr: ['pwd'], authTime: NOW - 1000 };
+  const lifetimes = { idleSeconds: 3600, absoluteSeconds: 12 * 3600 };
+
+  it('lives an hour unused, and at most 12 hours however used', async () => {
+    const { cookieValue, session } = await createSession(subject, lifetimes, NOW);
+    expect(cookieValue).toMatch(/^[\w-]{43}$/);
+    expect(session).toEqual({ ...subject, endsAt: NOW + 12 * 3600_000, expiresAt: NOW / 1000 + 3600 });
+    expect(await getItem(keys.session(digestOf(cookieValue)))).toMatchObject(session);
+    expect(await liveSession(cookieValue, NOW + 3600_000 - 1)).toEqual(session);
+    expect(await liveSession(cookieValue, NOW + 3600_000)).toBeUndefined();
+    expect(await liveSession(undefined, NOW)).toBeUndefined();
+    expect(await liveSession('unknown', NOW)).toBeUndefined();
+
+    // Each use renews the idle hour, never past the absolute end.
+    for (let use = 1; use <= 13; use++) {
+      const now = NOW + use * 50 * MINUTE;
+      expect((await useSession(cookieValue, 3600, now))?.expiresAt).toBe((now + 3600_000) / 1000);
+    }
+    expect((await getItem(keys.session(digestOf(cookieValue))))?.expiresAt).toBe(
+      (NOW + 13 * 50 * MINUTE + 3600_000) / 1000,
+    );
+    const late = await useSession(cookieValue, 3600, NOW + 11.5 * 3600_000);
+    expect(late?.expiresAt).toBe((NOW + 12 * 3600_000) / 1000);
+    expect(await liveSession(cookieValue, NOW + 12 * 3600_000 - 1)).toBeDefined();
+    expect(await liveSession(cookieValue, NOW + 12 * 3600_000)).toBeUndefined();
+    expect(await useSession(cookieValue, 3600, NOW + 12 * 3600_000)).toBeUndefined();
+  });
+
+  it('ends once, answering what it was', async () => {
+    const { cookieValue, session } = await createSession(subject, lifetimes, NOW);
+    expect(await endSession(cookieValue)).toEqual(session);
+    expect(await endSession(cookieValue)).toBeUndefined();
+    expect(await endSession(undefined)).toBeUndefined();
+    expect(await liveSession(cookieValue, NOW)).toBeUndefined();
+    // Using an ended session neither renews nor recreates it.
+    expect(await useSession(cookieValue, 3600, NOW)).toBeUndefined();
+    expect(await getItem(keys.session(digestOf(cookieValue)))).toBeUndefined();
+  });
+});
+
+describe('an authorization code', () => {
+  const grant = {
+    clientId: 'app',
+    organizationId: 'org',
+    userId: 'u',
+    redirectUri: 'https://app.example/cb',
+    codeChallenge: 'challenge',
+    scope: 'openid',
+    nonce: 'n',
+    authTime: NOW - 1000,
+    amr: ['pwd'],
+  };
+  const binding = { clientId: 'app', redirectUri: 'https://app.example/cb', codeChallenge: 'challenge' };
+
+  it('is redeemed once, with every binding, within its lifetime', async () => {
+    const code = await issueAuthorizationCode(grant, 60, NOW);
+    expect(await getItem(keys.authorizationCode(digestOf(code)))).toMatchObject({
+      validUntil: NOW + 60_000,
+      expiresAt: NOW / 1000 + 60,
+    });
+    for (const wrong of [
+      { clientId: 'other' },
+      { redirectUri: 'https://app.example/other' },
+      { codeChallenge: 'x' },
+    ]) {
+      expect(await redeemAuthorizationCode(code, { ...binding, ...wrong }, 'f0', NOW)).toEqual({
+        outcome: 'invalid',
+      });
+    }
+    expect(await redeemAuthorizationCode(code, binding, 'f0', NOW + 60_000)).toEqual({ outcome: 'invalid' });
+    const redeemed = await redeemAuthorizationCode(code, binding, 'f1', NOW + 59_999);
+    expect(redeemed).toEqual({
+      outcome: 'redeemed',
+      grant: { ...grant, validUntil: NOW + 60_000, expiresAt: NOW / 1000 + 60, redeemedFamily: 'f1' },
+    });
+    // A replay by its client names what the first redemption started; anyone else learns nothing.
+    expect(await redeemAuthorizationCode(code, binding, 'f2', NOW)).toEqual({
+      outcome: 'replayed',
+      familyId: 'f1',
+    });
+    expect(await redeemAuthorizationCode(code, { ...binding, clientId: 'other' }, 'f3', NOW)).toEqual({
+      outcome: 'invalid',
+    });
+    expect(await redeemAuthorizationCode('unknown', binding, 'f4', NOW)).toEqual({ outcome: 'invalid' });
+  });
+});
+
+describe('refresh tokens', () => {
+  const grant = {
+    clientId: 'app',
+    organizationId: 'org',
+    userId: 'u',
+    scope: 'openid',
+    authTime: NOW,
+    amr: ['pwd'],
+  };
+  const lifetimes = { slidingSeconds: 3600, absoluteSeconds: 4 * 3600 };
+
+  it('rotate at every use, each successor sliding, never past the family end', async () => {
+    // Not on a whole second, as a real clock: a token's expiry is rounded up, the family's end is not.
+    const start = NOW + 500;
+    const long = { slidingSeconds: 3 * 3600, absoluteSeconds: 4 * 3600 };
+    const familyId = newFamilyId();
+    const first = await startRefreshFamily(familyId, grant, long, start);
+    expect(await getItem(keys.refreshFamily(familyId))).toMatchObject({
+      id: familyId,
+      clientId: 'app',
+      endsAt: start + 4 * 3600_000,
+      expiresAt: Math.ceil((start + 4 * 3600_000) / 1000),
+    });
+    expect(await getItem(keys.refreshToken(digestOf(first)))).toMatchObject({
+      familyId,
+      expiresAt: Math.ceil((start + 3 * 3600_000) / 1000),
+    });
+    expect(await refreshFamilyOf(first, 'app')).toBe(familyId);
+    expect(await refreshFamilyOf(first, 'other')).toBeUndefined();
+
+    // Another client's use changes nothing.
+    expect(await rotateRefreshToken(first, 'other', long, start)).toEqual({ outcome: 'invalid' });
+    const rotated = await rotateRefreshToken(first, 'app', long, start + 1000);
+    if (rotated.outcome !== 'rotated') throw new Error(rotated.outcome);
+    expect(rotated.grant).toMatchObject({ ...grant, familyId, rotated: true });
+    const successor = await getItem(keys.refreshToken(digestOf(rotated.token)));
+    expect(successor).toMatchObject({
+      ...grant,
+      familyId,
+      expiresAt: Math.ceil((start + 1000 + 3 * 3600_000) / 1000),
+    });
+    expect(successor).not.toHaveProperty('rotated');
+
+    // Near the family's end the successor lives only until then, and not a moment after it.
+    const late = await rotateRefreshToken(rotated.token, 'app', long, start + 2.5 * 3600_000);
+    if (late.outcome !== 'rotated') throw new Error(late.outcome);
+    expect((await getItem(keys.refreshToken(digestOf(late.token))))?.expiresAt).toBe(
+      Math.ceil((start + 4 * 3600_000) / 1000),
+    );
+    expect(await rotateRefreshToken(late.token, 'app', long, start + 4 * 3600_000)).toEqual({
+      outcome: 'invalid',
+    });
+
+    // A rotated token back again: its client hears the family (to revoke it); another client nothing.
+    expect(await rotateRefreshToken(first, 'other', long, start)).toEqual({ outcome: 'invalid' });
+    expect(await rotateRefreshToken(first, 'app', long, start)).toEqual({ outcome: 'reused', familyId });
+    expect(await rotateRefreshToken('unknown', 'app', long, start)).toEqual({ outcome: 'invalid' });
+  });
+
+  it('expire after the sliding lifetime unused', async () => {
+    const first = await startRefreshFamily(newFamilyId(), grant, lifetimes, NOW);
+    expect(await rotateRefreshToken(first, 'app', lifetimes, NOW + 3600_000)).toEqual({ outcome: 'invalid' });
+    expect((await rotateRefreshToken(first, 'app', lifetimes, NOW + 3600_000 - 1000)).outcome).toBe(
+      'rotated',
+    );
+  });
+
+  it('of a revoked family are refused, though not rotated yet', async () => {
+    const familyId = newFamilyId();
+    const first = await startRefreshFamily(familyId, grant, lifetimes, NOW);
+    await revokeRefreshFamily(familyId);
+    expect(await getItem(keys.refreshFamily(familyId))).toMatchObject({ revoked: true });
+    expect(await rotateRefreshToken(first, 'app', lifetimes, NOW)).toEqual({ outcome: 'invalid' });
+    // Revoking a family that is gone is no error, and creates nothing.
+    await revokeRefreshFamily('gone');
+    expect(await getItem(keys.refreshFamily('gone'))).toBeUndefined();
+  });
+
+  it('whose family is missing are refused', async () => {
+    const familyId = newFamilyId();
+    const first = await startRefreshFamily(familyId, grant, lifetimes, NOW);
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, tableName } = await import('../../shared/store/dynamo.js');
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.refreshFamily(familyId) }));
+    expect(await rotateRefreshToken(first, 'app', lifetimes, NOW)).toEqual({ outcome: 'invalid' });
+  });
+});
+
+describe('failed sign-ins and attempts', () => {
+  it('counts failures per organization and email, locking for what the rule says', async () => {
+    const waits: number[] = [];
+    const rule = (failures: number) => {
+      waits.push(failures);
+      return failures >= 2 ? failures * 1000 : 0;
+    };
+    expect(await recordSignInFailure('org', 'Ann@Example.com', rule, NOW)).toBe(1);
+    expect(await signInLockedUntil('org', 'ann@example.com')).toBe(0);
+    expect(await getItem(keys.signInFailures('org', 'ann@example.com'))).toMatchObject({
+      failures: 1,
+      lockedUntil: 0,
+      expiresAt: NOW / 1000 + 24 * 3600,
+    });
+    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 1)).toBe(2);
+    expect(await signInLockedUntil('org', 'ann@example.com')).toBe(NOW + 1 + 2000);
+    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 2)).toBe(3);
+    expect(await signInLockedUntil('org', 'ann@example.com')).toBe(NOW + 2 + 3000);
+    expect(waits).toEqual([1, 2, 3]);
+    expect(await signInLockedUntil('other-org', 'ann@example.com')).toBe(0);
+  });
+
+  it('counts attempts per address and calendar minute', async () => {
+    const minute = Math.floor(NOW / MINUTE) * MINUTE;
+    expect(await countSignInAttempt('203.0.113.1', minute)).toBe(1);
+    expect(await countSignInAttempt('203.0.113.1', minute + MINUTE - 1)).toBe(2);
+    expect(await countSignInAttempt('203.0.113.2', minute)).toBe(1);
+    expect(await countSignInAttempt('203.0.113.1', minute + MINUTE)).toBe(1);
+    expect(await getItem(keys.signInAttempts('203.0.113.1', minute / MINUTE))).toMatchObject({
+      attempts: 2,
+      expiresAt: minute / 1000 + 120,
+    });
+  });
+});
+
+describe('the state of a federated sign-in', () => {
+  const fields = {
+    requestId: 'r',
+    providerClientId: 'sso',
+    issuer: 'https://upstream.example',
+    nonce: 'n',
+    codeVerifier: 'v',
+  };
+
+  it('is taken once, within 10 minutes, and stored as a digest only', async () => {
+    const state = await saveFederationState(fields, NOW);
+    expect(state).toMatch(/^[\w-]{43}$/);
+    expect(await getItem(keys.federationState(digestOf(state)))).toMatchObject({
+      ...fields,
+      createdAt: NOW,
+      expiresAt: NOW / 1000 + 600,
+    });
+    expect(await getItem(keys.federationState(state))).toBeUndefined();
+    expect(await takeFederationState(state, NOW + 10 * MINUTE - 1)).toEqual({
+      ...fields,
+      createdAt: NOW,
+      expiresAt: NOW / 1000 + 600,
+    });
+    expect(await takeFederationState(state, NOW)).toBeUndefined();
+  });
+
+  it('is refused once expired, and used up all the same', async () => {
+    const state = await saveFederationState(fields, NOW);
+    expect(await takeFederationState(state, NOW + 10 * MINUTE)).toBeUndefined();
+    expect(await getItem(keys.federationState(digestOf(state)))).toBeUndefined();
+    expect(await takeFederationState('unknown', NOW)).toBeUndefined();
+  });
+});

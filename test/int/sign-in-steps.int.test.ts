@@ -1,0 +1,353 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
+import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
+import { reloadConfig } from '../../shared/config.js';
+import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
+import { keys } from '../../shared/store/keys.js';
+import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
+import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import { useDatabase } from '../support/database.js';
+import {
+  alertOf,
+  authorizationQuery,
+  CHALLENGE,
+  locationOf,
+  PASSWORD,
+  type Page,
+  PagesBrowser,
+  personWithPassword,
+  REDIRECT,
+  requestIdOf,
+  signInSetup,
+  textOf,
+} from '../support/hosted-pages.js';
+import { getItem, setMfaEnabled } from '../support/records.js';
+
+/**
+ * The steps after the password in an organization that uses two-step verification
+ * (shared/auth/sign-in-steps.ts, sign-in-step-forms.ts, totp-enrolment.ts): enrolment with its
+ * recovery codes, the code challenge, recovery codes, and what each form refuses. Handlers are
+ * called in process against DynamoDB Local; the clock is faked where codes depend on it.
+ */
+
+useDatabase();
+
+const EXPIRED =
+  'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
+const WRONG_CODE = 'The code is not right. Check that the time on your device is correct, and try again.';
+
+let shared: Awaited<ReturnType<typeof signInSetup>>;
+beforeAll(async () => {
+  shared = await signInSetup({ mfaEnabled: true });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE = '100000';
+  reloadConfig();
+});
+
+const codeAt = (secret: string, now = Date.now()) => hotp(base32Decode(secret), totpStep(now));
+
+/** Authorization request and password of a person; answers the page after the password. */
+const afterPassword = async (browser: PagesBrowser, user: UserRecord, extra: Record<string, string> = {}) => {
+  const form = await browser.get(authorize, authorizationQuery(shared.application.id, extra));
+  const request = requestIdOf(form);
+  const page = await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
+  return { request, page };
+};
+
+/** The key offered to a person enrolling, as the pending request holds it. */
+const enrolmentSecret = async (request: string): Promise<string> => {
+  const pending = await getItem(keys.authorizationRequest(request));
+  return String(pending?.totpEnrolment);
+};
+
+/** A person enrolled in a first sign-in; answers the person (with their secret) and the recovery codes. */
+const enrolledPerson = async () => {
+  const user = await personWithPassword(shared.organization.id);
+  const browser = new PagesBrowser();
+  const { request } = await afterPassword(browser, user);
+  const secret = await enrolmentSecret(request);
+  const codesPage = await browser.post(submitTotp, { request, code: codeAt(secret) });
+  const codes = [...textOf(codesPage).matchAll(/<li>([a-z2-7]{5}-[a-z2-7]{5})<\/li>/g)].map(
+    (match) => match[1],
+  );
+  const enrolled = (await getUser(shared.organization.id, user.id, true)) as UserRecord;
+  return { user: enrolled, secret, codes: codes as string[] };
+};
+
+const grantOf = async (page: Page) => {
+  const redemption = await redeemAuthorizationCode(
+    locationOf(page).searchParams.get('code') ?? '',
+    { clientId: shared.application.id, redirectUri: REDIRECT, codeChallenge: CHALLENGE },
+    'family',
+  );
+  if (redemption.outcome !== 'redeemed') throw new Error(`The code was ${redemption.outcome}`);
+  return redemption.grant;
+};
+
+describe('enrolment', () => {
+  it('sends a person without a key to enrol, shows the key to this browser only, and confirms it with a code', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const browser = new PagesBrowser();
+    const { request, page } = await afterPassword(browser, user);
+    expect(page.statusCode).toBe(303);
+    expect(page.cookies).toBeUndefined();
+    expect(page.headers?.location).toBe(`/signin/enrol?request=${encodeURIComponent(request)}`);
+    const secret = await enrolmentSecret(request);
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(await getItem(keys.authorizationRequest(request))).toMatchObject({
+      userId: user.id,
+      amr: ['pwd'],
+    });
+
+    const shown = await browser.get(showTotpEnrolment, { request });
+    expect(shown.statusCode).toBe(200);
+    expect(textOf(shown)).toContain(`<code>${secret}</code>`);
+    expect(textOf(shown)).toContain(
+      `otpauth://totp/${encodeURIComponent(shared.organization.name)}:${encodeURIComponent(user.email)}?secret=${secret}`,
+    );
+    expect(alertOf(shown)).toBeUndefined();
+    // Another browser, or no request, sees no key.
+    const elsewhere = await new PagesBrowser().get(showTotpEnrolment, { request });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(textOf(elsewhere)).not.toContain(secret);
+    expect(alertOf(await browser.get(showTotpEnrolment, {}))).toBe(EXPIRED);
+
+    // A wrong code: back to the same key, saying so, and a failure counted.
+    const wrong = await browser.post(submitTotp, {
+      request,
+      code: '000000' === codeAt(secret) ? '111111' : '000000',
+    });
+    expect(wrong.headers?.location).toBe(`/signin/enrol?request=${encodeURIComponent(request)}&retry=1`);
+    expect(alertOf(await browser.get(showTotpEnrolment, { request, retry: '1' }))).toBe(WRONG_CODE);
+    expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toMatchObject({
+      failures: 1,
+    });
+
+    const codesPage = await browser.post(submitTotp, { request, code: ` ${codeAt(secret)} ` });
+    expect(codesPage.statusCode).toBe(200);
+    const codes = [...textOf(codesPage).matchAll(/<li>([a-z2-7]{5}-[a-z2-7]{5})<\/li>/g)];
+    expect(codes).toHaveLength(10);
+    const stored = await getUser(shared.organization.id, user.id, true);
+    expect(stored?.totpSecret).toBe(secret);
+    expect(stored?.recoveryCodeDigests?.size).toBe(10);
+    expect(stored?.totpLastStep).toBe(totpStep(Date.now()));
+    const progress = await getItem(keys.authorizationRequest(request));
+    expect(progress).toMatchObject({ amr: ['pwd', 'otp', 'mfa'] });
+    expect(progress).not.toHaveProperty('totpEnrolment');
+    // The enrolment page is gone once enrolled.
+    expect(alertOf(await browser.get(showTotpEnrolment, { request }))).toBe(EXPIRED);
+
+    const done = await browser.post(submitContinue, { request });
+    expect(done.statusCode).toBe(303);
+    expect(done.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
+    expect(await grantOf(done)).toMatchObject({ userId: user.id, amr: ['pwd', 'otp', 'mfa'] });
+    expect(await liveSession(browser.cookies.get('idp-session'))).toMatchObject({
+      amr: ['pwd', 'otp', 'mfa'],
+    });
+  });
+
+  it('keeps the key offered while the person retries the password in the same request', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const secret = await enrolmentSecret(request);
+    await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
+    expect(await enrolmentSecret(request)).toBe(secret);
+  });
+
+  it('refuses the enrolment of a second browser once the first one enrolled', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const [first, second] = [new PagesBrowser(), new PagesBrowser()];
+    const a = await afterPassword(first, user);
+    const b = await afterPassword(second, user);
+    const [secretA, secretB] = [await enrolmentSecret(a.request), await enrolmentSecret(b.request)];
+    expect((await first.post(submitTotp, { request: a.request, code: codeAt(secretA) })).statusCode).toBe(
+      200,
+    );
+    const late = await second.post(submitTotp, { request: b.request, code: codeAt(secretB) });
+    expect(late.statusCode).toBe(409);
+    expect(alertOf(late)).toBe(
+      'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
+    );
+    expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toBe(secretA);
+  });
+
+  it('shows no key to a person deactivated meanwhile', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    await setUserStatus(shared.organization.id, user.id, 'INACTIVE');
+    const page = await browser.get(showTotpEnrolment, { request });
+    expect(page.statusCode).toBe(403);
+    expect(alertOf(page)).toBe('This account cannot sign in. Contact your administrator.');
+    const code = await browser.post(submitTotp, { request, code: codeAt(await enrolmentSecret(request)) });
+    expect(code.statusCode).toBe(403);
+  });
+});
+
+describe('the code challenge', () => {
+  it('asks an enrolled person for a code and accepts each time step once', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { user, secret } = await enrolledPerson();
+    vi.advanceTimersByTime(30_000);
+    const browser = new PagesBrowser();
+    const { request, page } = await afterPassword(browser, user);
+    expect(page.statusCode).toBe(200);
+    expect(requestIdOf(page)).toBe(request);
+    expect(textOf(page)).toContain('Two-step verification');
+    expect(page.cookies).toBeUndefined();
+    const code = codeAt(secret);
+    const done = await browser.post(submitTotp, { request, code });
+    expect(done.statusCode).toBe(303);
+    expect(await grantOf(done)).toMatchObject({ userId: user.id, amr: ['pwd', 'otp', 'mfa'] });
+
+    // The same code again, in another sign-in: refused (RFC 6238 5.2).
+    const again = new PagesBrowser();
+    const next = await afterPassword(again, user);
+    const replay = await again.post(submitTotp, { request: next.request, code });
+    expect(replay.statusCode).toBe(401);
+    expect(alertOf(replay)).toBe(WRONG_CODE);
+    expect(requestIdOf(replay)).toBe(next.request);
+    // The previous step's code is older than the one accepted: refused as well.
+    const older = await again.post(submitTotp, {
+      request: next.request,
+      code: codeAt(secret, Date.now() - 30_000),
+    });
+    expect(older.statusCode).toBe(401);
+    vi.advanceTimersByTime(30_000);
+    expect((await again.post(submitTotp, { request: next.request, code: codeAt(secret) })).statusCode).toBe(
+      303,
+    );
+  });
+
+  it('accepts a recovery code once, as typed, without otp in amr', async () => {
+    const { user, codes } = await enrolledPerson();
+    const [code = ''] = codes;
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const done = await browser.post(submitTotp, { request, code: code.toUpperCase().replace('-', ' ') });
+    expect(done.statusCode).toBe(303);
+    expect(await grantOf(done)).toMatchObject({ amr: ['pwd', 'mfa'] });
+    expect((await getUser(shared.organization.id, user.id, true))?.recoveryCodeDigests?.size).toBe(9);
+
+    const again = new PagesBrowser();
+    const next = await afterPassword(again, user);
+    expect((await again.post(submitTotp, { request: next.request, code })).statusCode).toBe(401);
+    expect((await again.post(submitTotp, { request: next.request, code: codes[1] ?? '' })).statusCode).toBe(
+      303,
+    );
+  });
+
+  it('locks the person out after five wrong codes, even for a right one, and a right one then clears the count', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { user, secret } = await enrolledPerson();
+    vi.advanceTimersByTime(30_000);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const wrong = codeAt(secret) === '123456' ? '654321' : '123456';
+    for (let failure = 1; failure <= 5; failure++) {
+      expect((await browser.post(submitTotp, { request, code: wrong })).statusCode).toBe(401);
+    }
+    expect(await signInLockedUntil(shared.organization.id, user.email)).toBe(Date.now() + 60_000);
+    expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(401);
+    vi.setSystemTime(await signInLockedUntil(shared.organization.id, user.email));
+    expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(303);
+    expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toBeUndefined();
+  });
+
+  it('keeps counting failures across the password and the code: a right password alone clears nothing', async () => {
+    const { user, secret } = await enrolledPerson();
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    await browser.post(submitTotp, { request, code: codeAt(secret) === '123456' ? '654321' : '123456' });
+    await afterPassword(new PagesBrowser(), user);
+    expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toMatchObject({
+      failures: 1,
+    });
+  });
+
+  it('throttles codes from one address past the limit a minute', async () => {
+    const { user, secret } = await enrolledPerson();
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE = '1';
+    reloadConfig();
+    const throttled = await browser.post(submitTotp, { request, code: codeAt(secret) });
+    expect(throttled.statusCode).toBe(429);
+  });
+});
+
+describe('the step forms refuse', () => {
+  it('a form that cannot be read, or whose request is not this browser’s or knows no person yet', async () => {
+    const browser = new PagesBrowser();
+    const unreadable = await browser.open(submitContinue, {});
+    expect(unreadable.statusCode).toBe(400);
+    expect(alertOf(unreadable)).toBe(
+      'The form could not be read. Go back to the application and start again.',
+    );
+    const user = await personWithPassword(shared.organization.id);
+    const { request } = await afterPassword(browser, user);
+    // Positive control: this browser's request goes on (to the enrolment again).
+    expect((await browser.post(submitContinue, { request })).statusCode).toBe(303);
+    expect(alertOf(await new PagesBrowser().post(submitContinue, { request }))).toBe(EXPIRED);
+    const before = await browser.get(authorize, authorizationQuery(shared.application.id));
+    expect(alertOf(await browser.post(submitContinue, { request: requestIdOf(before) }))).toBe(EXPIRED);
+    expect(alertOf(await browser.post(submitTotp, { request: requestIdOf(before), code: '123456' }))).toBe(
+      EXPIRED,
+    );
+  });
+
+  it('a request completed meanwhile: of two answers only one gets a code', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    await browser.post(submitTotp, { request, code: codeAt(await enrolmentSecret(request)) });
+    const answers = await Promise.all([
+      browser.post(submitContinue, { request }),
+      browser.post(submitContinue, { request }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 400]);
+    expect(alertOf(answers.find((answer) => answer.statusCode === 400) as Page)).toBe(EXPIRED);
+  });
+});
+
+describe('a live session of a person who has not passed two steps', () => {
+  it('is asked for the code; with prompt=none the application hears interaction_required', async () => {
+    const organization = await signInSetup();
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(organization.application.id));
+    const signedIn = await browser.post(submitSignIn, {
+      request: requestIdOf(form),
+      email: organization.user.email,
+      password: PASSWORD,
+    });
+    expect(signedIn.statusCode).toBe(303);
+    await setMfaEnabled(organization.organization.id, true);
+    const none = await browser.get(
+      authorize,
+      authorizationQuery(organization.application.id, { prompt: 'none' }),
+    );
+    expect(Object.fromEntries(locationOf(none).searchParams)).toEqual({
+      error: 'interaction_required',
+      error_description: 'The person must complete two-step verification',
+      state: 'state-1',
+      iss: 'http://localhost',
+    });
+    // A browser without its binding cookie gets one with the new request.
+    browser.cookies.delete('idp-browser');
+    const asked = await browser.get(authorize, authorizationQuery(organization.application.id));
+    expect(asked.statusCode).toBe(303);
+    expect(asked.cookies).toEqual([expect.stringMatching(/^idp-browser=/)]);
+    const request = new URLSearchParams(String(asked.headers?.location).split('?')[1]).get('request') ?? '';
+    expect(String(asked.headers?.location)).toBe(`/signin/enrol?request=${encodeURIComponent(request)}`);
+    expect(await getItem(keys.authorizationRequest(request))).toMatchObject({
+      userId: organization.user.id,
+      amr: ['pwd'],
+    });
+    expect((await browser.get(showTotpEnrolment, { request })).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,141 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { hashPassword } from '../../shared/auth/passwords.js';
+import { createApiClient } from '../../shared/store/api-client-repository.js';
+import { livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
+import { createUser, type UserRecord } from '../../shared/store/user-repository.js';
+import { hiddenField } from './browser-session.js';
+import { createTestOrganization, uniqueEmail } from './records.js';
+
+/**
+ * The hosted sign-in pages' handlers called in process, without a server: a browser that keeps
+ * its cookies and posts forms as API Gateway would hand them over (payload format 2.0). For int
+ * tests of the sign-in state and steps; the e2e and browser tests go through HTTP.
+ */
+
+export type Page = APIGatewayProxyStructuredResultV2;
+type Handler = (event: APIGatewayProxyEventV2) => Promise<Page>;
+
+export const REDIRECT = 'https://app.example/callback';
+export const AFTER_LOGOUT = 'https://app.example/signed-out';
+export const PASSWORD = 'correct horse battery staple';
+/** A PKCE verifier and its S256 challenge (RFC 7636 appendix B). */
+export const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+
+let addresses = 0;
+
+export class PagesBrowser {
+  readonly cookies = new Map<string, string>();
+  /** Each browser comes from its own address, so attempt counts per address stay its own. */
+  readonly sourceIp = `198.51.100.${++addresses % 250}`;
+
+  event(options: {
+    query?: Record<string, string>;
+    form?: Record<string, string>;
+    pathParameters?: Record<string, string>;
+  }): APIGatewayProxyEventV2 {
+    return {
+      version: '2.0',
+      rawQueryString: new URLSearchParams(options.query ?? {}).toString(),
+      headers: options.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+      cookies: [...this.cookies].map(([name, value]) => `${name}=${value}`),
+      ...(options.form ? { body: new URLSearchParams(options.form).toString() } : {}),
+      isBase64Encoded: false,
+      ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
+      requestContext: { http: { sourceIp: this.sourceIp }, requestId: 'request' },
+    } as unknown as APIGatewayProxyEventV2;
+  }
+
+  /** Hands the event to the handler and keeps the cookies its answer sets. */
+  async open(handler: Handler, options: Parameters<PagesBrowser['event']>[0] = {}): Promise<Page> {
+    const page = await handler(this.event(options));
+    for (const cookie of page.cookies ?? []) {
+      const [pair = ''] = cookie.split(';');
+      const separator = pair.indexOf('=');
+      const name = pair.slice(0, separator);
+      const value = pair.slice(separator + 1);
+      if (value === '' || /max-age=0/i.test(cookie)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return page;
+  }
+
+  get(handler: Handler, query: Record<string, string>, pathParameters?: Record<string, string>) {
+    return this.open(handler, { query, ...(pathParameters ? { pathParameters } : {}) });
+  }
+
+  post(handler: Handler, form: Record<string, string>) {
+    return this.open(handler, { form });
+  }
+}
+
+/** The body of a page as text. */
+export const textOf = (page: Page): string => String(page.body ?? '');
+
+export const requestIdOf = (page: Page): string => {
+  const id = hiddenField(textOf(page), 'request');
+  if (!id) throw new Error(`No pending request on the page: ${textOf(page).slice(0, 300)}`);
+  return id;
+};
+
+export const locationOf = (page: Page): URL => {
+  const location = page.headers?.location;
+  if (typeof location !== 'string') throw new Error(`Not a redirect: ${page.statusCode} ${textOf(page)}`);
+  return new URL(location, 'https://idp.invalid');
+};
+
+/** The message of an error page, or the alert of a form page. */
+export const alertOf = (page: Page): string | undefined =>
+  /role="alert">([^<]*)</.exec(textOf(page))?.[1]?.replaceAll('&#39;', "'");
+
+/** An authorization request of the application, with `extra` parameters. */
+export const authorizationQuery = (clientId: string, extra: Record<string, string> = {}) => ({
+  client_id: clientId,
+  redirect_uri: REDIRECT,
+  response_type: 'code',
+  scope: 'openid email',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
+  state: 'state-1',
+  nonce: 'nonce-1',
+  ...extra,
+});
+
+/** An organization, an application people sign in to, and a person with a password. */
+export const signInSetup = async (options: { mfaEnabled?: boolean } = {}) => {
+  const organization = await createTestOrganization({ mfaEnabled: options.mfaEnabled ?? false });
+  const application = await createApiClient({
+    organizationId: organization.id,
+    name: 'Sign-in app',
+    clientType: 'STANDARD',
+    roles: [],
+    policies: [],
+    createdBy: 'test',
+    flowType: 'authorization_code',
+    redirectUris: [REDIRECT],
+    postLogoutRedirectUris: [AFTER_LOGOUT],
+  });
+  const user = await personWithPassword(organization.id);
+  return { organization, application, user };
+};
+
+/** A person of the organization who set `password` through their invitation. */
+export const personWithPassword = async (
+  organizationId: string,
+  password = PASSWORD,
+): Promise<UserRecord> => {
+  const { user, joinEmail } = await createUser({
+    organizationId,
+    email: uniqueEmail('person'),
+    name: 'Person',
+    userType: 'STANDARD',
+    createdBy: 'test',
+  });
+  const live = await livePasswordLink(joinEmail.invitationToken);
+  if (!live) throw new Error('The invitation is not live');
+  const passwordHash = await hashPassword(password);
+  // The password is set a moment before the test signs in: sessions begin after it.
+  const credentialsChangedAt = Date.now() - 1000;
+  await setPasswordWithLink(joinEmail.invitationToken, live.link, passwordHash, credentialsChangedAt);
+  return { ...user, passwordHash, credentialsChangedAt };
+};

@@ -1,0 +1,314 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  checkAuthorizationRequest,
+  isPkceVerifier,
+  redirectBack,
+  s256,
+  sessionRecentEnough,
+} from '../../shared/domain/authorization.js';
+import type { ApiClientRecord } from '../../shared/store/entities.js';
+
+/**
+ * The rules of `GET /oauth2/authorize`: what stays on our error page (client or redirect URI not
+ * verified), what goes back to the application, and the request a valid one becomes. Each refusal
+ * starts from the valid request and changes one parameter.
+ */
+
+const REDIRECT = 'https://app.example/cb';
+const CHALLENGE = s256('v'.repeat(43));
+const application = {
+  id: 'app',
+  organizationId: 'org',
+  flowType: 'authorization_code',
+  redirectUris: ['https://other.example/cb', REDIRECT],
+} as unknown as ApiClientRecord;
+
+const VALID = {
+  client_id: 'app',
+  redirect_uri: REDIRECT,
+  response_type: 'code',
+  scope: 'openid',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
+};
+
+/** The valid request with `changes` (undefined removes a parameter) and `extra` pairs appended. */
+const check = (
+  changes: Record<string, string | undefined> = {},
+  extra: [string, string][] = [],
+  client: ApiClientRecord = application,
+) => {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...VALID, ...changes })) {
+    if (value !== undefined) query.append(name, value);
+  }
+  for (const [name, value] of extra) query.append(name, value);
+  return checkAuthorizationRequest(query, client);
+};
+
+const backWith = (error: string, description: string, state?: string) => ({
+  kind: 'error-redirect',
+  redirectUri: REDIRECT,
+  ...(state === undefined ? {} : { state }),
+  error,
+  description,
+});
+
+describe('an authorization request', () => {
+  it('becomes the request to sign in to, openid and the scopes of sign-in kept', () => {
+    expect(
+      check({ scope: 'openid email profile offline_access', state: 's1', nonce: 'n1', max_age: '60' }),
+    ).toEqual({
+      kind: 'valid',
+      request: {
+        clientId: 'app',
+        organizationId: 'org',
+        redirectUri: REDIRECT,
+        scope: 'openid email profile offline_access',
+        state: 's1',
+        nonce: 'n1',
+        codeChallenge: CHALLENGE,
+        maxAge: 60,
+      },
+    });
+  });
+
+  it('keeps neither state, nonce, prompt nor max_age when the application sends none', () => {
+    expect(check()).toEqual({
+      kind: 'valid',
+      request: {
+        clientId: 'app',
+        organizationId: 'org',
+        redirectUri: REDIRECT,
+        scope: 'openid',
+        codeChallenge: CHALLENGE,
+      },
+    });
+  });
+
+  it('treats an empty value as a missing one', () => {
+    expect(check({ state: '', nonce: '', prompt: '', max_age: '' })).toEqual(check());
+    expect(check({ client_id: '' })).toMatchObject({ kind: 'error-page' });
+  });
+
+  it.each(['systemRoles', 'permissions', 'organization', 'name', 'nickname'])(
+    "accepts the seed's scope %s and leaves it out of the request",
+    (ignored) => {
+      expect(check({ scope: `openid ${ignored}  email` })).toMatchObject({
+        kind: 'valid',
+        request: { scope: 'openid email' },
+      });
+    },
+  );
+
+  it.each(['none', 'login'])('takes prompt=%s', (prompt) => {
+    expect(check({ prompt })).toMatchObject({ kind: 'valid', request: { prompt } });
+  });
+
+  describe('stays on our error page, never redirecting, when', () => {
+    it.each([
+      ['no client_id', { client_id: undefined }, [], 'The request names no application (client_id).'],
+      ['client_id twice', {}, [['client_id', 'app']], 'The request names no application (client_id).'],
+      [
+        'no redirect_uri',
+        { redirect_uri: undefined },
+        [],
+        'The redirect URI is not registered for this application.',
+      ],
+      [
+        'redirect_uri twice',
+        {},
+        [['redirect_uri', REDIRECT]],
+        'The redirect URI is not registered for this application.',
+      ],
+      [
+        'an unregistered redirect_uri (a longer one)',
+        { redirect_uri: `${REDIRECT}/more` },
+        [],
+        'The redirect URI is not registered for this application.',
+      ],
+    ] as const)('%s', (_case, changes, extra, message) => {
+      expect(check(changes, extra as unknown as [string, string][])).toEqual({ kind: 'error-page', message });
+    });
+
+    it('the client is unknown, or an API client', () => {
+      const message = 'The application is not registered for sign-in.';
+      expect(checkAuthorizationRequest(new URLSearchParams(VALID), undefined)).toEqual({
+        kind: 'error-page',
+        message,
+      });
+      const apiClient = { ...application, flowType: 'api_key' } as ApiClientRecord;
+      expect(check({}, [], apiClient)).toEqual({ kind: 'error-page', message });
+    });
+  });
+
+  describe('goes back to the application', () => {
+    it.each([
+      'response_type',
+      'scope',
+      'state',
+      'nonce',
+      'code_challenge',
+      'code_challenge_method',
+      'prompt',
+      'max_age',
+    ])('when %s is repeated (with the state, unless that is what is repeated)', (name) => {
+      const first = { state: 'st', nonce: 'n', prompt: 'none', max_age: '1' } as Record<string, string>;
+      const outcome = check(first, [
+        [name, (first[name] ?? (VALID as Record<string, string>)[name]) as string],
+      ]);
+      expect(outcome).toEqual(
+        backWith('invalid_request', `The parameter ${name} is repeated`, name === 'state' ? undefined : 'st'),
+      );
+    });
+
+    it.each([
+      ['request', 'request_not_supported', 'Request objects are not supported', { request: 'eyJ.x.y' }],
+      ['request_uri', 'request_not_supported', 'Request objects are not supported', { request_uri: 'urn:x' }],
+      [
+        'response_type=token',
+        'unsupported_response_type',
+        'Only response_type=code is supported',
+        { response_type: 'token' },
+      ],
+      [
+        'no response_type',
+        'unsupported_response_type',
+        'Only response_type=code is supported',
+        { response_type: undefined },
+      ],
+      [
+        'a scope without openid',
+        'invalid_scope',
+        'The scope must contain openid',
+        { scope: 'email profile' },
+      ],
+      ['no scope', 'invalid_scope', 'The scope must contain openid', { scope: undefined }],
+      ['an unknown scope', 'invalid_scope', 'Unknown scope admin', { scope: 'openid admin' }],
+      [
+        'no code_challenge',
+        'invalid_request',
+        'PKCE is required: code_challenge with code_challenge_method=S256',
+        { code_challenge: undefined },
+      ],
+      [
+        'the plain method',
+        'invalid_request',
+        'code_challenge_method must be S256',
+        { code_challenge_method: 'plain' },
+      ],
+      [
+        'no method',
+        'invalid_request',
+        'code_challenge_method must be S256',
+        { code_challenge_method: undefined },
+      ],
+      [
+        'a short challenge',
+        'invalid_request',
+        'code_challenge is not an S256 challenge',
+        { code_challenge: CHALLENGE.slice(1) },
+      ],
+      [
+        'a long challenge',
+        'invalid_request',
+        'code_challenge is not an S256 challenge',
+        { code_challenge: `${CHALLENGE}A` },
+      ],
+      [
+        'a challenge with a character base64url lacks',
+        'invalid_request',
+        'code_challenge is not an S256 challenge',
+        { code_challenge: `${CHALLENGE.slice(1)}+` },
+      ],
+      ['prompt=consent', 'invalid_request', 'prompt must be none or login', { prompt: 'consent' }],
+      [
+        'a negative max_age',
+        'invalid_request',
+        'max_age must be a whole number of seconds',
+        { max_age: '-1' },
+      ],
+      [
+        'a fractional max_age',
+        'invalid_request',
+        'max_age must be a whole number of seconds',
+        { max_age: '1.5' },
+      ],
+      [
+        'a max_age of 11 digits',
+        'invalid_request',
+        'max_age must be a whole number of seconds',
+        { max_age: '1'.repeat(11) },
+      ],
+      [
+        'max_age with a suffix',
+        'invalid_request',
+        'max_age must be a whole number of seconds',
+        { max_age: '10s' },
+      ],
+      [
+        'max_age with a prefix',
+        'invalid_request',
+        'max_age must be a whole number of seconds',
+        { max_age: 's10' },
+      ],
+    ])('with %s', (_case, error, description, changes) => {
+      expect(check({ ...changes, state: 'st' })).toEqual(backWith(error, description, 'st'));
+      // Without a state, none goes back.
+      expect(check(changes as Record<string, string | undefined>)).toEqual(backWith(error, description));
+    });
+  });
+});
+
+describe('PKCE (RFC 7636)', () => {
+  it('computes S256 as base64url of the SHA-256 digest', () => {
+    const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+    // RFC 7636 appendix B.
+    expect(s256(verifier)).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+    expect(s256(verifier)).toBe(createHash('sha256').update(verifier).digest('base64url'));
+  });
+
+  it('takes verifiers of 43 to 128 unreserved characters only', () => {
+    expect(isPkceVerifier('a'.repeat(43))).toBe(true);
+    expect(isPkceVerifier(`${'A-._~'.repeat(25)}z09`)).toBe(true);
+    expect(isPkceVerifier('a'.repeat(42))).toBe(false);
+    expect(isPkceVerifier('a'.repeat(129))).toBe(false);
+    expect(isPkceVerifier(`+${'a'.repeat(43)}`)).toBe(false);
+    expect(isPkceVerifier(`${'a'.repeat(43)}+`)).toBe(false);
+    expect(isPkceVerifier(`${'a'.repeat(43)}\n`)).toBe(false);
+  });
+});
+
+describe('a session recent enough to sign in without asking', () => {
+  const AUTH_TIME = Date.UTC(2030, 0, 1);
+
+  it('is any live session without prompt=login or max_age', () => {
+    expect(sessionRecentEnough({}, AUTH_TIME, AUTH_TIME + 86_400_000)).toBe(true);
+    expect(sessionRecentEnough({ prompt: 'none' }, AUTH_TIME, AUTH_TIME + 86_400_000)).toBe(true);
+  });
+
+  it('is none with prompt=login', () => {
+    expect(sessionRecentEnough({ prompt: 'login' }, AUTH_TIME, AUTH_TIME)).toBe(false);
+  });
+
+  it('is one authenticated at most max_age seconds ago', () => {
+    expect(sessionRecentEnough({ maxAge: 60 }, AUTH_TIME, AUTH_TIME + 60_000)).toBe(true);
+    expect(sessionRecentEnough({ maxAge: 60 }, AUTH_TIME, AUTH_TIME + 60_001)).toBe(false);
+    expect(sessionRecentEnough({ maxAge: 0 }, AUTH_TIME, AUTH_TIME)).toBe(true);
+    expect(sessionRecentEnough({ maxAge: 0 }, AUTH_TIME, AUTH_TIME + 1)).toBe(false);
+  });
+});
+
+describe('the redirect back to the application', () => {
+  it('adds the parameters given and the issuer, keeping the registered query', () => {
+    const url = new URL(
+      redirectBack('https://app.example/cb?tenant=1', { code: 'c', state: undefined }, 'https://id.example'),
+    );
+    expect([...url.searchParams]).toEqual([
+      ['tenant', '1'],
+      ['code', 'c'],
+      ['iss', 'https://id.example'],
+    ]);
+  });
+});
