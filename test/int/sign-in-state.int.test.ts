@@ -296,15 +296,17 @@ describe('failed sign-ins and attempts', () => {
 });
 
 describe('the state of a federated sign-in', () => {
+  const BROWSER = 'binding-cookie-of-the-browser';
   const fields = {
     requestId: 'r',
+    browserDigest: digestOf(BROWSER),
     providerClientId: 'sso',
     issuer: 'https://upstream.example',
     nonce: 'n',
     codeVerifier: 'v',
   };
 
-  it('is taken once, within 10 minutes, and stored as a digest only', async () => {
+  it('is taken once, within 10 minutes, by its own browser, and stored as a digest only', async () => {
     const state = await saveFederationState(fields, NOW);
     expect(state).toMatch(/^[\w-]{43}$/);
     expect(await getItem(keys.federationState(digestOf(state)))).toMatchObject({
@@ -313,18 +315,21 @@ describe('the state of a federated sign-in', () => {
       expiresAt: NOW / 1000 + 600,
     });
     expect(await getItem(keys.federationState(state))).toBeUndefined();
-    expect(await takeFederationState(state, NOW + 10 * MINUTE - 1)).toEqual({
+    // Another browser's binding, or none, leaves it in place.
+    expect(await takeFederationState(state, 'another-browser', NOW)).toBeUndefined();
+    expect(await takeFederationState(state, undefined, NOW)).toBeUndefined();
+    expect(await takeFederationState(state, BROWSER, NOW + 10 * MINUTE - 1)).toEqual({
       ...fields,
       createdAt: NOW,
       expiresAt: NOW / 1000 + 600,
     });
-    expect(await takeFederationState(state, NOW)).toBeUndefined();
+    expect(await takeFederationState(state, BROWSER, NOW)).toBeUndefined();
   });
 
   it('is refused once expired, and used up all the same', async () => {
     const state = await saveFederationState(fields, NOW);
-    expect(await takeFederationState(state, NOW + 10 * MINUTE)).toBeUndefined();
+    expect(await takeFederationState(state, BROWSER, NOW + 10 * MINUTE)).toBeUndefined();
     expect(await getItem(keys.federationState(digestOf(state)))).toBeUndefined();
-    expect(await takeFederationState('unknown', NOW)).toBeUndefined();
+    expect(await takeFederationState('unknown', BROWSER, NOW)).toBeUndefined();
   });
 });
