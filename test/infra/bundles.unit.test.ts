@@ -96,7 +96,9 @@ describe('what the functions run on', () => {
     expect(Object.fromEntries(missing)).toEqual(
       Object.fromEntries(Object.keys(RUNS_ON).map((entry) => [entry, []])),
     );
-  });
+    // Seventeen esbuild builds: a limit for a build that hangs, not a measure of speed (on a
+    // loaded 2-core machine they took longer than the default 60 s).
+  }, 180_000);
 });
 
 describe('function bundles', () => {
