@@ -24,6 +24,7 @@ export default defineConfig({
       'test/unit/token-request.unit.test.ts',
       'test/unit/totp.unit.test.ts',
       'test/int/browser-sign-in.int.test.ts',
+      'test/int/client-authentication.int.test.ts',
       'test/int/client-secret-rotation.int.test.ts',
       'test/int/credentials.int.test.ts',
       'test/int/federated-sign-in.int.test.ts',

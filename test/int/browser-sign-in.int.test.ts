@@ -2,6 +2,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { hashPassword, parsePasswordHash, verifyPassword } from '../../shared/auth/passwords.js';
 import { reloadConfig } from '../../shared/config.js';
+import { logger } from '../../shared/http/logger.js';
+import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
 import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
@@ -29,6 +31,16 @@ import { getItem } from '../support/records.js';
  * the form, and what a posted form proves.
  */
 
+// What the form counts and checks, observed: metrics, and every password check it spends.
+vi.mock('../../shared/observability/metrics.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/observability/metrics.js')>()),
+  countMetric: vi.fn(),
+}));
+vi.mock('../../shared/auth/passwords.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../shared/auth/passwords.js')>();
+  return { ...actual, verifyPassword: vi.fn(actual.verifyPassword) };
+});
+
 useDatabase();
 
 /** The organization, application and person most tests share; a test that changes the person makes its own. */
@@ -42,12 +54,26 @@ const EXPIRED =
 const WRONG = 'The email or password is not right.';
 
 afterEach(() => {
+  vi.mocked(countMetric).mockClear();
+  vi.mocked(verifyPassword).mockClear();
+  vi.restoreAllMocks();
   vi.useRealTimers();
   delete process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE;
   delete process.env.IDP_PASSWORD_SCRYPT_LOG2_N;
   Object.assign(process.env, { IDP_SIGNIN_ATTEMPTS_PER_MINUTE: '100000', IDP_PASSWORD_SCRYPT_LOG2_N: '15' });
   reloadConfig();
 });
+
+/** The `sign-in refused` log lines written from now on: their fields. */
+const refusalsLogged = () => {
+  const info = vi.spyOn(logger, 'info');
+  return () =>
+    info.mock.calls
+      .filter(([message]) => message === 'sign-in refused')
+      .map(([, fields]) => fields as { reason: string; consecutiveFailures: number });
+};
+
+const metricsCounted = () => vi.mocked(countMetric).mock.calls.map(([name]) => name);
 
 /** Opens the authorization endpoint and posts the password form; answers the last page. */
 const signIn = async (
@@ -221,6 +247,7 @@ describe('the sign-in form', () => {
       authorize,
       authorizationQuery(application.id, { scope: 'openid profile' }),
     );
+    const info = vi.spyOn(logger, 'info');
     const before = Date.now();
     const done = await browser.post(submitSignIn, {
       request: requestIdOf(form),
@@ -245,6 +272,13 @@ describe('the sign-in form', () => {
     expect(grant.authTime).toBeGreaterThanOrEqual(before);
     const session = await liveSession(browser.cookies.get('idp-session'));
     expect(session).toMatchObject({ userId: user.id, amr: ['pwd'], authTime: grant.authTime });
+    expect(metricsCounted()).toEqual(['SignIns']);
+    expect(info).toHaveBeenCalledWith('signed in', {
+      organizationId: application.organizationId,
+      clientId: application.id,
+      userId: user.id,
+      amr: ['pwd'],
+    });
 
     const replay = await browser.post(submitSignIn, {
       request: requestIdOf(form),
@@ -311,17 +345,33 @@ describe('the sign-in form', () => {
     const user = await personWithPassword(organization.id);
     const deactivated = await personWithPassword(organization.id);
     await setUserStatus(organization.id, deactivated.id, 'INACTIVE');
+    const logged = refusalsLogged();
     for (const [email, password] of [
       [user.email, 'wrong password'],
       ['nobody@example.com', PASSWORD],
       [deactivated.email, PASSWORD],
     ] as const) {
+      vi.mocked(verifyPassword).mockClear();
       const page = await signIn(new PagesBrowser(), application.id, `  ${email} `, { password });
       expect(page.statusCode, email).toBe(401);
       expect(alertOf(page)).toBe(WRONG);
       expect(textOf(page)).toContain(`value="${email}"`);
       expect(requestIdOf(page)).toBeDefined();
+      // The same work whoever the email is: one password check (no user enumeration by timing).
+      expect(vi.mocked(verifyPassword)).toHaveBeenCalledTimes(1);
+      expect(vi.mocked(verifyPassword)).toHaveBeenCalledWith(password, expect.stringMatching(/^scrypt\$/));
     }
+    expect(logged()).toEqual([
+      {
+        organizationId: organization.id,
+        clientId: application.id,
+        reason: 'credentials-or-status',
+        consecutiveFailures: 1,
+      },
+      expect.objectContaining({ reason: 'unknown-email', consecutiveFailures: 1 }),
+      expect.objectContaining({ reason: 'credentials-or-status', consecutiveFailures: 1 }),
+    ]);
+    expect(metricsCounted()).toEqual(['SignInsRefused', 'SignInsRefused', 'SignInsRefused']);
   });
 
   it('locks an email after five failures, even for the right password, until the wait is over', async () => {
@@ -329,17 +379,42 @@ describe('the sign-in form', () => {
     const { organization, application } = shared;
     const user = await personWithPassword(organization.id);
     const browser = new PagesBrowser();
-    for (let failure = 1; failure <= 5; failure++) {
+    const logged = refusalsLogged();
+    for (let failure = 1; failure <= 4; failure++) {
       await signIn(browser, application.id, user.email, { password: `wrong ${failure}` });
     }
+    expect(metricsCounted()).not.toContain('SignInLockouts');
+    await signIn(browser, application.id, user.email, { password: 'wrong 5' });
+    expect(metricsCounted().filter((name) => name === 'SignInLockouts')).toHaveLength(1);
     expect(await signInLockedUntil(organization.id, user.email)).toBe(Date.now() + 60_000);
     vi.advanceTimersByTime(59_999);
+    vi.mocked(verifyPassword).mockClear();
     expect((await signIn(browser, application.id, user.email)).statusCode).toBe(401);
+    // Locked: the right password is not even checked, but the same work is spent.
+    expect(vi.mocked(verifyPassword)).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(verifyPassword).mock.calls[0]?.[1]).not.toBe(user.passwordHash);
+    expect(logged().map(({ reason, consecutiveFailures }) => [reason, consecutiveFailures])).toEqual([
+      ['credentials-or-status', 1],
+      ['credentials-or-status', 2],
+      ['credentials-or-status', 3],
+      ['credentials-or-status', 4],
+      ['credentials-or-status', 5],
+      ['locked', 6],
+    ]);
     // That attempt failed too, the sixth: two minutes from then.
     const lockedUntil = await signInLockedUntil(organization.id, user.email);
     expect(lockedUntil).toBe(Date.now() + 120_000);
     vi.setSystemTime(lockedUntil);
     expect((await signIn(browser, application.id, user.email)).statusCode).toBe(303);
+    // From the moment the lock ends, a wrong password is no locked attempt.
+    vi.setSystemTime(lockedUntil + 1000);
+    const other = await personWithPassword(organization.id);
+    for (let failure = 1; failure <= 5; failure++) {
+      await signIn(new PagesBrowser(), application.id, other.email, { password: 'wrong' });
+    }
+    vi.setSystemTime(await signInLockedUntil(organization.id, other.email));
+    await signIn(new PagesBrowser(), application.id, other.email, { password: 'wrong' });
+    expect(logged().at(-1)?.reason).toBe('credentials-or-status');
   });
 
   it('forgets the failures of an email once its person signs in (without two steps)', async () => {
@@ -371,11 +446,17 @@ describe('the sign-in form', () => {
     const form = await browser.get(authorize, authorizationQuery(application.id));
     const post = () =>
       browser.post(submitSignIn, { request: requestIdOf(form), email: user.email, password: 'wrong' });
+    const warn = vi.spyOn(logger, 'warn');
     expect((await post()).statusCode).toBe(401);
     expect((await post()).statusCode).toBe(401);
+    expect(metricsCounted()).not.toContain('SignInsThrottled');
     const throttled = await post();
     expect(throttled.statusCode).toBe(429);
     expect(throttled.headers).toMatchObject({ 'retry-after': '60' });
+    expect((await post()).statusCode).toBe(429);
+    expect(metricsCounted().filter((name) => name === 'SignInsThrottled')).toHaveLength(2);
+    // One warning per address and minute, at the first refusal.
+    expect(warn.mock.calls).toEqual([['sign-in attempts throttled']]);
     // Another address is not throttled.
     expect((await signIn(new PagesBrowser(), application.id, user.email)).statusCode).toBe(303);
   });
@@ -386,7 +467,12 @@ describe('the sign-in form', () => {
     expect(parsePasswordHash(user.passwordHash ?? '')?.parameters.N).toBe(2 ** 15);
     process.env.IDP_PASSWORD_SCRYPT_LOG2_N = '16';
     reloadConfig();
+    const info = vi.spyOn(logger, 'info');
     expect((await signIn(new PagesBrowser(), application.id, user.email)).statusCode).toBe(303);
+    expect(info).toHaveBeenCalledWith('password rehashed', {
+      organizationId: organization.id,
+      userId: user.id,
+    });
     const stored = (await getUser(organization.id, user.id, true))?.passwordHash ?? '';
     expect(parsePasswordHash(stored)?.parameters.N).toBe(2 ** 16);
     expect(await verifyPassword(PASSWORD, stored)).toBe(true);
@@ -394,6 +480,11 @@ describe('the sign-in form', () => {
     expect((await getUser(organization.id, user.id, true))?.credentialsChangedAt).toBe(
       user.credentialsChangedAt,
     );
+    // A hash of today's parameters stays as it is.
+    info.mockClear();
+    expect((await signIn(new PagesBrowser(), application.id, user.email)).statusCode).toBe(303);
+    expect((await getUser(organization.id, user.id, true))?.passwordHash).toBe(stored);
+    expect(info).not.toHaveBeenCalledWith('password rehashed', expect.anything());
   });
 
   it("sends an email of an SSO provider's domain to that provider, without a password", async () => {
@@ -411,6 +502,9 @@ describe('the sign-in form', () => {
     const browser = new PagesBrowser();
     const form = await browser.get(authorize, authorizationQuery(application.id));
     expect(textOf(form)).toContain('corp-sso');
+    // The password may stay empty: an email of the provider's domain signs in there.
+    expect(textOf(form)).toContain('leave the password empty');
+    expect(textOf(form)).not.toMatch(/name="password"[^>]* required/);
     const page = await browser.post(submitSignIn, {
       request: requestIdOf(form),
       email: 'ann@Corp.Example',
@@ -424,5 +518,71 @@ describe('the sign-in form', () => {
       provider: 'corp-sso',
       login_hint: 'ann@Corp.Example',
     });
+  });
+
+  it('asks for a password when no SSO provider routes emails by domain', async () => {
+    const { organization, application } = await signInSetup();
+    await configureSsoProvider(
+      {
+        clientId: 'any-email-sso',
+        organizationIds: [organization.id],
+        clientSecret: 's',
+        issuer: 'https://up.example',
+      },
+      'test',
+    );
+    const form = await new PagesBrowser().get(authorize, authorizationQuery(application.id));
+    expect(textOf(form)).toContain('any-email-sso');
+    expect(textOf(form)).toMatch(/name="password"[^>]* required/);
+    expect(textOf(form)).not.toContain('leave the password empty');
+  });
+
+  it('reads at most 320 characters of an email and 1024 of a password, as the form allows', async () => {
+    const { organization, application } = shared;
+    const long = 'p'.repeat(1024);
+    const user = await personWithPassword(organization.id, long);
+    const page = await signIn(new PagesBrowser(), application.id, user.email, { password: `${long}beyond` });
+    expect(page.statusCode).toBe(303);
+    const email = `${'e'.repeat(320)}@example.com`;
+    const refused = await signIn(new PagesBrowser(), application.id, email, { password: 'x' });
+    expect(textOf(refused)).toContain(`value="${'e'.repeat(320)}"`);
+    expect(await getItem(keys.signInFailures(organization.id, 'e'.repeat(320)))).toMatchObject({
+      failures: 1,
+    });
+  });
+
+  it('reads a form without an email as one with an empty email', async () => {
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(shared.application.id));
+    const page = await browser.post(submitSignIn, { request: requestIdOf(form) });
+    expect(page.statusCode).toBe(401);
+    expect(textOf(page)).toContain('value=""');
+  });
+});
+
+describe('a session', () => {
+  it('that began the very millisecond the password changed is still the person’s', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    await resetPassword(user, PASSWORD);
+    const browser = new PagesBrowser();
+    expect((await signIn(browser, application.id, user.email)).statusCode).toBe(303);
+    expect((await browser.get(authorize, authorizationQuery(application.id))).statusCode).toBe(303);
+  });
+
+  it('is not renewed by a request with prompt=login, which does not use it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email, { extra: { prompt: 'login' } });
+    const before = await liveSession(browser.cookies.get('idp-session'));
+    vi.advanceTimersByTime(600_000);
+    await browser.get(authorize, authorizationQuery(application.id, { prompt: 'login' }));
+    expect((await liveSession(browser.cookies.get('idp-session')))?.expiresAt).toBe(before?.expiresAt);
+    await browser.get(authorize, authorizationQuery(application.id));
+    expect((await liveSession(browser.cookies.get('idp-session')))?.expiresAt).toBe(
+      Math.ceil((Date.now() + 3_600_000) / 1000),
+    );
   });
 });

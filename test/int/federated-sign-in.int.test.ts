@@ -10,6 +10,8 @@ import {
   upstreamIdentity,
 } from '../../shared/auth/federation/upstream.js';
 import { secretStore, ssoSecretName } from '../../shared/auth/secret-store.js';
+import { logger } from '../../shared/http/logger.js';
+import { countMetric } from '../../shared/observability/metrics.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
@@ -42,6 +44,11 @@ vi.mock('../../shared/auth/federation/upstream.js', async (importOriginal) => ({
   upstreamIdentity: vi.fn(),
 }));
 
+vi.mock('../../shared/observability/metrics.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/observability/metrics.js')>()),
+  countMetric: vi.fn(),
+}));
+
 useDatabase();
 
 const ISSUER = 'https://upstream.example';
@@ -56,6 +63,9 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+  vi.mocked(countMetric).mockClear();
   vi.mocked(discover).mockReset().mockResolvedValue({ issuer: ISSUER });
   vi.mocked(authorizationUrl)
     .mockReset()
@@ -254,10 +264,17 @@ describe("the upstream's answer", () => {
     const other = await newProvider();
     const { browser, state } = await started(provider);
     vi.mocked(upstreamIdentity).mockResolvedValue(person());
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     const page = await callback(browser, other, { code: 'c', state });
     expect(page.statusCode).toBe(400);
     expect(alertOf(page)).toBe(EXPIRED);
     expect(vi.mocked(upstreamIdentity)).not.toHaveBeenCalled();
+    expect(warn.mock.calls).toEqual([
+      [
+        "federated answer at another provider's redirect URI",
+        { organizationId: shared.organization.id, ssoClientId: provider },
+      ],
+    ]);
   });
 
   it('is refused once the provider no longer serves the organization, or speaks for another issuer', async () => {
@@ -289,7 +306,13 @@ describe("the upstream's answer", () => {
     async (error) => {
       const provider = await newProvider();
       const { browser, request, state } = await started(provider);
+      const info = vi.spyOn(logger, 'info');
       const page = await callback(browser, provider, { error, state });
+      expect(info).toHaveBeenCalledWith('federated sign-in refused upstream', {
+        organizationId: shared.organization.id,
+        ssoClientId: provider,
+        error,
+      });
       expect(Object.fromEntries(locationOf(page).searchParams)).toEqual({
         error: 'access_denied',
         error_description: 'The person did not sign in',
@@ -303,7 +326,14 @@ describe("the upstream's answer", () => {
   it('answers another upstream error with a page of ours, and one for a request already answered', async () => {
     const provider = await newProvider({ displayName: 'Corp login' });
     const { browser, request, state } = await started(provider);
-    const page = await callback(browser, provider, { error: 'server_error', state });
+    const info = vi.spyOn(logger, 'info');
+    // What the upstream says is logged as a short token only.
+    const page = await callback(browser, provider, { error: `server_error <b>"${'x'.repeat(80)}`, state });
+    expect(info).toHaveBeenCalledWith('federated sign-in refused upstream', {
+      organizationId: shared.organization.id,
+      ssoClientId: provider,
+      error: `server_errorb${'x'.repeat(51)}`,
+    });
     expect(page.statusCode).toBe(502);
     expect(alertOf(page)).toBe('Corp login did not sign you in. Go back to the application and try again.');
     expect(await getItem(keys.authorizationRequest(request))).toBeDefined();
@@ -334,7 +364,9 @@ describe("the upstream's answer", () => {
     const unset = await newProvider();
     const second = await started(unset);
     await (await secretStore()).delete(ssoSecretName(unset));
+    const error = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const page = await callback(second.browser, unset, { code: 'c', state: second.state });
+    expect(error.mock.calls).toEqual([['SSO client secret missing', { ssoClientId: unset }]]);
     expect(page.statusCode).toBe(502);
     expect(alertOf(page)).toBe(
       `Sign-in through ${unset} is not set up completely. Contact your administrator.`,
@@ -361,9 +393,17 @@ describe("the upstream's answer", () => {
     const provider = await newProvider({ displayName: 'Corp login' });
     const { browser, state } = await started(provider);
     vi.mocked(upstreamIdentity).mockRejectedValueOnce(new FederationError(failure, 'detail'));
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     const page = await callback(browser, provider, { code: 'c', state });
     expect(page.statusCode).toBe(502);
     expect(alertOf(page)).toBe(message);
+    expect(warn.mock.calls).toEqual([
+      [
+        'federated sign-in failed',
+        { organizationId: shared.organization.id, ssoClientId: provider, failure, detail: 'detail' },
+      ],
+    ]);
+    expect(vi.mocked(countMetric).mock.calls).toEqual([['FederationFailures']]);
   });
 
   it("says when a refused client's secret expired, by the operator's hint", async () => {
@@ -373,7 +413,16 @@ describe("the upstream's answer", () => {
     vi.mocked(upstreamIdentity).mockRejectedValueOnce(
       new FederationError('client-refused', 'invalid_client'),
     );
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     const page = await callback(browser, provider, { code: 'c', state });
+    expect(warn).toHaveBeenCalledWith('federated sign-in failed', {
+      organizationId: shared.organization.id,
+      ssoClientId: provider,
+      failure: 'client-refused',
+      detail: 'invalid_client',
+      probableCause: 'client secret expired',
+      secretExpiredAt: '2024-05-31T12:00:00.000Z',
+    });
     expect(page.statusCode).toBe(502);
     expect(alertOf(page)).toBe(
       "Corp login refused this service's client secret, which expired on 2024-05-31. Ask your administrator to update the SSO provider's client secret.",
@@ -397,11 +446,30 @@ describe("the upstream's answer", () => {
     );
   });
 
+  it('counts a secret that expires this very millisecond as expired', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2030, 5, 1) });
+    const provider = await newProvider({ displayName: 'Corp login', clientSecretExpirationDate: Date.now() });
+    const { browser, state } = await started(provider);
+    vi.mocked(upstreamIdentity).mockRejectedValueOnce(
+      new FederationError('client-refused', 'invalid_client'),
+    );
+    vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const page = await callback(browser, provider, { code: 'c', state });
+    expect(alertOf(page)).toMatch(/which expired on 2030-06-01/);
+  });
+
   it('refuses a person the provider cannot vouch for', async () => {
     const provider = await newProvider();
     const { browser, state } = await started(provider);
     vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ emailVerified: false }));
+    const info = vi.spyOn(logger, 'info');
     const page = await callback(browser, provider, { code: 'c', state });
+    expect(info).toHaveBeenCalledWith('federated sign-in refused', {
+      organizationId: shared.organization.id,
+      ssoClientId: provider,
+      reason: 'email-not-verified',
+    });
+    expect(vi.mocked(countMetric).mock.calls).toEqual([['SignInsRefused']]);
     expect(page.statusCode).toBe(403);
     expect(alertOf(page)).toMatch(/did not confirm your email address/);
     expect(page.cookies).toBeUndefined();

@@ -4,6 +4,8 @@ import { signEs256 } from '../../shared/auth/compact-jwt.js';
 import { confirmLogout, logout } from '../../shared/auth/logout.js';
 import { exchangeAuthorizationCode } from '../../shared/auth/sign-in-tokens.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
+import { logger } from '../../shared/http/logger.js';
+import { countMetric } from '../../shared/observability/metrics.js';
 import { sessionCsrfToken } from '../../shared/pages/forms.js';
 import { liveSession } from '../../shared/store/sign-in-state.js';
 import { hiddenField } from '../support/browser-session.js';
@@ -28,6 +30,11 @@ import {
  * starts from the request done right.
  */
 
+vi.mock('../../shared/observability/metrics.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/observability/metrics.js')>()),
+  countMetric: vi.fn(),
+}));
+
 useDatabase();
 
 let shared: Awaited<ReturnType<typeof signInSetup>>;
@@ -36,6 +43,8 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
+  vi.mocked(countMetric).mockClear();
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 
@@ -77,6 +86,8 @@ const CLEARED = 'idp-session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0';
 describe('logout with an ID token hint of this session', () => {
   it('signs out at once and goes back to the registered URI with the state', async () => {
     const { browser, idToken } = await signedIn();
+    const info = vi.spyOn(logger, 'info');
+    vi.mocked(countMetric).mockClear();
     const page = await browser.get(logout, {
       id_token_hint: idToken,
       client_id: shared.application.id,
@@ -87,6 +98,11 @@ describe('logout with an ID token hint of this session', () => {
     expect(page.headers?.location).toBe(`${AFTER_LOGOUT}?state=after`);
     expect(page.cookies).toEqual([CLEARED]);
     expect(browser.cookies.has('idp-session')).toBe(false);
+    expect(info).toHaveBeenCalledWith('signed out', {
+      organizationId: shared.organization.id,
+      userId: shared.user.id,
+    });
+    expect(vi.mocked(countMetric).mock.calls).toEqual([['SignOuts']]);
   });
 
   it('signs out at once to our page without a redirect URI, and without a state adds none', async () => {
@@ -180,6 +196,7 @@ describe('logout without a hint of this session', () => {
   });
 
   it('answers a browser without a live session with the signed-out page, redirecting nowhere', async () => {
+    const info = vi.spyOn(logger, 'info');
     const page = await new PagesBrowser().get(logout, {
       client_id: shared.application.id,
       post_logout_redirect_uri: AFTER_LOGOUT,
@@ -187,6 +204,9 @@ describe('logout without a hint of this session', () => {
     expect(page.statusCode).toBe(200);
     expect(textOf(page)).toContain('You are signed out.');
     expect(page.cookies).toEqual([CLEARED]);
+    // Nobody was signed out.
+    expect(info).not.toHaveBeenCalledWith('signed out', expect.anything());
+    expect(vi.mocked(countMetric)).not.toHaveBeenCalled();
   });
 });
 

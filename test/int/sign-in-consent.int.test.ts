@@ -1,10 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitConsent } from '../../shared/auth/sign-in-step-forms.js';
+import { logger } from '../../shared/http/logger.js';
+import { countMetric } from '../../shared/observability/metrics.js';
 import {
   type Agreement,
   hasAcceptedLatest,
   publishAgreement,
+  recordConsent,
 } from '../../shared/store/consent-repository.js';
 import { keys } from '../../shared/store/keys.js';
 import { useDatabase } from '../support/database.js';
@@ -26,7 +29,21 @@ import { getItem } from '../support/records.js';
  * form of sign-in-step-forms.ts). Agreements are the whole database's, so this file has its own.
  */
 
+vi.mock('../../shared/observability/metrics.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/observability/metrics.js')>()),
+  countMetric: vi.fn(),
+}));
+vi.mock('../../shared/store/consent-repository.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../shared/store/consent-repository.js')>();
+  return { ...actual, recordConsent: vi.fn(actual.recordConsent) };
+});
+
 useDatabase();
+
+afterEach(() => {
+  vi.mocked(countMetric).mockClear();
+  vi.restoreAllMocks();
+});
 
 const EXPIRED =
   'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
@@ -60,9 +77,16 @@ describe('consent during a sign-in', () => {
       amr: ['pwd'],
     });
 
+    const info = vi.spyOn(logger, 'info');
     const done = await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
     expect(done.statusCode).toBe(303);
     expect(locationOf(done).searchParams.get('code')).toBeTruthy();
+    expect(info).toHaveBeenCalledWith('agreement accepted', {
+      organizationId: shared.organization.id,
+      userId: user.id,
+      agreementId: agreement.id,
+    });
+    expect(vi.mocked(countMetric)).toHaveBeenCalledWith('ConsentsGiven');
     expect(done.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
     expect(await hasAcceptedLatest(shared.organization.id, user.id)).toBe(true);
     // Accepted once, not asked again.
@@ -160,5 +184,13 @@ describe('consent during a sign-in', () => {
     expect(asked.statusCode).toBe(200);
     expect(textOf(asked)).toContain(`value="${newer.id}"`);
     expect(await getItem(keys.authorizationRequest(requestIdOf(asked)))).toMatchObject({ amr: ['pwd'] });
+  });
+
+  it('lets a failure to record the consent through as the failure it is', async () => {
+    const { browser, request } = await consentAsked();
+    vi.mocked(recordConsent).mockRejectedValueOnce(new Error('the table is unreachable'));
+    await expect(
+      browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id }),
+    ).rejects.toThrow('the table is unreachable');
   });
 });

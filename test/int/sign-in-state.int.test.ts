@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { reloadConfig } from '../../shared/config.js';
 import type { AuthorizationRequest } from '../../shared/domain/authorization.js';
 import { saveFederationState, takeFederationState } from '../../shared/store/federation-state.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
+import { SessionEntity } from '../../shared/store/sign-in-entities.js';
 import {
   completeAuthorizationRequest,
   countSignInAttempt,
@@ -34,6 +36,18 @@ import { getItem } from '../support/records.js';
  */
 
 useDatabase();
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.env.IDP_TABLE_NAME = 'idp';
+  reloadConfig();
+});
+
+/** The store pointed at a table that does not exist: every call fails, and not as a failed condition. */
+const tableMissing = () => {
+  process.env.IDP_TABLE_NAME = 'no-such-table';
+  reloadConfig();
+};
 
 const NOW = Date.UTC(2031, 0, 1, 12);
 const MINUTE = 60_000;
@@ -76,11 +90,26 @@ describe('a pending authorization request', () => {
     expect(item).not.toHaveProperty('totpEnrolment');
     expect(await recordSignInProgress(saved.id, { amr: ['pwd'] })).toBe(true);
     expect(await getItem(keys.authorizationRequest(saved.id))).toMatchObject({ userId: 'u', amr: ['pwd'] });
+    expect(
+      await recordSignInProgress(saved.id, { amr: ['pwd'], userId: undefined, authTime: undefined }),
+    ).toBe(true);
+    const removed = await getItem(keys.authorizationRequest(saved.id));
+    expect(removed).not.toHaveProperty('userId');
+    expect(removed).not.toHaveProperty('authTime');
 
     expect(await completeAuthorizationRequest(saved.id)).toBe(true);
     expect(await completeAuthorizationRequest(saved.id)).toBe(false);
     expect(await recordSignInProgress(saved.id, { userId: 'u' })).toBe(false);
     expect(await getItem(keys.authorizationRequest(saved.id))).toBeUndefined();
+  });
+});
+
+describe('a pending request in a table that cannot be reached', () => {
+  it('is an error, not a request answered or gone meanwhile', async () => {
+    const saved = await saveAuthorizationRequest(request, 'binding', {}, NOW);
+    tableMissing();
+    await expect(completeAuthorizationRequest(saved.id)).rejects.toThrow();
+    await expect(recordSignInProgress(saved.id, { userId: 'u' })).rejects.toThrow();
   });
 });
 
@@ -111,6 +140,21 @@ describe('a browser session', () => {
     expect(await liveSession(cookieValue, NOW + 12 * 3600_000 - 1)).toBeDefined();
     expect(await liveSession(cookieValue, NOW + 12 * 3600_000)).toBeUndefined();
     expect(await useSession(cookieValue, 3600, NOW + 12 * 3600_000)).toBeUndefined();
+  });
+
+  it('ends at its absolute end even while its idle hour lasts', async () => {
+    const { cookieValue } = await createSession(subject, { idleSeconds: 7200, absoluteSeconds: 3600 }, NOW);
+    expect(await liveSession(cookieValue, NOW + 3600_000 - 1)).toBeDefined();
+    expect(await liveSession(cookieValue, NOW + 3600_000)).toBeUndefined();
+  });
+
+  it('ended while it was being used is not brought back', async () => {
+    const { cookieValue, session } = await createSession(subject, lifetimes, NOW);
+    await endSession(cookieValue);
+    // Read before the sign-out, renewed after it.
+    vi.spyOn(SessionEntity, 'get').mockResolvedValueOnce(session);
+    await useSession(cookieValue, 3600, NOW);
+    expect(await getItem(keys.session(digestOf(cookieValue)))).toBeUndefined();
   });
 
   it('ends once, answering what it was', async () => {

@@ -4,6 +4,8 @@ import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
 import { reloadConfig } from '../../shared/config.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
+import { logger } from '../../shared/http/logger.js';
+import { countMetric } from '../../shared/observability/metrics.js';
 import { keys } from '../../shared/store/keys.js';
 import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
@@ -31,6 +33,11 @@ import { getItem, setMfaEnabled } from '../support/records.js';
  * called in process against DynamoDB Local; the clock is faked where codes depend on it.
  */
 
+vi.mock('../../shared/observability/metrics.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../shared/observability/metrics.js')>()),
+  countMetric: vi.fn(),
+}));
+
 useDatabase();
 
 const EXPIRED =
@@ -43,10 +50,20 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
+  vi.mocked(countMetric).mockClear();
+  vi.restoreAllMocks();
   vi.useRealTimers();
   process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE = '100000';
   reloadConfig();
 });
+
+const metricsCounted = () => vi.mocked(countMetric).mock.calls.map(([name]) => name);
+
+/** The log lines with this message written from now on: their fields. */
+const logged = (message: string) => {
+  const info = vi.spyOn(logger, 'info');
+  return () => info.mock.calls.filter(([line]) => line === message).map(([, fields]) => fields);
+};
 
 const codeAt = (secret: string, now = Date.now()) => hotp(base32Decode(secret), totpStep(now));
 
@@ -117,6 +134,8 @@ describe('enrolment', () => {
     expect(alertOf(await browser.get(showTotpEnrolment, {}))).toBe(EXPIRED);
 
     // A wrong code: back to the same key, saying so, and a failure counted.
+    const refusals = logged('TOTP enrolment code refused');
+    const enrolments = logged('TOTP enrolled');
     const wrong = await browser.post(submitTotp, {
       request,
       code: '000000' === codeAt(secret) ? '111111' : '000000',
@@ -126,6 +145,10 @@ describe('enrolment', () => {
     expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toMatchObject({
       failures: 1,
     });
+    const owner = { organizationId: shared.organization.id, userId: user.id };
+    expect(refusals()).toEqual([{ ...owner, consecutiveFailures: 1 }]);
+    expect(metricsCounted()).toEqual(['MfaChallengesRefused']);
+    expect(enrolments()).toEqual([]);
 
     const codesPage = await browser.post(submitTotp, { request, code: ` ${codeAt(secret)} ` });
     expect(codesPage.statusCode).toBe(200);
@@ -135,6 +158,8 @@ describe('enrolment', () => {
     expect(stored?.totpSecret).toBe(secret);
     expect(stored?.recoveryCodeDigests?.size).toBe(10);
     expect(stored?.totpLastStep).toBe(totpStep(Date.now()));
+    expect(enrolments()).toEqual([owner]);
+    expect(metricsCounted()).toEqual(['MfaChallengesRefused', 'MfaEnrolments']);
     const progress = await getItem(keys.authorizationRequest(request));
     expect(progress).toMatchObject({ amr: ['pwd', 'otp', 'mfa'] });
     expect(progress).not.toHaveProperty('totpEnrolment');
@@ -201,8 +226,10 @@ describe('the code challenge', () => {
     expect(textOf(page)).toContain('Two-step verification');
     expect(page.cookies).toBeUndefined();
     const code = codeAt(secret);
+    const refusals = logged('TOTP code refused');
     const done = await browser.post(submitTotp, { request, code });
     expect(done.statusCode).toBe(303);
+    expect(metricsCounted()).not.toContain('RecoveryCodesUsed');
     expect(await grantOf(done)).toMatchObject({ userId: user.id, amr: ['pwd', 'otp', 'mfa'] });
 
     // The same code again, in another sign-in: refused (RFC 6238 5.2).
@@ -212,6 +239,10 @@ describe('the code challenge', () => {
     expect(replay.statusCode).toBe(401);
     expect(alertOf(replay)).toBe(WRONG_CODE);
     expect(requestIdOf(replay)).toBe(next.request);
+    expect(refusals()).toEqual([
+      { organizationId: shared.organization.id, userId: user.id, consecutiveFailures: 1, locked: false },
+    ]);
+    expect(metricsCounted()).toContain('MfaChallengesRefused');
     // The previous step's code is older than the one accepted: refused as well.
     const older = await again.post(submitTotp, {
       request: next.request,
@@ -229,8 +260,12 @@ describe('the code challenge', () => {
     const [code = ''] = codes;
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
+    const used = logged('recovery code used');
+    vi.mocked(countMetric).mockClear();
     const done = await browser.post(submitTotp, { request, code: code.toUpperCase().replace('-', ' ') });
     expect(done.statusCode).toBe(303);
+    expect(used()).toEqual([{ organizationId: shared.organization.id, userId: user.id }]);
+    expect(metricsCounted()).toContain('RecoveryCodesUsed');
     expect(await grantOf(done)).toMatchObject({ amr: ['pwd', 'mfa'] });
     expect((await getUser(shared.organization.id, user.id, true))?.recoveryCodeDigests?.size).toBe(9);
 
@@ -249,11 +284,33 @@ describe('the code challenge', () => {
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
     const wrong = codeAt(secret) === '123456' ? '654321' : '123456';
-    for (let failure = 1; failure <= 5; failure++) {
+    const refusals = logged('TOTP code refused');
+    vi.mocked(countMetric).mockClear();
+    for (let failure = 1; failure <= 4; failure++) {
       expect((await browser.post(submitTotp, { request, code: wrong })).statusCode).toBe(401);
     }
+    expect(metricsCounted()).not.toContain('SignInLockouts');
+    expect((await browser.post(submitTotp, { request, code: wrong })).statusCode).toBe(401);
+    expect(metricsCounted().filter((name) => name === 'SignInLockouts')).toHaveLength(1);
     expect(await signInLockedUntil(shared.organization.id, user.email)).toBe(Date.now() + 60_000);
     expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(401);
+    // The moment the lock ends, a code is checked again: a wrong one is a failure, not locked.
+    vi.setSystemTime(await signInLockedUntil(shared.organization.id, user.email));
+    expect((await browser.post(submitTotp, { request, code: wrong })).statusCode).toBe(401);
+    expect(
+      refusals().map((fields) => [
+        (fields as { locked: boolean }).locked,
+        (fields as { consecutiveFailures: number }).consecutiveFailures,
+      ]),
+    ).toEqual([
+      [false, 1],
+      [false, 2],
+      [false, 3],
+      [false, 4],
+      [false, 5],
+      [true, 6],
+      [false, 7],
+    ]);
     vi.setSystemTime(await signInLockedUntil(shared.organization.id, user.email));
     expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(303);
     expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toBeUndefined();
@@ -268,6 +325,15 @@ describe('the code challenge', () => {
     expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toMatchObject({
       failures: 1,
     });
+  });
+
+  it('reads at most 32 characters of a code, as the form allows', async () => {
+    const { user, codes } = await enrolledPerson();
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    // What follows the 32nd character is not read: here, all but spaces.
+    const typed = `${codes[0]}${' '.repeat(25)}x`;
+    expect((await browser.post(submitTotp, { request, code: typed })).statusCode).toBe(303);
   });
 
   it('throttles codes from one address past the limit a minute', async () => {
