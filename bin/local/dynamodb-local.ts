@@ -56,7 +56,9 @@ const waitUntilReachable = async (endpoint: string, child: ChildProcess): Promis
   const exited = new AbortController();
   const onExit = () => exited.abort();
   child.once('exit', onExit);
-  const deadline = Date.now() + 30_000;
+  // A limit for a Java that never answers, not a measure of speed: on a loaded 2-core machine
+  // (tests beside a mutation run and CPU burners) DynamoDB Local took longer than 30 s to answer.
+  const deadline = Date.now() + 90_000;
   try {
     for (;;) {
       if (hasExited(child)) {
