@@ -24,6 +24,7 @@ import {
   textOf,
 } from '../support/hosted-pages.js';
 import { getItem } from '../support/records.js';
+import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
  * The authorization endpoint and the password form (shared/auth/browser-sign-in.ts), their
@@ -164,6 +165,19 @@ describe('the authorization endpoint', () => {
       state: 'state-1',
       iss: 'http://localhost',
     });
+  });
+
+  it('reads the person of a session consistently, so a deactivation is seen at once', async () => {
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    const reads = await measureRoundTrips('session sign-in', () =>
+      browser.get(authorize, authorizationQuery(application.id)),
+    );
+    const userRead = reads.recorded.find(
+      (call) => call.command === 'GetCommand' && JSON.stringify(call.input).includes(`USER#${user.id}`),
+    );
+    expect(userRead?.input).toMatchObject({ ConsistentRead: true });
   });
 
   it('signs a person with a live session in without a form, keeping the session', async () => {
@@ -454,7 +468,8 @@ describe('the sign-in form', () => {
     expect(throttled.statusCode).toBe(429);
     expect(throttled.headers).toMatchObject({ 'retry-after': '60' });
     expect((await post()).statusCode).toBe(429);
-    expect(metricsCounted().filter((name) => name === 'SignInsThrottled')).toHaveLength(2);
+    expect((await post()).statusCode).toBe(429);
+    expect(metricsCounted().filter((name) => name === 'SignInsThrottled')).toHaveLength(3);
     // One warning per address and minute, at the first refusal.
     expect(warn.mock.calls).toEqual([['sign-in attempts throttled']]);
     // Another address is not throttled.
@@ -496,6 +511,16 @@ describe('the sign-in form', () => {
         clientSecret: 'upstream secret',
         issuer: 'https://upstream.example',
         emailDomains: ['corp.example'],
+      },
+      'test',
+    );
+    // Another provider of the organization serves no domain: emails still route to the first.
+    await configureSsoProvider(
+      {
+        clientId: 'other-sso',
+        organizationIds: [organization.id],
+        clientSecret: 's',
+        issuer: 'https://o.example',
       },
       'test',
     );

@@ -1,10 +1,11 @@
 import { decodeJwt } from 'jose';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   authenticateApplication,
   authenticateClient,
   issueClientToken,
 } from '../../shared/auth/client-credentials.js';
+import { resolveAccess } from '../../shared/auth/grant-resolution.js';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
 import { reloadConfig } from '../../shared/config.js';
 import { createApiClient } from '../../shared/store/api-client-repository.js';
@@ -21,6 +22,12 @@ import { measureRoundTrips } from '../support/round-trips.js';
  * them as deployed. Each refusal starts from the same request done right.
  */
 
+// Which grants are read, observed: a refused client's must not be.
+vi.mock('../../shared/auth/grant-resolution.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../shared/auth/grant-resolution.js')>();
+  return { resolveAccess: vi.fn(actual.resolveAccess) };
+});
+
 useDatabase();
 
 let organizationId: string;
@@ -30,6 +37,7 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
+  vi.mocked(resolveAccess).mockClear();
   process.env.IDP_TOKEN_CLIENT_CACHE_SECONDS = '0';
   reloadConfig();
 });
@@ -194,11 +202,35 @@ describe('reads', () => {
     reloadConfig();
     const { clientId, clientSecret } = await createTestClient(organizationId, ['PERMISSIONS.LIST']);
     await issueClientToken(clientId, clientSecret);
+    vi.mocked(resolveAccess).mockClear();
     const refused = await measureRoundTrips('wrong secret', () =>
       refusal(issueClientToken(clientId, 'wrong')),
     );
     expect(refused.result).toMatchObject({ status: 401 });
     expect(refused.commands.filter((command) => command === 'GetCommand')).toHaveLength(1);
-    expect(refused.recorded.some((call) => JSON.stringify(call.input).includes('ROLE#'))).toBe(false);
+    expect(vi.mocked(resolveAccess)).not.toHaveBeenCalled();
+  });
+
+  it("with the caches on, reads none of an application's grants at the client credentials grant", async () => {
+    process.env.IDP_TOKEN_CLIENT_CACHE_SECONDS = '5';
+    reloadConfig();
+    const app = await application('client_secret_basic');
+    await refusal(issueClientToken(app.id, app.clientSecret));
+    expect(await refusal(issueClientToken(app.id, app.clientSecret))).toMatchObject({
+      error: 'unauthorized_client',
+    });
+    expect(vi.mocked(resolveAccess)).not.toHaveBeenCalled();
+  });
+
+  it('with the caches on, an unknown client id is read twice at most', async () => {
+    process.env.IDP_TOKEN_CLIENT_CACHE_SECONDS = '5';
+    reloadConfig();
+    const unknown = `unknown-${Date.now()}`;
+    const reads = async () =>
+      (await measureRoundTrips('unknown client', () => refusal(issueClientToken(unknown, 's')))).commands;
+    // A refused client is read again (so a rotation counts at once), here right after the first read;
+    // the next time, the miss is remembered and only that second read remains.
+    expect(await reads()).toEqual(['GetCommand', 'GetCommand']);
+    expect(await reads()).toEqual(['GetCommand']);
   });
 });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { reloadConfig } from '../../shared/config.js';
 import {
   acceptTotpStep,
   completeTotpEnrolment,
@@ -9,11 +11,13 @@ import {
   setPasswordWithLink,
   useRecoveryCode,
 } from '../../shared/store/credentials.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { createUser, getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
 import { useDatabase } from '../support/database.js';
 import { createTestOrganization, getItem, uniqueEmail } from '../support/records.js';
+import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
  * What signing in changes on a user (shared/store/credentials.ts): the emailed links that set a
@@ -25,6 +29,11 @@ useDatabase();
 
 const NOW = Date.UTC(2031, 0, 1, 12);
 const HOUR = 3_600_000;
+
+afterEach(() => {
+  process.env.IDP_TABLE_NAME = 'idp';
+  reloadConfig();
+});
 
 let organizationId: string;
 beforeAll(async () => {
@@ -66,11 +75,22 @@ describe('password links', () => {
     expect(await livePasswordLink(invitation, NOW)).toBeUndefined();
   });
 
-  it('are read only when they look like one', async () => {
-    const { invitation } = await invited();
-    expect(await livePasswordLink(invitation, NOW)).toBeDefined();
-    for (const token of [`${invitation}x`, invitation.slice(1), `${invitation.slice(1)}+`, '']) {
-      expect(await livePasswordLink(token, NOW)).toBeUndefined();
+  it('are read only when they look like one, and then with their user read consistently', async () => {
+    const { user, invitation } = await invited();
+    const live = await measureRoundTrips('live link', () => livePasswordLink(invitation, NOW));
+    expect(live.result).toBeDefined();
+    const userRead = live.recorded.find((call) => JSON.stringify(call.input).includes(`USER#${user.id}`));
+    expect(userRead?.input).toMatchObject({ ConsistentRead: true });
+    for (const token of [
+      `${invitation}x`,
+      `x${invitation}`,
+      invitation.slice(1),
+      `${invitation.slice(1)}+`,
+      '',
+    ]) {
+      const read = await measureRoundTrips('malformed link', () => livePasswordLink(token, NOW));
+      expect(read.result).toBeUndefined();
+      expect(read.commands).toEqual([]);
     }
   });
 
@@ -114,6 +134,18 @@ describe('password links', () => {
     expect(await getItem(keys.passwordLink(digestOf(invitation)))).toBeUndefined();
     expect(await setPasswordWithLink(invitation, live.link, 'hash-2', NOW + 2000)).toBe(false);
     expect((await getUser(organizationId, user.id, true))?.passwordHash).toBe('hash-1');
+  });
+
+  it('set nothing once the link expired and left the table, though it was read live', async () => {
+    const { user } = await invited();
+    const reset = await resetLink(user);
+    const link = (await livePasswordLink(reset.token, NOW))?.link;
+    // DynamoDB's TTL removes the item between the read and the write.
+    await db().send(
+      new DeleteCommand({ TableName: tableName(), Key: keys.passwordLink(digestOf(reset.token)) }),
+    );
+    expect(await setPasswordWithLink(reset.token, link as never, 'hash', NOW)).toBe(false);
+    expect((await getUser(organizationId, user.id, true))?.passwordHash).toBeUndefined();
   });
 
   it('set nothing once replaced, or once their user is deactivated', async () => {
@@ -179,5 +211,18 @@ describe('TOTP and recovery codes', () => {
     expect(await useRecoveryCode(owner(user), 'd1')).toBe(true);
     expect(await useRecoveryCode(owner(user), 'd1')).toBe(false);
     expect((await getUser(organizationId, user.id, true))?.recoveryCodeDigests).toEqual(new Set(['d2']));
+  });
+});
+
+describe('a table that cannot be reached', () => {
+  it('is an error, not a link used, a user gone or a hash changed', async () => {
+    const { user, invitation } = await invited();
+    const live = await livePasswordLink(invitation, NOW);
+    process.env.IDP_TABLE_NAME = 'no-such-table';
+    reloadConfig();
+    const email = { organizationId, userId: user.id, to: user.email, name: user.name };
+    await expect(issueResetLink(user, email, 3600, NOW)).rejects.toThrow();
+    await expect(setPasswordWithLink(invitation, live?.link as never, 'hash', NOW)).rejects.toThrow();
+    await expect(replacePasswordHash(owner(user), 'a', 'b')).rejects.toThrow();
   });
 });

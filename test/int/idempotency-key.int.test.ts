@@ -99,9 +99,25 @@ describe('Idempotency-Key', () => {
 
   it('steps aside without the header', async () => {
     const { send, executions } = service(created);
+    const warn = vi.spyOn(logger, 'warn');
     expect(await send(write(undefined))).toEqual(created(1));
     expect(await send(write(undefined))).toEqual(created(2));
     expect(executions()).toBe(2);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('answers 500 when the records cannot be reached, running nothing', async () => {
+    const { send, executions } = service(created);
+    vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    process.env.IDP_TABLE_NAME = 'no-such-table';
+    reloadConfig();
+    try {
+      expect((await send(write(newKey()))).statusCode).toBe(500);
+    } finally {
+      process.env.IDP_TABLE_NAME = 'idp';
+      reloadConfig();
+    }
+    expect(executions()).toBe(0);
   });
 
   it('keeps one record per caller, organization, route and path', async () => {

@@ -1,3 +1,4 @@
+import { renderSVG } from 'uqr';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
@@ -25,6 +26,7 @@ import {
   textOf,
 } from '../support/hosted-pages.js';
 import { getItem, setMfaEnabled } from '../support/records.js';
+import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
  * The steps after the password in an organization that uses two-step verification
@@ -127,6 +129,14 @@ describe('enrolment', () => {
       `otpauth://totp/${encodeURIComponent(shared.organization.name)}:${encodeURIComponent(user.email)}?secret=${secret}`,
     );
     expect(alertOf(shown)).toBeUndefined();
+    // The QR code with a quiet zone of two modules, which scanners need.
+    const uri = `otpauth://totp/${encodeURIComponent(shared.organization.name)}:${encodeURIComponent(user.email)}?${new URLSearchParams({ secret, issuer: shared.organization.name, algorithm: 'SHA1', digits: '6', period: '30' }).toString().replace(/\+/g, '%20')}`;
+    expect(textOf(shown)).toContain(
+      renderSVG(uri, { border: 2 }).replace(
+        '<svg ',
+        '<svg class="qr" role="img" aria-label="QR code of the authenticator key" ',
+      ),
+    );
     // Another browser, or no request, sees no key.
     const elsewhere = await new PagesBrowser().get(showTotpEnrolment, { request });
     expect(elsewhere.statusCode).toBe(400);
@@ -211,6 +221,21 @@ describe('enrolment', () => {
     expect(alertOf(page)).toBe('This account cannot sign in. Contact your administrator.');
     const code = await browser.post(submitTotp, { request, code: codeAt(await enrolmentSecret(request)) });
     expect(code.statusCode).toBe(403);
+    expect(alertOf(code)).toBe('This account cannot sign in. Contact your administrator.');
+  });
+
+  it('reads the person consistently on every step, so a deactivation is seen at once', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const userReads = async (step: () => Promise<unknown>) =>
+      (await measureRoundTrips('step', step)).recorded.filter(
+        (call) => call.command === 'GetCommand' && JSON.stringify(call.input).includes(`USER#${user.id}`),
+      );
+    const page = await userReads(() => browser.get(showTotpEnrolment, { request }));
+    const form = await userReads(() => browser.post(submitContinue, { request }));
+    for (const read of [...page, ...form]) expect(read.input).toMatchObject({ ConsistentRead: true });
+    expect(page.length * form.length).toBeGreaterThan(0);
   });
 });
 
