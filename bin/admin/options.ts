@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../../shared/zod.js';
 import { UsageError } from './target.js';
 
 export type Options = Record<string, string | boolean | undefined>;
@@ -23,7 +23,11 @@ export const commaList = (value: string | undefined): string[] =>
     .filter((entry) => entry !== '');
 
 /** Parses an option with the service's own schema, so the CLI accepts what the API accepts. */
-export const validated = <S extends z.ZodType>(schema: S, value: unknown, option: string): z.output<S> => {
+export const validated = <S extends z.ZodMiniType>(
+  schema: S,
+  value: unknown,
+  option: string,
+): z.output<S> => {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import * as z from 'zod';
 import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { storeConfig } from '../../shared/config.js';
 import { NotFound } from '../../shared/domain/errors.js';
@@ -16,6 +15,7 @@ import {
 import { publishAgreement } from '../../shared/store/consent-repository.js';
 import { keys } from '../../shared/store/keys.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
+import * as z from '../../shared/zod.js';
 import { type Command, lines, permissionsOption, requireOrganization } from './command.js';
 import { integer, required, validated } from './options.js';
 import { UsageError } from './target.js';
@@ -24,18 +24,24 @@ import { UsageError } from './target.js';
 const pluginDefinitionsFile = z.strictObject({
   permissionDefinitions: z
     .array(pluginPermissionDefinition)
-    .min(1)
-    .max(
-      MAX_PLUGIN_PERMISSION_DEFINITIONS,
-      `A plugin has at most ${MAX_PLUGIN_PERMISSION_DEFINITIONS} permission definitions`,
+    .check(
+      z.minLength(1),
+      z.maxLength(
+        MAX_PLUGIN_PERMISSION_DEFINITIONS,
+        `A plugin has at most ${MAX_PLUGIN_PERMISSION_DEFINITIONS} permission definitions`,
+      ),
     ),
-  dependentPermissions: z
-    .array(dependentPermissions)
-    .max(
-      MAX_PLUGIN_PERMISSION_DEFINITIONS,
-      `A plugin has at most ${MAX_PLUGIN_PERMISSION_DEFINITIONS} dependent permission entries`,
-    )
-    .default([]),
+  dependentPermissions: z._default(
+    z
+      .array(dependentPermissions)
+      .check(
+        z.maxLength(
+          MAX_PLUGIN_PERMISSION_DEFINITIONS,
+          `A plugin has at most ${MAX_PLUGIN_PERMISSION_DEFINITIONS} dependent permission entries`,
+        ),
+      ),
+    [],
+  ),
 });
 
 /** Commands on what all organizations share: plugins, agreements, the catalogue, signing keys. */

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import { Conflict, NotFound } from '../../shared/domain/errors.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import { createApiClient, getApiClient, updateApiClient } from '../../shared/store/api-client-repository.js';
@@ -9,6 +8,7 @@ import { keys } from '../../shared/store/keys.js';
 import { createOrganization } from '../../shared/store/organization-repository.js';
 import { createRole, setRolePermissions } from '../../shared/store/role-repository.js';
 import { put, writeOne } from '../../shared/store/writes.js';
+import * as z from '../../shared/zod.js';
 
 /** Which organization and admin client `npm start` made, so a restart reuses them. */
 export const LocalBootstrapEntity = defineEntity({
@@ -17,7 +17,7 @@ export const LocalBootstrapEntity = defineEntity({
   attributes: () =>
     z.object({
       organizationId: z.string(),
-      adminRoleId: z.string().optional(),
+      adminRoleId: z.optional(z.string()),
       clientId: z.string(),
       createdAt: z.number(),
     }),

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../http/idempotency-key.js';
 import { errorBody } from '../schemas/error-body.js';
+import * as z from '../zod.js';
 import { ENDPOINT_GROUP_DESCRIPTIONS } from './endpoint-group-tags.js';
 import { callersOf } from './operation-callers.js';
 import { REQUEST_EXAMPLES } from './request-examples.js';
@@ -33,14 +33,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  * decode, its JWT authorizer's 401, 413 above its payload limit, 429 from the stage's throttle
  * (on every route) and 500 when a function fails outright.
  */
-const gatewayErrorBody = z
-  .strictObject({
-    message: z
-      .string()
-      .max(64)
-      .regex(/^[A-Za-z ]+$/),
-  })
-  .meta({ id: 'GatewayError', description: 'Such as {"message":"Unauthorized"}' });
+const gatewayErrorBody = z.withMeta(
+  z.strictObject({ message: z.string().check(z.maxLength(64), z.regex(/^[A-Za-z ]+$/)) }),
+  { id: 'GatewayError', description: 'Such as {"message":"Unauthorized"}' },
+);
 const GATEWAY_STATUSES = new Set([400, 401, 413, 429, 500]);
 
 const errorResponse = (status: number) => ({
@@ -101,16 +97,17 @@ const responseHeaders = (route: RouteDefinition) => ({
     : {}),
 });
 
-const IDEMPOTENCY_KEY = z
-  .string()
-  .min(1)
-  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
-  .regex(IDEMPOTENCY_KEY_PATTERN)
-  .optional()
-  .meta({
+const IDEMPOTENCY_KEY = z.withMeta(
+  z.optional(
+    z
+      .string()
+      .check(z.minLength(1), z.maxLength(MAX_IDEMPOTENCY_KEY_LENGTH), z.regex(IDEMPOTENCY_KEY_PATTERN)),
+  ),
+  {
     description:
       'Beyond the spec: a repeat with the same key, caller and body within 24 h answers the first response without applying the write again; the same key with another body is 422',
-  });
+  },
+);
 
 /** A multipart upload as a caller sends it: binary cannot be written in JSON, so the example says it. */
 const uploadExample = (route: RouteDefinition, field: string) => {

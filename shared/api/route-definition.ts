@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import * as z from 'zod';
 import type { PermissionId } from '../domain/permission-catalogue.js';
 import { identifier, MAX_PAGE_SIZE, pagingQuery } from '../schemas/common.js';
+import * as z from '../zod.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type UserType = 'STANDARD' | 'RESTRICTED';
@@ -37,7 +37,7 @@ export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
  */
 export type RouteKind = 'management' | 'public' | 'oauth' | 'page' | 'preflight';
 
-export type ZodObjectSchema = z.ZodObject<z.ZodRawShape>;
+export type ZodObjectSchema = z.ZodMiniObject<z.core.$ZodShape>;
 
 export interface RouteDefinition {
   readonly operationId: string;
@@ -64,14 +64,14 @@ export interface RouteDefinition {
   readonly request: {
     readonly path?: ZodObjectSchema;
     readonly query?: ZodObjectSchema;
-    readonly body?: z.ZodType;
+    readonly body?: z.ZodMiniType;
     /** A multipart/form-data upload with one binary part of this name, instead of JSON. */
     readonly multipartFile?: { readonly field: string; readonly maxBytes: number };
   };
   readonly response: {
     readonly status: number;
     readonly description: string;
-    readonly body?: z.ZodType;
+    readonly body?: z.ZodMiniType;
     /** The answer's `Location` header names the resource it created. */
     readonly location?: boolean;
     /** A binary answer of one of these media types, of at most `maxBytes`, instead of JSON. */
@@ -97,16 +97,19 @@ export interface RouteDefinition {
 export const noContent = (description: string) => ({ status: 204 as const, description });
 
 /** A 200 response with a body. */
-export const ok = <B extends z.ZodType>(description: string, body: B) => ({
+export const ok = <B extends z.ZodMiniType>(description: string, body: B) => ({
   status: 200 as const,
   description,
   body,
 });
 
 /** A listing paged by `page` and `pageSize`: one page of items; `Link rel="next"` while more exist. */
-export const pagedListing = <B extends z.ZodType>(items: string, body: B) => ({
+export const pagedListing = <B extends z.ZodMiniType>(items: string, body: B) => ({
   request: { query: pagingQuery },
-  response: ok(`One page of ${items}; Link rel="next" while more exist`, z.array(body).max(MAX_PAGE_SIZE)),
+  response: ok(
+    `One page of ${items}; Link rel="next" while more exist`,
+    z.array(body).check(z.maxLength(MAX_PAGE_SIZE)),
+  ),
 });
 
 /** `METHOD /path`, as API Gateway writes a route key. */
@@ -136,7 +139,7 @@ export type ParameterNames<Path extends string> = Path extends `${string}{${infe
 /** Path parameters are ids unless a route says otherwise: letters, digits and `. _ : @ -`. */
 type IdentifierPath<Path extends string> = [ParameterNames<Path>] extends [never]
   ? undefined
-  : z.ZodObject<{ [Name in ParameterNames<Path>]: typeof identifier }, z.core.$strict>;
+  : z.ZodMiniObject<{ [Name in ParameterNames<Path>]: typeof identifier }, z.core.$strict>;
 
 const identifierPathOf = (path: string): ZodObjectSchema | undefined => {
   const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
@@ -204,7 +207,7 @@ export const routeGroup =
       }),
     ) as never;
 
-type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Infer<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 
 export interface RouteInput<R extends RouteDefinition> {
   path: Infer<R['request']['path']>;
@@ -213,10 +216,10 @@ export interface RouteInput<R extends RouteDefinition> {
 }
 
 export interface RouteResult<R extends RouteDefinition> {
-  body?: R['response']['body'] extends z.ZodType ? z.input<R['response']['body']> : never;
+  body?: R['response']['body'] extends z.ZodMiniType ? z.input<R['response']['body']> : never;
   headers?: Record<string, string>;
   /** A complete response, for the OAuth routes whose bodies follow RFC 6749/OIDC, not the table. */
-  raw?: R['response']['body'] extends z.ZodType ? never : APIGatewayProxyStructuredResultV2;
+  raw?: R['response']['body'] extends z.ZodMiniType ? never : APIGatewayProxyStructuredResultV2;
 }
 
 export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): string =>

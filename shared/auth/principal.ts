@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import type { UserType } from '../api/route-definition.js';
 import { once } from '../cache/once.js';
+import * as z from '../zod.js';
 
 /** The caller, as the verified access token describes it. */
 export interface Principal {
@@ -20,18 +20,18 @@ export interface Principal {
 export const accessTokenClaims = once(() =>
   z.object({
     iss: z.string(),
-    sub: z.string().min(1),
+    sub: z.string().check(z.minLength(1)),
     aud: z.union([z.string(), z.array(z.string())]),
     iat: z.number(),
     exp: z.number(),
-    jti: z.string().min(1),
-    org: z.string().min(1),
+    jti: z.string().check(z.minLength(1)),
+    org: z.string().check(z.minLength(1)),
     principal_type: z.enum(['client', 'user']),
     user_type: z.enum(['STANDARD', 'RESTRICTED']),
     permissions: z.array(z.string()),
     policies: z.array(z.string()),
     plugin_permissions: z.record(z.string(), z.array(z.string())),
-    scope: z.string().optional(),
+    scope: z.optional(z.string()),
   }),
 );
 export type AccessTokenClaims = z.infer<ReturnType<typeof accessTokenClaims>>;

@@ -5,8 +5,8 @@ import {
   type KeyObject,
   randomUUID,
 } from 'node:crypto';
-import * as z from 'zod';
 import { logger } from '../http/logger.js';
+import * as z from '../zod.js';
 import { secretStore } from './secret-store.js';
 
 export const SIGNING_ALGORITHM = 'ES256';
@@ -34,14 +34,14 @@ const storedKeySet = z.object({
   keys: z
     .array(
       z.object({
-        kid: z.string().min(1),
+        kid: z.string().check(z.minLength(1)),
         createdAt: z.number(),
-        retiredAt: z.number().optional(),
+        retiredAt: z.optional(z.number()),
         privateJwk: z.looseObject({ kty: z.literal('EC') }),
         publicJwk: z.looseObject({ kty: z.literal('EC') }),
       }),
     )
-    .min(1),
+    .check(z.minLength(1)),
 });
 
 const keySetIn = (value: string) => {

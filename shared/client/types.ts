@@ -1,5 +1,5 @@
-import type * as z from 'zod';
 import type { Routes } from '../api/routes.js';
+import type * as z from '../zod.js';
 import type { OPERATIONS } from './operations.js';
 
 /**
@@ -16,11 +16,13 @@ type RequestOf<K extends OperationId> = Routes[K]['request'];
 type Empty = Record<never, never>;
 
 /** Path parameters, query and body, each only when the operation has them; an upload takes the file. */
-export type OperationInput<K extends OperationId> = (RequestOf<K> extends { path: infer P extends z.ZodType }
+export type OperationInput<K extends OperationId> = (RequestOf<K> extends {
+  path: infer P extends z.ZodMiniType;
+}
   ? { path: z.input<P> }
   : Empty) &
-  (RequestOf<K> extends { query: infer Q extends z.ZodType } ? { query?: z.input<Q> } : Empty) &
-  (RequestOf<K> extends { body: infer B extends z.ZodType } ? { body: z.input<B> } : Empty) &
+  (RequestOf<K> extends { query: infer Q extends z.ZodMiniType } ? { query?: z.input<Q> } : Empty) &
+  (RequestOf<K> extends { body: infer B extends z.ZodMiniType } ? { body: z.input<B> } : Empty) &
   (RequestOf<K> extends { multipartFile: object } ? { file: Blob; filename?: string } : Empty);
 
 /** A 204: what the `Location` header names, for the operations that create something. */
@@ -30,7 +32,7 @@ export interface NoContent {
 
 /** The response body; a 204's Location; a binary answer (a picture) as a Blob. */
 export type OperationOutput<K extends OperationId> = Routes[K]['response'] extends {
-  body: infer B extends z.ZodType;
+  body: infer B extends z.ZodMiniType;
 }
   ? z.output<B>
   : Routes[K]['response'] extends { status: 204 }

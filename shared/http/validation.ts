@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import type { RouteDefinition } from '../api/route-definition.js';
+import * as z from '../zod.js';
 import { badRequest, type ErrorDetail } from './errors.js';
 import { requestState } from './request-state.js';
 
@@ -27,7 +27,11 @@ const echoable = (path: readonly PropertyKey[]): boolean =>
   path.length > 0 && !path.some((segment) => /password|secret/i.test(String(segment)));
 
 /** One error detail per offending field (its first issue), named `body.foo`, `query.pageSize`, `path.id`. */
-export const zodIssuesToDetails = (error: z.ZodError, location: Location, input?: unknown): ErrorDetail[] => {
+export const zodIssuesToDetails = (
+  error: z.core.$ZodError,
+  location: Location,
+  input?: unknown,
+): ErrorDetail[] => {
   const details = error.issues.flatMap((issue): ErrorDetail[] => {
     const paths =
       issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
@@ -47,7 +51,7 @@ export const zodIssuesToDetails = (error: z.ZodError, location: Location, input?
 
 const EMPTY = z.strictObject({});
 
-const parse = (schema: z.ZodType, input: unknown, location: Location): unknown => {
+const parse = (schema: z.ZodMiniType, input: unknown, location: Location): unknown => {
   const result = schema.safeParse(input);
   if (!result.success) {
     throw badRequest(`Invalid ${location === 'path' ? 'path parameter' : location}`, [

@@ -1,7 +1,7 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 
 /** Epoch milliseconds, as the spec's `(ms)` fields. */
-export const epochMillis = z.number().meta({ description: 'Milliseconds since the Unix epoch' });
+export const epochMillis = z.withMeta(z.number(), { description: 'Milliseconds since the Unix epoch' });
 
 /**
  * Ids in paths and bodies: letters, digits and `. _ : @ -`, so an id can never carry a path
@@ -9,9 +9,11 @@ export const epochMillis = z.number().meta({ description: 'Milliseconds since th
  */
 export const identifier = z
   .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, 'Letters, digits and . _ : @ - only');
+  .check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, 'Letters, digits and . _ : @ - only'),
+  );
 
 /** DynamoDB stores numbers of at most 38 digits between 1e-130 and 1e126; JavaScript integers are
  * exact only up to 2^53. Anything else would be changed or refused by the table. */
@@ -20,9 +22,11 @@ const isStorable = (value: number): boolean =>
 
 export const storableNumber = z
   .number()
-  .refine(
-    isStorable,
-    'Integers must lie within ±9007199254740991, other numbers be at least 1e-130 in magnitude',
+  .check(
+    z.refine(
+      isStorable,
+      'Integers must lie within ±9007199254740991, other numbers be at least 1e-130 in magnitude',
+    ),
   );
 
 export const idPathParams = z.strictObject({ id: identifier });
@@ -30,6 +34,8 @@ export const idPathParams = z.strictObject({ id: identifier });
 export const MAX_PAGE_SIZE = 1000;
 
 export const pagingQuery = z.strictObject({
-  page: z.coerce.number().int().min(0).default(0).meta({ description: 'Zero-based page number' }),
-  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(MAX_PAGE_SIZE),
+  page: z.withMeta(z._default(z.coerce.number().check(z.int(), z.gte(0)), 0), {
+    description: 'Zero-based page number',
+  }),
+  pageSize: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), MAX_PAGE_SIZE),
 });

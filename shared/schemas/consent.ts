@@ -1,33 +1,34 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 import { identifier } from './common.js';
 
 /** `Date.prototype.toISOString()`: always 24 characters. */
-const ISO_TIME = z.iso.datetime().max(24);
+const ISO_TIME = z.iso.datetime().check(z.maxLength(24));
 
 /** Where an agreement is published (the operator CLI's `agreement publish`). */
-export const AGREEMENT_URL = z.url({ protocol: /^https?$/ }).max(2048);
+export const AGREEMENT_URL = z.url({ protocol: /^https?$/ }).check(z.maxLength(2048));
 
 /**
  * The latest agreement, or null. Not a named component: OpenAPI 3.0 can only say "nullable" next
  * to a type, not next to a reference.
  */
-export const nullableAgreement = z
-  .strictObject({
-    createdAt: ISO_TIME.meta({ description: 'ISO 8601 time of publication' }),
+export const nullableAgreement = z.nullable(
+  z.strictObject({
+    createdAt: z.withMeta(ISO_TIME, { description: 'ISO 8601 time of publication' }),
     url: AGREEMENT_URL,
     id: identifier,
-  })
-  .nullable();
+  }),
+);
 
-export const consent = z
-  .strictObject({
+export const consent = z.withMeta(
+  z.strictObject({
     id: identifier,
-    createdAt: ISO_TIME.meta({ description: 'ISO 8601 time of acceptance' }),
+    createdAt: z.withMeta(ISO_TIME, { description: 'ISO 8601 time of acceptance' }),
     agreementId: identifier,
-    userId: identifier.meta({ description: "The accepting principal's id (a user or an API client)" }),
-  })
-  .meta({ id: 'Consent' });
+    userId: z.withMeta(identifier, { description: "The accepting principal's id (a user or an API client)" }),
+  }),
+  { id: 'Consent' },
+);
 
-export const consentStatus = z.strictObject({ accepted: z.boolean() }).meta({ id: 'ConsentStatus' });
+export const consentStatus = z.withMeta(z.strictObject({ accepted: z.boolean() }), { id: 'ConsentStatus' });
 
 export const agreementPathParams = z.strictObject({ agreementId: identifier });

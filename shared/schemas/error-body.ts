@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ERROR_TEXT_LENGTH, MAX_ERROR_DETAILS } from '../domain/limits.js';
+import * as z from '../zod.js';
 import { epochMillis } from './common.js';
 import { ONE_LINE } from './text.js';
 
@@ -7,29 +7,25 @@ import { ONE_LINE } from './text.js';
  * The one error shape, for the OpenAPI document; the functions build it in
  * shared/http/error-mapping.ts and need only its type, so they never build this schema.
  */
-const errorText = z.string().max(ERROR_TEXT_LENGTH).regex(ONE_LINE);
+const errorText = z.string().check(z.maxLength(ERROR_TEXT_LENGTH), z.regex(ONE_LINE));
 
 export const errorDetail = z.strictObject({
   message: errorText,
-  field: errorText.optional(),
-  rejectedValue: z.unknown().optional(),
+  field: z.optional(errorText),
+  rejectedValue: z.optional(z.unknown()),
 });
 
-export const errorBody = z
-  .strictObject({
-    status: z.number().int().min(400).max(599),
-    error: z
-      .string()
-      .max(64)
-      .regex(/^[A-Za-z' -]+$/)
-      .meta({ description: 'The reason phrase of the status' }),
+export const errorBody = z.withMeta(
+  z.strictObject({
+    status: z.number().check(z.int(), z.gte(400), z.lte(599)),
+    error: z.withMeta(z.string().check(z.maxLength(64), z.regex(/^[A-Za-z' -]+$/)), {
+      description: 'The reason phrase of the status',
+    }),
     message: errorText,
-    errorDetails: z.array(errorDetail).max(MAX_ERROR_DETAILS).optional(),
-    requestId: z
-      .string()
-      .max(128)
-      .regex(/^[\x21-\x7e]+$/),
+    errorDetails: z.optional(z.array(errorDetail).check(z.maxLength(MAX_ERROR_DETAILS))),
+    requestId: z.string().check(z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
     timestamp: epochMillis,
-  })
-  .meta({ id: 'Error' });
+  }),
+  { id: 'Error' },
+);
 export type ErrorBody = z.infer<typeof errorBody>;

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import {
   MAX_PERMISSIONS_PER_ROLE,
   MAX_PLUGIN_PERMISSION_DEFINITIONS,
   MAX_PLUGINS_PER_ORGANIZATION,
 } from '../domain/limits.js';
+import * as z from '../zod.js';
 import { permissionId, pluginAction } from './catalogue.js';
 import { epochMillis, identifier } from './common.js';
 import { oneLine } from './text.js';
@@ -12,19 +12,22 @@ import { oneLine } from './text.js';
  * Permission ids, in requests and answers: a role holds only catalogue permissions (the handler
  * checks requests against it), and the catalogue stays within the limit.
  */
-const permissionIds = z.array(permissionId).max(MAX_PERMISSIONS_PER_ROLE);
+const permissionIds = z.array(permissionId).check(z.maxLength(MAX_PERMISSIONS_PER_ROLE));
 const roleName = oneLine(200);
 
-export const rolePluginPermission = z
-  .strictObject({ module: pluginAction, actionName: pluginAction })
-  .meta({ id: 'RoleSinglePluginPermission' });
+export const rolePluginPermission = z.withMeta(
+  z.strictObject({ module: pluginAction, actionName: pluginAction }),
+  { id: 'RoleSinglePluginPermission' },
+);
 export type RolePluginPermission = z.infer<typeof rolePluginPermission>;
 
 /** A role's permissions of one plugin: some of the plugin's definitions. */
-const pluginPermissionList = z.array(rolePluginPermission).max(MAX_PLUGIN_PERMISSION_DEFINITIONS);
+const pluginPermissionList = z
+  .array(rolePluginPermission)
+  .check(z.maxLength(MAX_PLUGIN_PERMISSION_DEFINITIONS));
 
-export const role = z
-  .strictObject({
+export const role = z.withMeta(
+  z.strictObject({
     id: identifier,
     name: roleName,
     permissions: permissionIds,
@@ -32,37 +35,42 @@ export const role = z
     pluginPermissions: z.strictObject({ id: identifier, pluginPermissions: pluginPermissionList }),
     createdAt: epochMillis,
     updatedAt: epochMillis,
-  })
-  .meta({ id: 'Role' });
+  }),
+  { id: 'Role' },
+);
 export type Role = z.infer<typeof role>;
 
-export const newRoleRequest = z
-  .strictObject({ name: roleName, permissions: permissionIds })
-  .meta({ id: 'NewRoleRequest' });
+export const newRoleRequest = z.withMeta(z.strictObject({ name: roleName, permissions: permissionIds }), {
+  id: 'NewRoleRequest',
+});
 
-export const updateRoleRequest = z
-  .strictObject({ permissions: permissionIds })
-  .meta({ id: 'UpdateRoleRequest' });
+export const updateRoleRequest = z.withMeta(z.strictObject({ permissions: permissionIds }), {
+  id: 'UpdateRoleRequest',
+});
 
-export const assignRevokeRolePermissionRequest = z
-  .strictObject({ permissionIds })
-  .meta({ id: 'AssignRevokeRolePermissionRequest' });
+export const assignRevokeRolePermissionRequest = z.withMeta(z.strictObject({ permissionIds }), {
+  id: 'AssignRevokeRolePermissionRequest',
+});
 
-export const pluginPermissionsRequest = pluginPermissionList.meta({ id: 'PluginPermissionsRequest' });
+export const pluginPermissionsRequest = z.withMeta(pluginPermissionList, { id: 'PluginPermissionsRequest' });
 
-export const assignRevokeRolePluginPermissionRequest = z
-  .strictObject({ pluginPermissions: pluginPermissionList })
-  .meta({ id: 'AssignRevokeRolePluginPermissionRequest' });
+export const assignRevokeRolePluginPermissionRequest = z.withMeta(
+  z.strictObject({ pluginPermissions: pluginPermissionList }),
+  { id: 'AssignRevokeRolePluginPermissionRequest' },
+);
 
-export const rolePluginPermissionIds = z
-  .strictObject({ pluginPermissions: z.array(identifier).max(MAX_PLUGIN_PERMISSION_DEFINITIONS) })
-  .meta({
+export const rolePluginPermissionIds = z.withMeta(
+  z.strictObject({
+    pluginPermissions: z.array(identifier).check(z.maxLength(MAX_PLUGIN_PERMISSION_DEFINITIONS)),
+  }),
+  {
     id: 'RolePluginPermissionIds',
     description: "Ids of the plugin's permission definitions the role holds",
-  });
+  },
+);
 
-export const managedRole = z
-  .strictObject({
+export const managedRole = z.withMeta(
+  z.strictObject({
     id: identifier,
     createdAt: epochMillis,
     updatedAt: epochMillis,
@@ -73,25 +81,28 @@ export const managedRole = z
           id: identifier,
           pluginPermissions: z
             .array(z.strictObject({ actionName: pluginAction, module: pluginAction }))
-            .max(MAX_PLUGIN_PERMISSION_DEFINITIONS),
+            .check(z.maxLength(MAX_PLUGIN_PERMISSION_DEFINITIONS)),
         }),
       )
-      .max(MAX_PLUGINS_PER_ORGANIZATION),
-  })
-  .meta({ id: 'ManagedRole' });
+      .check(z.maxLength(MAX_PLUGINS_PER_ORGANIZATION)),
+  }),
+  { id: 'ManagedRole' },
+);
 
-export const defaultRoleResponse = z
-  .strictObject({ isStandardRole: z.boolean().nullable(), roleId: identifier.optional() })
-  .meta({ id: 'DefaultRoleResponse' });
+export const defaultRoleResponse = z.withMeta(
+  z.strictObject({ isStandardRole: z.nullable(z.boolean()), roleId: z.optional(identifier) }),
+  { id: 'DefaultRoleResponse' },
+);
 
-export const defaultRoleRequest = z
-  .strictObject({ roleId: identifier.meta({ description: 'A role id or a managed role id' }) })
-  .meta({ id: 'DefaultRoleRequest' });
+export const defaultRoleRequest = z.withMeta(
+  z.strictObject({ roleId: z.withMeta(identifier, { description: 'A role id or a managed role id' }) }),
+  { id: 'DefaultRoleRequest' },
+);
 
 export const rolePluginPathParams = z.strictObject({ id: identifier, pluginId: identifier });
 
 const policyName = oneLine(200);
 
-export const policy = z.strictObject({ id: identifier, name: policyName }).meta({ id: 'Policy' });
+export const policy = z.withMeta(z.strictObject({ id: identifier, name: policyName }), { id: 'Policy' });
 
-export const policyRequest = z.strictObject({ name: policyName }).meta({ id: 'PolicyRequest' });
+export const policyRequest = z.withMeta(z.strictObject({ name: policyName }), { id: 'PolicyRequest' });

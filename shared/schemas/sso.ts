@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { isLoopbackHost } from '../domain/applications.js';
+import * as z from '../zod.js';
 import { epochMillis } from './common.js';
 import { oneLine } from './text.js';
 
@@ -9,45 +9,45 @@ import { oneLine } from './text.js';
  */
 export const ssoClientId = z
   .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'Letters, digits and . _ @ - only');
+  .check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'Letters, digits and . _ @ - only'),
+  );
 
 // Bounded so that any accepted value can be stored as it is (DynamoDB numbers, safe integers).
-const expirationHint = epochMillis.min(0).max(Number.MAX_SAFE_INTEGER).meta({
+const expirationHint = z.withMeta(epochMillis.check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)), {
   description:
     'When the customer says the client secret expires (ms); a support hint only, 0 when it was never given',
 });
 
-export const ssoProvider = z
-  .strictObject({ clientId: ssoClientId, clientSecretExpirationDate: expirationHint })
-  .meta({ id: 'SSOProviderResponse' });
+export const ssoProvider = z.withMeta(
+  z.strictObject({ clientId: ssoClientId, clientSecretExpirationDate: expirationHint }),
+  { id: 'SSOProviderResponse' },
+);
 
 export const ssoClientSecret = z
-  .string()
-  .min(1)
-  .max(8192)
-  .meta({ format: 'password' })
-  .refine((secret) => secret.trim() !== '', 'Must not be empty');
+  .withMeta(z.string().check(z.minLength(1), z.maxLength(8192)), { format: 'password' })
+  .check(z.refine((secret) => secret.trim() !== '', 'Must not be empty'));
 
-export const updateSsoProviderRequest = z
-  .strictObject({
+export const updateSsoProviderRequest = z.withMeta(
+  z.strictObject({
     clientSecret: ssoClientSecret,
-    clientSecretExpirationDate: expirationHint
-      .optional()
-      .meta({ description: 'Optional (the previous hint is kept when omitted)' }),
-  })
-  .meta({ id: 'UpdateSSOProviderRequest' });
+    clientSecretExpirationDate: z.withMeta(z.optional(expirationHint), {
+      description: 'Optional (the previous hint is kept when omitted)',
+    }),
+  }),
+  { id: 'UpdateSSOProviderRequest' },
+);
 
 export const ssoProviderPath = z.strictObject({ clientId: ssoClientId });
 
 // Federation settings (operators, through the CLI; not part of the spec's API shapes).
 
 /** An OpenID Connect issuer: https (http only on loopback, for local upstreams), no query or fragment. */
-export const ssoIssuer = z
-  .url()
-  .max(2048)
-  .refine((value) => {
+export const ssoIssuer = z.url().check(
+  z.maxLength(2048),
+  z.refine((value) => {
     // zod runs refinements after a failed check too: an unparsable value must not throw here.
     if (!URL.canParse(value)) return false;
     const url = new URL(value);
@@ -56,21 +56,29 @@ export const ssoIssuer = z
       !url.search &&
       !url.hash
     );
-  }, 'An https URL without query or fragment (http only on localhost)');
+  }, 'An https URL without query or fragment (http only on localhost)'),
+);
 
-export const ssoScopes = z
-  .string()
-  .max(1024)
-  .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'Scope names separated by single spaces')
-  .refine((scopes) => scopes.split(' ').includes('openid'), 'Must include openid');
+export const ssoScopes = z.string().check(
+  z.maxLength(1024),
+  z.regex(
+    /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+    'Scope names separated by single spaces',
+  ),
+  z.refine((scopes) => scopes.split(' ').includes('openid'), 'Must include openid'),
+);
 
 export const ssoDisplayName = oneLine(100);
 
-export const emailDomain = z
-  .string()
-  .max(253)
-  .regex(
-    /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i,
-    'A domain name such as example.com',
-  )
-  .transform((domain) => domain.toLowerCase());
+export const emailDomain = z.pipe(
+  z
+    .string()
+    .check(
+      z.maxLength(253),
+      z.regex(
+        /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i,
+        'A domain name such as example.com',
+      ),
+    ),
+  z.transform((domain: string) => domain.toLowerCase()),
+);

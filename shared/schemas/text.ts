@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 
 // Control characters would break log lines, e-mail headers and exports, and hide text on pages.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
@@ -16,8 +16,8 @@ export const asOneLine = (text: string): string =>
 /** A name or label: one line of 1 to `max` characters once trimmed. */
 export const oneLine = (max: number) =>
   // Control characters are refused as sent, also around the name ("\r\nX"); spaces are trimmed.
-  z.string().regex(ONE_LINE, NO_CONTROL_CHARACTERS).trim().min(1).max(max);
+  z.string().check(z.regex(ONE_LINE, NO_CONTROL_CHARACTERS), z.trim(), z.minLength(1), z.maxLength(max));
 
 /** Free text such as a description: tabs and line breaks, but no other control characters. */
 export const freeText = (max: number) =>
-  z.string().max(max).regex(LINES, 'No control characters but tabs and line breaks');
+  z.string().check(z.maxLength(max), z.regex(LINES, 'No control characters but tabs and line breaks'));

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 import { epochMillis, identifier, MAX_PAGE_SIZE } from './common.js';
 import { grantedIds } from './grants.js';
 import { freeText, oneLine } from './text.js';
@@ -9,52 +9,60 @@ const groupName = oneLine(200);
 const groupNumber = oneLine(64);
 const description = freeText(2000);
 
-export const userGroup = z
-  .strictObject({
+export const userGroup = z.withMeta(
+  z.strictObject({
     id: identifier,
     name: groupName,
     createdAt: epochMillis,
     updatedAt: epochMillis,
     createdBy: identifier,
     updatedBy: identifier,
-    number: groupNumber.optional(),
-    description: description.optional(),
-    roles: grantedIds.optional(),
-    managedRoles: grantedIds.optional(),
-    policies: grantedIds.optional(),
-    status: userGroupStatus.optional(),
-  })
-  .meta({ id: 'UserGroup' });
+    number: z.optional(groupNumber),
+    description: z.optional(description),
+    roles: z.optional(grantedIds),
+    managedRoles: z.optional(grantedIds),
+    policies: z.optional(grantedIds),
+    status: z.optional(userGroupStatus),
+  }),
+  { id: 'UserGroup' },
+);
 export type UserGroup = z.infer<typeof userGroup>;
 
-export const createUserGroupRequest = z
-  .strictObject({
+export const createUserGroupRequest = z.withMeta(
+  z.strictObject({
     name: groupName,
-    number: groupNumber.optional(),
-    description: description.optional(),
-    status: userGroupStatus.optional(),
-  })
-  .meta({ id: 'CreateUserGroupRequestBody' });
+    number: z.optional(groupNumber),
+    description: z.optional(description),
+    status: z.optional(userGroupStatus),
+  }),
+  { id: 'CreateUserGroupRequestBody' },
+);
 
-export const updateUserGroupRequest = z
-  .strictObject({
-    number: groupNumber.optional(),
-    name: groupName.optional(),
-    description: description.optional(),
-    status: userGroupStatus.optional(),
-  })
-  .meta({ id: 'UpdateUserGroupRequestBody' });
+export const updateUserGroupRequest = z.withMeta(
+  z.strictObject({
+    number: z.optional(groupNumber),
+    name: z.optional(groupName),
+    description: z.optional(description),
+    status: z.optional(userGroupStatus),
+  }),
+  { id: 'UpdateUserGroupRequestBody' },
+);
 
-export const userGroupEnvelope = z.strictObject({ userGroup }).meta({ id: 'UserGroupResponse' });
-export const userGroupList = z
-  .strictObject({ userGroups: z.array(userGroup).max(MAX_PAGE_SIZE) })
-  .meta({ id: 'UserGroupList' });
-export const userGroupCount = z.strictObject({ count: z.number().int() }).meta({ id: 'UserGroupCount' });
+export const userGroupEnvelope = z.withMeta(z.strictObject({ userGroup }), { id: 'UserGroupResponse' });
+export const userGroupList = z.withMeta(
+  z.strictObject({ userGroups: z.array(userGroup).check(z.maxLength(MAX_PAGE_SIZE)) }),
+  { id: 'UserGroupList' },
+);
+export const userGroupCount = z.withMeta(z.strictObject({ count: z.number().check(z.int()) }), {
+  id: 'UserGroupCount',
+});
 
-export const assignRoleRequest = z.strictObject({ roleId: identifier }).meta({ id: 'UserGroupRoleRequest' });
-export const assignPolicyRequest = z
-  .strictObject({ policyId: identifier })
-  .meta({ id: 'UserGroupPolicyRequest' });
-export const assignManagedRoleRequest = z
-  .strictObject({ managedRoleId: identifier })
-  .meta({ id: 'UserGroupManagedRoleRequest' });
+export const assignRoleRequest = z.withMeta(z.strictObject({ roleId: identifier }), {
+  id: 'UserGroupRoleRequest',
+});
+export const assignPolicyRequest = z.withMeta(z.strictObject({ policyId: identifier }), {
+  id: 'UserGroupPolicyRequest',
+});
+export const assignManagedRoleRequest = z.withMeta(z.strictObject({ managedRoleId: identifier }), {
+  id: 'UserGroupManagedRoleRequest',
+});

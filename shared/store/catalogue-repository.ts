@@ -1,7 +1,7 @@
-import type { z } from 'zod';
 import { InvalidReference, PreconditionFailed } from '../domain/errors.js';
 import { MAX_MANAGED_ROLES } from '../domain/limits.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../domain/permission-catalogue.js';
+import type * as z from '../zod.js';
 import {
   ACCESS_FRESHNESS_MILLIS,
   currentAccessVersions,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
 import { NotFound } from '../domain/errors.js';
+import type * as z from '../zod.js';
 import { AgreementEntity, ConsentEntity, LatestAgreementEntity } from './entities.js';
 import { check, create, put, transact } from './writes.js';
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { FLOW_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from '../domain/applications.js';
+import * as z from '../zod.js';
 import { defineEntity, stringSet } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
 
@@ -34,14 +34,14 @@ export const PermissionEntity = defineEntity({
       moduleDisplayName: storedString,
       accessTypeDisplayName: storedString,
       position: storedNumber,
-      dependsOn: z.array(storedString).default([]),
+      dependsOn: z._default(z.array(storedString), []),
       createdAt: storedNumber,
     }),
 });
 
 const pluginAction = () => z.object({ module: storedString, actionName: storedString });
 /** A plugin permission a role holds: the definition's id and what tokens and responses show. */
-const pluginGrant = () => pluginAction().extend({ id: storedString });
+const pluginGrant = () => z.extend(pluginAction(), { id: storedString });
 
 export const ManagedRoleEntity = defineEntity({
   name: 'Managed role',
@@ -50,7 +50,7 @@ export const ManagedRoleEntity = defineEntity({
     z.object({
       id: storedString,
       permissions: z.array(storedString),
-      pluginPermissions: z.record(storedString, z.array(pluginAction())).default({}),
+      pluginPermissions: z._default(z.record(storedString, z.array(pluginAction())), {}),
       createdAt: storedNumber,
       updatedAt: storedNumber,
     }),
@@ -64,7 +64,9 @@ export const PluginDefinitionEntity = defineEntity({
       id: storedString,
       createdAt: storedNumber,
       updatedAt: storedNumber,
-      permissionDefinitions: z.array(pluginAction().extend({ id: storedString, description: storedString })),
+      permissionDefinitions: z.array(
+        z.extend(pluginAction(), { id: storedString, description: storedString }),
+      ),
       dependentPermissions: z.array(
         z.object({ permissionId: storedString, dependentPermissionIds: z.array(storedString) }),
       ),
@@ -88,7 +90,7 @@ export const LatestAgreementEntity = defineEntity({
  * Access versions (shared/store/access-versions.ts): counters that move in the transaction of every
  * change that can take a permission away from what the token endpoint caches.
  */
-const accessVersion = () => z.object({ version: storedNumber.default(0) });
+const accessVersion = () => z.object({ version: z._default(storedNumber, 0) });
 
 export const SystemAccessVersionEntity = defineEntity({
   name: 'System access version',
@@ -110,30 +112,30 @@ export const OrganizationEntity = defineEntity({
       name: storedString,
       createdAt: storedNumber,
       updatedAt: storedNumber,
-      createdBy: storedString.optional(),
-      mfaEnabled: storedBoolean.default(false),
+      createdBy: z.optional(storedString),
+      mfaEnabled: z._default(storedBoolean, false),
       /** Overrides the default 10 + 10 requests per second. */
-      rateLimit: z.object({ rate: storedNumber, burst: storedNumber }).optional(),
-      defaultRole: defaultRole().optional(),
+      rateLimit: z.optional(z.object({ rate: storedNumber, burst: storedNumber })),
+      defaultRole: z.optional(defaultRole()),
       /** Policies that are not archived (GET /policies answers them at once): at most the limit. */
-      livePolicies: storedNumber.optional(),
+      livePolicies: z.optional(storedNumber),
       archivedRoleIds: stringSet,
       archivedPolicyIds: stringSet,
       /** The organization's first user, claimed in the transaction that creates it. */
-      initialUserId: storedString.optional(),
-      userGroupCount: storedNumber.optional(),
+      initialUserId: z.optional(storedString),
+      userGroupCount: z.optional(storedNumber),
       /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
-      assignedPluginCount: storedNumber.optional(),
+      assignedPluginCount: z.optional(storedNumber),
       /**
        * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
        * the transaction that brings a name into use or takes its last user away.
        */
-      additionalPropertyNameCount: storedNumber.optional(),
+      additionalPropertyNameCount: z.optional(storedNumber),
       // Per-organization sequences of creation order (listings page by them).
-      userSequence: storedNumber.optional(),
-      groupSequence: storedNumber.optional(),
-      roleSequence: storedNumber.optional(),
-      clientSequence: storedNumber.optional(),
+      userSequence: z.optional(storedNumber),
+      groupSequence: z.optional(storedNumber),
+      roleSequence: z.optional(storedNumber),
+      clientSequence: z.optional(storedNumber),
     }),
 });
 
@@ -157,13 +159,13 @@ export const PluginAssignmentEntity = defineEntity({
 export const CounterEntity = defineEntity({
   name: 'Counter',
   key: (key: { pk: string; sk: string }) => key,
-  attributes: () => z.object({ count: storedNumber.default(0) }),
+  attributes: () => z.object({ count: z._default(storedNumber, 0) }),
 });
 
 // Users ---------------------------------------------------------------------------------------
 
 /** Additional property values: strings, numbers or `{}` (docs/behaviour.md). */
-const additionalValue = () => z.union([storedString, storedNumber, z.object({}).strict()]);
+const additionalValue = () => z.union([storedString, storedNumber, z.strictObject({})]);
 
 export const UserEntity = defineEntity({
   name: 'User',
@@ -188,18 +190,18 @@ export const UserEntity = defineEntity({
       managedRoles: stringSet,
       policies: stringSet,
       userGroups: stringSet,
-      additionalProperties: z.record(storedString, additionalValue()).optional(),
-      pictureContentType: storedString.optional(),
-      pictureUpdatedAt: storedNumber.optional(),
-      passwordHash: storedString.optional(),
+      additionalProperties: z.optional(z.record(storedString, additionalValue())),
+      pictureContentType: z.optional(storedString),
+      pictureUpdatedAt: z.optional(storedNumber),
+      passwordHash: z.optional(storedString),
       /** Epoch ms: sessions and refresh tokens of sign-ins before it are void (password reset). */
-      credentialsChangedAt: storedNumber.optional(),
+      credentialsChangedAt: z.optional(storedNumber),
       /** Digests of the live invitation and reset links: a new link voids the previous one. */
-      invitationDigest: storedString.optional(),
-      resetDigest: storedString.optional(),
-      totpSecret: storedString.optional(),
+      invitationDigest: z.optional(storedString),
+      resetDigest: z.optional(storedString),
+      totpSecret: z.optional(storedString),
       /** The last TOTP time step accepted: a code is accepted once (RFC 6238 5.2). */
-      totpLastStep: storedNumber.optional(),
+      totpLastStep: z.optional(storedNumber),
       recoveryCodeDigests: stringSet,
       canSendEmail: storedBoolean,
       /** The organization's first user. */
@@ -219,7 +221,7 @@ const guardEntity = <Owner extends string, Ref>(
   defineEntity({
     name,
     key,
-    attributes: () => z.object({ [owner]: storedString } as Record<Owner, z.ZodString>),
+    attributes: () => z.object({ [owner]: storedString } as Record<Owner, z.ZodMiniString>),
   });
 
 export const EmailGuardEntity = guardEntity(
@@ -242,8 +244,8 @@ export const UserGroupEntity = defineEntity({
       id: storedString,
       organizationId: storedString,
       name: storedString,
-      number: storedString.optional(),
-      description: storedString.optional(),
+      number: z.optional(storedString),
+      description: z.optional(storedString),
       status,
       roles: stringSet,
       managedRoles: stringSet,
@@ -259,7 +261,7 @@ export const UserGroupEntity = defineEntity({
        * members (`DELETING`): such a group is invisible, grants nothing, and a repeated DELETE
        * finishes it.
        */
-      lifecycle: z.enum(['COPYING', 'DELETING']).optional(),
+      lifecycle: z.optional(z.enum(['COPYING', 'DELETING'])),
     }),
 });
 export type UserGroupRecord = z.output<typeof UserGroupEntity.attributes>;
@@ -301,8 +303,8 @@ export const RoleEntity = defineEntity({
       /** A string set, so assign and revoke are atomic ADD/DELETE. */
       permissions: stringSet,
       /** pluginId -> granted permission definitions. */
-      pluginPermissions: z.record(storedString, z.array(pluginGrant())).default({}),
-      archived: storedBoolean.default(false),
+      pluginPermissions: z._default(z.record(storedString, z.array(pluginGrant())), {}),
+      archived: z._default(storedBoolean, false),
       sequence: storedNumber,
       createdAt: storedNumber,
       updatedAt: storedNumber,
@@ -331,7 +333,7 @@ export const PolicyEntity = defineEntity({
       id: storedString,
       organizationId: storedString,
       name: storedString,
-      archived: storedBoolean.default(false),
+      archived: z._default(storedBoolean, false),
       createdAt: storedNumber,
       updatedAt: storedNumber,
       createdBy: storedString,
@@ -362,10 +364,10 @@ export const ApiClientEntity = defineEntity({
       /** Stored as issued: the spec's client list returns it. The table is encrypted at rest. */
       clientSecret: storedString,
       /** When `clientSecret` was issued (ms): the `lastModifiedDate` of the answer that showed it. */
-      secretIssuedAt: storedNumber.optional(),
+      secretIssuedAt: z.optional(storedNumber),
       /** The secret before the last rotation, accepted until `previousSecretExpiresAt` (ms). */
-      previousSecret: storedString.optional(),
-      previousSecretExpiresAt: storedNumber.optional(),
+      previousSecret: z.optional(storedString),
+      previousSecretExpiresAt: z.optional(storedNumber),
       clientType: userType,
       roles: z.array(storedString),
       policies: z.array(storedString),
@@ -375,13 +377,13 @@ export const ApiClientEntity = defineEntity({
       lastModifiedDate: storedNumber,
       /** Position in the organization's client listing. */
       sequence: storedNumber,
-      deleted: storedBoolean.optional(),
+      deleted: z.optional(storedBoolean),
       // Applications (absent on clients registered before them: api_key).
-      flowType: z.enum(FLOW_TYPES).default('api_key'),
-      redirectUris: z.array(storedString).default([]),
-      postLogoutRedirectUris: z.array(storedString).default([]),
-      tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
-      remoteAddresses: z.array(storedString).default([]),
+      flowType: z._default(z.enum(FLOW_TYPES), 'api_key'),
+      redirectUris: z._default(z.array(storedString), []),
+      postLogoutRedirectUris: z._default(z.array(storedString), []),
+      tokenEndpointAuthMethod: z.optional(z.enum(TOKEN_ENDPOINT_AUTH_METHODS)),
+      remoteAddresses: z._default(z.array(storedString), []),
     }),
 });
 export type ApiClientRecord = z.output<typeof ApiClientEntity.attributes>;
@@ -425,7 +427,7 @@ export const RateCounterEntity = defineEntity({
   attributes: () =>
     z.object({
       admitted: storedNumber,
-      allowance: storedNumber.optional(),
+      allowance: z.optional(storedNumber),
       expiresAt: storedNumber,
     }),
 });

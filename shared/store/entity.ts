@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { once } from '../cache/once.js';
+import * as z from '../zod.js';
 import { db, tableName } from './dynamo.js';
 import type { ItemKey } from './keys.js';
 
@@ -13,7 +13,7 @@ import type { ItemKey } from './keys.js';
  * what the store needs beyond it is its own: bucket counts for paging, guard items and chunked
  * membership transactions.
  */
-export interface EntityDeclaration<S extends z.ZodObject, Ref> {
+export interface EntityDeclaration<S extends z.ZodMiniObject, Ref> {
   readonly name: string;
   /**
    * Builds the attributes' schema, on the first item decoded: a function's cold start then builds
@@ -31,7 +31,8 @@ export interface Projection<T> {
   decode(item: Record<string, unknown>): T;
 }
 
-export interface Entity<S extends z.ZodObject, Ref> extends Omit<EntityDeclaration<S, Ref>, 'attributes'> {
+export interface Entity<S extends z.ZodMiniObject, Ref>
+  extends Omit<EntityDeclaration<S, Ref>, 'attributes'> {
   /** The attributes' schema, built on first use. */
   readonly attributes: S;
   /** The stored item of a record: key, index attributes, attributes. */
@@ -62,7 +63,7 @@ export const jointProjection = (...projections: readonly { names: Record<string,
   projectionOf([...new Set(projections.flatMap((projection) => Object.values(projection.names)))]);
 
 const decoder =
-  <T>(name: string, schema: z.ZodType<T>) =>
+  <T>(name: string, schema: z.ZodMiniType<T>) =>
   (item: Record<string, unknown>): T => {
     const parsed = schema.safeParse(item);
     if (parsed.success) return parsed.data;
@@ -70,12 +71,12 @@ const decoder =
     throw new Error(`A stored ${name} item does not match its declaration: ${z.prettifyError(parsed.error)}`);
   };
 
-export const defineEntity = <S extends z.ZodObject, Ref>(
+export const defineEntity = <S extends z.ZodMiniObject, Ref>(
   declaration: EntityDeclaration<S, Ref>,
 ): Entity<S, Ref> => {
   const attributes = once(declaration.attributes);
   const decodeRecord = once(() =>
-    decoder<z.output<S>>(declaration.name, attributes() as unknown as z.ZodType<z.output<S>>),
+    decoder<z.output<S>>(declaration.name, attributes() as unknown as z.ZodMiniType<z.output<S>>),
   );
   const decode = (item: Record<string, unknown>) => decodeRecord()(item);
   const getItem = async (
@@ -106,7 +107,7 @@ export const defineEntity = <S extends z.ZodObject, Ref>(
     decode,
     projection: (...names) => {
       const picked = Object.fromEntries(names.map((attribute) => [attribute, true])) as never;
-      const decodePicked = once(() => decoder(declaration.name, attributes().pick(picked)));
+      const decodePicked = once(() => decoder(declaration.name, z.pick(attributes(), picked)));
       return {
         ...projectionOf(names),
         decode: ((item: Record<string, unknown>) => decodePicked()(item)) as never,
@@ -127,7 +128,7 @@ export const defineEntity = <S extends z.ZodObject, Ref>(
 export const ttlSeconds = (millis: number): number => Math.ceil(millis / 1000);
 
 /** A string set as DynamoDB stores it: absent when empty (DynamoDB stores no empty sets). */
-export const stringSet = z.set(z.string()).optional();
+export const stringSet = z.optional(z.set(z.string()));
 
 /** A string set attribute for a write: the set, or nothing when it would be empty. */
 export const asStringSet = (values: Iterable<string> | undefined): Set<string> | undefined => {

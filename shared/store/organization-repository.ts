@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
+import type * as z from '../zod.js';
 import { batchGetByKey } from './batch.js';
 import { ManagedRoleEntity, OrganizationEntity, RoleEntity } from './entities.js';
 import { keys } from './keys.js';

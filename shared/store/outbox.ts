@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import { Conflict } from '../domain/errors.js';
+import * as z from '../zod.js';
 import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 import { create } from './writes.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 

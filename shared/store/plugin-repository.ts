@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_PLUGINS_PER_ORGANIZATION } from '../domain/limits.js';
+import type * as z from '../zod.js';
 import { batchGetByKey, type ItemsByKey } from './batch.js';
 import { PluginAssignmentEntity, PluginDefinitionEntity } from './entities.js';
 import { keys } from './keys.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 
@@ -21,20 +21,20 @@ export const AuthorizationRequestEntity = defineEntity({
       organizationId: z.string(),
       redirectUri: z.string(),
       scope: z.string(),
-      state: z.string().optional(),
-      nonce: z.string().optional(),
+      state: z.optional(z.string()),
+      nonce: z.optional(z.string()),
       codeChallenge: z.string(),
-      prompt: z.enum(['none', 'login']).optional(),
+      prompt: z.optional(z.enum(['none', 'login'])),
       /** Seconds since the person last authenticated, at most (`max_age`). */
-      maxAge: z.number().optional(),
+      maxAge: z.optional(z.number()),
       /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
       browserDigest: z.string(),
       /** Set once the person proved who they are, while further steps (MFA, consent) remain. */
-      userId: z.string().optional(),
-      authTime: z.number().optional(),
-      amr: amr().optional(),
+      userId: z.optional(z.string()),
+      authTime: z.optional(z.number()),
+      amr: z.optional(amr()),
       /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
-      totpEnrolment: z.string().optional(),
+      totpEnrolment: z.optional(z.string()),
       createdAt: z.number(),
       expiresAt: z.number(),
     }),
@@ -53,14 +53,14 @@ export const AuthorizationCodeEntity = defineEntity({
       redirectUri: z.string(),
       codeChallenge: z.string(),
       scope: z.string(),
-      nonce: z.string().optional(),
+      nonce: z.optional(z.string()),
       /** Epoch ms of the authentication. */
       authTime: z.number(),
       amr: amr(),
       /** Epoch ms after which the code is refused. */
       validUntil: z.number(),
       /** Set by the one redemption: the refresh token family it started (revoked on a replay). */
-      redeemedFamily: z.string().optional(),
+      redeemedFamily: z.optional(z.string()),
       expiresAt: z.number(),
     }),
 });
@@ -99,7 +99,7 @@ export const RefreshTokenEntity = defineEntity({
       /** Epoch ms of the authentication. */
       authTime: z.number(),
       amr: amr(),
-      rotated: z.boolean().optional(),
+      rotated: z.optional(z.boolean()),
       /** Epoch seconds: sliding expiry (and DynamoDB's TTL). */
       expiresAt: z.number(),
     }),
@@ -116,7 +116,7 @@ export const RefreshFamilyEntity = defineEntity({
       clientId: z.string(),
       organizationId: z.string(),
       userId: z.string(),
-      revoked: z.boolean().optional(),
+      revoked: z.optional(z.boolean()),
       /** Epoch ms: no token of the family is honoured after it (absolute lifetime). */
       endsAt: z.number(),
       expiresAt: z.number(),

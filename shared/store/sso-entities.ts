@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod.js';
 import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 
@@ -13,15 +13,15 @@ export const SsoProviderEntity = defineEntity({
       clientSecretExpirationDate: z.number(),
       organizationIds: z.set(z.string()),
       /** Federation (docs/single-sign-on.md); a provider without an issuer only keeps a secret. */
-      issuer: z.string().optional(),
-      scopes: z.string().optional(),
-      displayName: z.string().optional(),
+      issuer: z.optional(z.string()),
+      scopes: z.optional(z.string()),
+      displayName: z.optional(z.string()),
       /** Lowercase; sign-in with an email of one of these goes to this provider. */
-      emailDomains: z.array(z.string()).optional(),
+      emailDomains: z.optional(z.array(z.string())),
       /** Creates people unknown to the organization at their first sign-in. */
-      jitProvisioning: z.boolean().optional(),
+      jitProvisioning: z.optional(z.boolean()),
       /** An upstream ID token saying `amr: mfa` replaces IDP's TOTP step. */
-      trustedForMfa: z.boolean().optional(),
+      trustedForMfa: z.optional(z.boolean()),
       createdAt: z.number(),
       createdBy: z.string(),
       updatedAt: z.number(),
@@ -37,7 +37,7 @@ export const SsoProviderBindingEntity = defineEntity({
     keys.ssoProviderBinding(organizationId, clientId),
   // What the sign-in page of the organization needs, with one Query.
   attributes: () =>
-    SsoProviderEntity.attributes.pick({
+    z.pick(SsoProviderEntity.attributes, {
       clientId: true,
       clientSecretExpirationDate: true,
       issuer: true,

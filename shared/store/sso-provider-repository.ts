@@ -1,7 +1,7 @@
-import type { z } from 'zod';
 import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../domain/limits.js';
+import type * as z from '../zod.js';
 import { batchGetByKey } from './batch.js';
 import { OrganizationEntity } from './entities.js';
 import { keys } from './keys.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod.js';
 import { routeGroup } from '../route-definition.js';
 
 /** The OpenAPI document of the management API. */

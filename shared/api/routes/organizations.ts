@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { consent, consentStatus, nullableAgreement } from '../../schemas/consent.js';
 import { presentableOrganization } from '../../schemas/organization.js';
 import { MAX_SERVICE_IDS, servicesByIds, servicesByIdsRequest } from '../../schemas/services.js';
+import * as z from '../../zod.js';
 import { ok, routeGroup } from '../route-definition.js';
 
 /** Organizations, agreements and consent, services (spec 4.5). */
@@ -40,7 +40,7 @@ export const organizationsRoutes = routeGroup('organizations')({
     response: {
       status: 200,
       description: 'One entry per requested id, in request order',
-      body: z.array(servicesByIds).max(MAX_SERVICE_IDS),
+      body: z.array(servicesByIds).check(z.maxLength(MAX_SERVICE_IDS)),
     },
   },
   listOrganizations: {
@@ -48,7 +48,10 @@ export const organizationsRoutes = routeGroup('organizations')({
     summary: "The caller's organizations",
     description:
       "A principal belongs to exactly one organization, so the list holds the token's organization.",
-    response: ok('Organizations: the one of the token', z.array(presentableOrganization).max(1)),
+    response: ok(
+      'Organizations: the one of the token',
+      z.array(presentableOrganization).check(z.maxLength(1)),
+    ),
   },
   getOrganization: {
     route: 'GET /idp/organizations/{id}',

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { MAX_PERMISSIONS_PER_ROLE, MAX_PLUGINS_PER_ORGANIZATION } from '../../domain/limits.js';
 import { dependentPermissions, detailedPlugin, permission, pluginIdModel } from '../../schemas/catalogue.js';
+import * as z from '../../zod.js';
 import { ok, routeGroup } from '../route-definition.js';
 
 /** Permission catalogue and plugins (spec 4.4). */
@@ -11,7 +11,7 @@ export const permissionsRoutes = routeGroup('permissions')({
     description:
       'The global catalogue of permission ids (`MODULE.ACCESSTYPE`, the strings tokens carry), oldest first; not paged (the catalogue holds fewer than 200).',
     permissions: ['PERMISSIONS.LIST'],
-    response: ok('Permissions', z.array(permission).max(MAX_PERMISSIONS_PER_ROLE)),
+    response: ok('Permissions', z.array(permission).check(z.maxLength(MAX_PERMISSIONS_PER_ROLE))),
   },
   getPermission: {
     route: 'GET /idp/permissions/{id}',
@@ -26,13 +26,13 @@ export const permissionsRoutes = routeGroup('permissions')({
     description:
       'For each permission that has any, the permissions it directly depends on; effective permissions add them transitively.',
     permissions: ['PERMISSIONS.LIST'],
-    response: ok('Dependencies', z.array(dependentPermissions).max(MAX_PERMISSIONS_PER_ROLE)),
+    response: ok('Dependencies', z.array(dependentPermissions).check(z.maxLength(MAX_PERMISSIONS_PER_ROLE))),
   },
   listPlugins: {
     route: 'GET /idp/plugins',
     summary: "Plugins assigned to the caller's organization",
     description: "Ids of the plugins operators assigned to the caller's organization (at most 100).",
-    response: ok('Plugins', z.array(pluginIdModel).max(MAX_PLUGINS_PER_ORGANIZATION)),
+    response: ok('Plugins', z.array(pluginIdModel).check(z.maxLength(MAX_PLUGINS_PER_ORGANIZATION))),
   },
   getPlugin: {
     route: 'GET /idp/plugins/{id}',

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { MAX_POLICIES_PER_ORGANIZATION } from '../../domain/limits.js';
 import { policy, policyRequest } from '../../schemas/roles.js';
+import * as z from '../../zod.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 
 /** Policies (spec 4.4). */
@@ -11,7 +11,7 @@ export const policiesRoutes = routeGroup('policies')({
     description:
       'Every policy of the organization that is not archived, oldest first; not paged (the spec does not page it), at most 1,000.',
     permissions: ['DETAILED_PERMISSION.READ'],
-    response: ok('Policies', z.array(policy).max(MAX_POLICIES_PER_ORGANIZATION)),
+    response: ok('Policies', z.array(policy).check(z.maxLength(MAX_POLICIES_PER_ORGANIZATION))),
   },
   createPolicy: {
     route: 'POST /idp/policies',

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { MAX_MANAGED_ROLES } from '../../domain/limits.js';
 import {
   assignRevokeRolePermissionRequest,
@@ -12,6 +11,7 @@ import {
   rolePluginPermissionIds,
   updateRoleRequest,
 } from '../../schemas/roles.js';
+import * as z from '../../zod.js';
 import { noContent, ok, pagedListing, routeGroup } from '../route-definition.js';
 
 const permissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
@@ -107,7 +107,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       'The global managed (system) roles, built-in (`administrator`, `read-only`, `user-manager`) and operator-defined, at most 100; read-only through the API and grantable in every organization.',
     permissions: ['ROLES.LIST'],
-    response: ok('Managed roles', z.array(managedRole).max(MAX_MANAGED_ROLES)),
+    response: ok('Managed roles', z.array(managedRole).check(z.maxLength(MAX_MANAGED_ROLES))),
   },
   getManagedRole: {
     route: 'GET /idp/managedRoles/{id}',

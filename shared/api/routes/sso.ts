@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../../domain/limits.js';
 import { ssoProvider, ssoProviderPath, updateSsoProviderRequest } from '../../schemas/sso.js';
+import * as z from '../../zod.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 
 /** SSO provider configurations (spec 4.5): operators bind them, customers keep the secret current. */
@@ -11,7 +11,10 @@ export const ssoRoutes = routeGroup('sso')({
     description:
       "The SSO providers bound to the caller's organization, by client id, with the customer's secret expiration hint (0 when none was given); never a secret.",
     permissions: ['SSO.ADMIN'],
-    response: ok('The providers, by client id', z.array(ssoProvider).max(MAX_SSO_PROVIDERS_PER_ORGANIZATION)),
+    response: ok(
+      'The providers, by client id',
+      z.array(ssoProvider).check(z.maxLength(MAX_SSO_PROVIDERS_PER_ORGANIZATION)),
+    ),
   },
   updateSsoProvider: {
     route: 'POST /idp/sso-providers/{clientId}',

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { minePermissions } from '../../schemas/catalogue.js';
 import { MAX_PAGE_SIZE } from '../../schemas/common.js';
 import {
@@ -13,6 +12,7 @@ import {
   userRolePath,
   userTypePath,
 } from '../../schemas/users.js';
+import * as z from '../../zod.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 
 /** Users and the caller's own account (spec 4.1). */
@@ -26,7 +26,7 @@ export const usersRoutes = routeGroup('users')({
     response: {
       status: 200,
       description: 'One page of users; Link rel="next" while more exist',
-      body: z.array(user).max(MAX_PAGE_SIZE),
+      body: z.array(user).check(z.maxLength(MAX_PAGE_SIZE)),
     },
   },
   createUser: {

@@ -1,6 +1,6 @@
 import * as oidc from 'openid-client';
-import * as z from 'zod';
 import { isLoopbackHost } from '../../domain/applications.js';
+import * as z from '../../zod.js';
 import { FederationError, federationErrorOf, newDeadline, upstreamFetch } from './upstream-http.js';
 
 /**
@@ -23,14 +23,16 @@ const isLoopbackIssuer = (issuer: string) => new URL(issuer).protocol === 'http:
 
 /** An endpoint the issuer names must be https, or http on loopback like the issuer itself. */
 const endpoint = (issuer: URL) =>
-  z.string().refine((value) => {
-    if (!URL.canParse(value)) return false;
-    const url = new URL(value);
-    return (
-      url.protocol === 'https:' ||
-      (url.protocol === 'http:' && issuer.protocol === 'http:' && isLoopbackHost(url.hostname))
-    );
-  });
+  z.string().check(
+    z.refine((value: string) => {
+      if (!URL.canParse(value)) return false;
+      const url = new URL(value);
+      return (
+        url.protocol === 'https:' ||
+        (url.protocol === 'http:' && issuer.protocol === 'http:' && isLoopbackHost(url.hostname))
+      );
+    }),
+  );
 
 /** What IDP needs of a discovery document, beyond what openid-client checks. */
 const discoveryDocument = (issuer: string) => {
@@ -42,7 +44,7 @@ const discoveryDocument = (issuer: string) => {
     authorization_endpoint: endpoint(issuerUrl),
     token_endpoint: endpoint(issuerUrl),
     jwks_uri: endpoint(issuerUrl),
-    userinfo_endpoint: endpoint(issuerUrl).optional(),
+    userinfo_endpoint: z.optional(endpoint(issuerUrl)),
   });
 };
 
@@ -161,11 +163,11 @@ export const authorizationUrl = async (
 };
 
 const identityClaims = z.object({
-  sub: z.string().min(1).max(255),
+  sub: z.string().check(z.minLength(1), z.maxLength(255)),
   // ASCII addresses only: a lookalike (the Kelvin sign lowercases to k) never matches an account.
-  email: z.email().max(254).optional(),
-  email_verified: z.union([z.boolean(), z.literal('true'), z.literal('false')]).optional(),
-  name: z.string().max(500).optional(),
+  email: z.optional(z.email().check(z.maxLength(254))),
+  email_verified: z.optional(z.union([z.boolean(), z.literal('true'), z.literal('false')])),
+  name: z.optional(z.string().check(z.maxLength(500))),
 });
 
 export interface UpstreamIdentity {
@@ -266,7 +268,11 @@ export const upstreamIdentity = async (
     email: claims.email,
     emailVerified: claims.email_verified === true || claims.email_verified === 'true',
     name: claims.name,
-    amr: z.array(z.string().max(32)).max(10).safeParse(idToken.amr).data ?? [],
+    amr:
+      z
+        .array(z.string().check(z.maxLength(32)))
+        .check(z.maxLength(10))
+        .safeParse(idToken.amr).data ?? [],
     authTime: idToken.auth_time,
   };
 };

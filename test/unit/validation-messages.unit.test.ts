@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { usersRoutes } from '../../shared/api/routes/users.js';
+import { zodIssuesToDetails } from '../../shared/http/validation.js';
+
+// No classic Zod in this file: it installs English messages by itself, zod/mini does not
+// (shared/zod.ts does).
+describe('validation messages', () => {
+  it('name the problem in English', () => {
+    const body = { email: 'not-an-address', name: '', userType: 'OTHER', extra: 1 };
+    const result = usersRoutes.createUser.request.body.safeParse(body);
+    if (result.success) throw new Error('the body was accepted');
+    expect(zodIssuesToDetails(result.error, 'body', body)).toEqual([
+      { message: 'Invalid email address', field: 'body.email', rejectedValue: 'not-an-address' },
+      { message: 'Too small: expected string to have >=1 characters', field: 'body.name', rejectedValue: '' },
+      {
+        message: 'Invalid option: expected one of "STANDARD"|"RESTRICTED"',
+        field: 'body.userType',
+        rejectedValue: 'OTHER',
+      },
+      { message: 'Unrecognized key', field: 'body.extra', rejectedValue: 1 },
+    ]);
+  });
+});
