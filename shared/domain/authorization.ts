@@ -43,11 +43,10 @@ export type AuthorizationOutcome =
   | { kind: 'error-redirect'; redirectUri: string; state?: string; error: string; description: string }
   | { kind: 'valid'; request: AuthorizationRequest };
 
-const single = (query: URLSearchParams, name: string): string | undefined | 'repeated' => {
-  const values = query.getAll(name);
-  if (values.length > 1) return 'repeated';
-  return values[0] === undefined || values[0] === '' ? undefined : values[0];
-};
+/** A parameter's value; an empty one counts as missing. Whether it is repeated is asked apart. */
+const single = (query: URLSearchParams, name: string): string | undefined => query.get(name) || undefined;
+
+const repeated = (query: URLSearchParams, name: string): boolean => query.getAll(name).length > 1;
 
 /** Checks an authorization request against the client it names (undefined: no such live client). */
 export const checkAuthorizationRequest = (
@@ -55,21 +54,21 @@ export const checkAuthorizationRequest = (
   client: ApiClientRecord | undefined,
 ): AuthorizationOutcome => {
   const clientId = single(query, 'client_id');
-  if (!clientId || clientId === 'repeated')
+  if (!clientId || repeated(query, 'client_id'))
     return { kind: 'error-page', message: 'The request names no application (client_id).' };
   if (client?.flowType !== 'authorization_code') {
     return { kind: 'error-page', message: 'The application is not registered for sign-in.' };
   }
   const redirectUri = single(query, 'redirect_uri');
   // Exact string comparison with a registered URI (OAuth 2.0 Security BCP 4.1.3).
-  if (!redirectUri || redirectUri === 'repeated' || !client.redirectUris.includes(redirectUri)) {
+  if (!redirectUri || repeated(query, 'redirect_uri') || !client.redirectUris.includes(redirectUri)) {
     return { kind: 'error-page', message: 'The redirect URI is not registered for this application.' };
   }
   const state = single(query, 'state');
   const back = (error: string, description: string): AuthorizationOutcome => ({
     kind: 'error-redirect',
     redirectUri,
-    ...(state && state !== 'repeated' ? { state } : {}),
+    ...(state && !repeated(query, 'state') ? { state } : {}),
     error,
     description,
   });
@@ -83,8 +82,7 @@ export const checkAuthorizationRequest = (
     'prompt',
     'max_age',
   ]) {
-    if (single(query, name) === 'repeated')
-      return back('invalid_request', `The parameter ${name} is repeated`);
+    if (repeated(query, name)) return back('invalid_request', `The parameter ${name} is repeated`);
   }
   if (query.has('request') || query.has('request_uri')) {
     return back('request_not_supported', 'Request objects are not supported');
@@ -104,7 +102,7 @@ export const checkAuthorizationRequest = (
   if (!challenge)
     return back('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
   if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
-  if (!S256_CHALLENGE.test(challenge as string))
+  if (!S256_CHALLENGE.test(challenge))
     return back('invalid_request', 'code_challenge is not an S256 challenge');
   const prompt = single(query, 'prompt');
   if (prompt !== undefined && prompt !== 'none' && prompt !== 'login') {
@@ -122,9 +120,9 @@ export const checkAuthorizationRequest = (
       organizationId: client.organizationId,
       redirectUri,
       scope: scopes.filter((scope) => (SIGN_IN_SCOPES as readonly string[]).includes(scope)).join(' '),
-      ...(state ? { state: state as string } : {}),
-      ...(nonce ? { nonce: nonce as string } : {}),
-      codeChallenge: challenge as string,
+      ...(state ? { state } : {}),
+      ...(nonce ? { nonce } : {}),
+      codeChallenge: challenge,
       ...(prompt ? { prompt } : {}),
       ...(maxAge === undefined ? {} : { maxAge: Number(maxAge) }),
     },

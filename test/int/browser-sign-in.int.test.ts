@@ -576,12 +576,17 @@ describe('the sign-in form', () => {
     });
   });
 
-  it('reads a form without an email as one with an empty email', async () => {
+  it('reads a form without an email as one with an empty email, which no failure is counted for', async () => {
     const browser = new PagesBrowser();
     const form = await browser.get(authorize, authorizationQuery(shared.application.id));
-    const page = await browser.post(submitSignIn, { request: requestIdOf(form) });
-    expect(page.statusCode).toBe(401);
-    expect(textOf(page)).toContain('value=""');
+    const posted = await measureRoundTrips('sign-in without an email', () =>
+      browser.post(submitSignIn, { request: requestIdOf(form) }),
+    );
+    expect(posted.result.statusCode).toBe(401);
+    expect(textOf(posted.result)).toContain('value=""');
+    expect(
+      posted.recorded.flatMap((call) => call.partitions).filter((pk) => pk.startsWith('LOCKOUT#')),
+    ).toEqual([]);
   });
 });
 

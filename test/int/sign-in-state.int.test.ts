@@ -376,4 +376,10 @@ describe('the state of a federated sign-in', () => {
     expect(await getItem(keys.federationState(digestOf(state)))).toBeUndefined();
     expect(await takeFederationState('unknown', BROWSER, NOW)).toBeUndefined();
   });
+
+  it('in a table that cannot be reached is an error, not a state unknown', async () => {
+    const state = await saveFederationState(fields, NOW);
+    tableMissing();
+    await expect(takeFederationState(state, BROWSER, NOW)).rejects.toThrow();
+  });
 });

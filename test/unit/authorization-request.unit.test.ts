@@ -102,6 +102,12 @@ describe('an authorization request', () => {
     },
   );
 
+  it('takes a value that reads "repeated" as that value, not as a repeated parameter', () => {
+    const outcome = check({ state: 'repeated', nonce: 'repeated' });
+    expect(outcome).toMatchObject({ kind: 'valid', request: { state: 'repeated', nonce: 'repeated' } });
+    expect(check({ client_id: 'repeated' })).toMatchObject({ kind: 'valid' });
+  });
+
   it.each(['none', 'login'])('takes prompt=%s', (prompt) => {
     expect(check({ prompt })).toMatchObject({ kind: 'valid', request: { prompt } });
   });
