@@ -576,6 +576,18 @@ describe('the sign-in form', () => {
     });
   });
 
+  it('answers a form that names no request as expired, without looking for one', async () => {
+    const browser = new PagesBrowser();
+    await browser.get(authorize, authorizationQuery(shared.application.id));
+    const posted = await measureRoundTrips('sign-in without a request', () =>
+      browser.post(submitSignIn, { email: shared.user.email, password: PASSWORD }),
+    );
+    expect(posted.result.statusCode).toBe(400);
+    expect(
+      posted.recorded.flatMap((call) => call.partitions).filter((pk) => pk.startsWith('AUTHREQ#')),
+    ).toEqual([]);
+  });
+
   it('reads a form without an email as one with an empty email, which no failure is counted for', async () => {
     const browser = new PagesBrowser();
     const form = await browser.get(authorize, authorizationQuery(shared.application.id));

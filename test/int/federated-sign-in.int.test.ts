@@ -28,6 +28,7 @@ import {
   signInSetup,
 } from '../support/hosted-pages.js';
 import { getItem } from '../support/records.js';
+import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
  * Sign-in through an SSO provider (shared/auth/federation/federated-sign-in.ts and the federation
@@ -175,6 +176,11 @@ describe('starting a federated sign-in', () => {
       expect(page.statusCode).toBe(404);
       expect(alertOf(page)).toBe(NOT_OFFERED);
     }
+    // Naming no provider looks none up.
+    const unnamed = await measureRoundTrips('no provider', () => browser.get(startFederation, { request }));
+    expect(
+      unnamed.recorded.flatMap((call) => call.partitions).filter((pk) => pk.startsWith('SSOORG#')),
+    ).toEqual([]);
   });
 
   it('answers an upstream it cannot reach with a page of ours, before storing anything', async () => {
