@@ -1,22 +1,8 @@
-import {
-  MAX_PERMISSIONS_PER_ROLE,
-  MAX_PLUGIN_PERMISSION_DEFINITIONS,
-  MAX_PLUGINS_PER_ORGANIZATION,
-} from '../domain/limits.js';
+import { MAX_PERMISSIONS_PER_ROLE, MAX_PLUGIN_PERMISSION_DEFINITIONS } from '../domain/limits.js';
 import * as z from '../zod.js';
+import { catalogueWord, permissionId, pluginAction } from './catalogue-names.js';
 import { epochMillis, identifier } from './common.js';
 import { freeText, oneLine } from './text.js';
-
-/**
- * `MODULE.ACCESSTYPE` (`USER.LIST`) in the catalogue; a plugin's definition ids in its dependencies.
- * Requests may name any identifier: the handler names each unknown one.
- */
-export const permissionId = identifier.check(z.maxLength(100));
-
-/** A plugin permission's module or action name, as its plugin's definitions file writes it. */
-export const pluginAction = identifier.check(z.maxLength(200));
-
-const catalogueWord = z.string().check(z.minLength(1), z.maxLength(100), z.regex(/^[A-Z][A-Z0-9_]*$/));
 
 export const permission = z.withMeta(
   z.strictObject({
@@ -64,17 +50,3 @@ export const detailedPlugin = z.withMeta(
   { id: 'DetailedPlugin' },
 );
 export type DetailedPlugin = z.infer<typeof detailedPlugin>;
-
-export const minePermissions = z.withMeta(
-  z.strictObject({
-    uiPermissions: z.withMeta(z.array(catalogueWord).check(z.maxLength(MAX_PERMISSIONS_PER_ROLE)), {
-      description: 'Access types of the UI module the caller holds',
-    }),
-    pluginsUIPermissions: z.withMeta(
-      z.record(identifier, z.array(pluginAction).check(z.maxLength(MAX_PLUGIN_PERMISSION_DEFINITIONS))),
-      { maxProperties: MAX_PLUGINS_PER_ORGANIZATION, description: 'Plugin id -> action names' },
-    ),
-  }),
-  { id: 'MinePermissions' },
-);
-export type MinePermissions = z.infer<typeof minePermissions>;

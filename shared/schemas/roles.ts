@@ -4,7 +4,7 @@ import {
   MAX_PLUGINS_PER_ORGANIZATION,
 } from '../domain/limits.js';
 import * as z from '../zod.js';
-import { permissionId, pluginAction } from './catalogue.js';
+import { permissionId, pluginAction } from './catalogue-names.js';
 import { epochMillis, identifier } from './common.js';
 import { oneLine } from './text.js';
 

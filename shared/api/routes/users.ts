@@ -1,5 +1,5 @@
-import { minePermissions } from '../../schemas/catalogue.js';
 import { MAX_PAGE_SIZE } from '../../schemas/common.js';
+import { minePermissions } from '../../schemas/mine-permissions.js';
 import {
   additionalUserProperties,
   changeStatusRequest,
