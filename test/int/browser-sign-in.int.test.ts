@@ -44,6 +44,19 @@ vi.mock('../../shared/auth/passwords.js', async (importOriginal) => {
 
 useDatabase();
 
+/** An SSO provider the organization offers at sign-in, routing the emails of `emailDomains`. */
+const offerProvider = (organizationId: string, clientId: string, emailDomains?: string[]) =>
+  configureSsoProvider(
+    {
+      clientId,
+      organizationIds: [organizationId],
+      clientSecret: 'upstream secret',
+      issuer: `https://${clientId}.upstream.example`,
+      ...(emailDomains ? { emailDomains } : {}),
+    },
+    'test',
+  );
+
 /** The organization, application and person most tests share; a test that changes the person makes its own. */
 let shared: Awaited<ReturnType<typeof signInSetup>>;
 beforeAll(async () => {
@@ -504,26 +517,9 @@ describe('the sign-in form', () => {
 
   it("sends an email of an SSO provider's domain to that provider, without a password", async () => {
     const { organization, application } = await signInSetup();
-    await configureSsoProvider(
-      {
-        clientId: 'corp-sso',
-        organizationIds: [organization.id],
-        clientSecret: 'upstream secret',
-        issuer: 'https://upstream.example',
-        emailDomains: ['corp.example'],
-      },
-      'test',
-    );
+    await offerProvider(organization.id, 'corp-sso', ['corp.example']);
     // Another provider of the organization serves no domain: emails still route to the first.
-    await configureSsoProvider(
-      {
-        clientId: 'other-sso',
-        organizationIds: [organization.id],
-        clientSecret: 's',
-        issuer: 'https://o.example',
-      },
-      'test',
-    );
+    await offerProvider(organization.id, 'other-sso');
     const browser = new PagesBrowser();
     const form = await browser.get(authorize, authorizationQuery(application.id));
     expect(textOf(form)).toContain('corp-sso');
@@ -547,15 +543,7 @@ describe('the sign-in form', () => {
 
   it('asks for a password when no SSO provider routes emails by domain', async () => {
     const { organization, application } = await signInSetup();
-    await configureSsoProvider(
-      {
-        clientId: 'any-email-sso',
-        organizationIds: [organization.id],
-        clientSecret: 's',
-        issuer: 'https://up.example',
-      },
-      'test',
-    );
+    await offerProvider(organization.id, 'any-email-sso');
     const form = await new PagesBrowser().get(authorize, authorizationQuery(application.id));
     expect(textOf(form)).toContain('any-email-sso');
     expect(textOf(form)).toMatch(/name="password"[^>]* required/);
