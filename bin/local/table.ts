@@ -2,9 +2,19 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../../shared/store/keys.js';
+
+const globalIndex = (index: (typeof TABLE_SCHEMA.indexes)[number]) => ({
+  IndexName: index.name,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'ALL' as const },
+});
 
 /** Creates the service table from the shared key schema unless it exists (DynamoDB Local). */
 export const ensureTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
@@ -15,12 +25,23 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
         (i) => i.IndexName,
       ),
     );
-    const missing = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].filter(
-      (i) => !present.has(i.name),
-    );
-    if (missing.length > 0) {
+    const missingLocal = TABLE_SCHEMA.localIndexes.filter((i) => !present.has(i.name));
+    if (missingLocal.length > 0) {
       throw new Error(
-        `The local table "${tableName}" lacks index ${missing.map((i) => i.name).join(', ')}: it was created by an older version. Remove the data directory (or run with IDP_IN_MEMORY=1).`,
+        `The local table "${tableName}" lacks index ${missingLocal.map((i) => i.name).join(', ')}: it was created by an older version. Remove the data directory (or run with IDP_IN_MEMORY=1).`,
+      );
+    }
+    // Global indexes added by a newer version are created in place, one per update as DynamoDB asks.
+    for (const index of TABLE_SCHEMA.indexes.filter((i) => !present.has(i.name))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({
+            AttributeName: name,
+            AttributeType: 'S',
+          })),
+          GlobalSecondaryIndexUpdates: [{ Create: globalIndex(index) }],
+        }),
       );
     }
     return;
@@ -43,14 +64,7 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
           { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
+        GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map(globalIndex),
         LocalSecondaryIndexes: TABLE_SCHEMA.localIndexes.map((index) => ({
           IndexName: index.name,
           KeySchema: [

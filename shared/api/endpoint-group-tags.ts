@@ -28,4 +28,5 @@ export const ENDPOINT_GROUP_DESCRIPTIONS: Record<EndpointGroup, string> = {
     'The hosted account pages: invitation and password reset links, "forgot your password?", TOTP enrolment.',
   federation: "Sign-in through an SSO provider's upstream OpenID Connect issuer.",
   cors: "Browsers' CORS preflights, for every path.",
+  audit: "The organization's audit log: every change, sign-in and refusal, with who, where and what changed.",
 };

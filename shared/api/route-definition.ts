@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { AuditAction } from '../audit/actions.js';
 import type { PermissionId } from '../domain/permission-catalogue.js';
 import { identifier, MAX_PAGE_SIZE, pagingQuery } from '../schemas/common.js';
 import * as z from '../zod.js';
@@ -25,6 +26,7 @@ export const ENDPOINT_GROUPS = [
   'accounts',
   'federation',
   'cors',
+  'audit',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -91,6 +93,12 @@ export interface RouteDefinition {
   readonly idempotentByNature?: boolean;
   /** Not in the specification; documented with `x-idp-extension`. */
   readonly extension?: boolean;
+  /**
+   * The audit actions a successful call records, each in the same write as its change; a refused
+   * call (403, 404, 409, 422) records the first, `denied` or `failure`. Every route that is not a
+   * GET names its actions (a test walks the table); `[]` for one that changes nothing.
+   */
+  readonly audit?: readonly AuditAction[];
 }
 
 /** A response without a body: 204 and what it means. */

@@ -1,5 +1,6 @@
 import type { RouteDefinition } from './route-definition.js';
 import { accountsRoutes } from './routes/accounts.js';
+import { auditRoutes } from './routes/audit.js';
 import { clientsRoutes } from './routes/clients.js';
 import { corsRoutes } from './routes/cors.js';
 import { federationRoutes } from './routes/federation.js';
@@ -38,6 +39,7 @@ export const routes = {
   ...accountsRoutes,
   ...federationRoutes,
   ...corsRoutes,
+  ...auditRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

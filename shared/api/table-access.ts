@@ -60,6 +60,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   // Reads which origins registered applications use.
   cors: 'read',
   permissions: 'read',
+  // Reads audit records (and its organization's audit settings).
+  audit: 'read',
   organizations: 'read-write',
   users: 'read-write',
   'user-pictures': 'read-write',

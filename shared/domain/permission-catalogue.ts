@@ -21,6 +21,7 @@ const MODULES = {
     displayName: 'Admin console',
     accessTypes: ['USERS', 'USER_GROUPS', 'ROLES', 'POLICIES', 'API_CLIENTS', 'SETTINGS'],
   },
+  AUDIT: { displayName: 'Audit log', accessTypes: ['READ'] },
 } as const;
 
 type Modules = typeof MODULES;

@@ -9,9 +9,11 @@ import {
   routeKey,
 } from '../api/route-definition.js';
 import { middlewareOf } from '../api/route-middleware.js';
+import { withAuditScope } from '../audit/scope.js';
 import type { Principal } from '../auth/principal.js';
 import { config } from '../config.js';
 import { metrics } from '../observability/metrics.js';
+import { actorOfRequest } from './audit-actor.js';
 import type { RegisteredOrigin } from './cors.js';
 import { errorBody } from './error-mapping.js';
 import { ApiError } from './errors.js';
@@ -232,6 +234,8 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
       const chain = chainOf(event.routeKey);
       if (!chain)
         return jsonResponse(404, errorBody(new ApiError(404, `No route ${event.routeKey}`), 'unknown'));
-      return chain(event, context);
+      return withAuditScope({ actor: actorOfRequest(event), requestId: event.requestContext.requestId }, () =>
+        chain(event, context),
+      );
     });
 };

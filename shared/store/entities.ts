@@ -116,6 +116,8 @@ export const OrganizationEntity = defineEntity({
       mfaEnabled: z._default(storedBoolean, false),
       /** Overrides the default 10 + 10 requests per second. */
       rateLimit: z.optional(z.object({ rate: storedNumber, burst: storedNumber })),
+      /** Overrides the audit log's defaults (shared/audit/settings.ts). */
+      audit: z.optional(z.object({ retentionDays: storedNumber, shards: storedNumber })),
       defaultRole: z.optional(defaultRole()),
       /** Policies that are not archived (GET /policies answers them at once): at most the limit. */
       livePolicies: z.optional(storedNumber),

@@ -10,7 +10,16 @@ export const TABLE_SCHEMA = {
   partitionKey: 'pk',
   sortKey: 'sk',
   /** Generic inverted/alternate index: listings in creation order that cross partitions. */
-  indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  indexes: [
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    // Audit records by actor, target, exact action, action namespace, and (sparse) outcome other
+    // than success; `gsi1` holds their timeline (AUDIT_INDEXES below).
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk' },
+    { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk' },
+    { name: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'gsi6sk' },
+  ],
   /**
    * Sparse local index over an organization's partition: strongly consistent listings in creation
    * order (users by status). Local indexes can only be created with the table.
@@ -49,6 +58,25 @@ export const sequenceSortValue = (sequence: number): string => String(sequence).
 export const RATE_COUNTER_PREFIX = 'RATE#';
 /** Every rate counter's partition key, as an IAM `dynamodb:LeadingKeys` pattern. */
 export const RATE_COUNTER_PARTITIONS = `${RATE_COUNTER_PREFIX}*`;
+
+/** Every audit item's partition key starts so: IAM scopes who may write and read them. */
+export const AUDIT_PREFIX = 'AUDIT#';
+
+/**
+ * How audit records are found (shared/store/audit-records.ts). Each index keys a record by one
+ * dimension within its organization and shard, sorted by record id (a ULID: time order). Shards
+ * spread one organization's busiest index partitions (its timeline, `signin.succeeded`) over
+ * several partition key values; a query reads each shard and merges.
+ */
+export const AUDIT_INDEXES = {
+  timeline: { index: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  actor: { index: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  target: { index: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  action: { index: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk' },
+  namespace: { index: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk' },
+  outcome: { index: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'gsi6sk' },
+} as const;
+export type AuditDimension = keyof typeof AUDIT_INDEXES;
 
 export const keys = {
   // System data (global): permission catalogue, managed roles, plugin definitions.
@@ -168,6 +196,15 @@ export const keys = {
   /** Sign-in attempts from one client IP address in one minute. */
   signInAttempts: (address: string, epochMinute: number | '*') =>
     key(`SIGNIN_IP#${address}#${epochMinute}`, 'ATTEMPTS'),
+
+  // Audit records: each in a partition of its own (writes spread; no item collection grows), a
+  // record with several targets beside copies that index its other targets. `auditIndexKey` is
+  // what one index is keyed by; `value` is empty for the timeline.
+  auditRecord: (orgId: string, recordId: string) => key(`${AUDIT_PREFIX}${orgId}#${recordId}`, 'RECORD'),
+  auditTargetCopy: (orgId: string, recordId: string, position: number) =>
+    key(`${AUDIT_PREFIX}${orgId}#${recordId}`, `TARGET#${position}`),
+  auditIndexKey: (orgId: string, dimension: AuditDimension, value: string, shard: number) =>
+    `${AUDIT_PREFIX}${orgId}#${dimension}#${value}#${shard}`,
 
   // Idempotency records: one partition each (a table with a local index cannot split
   // a partition key value, so one shared partition would cap the whole service).

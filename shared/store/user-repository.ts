@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { UserType } from '../api/route-definition.js';
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { UserStatus } from '../schemas/users.js';
+import { changesBetween } from '../audit/changes.js';
 import { ARCHIVED, type ArchivedIds, archivedIdsOf } from './archive.js';
+import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { passwordLinkWrites, userLinkUpdate } from './credentials.js';
 import {
@@ -61,6 +63,12 @@ const joinEmailWrites = (
   };
 };
 
+/** A user as the audit log names it. */
+const userTarget = (user: Pick<UserRecord, 'id' | 'email'>) => ({ type: 'user', id: user.id, name: user.email });
+
+/** What a record of a user's creation shows: the user, without bookkeeping (secrets are redacted anyway). */
+const auditedFields = ({ organizationId: _org, sequence: _sequence, ...fields }: UserRecord) => fields;
+
 /** The stored item of a user: its key and its place in the status listing. */
 export const storedUser = (user: UserRecord) => UserEntity.item(user, user);
 
@@ -117,6 +125,15 @@ const insertUser = async (
     const user = { ...base, isInitial: claimInitial };
     try {
       await transact([
+        ...(await auditWrites(
+          {
+            organizationId: input.organizationId,
+            action: 'user.created',
+            targets: [userTarget(user)],
+            changes: changesBetween(undefined, auditedFields(user)),
+          },
+          now,
+        )),
         create(storedUser(user), () => new Conflict('User', 'A user with this id already exists')),
         emailGuard(input.organizationId, input.email, user.id),
         bucketCountDelta(input.organizationId, LISTINGS.users('ACTIVE'), sequence, 1),
@@ -253,6 +270,15 @@ export const updateUserProfile = (
     const email = changes.email ?? current.email;
     const emailChanges = email.toLowerCase() !== current.email.toLowerCase();
     await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'user.updated',
+          targets: [userTarget(current)],
+          changes: changesBetween({ name: current.name, email: current.email }, { name: changes.name, email }),
+        },
+        now,
+      )),
       versioned(current, {
         update: 'SET #name = :name, email = :email, updatedAt = :now',
         names: { '#name': 'name' },
@@ -270,6 +296,15 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
     const current = await requireUser(orgId, userId, true);
     if (current.status === status) return;
     await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'user.status.changed',
+          targets: [userTarget(current)],
+          changes: { status: { from: current.status, to: status } },
+        },
+        now,
+      )),
       versioned(current, {
         update: 'SET #status = :status, #listing = :listing, updatedAt = :now',
         names: { '#status': 'status', '#listing': keys.listingSortKey },

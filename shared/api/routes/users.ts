@@ -31,6 +31,7 @@ export const usersRoutes = routeGroup('users')({
   },
   createUser: {
     route: 'POST /idp/users',
+    audit: ['user.created'],
     summary: 'Create a user (email unique per organization) and send the join email',
     description:
       "The email is unique in the organization, compared case-insensitively (409), and kept as written; the organization's default role is granted and the join email with its invitation link sent. Answers 204 with `Location`.",
@@ -48,6 +49,7 @@ export const usersRoutes = routeGroup('users')({
   },
   updateUser: {
     route: 'PUT /idp/users/{id}',
+    audit: ['user.updated'],
     summary: 'Rename a user or change the email; the user itself, or USER.UPDATE',
     description:
       'Changes the name or the email (unique in the organization, compared case-insensitively: 409) and answers the updated user.',
@@ -66,6 +68,7 @@ export const usersRoutes = routeGroup('users')({
   },
   setUserStatus: {
     route: 'PUT /idp/users/{id}/setUserStatus',
+    audit: ['user.status.changed'],
     summary: 'Activate or deactivate a user',
     description:
       'An INACTIVE user cannot obtain a token, and tokens it holds already are refused within 30 s.',

@@ -3,6 +3,7 @@ import type { RouteDefinition } from '../../api/route-definition.js';
 import type { Principal } from '../../auth/principal.js';
 import { unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
+import { recordRefusal } from './audit-refusals.js';
 import { refuseInactivePrincipal } from './principal-status.js';
 import { refuseKnownOverLimit, refuseOverLimit } from './rate-limit.js';
 
@@ -20,7 +21,8 @@ const admit = async (principal: Principal, receivedAt: number): Promise<void> =>
  * Admits an authenticated request: its principal is still active and its organization within its
  * rate limit. A write waits for admission before it runs. A read, which changes nothing, runs
  * beside it, so a steady read costs one round trip: its result is answered only once admission is
- * granted, and a refusal takes precedence over any other answer (`awaitAdmission`).
+ * granted, and a refusal takes precedence over any other answer (`awaitAdmission`). A refused
+ * write leaves its audit record (audit-refusals.ts).
  */
 export const admission = (route: RouteDefinition): MiddlewareObj => ({
   before: async (request) => {
@@ -37,4 +39,5 @@ export const admission = (route: RouteDefinition): MiddlewareObj => ({
     admitted.catch(() => {});
     state.admission = admitted;
   },
+  onError: (request) => recordRefusal(request, route),
 });

@@ -1,0 +1,62 @@
+/**
+ * What a change did to a resource, field by field, as an audit record keeps it: `{from, to}` for
+ * each field whose value differs, and only the word `"changed"` for a field that holds a secret,
+ * so no password, secret, code or token ever reaches a record (or the stream, or a digest).
+ */
+export type FieldChange = { from: unknown; to: unknown } | 'changed';
+export type Changes = Record<string, FieldChange>;
+
+/**
+ * Fields whose values are never recorded: a password or its hash, a client or TOTP secret, a
+ * recovery code, a token. Matched on the name, so a field added later with such a name is
+ * redacted too.
+ */
+const SECRET_NAME =
+  /secret|password|passphrase|hash|digest|token|recovery|totp|otp|credential|privatekey|salt/i;
+
+export const isSecretField = (field: string): boolean => SECRET_NAME.test(field);
+
+/** Fields that describe the item rather than the resource: keys, versions, timestamps. */
+const BOOKKEEPING = new Set([
+  'pk',
+  'sk',
+  'gsi1pk',
+  'gsi1sk',
+  'lsi1sk',
+  'version',
+  'updatedAt',
+  'expiresAt',
+  'entity',
+]);
+
+/** Sets (as DynamoDB string sets decode) become sorted lists, which JSON can hold. */
+const plain = (value: unknown): unknown => (value instanceof Set ? [...value].map(String).sort() : value);
+
+const canonical = (value: unknown): string =>
+  JSON.stringify(plain(value), (_key, inner: unknown) => {
+    const value = plain(inner);
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value;
+  }) ?? 'undefined';
+
+/**
+ * The fields that differ between `before` and `after` (either may be absent: a creation, a
+ * deletion). Values are compared by content, not identity, so a list rewritten with the same
+ * entries is no change.
+ */
+export const changesBetween = (
+  before: Readonly<Record<string, unknown>> | undefined,
+  after: Readonly<Record<string, unknown>> | undefined,
+): Changes => {
+  const changes: Changes = {};
+  const fields = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  for (const field of [...fields].sort()) {
+    if (BOOKKEEPING.has(field)) continue;
+    const from = plain(before?.[field]);
+    const to = plain(after?.[field]);
+    if (canonical(from) === canonical(to)) continue;
+    changes[field] = isSecretField(field) ? 'changed' : { from: from ?? null, to: to ?? null };
+  }
+  return changes;
+};

@@ -1,0 +1,23 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { AuditActor } from '../audit/record.js';
+
+type WithJwtClaims = APIGatewayProxyEventV2 & {
+  requestContext: { authorizer?: { jwt?: { claims?: Record<string, unknown> } } };
+};
+
+/**
+ * Who a request acts as, for its audit records: the verified token's subject on management routes
+ * (API Gateway's authorizer passes these scalar claims as they are), an anonymous person on hosted
+ * pages until the page learns who; and always the address and user agent API Gateway saw.
+ */
+export const actorOfRequest = (event: APIGatewayProxyEventV2): AuditActor => {
+  const claims = (event as WithJwtClaims).requestContext.authorizer?.jwt?.claims;
+  const { sourceIp, userAgent } = event.requestContext.http;
+  const subject = typeof claims?.sub === 'string' ? claims.sub : undefined;
+  return {
+    type: subject && claims?.principal_type === 'client' ? 'client' : 'user',
+    id: subject ?? 'anonymous',
+    ...(sourceIp ? { ip: sourceIp } : {}),
+    ...(userAgent ? { userAgent } : {}),
+  };
+};

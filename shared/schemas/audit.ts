@@ -1,0 +1,89 @@
+import { AUDIT_ACTIONS, actionFilter } from '../audit/actions.js';
+import * as z from '../zod.js';
+import { epochMillis, identifier } from './common.js';
+
+export const DEFAULT_AUDIT_PAGE = 100;
+export const MAX_AUDIT_PAGE = 1000;
+
+const outcome = z.enum(['success', 'failure', 'denied']);
+
+/** The opaque cursor of `Link rel="next"`: the id the next page continues below. */
+const CURSOR = /^[A-Za-z0-9_-]{1,100}$/;
+export const encodeCursor = (before: string): string =>
+  Buffer.from(JSON.stringify({ b: before })).toString('base64url');
+export const decodeCursor = (cursor: string): string | undefined => {
+  try {
+    const { b } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown };
+    return typeof b === 'string' && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(b) ? b : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export const auditQuery = z.strictObject({
+  since: z.optional(
+    z.withMeta(z.coerce.number().check(z.int(), z.gte(0)), { description: 'Epoch ms, inclusive' }),
+  ),
+  until: z.optional(
+    z.withMeta(z.coerce.number().check(z.int(), z.gte(0)), { description: 'Epoch ms, exclusive' }),
+  ),
+  action: z.optional(
+    z.withMeta(
+      z.string().check(
+        z.maxLength(100),
+        z.refine(
+          (value) => actionFilter(value) !== undefined,
+          'An action of the audit log, or a prefix of one ending in "."',
+        ),
+      ),
+      { description: 'An exact action (`user.created`) or a prefix ending in `.` (`user.`)' },
+    ),
+  ),
+  actorId: z.optional(identifier),
+  targetId: z.optional(identifier),
+  outcome: z.optional(outcome),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_AUDIT_PAGE)), DEFAULT_AUDIT_PAGE),
+  cursor: z.optional(
+    z.string().check(
+      z.regex(CURSOR, 'The cursor of a Link rel="next"'),
+      z.refine((value) => decodeCursor(value) !== undefined, 'The cursor of a Link rel="next"'),
+    ),
+  ),
+});
+
+const changeOfField = z.union([z.literal('changed'), z.object({ from: z.unknown(), to: z.unknown() })]);
+
+export const auditRecordModel = z.withMeta(
+  z.object({
+    id: z.withMeta(z.string(), { description: 'A ULID: sortable by time' }),
+    organizationId: z.string(),
+    time: epochMillis,
+    action: z.enum(AUDIT_ACTIONS),
+    actor: z.object({
+      type: z.enum(['user', 'client', 'operator', 'system']),
+      id: z.string(),
+      name: z.optional(z.string()),
+      ip: z.optional(z.string()),
+      userAgent: z.optional(z.string()),
+      clientId: z.optional(z.string()),
+    }),
+    targets: z.array(z.object({ type: z.string(), id: z.string(), name: z.optional(z.string()) })),
+    outcome,
+    reason: z.optional(z.string()),
+    changes: z.optional(
+      z.withMeta(z.record(z.string(), changeOfField), {
+        description: 'Per changed field, its values before and after; a secret only as "changed"',
+      }),
+    ),
+    requestId: z.optional(z.string()),
+    signIn: z.optional(
+      z.object({
+        application: z.optional(z.string()),
+        amr: z.optional(z.array(z.string())),
+        provider: z.optional(z.string()),
+      }),
+    ),
+    count: z.optional(z.withMeta(z.number(), { description: '`token.issued`: tokens issued in the minute' })),
+  }),
+  { id: 'AuditRecord', description: 'One audit record (docs/audit.md)' },
+);

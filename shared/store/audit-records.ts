@@ -1,0 +1,213 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { encodeTime } from 'ulid';
+import { actionFilter, namespaceOf } from '../audit/actions.js';
+import { type AuditEvent, type AuditOutcome, type AuditRecord, auditRecord } from '../audit/record.js';
+import { auditScope } from '../audit/scope.js';
+import { type AuditSettings, DEFAULT_AUDIT_SETTINGS, expiryOf } from '../audit/settings.js';
+import { mergeShardPages } from '../audit/shard-pages.js';
+import { ExpiringCache } from '../cache/expiring-cache.js';
+import { db, tableName } from './dynamo.js';
+import { OrganizationEntity } from './entities.js';
+import { AUDIT_INDEXES, type AuditDimension, keys } from './keys.js';
+import { put, type Write } from './writes.js';
+
+const AUDIT = OrganizationEntity.projection('audit');
+/** Settings change rarely and only ever widen what a query reads (shards only grow): a minute is fine. */
+const SETTINGS_MAX_AGE_MILLIS = 60_000;
+const settingsCache = new ExpiringCache<string, AuditSettings>();
+
+export const auditSettings = (orgId: string, now = Date.now()): Promise<AuditSettings> =>
+  settingsCache.get(
+    orgId,
+    SETTINGS_MAX_AGE_MILLIS,
+    async () =>
+      (await OrganizationEntity.getProjected({ id: orgId }, AUDIT, { consistent: false }))?.audit ??
+      DEFAULT_AUDIT_SETTINGS,
+    now,
+  );
+
+const indexAttributes = (
+  orgId: string,
+  dimension: AuditDimension,
+  value: string,
+  shard: number,
+  id: string,
+) => {
+  const { partitionKey, sortKey } = AUDIT_INDEXES[dimension];
+  return { [partitionKey]: keys.auditIndexKey(orgId, dimension, value, shard), [sortKey]: id };
+};
+
+/**
+ * The items that store `record`: the record, indexed by its timeline, actor, first target, action,
+ * namespace and (unless a success) outcome; and one copy per further target, indexed by that
+ * target only. The record is kept as its JSON text, exactly what a digest hashes and the stream
+ * forwards; the attributes beside it are what filters read.
+ */
+export const auditItems = (record: AuditRecord, settings: AuditSettings): Record<string, unknown>[] => {
+  const { organizationId: orgId, id } = record;
+  const shard = Math.floor(Math.random() * settings.shards);
+  const stored = {
+    recordId: id,
+    action: record.action,
+    outcome: record.outcome,
+    actorId: record.actor.id,
+    targetIds: record.targets.map((target) => target.id),
+    record: JSON.stringify(record),
+    expiresAt: expiryOf(record.time, settings.retentionDays),
+  };
+  const [first, ...others] = record.targets;
+  const base = {
+    ...keys.auditRecord(orgId, id),
+    ...stored,
+    ...indexAttributes(orgId, 'timeline', '', shard, id),
+    ...indexAttributes(orgId, 'actor', record.actor.id, shard, id),
+    ...(first ? indexAttributes(orgId, 'target', first.id, shard, id) : {}),
+    ...indexAttributes(orgId, 'action', record.action, shard, id),
+    ...indexAttributes(orgId, 'namespace', namespaceOf(record.action), shard, id),
+    ...(record.outcome === 'success' ? {} : indexAttributes(orgId, 'outcome', record.outcome, shard, id)),
+  };
+  const copies = others
+    .filter((target) => target.id !== first?.id)
+    .map((target, index) => ({
+      ...keys.auditTargetCopy(orgId, id, index + 1),
+      ...stored,
+      ...indexAttributes(orgId, 'target', target.id, shard, id),
+    }));
+  return [base, ...copies];
+};
+
+/** The record of `event` by the current scope's actor, and the items that store it. */
+export const auditedItems = async (event: AuditEvent, now = Date.now()) => {
+  const record = auditRecord(event, auditScope(), now);
+  return { record, items: auditItems(record, await auditSettings(event.organizationId, now)) };
+};
+
+/**
+ * Writes a record on its own: refusals and sign-in outcomes, which change nothing the record
+ * could ride with. Best effort: a failure is logged by the caller, never turned into the answer.
+ */
+export const writeAuditRecord = async (event: AuditEvent, now = Date.now()): Promise<AuditRecord> => {
+  const { record, items } = await auditedItems(event, now);
+  await Promise.all(items.map((Item) => db().send(new PutCommand({ TableName: tableName(), Item }))));
+  return record;
+};
+
+export interface AuditQuery {
+  /** Epoch milliseconds, inclusive. */
+  since?: number;
+  /** Epoch milliseconds, exclusive. */
+  until?: number;
+  /** An exact action, or a prefix ending in `.`. */
+  action?: string;
+  actorId?: string;
+  targetId?: string;
+  outcome?: AuditOutcome;
+}
+
+const LOWEST_ID = '0';
+const HIGHEST_ID = '~';
+
+/**
+ * The index a query reads, and what it still filters: the most selective filter keys the index
+ * (a target, an actor, an exact action, a failure or denial, a namespace), the others filter.
+ */
+const plan = (query: AuditQuery) => {
+  const action = query.action === undefined ? undefined : actionFilter(query.action);
+  const filters: { expression: string; values: Record<string, unknown> }[] = [];
+  const filterOn = (expression: string, values: Record<string, unknown>) =>
+    filters.push({ expression, values });
+  let dimension: AuditDimension = 'timeline';
+  let value = '';
+  if (query.targetId !== undefined) [dimension, value] = ['target', query.targetId];
+  else if (query.actorId !== undefined) [dimension, value] = ['actor', query.actorId];
+  else if (action && 'exact' in action) [dimension, value] = ['action', action.exact];
+  else if (query.outcome !== undefined && query.outcome !== 'success')
+    [dimension, value] = ['outcome', query.outcome];
+  else if (action && 'prefix' in action) [dimension, value] = ['namespace', namespaceOf(action.prefix)];
+
+  if (query.actorId !== undefined && dimension !== 'actor')
+    filterOn('actorId = :actorId', { ':actorId': query.actorId });
+  if (action && 'exact' in action && dimension !== 'action')
+    filterOn('#action = :action', { ':action': action.exact });
+  if (action && 'prefix' in action && action.prefix !== value)
+    filterOn('begins_with(#action, :prefix)', { ':prefix': action.prefix });
+  if (query.outcome !== undefined && dimension !== 'outcome')
+    filterOn('outcome = :outcome', { ':outcome': query.outcome });
+  return { dimension, value, filters };
+};
+
+/** An id bound for a time: every ULID of that millisecond sorts after the first and before the second. */
+const idAt = (time: number, end: 'first' | 'last') =>
+  encodeTime(Math.max(0, Math.min(time, 2 ** 48 - 1)), 10) + (end === 'first' ? '0' : 'Z').repeat(16);
+
+export interface AuditPage {
+  records: AuditRecord[];
+  /** Continue below this id (exclusive) for the next page; absent on the last page. */
+  before?: string;
+}
+
+/**
+ * One page of an organization's records, newest first: one Query per shard, side by side, merged.
+ * `before` continues a page (exclusive). A page is complete for every id at or above the lowest
+ * id all shards have examined; with filters beside the index a page can be short, never wrong.
+ */
+export const queryAuditRecords = async (
+  orgId: string,
+  query: AuditQuery,
+  page: { limit: number; before?: string },
+): Promise<AuditPage> => {
+  const { dimension, value, filters } = plan(query);
+  const { index, partitionKey, sortKey } = AUDIT_INDEXES[dimension];
+  const low = query.since === undefined ? LOWEST_ID : idAt(query.since, 'first');
+  const untilId = query.until === undefined ? HIGHEST_ID : idAt(query.until - 1, 'last');
+  const high = page.before !== undefined && page.before < untilId ? page.before : untilId;
+  if (high < low) return { records: [] };
+  const { shards } = await auditSettings(orgId);
+  const usesAction = filters.some((filter) => filter.expression.includes('#action'));
+  const results = await Promise.all(
+    Array.from({ length: shards }, (_, shard) =>
+      db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: index,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+          ...(filters.length > 0
+            ? { FilterExpression: filters.map((filter) => filter.expression).join(' AND ') }
+            : {}),
+          ExpressionAttributeNames: {
+            '#pk': partitionKey,
+            '#sk': sortKey,
+            '#record': 'record',
+            ...(usesAction ? { '#action': 'action' } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':pk': keys.auditIndexKey(orgId, dimension, value, shard),
+            ':low': low,
+            ':high': high,
+            ...Object.assign({}, ...filters.map((filter) => filter.values)),
+          },
+          ProjectionExpression: 'recordId, #record',
+          ScanIndexForward: false,
+          // One more than a page: the id the page continues below is included by BETWEEN.
+          Limit: page.limit + 1,
+        }),
+      ),
+    ),
+  );
+  const merged = mergeShardPages(
+    results.map((result) => ({
+      ids: (result.Items ?? []).map((item) => ({ id: String(item.recordId), text: String(item.record) })),
+      examinedTo: result.LastEvaluatedKey?.[sortKey] as string | undefined,
+    })),
+    page.limit,
+    page.before,
+  );
+  return {
+    records: merged.entries.map((entry) => JSON.parse(entry.text) as AuditRecord),
+    ...(merged.before ? { before: merged.before } : {}),
+  };
+};
+
+/** The writes that store the record of `event`, to ride in the transaction of the change it describes. */
+export const auditWrites = async (event: AuditEvent, now = Date.now()): Promise<Write[]> =>
+  (await auditedItems(event, now)).items.map((item) => put(item));
