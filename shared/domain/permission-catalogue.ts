@@ -114,7 +114,8 @@ export const MANAGED_ROLES: readonly ManagedRoleDefinition[] = [
   { id: 'administrator', permissions: [...ALL_PERMISSION_IDS] },
   {
     id: 'read-only',
-    permissions: ALL_PERMISSION_IDS.filter((id) => /\.(LIST|DETAILS|READ)$/.test(id)),
+    // The audit log shows who did what from where: administrators only (issue 26), not every reader.
+    permissions: ALL_PERMISSION_IDS.filter((id) => /\.(LIST|DETAILS|READ)$/.test(id) && id !== 'AUDIT.READ'),
   },
   {
     id: 'user-manager',

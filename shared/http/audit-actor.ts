@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { AuditActor } from '../audit/record.js';
+import { asOneLine } from '../schemas/text.js';
 
 type WithJwtClaims = APIGatewayProxyEventV2 & {
   requestContext: { authorizer?: { jwt?: { claims?: Record<string, unknown> } } };
@@ -18,6 +19,7 @@ export const actorOfRequest = (event: APIGatewayProxyEventV2): AuditActor => {
     type: subject && claims?.principal_type === 'client' ? 'client' : 'user',
     id: subject ?? 'anonymous',
     ...(sourceIp ? { ip: sourceIp } : {}),
-    ...(userAgent ? { userAgent } : {}),
+    // As sent, but one line and bounded: a record answers it back.
+    ...(userAgent ? { userAgent: asOneLine(userAgent).slice(0, 512) } : {}),
   };
 };

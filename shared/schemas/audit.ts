@@ -1,6 +1,7 @@
 import { AUDIT_ACTIONS, actionFilter } from '../audit/actions.js';
 import * as z from '../zod.js';
 import { epochMillis, identifier } from './common.js';
+import { NO_CONTROL_CHARACTERS, ONE_LINE } from './text.js';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 1000;
@@ -31,6 +32,7 @@ export const auditQuery = z.strictObject({
     z.withMeta(
       z.string().check(
         z.maxLength(100),
+        z.regex(/^[a-zA-Z.]+$/, 'Letters and dots'),
         z.refine(
           (value) => actionFilter(value) !== undefined,
           'An action of the audit log, or a prefix of one ending in "."',
@@ -45,42 +47,52 @@ export const auditQuery = z.strictObject({
   limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_AUDIT_PAGE)), DEFAULT_AUDIT_PAGE),
   cursor: z.optional(
     z.string().check(
+      z.maxLength(100),
       z.regex(CURSOR, 'The cursor of a Link rel="next"'),
       z.refine((value) => decodeCursor(value) !== undefined, 'The cursor of a Link rel="next"'),
     ),
   ),
 });
 
+/** Text a record carries (names, a user agent, a reason): one line, bounded where it is written. */
+const recordText = z.string().check(z.maxLength(1024), z.regex(ONE_LINE, NO_CONTROL_CHARACTERS));
+const recordId = z.withMeta(z.string().check(z.length(26), z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/)), {
+  description: 'A ULID: sortable by time',
+});
+
 const changeOfField = z.union([z.literal('changed'), z.object({ from: z.unknown(), to: z.unknown() })]);
 
 export const auditRecordModel = z.withMeta(
   z.object({
-    id: z.withMeta(z.string(), { description: 'A ULID: sortable by time' }),
-    organizationId: z.string(),
+    id: recordId,
+    organizationId: identifier,
     time: epochMillis,
     action: z.enum(AUDIT_ACTIONS),
     actor: z.object({
       type: z.enum(['user', 'client', 'operator', 'system']),
-      id: z.string(),
-      name: z.optional(z.string()),
-      ip: z.optional(z.string()),
-      userAgent: z.optional(z.string()),
-      clientId: z.optional(z.string()),
+      id: identifier,
+      name: z.optional(recordText),
+      ip: z.optional(recordText),
+      userAgent: z.optional(recordText),
+      clientId: z.optional(identifier),
     }),
-    targets: z.array(z.object({ type: z.string(), id: z.string(), name: z.optional(z.string()) })),
+    targets: z
+      .array(z.object({ type: identifier, id: identifier, name: z.optional(recordText) }))
+      .check(z.maxLength(10)),
     outcome,
-    reason: z.optional(z.string()),
+    reason: z.optional(recordText),
     changes: z.optional(
-      z.withMeta(z.record(z.string(), changeOfField), {
+      z.withMeta(z.record(identifier, changeOfField), {
+        maxProperties: 100,
         description: 'Per changed field, its values before and after; a secret only as "changed"',
       }),
     ),
-    requestId: z.optional(z.string()),
+    requestId: z.optional(recordText),
     signIn: z.optional(
       z.object({
-        application: z.optional(z.string()),
-        amr: z.optional(z.array(z.string())),
-        provider: z.optional(z.string()),
+        application: z.optional(identifier),
+        amr: z.optional(z.array(identifier).check(z.maxLength(10))),
+        provider: z.optional(identifier),
       }),
     ),
     count: z.optional(z.withMeta(z.number(), { description: '`token.issued`: tokens issued in the minute' })),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { UserType } from '../api/route-definition.js';
+import { changesBetween } from '../audit/changes.js';
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { UserStatus } from '../schemas/users.js';
-import { changesBetween } from '../audit/changes.js';
 import { ARCHIVED, type ArchivedIds, archivedIdsOf } from './archive.js';
 import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
@@ -64,7 +64,11 @@ const joinEmailWrites = (
 };
 
 /** A user as the audit log names it. */
-const userTarget = (user: Pick<UserRecord, 'id' | 'email'>) => ({ type: 'user', id: user.id, name: user.email });
+const userTarget = (user: Pick<UserRecord, 'id' | 'email'>) => ({
+  type: 'user',
+  id: user.id,
+  name: user.email,
+});
 
 /** What a record of a user's creation shows: the user, without bookkeeping (secrets are redacted anyway). */
 const auditedFields = ({ organizationId: _org, sequence: _sequence, ...fields }: UserRecord) => fields;
@@ -275,7 +279,10 @@ export const updateUserProfile = (
           organizationId: orgId,
           action: 'user.updated',
           targets: [userTarget(current)],
-          changes: changesBetween({ name: current.name, email: current.email }, { name: changes.name, email }),
+          changes: changesBetween(
+            { name: current.name, email: current.email },
+            { name: changes.name, email },
+          ),
         },
         now,
       )),

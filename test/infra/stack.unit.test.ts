@@ -41,6 +41,7 @@ const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.table), 'Arn'] };
  */
 const FUNCTIONS: readonly EndpointGroup[] = [
   'accounts',
+  'audit',
   'clients',
   'cors',
   'federation',
@@ -71,6 +72,7 @@ const ROUTE_TABLE = [
   'GET /.well-known/jwks.json oauth NONE',
   'GET /.well-known/openid-configuration oauth NONE',
   'GET /idp/additionalUserProperties users JWT',
+  'GET /idp/auditEvents audit JWT',
   'GET /idp/clients clients JWT',
   'GET /idp/clients/name clients JWT',
   'GET /idp/clients/{id} clients JWT',
@@ -166,15 +168,16 @@ const ROUTE_TABLE = [
 // The statements every role's policy holds, one line each (describeStatement's form).
 const LOGS = 'logs:CreateLogStream logs:PutLogEvents on its log group';
 const READS =
-  'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:Query on table, table/index/gsi1, table/index/lsi1';
+  'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:Query on table, table/index/gsi1, table/index/gsi2, table/index/gsi3, table/index/gsi4, table/index/gsi5, table/index/gsi6, table/index/lsi1';
 const WRITES = 'dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem on table';
 const WRITES_ONLY = `${WRITES} where ForAllValues:StringLike dynamodb:LeadingKeys`;
 const RATE_COUNTERS =
   'dynamodb:UpdateItem on table where ForAllValues:StringLike dynamodb:LeadingKeys RATE#*';
 const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:idp/sso/*';
 
-/** Each role's every IAM statement: the 16 endpoint functions and the system-data seed's two. */
+/** Each role's every IAM statement: the 17 endpoint functions and the system-data seed's two. */
 const GRANTS: Record<string, string[]> = {
+  audit: [LOGS, READS, RATE_COUNTERS],
   accounts: [LOGS, READS, `${WRITES_ONLY} LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`],
   clients: [LOGS, READS, WRITES],
   cors: [LOGS, READS],

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../../../shared/audit/record.js';
+import {
+  type ApiError,
+  type ClientCaller,
+  nextLink,
+  permissionsWithout,
+  uniqueEmail,
+  useService,
+} from '../../support/service.js';
+
+/** GET /idp/auditEvents over HTTP (docs/audit.md): what a change records, who may read it, paging. */
+const service = useService();
+
+const events = (caller: Pick<ClientCaller, 'token'>, query = '') =>
+  service.call<AuditRecord[] & ApiError>('GET', `/idp/auditEvents${query}`, { token: caller.token });
+
+const createUser = (caller: Pick<ClientCaller, 'token'>, email = uniqueEmail()) =>
+  service.call<ApiError>('POST', '/idp/users', {
+    token: caller.token,
+    body: { email, name: 'Audited Person', userType: 'STANDARD' },
+    headers: { 'user-agent': 'audit-test/1.0' },
+  });
+
+describe('GET /idp/auditEvents', () => {
+  it('answers the record of a user created a moment ago: action, actor with address and agent, target, changes', async () => {
+    const admin = await service.freshOrganization();
+    const email = uniqueEmail();
+    const created = await createUser(admin, email);
+    expect(created.status).toBe(204);
+    const userId = String(created.headers.get('location')).split('/').pop();
+
+    const answer = await events(admin, '?action=user.created');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toHaveLength(1);
+    const [record] = answer.body as AuditRecord[];
+    expect(record).toMatchObject({
+      organizationId: admin.orgId,
+      action: 'user.created',
+      outcome: 'success',
+      actor: { type: 'client', id: admin.principalId, userAgent: 'audit-test/1.0' },
+      targets: [{ type: 'user', id: userId, name: email }],
+      changes: { email: { from: null, to: email }, status: { from: null, to: 'ACTIVE' } },
+    });
+    expect(record?.actor.ip).toBeTruthy();
+    // The invitation's digest is a secret of the user's item: named, never shown.
+    expect(record?.changes?.invitationDigest).toBe('changed');
+  });
+
+  it('records a refused write once, as denied, and a read not at all', async () => {
+    const admin = await service.freshOrganization();
+    const withoutAdd = await service.callerWith(permissionsWithout('USER.ADD'), {
+      organization: admin.orgId,
+    });
+    // Positive control: the same request with the permission is admitted.
+    expect((await createUser(admin)).status).toBe(204);
+    expect((await createUser(withoutAdd)).status).toBe(403);
+
+    const denied = await events(admin, '?outcome=denied');
+    expect(denied.body).toHaveLength(1);
+    expect(denied.body[0]).toMatchObject({
+      action: 'user.created',
+      outcome: 'denied',
+      actor: { id: withoutAdd.principalId },
+    });
+    expect(denied.body[0]?.reason).toMatch(/^403 /);
+    // The audit query itself (a read) left nothing.
+    const all = (await events(admin)).body as AuditRecord[];
+    expect(all.map((record) => record.outcome).sort()).toEqual(['denied', 'success']);
+  });
+
+  it('needs AUDIT.READ, from STANDARD and RESTRICTED callers alike', async () => {
+    const admin = await service.freshOrganization();
+    const standard = await service.callerWith(['AUDIT.READ'], { organization: admin.orgId });
+    const restricted = await service.callerWith(['AUDIT.READ'], {
+      organization: admin.orgId,
+      clientType: 'RESTRICTED',
+    });
+    const without = await service.callerWith(permissionsWithout('AUDIT.READ'), { organization: admin.orgId });
+    expect((await events(standard)).status).toBe(200);
+    expect((await events(restricted)).status).toBe(200);
+    expect((await events(without)).status).toBe(403);
+  });
+
+  it("never shows another organization's records, through any filter", async () => {
+    const mine = await service.freshOrganization();
+    const theirs = await service.freshOrganization();
+    const created = await createUser(theirs);
+    const theirUser = String(created.headers.get('location')).split('/').pop() as string;
+    for (const query of [
+      '',
+      `?targetId=${theirUser}`,
+      `?actorId=${theirs.principalId}`,
+      '?action=user.created',
+      '?action=user.',
+      '?outcome=success',
+    ]) {
+      const answer = await events(mine, query);
+      expect(answer.status, query).toBe(200);
+      expect(answer.body, query).toEqual([]);
+    }
+    // Positive control: the owner sees it through the same filter.
+    expect((await events(theirs, `?targetId=${theirUser}`)).body).toHaveLength(1);
+  });
+
+  it('pages newest first through Link rel="next", each record once', async () => {
+    const admin = await service.freshOrganization();
+    for (let index = 0; index < 5; index++) expect((await createUser(admin)).status).toBe(204);
+    const seen: string[] = [];
+    let next: string | undefined = '/idp/auditEvents?limit=2';
+    let pages = 0;
+    while (next) {
+      const page = await service.call<AuditRecord[]>('GET', next, { token: admin.token });
+      expect(page.status).toBe(200);
+      expect(page.body.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.map((record) => record.id));
+      next = nextLink(page.headers);
+      pages++;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(5);
+    expect([...seen].sort().reverse()).toEqual(seen);
+  });
+
+  it('refuses bad filters with 400: an unknown action, a prefix without a dot, a forged cursor, a page too large', async () => {
+    const admin = await service.freshOrganization();
+    for (const query of ['?action=user.nothing', '?action=nope', '?cursor=abc', '?limit=1001', '?since=-1']) {
+      const answer = await events(admin, query);
+      expect(answer.status, query).toBe(400);
+    }
+    expect((await events(admin, '?action=user.')).status).toBe(200);
+  });
+});
