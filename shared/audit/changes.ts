@@ -41,6 +41,19 @@ const canonical = (value: unknown): string =>
   }) ?? 'undefined';
 
 /**
+ * A value as a record shows it: sets as sorted lists, and a secret-named field at any depth (a
+ * provider's `clientSecret` inside its settings) only as `"changed"`.
+ */
+const shown = (value: unknown): unknown => {
+  const inner = plain(value);
+  if (Array.isArray(inner)) return inner.map(shown);
+  if (!inner || typeof inner !== 'object') return inner;
+  return Object.fromEntries(
+    Object.entries(inner).map(([field, nested]) => [field, isSecretField(field) ? 'changed' : shown(nested)]),
+  );
+};
+
+/**
  * The fields that differ between `before` and `after` (either may be absent: a creation, a
  * deletion). Values are compared by content, not identity, so a list rewritten with the same
  * entries is no change.
@@ -56,7 +69,7 @@ export const changesBetween = (
     const from = plain(before?.[field]);
     const to = plain(after?.[field]);
     if (canonical(from) === canonical(to)) continue;
-    changes[field] = isSecretField(field) ? 'changed' : { from: from ?? null, to: to ?? null };
+    changes[field] = isSecretField(field) ? 'changed' : { from: shown(from) ?? null, to: shown(to) ?? null };
   }
   return changes;
 };

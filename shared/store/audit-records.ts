@@ -66,12 +66,14 @@ export const auditItems = (record: AuditRecord, settings: AuditSettings): Record
     ...indexAttributes(orgId, 'namespace', namespaceOf(record.action), shard, id),
     ...(record.outcome === 'success' ? {} : indexAttributes(orgId, 'outcome', record.outcome, shard, id)),
   };
-  const copies = others
-    .filter((target) => target.id !== first?.id)
-    .map((target, index) => ({
+  // Each target id indexed once: two copies in one partition could fill a one-record Query
+  // (Limit 2 with the bound) and a page would continue below the same id forever.
+  const copies = [...new Set(others.map((target) => target.id))]
+    .filter((targetId) => targetId !== first?.id)
+    .map((targetId, index) => ({
       ...keys.auditTargetCopy(orgId, id, index + 1),
       ...stored,
-      ...indexAttributes(orgId, 'target', target.id, shard, id),
+      ...indexAttributes(orgId, 'target', targetId, shard, id),
     }));
   return [base, ...copies];
 };
