@@ -30,6 +30,8 @@ export interface IdpStackProps extends StackProps {
   readonly sesSender?: string;
   /** Browser origins allowed besides registered applications', comma-separated. */
   readonly corsOrigins?: string;
+  /** Only while upgrading an older table: how many global indexes to declare (see IdpTable). */
+  readonly globalIndexes?: number;
 }
 
 /** `https://host[:port]`, nothing after it: the issuer is compared as a string, so it must be exact. */
@@ -60,7 +62,7 @@ export class IdpStack extends Stack {
     super(scope, id, { description: 'IDP identity and access management service', ...props });
     if (props.issuer !== undefined) assertOrigin(props.issuer);
 
-    this.table = new IdpTable(this, 'Table');
+    this.table = new IdpTable(this, 'Table', props.globalIndexes);
     this.secrets = new IdpSecrets(this, 'Secrets', { prefix: props.secretPrefix ?? DEFAULT_SECRET_PREFIX });
     this.api = new IdpApi(this, 'Api', { issuer: props.issuer, audience: TOKEN_AUDIENCE });
 

@@ -11,11 +11,25 @@ const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
  * deletion protection and RETAIN: identity data must survive a mistaken `cdk destroy`.
  */
 export class IdpTable extends TableV2 {
-  constructor(scope: Construct, id: string) {
+  /**
+   * `globalIndexes` declares only the first that many global indexes: CloudFormation adds one per
+   * update, so a table deployed before newer indexes existed is upgraded one deploy at a time
+   * (docs/operating.md, "Upgrading"). Default: all of them.
+   */
+  constructor(scope: Construct, id: string, globalIndexes: number = TABLE_SCHEMA.indexes.length) {
+    if (
+      !Number.isInteger(globalIndexes) ||
+      globalIndexes < 1 ||
+      globalIndexes > TABLE_SCHEMA.indexes.length
+    ) {
+      throw new Error(
+        `globalIndexes must be a whole number from 1 to ${TABLE_SCHEMA.indexes.length}, got ${globalIndexes}`,
+      );
+    }
     super(scope, id, {
       partitionKey: stringKey(TABLE_SCHEMA.partitionKey),
       sortKey: stringKey(TABLE_SCHEMA.sortKey),
-      globalSecondaryIndexes: TABLE_SCHEMA.indexes.map((index) => ({
+      globalSecondaryIndexes: TABLE_SCHEMA.indexes.slice(0, globalIndexes).map((index) => ({
         indexName: index.name,
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),

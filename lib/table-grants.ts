@@ -1,9 +1,15 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RouteDefinition } from '../shared/api/route-definition.js';
 import { middlewareOf } from '../shared/api/route-middleware.js';
 import type { TableAccess } from '../shared/api/table-access.js';
-import { keys, RATE_COUNTER_PARTITIONS, TABLE_SCHEMA } from '../shared/store/keys.js';
+import {
+  AUDIT_INDEX_NAMES,
+  AUDIT_PREFIX,
+  keys,
+  RATE_COUNTER_PARTITIONS,
+  TABLE_SCHEMA,
+} from '../shared/store/keys.js';
 
 export type { TableAccess } from '../shared/api/table-access.js';
 
@@ -44,6 +50,14 @@ const IDEMPOTENCY_ACTIONS = [
   'dynamodb:DeleteItem',
 ];
 
+/** What no function may do to an audit record: read it (the audit function reads its indexes), change or delete it. */
+const AUDIT_DENIED_ACTIONS = [
+  ...READ_ACTIONS,
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
 /** Restricts item actions to items whose partition key matches (IAM fine-grained access control). */
 const leadingKeys = (operator: 'StringEquals' | 'StringLike', ...partitions: string[]) => ({
   [`ForAllValues:${operator}`]: { 'dynamodb:LeadingKeys': partitions },
@@ -58,22 +72,41 @@ export const tableStatements = (
   access: Exclude<TableAccess, 'none'>,
   writes: MiddlewareWrites,
 ): PolicyStatement[] => {
-  const indexArns = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].map(
-    (index) => `${table.tableArn}/index/${index.name}`,
-  );
+  const indexArn = (name: string) => `${table.tableArn}/index/${name}`;
+  const indexes = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].map((index) => index.name);
   const statements = [
-    new PolicyStatement({ actions: READ_ACTIONS, resources: [table.tableArn, ...indexArns] }),
+    new PolicyStatement({
+      actions: READ_ACTIONS,
+      resources: [table.tableArn, ...indexes.filter((name) => !AUDIT_INDEX_NAMES.has(name)).map(indexArn)],
+    }),
+    // Audit records are appended, never read, changed or deleted by a function (issue 26).
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: AUDIT_DENIED_ACTIONS,
+      resources: [table.tableArn],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_PREFIX}*`] } },
+    }),
   ];
+  if (access === 'read-audit') {
+    statements.push(
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [...AUDIT_INDEX_NAMES].map(indexArn) }),
+    );
+  }
   if (access === 'read-write') {
     statements.push(new PolicyStatement({ actions: WRITE_ACTIONS, resources: [table.tableArn] }));
     return statements;
   }
-  if (access !== 'read') {
+  if (typeof access === 'object') {
     statements.push(
       new PolicyStatement({
         actions: WRITE_ACTIONS,
         resources: [table.tableArn],
         conditions: leadingKeys('StringLike', ...access.writesPartitions),
+      }),
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem'],
+        resources: [table.tableArn],
+        conditions: leadingKeys('StringLike', `${AUDIT_PREFIX}*`),
       }),
     );
   }

@@ -6,11 +6,14 @@ import type { EndpointGroup } from './route-definition.js';
 /**
  * What each group's function may do with the table, for least-privilege grants. Every management
  * function also writes its organization's rate-limit counters and, for non-GET routes, its
- * idempotency records; the stack scopes those writes to their own partitions.
+ * idempotency records; the stack scopes those writes to their own partitions. Audit records
+ * (`AUDIT#`) every writing function may put, none may read (but `audit`), change or delete.
  */
 export type TableAccess =
   | 'none'
   | 'read'
+  /** Reads the table and the audit indexes, which no other function may read. */
+  | 'read-audit'
   | 'read-write'
   /** Reads the table; writes only items whose partition key matches one of these patterns. */
   | { readonly writesPartitions: readonly string[] };
@@ -60,8 +63,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   // Reads which origins registered applications use.
   cors: 'read',
   permissions: 'read',
-  // Reads audit records (and its organization's audit settings).
-  audit: 'read',
+  // The only function that reads audit records (through their indexes).
+  audit: 'read-audit',
   organizations: 'read-write',
   users: 'read-write',
   'user-pictures': 'read-write',

@@ -31,7 +31,8 @@ const everyFunction = () => [...Object.values(stack.functions), stack.systemData
 const statementsOf = (fn: IdpFunction): Statement[] => statementsOfRole(template, logicalIdOf(fn.role));
 const environmentOf = (fn: IdpFunction): Record<string, unknown> =>
   resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables;
-const allows = (statement: Statement, action: string) => statement.Action.includes(action);
+const allows = (statement: Statement, action: string) =>
+  statement.Effect === 'Allow' && statement.Action.includes(action);
 const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.table), 'Arn'] };
 
 /**
@@ -168,7 +169,13 @@ const ROUTE_TABLE = [
 // The statements every role's policy holds, one line each (describeStatement's form).
 const LOGS = 'logs:CreateLogStream logs:PutLogEvents on its log group';
 const READS =
-  'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:Query on table, table/index/gsi1, table/index/gsi2, table/index/gsi3, table/index/gsi4, table/index/gsi5, table/index/gsi6, table/index/lsi1';
+  'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:Query on table, table/index/gsi1, table/index/lsi1';
+/** Audit records: nobody reads, changes or deletes them; writers with scoped grants may append. */
+const NO_AUDIT =
+  'Deny dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys AUDIT#*';
+const AUDIT_APPEND = 'dynamodb:PutItem on table where ForAllValues:StringLike dynamodb:LeadingKeys AUDIT#*';
+const AUDIT_INDEX_READS =
+  'dynamodb:Query on table/index/gsi2, table/index/gsi3, table/index/gsi4, table/index/gsi5, table/index/gsi6, table/index/gsi7';
 const WRITES = 'dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem on table';
 const WRITES_ONLY = `${WRITES} where ForAllValues:StringLike dynamodb:LeadingKeys`;
 const RATE_COUNTERS =
@@ -177,46 +184,66 @@ const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::Acc
 
 /** Each role's every IAM statement: the 17 endpoint functions and the system-data seed's two. */
 const GRANTS: Record<string, string[]> = {
-  audit: [LOGS, READS, RATE_COUNTERS],
-  accounts: [LOGS, READS, `${WRITES_ONLY} LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`],
-  clients: [LOGS, READS, WRITES],
-  cors: [LOGS, READS],
+  audit: [LOGS, READS, NO_AUDIT, AUDIT_INDEX_READS, RATE_COUNTERS],
+  accounts: [
+    LOGS,
+    READS,
+    NO_AUDIT,
+    `${WRITES_ONLY} LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`,
+    AUDIT_APPEND,
+  ],
+  clients: [LOGS, READS, NO_AUDIT, WRITES],
+  cors: [LOGS, READS, NO_AUDIT],
   federation: [
     LOGS,
     READS,
+    NO_AUDIT,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, SESSION#*`,
+    AUDIT_APPEND,
     `secretsmanager:GetSecretValue on ${SSO_SECRETS}`,
   ],
   oauth: [
     LOGS,
     READS,
+    NO_AUDIT,
     `${WRITES_ONLY} CODE#*, REFRESH#*, RFAMILY#*`,
+    AUDIT_APPEND,
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
     'secretsmanager:PutSecretValue on signing-keys secret',
   ],
   openapi: [LOGS],
-  organizations: [LOGS, READS, WRITES],
-  permissions: [LOGS, READS, RATE_COUNTERS],
-  policies: [LOGS, READS, WRITES],
-  roles: [LOGS, READS, WRITES],
+  organizations: [LOGS, READS, NO_AUDIT, WRITES],
+  permissions: [LOGS, READS, NO_AUDIT, RATE_COUNTERS],
+  policies: [LOGS, READS, NO_AUDIT, WRITES],
+  roles: [LOGS, READS, NO_AUDIT, WRITES],
   signin: [
     LOGS,
     READS,
+    NO_AUDIT,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, SESSION#*, SIGNIN_IP#*#*`,
+    AUDIT_APPEND,
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
   ],
   sso: [
     LOGS,
     READS,
+    NO_AUDIT,
     `${WRITES_ONLY} SSO#*, SSOORG#*`,
+    AUDIT_APPEND,
     RATE_COUNTERS,
     `secretsmanager:CreateSecret secretsmanager:PutSecretValue on ${SSO_SECRETS}`,
   ],
-  'user-groups': [LOGS, READS, WRITES],
-  'user-passwords': [LOGS, READS, WRITES],
-  'user-pictures': [LOGS, READS, WRITES, 's3:GetObject s3:PutObject on pictures bucket/pictures/*/*'],
-  users: [LOGS, READS, WRITES],
-  'system-data handler': [LOGS, READS, WRITES],
+  'user-groups': [LOGS, READS, NO_AUDIT, WRITES],
+  'user-passwords': [LOGS, READS, NO_AUDIT, WRITES],
+  'user-pictures': [
+    LOGS,
+    READS,
+    NO_AUDIT,
+    WRITES,
+    's3:GetObject s3:PutObject on pictures bucket/pictures/*/*',
+  ],
+  users: [LOGS, READS, NO_AUDIT, WRITES],
+  'system-data handler': [LOGS, READS, NO_AUDIT, WRITES],
   'system-data provider': [
     LOGS,
     'lambda:GetFunction on system-data handler',
@@ -792,5 +819,27 @@ describe('cdk-nag (AWS Solutions)', () => {
     });
     role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
     expect(() => failing.app.synth()).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
+  });
+});
+
+describe('upgrading a table deployed before its newer indexes (context globalIndexes)', () => {
+  const indexNamesOf = (context: Record<string, unknown>) => {
+    const tables = Template.fromStack(synthesizeIdp(context).stack).findResources(
+      'AWS::DynamoDB::GlobalTable',
+    );
+    const [table] = Object.values(tables);
+    return (table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map(
+      (index) => index.IndexName,
+    );
+  };
+
+  it('declares only the first N global indexes, one more per deploy; all of them by default', () => {
+    expect(indexNamesOf({ globalIndexes: 2 })).toEqual(['gsi1', 'gsi2']);
+    expect(indexNamesOf({})).toEqual(TABLE_SCHEMA.indexes.map((index) => index.name));
+  });
+
+  it('refuses a count outside 1 to the number of indexes', () => {
+    for (const globalIndexes of [0, TABLE_SCHEMA.indexes.length + 1, 2.5, 'x'])
+      expect(() => synthesizeIdp({ globalIndexes }), String(globalIndexes)).toThrow(/globalIndexes/);
   });
 });
