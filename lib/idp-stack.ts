@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
 import { GROUP_TABLE_ACCESS } from '../shared/api/table-access.js';
+import { AuditStream } from './audit-stream.js';
 import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
 import { IdpSecrets } from './idp-secrets.js';
@@ -57,6 +58,7 @@ export class IdpStack extends Stack {
   readonly api: IdpApi;
   readonly functions: Record<EndpointGroup, IdpFunction>;
   readonly systemData: SystemDataSeed;
+  readonly auditStream: AuditStream;
 
   constructor(scope: Construct, id: string, props: IdpStackProps = {}) {
     super(scope, id, { description: 'IDP identity and access management service', ...props });
@@ -91,6 +93,7 @@ export class IdpStack extends Stack {
     this.pictures.grantPictureAccess(this.functions['user-pictures']);
 
     this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
+    this.auditStream = new AuditStream(this, 'AuditStream', { table: this.table });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the management API',

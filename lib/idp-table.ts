@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../shared/store/keys.js';
 
@@ -39,6 +39,8 @@ export class IdpTable extends TableV2 {
         sortKey: stringKey(index.sortKey),
       })),
       timeToLiveAttribute: TABLE_SCHEMA.timeToLiveAttribute,
+      // New items only: the audit stream forwards new records (lib/audit-stream.ts).
+      dynamoStream: StreamViewType.NEW_IMAGE,
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

@@ -27,7 +27,11 @@ const { app, stack } = synthesizeIdp();
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources;
 
-const everyFunction = () => [...Object.values(stack.functions), stack.systemData.handler];
+const everyFunction = () => [
+  ...Object.values(stack.functions),
+  stack.systemData.handler,
+  stack.auditStream.forwarder,
+];
 const statementsOf = (fn: IdpFunction): Statement[] => statementsOfRole(template, logicalIdOf(fn.role));
 const environmentOf = (fn: IdpFunction): Record<string, unknown> =>
   resources[logicalIdOf(fn.lambda)]?.Properties.Environment.Variables;
@@ -244,6 +248,13 @@ const GRANTS: Record<string, string[]> = {
   ],
   users: [LOGS, READS, NO_AUDIT, WRITES],
   'system-data handler': [LOGS, READS, NO_AUDIT, WRITES],
+  // The only role that reads the table's stream; it writes nothing to the table.
+  'audit forwarder': [
+    LOGS,
+    'dynamodb:DescribeStream dynamodb:GetRecords dynamodb:GetShardIterator dynamodb:ListStreams on table stream',
+    'events:PutEvents on events bus',
+    'sqs:GetQueueAttributes sqs:GetQueueUrl sqs:SendMessage on dead letters',
+  ],
   'system-data provider': [
     LOGS,
     'lambda:GetFunction on system-data handler',
@@ -426,6 +437,7 @@ describe('least privilege per function', () => {
     return new Map([
       ...FUNCTIONS.map((name) => [logicalIdOf(stack.functions[name].role), name] as const),
       [logicalIdOf(stack.systemData.handler.role), 'system-data handler'],
+      [logicalIdOf(stack.auditStream.forwarder.role), 'audit forwarder'],
       [providerFunction?.Properties.Role['Fn::GetAtt'][0], 'system-data provider'],
     ]);
   };
@@ -440,6 +452,8 @@ describe('least privilege per function', () => {
       [logicalIdOf(stack.secrets.signingKeys), 'signing-keys secret'],
       [logicalIdOf(stack.pictures.bucket), 'pictures bucket'],
       [logicalIdOf(stack.systemData.handler.lambda), 'system-data handler'],
+      [logicalIdOf(stack.auditStream.bus), 'events bus'],
+      [logicalIdOf(stack.auditStream.deadLetters), 'dead letters'],
       [logGroupOfRole(roleId) ?? '', 'its log group'],
     ]);
     return statementsOfRole(template, roleId)
@@ -450,7 +464,8 @@ describe('least privilege per function', () => {
   it('has a function for each written name, and only those', () => {
     expect(Object.keys(stack.functions).sort()).toEqual(FUNCTIONS);
     const lambdas = Object.keys(template.findResources('AWS::Lambda::Function'));
-    expect(lambdas).toHaveLength(FUNCTIONS.length + 2);
+    // Besides the endpoint functions: the seed handler, its provider, the audit forwarder.
+    expect(lambdas).toHaveLength(FUNCTIONS.length + 3);
   });
 
   it('grants every role exactly the statements written in GRANTS, and no role is left out', () => {
@@ -841,5 +856,34 @@ describe('upgrading a table deployed before its newer indexes (context globalInd
   it('refuses a count outside 1 to the number of indexes', () => {
     for (const globalIndexes of [0, TABLE_SCHEMA.indexes.length + 1, 2.5, 'x'])
       expect(() => synthesizeIdp({ globalIndexes }), String(globalIndexes)).toThrow(/globalIndexes/);
+  });
+});
+
+describe('audit events (lib/audit-stream.ts)', () => {
+  it('puts new audit records, and nothing else, from the table stream on the idp-events bus; outputs its ARN', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'idp-events' });
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]?.Properties).toMatchObject({
+      FunctionName: { Ref: logicalIdOf(stack.auditStream.forwarder.lambda) },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: { Keys: { pk: { S: [{ prefix: 'AUDIT#' }] }, sk: { S: ['RECORD'] } } },
+            }),
+          },
+        ],
+      },
+    });
+    const table = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'))[0];
+    expect(table?.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const outputs = Object.values(template.toJSON().Outputs ?? {}) as { Value: unknown }[];
+    expect(outputs.map((output) => output.Value)).toContainEqual({
+      'Fn::GetAtt': [logicalIdOf(stack.auditStream.bus), 'Arn'],
+    });
   });
 });

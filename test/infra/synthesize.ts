@@ -93,6 +93,7 @@ export const describeStatement = (statement: Statement, names: ReadonlyMap<strin
     }
     const getAtt = intrinsic['Fn::GetAtt'] as [string, string] | undefined;
     if (getAtt?.[1] === 'Arn') return names.get(getAtt[0]) ?? `${getAtt[0]}.Arn`;
+    if (getAtt?.[1] === 'StreamArn') return `${names.get(getAtt[0]) ?? getAtt[0]} stream`;
     const join = intrinsic['Fn::Join'] as [string, unknown[]] | undefined;
     if (join) return join[1].map(resource).join(join[0]);
     return JSON.stringify(value);

@@ -1,0 +1,57 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+  AttributeValue as StreamAttributeValue,
+} from 'aws-lambda';
+import { auditRecordsIn, eventEntry, MAX_ENTRIES_PER_PUT } from '../shared/audit/stream-events.js';
+import { awsRequestHandler } from '../shared/aws/request-timeouts.js';
+import { logger } from '../shared/http/logger.js';
+
+let client: EventBridgeClient | undefined;
+/** Created on first use: nothing in the function's init that can wait. */
+const events = () => {
+  client ??= new EventBridgeClient({ requestHandler: awsRequestHandler() });
+  return client;
+};
+
+/**
+ * Forwards audit records from the table's stream to the `idp-events` bus, ten per PutEvents call,
+ * in stream order. When an entry fails, the batch is reported failed from that record on: Lambda
+ * retries from there, so delivery is at least once (a consumer dedupes by the record's `id`).
+ */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const busName = process.env.IDP_EVENT_BUS_NAME ?? 'idp-events';
+  const records = auditRecordsIn(
+    event.Records.map((streamed) => ({
+      sequenceNumber: streamed.dynamodb?.SequenceNumber ?? '',
+      eventName: streamed.eventName ?? '',
+      item: streamed.dynamodb?.NewImage
+        ? unmarshall(
+            streamed.dynamodb.NewImage as Record<string, StreamAttributeValue> as Record<
+              string,
+              AttributeValue
+            >,
+          )
+        : undefined,
+    })),
+  );
+  for (let start = 0; start < records.length; start += MAX_ENTRIES_PER_PUT) {
+    const chunk = records.slice(start, start + MAX_ENTRIES_PER_PUT);
+    try {
+      const answer = await events().send(
+        new PutEventsCommand({ Entries: chunk.map(({ record }) => eventEntry(record, busName)) }),
+      );
+      const failed = (answer.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined);
+      if ((answer.FailedEntryCount ?? 0) === 0 || failed < 0) continue;
+      logger.warn('audit events not delivered; retried from the first', { failed: answer.FailedEntryCount });
+      return { batchItemFailures: [{ itemIdentifier: chunk[failed]?.sequenceNumber ?? '' }] };
+    } catch (error) {
+      logger.warn('audit events not delivered; retried', { error: error as Error });
+      return { batchItemFailures: [{ itemIdentifier: chunk[0]?.sequenceNumber ?? '' }] };
+    }
+  }
+  return { batchItemFailures: [] };
+};
