@@ -1,4 +1,5 @@
 import { userPasswordsRoutes } from '../shared/api/routes/user-passwords.js';
+import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
 import { badRequest } from '../shared/http/errors.js';
@@ -26,8 +27,12 @@ export const handler = groupHandler(
           { message: 'Does not match the current password', field: 'body.currentPassword' },
         ]);
       }
-      await updateUserAttributes(principal.organizationId, path.id, {
-        passwordHash: await hashPassword(body.newPassword),
+      const passwordHash = await hashPassword(body.newPassword);
+      await updateUserAttributes(principal.organizationId, path.id, { passwordHash }, [], Date.now(), {
+        action: 'password.changed',
+        targets: [{ type: 'user', id: user.id, name: user.email }],
+        // A secret-named field: the record says only "changed".
+        changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
       });
       return {};
     },

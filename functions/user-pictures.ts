@@ -1,4 +1,5 @@
 import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
+import { changesBetween } from '../shared/audit/changes.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
@@ -17,11 +18,16 @@ export const handler = groupHandler(
       const contentType = upload && detectImageType(upload);
       if (!upload || !contentType)
         throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
-      await requireUser(principal.organizationId, path.id);
+      const user = await requireUser(principal.organizationId, path.id);
       await (await pictureStore()).put(pictureKey(principal.organizationId, path.id), upload, contentType);
-      await updateUserAttributes(principal.organizationId, path.id, {
-        pictureContentType: contentType,
-        pictureUpdatedAt: Date.now(),
+      const picture = { pictureContentType: contentType, pictureUpdatedAt: Date.now() };
+      await updateUserAttributes(principal.organizationId, path.id, picture, [], picture.pictureUpdatedAt, {
+        action: 'user.picture.updated',
+        targets: [{ type: 'user', id: user.id, name: user.email }],
+        changes: changesBetween(
+          { pictureContentType: user.pictureContentType, pictureUpdatedAt: user.pictureUpdatedAt },
+          picture,
+        ),
       });
       return {};
     },

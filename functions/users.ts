@@ -30,7 +30,7 @@ import {
   requireUser,
   resetMfa,
   setUserStatus,
-  updateUserAttributes,
+  setUserType,
   updateUserProfile,
 } from '../shared/store/user-repository.js';
 
@@ -106,7 +106,7 @@ export const handler = groupHandler(
     },
 
     setUserType: async ({ path }, { principal }) => {
-      await updateUserAttributes(principal.organizationId, path.id, { userType: path.type });
+      await setUserType(principal.organizationId, path.id, path.type);
       return {};
     },
 

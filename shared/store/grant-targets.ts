@@ -39,6 +39,22 @@ export const withinGrantLimit = (field: string, id: string) => ({
   values: { ':max': MAX_GRANTS_PER_HOLDER, ':id': id },
 });
 
+/** The ids a user or group holds in a set field, as a failed condition saw its item. */
+export const heldIn = (seen: Record<string, unknown>, field: string): ReadonlySet<unknown> => {
+  const held = seen[field];
+  return held instanceof Set ? held : new Set();
+};
+
+/**
+ * A grant, revocation or membership change found the holder as asked already (granted, not held,
+ * a member): a success that changes nothing, and so records nothing.
+ */
+export class AlreadyAsAsked extends Error {
+  constructor() {
+    super('Nothing to change');
+  }
+}
+
 const FIELD_IN_WORDS: Record<GrantField, string> = {
   roles: 'roles',
   managedRoles: 'managed roles',

@@ -1,7 +1,7 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { GroupMemberEntity } from './entities.js';
-import { withinGrantLimit } from './grant-targets.js';
+import { AlreadyAsAsked, heldIn, withinGrantLimit } from './grant-targets.js';
 import { keys } from './keys.js';
 import { put, remove, update, type Write } from './writes.js';
 
@@ -15,21 +15,32 @@ export const groupLimitReached = (userId: string) =>
 /**
  * A membership has two sides: the user's `userGroups` set and the membership item listed under the
  * group. Every change writes both in one transaction, so they never disagree. A user belongs to at
- * most MAX_GRANTS_PER_HOLDER groups; joining a group the user is in already stays a success.
+ * most MAX_GRANTS_PER_HOLDER groups; joining a group the user is in already stays a success. With
+ * `onlyNew`, joining it again fails with AlreadyAsAsked instead, so that nothing is written (or
+ * recorded) for it.
  */
-export const joinGroupWrites = (orgId: string, userId: string, groupId: string, now: number): Write[] => {
+export const joinGroupWrites = (
+  orgId: string,
+  userId: string,
+  groupId: string,
+  now: number,
+  options: { onlyNew?: boolean } = {},
+): Write[] => {
   const limit = withinGrantLimit('userGroups', groupId);
   return [
     update(
       keys.user(orgId, userId),
       {
         update: 'ADD #field :group',
-        condition: `attribute_exists(pk) AND ${limit.condition}`,
+        condition: `attribute_exists(pk) AND ${limit.condition}${options.onlyNew ? ' AND NOT contains(#field, :id)' : ''}`,
         names: limit.names,
         values: { ':group': new Set([groupId]), ...limit.values },
         seeItemOnFailure: true,
       },
-      (user) => (user ? groupLimitReached(userId) : new NotFound('User', userId)),
+      (user) => {
+        if (!user) return new NotFound('User', userId);
+        return heldIn(user, 'userGroups').has(groupId) ? new AlreadyAsAsked() : groupLimitReached(userId);
+      },
     ),
     put(
       GroupMemberEntity.item({ organizationId: orgId, groupId, userId }, { userId, groupId, addedAt: now }),
@@ -37,21 +48,35 @@ export const joinGroupWrites = (orgId: string, userId: string, groupId: string, 
   ];
 };
 
-/** Leaving: `requireUser` says whether a missing user is a refusal (a caller naming it) or moot. */
+/**
+ * Leaving: `requireUser` says whether a missing user is a refusal (a caller naming it) or moot;
+ * with `onlyMember`, a user not in the group fails with AlreadyAsAsked and nothing is written.
+ */
 export const leaveGroupWrites = (
   orgId: string,
   userId: string,
   groupId: string,
-  options: { requireUser: boolean },
+  options: { requireUser: boolean; onlyMember?: boolean },
 ): Write[] => [
-  update(
-    keys.user(orgId, userId),
-    {
-      update: 'DELETE userGroups :group',
-      ...(options.requireUser ? { condition: 'attribute_exists(pk)' } : {}),
-      values: { ':group': new Set([groupId]) },
-    },
-    () => new NotFound('User', userId),
-  ),
+  options.onlyMember
+    ? update(
+        keys.user(orgId, userId),
+        {
+          update: 'DELETE userGroups :group',
+          condition: 'attribute_exists(pk) AND contains(userGroups, :id)',
+          values: { ':group': new Set([groupId]), ':id': groupId },
+          seeItemOnFailure: true,
+        },
+        (user) => (user ? new AlreadyAsAsked() : new NotFound('User', userId)),
+      )
+    : update(
+        keys.user(orgId, userId),
+        {
+          update: 'DELETE userGroups :group',
+          ...(options.requireUser ? { condition: 'attribute_exists(pk)' } : {}),
+          values: { ':group': new Set([groupId]) },
+        },
+        () => new NotFound('User', userId),
+      ),
   remove(GroupMemberEntity.key({ organizationId: orgId, groupId, userId })),
 ];

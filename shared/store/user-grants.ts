@@ -1,10 +1,15 @@
+import type { AuditAction } from '../audit/actions.js';
+import { changesBetween } from '../audit/changes.js';
 import { LimitExceeded, NotFound } from '../domain/errors.js';
+import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { RoleEntity, RoleNameGuardEntity, UserGroupEntity } from './entities.js';
 import {
+  AlreadyAsAsked,
   type GrantField,
   type GrantTarget,
   grantLimitReached,
+  heldIn,
   targetIsLive,
   withinGrantLimit,
 } from './grant-targets.js';
@@ -17,48 +22,109 @@ import {
   readNameCounts,
 } from './property-name-counts.js';
 import { requireUser } from './user-repository.js';
-import { check, concurrentChange, retryOnConcurrentChange, transact, update, writeOne } from './writes.js';
+import { check, concurrentChange, retryOnConcurrentChange, transact, update } from './writes.js';
 
 /** Keeps user items small: they are read on every page of the user list. */
 const MAX_ADDITIONAL_PROPERTIES_BYTES = 16 * 1024;
 
-const userNotFound = (userId: string) => () => new NotFound('User', userId);
-
-/**
- * Grants the target: one transaction checks that it is live in the organization and adds it, as
- * long as the user holds fewer than MAX_GRANTS_PER_HOLDER of its kind (or holds it already).
- */
-export const grantToUser = async (orgId: string, userId: string, target: GrantTarget): Promise<void> => {
-  const limit = withinGrantLimit(target.field, target.id);
-  await transact([
-    targetIsLive(target),
-    update(
-      keys.user(orgId, userId),
-      {
-        update: 'ADD #field :value',
-        condition: `attribute_exists(pk) AND ${limit.condition}`,
-        names: limit.names,
-        values: { ':value': new Set([target.id]), ...limit.values },
-        seeItemOnFailure: true,
-      },
-      (user) => (user ? grantLimitReached('User', target.field) : new NotFound('User', userId)),
-    ),
-  ]);
+/** What the audit log calls a grant of each field, and the target type of what is granted. */
+const GRANT_AUDIT: Record<GrantField, { granted: AuditAction; revoked: AuditAction; type: string }> = {
+  roles: { granted: 'user.role.granted', revoked: 'user.role.revoked', type: 'role' },
+  policies: { granted: 'user.policy.granted', revoked: 'user.policy.revoked', type: 'policy' },
+  managedRoles: {
+    granted: 'user.managedRole.granted',
+    revoked: 'user.managedRole.revoked',
+    type: 'managedRole',
+  },
 };
 
-/** Revokes idempotently; the target need not exist any more (archived roles can be revoked). */
-export const revokeFromUser = async (orgId: string, userId: string, field: GrantField, id: string) => {
-  await writeOne(
-    update(
-      keys.user(orgId, userId),
-      {
-        update: 'DELETE #field :value',
-        condition: 'attribute_exists(pk)',
-        names: { '#field': field },
-        values: { ':value': new Set([id]) },
-      },
-      userNotFound(userId),
-    ),
+/** The record of a grant or revocation: the user, then what was granted or revoked. */
+const grantRecord = (
+  orgId: string,
+  userId: string,
+  field: GrantField,
+  id: string,
+  change: 'granted' | 'revoked',
+) => ({
+  organizationId: orgId,
+  action: GRANT_AUDIT[field][change],
+  targets: [
+    { type: 'user', id: userId },
+    { type: GRANT_AUDIT[field].type, id },
+  ],
+});
+
+/** Runs a change that fails with AlreadyAsAsked when there is nothing to change: that is a success. */
+const unlessAlreadyAsAsked = async (change: Promise<void>): Promise<void> => {
+  try {
+    await change;
+  } catch (error) {
+    if (!(error instanceof AlreadyAsAsked)) throw error;
+  }
+};
+
+/**
+ * Grants the target: one transaction checks that it is live in the organization and adds it with
+ * its audit record, as long as the user holds fewer than MAX_GRANTS_PER_HOLDER of its kind. A
+ * target held already is a success that writes (and records) nothing.
+ */
+export const grantToUser = async (
+  orgId: string,
+  userId: string,
+  target: GrantTarget,
+  now = Date.now(),
+): Promise<void> => {
+  const limit = withinGrantLimit(target.field, target.id);
+  await unlessAlreadyAsAsked(
+    transact([
+      targetIsLive(target),
+      update(
+        keys.user(orgId, userId),
+        {
+          update: 'ADD #field :value',
+          condition: `attribute_exists(pk) AND ${limit.condition} AND NOT contains(#field, :id)`,
+          names: limit.names,
+          values: { ':value': new Set([target.id]), ...limit.values },
+          seeItemOnFailure: true,
+        },
+        (user) => {
+          if (!user) return new NotFound('User', userId);
+          return heldIn(user, target.field).has(target.id)
+            ? new AlreadyAsAsked()
+            : grantLimitReached('User', target.field);
+        },
+      ),
+      ...(await auditWrites(grantRecord(orgId, userId, target.field, target.id, 'granted'), now)),
+    ]),
+  );
+};
+
+/**
+ * Revokes idempotently, with its audit record; revoking what the user does not hold writes (and
+ * records) nothing. The target need not exist any more (archived roles can be revoked).
+ */
+export const revokeFromUser = async (
+  orgId: string,
+  userId: string,
+  field: GrantField,
+  id: string,
+  now = Date.now(),
+) => {
+  await unlessAlreadyAsAsked(
+    transact([
+      update(
+        keys.user(orgId, userId),
+        {
+          update: 'DELETE #field :value',
+          condition: 'attribute_exists(pk) AND contains(#field, :id)',
+          names: { '#field': field },
+          values: { ':value': new Set([id]), ':id': id },
+          seeItemOnFailure: true,
+        },
+        (user) => (user ? new AlreadyAsAsked() : new NotFound('User', userId)),
+      ),
+      ...(await auditWrites(grantRecord(orgId, userId, field, id, 'revoked'), now)),
+    ]),
   );
 };
 
@@ -84,24 +150,61 @@ export const resolveRoleId = async (
   throw new NotFound('Role', roleNameOrId);
 };
 
-/** Adds the user to the group, both sides at once; a group being copied or deleted takes no one. */
+/** The record of a membership change: the user, then the group. */
+const membershipRecord = (orgId: string, userId: string, groupId: string, action: AuditAction) => ({
+  organizationId: orgId,
+  action,
+  targets: [
+    { type: 'user', id: userId },
+    { type: 'group', id: groupId },
+  ],
+});
+
+/**
+ * Adds the user to the group, both sides at once, with its audit record; a group being copied or
+ * deleted takes no one. A member already is a success that writes (and records) nothing.
+ */
 export const addUserToGroup = async (orgId: string, userId: string, groupId: string, now = Date.now()) => {
-  await transact([
-    check(
-      UserGroupEntity.key({ organizationId: orgId, id: groupId }),
-      { condition: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)' },
-      () => new NotFound('User group', groupId),
-    ),
-    ...joinGroupWrites(orgId, userId, groupId, now),
-  ]);
+  await unlessAlreadyAsAsked(
+    transact([
+      check(
+        UserGroupEntity.key({ organizationId: orgId, id: groupId }),
+        { condition: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)' },
+        () => new NotFound('User group', groupId),
+      ),
+      ...joinGroupWrites(orgId, userId, groupId, now, { onlyNew: true }),
+      ...(await auditWrites(membershipRecord(orgId, userId, groupId, 'user.group.added'), now)),
+    ]),
+  );
 };
 
-export const removeUserFromGroup = async (orgId: string, userId: string, groupId: string) => {
-  await transact(leaveGroupWrites(orgId, userId, groupId, { requireUser: true }));
+/** Removes the user from the group with its audit record; a user not in it writes (and records) nothing. */
+export const removeUserFromGroup = async (
+  orgId: string,
+  userId: string,
+  groupId: string,
+  now = Date.now(),
+) => {
+  await unlessAlreadyAsAsked(
+    transact([
+      ...leaveGroupWrites(orgId, userId, groupId, { requireUser: true, onlyMember: true }),
+      ...(await auditWrites(membershipRecord(orgId, userId, groupId, 'user.group.removed'), now)),
+    ]),
+  );
 };
 
 /**
- * Sets or removes additional properties. The user's version guards the read-modify-write; the
+ * Additional properties as audit changes see them: one field per property, prefixed so that a
+ * property named like a bookkeeping field (`version`, `updatedAt`) is still shown.
+ */
+const propertyFields = (properties: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(properties).map(([name, value]) => [`additionalProperties.${name}`, value]),
+  );
+
+/**
+ * Sets or removes additional properties, with an audit record of the properties whose values
+ * changed (none changed: no record). The user's version guards the read-modify-write; the
  * counts of the names it adds or removes are read with the user and written conditioned on what was
  * read (shared/store/property-name-counts.ts), so the per-name counts behind
  * `GET /additionalUserProperties` stay exact, and a change bringing a name into use beyond
@@ -130,8 +233,20 @@ export const changeAdditionalProperties = async (
     if (Buffer.byteLength(JSON.stringify(next)) > MAX_ADDITIONAL_PROPERTIES_BYTES) {
       throw new LimitExceeded("A user's additional properties may take at most 16 KiB");
     }
+    const changes = changesBetween(propertyFields(current), propertyFields(next));
     try {
       await transact([
+        ...(Object.keys(changes).length === 0
+          ? []
+          : await auditWrites(
+              {
+                organizationId: orgId,
+                action: change.set ? 'user.properties.granted' : 'user.properties.revoked',
+                targets: [{ type: 'user', id: userId, name: user.email }],
+                changes,
+              },
+              now,
+            )),
         update(
           keys.user(orgId, userId),
           {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UserType } from '../api/route-definition.js';
 import { changesBetween } from '../audit/changes.js';
+import type { AuditEvent } from '../audit/record.js';
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { UserStatus } from '../schemas/users.js';
 import { ARCHIVED, type ArchivedIds, archivedIdsOf } from './archive.js';
@@ -338,39 +339,72 @@ type DirectAttributes = Pick<
   | 'pictureUpdatedAt'
 >;
 
-/** Sets and removes attributes of an existing user (user type, MFA secret, password hash, picture). */
+/** The audit record of a change made with updateUserAttributes; the caller knows what changed. */
+export type UserAttributesAudit = Omit<AuditEvent, 'organizationId'>;
+
+/**
+ * Sets and removes attributes of an existing user (MFA secret, password hash, picture). A caller
+ * that records the change passes `audit`: its record rides in the same transaction. Sign-in's
+ * callers record their own outcomes and pass none.
+ */
 export const updateUserAttributes = async (
   orgId: string,
   userId: string,
   set: Partial<DirectAttributes>,
   removed: (keyof DirectAttributes)[] = [],
   now = Date.now(),
+  audit?: UserAttributesAudit,
 ): Promise<void> => {
   const names = Object.keys(set);
-  await writeOne(
-    update(
-      keys.user(orgId, userId),
-      {
-        update: [
-          `SET ${[...names.map((_name, index) => `#s${index} = :s${index}`), 'updatedAt = :now'].join(', ')}`,
-          ...(removed.length > 0 ? [`REMOVE ${removed.map((_name, index) => `#r${index}`).join(', ')}`] : []),
-        ].join(' '),
-        condition: 'attribute_exists(pk)',
-        names: {
-          ...Object.fromEntries(names.map((name, index) => [`#s${index}`, name])),
-          ...Object.fromEntries(removed.map((name, index) => [`#r${index}`, name])),
-        },
-        values: {
-          ...Object.fromEntries(
-            names.map((name, index) => [`:s${index}`, set[name as keyof DirectAttributes]]),
-          ),
-          ':now': now,
-        },
+  const write = update(
+    keys.user(orgId, userId),
+    {
+      update: [
+        `SET ${[...names.map((_name, index) => `#s${index} = :s${index}`), 'updatedAt = :now'].join(', ')}`,
+        ...(removed.length > 0 ? [`REMOVE ${removed.map((_name, index) => `#r${index}`).join(', ')}`] : []),
+      ].join(' '),
+      condition: 'attribute_exists(pk)',
+      names: {
+        ...Object.fromEntries(names.map((name, index) => [`#s${index}`, name])),
+        ...Object.fromEntries(removed.map((name, index) => [`#r${index}`, name])),
       },
-      userNotFound(userId),
-    ),
+      values: {
+        ...Object.fromEntries(
+          names.map((name, index) => [`:s${index}`, set[name as keyof DirectAttributes]]),
+        ),
+        ':now': now,
+      },
+    },
+    userNotFound(userId),
   );
+  if (!audit) {
+    await writeOne(write);
+    return;
+  }
+  await transact([write, ...(await auditWrites({ organizationId: orgId, ...audit }, now))]);
 };
+
+/** Sets the user type; setting the type the user has already changes (and records) nothing. */
+export const setUserType = (orgId: string, userId: string, userType: UserType, now = Date.now()) =>
+  retryOnConcurrentChange(async () => {
+    const current = await requireUser(orgId, userId, true);
+    if (current.userType === userType) return;
+    await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'user.type.changed',
+          targets: [userTarget(current)],
+          changes: changesBetween({ userType: current.userType }, { userType }),
+        },
+        now,
+      )),
+      versioned(current, {
+        update: 'SET userType = :type, updatedAt = :now',
+        values: { ':type': userType, ':now': now },
+      }),
+    ]);
+  });
 
 const MFA = OrganizationEntity.projection('mfaEnabled');
 const NAME = OrganizationEntity.projection('name');
@@ -378,16 +412,40 @@ const NAME = OrganizationEntity.projection('name');
 /** DECISIONS.md: an invitation link is valid 7 days (the functions pass the configured lifetime). */
 const DEFAULT_INVITATION_SECONDS = 7 * 24 * 3600;
 
-/** Clears the user's TOTP secret so it enrolls again; only where the organization uses MFA. */
-export const resetMfa = async (orgId: string, userId: string): Promise<void> => {
+/** What an MFA reset clears: the TOTP secret, its last step and the recovery codes. */
+const MFA_ATTRIBUTES = ['totpSecret', 'totpLastStep', 'recoveryCodeDigests'] as const;
+
+/**
+ * Clears the user's TOTP secret so it enrolls again; only where the organization uses MFA. A user
+ * not enrolled has nothing to clear: nothing is written or recorded.
+ */
+export const resetMfa = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
+  // The first attempt uses the user read beside the organization; a retry reads it again.
+  let firstRead: Promise<UserRecord> | undefined = requireUser(orgId, userId, true);
   const [organization] = await Promise.all([
     OrganizationEntity.getProjected({ id: orgId }, MFA, { consistent: false }),
-    requireUser(orgId, userId),
+    firstRead,
   ]);
   if (!organization?.mfaEnabled) {
     throw new PreconditionFailed('The organization does not use multi-factor authentication');
   }
-  await updateUserAttributes(orgId, userId, {}, ['totpSecret', 'totpLastStep', 'recoveryCodeDigests']);
+  await retryOnConcurrentChange(async () => {
+    const current = await (firstRead ?? requireUser(orgId, userId, true));
+    firstRead = undefined;
+    const enrolled = Object.fromEntries(MFA_ATTRIBUTES.map((name) => [name, current[name]]));
+    const changes = changesBetween(enrolled, undefined);
+    if (Object.keys(changes).length === 0) return;
+    await transact([
+      ...(await auditWrites(
+        { organizationId: orgId, action: 'mfa.reset', targets: [userTarget(current)], changes },
+        now,
+      )),
+      versioned(current, {
+        update: `REMOVE ${MFA_ATTRIBUTES.join(', ')} SET updatedAt = :now`,
+        values: { ':now': now },
+      }),
+    ]);
+  });
 };
 
 /** Queues the join email again, with a new invitation link voiding the earlier one. */
@@ -403,6 +461,18 @@ export const queueJoinEmail = async (
   ]);
   const join = joinEmailWrites(user, organization?.name ?? orgId, invitationSeconds, now);
   await transact([
+    ...(await auditWrites(
+      {
+        organizationId: orgId,
+        action: 'invitation.sent',
+        targets: [userTarget(user)],
+        changes: changesBetween(
+          { invitationDigest: user.invitationDigest },
+          { invitationDigest: join.digest },
+        ),
+      },
+      now,
+    )),
     userLinkUpdate('invitation', { organizationId: orgId, userId }, join.digest, userNotFound(userId)),
     ...join.writes,
   ]);

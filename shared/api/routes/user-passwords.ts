@@ -8,6 +8,7 @@ import { noContent, routeGroup } from '../route-definition.js';
 export const userPasswordsRoutes = routeGroup('user-passwords')({
   changePassword: {
     route: 'PUT /idp/users/{id}/changePassword',
+    audit: ['password.changed'],
     summary: 'Change the own password',
     description:
       'The current password must be right; the new one is 12 to 1,024 characters, not the email and not a common password. A user without a password yet gets 400.',

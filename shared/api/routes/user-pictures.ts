@@ -10,6 +10,7 @@ export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
 export const userPicturesRoutes = routeGroup('user-pictures')({
   uploadUserPicture: {
     route: 'PUT /idp/users/{id}/picture',
+    audit: ['user.picture.updated'],
     summary: 'Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE',
     description:
       'The picture is the `files` part of a multipart/form-data body; its type is decided by its content (PNG, JPEG, GIF or WebP, otherwise 415, whatever its name), at most 5 MiB (413). `User.picture` then names it. Idempotent by nature, so it takes no `Idempotency-Key`.',

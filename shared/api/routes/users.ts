@@ -60,6 +60,7 @@ export const usersRoutes = routeGroup('users')({
   },
   resendJoinEmail: {
     route: 'PUT /idp/users/{id}/resendJoinEmail',
+    audit: ['invitation.sent'],
     summary: 'Send the join email again',
     description:
       'Sends the join email with a new invitation link, which voids the earlier one; also for INACTIVE users, whose link works once they are ACTIVE again.',
@@ -78,6 +79,7 @@ export const usersRoutes = routeGroup('users')({
   },
   setUserType: {
     route: 'PUT /idp/users/{id}/userType/{type}',
+    audit: ['user.type.changed'],
     summary: 'Set the user type (case-insensitive)',
     description: '`STANDARD` or `RESTRICTED`, also in lower case; tokens issued afterwards carry it.',
     permissions: ['USER.UPDATE'],
@@ -86,6 +88,7 @@ export const usersRoutes = routeGroup('users')({
   },
   grantUserRole: {
     route: 'PUT /idp/users/{id}/roles/{roleName}/grant',
+    audit: ['user.role.granted'],
     summary: 'Grant a role, named by name or id',
     description:
       'The role must exist in the organization and not be archived (404 naming it); granting a role held already is 204. A user holds at most 100 roles (409).',
@@ -95,6 +98,7 @@ export const usersRoutes = routeGroup('users')({
   },
   revokeUserRole: {
     route: 'PUT /idp/users/{id}/roles/{roleName}/revoke',
+    audit: ['user.role.revoked'],
     summary: 'Revoke a role, named by name or id',
     description: 'Revoking a role that is not held is 204; an archived role is still revoked by its id.',
     permissions: ['USER_ROLES.REVOKE'],
@@ -103,6 +107,7 @@ export const usersRoutes = routeGroup('users')({
   },
   grantUserPolicy: {
     route: 'PUT /idp/users/{id}/policies/{policyId}',
+    audit: ['user.policy.granted'],
     summary: 'Grant a policy',
     description:
       'The policy must exist in the organization and not be archived (404 naming it); granting it again is 204. A user holds at most 100 policies (409).',
@@ -111,6 +116,7 @@ export const usersRoutes = routeGroup('users')({
   },
   revokeUserPolicy: {
     route: 'DELETE /idp/users/{id}/policies/{policyId}',
+    audit: ['user.policy.revoked'],
     summary: 'Revoke a policy',
     description: 'Revoking a policy that is not held is 204; an archived policy is still revoked.',
     permissions: ['USER_POLICIES.REVOKE'],
@@ -118,6 +124,7 @@ export const usersRoutes = routeGroup('users')({
   },
   grantUserManagedRole: {
     route: 'PUT /idp/users/{id}/managedRoles/{roleId}',
+    audit: ['user.managedRole.granted'],
     summary: 'Grant a managed role',
     description:
       'A managed role is global (404 for an unknown id); granting it again is 204. A user holds at most 100 managed roles (409).',
@@ -126,6 +133,7 @@ export const usersRoutes = routeGroup('users')({
   },
   revokeUserManagedRole: {
     route: 'DELETE /idp/users/{id}/managedRoles/{roleId}',
+    audit: ['user.managedRole.revoked'],
     summary: 'Revoke a managed role',
     description: 'Revoking a managed role that is not held is 204.',
     permissions: ['USER_ROLES.REVOKE'],
@@ -133,6 +141,7 @@ export const usersRoutes = routeGroup('users')({
   },
   grantAdditionalProperties: {
     route: 'PUT /idp/users/{id}/additionalProperties/grant',
+    audit: ['user.properties.granted'],
     summary: 'Set additional properties (string, number or empty object values)',
     description:
       'Values are strings (at most 4,096 characters), numbers or `{}`; at most 50 names a call and 16 KiB a user (413 beyond). Properties not named are kept.',
@@ -142,6 +151,7 @@ export const usersRoutes = routeGroup('users')({
   },
   revokeAdditionalProperties: {
     route: 'PUT /idp/users/{id}/additionalProperties/revoke',
+    audit: ['user.properties.revoked'],
     summary: 'Remove additional properties',
     description:
       "Names the user does not hold are ignored; a name no user holds any more leaves the organization's list of names in use.",
@@ -151,6 +161,7 @@ export const usersRoutes = routeGroup('users')({
   },
   addUserToGroup: {
     route: 'PUT /idp/users/{id}/userGroups/{userGroupId}',
+    audit: ['user.group.added'],
     summary: 'Add the user to a user group',
     description:
       'The user group must exist in the organization (404 naming it); adding a member again changes nothing. A user belongs to at most 100 groups (409).',
@@ -159,6 +170,7 @@ export const usersRoutes = routeGroup('users')({
   },
   removeUserFromGroup: {
     route: 'DELETE /idp/users/{id}/userGroups/{userGroupId}',
+    audit: ['user.group.removed'],
     summary: 'Remove the user from a user group',
     description: 'Removing a user that is not a member is 204.',
     permissions: ['USER_GROUP.REVOKE'],
@@ -166,6 +178,7 @@ export const usersRoutes = routeGroup('users')({
   },
   resetUserMfa: {
     route: 'PUT /idp/users/{id}/resetMfa',
+    audit: ['mfa.reset'],
     summary: "Clear a user's TOTP secret so it enrolls again (400 when the organization has MFA disabled)",
     description:
       "Clears the user's TOTP secret and recovery codes, so the user enrols again at the next sign-in; 400 when the organization has MFA disabled.",
@@ -174,6 +187,7 @@ export const usersRoutes = routeGroup('users')({
   },
   resetMyMfa: {
     route: 'PUT /idp/me/resetMfa',
+    audit: ['mfa.reset'],
     summary: "Clear the calling user's TOTP secret (an API client gets 400)",
     description:
       'The user enrols again at the next sign-in; 400 for an API client, or when the organization has MFA disabled.',

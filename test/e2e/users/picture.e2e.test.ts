@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/user-pictures.js';
 import { getUser } from '../../../shared/store/user-repository.js';
+import { auditRecordsOf, storedAuditText } from '../../support/audit-items.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {
   errorFields,
@@ -156,6 +157,36 @@ describe('PUT /users/{id}/picture', () => {
     const picture = await download(second);
     expect([picture.type, picture.bytes]).toEqual(['image/jpeg', JPEG]);
     expect((await getUser(service.organizationId, id, true))?.pictureContentType).toBe('image/jpeg');
+  });
+
+  it('records each upload: its content type and time, never its bytes', async () => {
+    const id = await service.createUser();
+    await upload(id, { bytes: PNG });
+    const firstUpload = (await getUser(service.organizationId, id, true))?.pictureUpdatedAt;
+    await nextMillisecond();
+    await upload(id, { bytes: JPEG });
+    const stored = await getUser(service.organizationId, id, true);
+    const records = await auditRecordsOf(service.organizationId, {
+      targetId: id,
+      action: 'user.picture.updated',
+    });
+    expect(records).toHaveLength(2);
+    const [second, first] = records;
+    expect(first?.changes).toEqual({
+      pictureContentType: { from: null, to: 'image/png' },
+      pictureUpdatedAt: { from: null, to: firstUpload },
+    });
+    expect(second).toMatchObject({
+      actor: { id: service.admin.principalId },
+      targets: [{ type: 'user', id }],
+      changes: {
+        pictureContentType: { from: 'image/png', to: 'image/jpeg' },
+        pictureUpdatedAt: { from: firstUpload, to: stored?.pictureUpdatedAt },
+      },
+    });
+    expect(Object.keys(second?.changes ?? {})).toEqual(['pictureContentType', 'pictureUpdatedAt']);
+    const text = await storedAuditText(service.organizationId, records);
+    for (const bytes of [PNG, JPEG]) expect(text).not.toContain(Buffer.from(bytes).toString('base64'));
   });
 
   it('answers 404 for an unknown user and for a user of another organization', async () => {

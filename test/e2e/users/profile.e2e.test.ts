@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../../shared/auth/passwords.js';
 import { keys } from '../../../shared/store/keys.js';
 import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { auditRecordsOf, storedAuditText } from '../../support/audit-items.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {
   errorFields,
@@ -149,6 +150,14 @@ describe('PUT /users/{id}/changePassword', () => {
     expect(stored).toMatch(/^scrypt\$/);
     expect(await verifyPassword(next, stored)).toBe(true);
     expect(await verifyPassword(current, stored)).toBe(false);
+    // Recorded with the user as actor, and no password or hash anywhere in the stored record.
+    const records = await auditRecordsOf(service.organizationId, { targetId: id });
+    expect(records.filter((record) => record.action === 'password.changed')).toMatchObject([
+      { actor: { type: 'user', id }, targets: [{ type: 'user', id }], changes: { passwordHash: 'changed' } },
+    ]);
+    const recorded = await storedAuditText(service.organizationId, records);
+    for (const secret of [next, current, stored, stored.split('$').pop() as string])
+      expect(recorded).not.toContain(secret);
 
     const shown = await service.call('GET', `/idp/users/${id}`, { token: service.admin.token });
     const listed = await service.call('GET', '/idp/users', { token: service.admin.token });

@@ -14,6 +14,13 @@ export interface WalkCall<S = Record<string, string>> {
   /** The path with its parameters filled in (and a query, if any). */
   path: (made: S, org: ClientCaller) => string;
   body?: (made: S, org: ClientCaller) => unknown;
+  /** A multipart/form-data body instead (a picture upload). */
+  form?: (made: S, org: ClientCaller) => FormData;
+  /**
+   * Who calls, where not the organization's administrator client (a user acting on its own
+   * account, its token made by `prepare`): the token, and the actor the record must name.
+   */
+  as?: (made: S) => { token: string; actor: { type: 'user' | 'client'; id: string } };
   /**
    * An id the record names among its targets, from what was made or from the answer (a created
    * resource's Location); absent for a route that records nothing (`audit: []`).

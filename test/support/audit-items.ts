@@ -1,0 +1,24 @@
+import type { AuditRecord } from '../../shared/audit/record.js';
+import { type AuditQuery, queryAuditRecords } from '../../shared/store/audit-records.js';
+import { keys } from '../../shared/store/keys.js';
+import { getItem } from './records.js';
+
+/** An organization's audit records matching `query`, newest first, as GET /idp/auditEvents reads them. */
+export const auditRecordsOf = async (orgId: string, query: AuditQuery = {}): Promise<AuditRecord[]> =>
+  (await queryAuditRecords(orgId, query, { limit: 1000 })).records;
+
+/**
+ * The stored items of `records` (each record and its copies for further targets) as one text:
+ * what a test searches for a value that must never reach the audit log.
+ */
+export const storedAuditText = async (orgId: string, records: readonly AuditRecord[]): Promise<string> =>
+  JSON.stringify(
+    await Promise.all(
+      records.flatMap((record) => [
+        getItem(keys.auditRecord(orgId, record.id)),
+        ...record.targets
+          .slice(1)
+          .map((_, index) => getItem(keys.auditTargetCopy(orgId, record.id, index + 1))),
+      ]),
+    ),
+  );
