@@ -843,7 +843,7 @@ describe('upgrading a table deployed before its newer indexes (context globalInd
       'AWS::DynamoDB::GlobalTable',
     );
     const [table] = Object.values(tables);
-    return (table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map(
+    return ((table?.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
       (index) => index.IndexName,
     );
   };
