@@ -63,6 +63,7 @@ try {
     port,
     dynamoDbEndpoint: dynamo.endpoint,
     dataDirectory,
+    auditEventsFile: resolve(dataDirectory, 'audit-events.jsonl'),
     ...(env.IDP_ADMIN_CLIENT_ID ? { adminClientId: env.IDP_ADMIN_CLIENT_ID } : {}),
     ...(env.IDP_ADMIN_CLIENT_SECRET ? { adminClientSecret: env.IDP_ADMIN_CLIENT_SECRET } : {}),
     ...(env.IDP_ISSUER ? { issuer: env.IDP_ISSUER } : {}),
@@ -86,6 +87,7 @@ IDP is running.
   Token URL:       ${tokenUrl}
   OpenAPI:         ${service.baseUrl}/idp/openapi.json
   DynamoDB Local:  ${dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDirectory}`})
+  Audit events:    tail -f ${resolve(dataDirectory, 'audit-events.jsonl')}
   Organization:    ${service.organizationId}
   Admin client id: ${service.clientId}
   Admin secret:    ${service.clientSecret}

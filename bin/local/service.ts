@@ -1,4 +1,5 @@
 import { type RunningApiGateway, startApiGateway } from './api-gateway.js';
+import { followAuditRecords } from './audit-events-file.js';
 import { type BootstrapResult, bootstrapLocal } from './bootstrap.js';
 import { ensureTable } from './table.js';
 
@@ -13,6 +14,8 @@ export interface LocalServiceOptions {
   issuer?: string;
   /** The time the gateway stamps on requests (`ApiGatewayOptions.clock`); the machine's by default. */
   clock?: () => number;
+  /** Appends every new audit record to this file (`npm start`: `<data>/audit-events.jsonl`). */
+  auditEventsFile?: string;
   /** More to prepare before the service answers (`npm start`'s sign-in trial). */
   beforeReady?: (service: BootstrapResult & { baseUrl: string }) => Promise<void>;
 }
@@ -67,9 +70,20 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
       ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
       ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),
     });
+    const stopFollowing = options.auditEventsFile
+      ? await followAuditRecords({
+          endpoint: options.dynamoDbEndpoint,
+          tableName: tableName(),
+          file: options.auditEventsFile,
+        })
+      : async () => {};
     await options.beforeReady?.({ ...admin, baseUrl: gateway.url });
     gateway.ready();
-    return { ...admin, baseUrl: gateway.url, gateway, close: () => gateway.close() };
+    const close = async () => {
+      await stopFollowing();
+      await gateway.close();
+    };
+    return { ...admin, baseUrl: gateway.url, gateway, close };
   } catch (error) {
     await gateway.close();
     throw error;

@@ -16,6 +16,9 @@ const globalIndex = (index: (typeof TABLE_SCHEMA.indexes)[number]) => ({
   Projection: { ProjectionType: 'ALL' as const },
 });
 
+/** As the deployed table (lib/idp-table.ts): new images, which the audit events follow. */
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' as const };
+
 /** Creates the service table from the shared key schema unless it exists (DynamoDB Local). */
 export const ensureTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
   try {
@@ -30,6 +33,9 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
       throw new Error(
         `The local table "${tableName}" lacks index ${missingLocal.map((i) => i.name).join(', ')}: it was created by an older version. Remove the data directory (or run with IDP_IN_MEMORY=1).`,
       );
+    }
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
     }
     // Global indexes added by a newer version are created in place, one per update as DynamoDB asks.
     for (const index of TABLE_SCHEMA.indexes.filter((i) => !present.has(i.name))) {
@@ -65,6 +71,7 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
           { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map(globalIndex),
+        StreamSpecification: STREAM,
         LocalSecondaryIndexes: TABLE_SCHEMA.localIndexes.map((index) => ({
           IndexName: index.name,
           KeySchema: [

@@ -100,12 +100,18 @@ const bodyOf = (options: CallOptions): RequestInit['body'] => {
 };
 
 /** Starts the local service (API Gateway emulation + functions) on a free port with its own database. */
-const startService = async (dataDirectory: string, rateLimit: RateLimitSettings, clock?: () => number) => {
+const startService = async (
+  dataDirectory: string,
+  rateLimit: RateLimitSettings,
+  clock?: () => number,
+  auditEventsFile = false,
+) => {
   const local = await startLocalService({
     port: 0,
     dynamoDbEndpoint: isolateDatabase(),
     dataDirectory,
     ...(clock ? { clock } : {}),
+    ...(auditEventsFile ? { auditEventsFile: `${dataDirectory}/audit-events.jsonl` } : {}),
   });
   await updateOrganizationSettings(local.organizationId, { rateLimit });
   const { baseUrl, organizationId, clientId, clientSecret } = local;
@@ -233,13 +239,20 @@ export const useService = (
     rateLimit?: RateLimitSettings;
     /** The time the gateway stamps on requests (the second the rate limit counts them in). */
     clock?: () => number;
+    /** Follow the audit records into `<data>/audit-events.jsonl`, as `npm start` does. */
+    auditEventsFile?: boolean;
   } = {},
 ): TestService => {
   let started: Awaited<ReturnType<typeof startService>> | undefined;
   let dataDirectory: string | undefined;
   beforeAll(async () => {
     dataDirectory = makeTempDir('data');
-    started = await startService(dataDirectory, options.rateLimit ?? UNLIMITED, options.clock);
+    started = await startService(
+      dataDirectory,
+      options.rateLimit ?? UNLIMITED,
+      options.clock,
+      options.auditEventsFile,
+    );
   });
   afterAll(async () => {
     await started?.close();
