@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Tamper evidence for the audit log (CloudTrail's digest files, made per organization and hour).
+ * An hour's digest lists every record of the hour, in id order, with the SHA-256 of the record's
+ * stored text, in pages of at most DIGEST_PAGE_SIZE; its head holds the hashes of those pages, of
+ * all the hour's record texts together, and of the previous digest's head, and is signed with the
+ * service's signing key (ES256, a JWS). Editing a record changes its hash; deleting one leaves
+ * its id in the digest; editing or removing a digest breaks the next one's `previous` or its own
+ * signature. Pure: the store reads and writes, `npm run admin -- audit verify` compares.
+ */
+export const DIGEST_PAGE_SIZE = 1000;
+export const HOUR_MILLIS = 3_600_000;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** One record as a digest lists it. */
+export interface DigestEntry {
+  id: string;
+  sha256: string;
+}
+
+export const digestEntry = (id: string, storedText: string): DigestEntry => ({ id, sha256: sha256(storedText) });
+
+/** What the head of an hour's digest signs. */
+export interface DigestHead {
+  organizationId: string;
+  /** The hour's first millisecond. */
+  hour: number;
+  records: number;
+  /** SHA-256 of each page's entries, in order. */
+  pages: string[];
+  /** SHA-256 of the previous digest's signed head; null for an organization's first. */
+  previous: string | null;
+}
+
+export const pageHash = (entries: readonly DigestEntry[]): string => sha256(JSON.stringify(entries));
+
+/** The hash the next digest names as `previous`: of the signed head, as stored. */
+export const headHash = (signedHead: string): string => sha256(signedHead);
+
+export const hourOf = (time: number): number => Math.floor(time / HOUR_MILLIS) * HOUR_MILLIS;
+
+/** An hour's entries cut into pages, and the head over them. */
+export const hourDigest = (
+  organizationId: string,
+  hour: number,
+  entries: readonly DigestEntry[],
+  previous: string | null,
+): { head: DigestHead; pages: DigestEntry[][] } => {
+  const pages: DigestEntry[][] = [];
+  for (let start = 0; start < entries.length; start += DIGEST_PAGE_SIZE)
+    pages.push(entries.slice(start, start + DIGEST_PAGE_SIZE));
+  return {
+    head: { organizationId, hour, records: entries.length, pages: pages.map(pageHash), previous },
+    pages,
+  };
+};
+
+/** The first difference between what a digest lists and what the table holds, in id order. */
+export type Discrepancy =
+  | { kind: 'changed'; id: string }
+  | { kind: 'missing'; id: string }
+  | { kind: 'unlisted'; id: string };
+
+export const firstDiscrepancy = (
+  listed: readonly DigestEntry[],
+  found: readonly DigestEntry[],
+): Discrepancy | undefined => {
+  for (let index = 0; index < Math.max(listed.length, found.length); index++) {
+    const expected = listed[index];
+    const actual = found[index];
+    if (expected && actual && expected.id === actual.id) {
+      if (expected.sha256 !== actual.sha256) return { kind: 'changed', id: expected.id };
+      continue;
+    }
+    // Ids are sorted: the smaller one is the one the other side lacks.
+    if (expected && (!actual || expected.id < actual.id)) return { kind: 'missing', id: expected.id };
+    if (actual) return { kind: 'unlisted', id: actual.id };
+  }
+  return undefined;
+};
