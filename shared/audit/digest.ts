@@ -20,7 +20,10 @@ export interface DigestEntry {
   sha256: string;
 }
 
-export const digestEntry = (id: string, storedText: string): DigestEntry => ({ id, sha256: sha256(storedText) });
+export const digestEntry = (id: string, storedText: string): DigestEntry => ({
+  id,
+  sha256: sha256(storedText),
+});
 
 /** What the head of an hour's digest signs. */
 export interface DigestHead {

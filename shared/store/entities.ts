@@ -311,7 +311,7 @@ export const RoleEntity = defineEntity({
       createdAt: storedNumber,
       updatedAt: storedNumber,
       createdBy: storedString,
-      /** Guards the read-modify-write of plugin permissions. */
+      /** Guards the read-modify-writes of its permissions and plugin permissions. */
       version: storedNumber,
     }),
 });

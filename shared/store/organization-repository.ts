@@ -1,11 +1,24 @@
+import { changesBetween } from '../audit/changes.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
 import type * as z from '../zod.js';
+import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { ManagedRoleEntity, OrganizationEntity, RoleEntity } from './entities.js';
+import { jointProjection } from './entity.js';
 import { keys } from './keys.js';
 import { queryDirectory } from './query.js';
-import { ConcurrentChange, checkLive, create, transact, update, writeOne } from './writes.js';
+import {
+  ConcurrentChange,
+  checkLive,
+  concurrentChange,
+  create,
+  retryOnConcurrentChange,
+  transact,
+  update,
+  type Write,
+  writeOne,
+} from './writes.js';
 
 type OrganizationRecord = z.output<typeof OrganizationEntity.attributes>;
 
@@ -124,40 +137,103 @@ const DEFAULT_ROLE = OrganizationEntity.projection('defaultRole', 'archivedRoleI
 export const getDefaultRole = async (orgId: string): Promise<DefaultRole | undefined> =>
   defaultRoleOf(await OrganizationEntity.getProjected({ id: orgId }, DEFAULT_ROLE));
 
-const setDefaultRoleWrite = (orgId: string, defaultRole: DefaultRole | undefined, now: number) =>
-  update(
-    keys.organization(orgId),
-    defaultRole
-      ? { update: 'SET defaultRole = :role, updatedAt = :now', values: { ':now': now, ':role': defaultRole } }
-      : { update: 'SET updatedAt = :now REMOVE defaultRole', values: { ':now': now } },
-  );
+const DEFAULT_ROLE_SET = OrganizationEntity.projection('defaultRole');
+const ROLE_NAME = RoleEntity.projection('name', 'archived');
+
+/** The audit target of a default role: a role of the organization or a managed role. */
+const defaultRoleTarget = (defaultRole: DefaultRole, name?: string) => ({
+  type: defaultRole.isStandardRole ? 'role' : 'managedRole',
+  id: defaultRole.roleId,
+  ...(name ? { name } : {}),
+});
+
+const sameDefaultRole = (a: DefaultRole | undefined, b: DefaultRole | undefined) =>
+  a?.roleId === b?.roleId && a?.isStandardRole === b?.isStandardRole;
+
+/**
+ * Stores `next` as the default role (none when undefined) if the stored one is still `previous`,
+ * with the record of the change; `ConcurrentChange` otherwise (the caller reads again).
+ */
+const replaceDefaultRole = async (
+  orgId: string,
+  previous: DefaultRole | undefined,
+  next: { defaultRole: DefaultRole; name?: string } | undefined,
+  extra: Write | false,
+  now: number,
+) => {
+  const values: Record<string, unknown> = { ':now': now };
+  if (previous)
+    Object.assign(values, { ':previousId': previous.roleId, ':previousStandard': previous.isStandardRole });
+  if (next) values[':role'] = next.defaultRole;
+  await transact([
+    ...(await auditWrites(
+      {
+        organizationId: orgId,
+        action: next ? 'defaultRole.set' : 'defaultRole.cleared',
+        targets: [
+          { type: 'organization', id: orgId },
+          ...(next ? [defaultRoleTarget(next.defaultRole, next.name)] : []),
+          ...(previous ? [defaultRoleTarget(previous)] : []),
+        ],
+        changes: changesBetween({ defaultRole: previous }, { defaultRole: next?.defaultRole }),
+      },
+      now,
+    )),
+    update(
+      keys.organization(orgId),
+      {
+        update: next
+          ? 'SET defaultRole = :role, updatedAt = :now'
+          : 'SET updatedAt = :now REMOVE defaultRole',
+        condition: previous
+          ? 'defaultRole.roleId = :previousId AND defaultRole.isStandardRole = :previousStandard'
+          : 'attribute_not_exists(defaultRole)',
+        values,
+      },
+      concurrentChange,
+    ),
+    extra,
+  ]);
+};
 
 /**
  * Sets the default role: a role of the organization that is not archived, else a managed role of
- * that id (NotFound for neither). One BatchGet finds which; setting a role checks it is still live
- * in the same transaction that stores it.
+ * that id (NotFound for neither). One BatchGet finds which, with the default role stored now;
+ * setting a role checks it is still live in the same transaction that stores it. Setting the
+ * default role it is already changes nothing.
  */
-export const setDefaultRole = async (
-  orgId: string,
-  roleId: string,
-  now = Date.now(),
-): Promise<DefaultRole> => {
-  const roleKey = RoleEntity.key({ organizationId: orgId, id: roleId });
-  const managedRoleKey = ManagedRoleEntity.key({ id: roleId });
-  const read = await batchGetByKey([roleKey, managedRoleKey]);
-  const role = read.get(roleKey);
-  const roleNotFound = () => new NotFound('Role', roleId);
-  if (role && !RoleEntity.decode(role).archived) {
-    const defaultRole = { roleId, isStandardRole: true };
-    await transact([checkLive(roleKey, roleNotFound), setDefaultRoleWrite(orgId, defaultRole, now)]);
+export const setDefaultRole = (orgId: string, roleId: string, now = Date.now()): Promise<DefaultRole> =>
+  retryOnConcurrentChange(async () => {
+    const roleKey = RoleEntity.key({ organizationId: orgId, id: roleId });
+    const managedRoleKey = ManagedRoleEntity.key({ id: roleId });
+    const organizationKey = OrganizationEntity.key({ id: orgId });
+    const read = await batchGetByKey(
+      [roleKey, managedRoleKey, organizationKey],
+      jointProjection(ROLE_NAME, DEFAULT_ROLE_SET),
+    );
+    const roleItem = read.get(roleKey);
+    const role = roleItem && ROLE_NAME.decode(roleItem);
+    const organization = read.get(organizationKey);
+    const previous = organization && DEFAULT_ROLE_SET.decode(organization).defaultRole;
+    const roleNotFound = () => new NotFound('Role', roleId);
+    const isStandardRole = Boolean(role && !role.archived);
+    if (!isStandardRole && !read.get(managedRoleKey)) throw roleNotFound();
+    const defaultRole = { roleId, isStandardRole };
+    if (sameDefaultRole(previous, defaultRole)) return defaultRole;
+    await replaceDefaultRole(
+      orgId,
+      previous,
+      { defaultRole, ...(isStandardRole ? { name: role?.name } : {}) },
+      isStandardRole && checkLive(roleKey, roleNotFound),
+      now,
+    );
     return defaultRole;
-  }
-  if (!read.get(managedRoleKey)) throw roleNotFound();
-  const defaultRole = { roleId, isStandardRole: false };
-  await writeOne(setDefaultRoleWrite(orgId, defaultRole, now));
-  return defaultRole;
-};
+  });
 
-export const clearDefaultRole = async (orgId: string, now = Date.now()): Promise<void> => {
-  await writeOne(setDefaultRoleWrite(orgId, undefined, now));
-};
+/** New users receive no role from now on; clearing when none is set changes nothing. */
+export const clearDefaultRole = (orgId: string, now = Date.now()): Promise<void> =>
+  retryOnConcurrentChange(async () => {
+    const previous = (await OrganizationEntity.getProjected({ id: orgId }, DEFAULT_ROLE_SET))?.defaultRole;
+    if (!previous) return;
+    await replaceDefaultRole(orgId, previous, undefined, false, now);
+  });

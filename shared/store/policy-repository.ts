@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { changesBetween } from '../audit/changes.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_POLICIES_PER_ORGANIZATION } from '../domain/limits.js';
 import { archive } from './archive.js';
+import { auditWrites } from './audit-records.js';
 import { PolicyEntity, PolicyNameGuardEntity, type PolicyRecord } from './entities.js';
 import { keys } from './keys.js';
 import { queryListingPrefix } from './query.js';
@@ -25,6 +27,13 @@ const nameGuard = (orgId: string, name: string, policyId: string) =>
     () => new Conflict('Policy', 'A policy with this name already exists'),
   );
 
+/** A policy as the audit log names it. */
+const policyTarget = (policy: Pick<PolicyRecord, 'id' | 'name'>) => ({
+  type: 'policy',
+  id: policy.id,
+  name: policy.name,
+});
+
 /** Creates a policy and its name guard (unique among policies that are not archived: a conflict). */
 export const createPolicy = async (
   input: { organizationId: string; name: string; createdBy: string },
@@ -37,7 +46,17 @@ export const createPolicy = async (
     createdAt: now,
     updatedAt: now,
   };
+  const { organizationId: _org, ...audited } = policy;
   await transact([
+    ...(await auditWrites(
+      {
+        organizationId: policy.organizationId,
+        action: 'policy.created',
+        targets: [policyTarget(policy)],
+        changes: changesBetween(undefined, audited),
+      },
+      now,
+    )),
     put(PolicyEntity.item(policy, policy)),
     nameGuard(policy.organizationId, policy.name, policy.id),
     update(
@@ -74,6 +93,15 @@ export const renamePolicy = (orgId: string, policyId: string, name: string, now 
     if (policy.name === name) return;
     const guardMoves = policy.name.toLowerCase() !== name.toLowerCase();
     await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'policy.updated',
+          targets: [policyTarget({ id: policyId, name })],
+          changes: changesBetween({ name: policy.name }, { name }),
+        },
+        now,
+      )),
       update(
         keys.policy(orgId, policyId),
         {
@@ -101,5 +129,11 @@ export const archivePolicy = (orgId: string, policyId: string): Promise<void> =>
         key: PolicyNameGuardEntity.key({ organizationId: orgId, name: policy.name }),
         idAttribute: 'policyId',
       },
+      await auditWrites({
+        organizationId: orgId,
+        action: 'policy.archived',
+        targets: [policyTarget(policy)],
+        changes: changesBetween({ archived: false }, { archived: true }),
+      }),
     );
   });

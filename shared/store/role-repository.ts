@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { type Changes, changesBetween } from '../audit/changes.js';
+import type { AuditTarget } from '../audit/record.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { accessVersionBump } from './access-versions.js';
 import { archive } from './archive.js';
+import { auditWrites } from './audit-records.js';
 import { requireCataloguePermissions } from './catalogue-repository.js';
 import { type PluginGrant, RoleEntity, RoleNameGuardEntity, type RoleRecord } from './entities.js';
 import { keys, LISTINGS } from './keys.js';
@@ -14,7 +17,6 @@ import {
   retryOnConcurrentChange,
   transact,
   update,
-  writeOne,
 } from './writes.js';
 
 export type { PluginGrant, RoleRecord } from './entities.js';
@@ -24,6 +26,16 @@ const nameTaken = () => new Conflict('Role', 'A role with this name already exis
 
 export const roleNameGuard = (orgId: string, name: string, roleId: string) =>
   guard(RoleNameGuardEntity.key({ organizationId: orgId, name }), { roleId }, nameTaken);
+
+/** A role as the audit log names it. */
+const roleTarget = (role: Pick<RoleRecord, 'id' | 'name'>) => ({
+  type: 'role',
+  id: role.id,
+  name: role.name,
+});
+
+/** What the record of a role's creation shows: the role without its store bookkeeping. */
+const auditedRole = ({ organizationId: _org, sequence: _sequence, ...fields }: RoleRecord) => fields;
 
 /**
  * Creates a role: the item (listed in creation order), its name guard (unique among roles that
@@ -56,6 +68,15 @@ export const createRole = async (
     version: 1,
   };
   await transact([
+    ...(await auditWrites(
+      {
+        organizationId: role.organizationId,
+        action: 'role.created',
+        targets: [roleTarget(role)],
+        changes: changesBetween(undefined, auditedRole(role)),
+      },
+      now,
+    )),
     create(RoleEntity.item(role, role), () => new Conflict('Role', 'A role with this id already exists')),
     roleNameGuard(role.organizationId, role.name, role.id),
     bucketCountDelta(role.organizationId, LISTINGS.roles, sequence, 1),
@@ -80,59 +101,90 @@ export const requireRole = async (orgId: string, roleId: string): Promise<RoleRe
 const PERMISSIONS_NAME = { '#permissions': 'permissions' };
 
 /**
- * Changes a role that is not archived. A change that may take permissions away moves the
- * organization's access version in the same transaction, so tokens stop using what they cached
- * about the role; one that only adds does not.
+ * Changes a role that is not archived, if nobody changed it since it was read (its version), with
+ * the record of the change (`role.updated` with its `changes`). A change that takes permissions
+ * away moves the organization's access version in the same transaction, so tokens stop using what
+ * they cached about the role; one that only adds does not.
  */
 const updateLiveRole = async (
-  orgId: string,
-  roleId: string,
+  role: RoleRecord,
   change: {
-    update: string;
+    set?: string;
+    remove?: string;
     names?: Record<string, string>;
     values?: Record<string, unknown>;
-    condition?: string;
-    mayRemove: boolean;
+    removesAccess: boolean;
   },
-  fails: () => Error = roleNotFound(roleId),
+  audit: { action: 'role.updated' | 'role.pluginPermissions.set'; targets: AuditTarget[]; changes: Changes },
   now = Date.now(),
 ): Promise<void> => {
-  const write = update(
-    keys.role(orgId, roleId),
-    {
-      update: change.update,
-      condition: change.condition ?? IS_LIVE,
-      names: change.names ?? {},
-      values: { ':false': false, ':now': now, ...change.values },
-    },
-    fails,
-  );
-  if (change.mayRemove) await transact([write, accessVersionBump(orgId)]);
-  else await writeOne(write);
+  await transact([
+    ...(await auditWrites({ organizationId: role.organizationId, ...audit }, now)),
+    update(
+      keys.role(role.organizationId, role.id),
+      {
+        update: [
+          `SET ${[change.set, 'updatedAt = :now', 'version = :next'].filter(Boolean).join(', ')}`,
+          change.remove && `REMOVE ${change.remove}`,
+        ]
+          .filter(Boolean)
+          .join(' '),
+        // Archived or changed since it was read: the caller reads again (and finds it gone).
+        condition: `${IS_LIVE} AND version = :version`,
+        names: change.names ?? {},
+        values: {
+          ':false': false,
+          ':now': now,
+          ':version': role.version,
+          ':next': role.version + 1,
+          ...change.values,
+        },
+      },
+      concurrentChange,
+    ),
+    change.removesAccess && accessVersionBump(role.organizationId),
+  ]);
 };
+
+/**
+ * Gives the role the permissions `next` makes of those it holds (read-modify-write, retried on a
+ * race); a change that changes nothing writes and records nothing.
+ */
+const changePermissions = (
+  orgId: string,
+  roleId: string,
+  next: (held: ReadonlySet<string>) => ReadonlySet<string>,
+): Promise<void> =>
+  retryOnConcurrentChange(async () => {
+    const role = await requireRole(orgId, roleId);
+    const held = new Set(role.permissions ?? []);
+    const permissions = new Set(next(held));
+    const changes = changesBetween({ permissions: held }, { permissions });
+    if (Object.keys(changes).length === 0) return;
+    await updateLiveRole(
+      role,
+      permissions.size > 0
+        ? {
+            set: '#permissions = :permissions',
+            names: PERMISSIONS_NAME,
+            values: { ':permissions': permissions },
+            removesAccess: [...held].some((id) => !permissions.has(id)),
+          }
+        : // DynamoDB stores no empty set.
+          { remove: '#permissions', names: PERMISSIONS_NAME, removesAccess: true },
+      { action: 'role.updated', targets: [roleTarget(role)], changes },
+    );
+  });
 
 /** Replaces the role's permissions (ids of the catalogue). */
 export const setRolePermissions = async (orgId: string, roleId: string, requested: readonly string[]) => {
   await requireCataloguePermissions(requested, 'permissions');
-  const permissions = [...new Set(requested)];
-  await updateLiveRole(
-    orgId,
-    roleId,
-    // Replacing may drop any of the permissions held (unknown without a read).
-    permissions.length > 0
-      ? {
-          update: 'SET #permissions = :permissions, updatedAt = :now',
-          names: PERMISSIONS_NAME,
-          values: { ':permissions': new Set(permissions) },
-          mayRemove: true,
-        }
-      : { update: 'SET updatedAt = :now REMOVE #permissions', names: PERMISSIONS_NAME, mayRemove: true },
-  );
+  await changePermissions(orgId, roleId, () => new Set(requested));
 };
 
 /**
- * Adds or removes permission ids atomically; repeating it changes nothing (idempotent). Added ids
- * must be in the catalogue; removed ones need not (an id the catalogue dropped stays removable).
+ * Adds or removes permission ids; repeating it changes nothing (idempotent). Added ids must be in
+ * the catalogue; removed ones need not (an id the catalogue dropped stays removable).
  */
 export const changeRolePermissions = async (
   orgId: string,
@@ -141,44 +193,50 @@ export const changeRolePermissions = async (
   operation: 'ADD' | 'DELETE',
 ): Promise<void> => {
   if (operation === 'ADD') await requireCataloguePermissions(permissionIds, 'permissionIds');
-  if (permissionIds.length === 0) {
-    await requireRole(orgId, roleId);
-    return;
-  }
-  await updateLiveRole(orgId, roleId, {
-    update: `SET updatedAt = :now ${operation} #permissions :ids`,
-    names: PERMISSIONS_NAME,
-    values: { ':ids': new Set(permissionIds) },
-    mayRemove: operation === 'DELETE',
-  });
+  await changePermissions(orgId, roleId, (held) =>
+    operation === 'ADD'
+      ? new Set([...held, ...permissionIds])
+      : new Set([...held].filter((id) => !permissionIds.includes(id))),
+  );
 };
+
+/** A grant as a record shows it. */
+const shownGrants = (grants: readonly PluginGrant[]) =>
+  [...grants]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map(({ id, module, actionName }) => ({ id, module, actionName }));
 
 /**
  * Replaces the role's grants of one plugin, if nobody changed the role since it was read
- * (`ConcurrentChange` otherwise: the caller reads again and retries).
+ * (`ConcurrentChange` otherwise: the caller reads again and retries); grants that are those held
+ * already write and record nothing.
  */
 export const setRolePluginGrants = async (
   role: RoleRecord,
   pluginId: string,
   grants: readonly PluginGrant[],
 ) => {
+  const held = role.pluginPermissions[pluginId] ?? [];
+  const changes = changesBetween(
+    { pluginPermissions: shownGrants(held) },
+    { pluginPermissions: shownGrants(grants) },
+  );
+  if (Object.keys(changes).length === 0) return;
   const remaining = { ...role.pluginPermissions };
   delete remaining[pluginId];
   const kept = new Set(grants.map((grant) => grant.id));
   await updateLiveRole(
-    role.organizationId,
-    role.id,
+    role,
     {
-      update: 'SET pluginPermissions = :grants, updatedAt = :now, version = :next',
-      condition: `${IS_LIVE} AND version = :version`,
-      values: {
-        ':grants': grants.length > 0 ? { ...remaining, [pluginId]: grants } : remaining,
-        ':version': role.version,
-        ':next': role.version + 1,
-      },
-      mayRemove: (role.pluginPermissions[pluginId] ?? []).some((grant) => !kept.has(grant.id)),
+      set: 'pluginPermissions = :grants',
+      values: { ':grants': grants.length > 0 ? { ...remaining, [pluginId]: grants } : remaining },
+      removesAccess: held.some((grant) => !kept.has(grant.id)),
     },
-    concurrentChange,
+    {
+      action: 'role.pluginPermissions.set',
+      targets: [roleTarget(role), { type: 'plugin', id: pluginId }],
+      changes,
+    },
   );
 };
 
@@ -190,6 +248,14 @@ export const archiveRole = (orgId: string, roleId: string): Promise<void> =>
       orgId,
       { entity: 'Role', key: keys.role(orgId, roleId), id: roleId },
       { key: RoleNameGuardEntity.key({ organizationId: orgId, name: role.name }), idAttribute: 'roleId' },
-      [bucketCountDelta(orgId, LISTINGS.roles, role.sequence, -1)],
+      [
+        bucketCountDelta(orgId, LISTINGS.roles, role.sequence, -1),
+        ...(await auditWrites({
+          organizationId: orgId,
+          action: 'role.archived',
+          targets: [roleTarget(role)],
+          changes: changesBetween({ archived: false }, { archived: true }),
+        })),
+      ],
     );
   });

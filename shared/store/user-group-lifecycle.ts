@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { changesBetween } from '../audit/changes.js';
 import { Conflict } from '../domain/errors.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
+import { auditWrites } from './audit-records.js';
 import { UserGroupEntity, type UserGroupRecord } from './entities.js';
 import { joinGroupWrites, leaveGroupWrites } from './group-membership.js';
 import { keys, LISTINGS } from './keys.js';
 import { nextSequence } from './sequenced-listing.js';
 import {
+  auditedGroup,
   freeGuardWrites,
+  groupTarget,
   guardWrites,
   hideForDeletion,
   memberIdsOf,
@@ -55,7 +59,8 @@ const finishDeletion = async (orgId: string, groupId: string) => {
 
 /**
  * Deletes a group: first, atomically, hides it (mark, listing and count, name and number guards
- * freed), then removes it from its members in bounded transactions, then deletes the item.
+ * freed), then removes it from its members in bounded transactions, then deletes the item. The
+ * record rides with the first step, which commits the deletion (the rest only finishes it).
  */
 export const deleteUserGroup = async (orgId: string, groupId: string, now = Date.now()): Promise<void> => {
   await hideForDeletion(orgId, groupId, now);
@@ -141,7 +146,8 @@ const reserveCopy = async (source: UserGroupRecord, sequence: number, createdBy:
 /**
  * Duplicates a group with its description, status, grants and members (not its number). The copy
  * is created hidden (COPYING) under its reserved name, filled, then revealed in one transaction;
- * if filling fails, the partial copy is removed again.
+ * if filling fails, the partial copy is removed again. The record rides with the reveal: the
+ * transactions before it are undone when the copy fails, so only the reveal commits the copy.
  */
 export const duplicateUserGroup = async (
   orgId: string,
@@ -169,6 +175,15 @@ export const duplicateUserGroup = async (
         concurrentChange,
       ),
       ...visibilityWrites(copy, 1),
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'group.duplicated',
+          targets: [groupTarget(copy), groupTarget(source)],
+          changes: changesBetween(undefined, auditedGroup(copy)),
+        },
+        now,
+      )),
     ]);
   } catch (error) {
     await undoCopy(copy, error);

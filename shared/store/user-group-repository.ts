@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditAction } from '../audit/actions.js';
+import { changesBetween } from '../audit/changes.js';
 import { Conflict, NotFound } from '../domain/errors.js';
+import { auditWrites } from './audit-records.js';
 import {
   GroupMemberEntity,
   GroupNameGuardEntity,
@@ -8,7 +11,13 @@ import {
   UserGroupEntity,
   type UserGroupRecord,
 } from './entities.js';
-import { type GrantTarget, grantLimitReached, targetIsLive, withinGrantLimit } from './grant-targets.js';
+import {
+  type GrantField,
+  type GrantTarget,
+  grantLimitReached,
+  targetIsLive,
+  withinGrantLimit,
+} from './grant-targets.js';
 import { keys, LISTINGS } from './keys.js';
 import { queryPartition } from './query.js';
 import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
@@ -38,6 +47,21 @@ const nameGuardKey = (orgId: string, name: string) =>
   GroupNameGuardEntity.key({ organizationId: orgId, name });
 const numberGuardKey = (orgId: string, number: string) =>
   GroupNumberGuardEntity.key({ organizationId: orgId, number });
+
+/** A group as the audit log names it. */
+export const groupTarget = (group: Pick<UserGroupRecord, 'id'> & Partial<Pick<UserGroupRecord, 'name'>>) => ({
+  type: 'group',
+  id: group.id,
+  ...(group.name !== undefined ? { name: group.name } : {}),
+});
+
+/** What a record of a group's creation or deletion shows: the group without its store bookkeeping. */
+export const auditedGroup = ({
+  organizationId: _org,
+  sequence: _sequence,
+  lifecycle: _lifecycle,
+  ...fields
+}: UserGroupRecord) => fields;
 
 /** The group becoming visible (1) or hidden (-1): its listing count and the organization's count. */
 export const visibilityWrites = (group: UserGroupRecord, delta: 1 | -1): Write[] => [
@@ -89,6 +113,15 @@ export const createUserGroup = async (
     version: 1,
   };
   await transact([
+    ...(await auditWrites(
+      {
+        organizationId: group.organizationId,
+        action: 'group.created',
+        targets: [groupTarget(group)],
+        changes: changesBetween(undefined, auditedGroup(group)),
+      },
+      now,
+    )),
     create(
       UserGroupEntity.item(group, group),
       () => new Conflict('User group', 'A group with this id exists'),
@@ -119,7 +152,12 @@ const GROUP_COUNT = OrganizationEntity.projection('userGroupCount');
 export const countUserGroups = async (orgId: string): Promise<number> =>
   (await OrganizationEntity.getProjected({ id: orgId }, GROUP_COUNT))?.userGroupCount ?? 0;
 
-/** Changes the given fields; a new name or number moves its guard in the same transaction. */
+const UPDATABLE = ['name', 'number', 'description', 'status'] as const;
+
+/**
+ * Changes the given fields; a new name or number moves its guard in the same transaction. Values
+ * the group has already change nothing: nothing is written or recorded.
+ */
 export const updateUserGroup = (
   orgId: string,
   groupId: string,
@@ -136,9 +174,17 @@ export const updateUserGroup = (
       updatedBy,
       version: current.version + 1,
     };
+    const fields = (group: UserGroupRecord) =>
+      Object.fromEntries(UPDATABLE.map((field) => [field, group[field]]));
+    const audited = changesBetween(fields(current), fields(next));
+    if (Object.keys(audited).length === 0) return current;
     const nameMoves = next.name.toLowerCase() !== current.name.toLowerCase();
     const numberMoves = next.number !== current.number && Boolean(next.number);
     await transact([
+      ...(await auditWrites(
+        { organizationId: orgId, action: 'group.updated', targets: [groupTarget(next)], changes: audited },
+        now,
+      )),
       put(
         UserGroupEntity.item(next, next),
         {
@@ -157,10 +203,31 @@ export const updateUserGroup = (
     return next;
   });
 
+/** What a group's grant of each kind records, granted and revoked. */
+const GRANT_ACTIONS: Record<GrantField, { ADD: AuditAction; DELETE: AuditAction; type: string }> = {
+  roles: { ADD: 'group.role.granted', DELETE: 'group.role.revoked', type: 'role' },
+  policies: { ADD: 'group.policy.granted', DELETE: 'group.policy.revoked', type: 'policy' },
+  managedRoles: {
+    ADD: 'group.managedRole.granted',
+    DELETE: 'group.managedRole.revoked',
+    type: 'managedRole',
+  },
+};
+
+/** The group holds the id already (an assign) or does not (an unassign): nothing to write or record. */
+class NothingToChange extends Error {}
+
+const holds = (group: Record<string, unknown>, field: GrantField, id: string) => {
+  const held = group[field];
+  return held instanceof Set && held.has(id);
+};
+
 /**
  * Assigns (ADD) or unassigns (DELETE) a role, managed role or policy. Either way the target must be
- * live in the organization (NotFound naming it); the check and the atomic set change are one
- * transaction. A group holds at most MAX_GRANTS_PER_HOLDER of each kind (Conflict beyond).
+ * live in the organization (NotFound naming it); the check, the atomic set change and its record
+ * are one transaction. A group holds at most MAX_GRANTS_PER_HOLDER of each kind (Conflict beyond).
+ * Assigning what the group holds, or unassigning what it does not, succeeds without a write: the
+ * group's condition says so, so no read comes first.
  */
 export const changeUserGroupGrant = async (
   orgId: string,
@@ -173,37 +240,56 @@ export const changeUserGroupGrant = async (
   const values = { ':value': new Set([target.id]), ':one': 1, ':now': now, ':by': updatedBy };
   const live = 'attribute_exists(pk) AND attribute_not_exists(lifecycle)';
   const limit = withinGrantLimit(target.field, target.id);
-  await transact([
-    targetIsLive(target),
-    // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
-    operation === 'ADD'
-      ? update(
-          keys.userGroup(orgId, groupId),
-          {
-            update: 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by',
-            // At most MAX_GRANTS_PER_HOLDER of the kind; assigning a held one again stays a success.
-            condition: `${live} AND ${limit.condition}`,
-            names: limit.names,
-            values: { ...values, ...limit.values },
-            seeItemOnFailure: true,
-          },
-          // No item, or one being copied or deleted: not found; a live group: it is full.
-          (group) =>
-            group && group.lifecycle === undefined
-              ? grantLimitReached('User group', target.field)
-              : groupNotFound(groupId)(),
-        )
-      : update(
-          keys.userGroup(orgId, groupId),
-          {
-            update: 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
-            condition: live,
-            names: { '#field': target.field },
-            values,
-          },
-          groupNotFound(groupId),
-        ),
-  ]);
+  const grant = GRANT_ACTIONS[target.field];
+  try {
+    await transact([
+      targetIsLive(target),
+      // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
+      operation === 'ADD'
+        ? update(
+            keys.userGroup(orgId, groupId),
+            {
+              update: 'ADD #field :value, version :one SET updatedAt = :now, updatedBy = :by',
+              // At most MAX_GRANTS_PER_HOLDER of the kind, and not held yet.
+              condition: `${live} AND ${limit.condition} AND NOT contains(#field, :id)`,
+              names: limit.names,
+              values: { ...values, ...limit.values },
+              seeItemOnFailure: true,
+            },
+            // No item, or one being copied or deleted: not found; a live group holds it or is full.
+            (group) =>
+              group && group.lifecycle === undefined
+                ? holds(group, target.field, target.id)
+                  ? new NothingToChange()
+                  : grantLimitReached('User group', target.field)
+                : groupNotFound(groupId)(),
+          )
+        : update(
+            keys.userGroup(orgId, groupId),
+            {
+              update: 'DELETE #field :value ADD version :one SET updatedAt = :now, updatedBy = :by',
+              condition: `${live} AND contains(#field, :id)`,
+              names: { '#field': target.field },
+              values: { ...values, ':id': target.id },
+              seeItemOnFailure: true,
+            },
+            (group) =>
+              group && group.lifecycle === undefined ? new NothingToChange() : groupNotFound(groupId)(),
+          ),
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: grant[operation],
+          targets: [groupTarget({ id: groupId }), { type: grant.type, id: target.id }],
+        },
+        now,
+      )),
+    ]);
+  } catch (error) {
+    // A failed condition throws the first failing item's error: a target that is not live (the
+    // first item) is refused even when the group's condition failed too.
+    if (!(error instanceof NothingToChange)) throw error;
+  }
 };
 
 /**
@@ -217,6 +303,16 @@ export const hideForDeletion = (orgId: string, groupId: string, now: number) =>
     if (!group) throw groupNotFound(groupId)();
     if (group.lifecycle !== undefined) return;
     await transact([
+      // The group is gone for everyone from this transaction on: its record rides here.
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'group.deleted',
+          targets: [groupTarget(group)],
+          changes: changesBetween(auditedGroup(group), undefined),
+        },
+        now,
+      )),
       update(
         keys.userGroup(orgId, groupId),
         {

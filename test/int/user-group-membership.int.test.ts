@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { queryAuditRecords } from '../../shared/store/audit-records.js';
 import { batchGet, batchPut } from '../../shared/store/batch.js';
 import { keys } from '../../shared/store/keys.js';
 import { deleteUserGroup, duplicateUserGroup } from '../../shared/store/user-group-lifecycle.js';
@@ -85,6 +86,12 @@ const failTransactionNumber = (failAt: number) => {
   };
 };
 
+/** The actions of the organization's group records, oldest first, and the ids each names. */
+const groupRecords = async (orgId: string) =>
+  (await queryAuditRecords(orgId, { action: 'group.' }, { limit: 100 })).records
+    .reverse()
+    .map((record) => ({ action: record.action, targets: record.targets.map((target) => target.id) }));
+
 let restore: (() => void) | undefined;
 afterEach(() => {
   restore?.();
@@ -113,6 +120,11 @@ describe(`a user group with ${MEMBERS} members`, () => {
       true,
     );
     expect(await countUserGroups(orgId)).toBe(2);
+    // One record for 40 transactions: the copy's, naming it and its source.
+    expect(await groupRecords(orgId)).toEqual([
+      { action: 'group.created', targets: [source.id] },
+      { action: 'group.duplicated', targets: [copy.id, source.id] },
+    ]);
 
     started = Date.now();
     await deleteUserGroup(orgId, source.id);
@@ -125,6 +137,8 @@ describe(`a user group with ${MEMBERS} members`, () => {
     );
     expect(await countUserGroups(orgId)).toBe(1);
     expect((await listUserGroups(orgId, 0, 10)).groups.map((group) => group.id)).toEqual([copy.id]);
+    expect((await groupRecords(orgId)).at(-1)).toEqual({ action: 'group.deleted', targets: [source.id] });
+    expect(await groupRecords(orgId)).toHaveLength(3);
   }, 300_000);
 
   // That a half-deleted group grants nothing: permission-removals.int.test.ts.
@@ -147,9 +161,15 @@ describe(`a user group with ${MEMBERS} members`, () => {
     for (const [userId, groups] of await groupsOfUsers(orgId, memberIds)) {
       expect(groups.has(group.id), `user ${userId}`).toBe(remaining.has(userId));
     }
+    // The hiding committed the deletion, so its record is there already; finishing adds none.
+    const deleted = { action: 'group.deleted', targets: [group.id] };
+    expect(await groupRecords(orgId)).toEqual([{ action: 'group.created', targets: [group.id] }, deleted]);
     await createUserGroup({ organizationId: orgId, name: 'Crashy', createdBy: 't' });
 
     await deleteUserGroup(orgId, group.id);
+    expect((await groupRecords(orgId)).filter((record) => record.action === 'group.deleted')).toEqual([
+      deleted,
+    ]);
     expect(await getUserGroup(orgId, group.id)).toBeUndefined();
     expect(await memberIdsOf(orgId, group.id)).toEqual([]);
     expect([...(await groupsOfUsers(orgId, memberIds)).values()].some((groups) => groups.has(group.id))).toBe(
@@ -171,7 +191,14 @@ describe(`a user group with ${MEMBERS} members`, () => {
     for (const groups of (await groupsOfUsers(orgId, memberIds)).values()) {
       expect([...groups]).toEqual([group.id]);
     }
+    // An undone copy leaves no record.
+    expect((await groupRecords(orgId)).map((record) => record.action)).toEqual(['group.created']);
     // The name was released with the partial copy.
-    expect((await duplicateUserGroup(orgId, group.id, 't')).name).toBe('Copy of Team');
+    const copy = await duplicateUserGroup(orgId, group.id, 't');
+    expect(copy.name).toBe('Copy of Team');
+    expect((await groupRecords(orgId)).at(-1)).toEqual({
+      action: 'group.duplicated',
+      targets: [copy.id, group.id],
+    });
   }, 300_000);
 });

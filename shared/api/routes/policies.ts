@@ -19,6 +19,7 @@ export const policiesRoutes = routeGroup('policies')({
     description:
       'The name is trimmed, 1 to 200 characters, and unique among policies that are not archived, compared case-insensitively (409); an organization holds at most 1,000 such policies (409). Answers 204 with `Location`.',
     permissions: ['DETAILED_PERMISSION.WRITE'],
+    audit: ['policy.created'],
     request: { body: policyRequest },
     response: { ...noContent('Created; Location names it'), location: true },
   },
@@ -35,6 +36,7 @@ export const policiesRoutes = routeGroup('policies')({
     description:
       "The new name must be unique among policies that are not archived, case-insensitively (409); a case variant of the policy's own name is allowed. An archived policy is 404.",
     permissions: ['DETAILED_PERMISSION.WRITE'],
+    audit: ['policy.updated'],
     request: { body: policyRequest },
     response: noContent('Renamed'),
   },
@@ -44,6 +46,7 @@ export const policiesRoutes = routeGroup('policies')({
     description:
       'The policy stays stored, marked: it is 404 to read, rename or archive again, unlisted and not grantable, it counts for nothing in tokens issued afterwards, and its name is free again.',
     permissions: ['DETAILED_PERMISSION.WRITE'],
+    audit: ['policy.archived'],
     response: noContent('Archived'),
   },
 });

@@ -23,6 +23,7 @@ const permissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
         ? 'Every id must be in the catalogue (400 naming each); ids held already change nothing, and an empty list only checks that the role exists. An archived role is 404.'
         : 'Ids not held change nothing, and ids are not checked against the catalogue, so one it no longer has can still be removed; an empty list only checks that the role exists. An archived role is 404.',
     permissions: ['ROLES.UPDATE'],
+    audit: ['role.updated'],
     request: { body: assignRevokeRolePermissionRequest },
     response: noContent(action === 'assign' ? 'Assigned' : 'Revoked'),
   }) as const;
@@ -33,6 +34,7 @@ const pluginPermissionChange = <A extends 'assign' | 'revoke'>(action: A) =>
     summary: `${action === 'assign' ? 'Add' : 'Remove'} permissions of a plugin assigned to the organization`,
     description: `Each \`{module, actionName}\` must match one of the plugin's definitions (400 naming it); ${action === 'assign' ? 'those held already change nothing' : 'those not held change nothing'}. 404 for a plugin not assigned to the organization, or for a role that is unknown or archived.`,
     permissions: ['ROLES.UPDATE'],
+    audit: ['role.pluginPermissions.set'],
     request: { body: assignRevokeRolePluginPermissionRequest },
     response: noContent(action === 'assign' ? 'Assigned' : 'Revoked'),
   }) as const;
@@ -52,6 +54,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       'The name is trimmed, 1 to 200 characters, and unique among roles that are not archived, compared case-insensitively (409); every permission id must be in the catalogue (400 naming each). Answers 204 with `Location`.',
     permissions: ['ROLES.ADD'],
+    audit: ['role.created'],
     request: { body: newRoleRequest },
     response: { ...noContent('Created; Location names it'), location: true },
   },
@@ -69,6 +72,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       'Replaces the whole set of catalogue permissions (400 naming any id not in the catalogue); tokens issued afterwards carry the change. An archived role is 404.',
     permissions: ['ROLES.UPDATE'],
+    audit: ['role.updated'],
     request: { body: updateRoleRequest },
     response: noContent('Updated'),
   },
@@ -78,6 +82,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       'The role stays stored, marked: it is 404 to read, update or archive again, unlisted and not grantable, it grants nothing to those holding it in tokens issued afterwards, and its name is free again. When it was the default role, new users receive none.',
     permissions: ['ROLES.DELETE'],
+    audit: ['role.archived'],
     response: noContent('Archived'),
   },
   assignRolePermissions: permissionChange('assign'),
@@ -96,6 +101,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       "Replaces the role's permissions of one plugin (`[]` clears them); each `{module, actionName}` must match one of the plugin's definitions (400 naming it), and the plugin's own dependencies are not added. 404 for a plugin not assigned to the organization.",
     permissions: ['ROLES.UPDATE'],
+    audit: ['role.pluginPermissions.set'],
     request: { body: pluginPermissionsRequest },
     response: noContent('Replaced'),
   },
@@ -131,6 +137,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       'A role id (`isStandardRole: true`) or a managed role id (`false`); a role id wins when both exist, and neither, or an archived role, is 404. Users that exist already keep what they were given.',
     permissions: ['ROLES.UPDATE'],
+    audit: ['defaultRole.set'],
     request: { body: defaultRoleRequest },
     response: noContent('Set'),
     errors: [404],
@@ -141,6 +148,7 @@ export const rolesRoutes = routeGroup('roles')({
     description:
       '`GET /getDefaultRole` then answers `{"isStandardRole": null}`. Users that exist already keep what they were given.',
     permissions: ['ROLES.UPDATE'],
+    audit: ['defaultRole.cleared'],
     response: noContent('Cleared'),
   },
 });

@@ -15,6 +15,12 @@ const changed = (description: string) => ({ status: 200 as const, description, b
 
 const TARGET_NAMES = { roles: 'role', policies: 'policy', managedRoles: 'managed role' } as const;
 
+const GRANT_ACTIONS = {
+  roles: { assign: 'group.role.granted', unassign: 'group.role.revoked' },
+  policies: { assign: 'group.policy.granted', unassign: 'group.policy.revoked' },
+  managedRoles: { assign: 'group.managedRole.granted', unassign: 'group.managedRole.revoked' },
+} as const;
+
 const assignment = <T extends 'roles' | 'policies' | 'managedRoles', A extends 'assign' | 'unassign'>(
   target: T,
   action: A,
@@ -29,6 +35,7 @@ const assignment = <T extends 'roles' | 'policies' | 'managedRoles', A extends '
     target === 'policies'
       ? [action === 'assign' ? ('USER_POLICIES.GRANT' as const) : ('USER_POLICIES.REVOKE' as const)]
       : [action === 'assign' ? ('USER_ROLES.GRANT' as const) : ('USER_ROLES.REVOKE' as const)],
+  audit: [GRANT_ACTIONS[target][action]],
   request: {
     body:
       target === 'roles'
@@ -48,6 +55,7 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     description:
       'The name is unique case-insensitively, and the number unique when given (409). Answers 201 with `Location` and `{"userGroup": ...}`.',
     permissions: ['USER_GROUP.ADD'],
+    audit: ['group.created'],
     request: { body: createUserGroupRequest },
     response: {
       status: 201,
@@ -87,6 +95,7 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     description:
       'Changes only the fields given; the name and the number stay unique (409). An INACTIVE group grants nothing to its members.',
     permissions: ['USER_GROUP.UPDATE'],
+    audit: ['group.updated'],
     request: { body: updateUserGroupRequest },
     response: changed('The updated user group'),
   },
@@ -96,6 +105,7 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
     description:
       'Removes the group from every member; what it granted stops counting in tokens issued afterwards.',
     permissions: ['USER_GROUP.DELETE'],
+    audit: ['group.deleted'],
     response: noContent('Deleted'),
   },
   duplicateUserGroup: {
@@ -110,6 +120,7 @@ export const userGroupsRoutes = routeGroup('user-groups', { userTypes: ['STANDAR
       'USER_POLICIES.GRANT',
       'USER_GROUP.GRANT',
     ],
+    audit: ['group.duplicated'],
     response: changed('The new user group'),
   },
   assignUserGroupRole: assignment('roles', 'assign'),

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../shared/api/routes.js';
 import type { AuditRecord } from '../../../shared/audit/record.js';
 import { type ClientCaller, useService } from '../../support/service.js';
+import { POLICIES_CALLS } from './walk/policies.js';
+import { ROLES_CALLS } from './walk/roles.js';
+import { USER_GROUPS_CALLS } from './walk/user-groups.js';
 import { USER_PASSWORDS_CALLS } from './walk/user-passwords.js';
 import { USER_PICTURES_CALLS } from './walk/user-pictures.js';
 import { USERS_CALLS } from './walk/users.js';
@@ -19,6 +22,9 @@ const CALLS: Record<string, WalkCall<never>> = {
   ...USERS_CALLS,
   ...USER_PICTURES_CALLS,
   ...USER_PASSWORDS_CALLS,
+  ...ROLES_CALLS,
+  ...POLICIES_CALLS,
+  ...USER_GROUPS_CALLS,
 };
 
 const WRITES = ROUTES.filter((route) => route.kind === 'management' && route.method !== 'GET');
