@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
 import { GROUP_TABLE_ACCESS } from '../shared/api/table-access.js';
+import { AuditDigests } from './audit-digests.js';
 import { AuditStream } from './audit-stream.js';
 import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
@@ -59,6 +60,7 @@ export class IdpStack extends Stack {
   readonly functions: Record<EndpointGroup, IdpFunction>;
   readonly systemData: SystemDataSeed;
   readonly auditStream: AuditStream;
+  readonly auditDigests: AuditDigests;
 
   constructor(scope: Construct, id: string, props: IdpStackProps = {}) {
     super(scope, id, { description: 'IDP identity and access management service', ...props });
@@ -94,6 +96,7 @@ export class IdpStack extends Stack {
 
     this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
     this.auditStream = new AuditStream(this, 'AuditStream', { table: this.table });
+    this.auditDigests = new AuditDigests(this, 'AuditDigests', { table: this.table, secrets: this.secrets });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the management API',

@@ -4,6 +4,7 @@ import type { RouteDefinition } from '../shared/api/route-definition.js';
 import { middlewareOf } from '../shared/api/route-middleware.js';
 import type { TableAccess } from '../shared/api/table-access.js';
 import {
+  AUDIT_DIGEST_PREFIX,
   AUDIT_INDEX_NAMES,
   AUDIT_PREFIX,
   keys,
@@ -86,8 +87,15 @@ export const tableStatements = (
       resources: [table.tableArn],
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_PREFIX}*`] } },
     }),
+    // Digests are written once and kept: nobody rewrites or deletes one.
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_DIGEST_PREFIX}*`] } },
+    }),
   ];
-  if (access === 'read-audit') {
+  if (access === 'read-audit' || (typeof access === 'object' && access.readsAudit)) {
     statements.push(
       new PolicyStatement({ actions: ['dynamodb:Query'], resources: [...AUDIT_INDEX_NAMES].map(indexArn) }),
     );

@@ -15,8 +15,11 @@ export type TableAccess =
   /** Reads the table and the audit indexes, which no other function may read. */
   | 'read-audit'
   | 'read-write'
-  /** Reads the table; writes only items whose partition key matches one of these patterns. */
-  | { readonly writesPartitions: readonly string[] };
+  /**
+   * Reads the table; writes only items whose partition key matches one of these patterns; with
+   * `readsAudit`, also reads the audit indexes (the digest function).
+   */
+  | { readonly writesPartitions: readonly string[]; readonly readsAudit?: boolean };
 
 /** What the steps after proving who someone is write: the pending request, a session, the code. */
 const SIGN_IN_STEP_PARTITIONS = [

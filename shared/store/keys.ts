@@ -62,6 +62,8 @@ export const RATE_COUNTER_PARTITIONS = `${RATE_COUNTER_PREFIX}*`;
 
 /** Every audit item's partition key starts so: IAM scopes who may write and read them. */
 export const AUDIT_PREFIX = 'AUDIT#';
+/** Every audit digest's partition key starts so: nobody may change or delete them. */
+export const AUDIT_DIGEST_PREFIX = 'DIGEST#';
 
 /**
  * How audit records are found (shared/store/audit-records.ts). Each index keys a record by one
@@ -210,6 +212,18 @@ export const keys = {
     key(`${AUDIT_PREFIX}${orgId}#${recordId}`, `TARGET#${position}`),
   auditIndexKey: (orgId: string, dimension: AuditDimension, value: string, shard: number) =>
     `${AUDIT_PREFIX}${orgId}#${dimension}#${value}#${shard}`,
+
+  // Audit digests (shared/audit/digest.ts): an organization's signed hour heads in one partition,
+  // each hour's pages of record hashes in one of their own. Not under AUDIT#: the digest function
+  // reads them; nobody changes or deletes them (IAM).
+  auditDigestHeads: (orgId: string) => `${AUDIT_DIGEST_PREFIX}${orgId}`,
+  auditDigestHead: (orgId: string, hour: number) =>
+    key(`${AUDIT_DIGEST_PREFIX}${orgId}`, `HOUR#${String(hour).padStart(15, '0')}`),
+  auditDigestPage: (orgId: string, hour: number, page: number) =>
+    key(
+      `${AUDIT_DIGEST_PREFIX}${orgId}#${String(hour).padStart(15, '0')}`,
+      `PAGE#${String(page).padStart(6, '0')}`,
+    ),
 
   // Idempotency records: one partition each (a table with a local index cannot split
   // a partition key value, so one shared partition would cap the whole service).

@@ -1,0 +1,231 @@
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { JwtVerifier } from 'aws-jwt-verify';
+import type { JwtHeader } from 'aws-jwt-verify/jwt-model';
+import { encodeTime } from 'ulid';
+import {
+  type DigestEntry,
+  type DigestHead,
+  type Discrepancy,
+  digestEntry,
+  firstDiscrepancy,
+  HOUR_MILLIS,
+  headHash,
+  hourDigest,
+  pageHash,
+} from '../audit/digest.js';
+import { signEs256 } from '../auth/compact-jwt.js';
+import { currentSigningKey, publicJwks } from '../auth/signing-keys.js';
+import { auditSettings } from './audit-records.js';
+import { db, tableName } from './dynamo.js';
+import { AUDIT_INDEXES, keys } from './keys.js';
+
+/** The JWS `typ` of a signed digest head: no token of the service can pass for one. */
+export const DIGEST_TYP = 'idp-audit-digest+jwt';
+
+const idBounds = (hour: number) => ({
+  first: `${encodeTime(hour, 10)}${'0'.repeat(16)}`,
+  last: `${encodeTime(hour + HOUR_MILLIS - 1, 10)}${'Z'.repeat(16)}`,
+});
+
+/** One shard's records of the hour, oldest first, page by page. */
+async function* shardEntries(orgId: string, hour: number, shard: number): AsyncGenerator<DigestEntry> {
+  const { index, partitionKey, sortKey } = AUDIT_INDEXES.timeline;
+  const { first, last } = idBounds(hour);
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :last',
+        ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey, '#record': 'record' },
+        ExpressionAttributeValues: {
+          ':pk': keys.auditIndexKey(orgId, 'timeline', '', shard),
+          ':first': first,
+          ':last': last,
+        },
+        ProjectionExpression: 'recordId, #record',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) yield digestEntry(String(item.recordId), String(item.record));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** Every record of the hour in id order: the shards' ordered streams merged, never all in memory. */
+async function* hourEntries(orgId: string, hour: number): AsyncGenerator<DigestEntry> {
+  const { shards } = await auditSettings(orgId);
+  const streams = Array.from({ length: shards }, (_, shard) => shardEntries(orgId, hour, shard));
+  const heads = await Promise.all(streams.map((stream) => stream.next()));
+  for (;;) {
+    let smallest = -1;
+    heads.forEach((head, index) => {
+      const current = heads[smallest];
+      if (!head.done && (smallest < 0 || (current && !current.done && head.value.id < current.value.id)))
+        smallest = index;
+    });
+    const chosen = heads[smallest];
+    if (!chosen || chosen.done) return;
+    yield chosen.value;
+    heads[smallest] = await (streams[smallest] as AsyncGenerator<DigestEntry>).next();
+  }
+}
+
+const collect = async (entries: AsyncIterable<DigestEntry>) => {
+  const all: DigestEntry[] = [];
+  for await (const entry of entries) all.push(entry);
+  return all;
+};
+
+interface StoredHead {
+  hour: number;
+  jws: string;
+}
+
+/** The organization's signed digest heads from `sinceHour` on, oldest first. */
+const heads = async (orgId: string, sinceHour = 0): Promise<StoredHead[]> => {
+  const found: StoredHead[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk >= :since',
+        ExpressionAttributeValues: {
+          ':pk': keys.auditDigestHeads(orgId),
+          ':since': keys.auditDigestHead(orgId, sinceHour).sk,
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) found.push({ hour: Number(item.hour), jws: String(item.jws) });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+};
+
+const latestHeadBefore = async (orgId: string, hour: number): Promise<StoredHead | undefined> => {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk < :hour',
+      ExpressionAttributeValues: {
+        ':pk': keys.auditDigestHeads(orgId),
+        ':hour': keys.auditDigestHead(orgId, hour).sk,
+      },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const [item] = page.Items ?? [];
+  return item ? { hour: Number(item.hour), jws: String(item.jws) } : undefined;
+};
+
+const pageItems = (orgId: string, hour: number, pages: DigestEntry[][]) =>
+  pages.map((entries, index) => ({
+    ...keys.auditDigestPage(orgId, hour, index),
+    entries: JSON.stringify(entries),
+  }));
+
+/**
+ * Writes the organization's digest of `hour` unless it has one or the hour has no record: its
+ * pages, then the signed head, which names the previous digest's. Answers the head written.
+ */
+export const writeHourDigest = async (orgId: string, hour: number): Promise<DigestHead | undefined> => {
+  const entries = await collect(hourEntries(orgId, hour));
+  if (entries.length === 0) return undefined;
+  const previous = await latestHeadBefore(orgId, hour);
+  const { head, pages } = hourDigest(orgId, hour, entries, previous ? headHash(previous.jws) : null);
+  for (const item of pageItems(orgId, hour, pages))
+    await db().send(new PutCommand({ TableName: tableName(), Item: item }));
+  const { kid, key } = await currentSigningKey();
+  const jws = signEs256({ kid, typ: DIGEST_TYP }, { ...head }, key);
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.auditDigestHead(orgId, hour), hour, jws },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    // Another run digested this hour first: its digest stands.
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+  return head;
+};
+
+/** What `audit verify` finds: nothing, or the first digest or record that does not match. */
+export type VerifyFinding =
+  | { ok: true; digests: number; records: number }
+  | { ok: false; hour: number; problem: string; record?: Discrepancy };
+
+const verifierOf = async () => {
+  const verifier = JwtVerifier.create({
+    issuer: null,
+    audience: null,
+    // Never fetched: the service's own keys are cached below, and verifySync fetches nothing.
+    jwksUri: 'https://idp.invalid/.well-known/jwks.json',
+  });
+  verifier.cacheJwks((await publicJwks()) as Parameters<typeof verifier.cacheJwks>[0]);
+  return (jws: string): DigestHead =>
+    verifier.verifySync(jws, {
+      customJwtCheck: ({ header }: { header: JwtHeader }) => {
+        if (header.typ !== DIGEST_TYP) throw new Error('not a digest');
+        if (header.crit !== undefined)
+          throw new Error('crit names an extension this service does not understand');
+      },
+    }) as unknown as DigestHead;
+};
+
+/**
+ * Recomputes every digest of the organization from `sinceHour` on and compares: each head's
+ * signature and link to the one before, each page's hash, and each listed record against the
+ * table. Answers the first thing that does not match.
+ */
+export const verifyDigests = async (orgId: string, sinceHour = 0): Promise<VerifyFinding> => {
+  const verify = await verifierOf();
+  const stored = await heads(orgId, sinceHour);
+  let previous = sinceHour > 0 ? await latestHeadBefore(orgId, sinceHour) : undefined;
+  let records = 0;
+  for (const { hour, jws } of stored) {
+    let head: DigestHead;
+    try {
+      head = verify(jws);
+    } catch {
+      return { ok: false, hour, problem: 'the digest signature does not verify' };
+    }
+    if (head.organizationId !== orgId || head.hour !== hour)
+      return { ok: false, hour, problem: 'the digest is of another organization or hour' };
+    if (head.previous !== (previous ? headHash(previous.jws) : null))
+      return {
+        ok: false,
+        hour,
+        problem: 'the digest does not follow the one before it (a digest was changed or removed)',
+      };
+    const listed: DigestEntry[] = [];
+    for (let index = 0; index < head.pages.length; index++) {
+      const { Item } = await db().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: keys.auditDigestPage(orgId, hour, index),
+          ConsistentRead: true,
+        }),
+      );
+      const entries = JSON.parse(String(Item?.entries ?? '[]')) as DigestEntry[];
+      if (pageHash(entries) !== head.pages[index])
+        return { ok: false, hour, problem: `page ${index + 1} of the digest was changed or removed` };
+      listed.push(...entries);
+    }
+    const found = await collect(hourEntries(orgId, hour));
+    const record = firstDiscrepancy(listed, found);
+    if (record) return { ok: false, hour, problem: `record ${record.id} ${record.kind}`, record };
+    records += listed.length;
+    previous = { hour, jws };
+  }
+  return { ok: true, digests: stored.length, records };
+};
