@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../shared/api/routes.js';
 import type { AuditRecord } from '../../../shared/audit/record.js';
 import { type ClientCaller, useService } from '../../support/service.js';
+import { CLIENTS_CALLS } from './walk/clients.js';
+import { ORGANIZATIONS_CALLS } from './walk/organizations.js';
+import { SSO_CALLS } from './walk/sso.js';
 import { USERS_CALLS } from './walk/users.js';
 import type { WalkCall } from './walk/walk-call.js';
 
@@ -13,7 +16,12 @@ import type { WalkCall } from './walk/walk-call.js';
 const service = useService();
 
 /** Every group's calls, by operationId (walk/<group>.ts). */
-const CALLS: Record<string, WalkCall<never>> = { ...USERS_CALLS };
+const CALLS: Record<string, WalkCall<never>> = {
+  ...USERS_CALLS,
+  ...CLIENTS_CALLS,
+  ...SSO_CALLS,
+  ...ORGANIZATIONS_CALLS,
+};
 
 const WRITES = ROUTES.filter((route) => route.kind === 'management' && route.method !== 'GET');
 /** Routes whose recording is not wired yet (issue 26, in progress): this list only shrinks. */
