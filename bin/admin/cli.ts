@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
+import { withAuditScope } from '../../shared/audit/scope.js';
 import { DomainError, type FieldProblem, NotFound } from '../../shared/domain/errors.js';
 import { COMMANDS, type Command, type CommandResult } from './commands.js';
+import { operatorActor } from './operator.js';
 import { CredentialsMissing, configureTarget, requireOperatorCredentials, UsageError } from './target.js';
 
 /** Where the CLI writes and what it reads; the process's own streams, or a test's. */
@@ -99,6 +101,14 @@ const describeFailure = (error: unknown, target: string): string => {
   return `${name}: ${message}`;
 };
 
+/** `--json`: the result as JSON, or one JSON line per entry for a listing; otherwise the summary. */
+const printResult = (result: CommandResult, json: boolean, io: CliIo) => {
+  if (!json) io.out(result.summary);
+  else if (result.jsonLines) {
+    if (result.jsonLines.length > 0) io.out(result.jsonLines.map((line) => JSON.stringify(line)).join('\n'));
+  } else io.out(JSON.stringify(result.json, null, 2));
+};
+
 /**
  * Runs one command line of the operator CLI and answers its exit code: 0 done, 1 refused or
  * failed (the message says why), 2 wrong command line (with the usage). Help of any kind is
@@ -155,8 +165,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     });
     target = configured.description;
     if (!configured.local) await requireOperatorCredentials();
-    const result: CommandResult = await command.run(values, { readStdin: io.readStdin });
-    io.out(values.json ? JSON.stringify(result.json, null, 2) : result.summary);
+    // Every change the command makes is recorded as the operator's.
+    const result: CommandResult = await withAuditScope({ actor: operatorActor() }, () =>
+      command.run(values, { readStdin: io.readStdin }),
+    );
+    printResult(result, values.json === true, io);
     return 0;
   } catch (error) {
     const message = error instanceof UsageError ? error.message : describeFailure(error, target);

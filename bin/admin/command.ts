@@ -10,6 +10,8 @@ export const OPERATOR = 'idp-admin';
 export interface CommandResult {
   /** Printed with `--json`. */
   json: unknown;
+  /** Printed with `--json` instead of `json`, one compact line each (a listing that may be long). */
+  jsonLines?: readonly unknown[];
   /** Printed otherwise: a few readable lines. */
   summary: string;
 }

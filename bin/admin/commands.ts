@@ -1,3 +1,4 @@
+import { AUDIT_COMMANDS } from './audit-commands.js';
 import type { Command } from './command.js';
 import { SSO_COMMANDS } from './sso-commands.js';
 import { SYSTEM_COMMANDS } from './system-commands.js';
@@ -6,4 +7,9 @@ import { TENANT_COMMANDS } from './tenant-commands.js';
 export type { Command, CommandResult } from './command.js';
 
 /** Every command of the operator CLI, by its words (`org create`), in the order `help` lists them. */
-export const COMMANDS: Record<string, Command> = { ...TENANT_COMMANDS, ...SSO_COMMANDS, ...SYSTEM_COMMANDS };
+export const COMMANDS: Record<string, Command> = {
+  ...TENANT_COMMANDS,
+  ...SSO_COMMANDS,
+  ...SYSTEM_COMMANDS,
+  ...AUDIT_COMMANDS,
+};

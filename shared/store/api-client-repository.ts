@@ -1,14 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { UserType } from '../api/route-definition.js';
+import { changesBetween } from '../audit/changes.js';
 import { storeConfig } from '../config.js';
 import { refuseStandardClientPolicies } from '../domain/api-client-rules.js';
 import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
 import { accessVersionBump } from './access-versions.js';
+import { auditWrites } from './audit-records.js';
 import { browserOriginRemovals, browserOriginWrites } from './browser-origins.js';
 import { ApiClientEntity, type ApiClientRecord, PolicyEntity, RoleEntity } from './entities.js';
 import { keys, LISTINGS, TABLE_SCHEMA } from './keys.js';
 import { bucketCountDelta, type ListingIndex, nextSequence, readPage } from './sequenced-listing.js';
-import { checkLive, create, transact, update, writeOne } from './writes.js';
+import { checkLive, concurrentChange, create, retryOnConcurrentChange, transact, update } from './writes.js';
 
 export type { ApiClientRecord } from './entities.js';
 
@@ -39,6 +41,16 @@ const clientListing = (orgId: string): ListingIndex => {
     consistent: false,
   };
 };
+
+/** A client as the audit log names it. */
+const clientTarget = (client: Pick<ApiClientRecord, 'id' | 'name'>) => ({
+  type: 'client',
+  id: client.id,
+  name: client.name,
+});
+
+/** What a record of a client's registration shows (its secret only as "changed"). */
+const auditedFields = ({ organizationId: _org, sequence: _sequence, ...fields }: ApiClientRecord) => fields;
 
 const unknownReference = (field: 'roles' | 'policies', id: string) => () =>
   new InvalidReference(`Unknown ${field === 'roles' ? 'role' : 'policy'}`, [
@@ -94,6 +106,15 @@ export const createApiClient = async (
     sequence,
   };
   await transact([
+    ...(await auditWrites(
+      {
+        organizationId: orgId,
+        action: 'client.created',
+        targets: [clientTarget(client)],
+        changes: changesBetween(undefined, auditedFields(client)),
+      },
+      now,
+    )),
     create(
       ApiClientEntity.item(client, client),
       () => new Conflict('API client', 'An API client with this id already exists'),
@@ -166,7 +187,6 @@ const liveClientUpdate = (
     update: string;
     values: Record<string, unknown>;
     names?: Record<string, string>;
-    condition?: string;
   },
 ) =>
   update(
@@ -174,55 +194,75 @@ const liveClientUpdate = (
     {
       update: change.update,
       // Another organization's client answers exactly like an unknown one.
-      condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}${change.condition ? ` AND ${change.condition}` : ''}`,
+      condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}`,
       names: change.names ?? {},
       values: { ':org': orgId, ':false': false, ...change.values },
     },
     clientNotFound(clientId),
   );
 
-const updateLiveClient = async (
-  orgId: string,
-  clientId: string,
-  change: Parameters<typeof liveClientUpdate>[2],
-): Promise<ApiClientRecord> => {
-  const item = await writeOne(liveClientUpdate(orgId, clientId, change), { returnNew: true });
-  return ApiClientEntity.decode(item ?? {});
-};
-
 /**
  * Issues a new secret; the previous one keeps working for `graceSeconds` (by default the
- * configured grace, 24 h), then stops.
+ * configured grace, 24 h), then stops. Read first, then written on condition that nobody changed
+ * the client meanwhile: the answer (and the audit record) are exactly what was written.
  */
-export const rotateClientSecret = async (
+export const rotateClientSecret = (
   orgId: string,
   clientId: string,
   rotatedBy: string,
   graceSeconds = storeConfig().clientSecretGraceSeconds,
   now = Date.now(),
-): Promise<ApiClientRecord> => {
-  try {
-    return await updateLiveClient(orgId, clientId, {
-      condition: '(attribute_not_exists(tokenEndpointAuthMethod) OR tokenEndpointAuthMethod <> :none)',
-      update:
-        'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, secretIssuedAt = :now, lastModifiedBy = :by, lastModifiedDate = :now',
-      values: {
-        ':none': 'none',
-        ':expires': now + graceSeconds * 1000,
-        ':secret': newClientSecret(),
-        ':by': rotatedBy,
-        ':now': now,
-      },
-    });
-  } catch (error) {
-    // Only on refusal: tell a public application apart from an unknown client.
-    const client = error instanceof NotFound ? await getApiClient(clientId) : undefined;
-    if (client?.organizationId === orgId && !hasSecret(client)) {
+): Promise<ApiClientRecord> =>
+  retryOnConcurrentChange(async () => {
+    const client = await getApiClient(clientId);
+    if (client?.organizationId !== orgId) throw clientNotFound(clientId)();
+    if (!hasSecret(client)) {
       throw new Conflict('API client', 'A public application (tokenEndpointAuthMethod none) has no secret');
     }
-    throw error;
-  }
-};
+    const rotated: ApiClientRecord = {
+      ...client,
+      clientSecret: newClientSecret(),
+      previousSecret: client.clientSecret,
+      previousSecretExpiresAt: now + graceSeconds * 1000,
+      secretIssuedAt: now,
+      lastModifiedBy: rotatedBy,
+      lastModifiedDate: now,
+    };
+    await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'client.secret.rotated',
+          targets: [clientTarget(client)],
+          changes: changesBetween(
+            { clientSecret: client.clientSecret },
+            { clientSecret: rotated.clientSecret },
+          ),
+        },
+        now,
+      )),
+      update(
+        keys.apiClient(clientId),
+        {
+          update:
+            'SET previousSecret = clientSecret, previousSecretExpiresAt = :expires, clientSecret = :secret, secretIssuedAt = :now, lastModifiedBy = :by, lastModifiedDate = :now',
+          // A deletion or another change since the read: read again (and refuse a deleted client).
+          condition: `attribute_exists(pk) AND ${NOT_DELETED} AND clientSecret = :read AND lastModifiedDate = :readAt`,
+          values: {
+            ':false': false,
+            ':read': client.clientSecret,
+            ':readAt': client.lastModifiedDate,
+            ':expires': rotated.previousSecretExpiresAt,
+            ':secret': rotated.clientSecret,
+            ':by': rotatedBy,
+            ':now': now,
+          },
+        },
+        concurrentChange,
+      ),
+    ]);
+    return rotated;
+  });
 
 /**
  * Operators (local bootstrap, CLI): replace the secret or roles outright, without a grace period.
@@ -267,6 +307,15 @@ export const deleteApiClient = async (
   const client = await getApiClient(clientId);
   if (!client || client.organizationId !== orgId) throw clientNotFound(clientId)();
   await transact([
+    ...(await auditWrites(
+      {
+        organizationId: orgId,
+        action: 'client.deleted',
+        targets: [clientTarget(client)],
+        changes: { deleted: { from: false, to: true } },
+      },
+      now,
+    )),
     update(
       keys.apiClient(clientId),
       {

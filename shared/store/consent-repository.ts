@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { changesBetween } from '../audit/changes.js';
 import { NotFound } from '../domain/errors.js';
 import type * as z from '../zod.js';
+import { auditWrites } from './audit-records.js';
 import { AgreementEntity, ConsentEntity, LatestAgreementEntity } from './entities.js';
 import { check, create, put, transact } from './writes.js';
 
@@ -37,8 +39,9 @@ export const hasAcceptedLatest = async (orgId: string, principalId: string): Pro
 class ConsentExists extends Error {}
 
 /**
- * Records the principal's consent to an agreement (NotFound for an unknown one). Idempotent: a
- * repeat answers the consent recorded first.
+ * Records the principal's consent to an agreement (NotFound for an unknown one), and its audit
+ * record in the same transaction. Idempotent: a repeat answers the consent recorded first and
+ * records nothing.
  */
 export const recordConsent = async (
   orgId: string,
@@ -55,6 +58,17 @@ export const recordConsent = async (
   };
   try {
     await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'consent.accepted',
+          targets: [{ type: 'agreement', id: agreementId }],
+          changes: changesBetween(undefined, { consentId: consent.id, agreementId }),
+          // Whoever consents acts, also on the sign-in page, whose scope knows nobody yet.
+          actor: { id: principalId },
+        },
+        now.getTime(),
+      )),
       check(
         AgreementEntity.key({ id: agreementId }),
         { condition: 'attribute_exists(pk)' },

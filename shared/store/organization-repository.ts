@@ -1,4 +1,6 @@
 import { changesBetween } from '../audit/changes.js';
+import { type AuditSettings, DEFAULT_AUDIT_SETTINGS } from '../audit/settings.js';
+import { changedAuditSettings } from '../domain/audit-settings-change.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import type { RateLimitSettings } from '../domain/rate-limit.js';
 import type * as z from '../zod.js';
@@ -77,37 +79,128 @@ export interface OrganizationSettings {
   mfaEnabled?: boolean;
 }
 
+/** An organization as the audit log names it. */
+const organizationTarget = (organization: Pick<OrganizationRecord, 'id' | 'name'>) => ({
+  type: 'organization',
+  id: organization.id,
+  name: organization.name,
+});
+
 /**
- * Sets the given settings of an existing organization (operators) in one conditional write, and
- * answers the organization as it is now; no other attribute of its item changes (besides
- * `updatedAt`).
+ * Sets the given settings of an existing organization (operators), with the record of the change,
+ * and answers the organization as it is now; no other attribute of its item changes (besides
+ * `updatedAt`). Read first, written on condition that nobody changed it since; settings it has
+ * already change nothing and record nothing.
  */
 export const updateOrganizationSettings = async (
   orgId: string,
   settings: OrganizationSettings,
   now = Date.now(),
 ): Promise<Organization> => {
-  const assignments = ['updatedAt = :now'];
-  const values: Record<string, unknown> = { ':now': now };
-  if (settings.rateLimit !== undefined) {
-    assignments.push('rateLimit = :rateLimit');
-    values[':rateLimit'] = { rate: settings.rateLimit.rate, burst: settings.rateLimit.burst };
+  if (settings.rateLimit === undefined && settings.mfaEnabled === undefined) {
+    throw new PreconditionFailed('No organization setting to change');
   }
-  if (settings.mfaEnabled !== undefined) {
-    assignments.push('mfaEnabled = :mfaEnabled');
-    values[':mfaEnabled'] = settings.mfaEnabled;
-  }
-  if (assignments.length === 1) throw new PreconditionFailed('No organization setting to change');
-  const item = await writeOne(
-    update(
-      keys.organization(orgId),
-      { update: `SET ${assignments.join(', ')}`, condition: 'attribute_exists(pk)', values },
-      organizationNotFound(orgId),
-    ),
-    { returnNew: true },
-  );
-  return shown(OrganizationEntity.decode(item ?? {}));
+  return retryOnConcurrentChange(async () => {
+    const read = await OrganizationEntity.get({ id: orgId });
+    if (!read) throw organizationNotFound(orgId)();
+    const current = shown(read);
+    const rateLimit = settings.rateLimit && {
+      rate: settings.rateLimit.rate,
+      burst: settings.rateLimit.burst,
+    };
+    const changed = {
+      ...(rateLimit ? { rateLimit } : {}),
+      ...(settings.mfaEnabled !== undefined ? { mfaEnabled: settings.mfaEnabled } : {}),
+    };
+    const changes = changesBetween(
+      Object.fromEntries(Object.keys(changed).map((field) => [field, current[field as keyof Organization]])),
+      changed,
+    );
+    if (Object.keys(changes).length === 0) return current;
+    const assignments = ['updatedAt = :now'];
+    const values: Record<string, unknown> = { ':now': now, ':read': read.updatedAt };
+    for (const [field, value] of Object.entries(changed)) {
+      assignments.push(`${field} = :${field}`);
+      values[`:${field}`] = value;
+    }
+    await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'organization.updated',
+          targets: [organizationTarget(read)],
+          changes,
+        },
+        now,
+      )),
+      update(
+        keys.organization(orgId),
+        { update: `SET ${assignments.join(', ')}`, condition: 'updatedAt = :read', values },
+        concurrentChange,
+      ),
+    ]);
+    return { ...current, ...changed, updatedAt: now };
+  });
 };
+
+const AUDIT_SETTINGS = OrganizationEntity.projection('id', 'name', 'audit');
+
+/** The organization's audit settings (operators; the defaults unless it changed them). */
+export const getAuditSettings = async (orgId: string): Promise<AuditSettings> => {
+  const organization = await OrganizationEntity.getProjected({ id: orgId }, AUDIT_SETTINGS);
+  if (!organization) throw organizationNotFound(orgId)();
+  return organization.audit ?? DEFAULT_AUDIT_SETTINGS;
+};
+
+/**
+ * Changes how long the organization's audit records are kept and over how many shards they are
+ * spread (operators; shards only grow), with the record of the change; answers the settings now.
+ * Services that run read an organization's settings again within a minute (audit-records.ts).
+ */
+export const updateAuditSettings = (
+  orgId: string,
+  change: Partial<AuditSettings>,
+  now = Date.now(),
+): Promise<AuditSettings> =>
+  retryOnConcurrentChange(async () => {
+    const organization = await OrganizationEntity.getProjected({ id: orgId }, AUDIT_SETTINGS);
+    if (!organization) throw organizationNotFound(orgId)();
+    const current = organization.audit ?? DEFAULT_AUDIT_SETTINGS;
+    const next = changedAuditSettings(current, change);
+    const changes = changesBetween(
+      { 'audit.retentionDays': current.retentionDays, 'audit.shards': current.shards },
+      { 'audit.retentionDays': next.retentionDays, 'audit.shards': next.shards },
+    );
+    if (Object.keys(changes).length === 0) return next;
+    await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'organization.updated',
+          targets: [organizationTarget(organization)],
+          changes,
+        },
+        now,
+      )),
+      update(
+        keys.organization(orgId),
+        {
+          update: 'SET audit = :audit, updatedAt = :now',
+          // As read: the settings are replaced whole, so a concurrent change means read again.
+          condition: organization.audit
+            ? 'audit.retentionDays = :days AND audit.shards = :shards'
+            : 'attribute_exists(pk) AND attribute_not_exists(audit)',
+          values: {
+            ':audit': next,
+            ':now': now,
+            ...(organization.audit ? { ':days': current.retentionDays, ':shards': current.shards } : {}),
+          },
+        },
+        concurrentChange,
+      ),
+    ]);
+    return next;
+  });
 
 const RATE_LIMIT = OrganizationEntity.projection('rateLimit');
 

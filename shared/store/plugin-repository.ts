@@ -1,6 +1,7 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_PLUGINS_PER_ORGANIZATION } from '../domain/limits.js';
 import type * as z from '../zod.js';
+import { auditWrites } from './audit-records.js';
 import { batchGetByKey, type ItemsByKey } from './batch.js';
 import { PluginAssignmentEntity, PluginDefinitionEntity } from './entities.js';
 import { keys } from './keys.js';
@@ -24,12 +25,24 @@ class AlreadyAssigned extends Error {}
 /**
  * Assigns the plugin to the organization (operators), idempotently: one transaction creates the
  * assignment and counts it on the organization, as long as the organization has fewer than
- * MAX_PLUGINS_PER_ORGANIZATION (Conflict beyond). A plugin assigned already is left as it is and
- * not counted again.
+ * MAX_PLUGINS_PER_ORGANIZATION (Conflict beyond), with the record of the change. A plugin
+ * assigned already is left as it is, not counted again and not recorded again.
  */
 export const assignPlugin = async (orgId: string, pluginId: string, now = Date.now()): Promise<void> => {
   try {
     await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'organization.updated',
+          targets: [
+            { type: 'organization', id: orgId },
+            { type: 'plugin', id: pluginId },
+          ],
+          changes: { assignedPlugin: { from: null, to: pluginId } },
+        },
+        now,
+      )),
       // First: at the limit, assigning an assigned plugin again is still a success.
       create(
         PluginAssignmentEntity.item({ organizationId: orgId, pluginId }, { pluginId, assignedAt: now }),

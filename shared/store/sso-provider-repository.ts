@@ -1,13 +1,15 @@
+import { changesBetween } from '../audit/changes.js';
 import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../domain/limits.js';
 import type * as z from '../zod.js';
+import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { OrganizationEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryDirectory, queryPartition } from './query.js';
 import { SsoProviderBindingEntity, SsoProviderEntity } from './sso-entities.js';
-import { concurrentChange, put, remove, retryOnConcurrentChange, transact } from './writes.js';
+import { concurrentChange, put, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
 
 /** One transaction writes the provider, a binding per organization and the removed bindings. */
 export const MAX_SSO_PROVIDER_ORGANIZATIONS = 40;
@@ -63,10 +65,15 @@ const bindingOf = (provider: SsoProvider): Omit<SsoProviderBinding, 'organizatio
  * provider being as it was read (`previous`), so concurrent changes never leave a stray binding.
  * Every binding is rewritten (at most 40): each copies what the sign-in page shows.
  */
-const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvider): Promise<void> => {
+const writeProvider = async (
+  previous: SsoProvider | undefined,
+  next: SsoProvider,
+  audit: readonly Write[],
+): Promise<void> => {
   const unbound = (previous?.organizationIds ?? []).filter((orgId) => !next.organizationIds.includes(orgId));
   const binding = bindingOf(next);
   await transact([
+    ...audit,
     put(
       SsoProviderEntity.item(next, { ...next, organizationIds: new Set(next.organizationIds) }),
       previous
@@ -85,19 +92,21 @@ const writeProvider = async (previous: SsoProvider | undefined, next: SsoProvide
 
 /**
  * Read-modify-write of a provider: `change` turns what was read into what to write; the first
- * attempt uses `firstRead`, a retry after a concurrent change reads again.
+ * attempt uses `firstRead`, a retry after a concurrent change reads again. `audit` makes the
+ * writes of the audit record of the change, in its transaction (once per attempt: one commits).
  */
 const rewriteProvider = async (
   clientId: string,
   firstRead: SsoProvider | undefined,
   change: (read: SsoProvider | undefined) => SsoProvider,
+  audit?: (read: SsoProvider | undefined, next: SsoProvider) => Promise<Write[]>,
 ): Promise<SsoProvider> => {
   let retrying = false;
   return retryOnConcurrentChange(async () => {
     const previous = retrying ? await getSsoProvider(clientId) : firstRead;
     retrying = true;
     const next = change(previous);
-    await writeProvider(previous, next);
+    await writeProvider(previous, next, audit ? await audit(previous, next) : []);
     return next;
   });
 };
@@ -111,7 +120,8 @@ export interface SecretUpdate {
 /**
  * `POST /sso-providers/{clientId}`: replaces the secret (for every organization the provider
  * serves) and, when given, the expiration hint. 404 unless the provider serves `orgId`. The
- * secret is written first; the table records the hint and who changed it when.
+ * secret is written first; the table records the hint and who changed it when, and the caller's
+ * organization the audit record (the secret never: the record says only that it changed).
  */
 export const updateSsoProviderSecret = async (
   orgId: string,
@@ -123,18 +133,40 @@ export const updateSsoProviderSecret = async (
   const current = await getSsoProvider(clientId);
   if (!current?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
   await storeClientSecret(clientId, update.clientSecret);
-  await rewriteProvider(clientId, current, (provider) => {
-    // A retry re-reads: the provider may have been rebound away from the caller meanwhile.
-    if (!provider?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
-    return {
-      ...provider,
-      clientSecretExpirationDate:
-        wholeMillis(update.clientSecretExpirationDate) ?? provider.clientSecretExpirationDate,
-      updatedAt: now,
-      updatedBy,
-      version: provider.version + 1,
-    };
-  });
+  await rewriteProvider(
+    clientId,
+    current,
+    (provider) => {
+      // A retry re-reads: the provider may have been rebound away from the caller meanwhile.
+      if (!provider?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
+      return {
+        ...provider,
+        clientSecretExpirationDate:
+          wholeMillis(update.clientSecretExpirationDate) ?? provider.clientSecretExpirationDate,
+        updatedAt: now,
+        updatedBy,
+        version: provider.version + 1,
+      };
+    },
+    (read, next) =>
+      auditWrites(
+        {
+          organizationId: orgId,
+          action: 'sso.provider.secret.updated',
+          targets: [
+            { type: 'ssoProvider', id: clientId, ...(next.displayName ? { name: next.displayName } : {}) },
+          ],
+          changes: {
+            clientSecret: 'changed',
+            ...changesBetween(
+              { clientSecretExpirationDate: read?.clientSecretExpirationDate },
+              { clientSecretExpirationDate: next.clientSecretExpirationDate },
+            ),
+          },
+        },
+        now,
+      ),
+  );
 };
 
 /** How people sign in through a provider; each field omitted keeps what the provider had. */

@@ -3,9 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../bin/admin/cli.js';
+import { operatorActor } from '../../bin/admin/operator.js';
+import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { keys } from '../../shared/store/keys.js';
-import { getItem, useService } from '../support/service.js';
+import { getItem, uniqueEmail, useService } from '../support/service.js';
 
 /**
  * The operator CLI against the DynamoDB (and secret files) of a running local service: most
@@ -63,6 +65,19 @@ const adminJson = async <T>(args: string[], stdin?: string, run = admin): Promis
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as T;
 };
+
+/** `audit list --json`: one record per line. */
+const auditList = async (orgId: string, ...filters: string[]): Promise<AuditRecord[]> => {
+  const result = await admin(['audit', 'list', '--org', orgId, ...filters, '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AuditRecord);
+};
+
+/** Who the CLI's records name: the OS user running it. */
+const operator = () => ({ type: 'operator', id: operatorActor().id });
 
 interface CreatedClient {
   id: string;
@@ -154,6 +169,28 @@ describe('idp-admin', () => {
     const off = await adminJson<{ id: string }>(['org', 'update', '--id', orgId, '--no-mfa']);
     expect(off).toMatchObject({ id: orgId, mfaEnabled: false, rateLimit: { rate: 50000, burst: 7 } });
     expect(await resetMfa()).toBe(400);
+
+    // Each change recorded by the operator, naming what changed; repeating a setting records nothing.
+    await adminJson(['org', 'update', '--id', orgId, '--no-mfa']);
+    const [second, first] = await auditList(
+      orgId,
+      '--action',
+      'organization.updated',
+      '--actor',
+      operator().id,
+    );
+    expect(first).toMatchObject({
+      actor: operator(),
+      targets: [{ type: 'organization', id: orgId }],
+      changes: {
+        mfaEnabled: { from: false, to: true },
+        rateLimit: { from: { rate: 100000, burst: 0 }, to: { rate: 50000, burst: 7 } },
+      },
+    });
+    expect(second?.changes).toEqual({ mfaEnabled: { from: true, to: false } });
+    expect(await auditList(orgId, '--action', 'organization.updated', '--actor', operator().id)).toHaveLength(
+      2,
+    );
   });
 
   it('a client refused for an unknown role leaves no permissions role behind', async () => {
@@ -389,6 +426,19 @@ describe('idp-admin', () => {
     );
     await adminJson(['plugin', 'define', '--id', 'reports', '--definitions', definitions]);
     await adminJson(['plugin', 'assign', '--org', service.organizationId, '--plugin', 'reports']);
+    await adminJson(['plugin', 'assign', '--org', service.organizationId, '--plugin', 'reports']);
+    // Recorded once (the second assignment changed nothing), naming the organization and the plugin.
+    const assigned = await auditList(service.organizationId, '--target', 'reports');
+    expect(assigned).toEqual([
+      expect.objectContaining({
+        action: 'organization.updated',
+        actor: operator(),
+        targets: [
+          { type: 'organization', id: service.organizationId },
+          { type: 'plugin', id: 'reports' },
+        ],
+      }),
+    ]);
     const agreement = await adminJson<{ id: string }>([
       'agreement',
       'publish',
@@ -454,6 +504,28 @@ describe('idp-admin', () => {
         '--expires',
       ],
       [['sso', 'create', 'typed-secret', '--client-id', 'c'], 2, 'takes options only, not 1 more word(s)'],
+      [
+        ['audit', 'settings', '--org', service.organizationId, '--retention-days', '0'],
+        2,
+        '--retention-days must be a whole number from 1 to 3650, got "0"',
+      ],
+      [
+        ['audit', 'settings', '--org', service.organizationId, '--retention-days', '3651'],
+        2,
+        '--retention-days must be a whole number from 1 to 3650, got "3651"',
+      ],
+      [
+        ['audit', 'settings', '--org', 'no-such-org', '--shards', '2'],
+        1,
+        'Organization no-such-org not found',
+      ],
+      [
+        ['audit', 'list', '--org', service.organizationId, '--action', 'user.nothing'],
+        2,
+        '--action: An action of the audit log, or a prefix of one ending in "."',
+      ],
+      [['audit', 'list', '--org', service.organizationId, '--since', 'last week'], 2, '--since must be'],
+      [['audit', 'list', '--org', 'no-such-org'], 1, 'Organization no-such-org not found'],
     ];
     const runs = await Promise.all(cases.map(([args]) => admin(args)));
     runs.forEach((run, index) => {
@@ -463,5 +535,86 @@ describe('idp-admin', () => {
       expect(run.stdout, args.join(' ')).toBe('');
       expect(run.stderr).not.toContain('typed-secret');
     });
+  });
+
+  it('audit settings shows, changes and records retention and shards; shards only grow', async () => {
+    const org = await service.freshOrganization();
+    const shown = await admin(['audit', 'settings', '--org', org.orgId]);
+    expect([shown.code, shown.stderr]).toEqual([0, '']);
+    expect(shown.stdout).toContain('records kept 90 day(s), spread over 1 shard(s)');
+
+    const changed = await adminJson([
+      'audit',
+      'settings',
+      '--org',
+      org.orgId,
+      '--retention-days',
+      '30',
+      '--shards',
+      '2',
+    ]);
+    expect(changed).toEqual({ organizationId: org.orgId, retentionDays: 30, shards: 2 });
+    expect((await getItem(keys.organization(org.orgId)))?.audit).toEqual({ retentionDays: 30, shards: 2 });
+
+    // Positive control: growing is taken; shrinking is refused, naming --shards, and changes nothing.
+    expect(await adminJson(['audit', 'settings', '--org', org.orgId, '--shards', '3'])).toMatchObject({
+      shards: 3,
+    });
+    const shrink = await admin(['audit', 'settings', '--org', org.orgId, '--shards', '2']);
+    expect([shrink.code, shrink.stdout]).toEqual([1, '']);
+    expect(shrink.stderr).toContain('error: Audit shards only grow');
+    expect(shrink.stderr).toContain('  --shards: At least 3, the current number (2)');
+    expect((await getItem(keys.organization(org.orgId)))?.audit).toEqual({ retentionDays: 30, shards: 3 });
+    // The same settings again change nothing and record nothing.
+    await adminJson(['audit', 'settings', '--org', org.orgId, '--retention-days', '30']);
+
+    const records = await auditList(org.orgId, '--action', 'organization.updated');
+    expect(records.map((record) => record.changes)).toEqual([
+      { 'audit.shards': { from: 2, to: 3 } },
+      { 'audit.retentionDays': { from: 90, to: 30 }, 'audit.shards': { from: 1, to: 2 } },
+    ]);
+    for (const record of records)
+      expect(record).toMatchObject({ actor: operator(), targets: [{ type: 'organization', id: org.orgId }] });
+  });
+
+  it("audit list reads the records newest first with the API's filters, as a table or JSON lines", async () => {
+    const org = await service.freshOrganization();
+    const client = await adminJson<CreatedClient>([
+      'client',
+      'create',
+      '--org',
+      org.orgId,
+      '--name',
+      'Listed',
+    ]);
+    await adminJson(['client', 'rotate', '--id', client.id]);
+    await service.createUser({ as: org, email: uniqueEmail('listed') });
+
+    const all = await auditList(org.orgId);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect([...all].sort((a, b) => (a.id < b.id ? 1 : -1))).toEqual(all);
+    const [created, rotated] = await auditList(org.orgId, '--target', client.id, '--action', 'client.');
+    expect([created?.action, rotated?.action]).toEqual(['client.secret.rotated', 'client.created']);
+    expect(created?.actor).toEqual(operator());
+    expect(JSON.stringify(all)).not.toContain(client.clientSecret);
+    expect((await auditList(org.orgId, '--actor', org.principalId)).map((record) => record.action)).toEqual([
+      'user.created',
+    ]);
+    expect(await auditList(org.orgId, '--outcome', 'denied')).toEqual([]);
+    const now = Date.now();
+    expect(await auditList(org.orgId, '--since', new Date(now + 60_000).toISOString())).toEqual([]);
+    expect(await auditList(org.orgId, '--until', String((all.at(-1) as AuditRecord).time))).toEqual([]);
+    expect(await auditList(org.orgId, '--limit', '2')).toEqual(all.slice(0, 2));
+
+    const table = await admin(['audit', 'list', '--org', org.orgId, '--action', 'client.', '--limit', '1']);
+    expect([table.code, table.stderr]).toEqual([0, '']);
+    const [headline, header, row, more] = table.stdout.trimEnd().split('\n');
+    expect(headline).toBe(`1 audit record(s) of organization ${org.orgId}, newest first`);
+    expect(header).toMatch(/^ {2}TIME +ACTION +OUTCOME +ACTOR +TARGETS$/);
+    expect(row).toContain(
+      `client.secret.rotated  success  operator:${operator().id}  client:${client.id} (Listed)`,
+    );
+    expect(more).toContain('more may follow');
+    expect(table.stdout).not.toContain(client.clientSecret);
   });
 });

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
+import type { AuditRecord } from '../../shared/audit/record.js';
 import { reloadConfig } from '../../shared/config.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import type { ApiClient, ApiClientName, ApiError, ApiResponse, ClientCaller } from '../support/service.js';
@@ -10,6 +11,7 @@ import {
   permissionsWithout,
   putTestPolicy,
   putTestRole,
+  storedAuditText,
   useService,
 } from '../support/service.js';
 
@@ -434,6 +436,49 @@ describe('DELETE /clients/{id}', () => {
       if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
       else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
       reloadConfig();
+    }
+  });
+});
+
+describe('audit records of API clients', () => {
+  it('records registration, rotation and deletion once each, naming the client, and never a secret', async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'audited' });
+    const rotated = await rotate(org.token, client.id);
+    expect(rotated.status).toBe(200);
+    expect((await remove(org.token, client.id)).status).toBe(204);
+
+    const records = await service.call<AuditRecord[]>('GET', `/idp/auditEvents?targetId=${client.id}`, {
+      token: org.token,
+    });
+    expect(records.body.map((record) => record.action)).toEqual([
+      'client.deleted',
+      'client.secret.rotated',
+      'client.created',
+    ]);
+    for (const record of records.body) {
+      expect(record).toMatchObject({
+        outcome: 'success',
+        actor: { type: 'client', id: org.principalId },
+        targets: [{ type: 'client', id: client.id, name: 'audited' }],
+      });
+    }
+    const [deletion, rotation, creation] = records.body as [AuditRecord, AuditRecord, AuditRecord];
+    expect(creation.changes).toMatchObject({
+      name: { from: null, to: 'audited' },
+      clientType: { from: null, to: 'STANDARD' },
+      roles: { from: null, to: [] },
+      clientSecret: 'changed',
+    });
+    expect(rotation.changes).toEqual({ clientSecret: 'changed' });
+    expect(deletion.changes).toEqual({ deleted: { from: false, to: true } });
+
+    // Neither secret the answers showed is in any stored audit item, under any name.
+    const stored = await storedAuditText(org.orgId);
+    expect(stored).toContain(client.id);
+    for (const secret of [client.clientSecret, rotated.body.clientSecret]) {
+      expect(secret.length).toBeGreaterThanOrEqual(32);
+      expect(stored).not.toContain(secret);
     }
   });
 });

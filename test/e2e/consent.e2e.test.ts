@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../../shared/audit/record.js';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
 import { getUser, storedUser } from '../../shared/store/user-repository.js';
 import { put, writeOne } from '../../shared/store/writes.js';
@@ -51,6 +52,18 @@ describe('agreements and consent', () => {
     expect(Number.isNaN(Date.parse(recorded.body.createdAt as string))).toBe(false);
     const repeat = await service.call('POST', `/idp/consent/${first.id}`, { token: userToken });
     expect(repeat.body).toEqual(recorded.body);
+    // Recorded once, by the person: the repeat changed nothing.
+    const records = await service.call<AuditRecord[]>(
+      'GET',
+      `/idp/auditEvents?action=consent.accepted&targetId=${first.id}`,
+      { token: service.admin.token },
+    );
+    expect(records.body).toHaveLength(1);
+    expect(records.body[0]).toMatchObject({
+      actor: { type: 'user', id: decodeJwt(userToken).sub },
+      targets: [{ type: 'agreement', id: first.id }],
+      changes: { consentId: { from: null, to: recorded.body.id }, agreementId: { from: null, to: first.id } },
+    });
     expect(await consentStatus(userToken)).toBe(true);
     expect(await consentStatus(service.admin.token)).toBe(false);
 

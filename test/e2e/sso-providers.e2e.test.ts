@@ -1,10 +1,17 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import type { ApiError, ApiSsoProvider } from '../support/service.js';
-import { errorFields, permissionsWithout, useFixture, useService } from '../support/service.js';
+import {
+  errorFields,
+  permissionsWithout,
+  storedAuditText,
+  useFixture,
+  useService,
+} from '../support/service.js';
 
 // The logs test reads DEBUG lines; Powertools Logger returns to its starting level at every
 // invocation, so the level is set before it is created.
@@ -52,6 +59,16 @@ const list = async (caller: string) =>
 const update = (clientId: string, body: unknown, caller = service.admin.token) =>
   service.call<ApiError | undefined>('POST', `/idp/sso-providers/${clientId}`, { token: caller, body });
 
+/** The records of a provider's secret updates in the caller's organization, newest first. */
+const secretUpdates = async (clientId: string, caller = service.admin.token) =>
+  (
+    await service.call<AuditRecord[]>(
+      'GET',
+      `/idp/auditEvents?action=sso.provider.secret.updated&targetId=${clientId}&outcome=success`,
+      { token: caller },
+    )
+  ).body;
+
 describe('GET /sso-providers', () => {
   it("lists the providers serving the caller's organization, a shared one in each, never a secret", async () => {
     const ours = await list(service.admin.token);
@@ -79,6 +96,10 @@ describe('GET /sso-providers', () => {
 
 describe('POST /sso-providers/{clientId}', () => {
   it('stores the secret in the secret store for every organization; the hint changes for all', async () => {
+    const [ours, theirs] = await Promise.all([
+      secretUpdates('shared-idp'),
+      secretUpdates('shared-idp', foreign.token),
+    ]);
     const response = await update('shared-idp', {
       clientSecret: 'rotated-secret',
       clientSecretExpirationDate: HINT + 1,
@@ -91,6 +112,18 @@ describe('POST /sso-providers/{clientId}', () => {
         HINT + 1,
       );
     }
+    // One record, in the caller's organization only: that the secret changed, never the secret.
+    const recorded = await secretUpdates('shared-idp');
+    expect(recorded).toHaveLength(ours.length + 1);
+    expect(recorded[0]).toMatchObject({
+      organizationId: service.organizationId,
+      actor: { type: 'client', id: service.admin.principalId },
+      targets: [{ type: 'ssoProvider', id: 'shared-idp' }],
+      changes: { clientSecret: 'changed', clientSecretExpirationDate: 'changed' },
+    });
+    expect(await secretUpdates('shared-idp', foreign.token)).toHaveLength(theirs.length);
+    expect(await storedAuditText(service.organizationId)).toContain('shared-idp');
+    expect(await storedAuditText(service.organizationId)).not.toContain('rotated-secret');
   });
 
   it('keeps the previous hint when the date is omitted', async () => {
@@ -139,6 +172,7 @@ describe('POST /sso-providers/{clientId}', () => {
   });
 
   it('concurrent updates all succeed; the secret is one of theirs and the hint whole milliseconds', async () => {
+    const before = await secretUpdates('own-idp');
     const secrets10 = Array.from({ length: 10 }, (_, index) => `concurrent-${index}`);
     const responses = await Promise.all(
       secrets10.map((clientSecret) =>
@@ -150,6 +184,8 @@ describe('POST /sso-providers/{clientId}', () => {
     expect(
       (await list(service.admin.token)).find((p) => p.clientId === 'own-idp')?.clientSecretExpirationDate,
     ).toBe(1234);
+    // Each update retried its transaction until it committed, with one record.
+    expect(await secretUpdates('own-idp')).toHaveLength(before.length + 10);
     await update('own-idp', { clientSecret: 'own-secret' });
   });
 

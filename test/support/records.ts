@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditRecord } from '../../shared/audit/record.js';
 import { withDependencies } from '../../shared/domain/effective-permissions.js';
 import {
   ALL_PERMISSION_IDS,
@@ -8,6 +9,7 @@ import {
   type PermissionId,
 } from '../../shared/domain/permission-catalogue.js';
 import { createApiClient } from '../../shared/store/api-client-repository.js';
+import { queryAuditRecords } from '../../shared/store/audit-records.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { type ItemKey, keys } from '../../shared/store/keys.js';
 import { createOrganization, type Organization } from '../../shared/store/organization-repository.js';
@@ -79,6 +81,29 @@ export const permissionsWithout = (...excluded: PermissionId[]): PermissionId[] 
 
 export const getItem = async (key: ItemKey): Promise<Record<string, unknown> | undefined> =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+
+/**
+ * Every stored audit item of the organization (each record and its target copies, with every
+ * attribute), as one text: to show that no secret reached any of them, under whatever name.
+ */
+export const storedAuditText = async (orgId: string): Promise<string> => {
+  const records: AuditRecord[] = [];
+  let before: string | undefined;
+  do {
+    const page = await queryAuditRecords(orgId, {}, { limit: 1000, ...(before ? { before } : {}) });
+    records.push(...page.records);
+    before = page.before;
+  } while (before);
+  const items = await Promise.all(
+    records.flatMap((record) => [
+      getItem(keys.auditRecord(orgId, record.id)),
+      ...record.targets
+        .slice(1)
+        .map((_, index) => getItem(keys.auditTargetCopy(orgId, record.id, index + 1))),
+    ]),
+  );
+  return JSON.stringify(items);
+};
 
 const update = (Key: ItemKey, UpdateExpression: string, values: Record<string, unknown>, names?: object) =>
   db().send(

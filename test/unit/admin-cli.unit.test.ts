@@ -1,12 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS, runCli } from '../../bin/admin/cli.js';
 import { COMMANDS } from '../../bin/admin/commands.js';
+import { operatorActor, operatorId } from '../../bin/admin/operator.js';
+import type { AuditRecord } from '../../shared/audit/record.js';
 import { dynamoDbClient } from '../../shared/store/dynamo.js';
 
 /** The operator CLI's command line, in this process: help never reaches a database. */
@@ -29,7 +30,26 @@ const run = async (...argv: string[]) => {
 };
 
 const databaseCalls = () => database.calls().length;
-const updateInput = (call: number) => database.commandCalls(UpdateCommand)[call]?.args[0].input;
+/** The items of the `call`th transaction: the change (an Update) and its audit record's items. */
+const transaction = (call: number) => {
+  const items = database.commandCalls(TransactWriteCommand)[call]?.args[0].input.TransactItems ?? [];
+  const [record] = items.flatMap((item) =>
+    typeof item.Put?.Item?.record === 'string' ? [JSON.parse(item.Put.Item.record) as AuditRecord] : [],
+  );
+  return { update: items.find((item) => item.Update)?.Update, record };
+};
+
+/** The organization item as the store keeps it. */
+const organizationItem = (fields: Record<string, unknown>) => ({
+  pk: 'ORG#acme',
+  sk: 'ORG',
+  id: 'acme',
+  name: 'Acme',
+  createdAt: 1,
+  updatedAt: 2,
+  mfaEnabled: false,
+  ...fields,
+});
 const usages = Object.values(COMMANDS).map((command) => command.usage);
 
 let environment: NodeJS.ProcessEnv;
@@ -62,6 +82,7 @@ describe('operator CLI help', () => {
       'permissions',
       'managed-role',
       'signing-keys',
+      'audit',
     ]);
     for (const group of COMMAND_GROUPS) {
       const own = usages.filter((usage) => usage.startsWith(`${group} `));
@@ -121,59 +142,63 @@ describe('org update', () => {
     expect(databaseCalls()).toBe(0);
   });
 
-  it('writes only what is given, in one conditional UpdateItem, and answers the organization', async () => {
-    database.on(UpdateCommand).resolvesOnce({
-      Attributes: {
-        pk: 'ORG#acme',
-        id: 'acme',
-        name: 'Acme',
-        createdAt: 1,
-        updatedAt: 2,
-        mfaEnabled: false,
-        rateLimit: { rate: 50, burst: 5 },
-      },
-    });
+  it('writes only what is given, on condition nobody changed it since read, with its record by the operator', async () => {
+    database.on(GetCommand).resolves({ Item: organizationItem({ mfaEnabled: true }) });
+    database.on(TransactWriteCommand).resolves({});
     const updated = await run('org', 'update', '--id', 'acme', '--rate', '50', '--burst', '5', '--no-mfa');
     expect([updated.code, updated.err]).toEqual([0, '']);
     expect(updated.out).toContain('Updated organization acme (Acme)\n  MFA off; 50 requests/s + burst 5\n');
     expect(updated.out).toContain('60 s');
-    expect(databaseCalls()).toBe(1);
-    expect(updateInput(0)).toEqual({
+    expect(database.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    const { update, record } = transaction(0);
+    expect(update).toEqual({
       TableName: 'idp',
       Key: expect.any(Object),
       UpdateExpression: 'SET updatedAt = :now, rateLimit = :rateLimit, mfaEnabled = :mfaEnabled',
-      ConditionExpression: 'attribute_exists(pk)',
+      ConditionExpression: 'updatedAt = :read',
       ExpressionAttributeValues: {
         ':now': expect.any(Number),
+        ':read': 2,
         ':rateLimit': { rate: 50, burst: 5 },
         ':mfaEnabled': false,
       },
-      ReturnValues: 'ALL_NEW',
+    });
+    expect(record).toMatchObject({
+      organizationId: 'acme',
+      action: 'organization.updated',
+      actor: { type: 'operator', id: operatorActor().id },
+      targets: [{ type: 'organization', id: 'acme', name: 'Acme' }],
+      changes: {
+        mfaEnabled: { from: true, to: false },
+        rateLimit: { from: null, to: { rate: 50, burst: 5 } },
+      },
     });
 
     database.resetHistory();
-    database.on(UpdateCommand).resolvesOnce({
-      Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 3, mfaEnabled: true },
-    });
+    database.on(GetCommand).resolves({ Item: organizationItem({ rateLimit: { rate: 50, burst: 5 } }) });
     const json = await run('org', 'update', '--id', 'acme', '--mfa', '--json');
     expect(JSON.parse(json.out)).toEqual({
       id: 'acme',
       name: 'Acme',
       createdAt: 1,
-      updatedAt: 3,
+      updatedAt: expect.any(Number),
       mfaEnabled: true,
+      rateLimit: { rate: 50, burst: 5 },
     });
-    const input = updateInput(0);
-    expect(input?.UpdateExpression).toBe('SET updatedAt = :now, mfaEnabled = :mfaEnabled');
-    expect(input?.ExpressionAttributeValues).toEqual({ ':now': expect.any(Number), ':mfaEnabled': true });
+    expect(transaction(0).update?.UpdateExpression).toBe('SET updatedAt = :now, mfaEnabled = :mfaEnabled');
+    expect(transaction(0).record?.changes).toEqual({ mfaEnabled: { from: false, to: true } });
+  });
+
+  it('writes and records nothing for settings the organization has already', async () => {
+    database.on(GetCommand).resolves({ Item: organizationItem({ mfaEnabled: true }) });
+    const unchanged = await run('org', 'update', '--id', 'acme', '--mfa', '--json');
+    expect([unchanged.code, unchanged.err]).toEqual([0, '']);
+    expect(JSON.parse(unchanged.out)).toMatchObject({ id: 'acme', updatedAt: 2, mfaEnabled: true });
+    expect(database.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 
   it('refuses an unknown organization, naming --id (exit 1)', async () => {
-    database
-      .on(UpdateCommand)
-      .rejectsOnce(
-        new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }),
-      );
+    database.on(GetCommand).resolves({});
     const refused = await run('org', 'update', '--id', 'nope', '--mfa');
     expect([refused.code, refused.out]).toEqual([1, '']);
     expect(refused.err).toBe(
@@ -214,9 +239,8 @@ describe('a deployed target', () => {
 
   it("signs with the operator's credentials from the standard chain (here a profile)", async () => {
     profileShell('operator');
-    database.on(UpdateCommand).resolvesOnce({
-      Attributes: { id: 'acme', name: 'Acme', createdAt: 1, updatedAt: 2, mfaEnabled: true },
-    });
+    database.on(GetCommand).resolves({ Item: organizationItem({}) });
+    database.on(TransactWriteCommand).resolves({});
     const updated = await run(...UPDATE_ON_A_DEPLOYED_TABLE);
     expect([updated.code, updated.err]).toEqual([0, '']);
     expect(await dynamoDbClient().config.credentials()).toMatchObject({
@@ -235,5 +259,51 @@ describe('a deployed target', () => {
       /^error: No AWS credentials for profile "missing" \(.+\): sign in \(e\.g\. aws sso login\) or set AWS_PROFILE\n$/,
     );
     expect(databaseCalls()).toBe(0);
+  });
+});
+
+describe('audit commands', () => {
+  it('refuses settings out of bounds and filters GET /idp/auditEvents refuses, before any call (exit 2)', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['settings', '--retention-days', '0'],
+        '--retention-days must be a whole number from 1 to 3650, got "0"',
+      ],
+      [['settings', '--retention-days', '3651'], '--retention-days must be a whole number from 1 to 3650'],
+      [['settings', '--shards', '17'], '--shards must be a whole number from 1 to 16, got "17"'],
+      [['settings', '--shards', '0'], '--shards must be a whole number from 1 to 16'],
+      [
+        ['list', '--action', 'user.nothing'],
+        '--action: An action of the audit log, or a prefix of one ending in "."',
+      ],
+      [['list', '--action', 'nope'], '--action: An action of the audit log'],
+      [['list', '--outcome', 'maybe'], '--outcome:'],
+      [['list', '--actor', 'two words'], '--actor: Letters, digits and . _ : @ - only'],
+      [['list', '--since', 'yesterday'], '--since must be epoch milliseconds or an ISO 8601 time'],
+      [['list', '--until', '2025-01-31T12:00:00'], '--until must be epoch milliseconds or an ISO 8601 time'],
+      [['list', '--limit', '0'], '--limit must be a whole number from 1 to 100000'],
+    ];
+    for (const [[verb, ...options], message] of cases) {
+      const refused = await run('audit', verb as string, '--org', 'acme', ...options);
+      expect([refused.code, refused.out], options.join(' ')).toEqual([2, '']);
+      expect(refused.err, options.join(' ')).toContain(`error: ${message}`);
+    }
+    expect((await run('audit', 'list')).err).toContain('--org is required');
+    expect(databaseCalls()).toBe(0);
+  });
+});
+
+describe('the operator as an audit actor', () => {
+  it('is named by the OS user, written as an actor id may be', () => {
+    expect(operatorId('alice')).toBe('alice');
+    expect(operatorId('jane.doe@corp')).toBe('jane.doe@corp');
+    expect(operatorId('CORP\\Jane Doe')).toBe('CORP-Jane-Doe');
+    expect(operatorId('_svc')).toBe('svc');
+    expect(operatorId('jürgen')).toBe('j-rgen');
+    expect(operatorId('')).toBe('operator');
+    expect(operatorId('---')).toBe('operator');
+    expect(operatorId('a'.repeat(200))).toBe('a'.repeat(128));
+    for (const name of ['alice', 'CORP\\Jane Doe', '_svc', 'jürgen', '', '…', 'x'.repeat(300)])
+      expect(operatorId(name)).toMatch(/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/);
   });
 });

@@ -41,6 +41,7 @@ export const clientsRoutes = routeGroup('clients')({
       location: true,
       secretField: 'clientSecret',
     },
+    audit: ['client.created'],
     extension: true,
   },
   rotateApiClientSecret: {
@@ -55,6 +56,7 @@ export const clientsRoutes = routeGroup('clients')({
       body: apiClient,
       secretField: 'clientSecret',
     },
+    audit: ['client.secret.rotated'],
     extension: true,
   },
   deleteApiClient: {
@@ -64,6 +66,7 @@ export const clientsRoutes = routeGroup('clients')({
       'The client authenticates no more at once and the tokens it holds are refused within 30 s; its record stays, marked, for history.',
     permissions: ['API_CLIENTS.WRITE'],
     response: noContent('Deleted'),
+    audit: ['client.deleted'],
     extension: true,
   },
 });

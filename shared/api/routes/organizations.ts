@@ -29,6 +29,7 @@ export const organizationsRoutes = routeGroup('organizations')({
     description:
       "Records that the token's principal accepts the agreement, in its organization; 404 for an unknown agreement. A repeat answers the first record (same id); consent to an older agreement is recorded but does not accept the latest.",
     response: ok('The consent', consent),
+    audit: ['consent.accepted'],
   },
   resolveServicesByIds: {
     route: 'POST /idp/services/by-ids',
@@ -42,6 +43,8 @@ export const organizationsRoutes = routeGroup('organizations')({
       description: 'One entry per requested id, in request order',
       body: z.array(servicesByIds).check(z.maxLength(MAX_SERVICE_IDS)),
     },
+    // A read by POST (the ids do not fit a URL): it changes nothing.
+    audit: [],
   },
   listOrganizations: {
     route: 'GET /idp/organizations',

@@ -25,6 +25,7 @@ export const ssoRoutes = routeGroup('sso')({
     permissions: ['SSO.ADMIN'],
     request: { path: ssoProviderPath, body: updateSsoProviderRequest },
     response: noContent('Stored'),
+    audit: ['sso.provider.secret.updated'],
     // Setting the same secret twice is harmless, and an idempotency record would keep a hash of it.
     idempotentByNature: true,
   },

@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../shared/api/routes.js';
 import type { AuditRecord } from '../../../shared/audit/record.js';
 import { type ClientCaller, useService } from '../../support/service.js';
+import { CLIENTS_CALLS } from './walk/clients.js';
+import { ORGANIZATIONS_CALLS } from './walk/organizations.js';
 import { POLICIES_CALLS } from './walk/policies.js';
 import { ROLES_CALLS } from './walk/roles.js';
+import { SSO_CALLS } from './walk/sso.js';
 import { USER_GROUPS_CALLS } from './walk/user-groups.js';
 import { USER_PASSWORDS_CALLS } from './walk/user-passwords.js';
 import { USER_PICTURES_CALLS } from './walk/user-pictures.js';
@@ -25,6 +28,9 @@ const CALLS: Record<string, WalkCall<never>> = {
   ...ROLES_CALLS,
   ...POLICIES_CALLS,
   ...USER_GROUPS_CALLS,
+  ...CLIENTS_CALLS,
+  ...SSO_CALLS,
+  ...ORGANIZATIONS_CALLS,
 };
 
 const WRITES = ROUTES.filter((route) => route.kind === 'management' && route.method !== 'GET');

@@ -1,0 +1,161 @@
+import type { AuditRecord } from '../../shared/audit/record.js';
+import { MAX_AUDIT_SHARDS, RETENTION_DAYS } from '../../shared/audit/settings.js';
+import { auditQuery, MAX_AUDIT_PAGE } from '../../shared/schemas/audit.js';
+import { identifier } from '../../shared/schemas/common.js';
+import { type AuditQuery, queryAuditRecords } from '../../shared/store/audit-records.js';
+import { getAuditSettings, updateAuditSettings } from '../../shared/store/organization-repository.js';
+import { type Command, lines, requireOrganization } from './command.js';
+import { integer, type Options, optional, required, validated } from './options.js';
+import { UsageError } from './target.js';
+
+/** Records `audit list` prints at most: it follows the pages until then. */
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 100_000;
+
+/** A date (UTC midnight) or a date and time with its zone: a time without one would be ambiguous. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `--since` / `--until`: epoch milliseconds, or an ISO 8601 date or time with its zone. */
+const timeOption = (options: Options, name: string): number | undefined => {
+  const value = optional(options, name)?.trim();
+  if (value === undefined) return undefined;
+  const time = /^\d+$/.test(value) ? Number(value) : ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isSafeInteger(time) || time < 0) {
+    throw new UsageError(
+      `--${name} must be epoch milliseconds or an ISO 8601 time with its zone (2025-01-31T12:00:00Z), got "${value}"`,
+    );
+  }
+  return time;
+};
+
+/** The option each filter of GET /idp/auditEvents comes from. */
+const OPTION_OF_FILTER: Record<string, string> = { actorId: 'actor', targetId: 'target' };
+
+/** The filters, checked by the API's own schema: the CLI refuses what GET /idp/auditEvents refuses. */
+const auditFilters = (options: Options): AuditQuery => {
+  const given = {
+    since: timeOption(options, 'since'),
+    until: timeOption(options, 'until'),
+    action: optional(options, 'action'),
+    actorId: optional(options, 'actor'),
+    targetId: optional(options, 'target'),
+    outcome: optional(options, 'outcome'),
+  };
+  const result = auditQuery.safeParse(
+    Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)),
+  );
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? 'action');
+    const value = given[field as keyof typeof given];
+    throw new UsageError(
+      `--${OPTION_OF_FILTER[field] ?? field}: ${issue?.message ?? 'invalid'}${value === undefined ? '' : ` (got "${value}")`}`,
+    );
+  }
+  const { limit: _limit, cursor: _cursor, ...filters } = result.data;
+  return filters;
+};
+
+/** Up to `limit` records newest first, following the pages; whether more may follow. */
+const readRecords = async (orgId: string, filters: AuditQuery, limit: number) => {
+  const records: AuditRecord[] = [];
+  let before: string | undefined;
+  do {
+    const page = await queryAuditRecords(orgId, filters, {
+      limit: Math.min(MAX_AUDIT_PAGE, limit - records.length),
+      ...(before ? { before } : {}),
+    });
+    records.push(...page.records);
+    before = page.before;
+  } while (before !== undefined && records.length < limit);
+  return { records, more: before !== undefined };
+};
+
+const describeTarget = (target: AuditRecord['targets'][number]) =>
+  `${target.type}:${target.id}${target.name ? ` (${target.name})` : ''}`;
+
+/** One line per record, in columns: time, action, outcome, actor, targets, and a refusal's reason. */
+export const recordTable = (records: readonly AuditRecord[]): string[] => {
+  const rows = records.map((record) => [
+    new Date(record.time).toISOString(),
+    record.action,
+    record.outcome,
+    `${record.actor.type}:${record.actor.id}`,
+    [record.targets.map(describeTarget).join(', '), record.reason].filter(Boolean).join('  '),
+  ]);
+  const header = ['TIME', 'ACTION', 'OUTCOME', 'ACTOR', 'TARGETS'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+  );
+  return [header, ...rows].map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number)))
+      .join('  ')
+      .trimEnd(),
+  );
+};
+
+const SETTINGS_CACHE_NOTE =
+  "Running instances of the service read an organization's audit settings again within a minute.";
+
+/** The audit log of an organization: reading it, and how long and how widely it is kept. */
+export const AUDIT_COMMANDS: Record<string, Command> = {
+  'audit list': {
+    usage:
+      'audit list --org ORG [--since MS|ISO] [--until MS|ISO] [--action ACTION|PREFIX.] [--actor ID] [--target ID] [--outcome success|failure|denied] [--limit N]',
+    options: ['org', 'since', 'until', 'action', 'actor', 'target', 'outcome', 'limit'],
+    notes: [
+      'Newest first, with the filters of GET /idp/auditEvents: --since inclusive, --until exclusive;',
+      '--action an exact action (user.created) or a prefix ending in "." (user.).',
+      `Prints at most --limit records (default ${DEFAULT_LIST_LIMIT}); --json prints one JSON record per line.`,
+    ].join('\n'),
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'org'), 'org');
+      const filters = auditFilters(options);
+      const limit = integer(options, 'limit', 1, MAX_LIST_LIMIT) ?? DEFAULT_LIST_LIMIT;
+      await requireOrganization(orgId);
+      const { records, more } = await readRecords(orgId, filters, limit);
+      return {
+        json: records,
+        jsonLines: records,
+        summary: lines(
+          `${records.length} audit record(s) of organization ${orgId}, newest first`,
+          ...(records.length > 0 ? recordTable(records).map((line) => `  ${line}`) : []),
+          more &&
+            `  more may follow: raise --limit (at most ${MAX_LIST_LIMIT}), or narrow with --since and --until`,
+        ),
+      };
+    },
+  },
+
+  'audit settings': {
+    usage: `audit settings --org ORG [--retention-days ${RETENTION_DAYS.min}..${RETENTION_DAYS.max}] [--shards 1..${MAX_AUDIT_SHARDS}]`,
+    options: ['org', 'retention-days', 'shards'],
+    notes: [
+      'Without a change, prints the settings. Records expire --retention-days after they are written',
+      '(default 90; a change applies to records written from then on). An organization writing R records',
+      'a second at its peak needs ceil(R / 500) shards; shards only grow. Every query reads every shard.',
+      SETTINGS_CACHE_NOTE,
+    ].join('\n'),
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'org'), 'org');
+      const retentionDays = integer(options, 'retention-days', RETENTION_DAYS.min, RETENTION_DAYS.max);
+      const shards = integer(options, 'shards', 1, MAX_AUDIT_SHARDS);
+      const changing = retentionDays !== undefined || shards !== undefined;
+      const settings = changing
+        ? await updateAuditSettings(orgId, {
+            ...(retentionDays !== undefined ? { retentionDays } : {}),
+            ...(shards !== undefined ? { shards } : {}),
+          })
+        : await getAuditSettings(orgId);
+      return {
+        json: { organizationId: orgId, ...settings },
+        summary: lines(
+          `Audit settings of organization ${orgId}${changing ? ' (updated)' : ''}`,
+          `  records kept ${settings.retentionDays} day(s), spread over ${settings.shards} shard(s)`,
+          changing && `  ${SETTINGS_CACHE_NOTE}`,
+        ),
+      };
+    },
+  },
+};
