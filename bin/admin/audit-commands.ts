@@ -1,7 +1,10 @@
+import { HOUR_MILLIS, hourOf } from '../../shared/audit/digest.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { MAX_AUDIT_SHARDS, RETENTION_DAYS } from '../../shared/audit/settings.js';
+import { PreconditionFailed } from '../../shared/domain/errors.js';
 import { auditQuery, MAX_AUDIT_PAGE } from '../../shared/schemas/audit.js';
 import { identifier } from '../../shared/schemas/common.js';
+import { type VerifyFinding, verifyDigests, writeHourDigest } from '../../shared/store/audit-digests.js';
 import { type AuditQuery, queryAuditRecords } from '../../shared/store/audit-records.js';
 import { getAuditSettings, updateAuditSettings } from '../../shared/store/organization-repository.js';
 import { type Command, lines, requireOrganization } from './command.js';
@@ -95,6 +98,10 @@ export const recordTable = (records: readonly AuditRecord[]): string[] => {
   );
 };
 
+/** `audit verify`'s finding, in an operator's words. */
+const describeFinding = (orgId: string, finding: Exclude<VerifyFinding, { ok: true }>) =>
+  `Audit log of organization ${orgId} does not match its digest of ${new Date(finding.hour).toISOString()}: ${finding.problem}`;
+
 const SETTINGS_CACHE_NOTE =
   "Running instances of the service read an organization's audit settings again within a minute.";
 
@@ -124,6 +131,51 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
           more &&
             `  more may follow: raise --limit (at most ${MAX_LIST_LIMIT}), or narrow with --since and --until`,
         ),
+      };
+    },
+  },
+
+  'audit digest': {
+    usage: 'audit digest --org ORG [--hour MS|ISO]',
+    options: ['org', 'hour'],
+    notes: [
+      "Writes the organization's signed digest of the hour holding --hour (default: the hour that ended),",
+      'as the hourly function does when deployed; locally, this is how digests are made. An hour',
+      'digested already, or without records, is left as it is.',
+    ].join('\n'),
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'org'), 'org');
+      const hour = hourOf(timeOption(options, 'hour') ?? Date.now() - HOUR_MILLIS);
+      await requireOrganization(orgId);
+      const head = await writeHourDigest(orgId, hour);
+      const when = new Date(hour).toISOString();
+      return {
+        json: { organizationId: orgId, hour, written: head !== undefined, records: head?.records ?? 0 },
+        summary: head
+          ? `Digest of ${when} written for organization ${orgId}: ${head.records} record(s)`
+          : `No digest written for organization ${orgId} and ${when}: it has one already, or no records`,
+      };
+    },
+  },
+
+  'audit verify': {
+    usage: 'audit verify --org ORG [--since MS|ISO]',
+    options: ['org', 'since'],
+    notes: [
+      'Recomputes every digest of the organization from --since on (default: all) and compares each',
+      "signature, each digest's link to the one before, and each record the digests list with the",
+      'table: exit code 1 names the first digest or record that does not match (changed, missing, or',
+      'not in the digest).',
+    ].join('\n'),
+    run: async (options) => {
+      const orgId = validated(identifier, required(options, 'org'), 'org');
+      const since = timeOption(options, 'since');
+      await requireOrganization(orgId);
+      const finding = await verifyDigests(orgId, since === undefined ? 0 : hourOf(since));
+      if (!finding.ok) throw new PreconditionFailed(describeFinding(orgId, finding));
+      return {
+        json: { organizationId: orgId, ...finding },
+        summary: `Audit log of organization ${orgId} matches its ${finding.digests} digest(s): ${finding.records} record(s) checked`,
       };
     },
   },

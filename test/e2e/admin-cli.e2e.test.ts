@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../bin/admin/cli.js';
 import { operatorActor } from '../../bin/admin/operator.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { getItem, uniqueEmail, useService } from '../support/service.js';
 
@@ -616,5 +618,31 @@ describe('idp-admin', () => {
     );
     expect(more).toContain('more may follow');
     expect(table.stdout).not.toContain(client.clientSecret);
+  });
+  it('audit digest signs an hour of records and audit verify checks them, exit 1 naming a record edited in the table', async () => {
+    const org = await service.freshOrganization();
+    await service.createUser({ as: org, email: uniqueEmail('digested') });
+    const [record] = await auditList(org.orgId, '--action', 'user.created');
+    const hour = new Date(Math.floor((record as AuditRecord).time / 3_600_000) * 3_600_000).toISOString();
+    const digest = await admin(['audit', 'digest', '--org', org.orgId, '--hour', hour]);
+    expect([digest.code, digest.stderr]).toEqual([0, '']);
+    expect(digest.stdout).toMatch(/Digest of .* written for organization .*: \d+ record\(s\)/);
+    // Positive control: the untouched log verifies.
+    const verified = await admin(['audit', 'verify', '--org', org.orgId]);
+    expect([verified.code, verified.stderr]).toEqual([0, '']);
+    expect(verified.stdout).toMatch(/matches its 1 digest\(s\)/);
+
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.auditRecord(org.orgId, (record as AuditRecord).id),
+        UpdateExpression: 'SET #record = :record',
+        ExpressionAttributeNames: { '#record': 'record' },
+        ExpressionAttributeValues: { ':record': JSON.stringify({ ...record, outcome: 'denied' }) },
+      }),
+    );
+    const refused = await admin(['audit', 'verify', '--org', org.orgId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`record ${(record as AuditRecord).id} changed`);
   });
 });

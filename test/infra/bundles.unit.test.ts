@@ -59,6 +59,7 @@ const SECRETS = '@aws-sdk/client-secrets-manager';
 const RUNS_ON: Record<string, string[]> = {
   'functions/accounts.ts': [...HTTP, ...TABLE, '@aws-sdk/client-sesv2'],
   'functions/audit.ts': [...HTTP, ...TABLE],
+  'functions/audit-digest.ts': [...TABLE, SECRETS, 'aws-jwt-verify', '@aws-lambda-powertools/logger'],
   'functions/audit-forwarder.ts': ['@aws-sdk/client-eventbridge', '@aws-lambda-powertools/logger'],
   'functions/clients.ts': [...HTTP, ...TABLE, IDEMPOTENT],
   'functions/cors.ts': [...HTTP, ...TABLE],

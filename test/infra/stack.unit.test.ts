@@ -31,6 +31,7 @@ const everyFunction = () => [
   ...Object.values(stack.functions),
   stack.systemData.handler,
   stack.auditStream.forwarder,
+  stack.auditDigests.writer,
 ];
 const statementsOf = (fn: IdpFunction): Statement[] => statementsOfRole(template, logicalIdOf(fn.role));
 const environmentOf = (fn: IdpFunction): Record<string, unknown> =>
@@ -177,6 +178,8 @@ const READS =
 /** Audit records: nobody reads, changes or deletes them; writers with scoped grants may append. */
 const NO_AUDIT =
   'Deny dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys AUDIT#*';
+const NO_DIGEST_CHANGES =
+  'Deny dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys DIGEST#*';
 const AUDIT_APPEND = 'dynamodb:PutItem on table where ForAllValues:StringLike dynamodb:LeadingKeys AUDIT#*';
 const AUDIT_INDEX_READS =
   'dynamodb:Query on table/index/gsi2, table/index/gsi3, table/index/gsi4, table/index/gsi5, table/index/gsi6, table/index/gsi7';
@@ -188,20 +191,22 @@ const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::Acc
 
 /** Each role's every IAM statement: the 17 endpoint functions and the system-data seed's two. */
 const GRANTS: Record<string, string[]> = {
-  audit: [LOGS, READS, NO_AUDIT, AUDIT_INDEX_READS, RATE_COUNTERS],
+  audit: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, AUDIT_INDEX_READS, RATE_COUNTERS],
   accounts: [
     LOGS,
     READS,
     NO_AUDIT,
+    NO_DIGEST_CHANGES,
     `${WRITES_ONLY} LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
   ],
-  clients: [LOGS, READS, NO_AUDIT, WRITES],
-  cors: [LOGS, READS, NO_AUDIT],
+  clients: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  cors: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES],
   federation: [
     LOGS,
     READS,
     NO_AUDIT,
+    NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, SESSION#*`,
     AUDIT_APPEND,
     `secretsmanager:GetSecretValue on ${SSO_SECRETS}`,
@@ -210,20 +215,22 @@ const GRANTS: Record<string, string[]> = {
     LOGS,
     READS,
     NO_AUDIT,
+    NO_DIGEST_CHANGES,
     `${WRITES_ONLY} CODE#*, REFRESH#*, RFAMILY#*`,
     AUDIT_APPEND,
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
     'secretsmanager:PutSecretValue on signing-keys secret',
   ],
   openapi: [LOGS],
-  organizations: [LOGS, READS, NO_AUDIT, WRITES],
-  permissions: [LOGS, READS, NO_AUDIT, RATE_COUNTERS],
-  policies: [LOGS, READS, NO_AUDIT, WRITES],
-  roles: [LOGS, READS, NO_AUDIT, WRITES],
+  organizations: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  permissions: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, RATE_COUNTERS],
+  policies: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  roles: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   signin: [
     LOGS,
     READS,
     NO_AUDIT,
+    NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, SESSION#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
@@ -232,23 +239,35 @@ const GRANTS: Record<string, string[]> = {
     LOGS,
     READS,
     NO_AUDIT,
+    NO_DIGEST_CHANGES,
     `${WRITES_ONLY} SSO#*, SSOORG#*`,
     AUDIT_APPEND,
     RATE_COUNTERS,
     `secretsmanager:CreateSecret secretsmanager:PutSecretValue on ${SSO_SECRETS}`,
   ],
-  'user-groups': [LOGS, READS, NO_AUDIT, WRITES],
-  'user-passwords': [LOGS, READS, NO_AUDIT, WRITES],
+  'user-groups': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  'user-passwords': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   'user-pictures': [
     LOGS,
     READS,
     NO_AUDIT,
+    NO_DIGEST_CHANGES,
     WRITES,
     's3:GetObject s3:PutObject on pictures bucket/pictures/*/*',
   ],
-  users: [LOGS, READS, NO_AUDIT, WRITES],
-  'system-data handler': [LOGS, READS, NO_AUDIT, WRITES],
+  users: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  'system-data handler': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   // The only role that reads the table's stream; it writes nothing to the table.
+  'audit digests': [
+    LOGS,
+    READS,
+    NO_AUDIT,
+    NO_DIGEST_CHANGES,
+    AUDIT_INDEX_READS,
+    `${WRITES_ONLY} DIGEST#*, DIGEST#*#*`,
+    AUDIT_APPEND,
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
+  ],
   'audit forwarder': [
     LOGS,
     'dynamodb:DescribeStream dynamodb:GetRecords dynamodb:GetShardIterator dynamodb:ListStreams on table stream',
@@ -438,6 +457,7 @@ describe('least privilege per function', () => {
       ...FUNCTIONS.map((name) => [logicalIdOf(stack.functions[name].role), name] as const),
       [logicalIdOf(stack.systemData.handler.role), 'system-data handler'],
       [logicalIdOf(stack.auditStream.forwarder.role), 'audit forwarder'],
+      [logicalIdOf(stack.auditDigests.writer.role), 'audit digests'],
       [providerFunction?.Properties.Role['Fn::GetAtt'][0], 'system-data provider'],
     ]);
   };
@@ -464,8 +484,8 @@ describe('least privilege per function', () => {
   it('has a function for each written name, and only those', () => {
     expect(Object.keys(stack.functions).sort()).toEqual(FUNCTIONS);
     const lambdas = Object.keys(template.findResources('AWS::Lambda::Function'));
-    // Besides the endpoint functions: the seed handler, its provider, the audit forwarder.
-    expect(lambdas).toHaveLength(FUNCTIONS.length + 3);
+    // Besides the endpoint functions: the seed handler, its provider, the audit forwarder and digests.
+    expect(lambdas).toHaveLength(FUNCTIONS.length + 4);
   });
 
   it('grants every role exactly the statements written in GRANTS, and no role is left out', () => {
@@ -514,12 +534,17 @@ describe('least privilege per function', () => {
     const others = FUNCTIONS.filter((group) => group !== 'oauth' && group !== 'signin').map(
       (group) => stack.functions[group],
     );
+    // The audit digests are signed with the same key.
+    expect(secretActionsOf(stack.auditDigests.writer)).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
     for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
     // Nothing else in the template points at the secret either (no resource policy, no other role).
     const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy).includes(JSON.stringify(secretRef)),
     );
-    expect(referencing).toHaveLength(2);
+    expect(referencing).toHaveLength(3);
   });
 
   it('only sso writes SSO client secrets and only federation reads them, under <prefix>sso/ only', () => {

@@ -1,0 +1,161 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIGEST_PAGE_SIZE, HOUR_MILLIS, hourOf } from '../../shared/audit/digest.js';
+import type { AuditRecord } from '../../shared/audit/record.js';
+import { reloadConfig } from '../../shared/config.js';
+import { verifyDigests, writeHourDigest } from '../../shared/store/audit-digests.js';
+import { auditItems, writeAuditRecord } from '../../shared/store/audit-records.js';
+import { batchPut } from '../../shared/store/batch.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
+import { keys } from '../../shared/store/keys.js';
+import { useDatabase } from '../support/database.js';
+import { createTestOrganization } from '../support/records.js';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
+
+/**
+ * Tamper evidence (shared/audit/digest.ts, shared/store/audit-digests.ts): hourly signed digests
+ * of an organization's records, and `verify` naming the first record or digest that does not
+ * match. Each test starts from a verifying log and changes one thing directly in the table.
+ */
+useDatabase();
+let secrets: string;
+beforeAll(() => {
+  secrets = makeTempDir('digest-secrets');
+  process.env.IDP_DATA_DIR = secrets;
+  reloadConfig();
+});
+afterAll(() => removeTempDir(secrets));
+
+const THREE_HOURS_AGO = hourOf(Date.now()) - 3 * HOUR_MILLIS;
+
+/** An organization with `count` records in each of two past hours, and both hours digested. */
+const digestedLog = async (count: number, shards = 1) => {
+  const organization = await createTestOrganization({ audit: { retentionDays: 90, shards } } as never);
+  const orgId = organization.id;
+  const records: AuditRecord[] = [];
+  for (const hour of [THREE_HOURS_AGO, THREE_HOURS_AGO + HOUR_MILLIS]) {
+    const items = [];
+    for (let index = 0; index < count; index++) {
+      const record: AuditRecord = {
+        id: '',
+        organizationId: orgId,
+        time: hour + index * 1000,
+        action: 'user.updated',
+        actor: { type: 'client', id: 'digest-test' },
+        targets: [{ type: 'user', id: `user-${index}` }],
+        outcome: 'success',
+      };
+      // Ids as the service makes them: a ULID of the record's time.
+      record.id = ulid(record.time);
+      records.push(record);
+      items.push(...auditItems(record, { retentionDays: 90, shards }));
+    }
+    await batchPut(items);
+  }
+  expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toMatchObject({ records: count, previous: null });
+  expect((await writeHourDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS))?.records).toBe(count);
+  // Positive control: the untouched log verifies.
+  expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 2 * count });
+  return { orgId, records };
+};
+
+describe('audit digests', () => {
+  it('verify names a record edited directly in the table', async () => {
+    const { orgId, records } = await digestedLog(5);
+    const edited = records[6] as AuditRecord;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.auditRecord(orgId, edited.id),
+        UpdateExpression: 'SET #record = :record',
+        ExpressionAttributeNames: { '#record': 'record' },
+        ExpressionAttributeValues: { ':record': JSON.stringify({ ...edited, outcome: 'failure' }) },
+      }),
+    );
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      hour: THREE_HOURS_AGO + HOUR_MILLIS,
+      record: { kind: 'changed', id: edited.id },
+    });
+  });
+
+  it('verify names a record deleted from the table, and one added behind the digest', async () => {
+    const { orgId, records } = await digestedLog(5);
+    const deleted = records[2] as AuditRecord;
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.auditRecord(orgId, deleted.id) }));
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      hour: THREE_HOURS_AGO,
+      record: { kind: 'missing', id: deleted.id },
+    });
+
+    const other = await digestedLog(3);
+    const forged: AuditRecord = { ...(other.records[0] as AuditRecord), id: ulid(THREE_HOURS_AGO + 1500) };
+    for (const Item of auditItems(forged, { retentionDays: 90, shards: 1 }))
+      await db().send(new PutCommand({ TableName: tableName(), Item }));
+    expect(await verifyDigests(other.orgId)).toMatchObject({
+      ok: false,
+      record: { kind: 'unlisted', id: forged.id },
+    });
+  });
+
+  it('verify refuses a digest removed from the chain, and one whose signature does not verify', async () => {
+    const { orgId } = await digestedLog(2);
+    await db().send(
+      new DeleteCommand({ TableName: tableName(), Key: keys.auditDigestHead(orgId, THREE_HOURS_AGO) }),
+    );
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/does not follow/),
+    });
+
+    const second = await digestedLog(2);
+    const head = keys.auditDigestHead(second.orgId, THREE_HOURS_AGO);
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: head }));
+    const [header, payload] = String(Item?.jws).split('.');
+    const claims = JSON.parse(Buffer.from(payload as string, 'base64url').toString());
+    const altered = Buffer.from(JSON.stringify({ ...claims, records: claims.records + 1 })).toString(
+      'base64url',
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: head,
+        UpdateExpression: 'SET jws = :jws',
+        ExpressionAttributeValues: { ':jws': `${header}.${altered}.${String(Item?.jws).split('.')[2]}` },
+      }),
+    );
+    expect(await verifyDigests(second.orgId)).toMatchObject({
+      ok: false,
+      hour: THREE_HOURS_AGO,
+      problem: 'the digest signature does not verify',
+    });
+  });
+
+  it('digests a sharded organization in id order, over several pages, once per hour', async () => {
+    const count = DIGEST_PAGE_SIZE + 7;
+    const { orgId, records } = await digestedLog(count, 3);
+    // A second run of the same hour keeps the digest it has.
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toBeUndefined();
+    expect(await verifyDigests(orgId, THREE_HOURS_AGO + HOUR_MILLIS)).toEqual({
+      ok: true,
+      digests: 1,
+      records: count,
+    });
+    // An hour without records gets no digest.
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO - HOUR_MILLIS)).toBeUndefined();
+    expect(records).toHaveLength(2 * count);
+  });
+
+  it('signs a record written through the store like any other', async () => {
+    const organization = await createTestOrganization();
+    const hour = hourOf(Date.now()) - HOUR_MILLIS;
+    await writeAuditRecord(
+      { organizationId: organization.id, action: 'user.created', targets: [{ type: 'user', id: 'u1' }] },
+      hour + 10,
+    );
+    expect((await writeHourDigest(organization.id, hour))?.records).toBe(1);
+    expect(await verifyDigests(organization.id)).toEqual({ ok: true, digests: 1, records: 1 });
+  });
+});
