@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { changesBetween } from '../audit/changes.js';
 import { NotFound } from '../domain/errors.js';
 import type * as z from '../zod.js';
+import { auditWrites } from './audit-records.js';
 import { AgreementEntity, ConsentEntity, LatestAgreementEntity } from './entities.js';
 import { check, create, put, transact } from './writes.js';
 
@@ -37,8 +39,9 @@ export const hasAcceptedLatest = async (orgId: string, principalId: string): Pro
 class ConsentExists extends Error {}
 
 /**
- * Records the principal's consent to an agreement (NotFound for an unknown one). Idempotent: a
- * repeat answers the consent recorded first.
+ * Records the principal's consent to an agreement (NotFound for an unknown one), with its
+ * `consent.accepted` record by the scope's actor. Idempotent: a repeat answers the consent
+ * recorded first and records nothing.
  */
 export const recordConsent = async (
   orgId: string,
@@ -61,6 +64,15 @@ export const recordConsent = async (
         () => new NotFound('Agreement', agreementId),
       ),
       create(ConsentEntity.item(ref, consent), () => new ConsentExists()),
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'consent.accepted',
+          targets: [{ type: 'agreement', id: agreementId }],
+          changes: changesBetween(undefined, consent),
+        },
+        now.getTime(),
+      )),
     ]);
     return consent;
   } catch (error) {
