@@ -105,7 +105,8 @@ const offered = (options: readonly SignInOption[]) => ({
 const WRONG_CREDENTIALS = 'The email or password is not right.';
 
 /** Why a password sign-in was refused, as its record says (the person is told only "not right"). */
-const refusalReason = (user: UserRecord | undefined, locked: boolean): string => {
+const refusalReason = (email: string, user: UserRecord | undefined, locked: boolean): string => {
+  if (!email) return 'no email';
   if (!user) return 'unknown email';
   if (locked) return 'locked';
   if (user.status !== 'ACTIVE') return 'user not active';
@@ -181,7 +182,7 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
       organizationId: pending.organizationId,
       action: locked ? 'signin.locked' : 'signin.failed',
       outcome: 'failure',
-      reason: refusalReason(user, lockedUntil > now),
+      reason: refusalReason(email, user, lockedUntil > now),
       // Okta's choice: an unknown email is recorded as typed, so probing shows in the log.
       actor: user ? personActor(user) : attemptedEmailActor(email),
       targets: user ? [personTarget(user)] : [],
