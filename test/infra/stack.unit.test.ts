@@ -178,19 +178,19 @@ const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::Acc
 /** Each role's every IAM statement: the 17 endpoint functions and the system-data seed's two. */
 const GRANTS: Record<string, string[]> = {
   audit: [LOGS, READS, RATE_COUNTERS],
-  accounts: [LOGS, READS, `${WRITES_ONLY} LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`],
+  accounts: [LOGS, READS, `${WRITES_ONLY} AUDIT#*, LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`],
   clients: [LOGS, READS, WRITES],
   cors: [LOGS, READS],
   federation: [
     LOGS,
     READS,
-    `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, SESSION#*`,
+    `${WRITES_ONLY} AUDIT#*, AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, SESSION#*`,
     `secretsmanager:GetSecretValue on ${SSO_SECRETS}`,
   ],
   oauth: [
     LOGS,
     READS,
-    `${WRITES_ONLY} CODE#*, REFRESH#*, RFAMILY#*`,
+    `${WRITES_ONLY} AUDIT#*, CODE#*, REFRESH#*, RFAMILY#*`,
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
     'secretsmanager:PutSecretValue on signing-keys secret',
   ],
@@ -202,7 +202,7 @@ const GRANTS: Record<string, string[]> = {
   signin: [
     LOGS,
     READS,
-    `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, SESSION#*, SIGNIN_IP#*#*`,
+    `${WRITES_ONLY} AUDIT#*, AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, SESSION#*, SIGNIN_IP#*#*`,
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
   ],
   sso: [
