@@ -3,7 +3,8 @@ import { routeUrl } from '../shared/api/route-url.js';
 import { oauthRoutes } from '../shared/api/routes/oauth.js';
 import { signinRoutes } from '../shared/api/routes/signin.js';
 import { authenticateApplication, issueClientToken } from '../shared/auth/client-credentials.js';
-import { OAuthError } from '../shared/auth/oauth-error.js';
+import { countIssuedToken, recordEndedMinutes } from '../shared/auth/issued-token-records.js';
+import { type KnownClient, OAuthError } from '../shared/auth/oauth-error.js';
 import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
 import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../shared/auth/token-request.js';
@@ -12,12 +13,35 @@ import { userInfo } from '../shared/auth/user-info.js';
 import { config } from '../shared/config.js';
 import { SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { logger } from '../shared/http/logger.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
 import { countMetric } from '../shared/observability/metrics.js';
+import { asOneLine } from '../shared/schemas/text.js';
+import { writeAuditRecord } from '../shared/store/audit-records.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { refreshFamilyOf, revokeRefreshFamily } from '../shared/store/sign-in-state.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+/**
+ * A refused token request of a client that exists, recorded in its organization by the client
+ * (the scope keeps the address), once the answer is decided. Best effort: a failure to record is
+ * logged, never answered. Never on the success path.
+ */
+const recordTokenRefusal = async (error: OAuthError, client: KnownClient) => {
+  try {
+    await writeAuditRecord({
+      organizationId: client.organizationId,
+      action: 'token.refused',
+      outcome: 'failure',
+      reason: asOneLine(`${error.error}: ${error.description}`).slice(0, 300),
+      actor: { type: 'client', id: client.id },
+      targets: [{ type: 'client', id: client.id }],
+    });
+  } catch (failure) {
+    logger.warn('audit record of a refused token not written', { error: failure as Error });
+  }
+};
 
 const oauthError = (error: OAuthError, usedBasic: boolean) => ({
   raw: jsonResponse(
@@ -30,18 +54,27 @@ const oauthError = (error: OAuthError, usedBasic: boolean) => ({
   ),
 });
 
-/** Answers RFC 6749 error bodies for the OAuth errors a request may cause. */
+/**
+ * Answers RFC 6749 error bodies for the OAuth errors a request may cause. `refused`, when given,
+ * hears each refusal and the client it knew (the error's, or the one `answer` authenticated).
+ */
 const answeringOAuthErrors = async (
   event: APIGatewayProxyEventV2,
-  answer: () => Promise<Record<string, unknown> | undefined>,
+  answer: (authenticated: (client: KnownClient) => void) => Promise<Record<string, unknown> | undefined>,
+  refused?: (error: OAuthError, client: KnownClient) => Promise<void>,
 ) => {
   const usedBasic = /^Basic\s/i.test(event.headers.authorization ?? '');
+  let known: KnownClient | undefined;
   try {
-    const body = await answer();
+    const body = await answer((client) => {
+      known = client;
+    });
     return { raw: jsonResponse(200, body ?? {}, NO_STORE) };
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
     countMetric('TokensRefused');
+    const client = error.client ?? known;
+    if (refused && client) await refused(error, client);
     return oauthError(error, usedBasic);
   }
 };
@@ -50,39 +83,49 @@ const answeringOAuthErrors = async (
  * The token endpoint parses its form body itself: it answers RFC 6749 error bodies, not the
  * management API's error shape, and accepts exactly one client authentication method at a time.
  */
-const issueToken = (event: APIGatewayProxyEventV2) =>
-  answeringOAuthErrors(event, async () => {
-    const form = tokenRequestForm(event);
-    const grantType = form.get('grant_type');
-    if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
-    if (grantType === 'client_credentials') {
-      const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
-      const token = await issueClientToken(
-        clientId,
-        clientSecret,
-        form.get('scope') ?? undefined,
-        Date.now(),
-        event.requestContext.http.sourceIp,
-      );
+const issueToken = (event: APIGatewayProxyEventV2) => {
+  const now = Date.now();
+  // The records of minutes that ended are written beside this request; its answer never waits.
+  void recordEndedMinutes(now);
+  return answeringOAuthErrors(
+    event,
+    async (authenticated) => {
+      const form = tokenRequestForm(event);
+      const grantType = form.get('grant_type');
+      if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+      if (grantType === 'client_credentials') {
+        const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
+        const token = await issueClientToken(
+          clientId,
+          clientSecret,
+          form.get('scope') ?? undefined,
+          now,
+          event.requestContext.http.sourceIp,
+        );
+        countMetric('TokensIssued');
+        countIssuedToken(token.client, now);
+        return {
+          access_token: token.accessToken,
+          token_type: 'Bearer',
+          expires_in: token.expiresIn,
+          scope: token.scope,
+        };
+      }
+      if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+        throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant_type ${grantType}`);
+      }
+      const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
+      authenticated(client);
+      const tokens =
+        grantType === 'authorization_code'
+          ? await exchangeAuthorizationCode(client.id, form)
+          : await refreshSignIn(client.id, form);
       countMetric('TokensIssued');
-      return {
-        access_token: token.accessToken,
-        token_type: 'Bearer',
-        expires_in: token.expiresIn,
-        scope: token.scope,
-      };
-    }
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-      throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant_type ${grantType}`);
-    }
-    const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
-    const tokens =
-      grantType === 'authorization_code'
-        ? await exchangeAuthorizationCode(client.id, form)
-        : await refreshSignIn(client.id, form);
-    countMetric('TokensIssued');
-    return tokens;
-  });
+      return tokens;
+    },
+    recordTokenRefusal,
+  );
+};
 
 /** RFC 7009: the client revokes a refresh token it holds (with its whole sign-in); 200 whatever it was. */
 const revokeToken = (event: APIGatewayProxyEventV2) =>

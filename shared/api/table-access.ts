@@ -32,12 +32,12 @@ const SIGN_IN_STEP_PARTITIONS = [
 const ATTEMPT_COUNT_PARTITIONS = [keys.signInFailures('*', '*').pk, keys.signInAttempts('*', '*').pk];
 
 export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
-  // Redeems codes, rotates and revokes refresh tokens.
+  // Redeems codes, rotates and revokes refresh tokens; records refused and issued tokens.
   oauth: {
     writesPartitions: [keys.authorizationCode('*').pk, keys.refreshToken('*').pk, keys.refreshFamily('*').pk],
   },
   // Pending requests, sessions, the codes it issues, attempt counts; and in organizations'
-  // partitions users' TOTP secrets and recovery codes, and consents.
+  // partitions users' TOTP secrets and recovery codes, and consents; the records of all that.
   signin: {
     writesPartitions: [
       ...SIGN_IN_STEP_PARTITIONS,
@@ -45,7 +45,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
       keys.organizationPartition('*'),
     ],
   },
-  // Emailed links and their outbox records, attempt counts; users' passwords.
+  // Emailed links and their outbox records, attempt counts; users' passwords; their records.
   accounts: {
     writesPartitions: [
       keys.passwordLink('*').pk,
@@ -54,7 +54,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
       keys.organizationPartition('*'),
     ],
   },
-  // Sign-ins sent to SSO providers; then what a password sign-in writes, and users created just in time.
+  // Sign-ins sent to SSO providers; then what a password sign-in writes, and users created just
+  // in time; the records of sign-ins.
   federation: {
     writesPartitions: [
       keys.federationState('*').pk,

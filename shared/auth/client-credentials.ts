@@ -113,7 +113,7 @@ export const authenticateClient = async (
   }
   // A public application has no secret: nothing a caller presents authenticates it.
   if (!entry.client || !hasSecret(entry.client) || !acceptsSecret(entry, presented, now)) {
-    throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+    throw new OAuthError(401, 'invalid_client', 'Client authentication failed', entry.client);
   }
   return entry.client;
 };
@@ -157,10 +157,16 @@ export const issueClientToken = async (
       400,
       'unauthorized_client',
       'An application people sign in to uses the authorization_code grant',
+      client,
     );
   }
   if (sourceIp !== undefined && !addressAllowed(client.remoteAddresses, sourceIp)) {
-    throw new OAuthError(400, 'unauthorized_client', 'The client may not request tokens from this address');
+    throw new OAuthError(
+      400,
+      'unauthorized_client',
+      'The client may not request tokens from this address',
+      client,
+    );
   }
   const access = await accessOf(client, now);
   const scope = grantedScope(requestedScope);
@@ -174,7 +180,7 @@ export const issueClientToken = async (
     },
     scope,
   );
-  return { ...token, scope };
+  return { ...token, scope, client };
 };
 
 /**
@@ -189,19 +195,25 @@ export const authenticateApplication = async (
   if (!presented.clientSecret) {
     const client = await getApiClient(presented.clientId);
     if (client?.tokenEndpointAuthMethod !== 'none') {
-      throw new OAuthError(401, 'invalid_client', 'Client authentication failed');
+      throw new OAuthError(401, 'invalid_client', 'Client authentication failed', client);
     }
     return client;
   }
   const client = await authenticateClient(presented.clientId, presented.clientSecret, now);
   if (client.flowType !== 'authorization_code') {
-    throw new OAuthError(400, 'unauthorized_client', 'An API client uses the client_credentials grant');
+    throw new OAuthError(
+      400,
+      'unauthorized_client',
+      'An API client uses the client_credentials grant',
+      client,
+    );
   }
   if (client.tokenEndpointAuthMethod !== presented.method) {
     throw new OAuthError(
       401,
       'invalid_client',
       `The client authenticates with ${client.tokenEndpointAuthMethod}`,
+      client,
     );
   }
   return client;

@@ -11,6 +11,7 @@ import { getApiClient } from '../store/api-client-repository.js';
 import { getOrganization } from '../store/organization-repository.js';
 import { endSession, liveSession } from '../store/sign-in-state.js';
 import { verifiedOwnToken } from './own-tokens.js';
+import { personActor, personTarget, recordSignInEvent, signInDetails } from './sign-in-audit.js';
 import type { Page } from './sign-in-steps.js';
 import { CLIENT_ID } from './token-request.js';
 
@@ -93,6 +94,15 @@ const signOut = async (cookie: string | undefined, request: LogoutRequest): Prom
   if (ended) {
     countMetric('SignOuts');
     logger.info('signed out', { organizationId: ended.organizationId, userId: ended.userId });
+    // The delete answers the session it ended, which a transaction cannot: recorded after it.
+    await recordSignInEvent({
+      organizationId: ended.organizationId,
+      action: 'session.ended',
+      actor: personActor({ id: ended.userId }),
+      targets: [personTarget({ id: ended.userId })],
+      // The application is known only from a hint; the person's sign-in from the session.
+      signIn: signInDetails(request.hint?.clientId, { amr: ended.amr }),
+    });
   }
   const cookies = [clearCookie('session', secureCookies())];
   return request.redirect ? seeOther(request.redirect, cookies) : signedOutPage(cookies);

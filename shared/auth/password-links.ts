@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { changesBetween } from '../audit/changes.js';
+import type { AuditEvent } from '../audit/record.js';
 import { config } from '../config.js';
 import { passwordProblem } from '../domain/password-policy.js';
 import { INVITATION_PATH, RESET_PATH, sendAccountEmail } from '../email/account-emails.js';
@@ -18,6 +20,7 @@ import type { PasswordLinkPurpose } from '../store/password-link-entity.js';
 import { clearSignInFailures } from '../store/sign-in-state.js';
 import { findUserByEmail } from '../store/user-repository.js';
 import { hashPassword } from './passwords.js';
+import { personActor, personTarget, signInDetails } from './sign-in-audit.js';
 import { pendingRequestOf, tooManyAttempts } from './sign-in-requests.js';
 import { EXPIRED, type Page } from './sign-in-steps.js';
 
@@ -89,7 +92,17 @@ export const submitPasswordLink =
         status: 400,
       });
     }
-    if (!(await setPasswordWithLink(token, link, await hashPassword(password)))) {
+    const passwordHash = await hashPassword(password);
+    const now = Date.now();
+    const audit: AuditEvent = {
+      organizationId: user.organizationId,
+      action: purpose === 'invitation' ? 'invitation.accepted' : 'password.reset',
+      actor: personActor(user),
+      targets: [personTarget(user)],
+      // The name only: a password's hash is a secret, which a record shows as "changed".
+      changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
+    };
+    if (!(await setPasswordWithLink(token, link, passwordHash, now, audit))) {
       return errorPage(410, LINK_GONE[purpose]);
     }
     await clearSignInFailures(user.organizationId, user.email);
@@ -141,7 +154,14 @@ export const submitForgotPassword = async (event: APIGatewayProxyEventV2): Promi
       to: user.email,
       name: user.name,
     };
-    const issued = await issueResetLink(user, outboxEmail, config().signIn.resetSeconds);
+    // Recorded only when a link is sent: an email that matches nobody writes nothing per probe.
+    const issued = await issueResetLink(user, outboxEmail, config().signIn.resetSeconds, Date.now(), {
+      organizationId: user.organizationId,
+      action: 'password.reset.requested',
+      actor: personActor(user),
+      targets: [personTarget(user)],
+      signIn: signInDetails(pending.clientId),
+    });
     if (issued) {
       await sendAccountEmail(
         'reset',

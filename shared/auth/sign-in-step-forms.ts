@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { changesBetween } from '../audit/changes.js';
+import { auditScope, withAuditScope } from '../audit/scope.js';
 import { NotFound } from '../domain/errors.js';
 import { newRecoveryCodes, normalisedRecoveryCode } from '../domain/recovery-codes.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
@@ -24,6 +26,7 @@ import {
   signInLockedUntil,
 } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
+import { personActor, personTarget, recordSignInEvent, signInDetails } from './sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
 import {
   continueSignIn,
@@ -54,7 +57,7 @@ const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => 
   const form = formOf(event);
   if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
   const pending = await pendingRequestOf(event, form.get('request'));
-  const { userId, authTime, amr } = pending ?? {};
+  const { userId, authTime, amr, provider } = pending ?? {};
   if (!pending || !userId || authTime === undefined || !amr) return errorPage(400, EXPIRED);
   const [user, target] = await Promise.all([
     getUser(pending.organizationId, userId, true),
@@ -62,10 +65,23 @@ const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => 
   ]);
   if (user?.status !== 'ACTIVE')
     return errorPage(403, 'This account cannot sign in. Contact your administrator.');
-  return { event, pending, person: { userId, authTime, amr }, context: { user, ...target }, form };
+  const person = { userId, authTime, amr, ...(provider ? { provider } : {}) };
+  return { event, pending, person, context: { user, ...target }, form };
 };
 
 const isPage = (step: Step | Page): step is Page => 'statusCode' in step;
+
+/** A refused code: `signin.failed`, or `signin.locked` for the failure that locked the email. */
+const recordCodeRefusal = (step: Step, locked: boolean, reason: string) =>
+  recordSignInEvent({
+    organizationId: step.pending.organizationId,
+    action: locked ? 'signin.locked' : 'signin.failed',
+    outcome: 'failure',
+    reason,
+    actor: personActor(step.context.user),
+    targets: [personTarget(step.context.user)],
+    signIn: signInDetails(step.pending.clientId, step.person),
+  });
 
 /** Confirms enrolment with the first code: stores the secret, answers the recovery codes once. */
 const confirmEnrolment = async (step: Step, secret: string, code: string): Promise<Page> => {
@@ -74,7 +90,7 @@ const confirmEnrolment = async (step: Step, secret: string, code: string): Promi
   const now = Date.now();
   const timeStep = matchingStep(secret, code, now);
   if (timeStep === undefined) {
-    const failures = await recordSignInFailure(
+    const { failures, locked } = await recordSignInFailure(
       pending.organizationId,
       context.user.email,
       lockoutMillis,
@@ -82,20 +98,26 @@ const confirmEnrolment = async (step: Step, secret: string, code: string): Promi
     );
     countMetric('MfaChallengesRefused');
     logger.info('TOTP enrolment code refused', { ...owner, consecutiveFailures: failures });
+    await recordCodeRefusal(step, locked, 'wrong code at enrolment');
     return seeOther(enrolmentLocation(pending.id, { retry: true }));
   }
   const codes = newRecoveryCodes();
-  const enrolled = await completeTotpEnrolment(owner, {
-    secret,
-    step: timeStep,
-    recoveryCodeDigests: codes.map(digestOf),
+  const recoveryCodeDigests = codes.map(digestOf);
+  const amr = [...new Set([...person.amr, 'otp', 'mfa'])];
+  const enrolled = await completeTotpEnrolment(owner, { secret, step: timeStep, recoveryCodeDigests }, now, {
+    organizationId: pending.organizationId,
+    action: 'mfa.enrolled',
+    actor: personActor(context.user),
+    targets: [personTarget(context.user)],
+    // Names only: both fields hold secrets, which a record shows as "changed".
+    changes: changesBetween(undefined, { totpSecret: secret, recoveryCodeDigests }),
+    signIn: signInDetails(pending.clientId, { ...person, amr }),
   });
   if (!enrolled)
     return errorPage(
       409,
       'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
     );
-  const amr = [...new Set([...person.amr, 'otp', 'mfa'])];
   if (!(await recordSignInProgress(pending.id, { amr, totpEnrolment: undefined })))
     return errorPage(400, EXPIRED);
   countMetric('MfaEnrolments');
@@ -118,10 +140,16 @@ const checkChallenge = async (step: Step, code: string): Promise<Page> => {
     else if (recovery && (await useRecoveryCode(owner, digestOf(recovery)))) method = 'recovery';
   }
   if (!method) {
-    const failures = await recordSignInFailure(pending.organizationId, user.email, lockoutMillis, now);
+    const { failures, locked } = await recordSignInFailure(
+      pending.organizationId,
+      user.email,
+      lockoutMillis,
+      now,
+    );
     countMetric('MfaChallengesRefused');
     if (failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
     logger.info('TOTP code refused', { ...owner, consecutiveFailures: failures, locked: lockedUntil > now });
+    await recordCodeRefusal(step, locked, lockedUntil > now ? 'locked' : 'wrong code');
     return totpChallengePage({ ...context.names, requestId: pending.id, error: WRONG_CODE, status: 401 });
   }
   await clearSignInFailures(pending.organizationId, user.email);
@@ -161,7 +189,11 @@ export const submitConsent = async (event: APIGatewayProxyEventV2): Promise<Page
   if (!/^[\w-]{1,64}$/.test(agreementId))
     return errorPage(400, 'The agreement could not be read. Sign in again.');
   try {
-    await recordConsent(pending.organizationId, person.userId, agreementId);
+    // The person accepts: the record of the consent is theirs (the scope keeps address and agent).
+    const scope = auditScope();
+    await withAuditScope({ ...scope, actor: { ...scope.actor, ...personActor(step.context.user) } }, () =>
+      recordConsent(pending.organizationId, person.userId, agreementId),
+    );
   } catch (error) {
     if (!(error instanceof NotFound)) throw error;
     return errorPage(400, 'The agreement no longer exists. Sign in again.');

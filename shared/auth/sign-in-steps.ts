@@ -20,6 +20,7 @@ import {
   saveAuthorizationRequest,
 } from '../store/sign-in-state.js';
 import type { UserRecord } from '../store/user-repository.js';
+import { personActor, personTarget, signInDetails } from './sign-in-audit.js';
 
 /**
  * What follows once a person proved who they are (password, or a live session): TOTP enrolment
@@ -36,12 +37,14 @@ export const WRONG_CODE =
 export const EXPIRED =
   'This sign-in page has expired or was opened in another browser. Go back to the application and sign in again.';
 
-/** Who signed in and how (RFC 8176 `amr` values: `pwd`, `otp`, `mfa`). */
+/** Who signed in and how (RFC 8176 `amr` values: `pwd`, `otp`, `mfa`; and `fed`). */
 export interface Person {
   userId: string;
   /** Epoch ms of the authentication (ID tokens carry its second as `auth_time`). */
   authTime: number;
   amr: string[];
+  /** The SSO provider (its client id) of a federated sign-in. */
+  provider?: string;
 }
 
 /** What a step needs to know besides the request: the user, its organization, the names to show. */
@@ -80,22 +83,33 @@ const redirectWithCode = async (request: AuthorizationRequest, person: Person, c
 
 /**
  * Ends the request with a code. A person who authenticated in this request gets a new session
- * (replacing the browser's earlier one); one who came with a live session keeps it.
+ * (replacing the browser's earlier one), which records their sign-in; one who came with a live
+ * session keeps it, and records nothing (its sign-in was recorded).
  */
 const finishSignIn = async (
   event: APIGatewayProxyEventV2,
   request: Request,
   person: Person,
+  user: Pick<UserRecord, 'id' | 'email'>,
   fromSession: boolean,
 ): Promise<Page> => {
   if (request.id && !(await completeAuthorizationRequest(request.id))) return errorPage(400, EXPIRED);
   if (fromSession) return redirectWithCode(request, person, []);
   const secure = secureCookies();
   const { signIn } = config();
+  const { provider, ...subject } = person;
   const [{ cookieValue }] = await Promise.all([
     createSession(
-      { organizationId: request.organizationId, ...person },
+      { organizationId: request.organizationId, ...subject },
       { idleSeconds: signIn.sessionIdleSeconds, absoluteSeconds: signIn.sessionAbsoluteSeconds },
+      Date.now(),
+      {
+        organizationId: request.organizationId,
+        action: person.amr.includes('fed') ? 'signin.federated' : 'signin.succeeded',
+        actor: personActor(user),
+        targets: [personTarget(user)],
+        signIn: signInDetails(request.clientId, person),
+      },
     ),
     endSession(readCookie(event.cookies, 'session', secure)),
   ]);
@@ -128,7 +142,7 @@ export const continueSignIn = async (
   const agreement = needsMfa
     ? undefined
     : await agreementAwaitingConsent(request.organizationId, person.userId);
-  if (!needsMfa && !agreement) return finishSignIn(event, request, person, fromSession);
+  if (!needsMfa && !agreement) return finishSignIn(event, request, person, context.user, fromSession);
   if (request.prompt === 'none') {
     return backToApplication(request, {
       error: needsMfa ? 'interaction_required' : 'consent_required',
@@ -143,6 +157,7 @@ export const continueSignIn = async (
     userId: person.userId,
     authTime: person.authTime,
     amr: person.amr,
+    provider: person.provider,
     totpEnrolment: enrolment,
   };
   let requestId = request.id;

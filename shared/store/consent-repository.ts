@@ -39,9 +39,9 @@ export const hasAcceptedLatest = async (orgId: string, principalId: string): Pro
 class ConsentExists extends Error {}
 
 /**
- * Records the principal's consent to an agreement (NotFound for an unknown one), and its audit
- * record in the same transaction. Idempotent: a repeat answers the consent recorded first and
- * records nothing.
+ * Records the principal's consent to an agreement (NotFound for an unknown one), with its
+ * `consent.accepted` record by the scope's actor. Idempotent: a repeat answers the consent
+ * recorded first and records nothing.
  */
 export const recordConsent = async (
   orgId: string,

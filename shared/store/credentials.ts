@@ -1,3 +1,5 @@
+import type { AuditEvent } from '../audit/record.js';
+import { auditWrites } from './audit-records.js';
 import { UserEntity, type UserRecord } from './entities.js';
 import { ttlSeconds } from './entity.js';
 import { keys } from './keys.js';
@@ -54,18 +56,27 @@ export const userLinkUpdate = (
 /** A condition of a single-use step failed: used, replaced, or changed meanwhile. */
 class ConditionNotMet extends Error {}
 
-/** A reset link with its email in the outbox (one transaction); undefined when the user is gone. */
+/**
+ * A reset link with its email in the outbox (one transaction, with `audit`'s record when given);
+ * undefined when the user is gone.
+ */
 export const issueResetLink = async (
   user: UserRecord,
   email: Omit<OutboxEmail, 'type'>,
   lifetimeSeconds: number,
   now = Date.now(),
+  audit?: AuditEvent,
 ): Promise<{ token: string; outbox: OutboxRef } | undefined> => {
   const owner = { organizationId: user.organizationId, userId: user.id };
   const { token, digest, link } = passwordLinkWrites('reset', owner, lifetimeSeconds, now);
   const outbox = outboxPut({ ...email, type: 'PASSWORD_RESET_EMAIL' }, now);
   try {
-    await transact([link, userLinkUpdate('reset', owner, digest, () => new ConditionNotMet()), outbox.write]);
+    await transact([
+      link,
+      userLinkUpdate('reset', owner, digest, () => new ConditionNotMet()),
+      outbox.write,
+      ...(audit ? await auditWrites(audit, now) : []),
+    ]);
     return { token, outbox: outbox.ref };
   } catch (error) {
     if (error instanceof ConditionNotMet) return undefined;
@@ -91,15 +102,16 @@ export const livePasswordLink = async (
 };
 
 /**
- * Sets the password through a link and uses the link up (one transaction). The user's earlier
- * sessions and refresh tokens end (`credentialsChangedAt`). False when the link was used, voided
- * or the user deactivated meanwhile.
+ * Sets the password through a link and uses the link up (one transaction, with `audit`'s record
+ * when given). The user's earlier sessions and refresh tokens end (`credentialsChangedAt`). False
+ * when the link was used, voided or the user deactivated meanwhile.
  */
 export const setPasswordWithLink = async (
   token: string,
   link: PasswordLinkRecord,
   passwordHash: string,
   now = Date.now(),
+  audit?: AuditEvent,
 ): Promise<boolean> => {
   const digest = digestOf(token);
   const used = () => new ConditionNotMet();
@@ -122,6 +134,7 @@ export const setPasswordWithLink = async (
         },
         used,
       ),
+      ...(audit ? await auditWrites(audit, now) : []),
     ]);
     return true;
   } catch (error) {
@@ -130,10 +143,14 @@ export const setPasswordWithLink = async (
   }
 };
 
-/** Whether a conditional write went through (false: its condition did not hold). */
-const conditionHeld = async (write: Write): Promise<boolean> => {
+/**
+ * Whether a conditional write went through (false: its condition did not hold); with `also`
+ * (an audit record) in the same transaction.
+ */
+const conditionHeld = async (write: Write, also: Write[] = []): Promise<boolean> => {
   try {
-    await writeOne(write);
+    if (also.length > 0) await transact([write, ...also]);
+    else await writeOne(write);
     return true;
   } catch (error) {
     if (error instanceof ConditionNotMet || isConditionFailure(error)) return false;
@@ -165,11 +182,15 @@ export const replacePasswordHash = (
 
 // TOTP and recovery codes ---------------------------------------------------------------------
 
-/** Stores a confirmed TOTP secret and hashed recovery codes, unless the user enrolled meanwhile. */
-export const completeTotpEnrolment = (
+/**
+ * Stores a confirmed TOTP secret and hashed recovery codes, unless the user enrolled meanwhile;
+ * with `audit`'s record in the same transaction when given.
+ */
+export const completeTotpEnrolment = async (
   user: { organizationId: string; userId: string },
   enrolment: { secret: string; step: number; recoveryCodeDigests: string[] },
   now = Date.now(),
+  audit?: AuditEvent,
 ): Promise<boolean> =>
   conditionHeld(
     update(
@@ -187,6 +208,7 @@ export const completeTotpEnrolment = (
       },
       () => new ConditionNotMet(),
     ),
+    audit ? await auditWrites(audit, now) : [],
   );
 
 /** Accepts a TOTP time step once: false if it (or a later one) was accepted before. */

@@ -33,6 +33,8 @@ export const AuthorizationRequestEntity = defineEntity({
       userId: z.optional(z.string()),
       authTime: z.optional(z.number()),
       amr: z.optional(amr()),
+      /** The SSO provider (its client id) a federated person signed in through, for the records. */
+      provider: z.optional(z.string()),
       /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
       totpEnrolment: z.optional(z.string()),
       createdAt: z.number(),

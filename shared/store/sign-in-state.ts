@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AuditEvent } from '../audit/record.js';
 import type { AuthorizationRequest } from '../domain/authorization.js';
+import { auditWrites } from './audit-records.js';
 import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
@@ -38,7 +40,7 @@ const REQUEST_LIFETIME_MILLIS = 30 * 60 * 1000;
 /** Who a pending request has identified so far, and an enrolment under way. */
 export type SignInProgress = Pick<
   AuthorizationRequestRecord,
-  'userId' | 'authTime' | 'amr' | 'totpEnrolment'
+  'userId' | 'authTime' | 'amr' | 'provider' | 'totpEnrolment'
 >;
 
 export const saveAuthorizationRequest = async (
@@ -127,13 +129,16 @@ const FAILURES_LIFETIME_SECONDS = 24 * 3600;
 export const signInLockedUntil = async (organizationId: string, email: string): Promise<number> =>
   (await SignInFailuresEntity.get({ organizationId, email }))?.lockedUntil ?? 0;
 
-/** Counts a failure (one atomic ADD) and locks the email for `lockMillis(count)`; answers the count. */
+/**
+ * Counts a failure (one atomic ADD) and locks the email for `lockMillis(count)`; answers the
+ * count, and whether this failure locked an email that was not locked.
+ */
 export const recordSignInFailure = async (
   organizationId: string,
   email: string,
   lockMillis: (failures: number) => number,
   now = Date.now(),
-): Promise<number> => {
+): Promise<{ failures: number; locked: boolean }> => {
   const key = SignInFailuresEntity.key({ organizationId, email });
   const counted = await writeOne(
     update(key, {
@@ -143,11 +148,13 @@ export const recordSignInFailure = async (
     { returnNew: true },
   );
   const failures = Number(counted?.failures ?? 1);
+  // The ADD kept the lock there was: the one this failure met.
+  const lockedBefore = Number(counted?.lockedUntil ?? 0) > now;
   const wait = lockMillis(failures);
   if (wait > 0) {
     await writeOne(update(key, { update: 'SET lockedUntil = :until', values: { ':until': now + wait } }));
   }
-  return failures;
+  return { failures, locked: wait > 0 && !lockedBefore };
 };
 
 export const clearSignInFailures = async (organizationId: string, email: string): Promise<void> => {
@@ -156,11 +163,15 @@ export const clearSignInFailures = async (organizationId: string, email: string)
 
 // Sessions ------------------------------------------------------------------------------------
 
-/** A new browser session for a person who authenticated at `authTime` (epoch ms). */
+/**
+ * A new browser session for a person who authenticated at `authTime` (epoch ms), with the record
+ * of their sign-in (`audit`) in the same transaction when given.
+ */
 export const createSession = async (
   subject: { organizationId: string; userId: string; amr: string[]; authTime: number },
   lifetimes: { idleSeconds: number; absoluteSeconds: number },
   now = Date.now(),
+  audit?: AuditEvent,
 ): Promise<{ cookieValue: string; session: SessionRecord }> => {
   const cookieValue = newOpaqueValue();
   const session: SessionRecord = {
@@ -168,7 +179,9 @@ export const createSession = async (
     endsAt: now + lifetimes.absoluteSeconds * 1000,
     expiresAt: ttlSeconds(now + lifetimes.idleSeconds * 1000),
   };
-  await writeOne(put(SessionEntity.item({ digest: digestOf(cookieValue) }, session)));
+  const write = put(SessionEntity.item({ digest: digestOf(cookieValue) }, session));
+  if (audit) await transact([write, ...(await auditWrites(audit, now))]);
+  else await writeOne(write);
   return { cookieValue, session };
 };
 

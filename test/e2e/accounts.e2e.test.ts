@@ -5,11 +5,12 @@ import { hashPassword } from '../../shared/auth/passwords.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
 import { updateUserAttributes } from '../../shared/store/user-repository.js';
+import { auditTrail, storedAuditItems } from '../support/audit.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { type Caller, uniqueEmail, useService } from '../support/service.js';
 import {
   type Application,
-  emailedLink,
+  emailedLink as emailedLinkOf,
   exchange,
   newApplication,
   PASSWORD,
@@ -23,7 +24,36 @@ const service = useService();
 let application: Application;
 let rp: oidc.Configuration;
 
+/**
+ * Every password, link token, TOTP secret and code, recovery code, authorization code and token
+ * these tests used, and the organizations they used them in: the last test searches every audit
+ * item stored there for them.
+ */
+const used = new Set<string>();
+const organizationsUsed = new Set<string>();
+const keep = (...values: (string | undefined | null)[]) => {
+  // An email typed as a password (refused as one) is no secret: records name people by it.
+  for (const value of values) if (value && !value.includes('@')) used.add(value);
+};
+
+/** An emailed link, its token kept. */
+const emailedLink = async (...args: Parameters<typeof emailedLinkOf>) => {
+  const link = await emailedLinkOf(...args);
+  keep(new URL(link).searchParams.get('token'));
+  return link;
+};
+
+/** The code of a sign-in exchanged as the application would; the code and the tokens kept. */
+const exchanged = async (configuration: oidc.Configuration, flow: Parameters<typeof exchange>[1]) => {
+  keep(flow.location?.searchParams.get('code'));
+  const tokens = await exchange(configuration, flow);
+  keep(tokens.access_token, tokens.id_token, tokens.refresh_token);
+  return tokens;
+};
+
 beforeAll(async () => {
+  organizationsUsed.add(service.organizationId);
+  keep(PASSWORD);
   application = await newApplication(service);
   rp = await relyingParty(service, application, oidc.ClientSecretBasic(application.clientSecret));
 });
@@ -41,6 +71,7 @@ const choosePassword = async (
   confirm = password,
   browser = new BrowserSession(),
 ) => {
+  keep(password, confirm);
   const form = await browser.fetch(link);
   const html = await form.text();
   const action = new URL(link).pathname;
@@ -69,6 +100,8 @@ describe('invitation', () => {
     expect((await choosePassword(link, PASSWORD, `${PASSWORD}!`)).text).toContain('The two passwords differ');
     expect((await choosePassword(link, person.email)).text).toContain('Do not use your email');
 
+    // Refused passwords change nothing, and record nothing.
+    expect(await auditTrail(service.organizationId, { actorId: person.id })).toEqual([]);
     const accepted = await choosePassword(link, PASSWORD);
     expect(accepted.answer.status).toBe(200);
     expect(accepted.text).toContain('Your password is set');
@@ -76,7 +109,15 @@ describe('invitation', () => {
     expect(again.form.status).toBe(410);
 
     const flow = await signIn(service, rp, { email: person.email });
-    expect((await exchange(rp, flow)).access_token).toBeTruthy();
+    expect((await exchanged(rp, flow)).access_token).toBeTruthy();
+    const records = await auditTrail(service.organizationId, { actorId: person.id });
+    expect(records.map((record) => record.action)).toEqual(['invitation.accepted', 'signin.succeeded']);
+    expect(records[0]).toMatchObject({
+      outcome: 'success',
+      actor: { type: 'user', id: person.id, name: person.email },
+      targets: [{ type: 'user', id: person.id, name: person.email }],
+      changes: { passwordHash: 'changed' },
+    });
   });
 
   it('refuses an invitation form posted from another browser, its own binding cookie valid (login CSRF)', async () => {
@@ -100,10 +141,14 @@ describe('invitation', () => {
     const refused = await other.submit(`${service.baseUrl}/signin/invitation`, fields);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('This form could not be verified');
+    expect(await auditTrail(service.organizationId, { actorId: person.id })).toEqual([]);
     // Nothing changed: the link still works, once, from the browser that opened it.
     const accepted = await invited.submit(`${service.baseUrl}/signin/invitation`, fields);
     expect(accepted.status).toBe(200);
     expect(await accepted.text()).toContain('Your password is set');
+    expect(
+      (await auditTrail(service.organizationId, { actorId: person.id })).map((record) => record.action),
+    ).toEqual(['invitation.accepted']);
   });
 
   it('voids the earlier link when the join email is sent again', async () => {
@@ -137,7 +182,7 @@ const signedInPerson = async () => {
     passwordHash: await hashPassword(PASSWORD),
   });
   const flow = await signIn(service, rp, { email: person.email });
-  return { ...person, browser: flow.browser, tokens: await exchange(rp, flow) };
+  return { ...person, browser: flow.browser, tokens: await exchanged(rp, flow) };
 };
 
 const forgotPassword = async (email: string, browser = new BrowserSession()) => {
@@ -152,8 +197,10 @@ const forgotPassword = async (email: string, browser = new BrowserSession()) => 
 describe('password reset', () => {
   it('answers the same whether or not the email exists, and emails only an existing one', async () => {
     const person = await signedInPerson();
+    const since = Date.now();
     const known = await forgotPassword(person.email);
-    const unknown = await forgotPassword(uniqueEmail('nobody'));
+    const nobody = uniqueEmail('nobody');
+    const unknown = await forgotPassword(nobody);
     expect(known.answer.status).toBe(200);
     expect(unknown.answer.status).toBe(200);
     expect(unknown.text).toBe(known.text);
@@ -162,10 +209,22 @@ describe('password reset', () => {
     await expect(emailedLink(service, person.id, 'PASSWORD_RESET_EMAIL')).resolves.toContain(
       '/signin/reset?token=',
     );
+    // Recorded when a link is sent: for the existing email only, so probing writes nothing.
+    const requested = await auditTrail(service.organizationId, { action: 'password.reset.requested', since });
+    expect(requested).toEqual([
+      expect.objectContaining({
+        outcome: 'success',
+        actor: expect.objectContaining({ type: 'user', id: person.id, name: person.email }),
+        targets: [{ type: 'user', id: person.id, name: person.email }],
+        signIn: { application: application.id },
+      }),
+    ]);
+    expect(JSON.stringify(await auditTrail(service.organizationId, { since }))).not.toContain(nobody);
   });
 
   it("sets a new password once and ends the person's sessions and refresh tokens", async () => {
     const person = await signedInPerson();
+    const since = Date.now();
     await forgotPassword(person.email);
     const voided = await emailedLink(service, person.id, 'PASSWORD_RESET_EMAIL');
     await forgotPassword(person.email);
@@ -198,6 +257,22 @@ describe('password reset', () => {
     expect((await signIn(service, rp, { email: person.email })).answer?.status).toBe(401);
     const fresh = await signIn(service, rp, { email: person.email, password: 'a brand new passphrase' });
     expect(fresh.location?.searchParams.get('code')).toBeTruthy();
+    keep(fresh.location?.searchParams.get('code'));
+    const records = await auditTrail(service.organizationId, { actorId: person.id, since });
+    expect(records.map((record) => `${record.action}${record.reason ? ` ${record.reason}` : ''}`)).toEqual([
+      'password.reset.requested',
+      'password.reset.requested',
+      'password.reset',
+      'signin.failed wrong password',
+      'signin.succeeded',
+    ]);
+    expect(records[2]).toMatchObject({ changes: { passwordHash: 'changed' } });
+    // The application's refresh token, ended by the reset, was refused: recorded as the client's.
+    expect(
+      (
+        await auditTrail(service.organizationId, { action: 'token.refused', actorId: application.id, since })
+      ).map((record) => record.reason),
+    ).toEqual(['invalid_grant: The password was changed after this sign-in; sign in again']);
   });
 });
 
@@ -208,6 +283,7 @@ describe('two-step verification (TOTP)', () => {
 
   beforeAll(async () => {
     admin = await service.freshOrganization({ mfaEnabled: true });
+    organizationsUsed.add(admin.orgId);
     mfaApp = await newApplication(service, admin);
     mfaRp = await relyingParty(service, mfaApp, oidc.ClientSecretBasic(mfaApp.clientSecret));
   });
@@ -221,7 +297,11 @@ describe('two-step verification (TOTP)', () => {
   const submitCode = (browser: BrowserSession, html: string, code: string) =>
     browser.submit(`${service.baseUrl}/signin/totp`, { request: hiddenField(html, 'request') ?? '', code });
 
-  const codeOf = (secret: string, step: number) => hotp(base32Decode(secret), step);
+  const codeOf = (secret: string, step: number) => {
+    const code = hotp(base32Decode(secret), step);
+    keep(code);
+    return code;
+  };
 
   /** Follows a 303 of the hosted pages in the same browser. */
   const follow = (browser: BrowserSession, answer: Response | undefined) => {
@@ -240,6 +320,7 @@ describe('two-step verification (TOTP)', () => {
     const uri = /otpauth:\/\/totp\/[^<\s]+/.exec(html)?.[0] ?? '';
     const secret = new URL(uri.replaceAll('&amp;', '&')).searchParams.get('secret') ?? '';
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    keep(secret);
 
     const step = totpStep(Date.now());
     const wrong = await submitCode(flow.browser, html, codeOf(secret, step + 5));
@@ -254,15 +335,17 @@ describe('two-step verification (TOTP)', () => {
       (match) => match[1] as string,
     );
     expect(codes).toHaveLength(10);
+    keep(...codes, ...codes.map((code) => code.toUpperCase()));
     const done = await flow.browser.submit(`${service.baseUrl}/signin/continue`, {
       request: hiddenField(codesPage, 'request') ?? '',
     });
     const location = new URL(done.headers.get('location') ?? '');
-    return { secret, step, codes, tokens: await exchange(mfaRp, { ...flow, location }) };
+    return { secret, step, codes, tokens: await exchanged(mfaRp, { ...flow, location }) };
   };
 
   /** Signs in with the password, then answers the challenge with `code`. */
   const challenge = async (email: string, code: string) => {
+    keep(code);
     const flow = await signIn(service, mfaRp, { email });
     const html = (await flow.answer?.text()) ?? '';
     expect(html).toContain('Two-step verification');
@@ -279,12 +362,30 @@ describe('two-step verification (TOTP)', () => {
     // The code that confirmed enrolment was used: its time step is refused, the next one accepted.
     expect((await challenge(person.email, codeOf(secret, step))).answer.status).toBe(401);
     const next = await challenge(person.email, codeOf(secret, step + 1));
-    expect(decodeJwt((await exchange(mfaRp, next)).id_token ?? '').amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(decodeJwt((await exchanged(mfaRp, next)).id_token ?? '').amr).toEqual(['pwd', 'otp', 'mfa']);
 
     const [recovery = ''] = codes;
     const recovered = await challenge(person.email, recovery.toUpperCase());
-    expect(decodeJwt((await exchange(mfaRp, recovered)).id_token ?? '').amr).toEqual(['pwd', 'mfa']);
+    expect(decodeJwt((await exchanged(mfaRp, recovered)).id_token ?? '').amr).toEqual(['pwd', 'mfa']);
     expect((await challenge(person.email, recovery)).answer.status).toBe(401);
+    // What the organization's log holds of it: the enrolment, each sign-in, each refused code.
+    const records = await auditTrail(admin.orgId, { actorId: person.id });
+    expect(records.map((record) => `${record.action}${record.reason ? ` ${record.reason}` : ''}`)).toEqual([
+      'signin.failed wrong code at enrolment',
+      'mfa.enrolled',
+      'signin.succeeded',
+      'signin.failed wrong code',
+      'signin.succeeded',
+      'signin.succeeded',
+      'signin.failed wrong code',
+    ]);
+    expect(
+      records.filter((record) => record.action === 'signin.succeeded').map((record) => record.signIn),
+    ).toEqual([
+      { application: mfaApp.id, amr: ['pwd', 'otp', 'mfa'] },
+      { application: mfaApp.id, amr: ['pwd', 'otp', 'mfa'] },
+      { application: mfaApp.id, amr: ['pwd', 'mfa'] },
+    ]);
   });
 
   it('makes the person enrol again after resetMfa', async () => {
@@ -309,6 +410,16 @@ describe('two-step verification (TOTP)', () => {
     expect(await locked.text()).toContain('The code is not right');
     const passwordAgain = await signIn(service, mfaRp, { email: person.email });
     expect(passwordAgain.answer?.status).toBe(401);
+    const refusals = (await auditTrail(admin.orgId, { actorId: person.id, action: 'signin.' }))
+      .filter((record) => record.outcome === 'failure')
+      .map((record) => `${record.action} ${record.reason}`);
+    // The wrong code at enrolment counted too: the fourth wrong code was the fifth failure.
+    expect(refusals).toEqual([
+      'signin.failed wrong code at enrolment',
+      ...Array(3).fill('signin.failed wrong code'),
+      'signin.locked wrong code',
+      ...Array(3).fill('signin.failed locked'),
+    ]);
   });
 });
 
@@ -346,11 +457,20 @@ describe('consent to the latest agreement', () => {
       agreement: agreement.id,
       decision: 'accept',
     });
-    const tokens = await exchange(rp, { ...flow, location: new URL(yes.headers.get('location') ?? '') });
+    const tokens = await exchanged(rp, { ...flow, location: new URL(yes.headers.get('location') ?? '') });
     const status = await service.call<{ accepted: boolean }>('GET', '/idp/consent', {
       token: tokens.access_token,
     });
     expect(status.body).toEqual({ accepted: true });
+    expect(
+      await auditTrail(service.organizationId, { actorId: other.id, action: 'consent.accepted' }),
+    ).toEqual([
+      expect.objectContaining({
+        outcome: 'success',
+        actor: expect.objectContaining({ type: 'user', id: other.id, name: other.email }),
+        targets: [{ type: 'agreement', id: agreement.id }],
+      }),
+    ]);
     // With a session and the consent given, prompt=none now answers a code.
     const again = await signIn(service, rp, {
       email: other.email,
@@ -358,5 +478,32 @@ describe('consent to the latest agreement', () => {
       extra: { prompt: 'none' },
     });
     expect(again.location?.searchParams.get('code')).toBeTruthy();
+  });
+});
+
+describe('the audit records of these sign-ins', () => {
+  it('hold none of the passwords, link tokens, TOTP secrets and codes, recovery codes, codes and tokens used', async () => {
+    const items = (await Promise.all([...organizationsUsed].map(storedAuditItems))).flat();
+    const text = items.map((item) => JSON.stringify(item)).join('\n');
+    // Positive control: the search reads every kind of record these tests wrote, and finds what they do hold.
+    const actions = new Set(items.map((item) => item.action));
+    for (const action of [
+      'invitation.accepted',
+      'password.reset.requested',
+      'password.reset',
+      'mfa.enrolled',
+      'signin.succeeded',
+      'signin.failed',
+      'signin.locked',
+      'consent.accepted',
+      'token.refused',
+    ]) {
+      expect(actions, action).toContain(action);
+    }
+    // What a record shows of a secret: its field's name, and "changed".
+    expect(text).toMatch(/totpSecret\W+changed/);
+    expect(used.size).toBeGreaterThan(50);
+    const found = [...used].filter((value) => text.includes(value));
+    expect(found).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import {
   unbindSsoProvider,
 } from '../../shared/store/sso-provider-repository.js';
 import { setUserStatus } from '../../shared/store/user-repository.js';
+import { auditTrail } from '../support/audit.js';
 import { type BrowserSession, hiddenField } from '../support/browser-session.js';
 import { type IdTokenScript, startScriptedUpstream } from '../support/scripted-upstream.js';
 import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
@@ -101,6 +102,14 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     expect(decodeJwt(tokens.id_token ?? '')).toMatchObject({ sub: userId, email, amr: ['fed'] });
     const permissions = await service.call('GET', '/idp/me/ui-permissions', { token: tokens.access_token });
     expect(permissions.status).toBe(200);
+    expect(await auditTrail(admin.orgId, { actorId: userId, action: 'signin.' })).toEqual([
+      expect.objectContaining({
+        action: 'signin.federated',
+        outcome: 'success',
+        actor: expect.objectContaining({ type: 'user', id: userId, name: email, ip: expect.any(String) }),
+        signIn: { application: rp.clientMetadata().client_id, amr: ['fed'], provider: CLIENT_ID },
+      }),
+    ]);
   });
 
   it('refuses a person unknown to the organization, unless just-in-time creation is on', async () => {
@@ -138,10 +147,19 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     expect(await first.response.text()).toContain('did not confirm your email address');
 
     const inactive = upstreamPerson();
-    await setUserStatus(admin.orgId, await personInIdp(inactive), 'INACTIVE');
+    const inactiveId = await personInIdp(inactive);
+    await setUserStatus(admin.orgId, inactiveId, 'INACTIVE');
     const second = await federatedSignIn();
     expect(second.response.status).toBe(403);
     expect(await second.response.text()).toContain('This account cannot sign in');
+    // Each refusal recorded with its reason and provider: the matched person, or the email claimed.
+    const refusals = (await auditTrail(admin.orgId, { action: 'signin.failed' })).filter((record) =>
+      [unverified, inactive].includes(record.actor.name ?? ''),
+    );
+    expect(refusals.map((record) => [record.actor.id, record.reason, record.signIn?.provider])).toEqual([
+      ['anonymous', 'email-not-verified', CLIENT_ID],
+      [inactiveId, 'inactive', CLIENT_ID],
+    ]);
   });
 
   it('says the secret has probably expired when the upstream refuses it and the hint has passed', async () => {

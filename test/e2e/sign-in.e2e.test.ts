@@ -5,6 +5,7 @@ import { signEs256 } from '../../shared/auth/compact-jwt.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
 import { setUserStatus, updateUserAttributes } from '../../shared/store/user-repository.js';
+import { auditTrail, signInTrail } from '../support/audit.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { uniqueEmail, useService } from '../support/service.js';
 import {
@@ -53,6 +54,12 @@ const tokenRequest = (body: Record<string, string>, application = confidential) 
     },
     body: new URLSearchParams(application.clientSecret ? body : { ...body, client_id: application.id }),
   });
+
+/** Why the token endpoint refused the client's requests since `since`, oldest first (their records). */
+const refusalsOf = async (client: Application, since: number) =>
+  (await auditTrail(service.organizationId, { action: 'token.refused', actorId: client.id, since })).map(
+    (record) => record.reason,
+  );
 
 beforeAll(async () => {
   const registered = await register({
@@ -140,6 +147,7 @@ describe('authorization code flow with openid-client as the application', () => 
     expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
     expect(metadata.end_session_endpoint).toBe(`${service.baseUrl}/oauth2/logout`);
 
+    const since = Date.now();
     const flow = await signIn(configuration);
     expect(flow.location?.origin + (flow.location?.pathname ?? '')).toBe(REDIRECT);
     expect(flow.location?.searchParams.get('iss')).toBe(service.baseUrl);
@@ -171,6 +179,24 @@ describe('authorization code flow with openid-client as the application', () => 
     const refreshed = await oidc.refreshTokenGrant(configuration, tokens.refresh_token as string);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.access_token).toBeTruthy();
+    // One record of it all: the sign-in, as API Gateway saw the browser. Tokens issued record none.
+    expect(await signInTrail(service.organizationId, person.id, since)).toEqual([
+      expect.objectContaining({
+        action: 'signin.succeeded',
+        outcome: 'success',
+        actor: {
+          type: 'user',
+          id: person.id,
+          name: person.email,
+          ip: expect.any(String),
+          userAgent: expect.any(String),
+        },
+        targets: [{ type: 'user', id: person.id, name: person.email }],
+        signIn: { application: confidential.id, amr: ['pwd'] },
+        requestId: expect.any(String),
+      }),
+    ]);
+    expect(await auditTrail(service.organizationId, { action: 'token.', since })).toEqual([]);
   });
 
   it('revokes the whole family when a rotated refresh token comes back', async () => {
@@ -181,11 +207,16 @@ describe('authorization code flow with openid-client as the application', () => 
     const tokens = await exchange(configuration, await signIn(configuration));
     const first = tokens.refresh_token as string;
     const second = (await oidc.refreshTokenGrant(configuration, first)).refresh_token as string;
+    const since = Date.now();
     const reuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first });
     expect(reuse.status).toBe(400);
     expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
     const afterReuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: second });
     expect(await afterReuse.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await refusalsOf(confidential, since)).toEqual([
+      'invalid_grant: The refresh token was already used; every token of this sign-in is revoked',
+      'invalid_grant: The refresh token is invalid, expired or revoked',
+    ]);
   });
 
   it('refuses a code the second time and revokes what the first use issued', async () => {
@@ -196,6 +227,7 @@ describe('authorization code flow with openid-client as the application', () => 
     const flow = await signIn(configuration);
     const tokens = await exchange(configuration, flow);
     const code = flow.location?.searchParams.get('code') as string;
+    const since = Date.now();
     const replay = await tokenRequest({
       grant_type: 'authorization_code',
       code,
@@ -208,6 +240,10 @@ describe('authorization code flow with openid-client as the application', () => 
       refresh_token: tokens.refresh_token as string,
     });
     expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await refusalsOf(confidential, since)).toEqual([
+      'invalid_grant: The authorization code was already used; what it issued is revoked',
+      'invalid_grant: The refresh token is invalid, expired or revoked',
+    ]);
   });
 
   it('refuses a wrong verifier, another redirect URI and another client, leaving the code usable', async () => {
@@ -217,6 +253,7 @@ describe('authorization code flow with openid-client as the application', () => 
     );
     const flow = await signIn(configuration);
     const code = flow.location?.searchParams.get('code') as string;
+    const since = Date.now();
     const wrongVerifier = await tokenRequest({
       grant_type: 'authorization_code',
       code,
@@ -243,14 +280,25 @@ describe('authorization code flow with openid-client as the application', () => 
     });
     expect(await missingVerifier.json()).toMatchObject({ error: 'invalid_request' });
     await expect(exchange(configuration, flow)).resolves.toHaveProperty('access_token');
+    const invalidCode =
+      'invalid_grant: The authorization code is invalid, expired, or was issued for another request';
+    expect(await refusalsOf(confidential, since)).toEqual([
+      invalidCode,
+      invalidCode,
+      'invalid_request: code_verifier is required (PKCE)',
+    ]);
+    expect(await refusalsOf(publicApp, since)).toEqual([invalidCode]);
   });
 
   it('signs a public application in with PKCE alone', async () => {
     const configuration = await configurationOf(publicApp, oidc.None());
     const tokens = await exchange(configuration, await signIn(configuration));
     expect(tokens.claims()?.aud).toBe(publicApp.id);
+    const since = Date.now();
     const secretless = await tokenRequest({ grant_type: 'client_credentials' }, publicApp);
     expect(secretless.status).toBe(401);
+    // Refused before any client was read (no secret at all): nobody's to record.
+    expect(await refusalsOf(publicApp, since)).toEqual([]);
   });
 });
 
@@ -361,9 +409,11 @@ describe('authorization request refusals', () => {
     expect((await attempt(inactive, PASSWORD)).answer.status).toBe(303);
     await setUserStatus(service.organizationId, inactiveId, 'INACTIVE');
 
+    const since = Date.now();
+    const nobody = uniqueEmail('nobody');
     const answers = [
       await attempt(person.email, 'not the password at all'),
-      await attempt(uniqueEmail('nobody'), PASSWORD),
+      await attempt(nobody, PASSWORD),
       await attempt(inactive, PASSWORD),
     ];
     const [wrong] = answers;
@@ -375,6 +425,26 @@ describe('authorization request refusals', () => {
       expect(answer.headers.get('location')).toBeNull();
       expect(page).toBe(wrong?.page);
     }
+    // The records tell them apart, for the administrator.
+    const failed = (actor: Record<string, unknown>, reason: string) =>
+      expect.objectContaining({
+        action: 'signin.failed',
+        outcome: 'failure',
+        reason,
+        actor: expect.objectContaining(actor),
+        signIn: { application: confidential.id, amr: ['pwd'] },
+      });
+    expect(await signInTrail(service.organizationId, person.id, since)).toEqual([
+      failed({ id: person.id, name: person.email }, 'wrong password'),
+    ]);
+    expect(
+      (await signInTrail(service.organizationId, 'anonymous', since)).filter(
+        (record) => record.actor.name === nobody,
+      ),
+    ).toEqual([failed({ id: 'anonymous', name: nobody }, 'unknown email')]);
+    expect(await signInTrail(service.organizationId, inactiveId, since)).toEqual([
+      failed({ id: inactiveId, name: inactive }, 'user not active'),
+    ]);
   });
 
   it("does not reuse a session of another organization: that organization's application asks for sign-in", async () => {
@@ -414,6 +484,7 @@ describe('sessions and logout', () => {
       confidential,
       oidc.ClientSecretBasic(confidential.clientSecret),
     );
+    const since = Date.now();
     const first = await signIn(configuration);
     const tokens = await exchange(configuration, first);
     const silent = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
@@ -457,6 +528,14 @@ describe('sessions and logout', () => {
     expect(signedOut.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye`);
     const afterLogout = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
     expect(afterLogout.location?.searchParams.get('error')).toBe('login_required');
+    // One sign-in (the session's reuses record nothing), then its end, through the hint's application.
+    const records = await auditTrail(service.organizationId, { actorId: person.id, since });
+    expect(records.map((record) => record.action)).toEqual(['signin.succeeded', 'session.ended']);
+    expect(records[1]).toMatchObject({
+      outcome: 'success',
+      targets: [{ type: 'user', id: person.id }],
+      signIn: { application: confidential.id, amr: ['pwd'] },
+    });
   });
 
   const logoutUrl = (parameters: Record<string, string> = {}) =>
@@ -708,6 +787,14 @@ describe('brute force', () => {
     };
     expect(answers).toEqual(Array(5).fill(lockedAnswer));
     expect(lockedAnswer).toEqual({ status: 401, error: 'The email or password is not right.' });
+    // The fifth failure locked the email; the right password then failed as locked.
+    expect(
+      (await signInTrail(service.organizationId, id)).map((record) => `${record.action} ${record.reason}`),
+    ).toEqual([
+      ...Array(4).fill('signin.failed wrong password'),
+      'signin.locked wrong password',
+      'signin.failed locked',
+    ]);
     // Unknown emails are counted and answered alike; the person signed in above is unaffected.
     const unknown = await signIn(configuration, { email: uniqueEmail('nobody') });
     expect(unknown.answer?.status).toBe(401);

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
+import { auditTrail } from '../support/audit.js';
 import { useService } from '../support/service.js';
 
 const service = useService();
@@ -70,7 +71,8 @@ describe('token endpoint with a real OAuth client library', () => {
 });
 
 describe('token endpoint errors (RFC 6749 section 5.2)', () => {
-  it('answers invalid_client for a wrong secret and for an unknown client', async () => {
+  it('answers invalid_client for a wrong secret and for an unknown client, recording the known one', async () => {
+    const since = Date.now();
     for (const [clientId, clientSecret] of [
       [service.clientId, 'wrong'],
       ['nobody', 'nothing'],
@@ -84,6 +86,16 @@ describe('token endpoint errors (RFC 6749 section 5.2)', () => {
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect(await response.json()).toMatchObject({ error: 'invalid_client' });
     }
+    // The existing client's organization hears of the attempt; a made-up id has none to tell.
+    expect(await auditTrail(service.organizationId, { action: 'token.', since })).toEqual([
+      expect.objectContaining({
+        action: 'token.refused',
+        outcome: 'failure',
+        reason: 'invalid_client: Client authentication failed',
+        actor: expect.objectContaining({ type: 'client', id: service.clientId, ip: expect.any(String) }),
+        targets: [{ type: 'client', id: service.clientId }],
+      }),
+    ]);
   });
 
   it('asks Basic clients to authenticate again with WWW-Authenticate', async () => {

@@ -9,6 +9,7 @@ import { keys } from '../../shared/store/keys.js';
 import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import { signInTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
   alertOf,
@@ -22,6 +23,7 @@ import {
   requestIdOf,
   signInSetup,
   textOf,
+  USER_AGENT,
 } from '../support/hosted-pages.js';
 import { getItem } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
@@ -199,6 +201,7 @@ describe('the authorization endpoint', () => {
     const first = await signIn(browser, application.id, user.email);
     const session = browser.cookies.get('idp-session');
     const firstGrant = await redeemed(application.id, locationOf(first));
+    const since = Date.now();
     const again = await browser.get(
       authorize,
       authorizationQuery(application.id, { prompt: 'none', state: 's2' }),
@@ -208,8 +211,9 @@ describe('the authorization endpoint', () => {
     expect(browser.cookies.get('idp-session')).toBe(session);
     expect(locationOf(again).searchParams.get('state')).toBe('s2');
     const grant = await redeemed(application.id, locationOf(again));
-    // The session's authentication, not a new one.
+    // The session's authentication, not a new one: its sign-in was recorded, nothing more is.
     expect(grant).toMatchObject({ userId: user.id, amr: ['pwd'], authTime: firstGrant.authTime });
+    expect(await signInTrail(application.organizationId, user.id, since)).toEqual([]);
   });
 
   it('takes a session as recent enough within max_age only', async () => {
@@ -306,6 +310,20 @@ describe('the sign-in form', () => {
       userId: user.id,
       amr: ['pwd'],
     });
+    // Recorded with the session: the person, where from, through which application and how.
+    const [record, ...more] = await signInTrail(application.organizationId, user.id, before);
+    expect(more).toEqual([]);
+    expect(record).toEqual({
+      id: expect.any(String),
+      organizationId: application.organizationId,
+      time: expect.any(Number),
+      action: 'signin.succeeded',
+      actor: { type: 'user', id: user.id, name: user.email, ip: browser.sourceIp, userAgent: USER_AGENT },
+      targets: [{ type: 'user', id: user.id, name: user.email }],
+      outcome: 'success',
+      signIn: { application: application.id, amr: ['pwd'] },
+      requestId: 'request',
+    });
 
     const replay = await browser.post(submitSignIn, {
       request: requestIdOf(form),
@@ -373,6 +391,7 @@ describe('the sign-in form', () => {
     const deactivated = await personWithPassword(organization.id);
     await setUserStatus(organization.id, deactivated.id, 'INACTIVE');
     const logged = refusalsLogged();
+    const since = Date.now();
     for (const [email, password] of [
       [user.email, 'wrong password'],
       ['nobody@example.com', PASSWORD],
@@ -399,6 +418,34 @@ describe('the sign-in form', () => {
       expect.objectContaining({ reason: 'credentials-or-status', consecutiveFailures: 1 }),
     ]);
     expect(metricsCounted()).toEqual(['SignInsRefused', 'SignInsRefused', 'SignInsRefused']);
+    // The records tell what the person was not told: who (or which email) and why.
+    const failed = {
+      action: 'signin.failed',
+      outcome: 'failure',
+      signIn: { application: application.id, amr: ['pwd'] },
+    };
+    expect(await signInTrail(organization.id, user.id, since)).toEqual([
+      expect.objectContaining({
+        ...failed,
+        reason: 'wrong password',
+        actor: expect.objectContaining({ type: 'user', id: user.id, name: user.email }),
+        targets: [{ type: 'user', id: user.id, name: user.email }],
+      }),
+    ]);
+    const unknown = (await signInTrail(organization.id, 'anonymous', since)).filter(
+      (record) => record.actor.name === 'nobody@example.com',
+    );
+    expect(unknown).toEqual([
+      expect.objectContaining({
+        ...failed,
+        reason: 'unknown email',
+        actor: expect.objectContaining({ type: 'user', id: 'anonymous', name: 'nobody@example.com' }),
+        targets: [],
+      }),
+    ]);
+    expect(await signInTrail(organization.id, deactivated.id, since)).toEqual([
+      expect.objectContaining({ ...failed, reason: 'user not active' }),
+    ]);
   });
 
   it('locks an email after five failures, even for the right password, until the wait is over', async () => {
@@ -442,6 +489,26 @@ describe('the sign-in form', () => {
     vi.setSystemTime(await signInLockedUntil(organization.id, other.email));
     await signIn(new PagesBrowser(), application.id, other.email, { password: 'wrong' });
     expect(logged().at(-1)?.reason).toBe('credentials-or-status');
+    // The failure that locks is `signin.locked`; one while locked fails as such; a success after.
+    // (The clock stands still between advances: records of one instant are compared as a set.)
+    const outcomes = async (person: UserRecord) =>
+      (await signInTrail(organization.id, person.id)).map((record) => `${record.action} ${record.reason}`);
+    expect((await outcomes(user)).sort()).toEqual(
+      [
+        ...Array.from({ length: 4 }, () => 'signin.failed wrong password'),
+        'signin.locked wrong password',
+        'signin.failed locked',
+        'signin.succeeded undefined',
+      ].sort(),
+    );
+    // A failure once a lock is over locks again (for longer): `signin.locked` once more.
+    expect((await outcomes(other)).sort()).toEqual(
+      [
+        ...Array.from({ length: 4 }, () => 'signin.failed wrong password'),
+        'signin.locked wrong password',
+        'signin.locked wrong password',
+      ].sort(),
+    );
   });
 
   it('forgets the failures of an email once its person signs in (without two steps)', async () => {
@@ -459,10 +526,19 @@ describe('the sign-in form', () => {
     expect(await signInLockedUntil(organization.id, user.email)).toBe(0);
   });
 
-  it('counts no failure for a form without an email', async () => {
+  it('counts no failure for a form without an email, recording an anonymous one', async () => {
     const { application } = shared;
-    const page = await signIn(new PagesBrowser(), application.id, '', { password: 'x' });
+    const browser = new PagesBrowser();
+    const since = Date.now();
+    const page = await signIn(browser, application.id, '', { password: 'x' });
     expect(page.statusCode).toBe(401);
+    const records = (await signInTrail(application.organizationId, 'anonymous', since)).filter(
+      (record) => record.actor.ip === browser.sourceIp,
+    );
+    expect(records).toEqual([
+      expect.objectContaining({ action: 'signin.failed', reason: 'no email', targets: [] }),
+    ]);
+    expect(records[0]?.actor).not.toHaveProperty('name');
   });
 
   it('throttles the attempts of one address past the limit a minute', async () => {
@@ -557,8 +633,14 @@ describe('the sign-in form', () => {
     const page = await signIn(new PagesBrowser(), application.id, user.email, { password: `${long}beyond` });
     expect(page.statusCode).toBe(303);
     const email = `${'e'.repeat(320)}@example.com`;
+    const since = Date.now();
     const refused = await signIn(new PagesBrowser(), application.id, email, { password: 'x' });
     expect(textOf(refused)).toContain(`value="${'e'.repeat(320)}"`);
+    // The record names the email as read: bounded too.
+    const [record] = (await signInTrail(organization.id, 'anonymous', since)).filter((entry) =>
+      entry.actor.name?.startsWith('eee'),
+    );
+    expect(record?.actor.name).toBe('e'.repeat(320));
     expect(await getItem(keys.signInFailures(organization.id, 'e'.repeat(320)))).toMatchObject({
       failures: 1,
     });

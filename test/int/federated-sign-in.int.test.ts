@@ -10,12 +10,15 @@ import {
   upstreamIdentity,
 } from '../../shared/auth/federation/upstream.js';
 import { secretStore, ssoSecretName } from '../../shared/auth/secret-store.js';
+import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
+import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
   alertOf,
@@ -124,6 +127,12 @@ const started = async (
 const callback = (browser: PagesBrowser, provider: string, query: Record<string, string>) =>
   browser.get(finishFederation, query, { clientId: provider });
 
+/** The sign-in records of the shared organization through a provider (each test has its own). */
+const federatedRecords = async (provider: string) =>
+  (await auditTrail(shared.organization.id, { action: 'signin.' })).filter(
+    (record) => record.signIn?.provider === provider,
+  );
+
 describe('starting a federated sign-in', () => {
   it('sends this browser to the upstream with a state stored as a digest, a nonce and a PKCE verifier', async () => {
     const provider = await newProvider();
@@ -231,6 +240,15 @@ describe("the upstream's answer", () => {
       outcome: 'redeemed',
       grant: { userId: shared.user.id, amr: ['fed'] },
     });
+    expect(await federatedRecords(provider)).toEqual([
+      expect.objectContaining({
+        action: 'signin.federated',
+        outcome: 'success',
+        actor: expect.objectContaining({ type: 'user', id: shared.user.id, name: shared.user.email }),
+        targets: [{ type: 'user', id: shared.user.id, name: shared.user.email }],
+        signIn: { application: shared.application.id, amr: ['fed'], provider },
+      }),
+    ]);
     // The state is used up.
     expect(alertOf(await callback(browser, provider, { code: 'upstream-code', state }))).toBe(EXPIRED);
   });
@@ -247,6 +265,44 @@ describe("the upstream's answer", () => {
       'family',
     );
     expect(redemption).toMatchObject({ grant: { amr: ['fed', 'mfa'] } });
+    expect((await federatedRecords(provider)).map((record) => record.signIn)).toEqual([
+      { application: shared.application.id, amr: ['fed', 'mfa'], provider },
+    ]);
+  });
+
+  it('carries the provider through the two steps of an organization that uses them', async () => {
+    const mfa = await signInSetup({ mfaEnabled: true });
+    const provider = `sso-${randomUUID().slice(0, 8)}`;
+    await configureSsoProvider(
+      { clientId: provider, organizationIds: [mfa.organization.id], clientSecret: 's', issuer: ISSUER },
+      'test',
+    );
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
+    const sent = locationOf(await browser.get(startFederation, { request, provider }));
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ email: mfa.user.email }));
+    const enrol = await callback(browser, provider, {
+      code: 'c',
+      state: sent.searchParams.get('state') ?? '',
+    });
+    expect(enrol.headers?.location).toMatch(/^\/signin\/enrol/);
+    const secret = String((await getItem(keys.authorizationRequest(request)))?.totpEnrolment);
+    expect(
+      (await browser.post(submitTotp, { request, code: hotp(base32Decode(secret), totpStep(Date.now())) }))
+        .statusCode,
+    ).toBe(200);
+    expect((await browser.post(submitContinue, { request })).statusCode).toBe(303);
+    const records = await auditTrail(mfa.organization.id, { actorId: mfa.user.id });
+    expect(records.find((record) => record.action === 'signin.federated')?.signIn).toEqual({
+      application: mfa.application.id,
+      amr: ['fed', 'otp', 'mfa'],
+      provider,
+    });
+    expect(records.find((record) => record.action === 'mfa.enrolled')?.signIn).toEqual({
+      application: mfa.application.id,
+      amr: ['fed', 'otp', 'mfa'],
+      provider,
+    });
   });
 
   it("is refused without this browser's pending request, or with a state that is not one", async () => {
@@ -479,5 +535,16 @@ describe("the upstream's answer", () => {
     expect(page.statusCode).toBe(403);
     expect(alertOf(page)).toMatch(/did not confirm your email address/);
     expect(page.cookies).toBeUndefined();
+    // Nobody was matched: the record names the email the upstream claimed.
+    expect(await federatedRecords(provider)).toEqual([
+      expect.objectContaining({
+        action: 'signin.failed',
+        outcome: 'failure',
+        reason: 'email-not-verified',
+        actor: expect.objectContaining({ type: 'user', id: 'anonymous', name: shared.user.email }),
+        targets: [],
+        signIn: { application: shared.application.id, amr: ['fed'], provider },
+      }),
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { sessionCsrfToken } from '../../shared/pages/forms.js';
 import { liveSession } from '../../shared/store/sign-in-state.js';
+import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
 import { useDatabase } from '../support/database.js';
 import {
@@ -70,6 +71,12 @@ const signedIn = async () => {
 
 const sessionOf = (browser: PagesBrowser) => liveSession(browser.cookies.get('idp-session'));
 
+/** The `session.ended` records of sign-outs from this browser. */
+const signOutsOf = async (browser: PagesBrowser) =>
+  (await auditTrail(shared.organization.id, { action: 'session.ended' })).filter(
+    (record) => record.actor.ip === browser.sourceIp,
+  );
+
 /** An ID token signed with the service's own key, of these claims. */
 const ownToken = async (claims: Record<string, unknown>) => {
   const { kid, key } = await currentSigningKey();
@@ -103,6 +110,15 @@ describe('logout with an ID token hint of this session', () => {
       userId: shared.user.id,
     });
     expect(vi.mocked(countMetric).mock.calls).toEqual([['SignOuts']]);
+    // The person ended their session, through the application the hint names.
+    expect(await signOutsOf(browser)).toEqual([
+      expect.objectContaining({
+        outcome: 'success',
+        actor: expect.objectContaining({ type: 'user', id: shared.user.id, ip: browser.sourceIp }),
+        targets: [{ type: 'user', id: shared.user.id }],
+        signIn: { application: shared.application.id, amr: ['pwd'] },
+      }),
+    ]);
   });
 
   it('signs out at once to our page without a redirect URI, and without a state adds none', async () => {
@@ -156,6 +172,8 @@ describe('logout without a hint of this session', () => {
     expect(done.statusCode).toBe(200);
     expect(done.cookies).toEqual([CLEARED]);
     expect(await liveSession(cookie)).toBeUndefined();
+    // Asking changed nothing; the form ended the session. No hint: no application named.
+    expect((await signOutsOf(browser)).map((record) => record.signIn)).toEqual([{ amr: ['pwd'] }]);
   });
 
   it("asks for a hint of another sign-in of the same person, and the form then follows the hint's redirect", async () => {
@@ -188,16 +206,19 @@ describe('logout without a hint of this session', () => {
     );
     expect(refused.cookies).toBeUndefined();
     expect(await liveSession(victimCookie)).toBeDefined();
+    expect(await signOutsOf(victim.browser)).toEqual([]);
     expect(
       (await victim.browser.post(confirmLogout, { csrf: sessionCsrfToken(victimCookie) })).statusCode,
     ).toBe(200);
     expect(await liveSession(victimCookie)).toBeUndefined();
+    expect(await signOutsOf(victim.browser)).toHaveLength(1);
     expect((await victim.browser.open(confirmLogout, {})).statusCode).toBe(403);
   });
 
   it('answers a browser without a live session with the signed-out page, redirecting nowhere', async () => {
     const info = vi.spyOn(logger, 'info');
-    const page = await new PagesBrowser().get(logout, {
+    const browser = new PagesBrowser();
+    const page = await browser.get(logout, {
       client_id: shared.application.id,
       post_logout_redirect_uri: AFTER_LOGOUT,
     });
@@ -207,6 +228,7 @@ describe('logout without a hint of this session', () => {
     // Nobody was signed out.
     expect(info).not.toHaveBeenCalledWith('signed out', expect.anything());
     expect(vi.mocked(countMetric)).not.toHaveBeenCalled();
+    expect(await signOutsOf(browser)).toEqual([]);
   });
 });
 

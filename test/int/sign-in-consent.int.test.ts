@@ -10,6 +10,7 @@ import {
   recordConsent,
 } from '../../shared/store/consent-repository.js';
 import { keys } from '../../shared/store/keys.js';
+import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
   alertOf,
@@ -89,9 +90,25 @@ describe('consent during a sign-in', () => {
     expect(vi.mocked(countMetric)).toHaveBeenCalledWith('ConsentsGiven');
     expect(done.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
     expect(await hasAcceptedLatest(shared.organization.id, user.id)).toBe(true);
-    // Accepted once, not asked again.
+    // The same consent as the API's, by the person: then their sign-in.
+    const records = await auditTrail(shared.organization.id, { actorId: user.id });
+    expect(records.map((record) => record.action).sort()).toEqual(['consent.accepted', 'signin.succeeded']);
+    expect(records.find((record) => record.action === 'consent.accepted')).toMatchObject({
+      outcome: 'success',
+      actor: { type: 'user', id: user.id, name: user.email, ip: browser.sourceIp },
+      targets: [{ type: 'agreement', id: agreement.id }],
+      changes: {
+        agreementId: { from: null, to: agreement.id },
+        userId: { from: null, to: user.id },
+      },
+    });
+    // Accepted once, not asked again; a repeat changes nothing and records nothing.
     const next = await browser.get(authorize, authorizationQuery(shared.application.id));
     expect(next.statusCode).toBe(303);
+    await recordConsent(shared.organization.id, user.id, agreement.id);
+    expect(
+      await auditTrail(shared.organization.id, { actorId: user.id, action: 'consent.accepted' }),
+    ).toHaveLength(1);
   });
 
   it('tells the application access_denied when the person declines, and uses the request up', async () => {
@@ -108,6 +125,8 @@ describe('consent during a sign-in', () => {
       iss: 'http://localhost',
     });
     expect(await hasAcceptedLatest(shared.organization.id, user.id)).toBe(false);
+    // Declined: no consent, and no sign-in, to record.
+    expect(await auditTrail(shared.organization.id, { actorId: user.id })).toEqual([]);
     const again = await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
     expect(alertOf(again)).toBe(EXPIRED);
   });

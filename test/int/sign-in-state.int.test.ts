@@ -311,18 +311,32 @@ describe('failed sign-ins and attempts', () => {
       waits.push(failures);
       return failures >= 2 ? failures * 1000 : 0;
     };
-    expect(await recordSignInFailure('org', 'Ann@Example.com', rule, NOW)).toBe(1);
+    expect(await recordSignInFailure('org', 'Ann@Example.com', rule, NOW)).toEqual({
+      failures: 1,
+      locked: false,
+    });
     expect(await signInLockedUntil('org', 'ann@example.com')).toBe(0);
     expect(await getItem(keys.signInFailures('org', 'ann@example.com'))).toMatchObject({
       failures: 1,
       lockedUntil: 0,
       expiresAt: NOW / 1000 + 24 * 3600,
     });
-    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 1)).toBe(2);
+    // The failure that locks says so; one while the lock lasts extends it, and one after it locks again.
+    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 1)).toEqual({
+      failures: 2,
+      locked: true,
+    });
     expect(await signInLockedUntil('org', 'ann@example.com')).toBe(NOW + 1 + 2000);
-    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 2)).toBe(3);
+    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 2)).toEqual({
+      failures: 3,
+      locked: false,
+    });
     expect(await signInLockedUntil('org', 'ann@example.com')).toBe(NOW + 2 + 3000);
-    expect(waits).toEqual([1, 2, 3]);
+    expect(await recordSignInFailure('org', 'ann@example.com', rule, NOW + 2 + 3000)).toEqual({
+      failures: 4,
+      locked: true,
+    });
+    expect(waits).toEqual([1, 2, 3, 4]);
     expect(await signInLockedUntil('other-org', 'ann@example.com')).toBe(0);
   });
 

@@ -10,6 +10,7 @@ import { countMetric } from '../../shared/observability/metrics.js';
 import { keys } from '../../shared/store/keys.js';
 import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
   alertOf,
@@ -69,6 +70,22 @@ const logged = (message: string) => {
 
 const codeAt = (secret: string, now = Date.now()) => hotp(base32Decode(secret), totpStep(now));
 
+/**
+ * What the audit log holds of a person: `action reason` of each record by them, sorted (a faked
+ * clock stands still, and records of one instant have no order).
+ */
+const recordedOf = async (user: { id: string }) =>
+  (await auditTrail(shared.organization.id, { actorId: user.id }))
+    .map((record) => `${record.action}${record.reason ? ` ${record.reason}` : ''}`)
+    .sort();
+
+/** The one record of `action` by the person. */
+const recordOf = async (user: { id: string }, action: string) => {
+  const records = await auditTrail(shared.organization.id, { actorId: user.id, action });
+  expect(records).toHaveLength(1);
+  return records[0];
+};
+
 /** Authorization request and password of a person; answers the page after the password. */
 const afterPassword = async (browser: PagesBrowser, user: UserRecord, extra: Record<string, string> = {}) => {
   const form = await browser.get(authorize, authorizationQuery(shared.application.id, extra));
@@ -115,6 +132,8 @@ describe('enrolment', () => {
     expect(page.statusCode).toBe(303);
     expect(page.cookies).toBeUndefined();
     expect(page.headers?.location).toBe(`/signin/enrol?request=${encodeURIComponent(request)}`);
+    // The password alone signs nobody in: nothing is recorded yet.
+    expect(await recordedOf(user)).toEqual([]);
     const secret = await enrolmentSecret(request);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(await getItem(keys.authorizationRequest(request))).toMatchObject({
@@ -159,6 +178,13 @@ describe('enrolment', () => {
     expect(refusals()).toEqual([{ ...owner, consecutiveFailures: 1 }]);
     expect(metricsCounted()).toEqual(['MfaChallengesRefused']);
     expect(enrolments()).toEqual([]);
+    expect(await recordedOf(user)).toEqual(['signin.failed wrong code at enrolment']);
+    expect(await recordOf(user, 'signin.failed')).toMatchObject({
+      outcome: 'failure',
+      actor: { type: 'user', id: user.id, name: user.email, ip: browser.sourceIp },
+      targets: [{ type: 'user', id: user.id, name: user.email }],
+      signIn: { application: shared.application.id, amr: ['pwd'] },
+    });
 
     const codesPage = await browser.post(submitTotp, { request, code: ` ${codeAt(secret)} ` });
     expect(codesPage.statusCode).toBe(200);
@@ -170,6 +196,15 @@ describe('enrolment', () => {
     expect(stored?.totpLastStep).toBe(totpStep(Date.now()));
     expect(enrolments()).toEqual([owner]);
     expect(metricsCounted()).toEqual(['MfaChallengesRefused', 'MfaEnrolments']);
+    // Recorded with the secret it stored, which it names only.
+    expect(await recordOf(user, 'mfa.enrolled')).toMatchObject({
+      outcome: 'success',
+      actor: { type: 'user', id: user.id, name: user.email },
+      targets: [{ type: 'user', id: user.id, name: user.email }],
+      changes: { recoveryCodeDigests: 'changed', totpSecret: 'changed' },
+      signIn: { application: shared.application.id, amr: ['pwd', 'otp', 'mfa'] },
+    });
+    expect(await recordedOf(user)).toEqual(['mfa.enrolled', 'signin.failed wrong code at enrolment']);
     const progress = await getItem(keys.authorizationRequest(request));
     expect(progress).toMatchObject({ amr: ['pwd', 'otp', 'mfa'] });
     expect(progress).not.toHaveProperty('totpEnrolment');
@@ -182,6 +217,12 @@ describe('enrolment', () => {
     expect(await grantOf(done)).toMatchObject({ userId: user.id, amr: ['pwd', 'otp', 'mfa'] });
     expect(await liveSession(browser.cookies.get('idp-session'))).toMatchObject({
       amr: ['pwd', 'otp', 'mfa'],
+    });
+    // Signed in once both steps are done, as the session says.
+    expect(await recordOf(user, 'signin.succeeded')).toMatchObject({
+      outcome: 'success',
+      actor: { type: 'user', id: user.id, name: user.email },
+      signIn: { application: shared.application.id, amr: ['pwd', 'otp', 'mfa'] },
     });
   });
 
@@ -256,6 +297,9 @@ describe('the code challenge', () => {
     expect(done.statusCode).toBe(303);
     expect(metricsCounted()).not.toContain('RecoveryCodesUsed');
     expect(await grantOf(done)).toMatchObject({ userId: user.id, amr: ['pwd', 'otp', 'mfa'] });
+    expect(await recordOf(user, 'signin.succeeded')).toMatchObject({
+      signIn: { application: shared.application.id, amr: ['pwd', 'otp', 'mfa'] },
+    });
 
     // The same code again, in another sign-in: refused (RFC 6238 5.2).
     const again = new PagesBrowser();
@@ -268,6 +312,11 @@ describe('the code challenge', () => {
       { organizationId: shared.organization.id, userId: user.id, consecutiveFailures: 1, locked: false },
     ]);
     expect(metricsCounted()).toContain('MfaChallengesRefused');
+    expect(await recordOf(user, 'signin.failed')).toMatchObject({
+      reason: 'wrong code',
+      outcome: 'failure',
+      signIn: { application: shared.application.id, amr: ['pwd'] },
+    });
     // The previous step's code is older than the one accepted: refused as well.
     const older = await again.post(submitTotp, {
       request: next.request,
@@ -292,6 +341,9 @@ describe('the code challenge', () => {
     expect(used()).toEqual([{ organizationId: shared.organization.id, userId: user.id }]);
     expect(metricsCounted()).toContain('RecoveryCodesUsed');
     expect(await grantOf(done)).toMatchObject({ amr: ['pwd', 'mfa'] });
+    expect(await recordOf(user, 'signin.succeeded')).toMatchObject({
+      signIn: { application: shared.application.id, amr: ['pwd', 'mfa'] },
+    });
     expect((await getUser(shared.organization.id, user.id, true))?.recoveryCodeDigests?.size).toBe(9);
 
     const again = new PagesBrowser();
@@ -339,6 +391,17 @@ describe('the code challenge', () => {
     vi.setSystemTime(await signInLockedUntil(shared.organization.id, user.email));
     expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(303);
     expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toBeUndefined();
+    // The failure that locks, and the first one after a lock ended, lock; one while locked fails.
+    expect(await recordedOf(user)).toEqual(
+      [
+        'mfa.enrolled',
+        ...Array.from({ length: 4 }, () => 'signin.failed wrong code'),
+        'signin.locked wrong code',
+        'signin.failed locked',
+        'signin.locked wrong code',
+        'signin.succeeded',
+      ].sort(),
+    );
   });
 
   it('keeps counting failures across the password and the code: a right password alone clears nothing', async () => {

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { withAuditScope } from '../../shared/audit/scope.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
+import { actorOfRequest } from '../../shared/http/audit-actor.js';
 import { createApiClient } from '../../shared/store/api-client-repository.js';
 import { livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { createUser, type UserRecord } from '../../shared/store/user-repository.js';
@@ -18,6 +20,7 @@ type Handler = (event: APIGatewayProxyEventV2) => Promise<Page>;
 export const REDIRECT = 'https://app.example/callback';
 export const AFTER_LOGOUT = 'https://app.example/signed-out';
 export const PASSWORD = 'correct horse battery staple';
+export const USER_AGENT = 'PagesBrowser/1.0';
 /** A PKCE verifier and its S256 challenge (RFC 7636 appendix B). */
 export const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -42,13 +45,17 @@ export class PagesBrowser {
       ...(options.form ? { body: new URLSearchParams(options.form).toString() } : {}),
       isBase64Encoded: false,
       ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
-      requestContext: { http: { sourceIp: this.sourceIp }, requestId: 'request' },
+      requestContext: { http: { sourceIp: this.sourceIp, userAgent: USER_AGENT }, requestId: 'request' },
     } as unknown as APIGatewayProxyEventV2;
   }
 
-  /** Hands the event to the handler and keeps the cookies its answer sets. */
+  /** Hands the event to the handler, in the audit scope the group handler opens, and keeps the cookies its answer sets. */
   async open(handler: Handler, options: Parameters<PagesBrowser['event']>[0] = {}): Promise<Page> {
-    const page = await handler(this.event(options));
+    const event = this.event(options);
+    const page = await withAuditScope(
+      { actor: actorOfRequest(event), requestId: event.requestContext.requestId },
+      () => handler(event),
+    );
     for (const cookie of page.cookies ?? []) {
       const [pair = ''] = cookie.split(';');
       const separator = pair.indexOf('=');

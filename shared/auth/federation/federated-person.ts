@@ -14,7 +14,10 @@ import type { UpstreamIdentity } from './upstream.js';
  * created just in time when the provider allows it; or why nobody is.
  */
 
-type Outcome = { person: Person; user: UserRecord } | { refusal: string; message: string };
+type Outcome =
+  | { person: Person; user: UserRecord }
+  /** `user`: the person it matched, when there is one. */
+  | { refusal: string; message: string; user?: UserRecord };
 
 /** How the pages name a provider. */
 export const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
@@ -90,10 +93,13 @@ export const federatedPerson = async (
     };
   }
   if (user.status !== 'ACTIVE') {
-    return { refusal: 'inactive', message: 'This account cannot sign in. Contact your administrator.' };
+    return { refusal: 'inactive', message: 'This account cannot sign in. Contact your administrator.', user };
   }
   // Trusted for MFA: the upstream's own multi-factor sign-in (RFC 8176 `mfa`) replaces the TOTP step.
   const mfa = provider.trustedForMfa === true && identity.amr.includes('mfa');
   const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);
-  return { user, person: { userId: user.id, authTime, amr: mfa ? ['fed', 'mfa'] : ['fed'] } };
+  return {
+    user,
+    person: { userId: user.id, authTime, amr: mfa ? ['fed', 'mfa'] : ['fed'], provider: provider.clientId },
+  };
 };

@@ -14,6 +14,13 @@ import { signInOptions } from '../../store/sign-in-providers.js';
 import { completeAuthorizationRequest } from '../../store/sign-in-state.js';
 import { SsoProviderBindingEntity } from '../../store/sso-entities.js';
 import { getSsoProvider, type SsoProvider } from '../../store/sso-provider-repository.js';
+import {
+  attemptedEmailActor,
+  personActor,
+  personTarget,
+  recordSignInEvent,
+  signInDetails,
+} from '../sign-in-audit.js';
 import { pendingRequestOf, signInTarget } from '../sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from '../sign-in-steps.js';
 import { ssoClientSecretOf } from './client-secrets.js';
@@ -248,6 +255,15 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
       organizationId: pending.organizationId,
       ssoClientId: provider.clientId,
       reason: matched.refusal,
+    });
+    await recordSignInEvent({
+      organizationId: pending.organizationId,
+      action: 'signin.failed',
+      outcome: 'failure',
+      reason: matched.refusal,
+      actor: matched.user ? personActor(matched.user) : attemptedEmailActor(identity.email),
+      targets: matched.user ? [personTarget(matched.user)] : [],
+      signIn: signInDetails(pending.clientId, { amr: ['fed'], provider: provider.clientId }),
     });
     return errorPage(403, matched.message);
   }
