@@ -65,7 +65,7 @@ export const startLocalService = async (options: LocalServiceOptions): Promise<L
   issuer = config().publicOrigin;
   try {
     const { dynamoDbClient, tableName } = await import('../../shared/store/dynamo.js');
-    await ensureTable(dynamoDbClient(), tableName());
+    await ensureTable(dynamoDbClient(), tableName(), { stream: options.auditEventsFile !== undefined });
     const admin = await bootstrapLocal({
       ...(options.adminClientId ? { clientId: options.adminClientId } : {}),
       ...(options.adminClientSecret ? { clientSecret: options.adminClientSecret } : {}),

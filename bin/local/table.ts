@@ -16,11 +16,19 @@ const globalIndex = (index: (typeof TABLE_SCHEMA.indexes)[number]) => ({
   Projection: { ProjectionType: 'ALL' as const },
 });
 
-/** As the deployed table (lib/idp-table.ts): new images, which the audit events follow. */
+/**
+ * As the deployed table (lib/idp-table.ts): new images, which `npm start`'s audit events file
+ * follows. Only when asked: DynamoDB Local then keeps a stream record of every write, which a
+ * table nobody follows (the tests') would pay for on each one.
+ */
 const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' as const };
 
 /** Creates the service table from the shared key schema unless it exists (DynamoDB Local). */
-export const ensureTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
+export const ensureTable = async (
+  client: DynamoDBClient,
+  tableName: string,
+  options: { stream?: boolean } = {},
+): Promise<void> => {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set(
@@ -34,7 +42,7 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
         `The local table "${tableName}" lacks index ${missingLocal.map((i) => i.name).join(', ')}: it was created by an older version. Remove the data directory (or run with IDP_IN_MEMORY=1).`,
       );
     }
-    if (!Table?.StreamSpecification?.StreamEnabled) {
+    if (options.stream && !Table?.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
     }
     // Global indexes added by a newer version are created in place, one per update as DynamoDB asks.
@@ -71,7 +79,7 @@ export const ensureTable = async (client: DynamoDBClient, tableName: string): Pr
           { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map(globalIndex),
-        StreamSpecification: STREAM,
+        ...(options.stream ? { StreamSpecification: STREAM } : {}),
         LocalSecondaryIndexes: TABLE_SCHEMA.localIndexes.map((index) => ({
           IndexName: index.name,
           KeySchema: [

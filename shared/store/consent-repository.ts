@@ -63,7 +63,7 @@ export const recordConsent = async (
           organizationId: orgId,
           action: 'consent.accepted',
           targets: [{ type: 'agreement', id: agreementId }],
-          changes: changesBetween(undefined, { consentId: consent.id, agreementId }),
+          changes: changesBetween(undefined, { consentId: consent.id, agreementId, userId: principalId }),
           // Whoever consents acts, also on the sign-in page, whose scope knows nobody yet.
           actor: { id: principalId },
         },

@@ -187,7 +187,7 @@ describe('audit records at scale', () => {
     // Partly the same actor and target ids as the first organization's, partly its own.
     threeShards.records = generateRecords(
       threeShards.orgId,
-      3_000,
+      1_500,
       {
         actors: [...names('actor', 10), ...names('b-actor', 10)],
         targets: [...names('target', 50), ...names('b-target', 50)],

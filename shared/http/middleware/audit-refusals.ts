@@ -30,7 +30,11 @@ const targetsOf = (route: RouteDefinition, path: Record<string, string | undefin
   return Object.entries(path)
     .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'type')
     .map(([name, id]) => ({
-      type: TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.')),
+      // An SSO provider is named by the client id it has at its issuer.
+      type:
+        action.startsWith('sso.') && name === 'clientId'
+          ? 'ssoProvider'
+          : (TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.'))),
       // Unvalidated when permissions refused first: bounded, never trusted further.
       id: id.slice(0, 128),
     }));
