@@ -55,7 +55,7 @@ async function* shardEntries(orgId: string, hour: number, shard: number): AsyncG
 
 /** Every record of the hour in id order: the shards' ordered streams merged, never all in memory. */
 async function* hourEntries(orgId: string, hour: number): AsyncGenerator<DigestEntry> {
-  const { shards } = await auditSettings(orgId);
+  const { shards } = await auditSettings(orgId, Date.now(), { fresh: true });
   const streams = Array.from({ length: shards }, (_, shard) => shardEntries(orgId, hour, shard));
   const heads = await Promise.all(streams.map((stream) => stream.next()));
   for (;;) {

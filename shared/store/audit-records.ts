@@ -16,15 +16,23 @@ const AUDIT = OrganizationEntity.projection('audit');
 const SETTINGS_MAX_AGE_MILLIS = 60_000;
 const settingsCache = new ExpiringCache<string, AuditSettings>();
 
-export const auditSettings = (orgId: string, now = Date.now()): Promise<AuditSettings> =>
-  settingsCache.get(
-    orgId,
-    SETTINGS_MAX_AGE_MILLIS,
-    async () =>
-      (await OrganizationEntity.getProjected({ id: orgId }, AUDIT, { consistent: false }))?.audit ??
-      DEFAULT_AUDIT_SETTINGS,
-    now,
-  );
+const readSettings = async (orgId: string, consistent: boolean) =>
+  (await OrganizationEntity.getProjected({ id: orgId }, AUDIT, { consistent }))?.audit ??
+  DEFAULT_AUDIT_SETTINGS;
+
+/**
+ * An organization's audit settings. Writers take them from a cache (a minute old at most: a
+ * record written to fewer shards than just configured is still found). Readers ask `fresh`: a
+ * query must read every shard a writer may already use, so it reads the settings consistently.
+ */
+export const auditSettings = (
+  orgId: string,
+  now = Date.now(),
+  options: { fresh?: boolean } = {},
+): Promise<AuditSettings> =>
+  options.fresh
+    ? readSettings(orgId, true)
+    : settingsCache.get(orgId, SETTINGS_MAX_AGE_MILLIS, () => readSettings(orgId, false), now);
 
 const indexAttributes = (
   orgId: string,
@@ -164,38 +172,44 @@ export const queryAuditRecords = async (
   const untilId = query.until === undefined ? HIGHEST_ID : idAt(query.until - 1, 'last');
   const high = page.before !== undefined && page.before < untilId ? page.before : untilId;
   if (high < low) return { records: [] };
-  const { shards } = await auditSettings(orgId);
   const usesAction = filters.some((filter) => filter.expression.includes('#action'));
-  const results = await Promise.all(
-    Array.from({ length: shards }, (_, shard) =>
-      db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: index,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-          ...(filters.length > 0
-            ? { FilterExpression: filters.map((filter) => filter.expression).join(' AND ') }
-            : {}),
-          ExpressionAttributeNames: {
-            '#pk': partitionKey,
-            '#sk': sortKey,
-            '#record': 'record',
-            ...(usesAction ? { '#action': 'action' } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':pk': keys.auditIndexKey(orgId, dimension, value, shard),
-            ':low': low,
-            ':high': high,
-            ...Object.assign({}, ...filters.map((filter) => filter.values)),
-          },
-          ProjectionExpression: 'recordId, #record',
-          ScanIndexForward: false,
-          // One more than a page: the id the page continues below is included by BETWEEN.
-          Limit: page.limit + 1,
-        }),
-      ),
-    ),
-  );
+  const queryShard = (shard: number) =>
+    db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+        ...(filters.length > 0
+          ? { FilterExpression: filters.map((filter) => filter.expression).join(' AND ') }
+          : {}),
+        ExpressionAttributeNames: {
+          '#pk': partitionKey,
+          '#sk': sortKey,
+          '#record': 'record',
+          ...(usesAction ? { '#action': 'action' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':pk': keys.auditIndexKey(orgId, dimension, value, shard),
+          ':low': low,
+          ':high': high,
+          ...Object.assign({}, ...filters.map((filter) => filter.values)),
+        },
+        ProjectionExpression: 'recordId, #record',
+        ScanIndexForward: false,
+        // One more than a page: the id the page continues below is included by BETWEEN.
+        Limit: page.limit + 1,
+      }),
+    );
+  // Every organization has shard 0: it is read beside the settings that tell how many more there
+  // are, so the usual organization's page (one shard) costs one round trip.
+  const [{ shards }, first] = await Promise.all([
+    auditSettings(orgId, Date.now(), { fresh: true }),
+    queryShard(0),
+  ]);
+  const results = [
+    first,
+    ...(await Promise.all(Array.from({ length: shards - 1 }, (_, index) => queryShard(index + 1)))),
+  ];
   const merged = mergeShardPages(
     results.map((result) => ({
       ids: (result.Items ?? []).map((item) => ({ id: String(item.recordId), text: String(item.record) })),

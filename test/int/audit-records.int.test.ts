@@ -1,4 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '../../shared/audit/actions.js';
 import {
@@ -13,6 +14,7 @@ import { Conflict } from '../../shared/domain/errors.js';
 import {
   type AuditQuery,
   auditItems,
+  auditSettings,
   auditWrites,
   queryAuditRecords,
   writeAuditRecord,
@@ -457,5 +459,27 @@ describe('audit record storage', () => {
     for (const limit of [1, 2]) {
       expect(idsOf(await readAll(org, { targetId: 'g-2' }, limit))).toEqual([newer.id, twice.id, older.id]);
     }
+  });
+});
+
+describe('a query after the shards grew', () => {
+  it('reads every shard writers may use, whatever settings this instance remembers', async () => {
+    const orgId = (await createTestOrganization()).id;
+    // This process remembers one shard, as an instance that wrote a moment ago would.
+    expect((await auditSettings(orgId)).shards).toBe(1);
+    await setAuditSettings(orgId, { retentionDays: 90, shards: 3 });
+    const records = Array.from({ length: 30 }, (_, index) => ({
+      id: ulid(Date.now() - index),
+      organizationId: orgId,
+      time: Date.now() - index,
+      action: 'user.updated' as const,
+      actor: { type: 'client' as const, id: 'grown' },
+      targets: [{ type: 'user', id: `user-${index}` }],
+      outcome: 'success' as const,
+    }));
+    // Written by instances that know the new settings: spread over the three shards.
+    await batchPut(records.flatMap((record) => auditItems(record, { retentionDays: 90, shards: 3 })));
+    const page = await queryAuditRecords(orgId, { actorId: 'grown' }, { limit: 100 });
+    expect(page.records.map((record) => record.id).sort()).toEqual(records.map((record) => record.id).sort());
   });
 });

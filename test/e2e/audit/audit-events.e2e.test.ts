@@ -141,3 +141,28 @@ describe('GET /idp/auditEvents', () => {
     expect((await events(admin, '?action=user.')).status).toBe(200);
   });
 });
+
+describe('refusals of writes', () => {
+  it('records a 404 and a 409 once each, as failures naming what the call named', async () => {
+    const admin = await service.freshOrganization();
+    const email = uniqueEmail();
+    // Positive controls: the same calls on what exists, and a new email, succeed.
+    const created = await createUser(admin, email);
+    expect(created.status).toBe(204);
+    const userId = String(created.headers.get('location')).split('/').pop() as string;
+    const rename = (id: string) =>
+      service.call('PUT', `/idp/users/${id}`, { token: admin.token, body: { name: 'Renamed' } });
+    expect((await rename(userId)).status).toBe(200);
+
+    expect((await rename('no-such-user')).status).toBe(404);
+    expect((await createUser(admin, email)).status).toBe(409);
+    const failures = (await events(admin, '?outcome=failure')).body as AuditRecord[];
+    expect(failures.map((record) => [record.action, record.reason?.slice(0, 3)]).sort()).toEqual([
+      ['user.created', '409'],
+      ['user.updated', '404'],
+    ]);
+    expect(failures.find((record) => record.action === 'user.updated')?.targets).toEqual([
+      { type: 'user', id: 'no-such-user' },
+    ]);
+  });
+});
