@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'client.secret.rotated',
   'client.deleted',
   'sso.provider.secret.updated',
+  'organization.created',
   'organization.updated',
   'defaultRole.set',
   'defaultRole.cleared',

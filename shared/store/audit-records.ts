@@ -14,11 +14,13 @@ import { put, type Write } from './writes.js';
 const AUDIT = OrganizationEntity.projection('audit');
 /** Settings change rarely and only ever widen what a query reads (shards only grow): a minute is fine. */
 const SETTINGS_MAX_AGE_MILLIS = 60_000;
-const settingsCache = new ExpiringCache<string, AuditSettings>();
+const settingsCache = new ExpiringCache<string, AuditSettings | undefined>();
 
-const readSettings = async (orgId: string, consistent: boolean) =>
-  (await OrganizationEntity.getProjected({ id: orgId }, AUDIT, { consistent }))?.audit ??
-  DEFAULT_AUDIT_SETTINGS;
+/** The stored settings; undefined while the organization does not exist yet (its creation's record). */
+const readSettings = async (orgId: string, consistent: boolean) => {
+  const organization = await OrganizationEntity.getProjected({ id: orgId }, AUDIT, { consistent });
+  return organization && (organization.audit ?? DEFAULT_AUDIT_SETTINGS);
+};
 
 /**
  * An organization's audit settings. Writers take them from a cache (a minute old at most: a
@@ -31,8 +33,14 @@ export const auditSettings = (
   options: { fresh?: boolean } = {},
 ): Promise<AuditSettings> =>
   options.fresh
-    ? readSettings(orgId, true)
-    : settingsCache.get(orgId, SETTINGS_MAX_AGE_MILLIS, () => readSettings(orgId, false), now);
+    ? readSettings(orgId, true).then((settings) => settings ?? DEFAULT_AUDIT_SETTINGS)
+    : settingsCache
+        .get(orgId, SETTINGS_MAX_AGE_MILLIS, () => readSettings(orgId, false), now)
+        .then((settings) => {
+          // An organization being created is not remembered with the defaults it may not keep.
+          if (!settings) settingsCache.forget(orgId);
+          return settings ?? DEFAULT_AUDIT_SETTINGS;
+        });
 
 const indexAttributes = (
   orgId: string,

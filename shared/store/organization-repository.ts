@@ -19,7 +19,6 @@ import {
   transact,
   update,
   type Write,
-  writeOne,
 } from './writes.js';
 
 type OrganizationRecord = z.output<typeof OrganizationEntity.attributes>;
@@ -51,12 +50,31 @@ const shown = ({
   ...(rateLimit ? { rateLimit } : {}),
 });
 
-/** Creates the organization unless one with that id exists; answers whether it created it. */
+/** An organization as the audit log names it. */
+const organizationTarget = (organization: Pick<OrganizationRecord, 'id' | 'name'>) => ({
+  type: 'organization',
+  id: organization.id,
+  name: organization.name,
+});
+
+/**
+ * Creates the organization unless one with that id exists, with the first record of its audit
+ * log (`organization.created`); answers whether it created it.
+ */
 export const createOrganization = async (organization: Organization): Promise<boolean> => {
   try {
-    await writeOne(
+    await transact([
       create(OrganizationEntity.item(organization, { ...organization }), () => new ConcurrentChange()),
-    );
+      ...(await auditWrites(
+        {
+          organizationId: organization.id,
+          action: 'organization.created',
+          targets: [organizationTarget(organization)],
+          changes: changesBetween(undefined, organization),
+        },
+        organization.createdAt,
+      )),
+    ]);
     return true;
   } catch (error) {
     if (error instanceof ConcurrentChange) return false;
@@ -78,13 +96,6 @@ export interface OrganizationSettings {
   rateLimit?: RateLimitSettings;
   mfaEnabled?: boolean;
 }
-
-/** An organization as the audit log names it. */
-const organizationTarget = (organization: Pick<OrganizationRecord, 'id' | 'name'>) => ({
-  type: 'organization',
-  id: organization.id,
-  name: organization.name,
-});
 
 /**
  * Sets the given settings of an existing organization (operators), with the record of the change,
