@@ -10,6 +10,8 @@ const SLOWEST = [
   'test/e2e/fuzz.e2e.test.ts',
   'test/browser/sign-in.browser.test.ts',
   'test/int/user-paging.int.test.ts',
+  'test/int/audit-records.int.test.ts',
+  'test/unit/typecheck.unit.test.ts',
 ];
 
 const rank = (spec: TestSpecification) => {
