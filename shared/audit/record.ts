@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { encodeTime, ulid } from 'ulid';
 import type { AuditAction } from './actions.js';
 import type { Changes } from './changes.js';
 
@@ -65,6 +65,10 @@ export interface AuditEvent {
    */
   actor?: Partial<AuditActor>;
 }
+
+/** An id bound for a time: every record id of that millisecond sorts after the first and before the last. */
+export const recordIdAt = (time: number, end: 'first' | 'last'): string =>
+  encodeTime(Math.max(0, Math.min(time, 2 ** 48 - 1)), 10) + (end === 'first' ? '0' : 'Z').repeat(16);
 
 /** Who acts where nobody is known: jobs, the stream, digests. */
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: 'idp' };

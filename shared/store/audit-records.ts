@@ -1,7 +1,12 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { encodeTime } from 'ulid';
 import { actionFilter, namespaceOf } from '../audit/actions.js';
-import { type AuditEvent, type AuditOutcome, type AuditRecord, auditRecord } from '../audit/record.js';
+import {
+  type AuditEvent,
+  type AuditOutcome,
+  type AuditRecord,
+  auditRecord,
+  recordIdAt,
+} from '../audit/record.js';
 import { auditScope } from '../audit/scope.js';
 import { type AuditSettings, DEFAULT_AUDIT_SETTINGS, expiryOf } from '../audit/settings.js';
 import { mergeShardPages } from '../audit/shard-pages.js';
@@ -106,6 +111,7 @@ export const auditedItems = async (event: AuditEvent, now = Date.now()) => {
  */
 export const writeAuditRecord = async (event: AuditEvent, now = Date.now()): Promise<AuditRecord> => {
   const { record, items } = await auditedItems(event, now);
+  // PutItem, not BatchWriteItem: IAM lets functions append audit items with PutItem only.
   await Promise.all(items.map((Item) => db().send(new PutCommand({ TableName: tableName(), Item }))));
   return record;
 };
@@ -154,10 +160,6 @@ const plan = (query: AuditQuery) => {
   return { dimension, value, filters };
 };
 
-/** An id bound for a time: every ULID of that millisecond sorts after the first and before the second. */
-const idAt = (time: number, end: 'first' | 'last') =>
-  encodeTime(Math.max(0, Math.min(time, 2 ** 48 - 1)), 10) + (end === 'first' ? '0' : 'Z').repeat(16);
-
 export interface AuditPage {
   records: AuditRecord[];
   /** Continue below this id (exclusive) for the next page; absent on the last page. */
@@ -176,8 +178,8 @@ export const queryAuditRecords = async (
 ): Promise<AuditPage> => {
   const { dimension, value, filters } = plan(query);
   const { index, partitionKey, sortKey } = AUDIT_INDEXES[dimension];
-  const low = query.since === undefined ? LOWEST_ID : idAt(query.since, 'first');
-  const untilId = query.until === undefined ? HIGHEST_ID : idAt(query.until - 1, 'last');
+  const low = query.since === undefined ? LOWEST_ID : recordIdAt(query.since, 'first');
+  const untilId = query.until === undefined ? HIGHEST_ID : recordIdAt(query.until - 1, 'last');
   const high = page.before !== undefined && page.before < untilId ? page.before : untilId;
   if (high < low) return { records: [] };
   const usesAction = filters.some((filter) => filter.expression.includes('#action'));

@@ -7,6 +7,15 @@ import { checkLive, type Write } from './writes.js';
 /** The set-valued grants of users and user groups. ADD and DELETE on sets are atomic. */
 export type GrantField = 'roles' | 'managedRoles' | 'policies';
 
+/** What the audit log calls what each field grants (`role` in `user.role.granted`, a target's type). */
+const GRANTED_KIND = { roles: 'role', managedRoles: 'managedRole', policies: 'policy' } as const;
+
+export const grantedKind = (field: GrantField) => GRANTED_KIND[field];
+
+/** The audit action of granting or revoking in `field` of a user or a group: `group.policy.revoked`. */
+export const grantAction = (holder: 'user' | 'group', field: GrantField, change: 'granted' | 'revoked') =>
+  `${holder}.${GRANTED_KIND[field]}.${change}` as const;
+
 export interface GrantTarget {
   field: GrantField;
   id: string;

@@ -8,6 +8,8 @@ import {
   AlreadyAsAsked,
   type GrantField,
   type GrantTarget,
+  grantAction,
+  grantedKind,
   grantLimitReached,
   heldIn,
   targetIsLive,
@@ -27,17 +29,6 @@ import { check, concurrentChange, retryOnConcurrentChange, transact, update } fr
 /** Keeps user items small: they are read on every page of the user list. */
 const MAX_ADDITIONAL_PROPERTIES_BYTES = 16 * 1024;
 
-/** What the audit log calls a grant of each field, and the target type of what is granted. */
-const GRANT_AUDIT: Record<GrantField, { granted: AuditAction; revoked: AuditAction; type: string }> = {
-  roles: { granted: 'user.role.granted', revoked: 'user.role.revoked', type: 'role' },
-  policies: { granted: 'user.policy.granted', revoked: 'user.policy.revoked', type: 'policy' },
-  managedRoles: {
-    granted: 'user.managedRole.granted',
-    revoked: 'user.managedRole.revoked',
-    type: 'managedRole',
-  },
-};
-
 /** The record of a grant or revocation: the user, then what was granted or revoked. */
 const grantRecord = (
   orgId: string,
@@ -47,10 +38,10 @@ const grantRecord = (
   change: 'granted' | 'revoked',
 ) => ({
   organizationId: orgId,
-  action: GRANT_AUDIT[field][change],
+  action: grantAction('user', field, change),
   targets: [
     { type: 'user', id: userId },
-    { type: GRANT_AUDIT[field].type, id },
+    { type: grantedKind(field), id },
   ],
 });
 

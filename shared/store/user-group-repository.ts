@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditAction } from '../audit/actions.js';
 import { changesBetween } from '../audit/changes.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { auditWrites } from './audit-records.js';
@@ -14,6 +13,8 @@ import {
 import {
   type GrantField,
   type GrantTarget,
+  grantAction,
+  grantedKind,
   grantLimitReached,
   targetIsLive,
   withinGrantLimit,
@@ -203,17 +204,6 @@ export const updateUserGroup = (
     return next;
   });
 
-/** What a group's grant of each kind records, granted and revoked. */
-const GRANT_ACTIONS: Record<GrantField, { ADD: AuditAction; DELETE: AuditAction; type: string }> = {
-  roles: { ADD: 'group.role.granted', DELETE: 'group.role.revoked', type: 'role' },
-  policies: { ADD: 'group.policy.granted', DELETE: 'group.policy.revoked', type: 'policy' },
-  managedRoles: {
-    ADD: 'group.managedRole.granted',
-    DELETE: 'group.managedRole.revoked',
-    type: 'managedRole',
-  },
-};
-
 /** The group holds the id already (an assign) or does not (an unassign): nothing to write or record. */
 class NothingToChange extends Error {}
 
@@ -240,7 +230,6 @@ export const changeUserGroupGrant = async (
   const values = { ':value': new Set([target.id]), ':one': 1, ':now': now, ':by': updatedBy };
   const live = 'attribute_exists(pk) AND attribute_not_exists(lifecycle)';
   const limit = withinGrantLimit(target.field, target.id);
-  const grant = GRANT_ACTIONS[target.field];
   try {
     await transact([
       targetIsLive(target),
@@ -279,8 +268,8 @@ export const changeUserGroupGrant = async (
       ...(await auditWrites(
         {
           organizationId: orgId,
-          action: grant[operation],
-          targets: [groupTarget({ id: groupId }), { type: grant.type, id: target.id }],
+          action: grantAction('group', target.field, operation === 'ADD' ? 'granted' : 'revoked'),
+          targets: [groupTarget({ id: groupId }), { type: grantedKind(target.field), id: target.id }],
         },
         now,
       )),
