@@ -21,7 +21,8 @@ const TARGET_TYPES: Record<string, string> = {
   policyId: 'policy',
   userGroupId: 'group',
   pluginId: 'plugin',
-  clientId: 'client',
+  // Only SSO providers are named by `{clientId}` (the client id they have at their issuer).
+  clientId: 'ssoProvider',
   agreementId: 'agreement',
 };
 
@@ -30,11 +31,7 @@ const targetsOf = (route: RouteDefinition, path: Record<string, string | undefin
   return Object.entries(path)
     .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'type')
     .map(([name, id]) => ({
-      // An SSO provider is named by the client id it has at its issuer.
-      type:
-        action.startsWith('sso.') && name === 'clientId'
-          ? 'ssoProvider'
-          : (TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.'))),
+      type: TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.')),
       // Unvalidated when permissions refused first: bounded, never trusted further.
       id: id.slice(0, 128),
     }));
