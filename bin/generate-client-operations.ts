@@ -24,7 +24,8 @@ export const clientOperationsSource = (routes: readonly RouteDefinition[]): stri
       const fields = [
         `method: '${route.method}'`,
         `path: '${route.path}'`,
-        ...(route.request.query?.shape.page ? ['paged: true'] : []),
+        // Page numbers or a cursor: either way the next page is the answer's Link rel="next".
+        ...(route.request.query?.shape.page || route.request.query?.shape.cursor ? ['paged: true'] : []),
         ...(route.request.multipartFile ? [`upload: '${route.request.multipartFile.field}'`] : []),
         // Reads, and writes whose repetition changes nothing, are retried without a key.
         ...(route.method === 'GET' || route.idempotentByNature ? ['repeatable: true'] : []),

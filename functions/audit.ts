@@ -1,7 +1,7 @@
-import { routeUrl } from '../shared/api/route-url.js';
 import { auditRoutes } from '../shared/api/routes/audit.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
+import { nextCursorLink } from '../shared/http/next-page-link.js';
 import { decodeCursor, encodeCursor } from '../shared/schemas/audit.js';
 import { queryAuditRecords } from '../shared/store/audit-records.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
@@ -18,13 +18,13 @@ export const handler = groupHandler(
         ...(before ? { before } : {}),
       });
       if (!page.before) return { body: page.records };
-      const next = new URLSearchParams();
-      for (const [name, value] of Object.entries({ ...filters, limit }))
-        if (value !== undefined) next.set(name, String(value));
-      next.set('cursor', encodeCursor(page.before));
       return {
         body: page.records,
-        headers: { link: `<${routeUrl(auditRoutes.listAuditEvents, {}, next)}>; rel="next"` },
+        headers: nextCursorLink(
+          auditRoutes.listAuditEvents,
+          { ...filters, limit },
+          encodeCursor(page.before),
+        ),
       };
     },
   },

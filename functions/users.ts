@@ -2,12 +2,18 @@ import { routeUrl } from '../shared/api/route-url.js';
 import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
 import { config } from '../shared/config.js';
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  searchCriterionOf,
+  type UserSearchCriterion,
+} from '../shared/domain/user-search.js';
 import { sendJoinEmail } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
-import { nextPageLink } from '../shared/http/next-page-link.js';
+import { nextCursorLink, nextPageLink } from '../shared/http/next-page-link.js';
 import type { User } from '../shared/schemas/users.js';
 import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
@@ -33,6 +39,7 @@ import {
   setUserType,
   updateUserProfile,
 } from '../shared/store/user-repository.js';
+import { searchUsers } from '../shared/store/user-search.js';
 
 const UI_MODULE_PREFIX = 'UI.';
 /** The User shape; references to archived roles and policies stay stored but are not shown. */
@@ -68,6 +75,32 @@ export const handler = groupHandler(
       return {
         body: result.users.map((user) => presentUser(user, archived)),
         ...(result.hasMore ? { headers: nextPageLink(usersRoutes.listUsers, query) } : {}),
+      };
+    },
+
+    searchUsers: async ({ query }, { principal }) => {
+      const { limit, cursor, status, userType, ...parameters } = query;
+      const criterion = searchCriterionOf(parameters) as UserSearchCriterion; // the schema checked it
+      const after = cursor === undefined ? undefined : decodeSearchCursor(cursor, criterion);
+      const [page, archived] = await Promise.all([
+        searchUsers(
+          principal.organizationId,
+          criterion,
+          { status, userType },
+          { limit, ...(after && { after }) },
+        ),
+        archivedIds(principal.organizationId),
+      ]);
+      const body = page.users.map((user) => presentUser(user, archived));
+      if (!page.next) return { body };
+      const parametersOfNext = { ...parameters, status, userType, limit };
+      return {
+        body,
+        headers: nextCursorLink(
+          usersRoutes.searchUsers,
+          parametersOfNext,
+          encodeSearchCursor(criterion.by, page.next),
+        ),
       };
     },
 

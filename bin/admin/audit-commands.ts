@@ -7,6 +7,7 @@ import { identifier } from '../../shared/schemas/common.js';
 import { type VerifyFinding, verifyDigests, writeHourDigest } from '../../shared/store/audit-digests.js';
 import { type AuditQuery, queryAuditRecords } from '../../shared/store/audit-records.js';
 import { getAuditSettings, updateAuditSettings } from '../../shared/store/organization-repository.js';
+import { columns } from './columns.js';
 import { type Command, lines, requireOrganization } from './command.js';
 import { integer, type Options, optional, required, validated } from './options.js';
 import { UsageError } from './target.js';
@@ -86,16 +87,7 @@ export const recordTable = (records: readonly AuditRecord[]): string[] => {
     `${record.actor.type}:${record.actor.id}`,
     [record.targets.map(describeTarget).join(', '), record.reason].filter(Boolean).join('  '),
   ]);
-  const header = ['TIME', 'ACTION', 'OUTCOME', 'ACTOR', 'TARGETS'];
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
-  );
-  return [header, ...rows].map((row) =>
-    row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number)))
-      .join('  ')
-      .trimEnd(),
-  );
+  return columns(['TIME', 'ACTION', 'OUTCOME', 'ACTOR', 'TARGETS'], rows);
 };
 
 /** `audit verify`'s finding, in an operator's words. */

@@ -13,3 +13,16 @@ export const nextPageLink = (
   next.set('page', String(query.page + 1));
   return { link: `<${routeUrl(route, {} as never, next)}>; rel="next"` };
 };
+
+/** `Link: <...>; rel="next"` for the page after a cursor-paged one: the same parameters, its `cursor`. */
+export const nextCursorLink = (
+  route: { readonly path: string },
+  parameters: Record<string, string | number | undefined>,
+  cursor: string,
+) => {
+  const next = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters))
+    if (value !== undefined) next.set(name, String(value));
+  next.set('cursor', cursor);
+  return { link: `<${routeUrl(route, {} as never, next)}>; rel="next"` };
+};

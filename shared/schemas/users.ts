@@ -1,7 +1,8 @@
 import { MAX_ADDITIONAL_PROPERTY_NAMES } from '../domain/limits.js';
 import { MAX_PASSWORD_LENGTH } from '../domain/password-policy.js';
+import { decodeSearchCursor, searchCriterionOf, USER_SEARCH_BY } from '../domain/user-search.js';
 import * as z from '../zod.js';
-import { identifier, pagingQuery, storableNumber } from './common.js';
+import { identifier, MAX_PAGE_SIZE, pagingQuery, storableNumber } from './common.js';
 import { grantedIds } from './grants.js';
 import { freeText, NO_CONTROL_CHARACTERS, ONE_LINE, oneLine } from './text.js';
 
@@ -96,6 +97,49 @@ export const listUsersQuery = z.extend(pagingQuery, {
     { description: 'true returns only INACTIVE users; false (default) only ACTIVE ones' },
   ),
 });
+
+export const DEFAULT_SEARCH_PAGE = 100;
+
+const searchFields = z.strictObject({
+  email: z.optional(z.withMeta(email, { description: 'Exactly this email, compared case-insensitively' })),
+  emailPrefix: z.optional(
+    z.withMeta(oneLine(254), { description: 'Emails starting so, compared case-insensitively' }),
+  ),
+  namePrefix: z.optional(
+    z.withMeta(oneLine(200), { description: 'Names starting so, compared case-insensitively' }),
+  ),
+  userGroupId: z.optional(z.withMeta(identifier, { description: 'The members of this user group' })),
+  status: z.optional(z.withMeta(userStatus, { description: 'Only users of this status' })),
+  userType: z.optional(z.withMeta(userType, { description: 'Only users of this type' })),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), DEFAULT_SEARCH_PAGE),
+  cursor: z.optional(
+    z.withMeta(z.string().check(z.maxLength(2000), z.regex(/^[A-Za-z0-9_-]+$/)), {
+      description: 'From the Link rel="next" of the page before',
+    }),
+  ),
+});
+
+export const searchUsersQuery = searchFields.check(
+  z.superRefine((query: z.output<typeof searchFields>, context) => {
+    const given = USER_SEARCH_BY.filter((by) => query[by] !== undefined);
+    if (given.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        path: given.length === 0 ? [] : [given[1] as string],
+        message: `Exactly one of ${USER_SEARCH_BY.join(', ')}`,
+      });
+      return;
+    }
+    const criterion = searchCriterionOf(query);
+    if (query.cursor !== undefined && criterion && !decodeSearchCursor(query.cursor, criterion)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['cursor'],
+        message: 'Not the cursor of a Link rel="next" of this search',
+      });
+    }
+  }),
+);
 
 export const userPath = z.strictObject({ id: identifier });
 /** `v` changes with every upload, so caches never serve an old picture under the same URL. */

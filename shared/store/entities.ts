@@ -174,6 +174,7 @@ export const UserEntity = defineEntity({
   key: ({ organizationId, id }: InOrganization) => keys.user(organizationId, id),
   indexes: (user) => ({
     [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(user.status), user.sequence),
+    ...keys.userSearchEntries(user),
   }),
   attributes: () =>
     z.object({

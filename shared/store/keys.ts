@@ -1,3 +1,5 @@
+import { searchFold } from '../domain/user-search.js';
+
 /**
  * The single table's key schema and every key string the service builds. Nothing else in the
  * code base concatenates key strings; the CDK table definition reads `TABLE_SCHEMA` too, so the
@@ -19,6 +21,8 @@ export const TABLE_SCHEMA = {
     { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk' },
     { name: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'gsi6sk' },
     { name: 'gsi7', partitionKey: 'gsi7pk', sortKey: 'gsi7sk' },
+    // Users by name (USER_SEARCH_INDEXES below); gsi1 holds them by email.
+    { name: 'gsi8', partitionKey: 'gsi8pk', sortKey: 'gsi8sk' },
   ],
 
   /**
@@ -85,6 +89,20 @@ export const AUDIT_INDEX_NAMES: ReadonlySet<string> = new Set(
   Object.values(AUDIT_INDEXES).map((index) => index.index),
 );
 
+/**
+ * How users are searched (shared/store/user-search.ts): the user item itself carries both index
+ * entries, so DynamoDB keeps them with every write and a Query answers whole users. Sort values are
+ * case-folded (`searchFold`); names, not unique, end in the user id.
+ */
+export const USER_SEARCH_INDEXES = {
+  email: { index: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  name: { index: 'gsi8', partitionKey: 'gsi8pk', sortKey: 'gsi8sk' },
+} as const;
+export type UserSearchIndex = keyof typeof USER_SEARCH_INDEXES;
+
+const userSearchPartition = (orgId: string, index: UserSearchIndex) =>
+  `ORG#${orgId}#USERS_BY_${index.toUpperCase()}`;
+
 export const keys = {
   // System data (global): permission catalogue, managed roles, plugin definitions.
   permissionPartition: 'SYSTEM#PERMISSIONS',
@@ -145,6 +163,14 @@ export const keys = {
   /** Number of users holding an additional property of this name. */
   userPropertyName: (orgId: string, name: string) => key(`ORG#${orgId}`, `USERPROP#${name}`),
   userPropertyNamePrefix: 'USERPROP#',
+  /** The user's search index entries (USER_SEARCH_INDEXES). */
+  userSearchPartition,
+  userSearchEntries: (user: { organizationId: string; id: string; email: string; name: string }) => ({
+    [USER_SEARCH_INDEXES.email.partitionKey]: userSearchPartition(user.organizationId, 'email'),
+    [USER_SEARCH_INDEXES.email.sortKey]: searchFold(user.email),
+    [USER_SEARCH_INDEXES.name.partitionKey]: userSearchPartition(user.organizationId, 'name'),
+    [USER_SEARCH_INDEXES.name.sortKey]: `${searchFold(user.name)}#${user.id}`,
+  }),
 
   // Grant targets owned by other modules (roles, policies, user groups).
   roleNameGuard: (orgId: string, name: string) => key(`ORG#${orgId}`, `ROLENAME#${name.toLowerCase()}`),

@@ -22,6 +22,7 @@ import { type OutboxEmail, type OutboxRef, outboxPut } from './outbox.js';
 import { queryPartition } from './query.js';
 import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
 import {
+  assignments,
   ConcurrentChange,
   concurrentChange,
   create,
@@ -198,12 +199,16 @@ export const requireUser = async (orgId: string, userId: string, consistent = fa
   return user;
 };
 
-/** What a user list shows; hashes, secrets and additional properties stay out of list reads. */
-const LISTED = UserEntity.projection(
+/**
+ * What a user list or search shows (and filters by); hashes, secrets and additional properties
+ * stay out of list reads.
+ */
+export const LISTED = UserEntity.projection(
   'id',
   'email',
   'name',
   'status',
+  'userType',
   'sequence',
   'pictureUpdatedAt',
   'policies',
@@ -274,6 +279,11 @@ export const updateUserProfile = (
     const current = await requireUser(orgId, userId, true);
     const email = changes.email ?? current.email;
     const emailChanges = email.toLowerCase() !== current.email.toLowerCase();
+    // Also written when they do not change: a user written before search existed gains them.
+    const searchEntries = assignments(
+      keys.userSearchEntries({ organizationId: orgId, id: userId, email, name: changes.name }),
+      'i',
+    );
     await transact([
       ...(await auditWrites(
         {
@@ -288,9 +298,9 @@ export const updateUserProfile = (
         now,
       )),
       versioned(current, {
-        update: 'SET #name = :name, email = :email, updatedAt = :now',
-        names: { '#name': 'name' },
-        values: { ':name': changes.name, ':email': email, ':now': now },
+        update: `SET #name = :name, email = :email, updatedAt = :now, ${searchEntries.update}`,
+        names: { '#name': 'name', ...searchEntries.names },
+        values: { ':name': changes.name, ':email': email, ':now': now, ...searchEntries.values },
       }),
       emailChanges && emailGuard(orgId, email, userId),
       emailChanges && remove(EmailGuardEntity.key({ organizationId: orgId, email: current.email })),
@@ -355,25 +365,17 @@ export const updateUserAttributes = async (
   now = Date.now(),
   audit?: UserAttributesAudit,
 ): Promise<void> => {
-  const names = Object.keys(set);
+  const assigned = assignments({ ...set, updatedAt: now }, 's');
   const write = update(
     keys.user(orgId, userId),
     {
       update: [
-        `SET ${[...names.map((_name, index) => `#s${index} = :s${index}`), 'updatedAt = :now'].join(', ')}`,
+        `SET ${assigned.update}`,
         ...(removed.length > 0 ? [`REMOVE ${removed.map((_name, index) => `#r${index}`).join(', ')}`] : []),
       ].join(' '),
       condition: 'attribute_exists(pk)',
-      names: {
-        ...Object.fromEntries(names.map((name, index) => [`#s${index}`, name])),
-        ...Object.fromEntries(removed.map((name, index) => [`#r${index}`, name])),
-      },
-      values: {
-        ...Object.fromEntries(
-          names.map((name, index) => [`:s${index}`, set[name as keyof DirectAttributes]]),
-        ),
-        ':now': now,
-      },
+      names: { ...assigned.names, ...Object.fromEntries(removed.map((name, index) => [`#r${index}`, name])) },
+      values: assigned.values,
     },
     userNotFound(userId),
   );

@@ -122,6 +122,19 @@ export const IS_LIVE = 'attribute_exists(pk) AND (attribute_not_exists(archived)
 export const checkLive = (key: ItemKey, fails: () => Error): Write =>
   check(key, { condition: IS_LIVE, values: { ':false': false } }, fails);
 
+/**
+ * `#<tag>0 = :<tag>0, ...` setting each attribute to its value, with the names and values to merge
+ * into an update (`tag` keeps several lists apart in one expression).
+ */
+export const assignments = (attributes: Record<string, unknown>, tag: string) => {
+  const entries = Object.entries(attributes);
+  return {
+    update: entries.map((_entry, index) => `#${tag}${index} = :${tag}${index}`).join(', '),
+    names: Object.fromEntries(entries.map(([name], index) => [`#${tag}${index}`, name])),
+    values: Object.fromEntries(entries.map(([, value], index) => [`:${tag}${index}`, value])),
+  };
+};
+
 /** Adds `delta` to a numeric attribute (a count); creates it when missing. */
 export const addTo = (key: ItemKey, attribute: string, delta: number): Write =>
   update(key, { update: 'ADD #count :delta', names: { '#count': attribute }, values: { ':delta': delta } });

@@ -69,14 +69,17 @@ const adminJson = async <T>(args: string[], stdin?: string, run = admin): Promis
 };
 
 /** `audit list --json`: one record per line. */
-const auditList = async (orgId: string, ...filters: string[]): Promise<AuditRecord[]> => {
-  const result = await admin(['audit', 'list', '--org', orgId, ...filters, '--json']);
+/** What a listing command prints with `--json`: one JSON value a line. */
+const jsonLines = async <T>(args: string[]): Promise<T[]> => {
+  const result = await admin([...args, '--json']);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as AuditRecord);
+    .map((line) => JSON.parse(line) as T);
 };
+const auditList = (orgId: string, ...filters: string[]) =>
+  jsonLines<AuditRecord>(['audit', 'list', '--org', orgId, ...filters]);
 
 /** Who the CLI's records name: the OS user running it. */
 const operator = () => ({ type: 'operator', id: operatorActor().id });
@@ -644,5 +647,49 @@ describe('idp-admin', () => {
     const refused = await admin(['audit', 'verify', '--org', org.orgId]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`record ${(record as AuditRecord).id} changed`);
+  });
+
+  it('user list lists or searches users, as a table or JSON lines, refusing what the API refuses', async () => {
+    const org = await service.freshOrganization();
+    const ids = [];
+    for (const name of ['Zoe Cli', 'Zack Cli', 'Amy Cli'])
+      ids.push(
+        await service.createUser({
+          as: org,
+          name,
+          email: `${name.split(' ')[0]?.toLowerCase()}.cli@example.com`,
+        }),
+      );
+    await service.call('PUT', `/idp/users/${ids[1]}/setUserStatus`, {
+      token: org.token,
+      body: { userStatus: 'INACTIVE' },
+    });
+    type Listed = { id: string; email: string; name: string; status: string; userType: string };
+    const list = async (...options: string[]) =>
+      (await jsonLines<Listed>(['user', 'list', '--org', org.orgId, ...options])).map((user) => user.name);
+    expect(await list()).toEqual(['Zoe Cli', 'Amy Cli']);
+    expect(await list('--status', 'INACTIVE')).toEqual(['Zack Cli']);
+    expect(await list('--name-prefix', 'z')).toEqual(['Zack Cli', 'Zoe Cli']);
+    expect(await list('--name-prefix', 'Z', '--status', 'ACTIVE')).toEqual(['Zoe Cli']);
+    expect(await list('--email', 'AMY.CLI@example.com')).toEqual(['Amy Cli']);
+    expect(await list('--email-prefix', 'z', '--limit', '1')).toEqual(['Zack Cli']);
+
+    const table = await admin(['user', 'list', '--org', org.orgId, '--name-prefix', 'zo']);
+    expect([table.code, table.stderr]).toEqual([0, '']);
+    const [headline, header, row] = table.stdout.trimEnd().split('\n');
+    expect(headline).toBe(`1 user(s) of organization ${org.orgId}`);
+    expect(header).toMatch(/^ {2}ID +STATUS +TYPE +EMAIL +NAME$/);
+    expect(row).toMatch(new RegExp(`^  ${ids[0]}  ACTIVE +STANDARD  zoe\\.cli@example\\.com  Zoe Cli$`));
+
+    for (const [options, message] of [
+      [['--email', 'a@b.example', '--name-prefix', 'a'], '--name-prefix'],
+      [['--status', 'GONE'], '--status'],
+      [['--type', 'STANDARD'], '--type filters a search'],
+      [['--group', 'no-such-group'], 'User group'],
+    ] as const) {
+      const refused = await admin(['user', 'list', '--org', org.orgId, ...options]);
+      expect(refused.code, options.join(' ')).not.toBe(0);
+      expect(refused.stderr, options.join(' ')).toContain(message);
+    }
   });
 });

@@ -54,7 +54,7 @@ describe('IdpClient against the service', () => {
     expect(roles.filter((role) => role.name === 'Written once')).toHaveLength(1);
   });
 
-  it('pages over 2,500 users, each exactly once', async () => {
+  it('pages over 2,500 users, each exactly once, listed by page number and searched by cursor', async () => {
     const caller = await service.freshOrganization();
     const seeded = await seedUsers(
       caller.orgId,
@@ -69,5 +69,12 @@ describe('IdpClient against the service', () => {
     }
     expect(seen).toHaveLength(2_500);
     expect(new Set(seen)).toEqual(new Set(seeded));
+    // A search pages by cursor through the same `pages`.
+    const found: string[] = [];
+    for await (const page of client.pages('searchUsers', { query: { emailPrefix: 'USER', limit: 1000 } })) {
+      found.push(...page.map((user) => user.id));
+    }
+    expect(found).toHaveLength(2_500);
+    expect(new Set(found)).toEqual(new Set(seeded));
   });
 });

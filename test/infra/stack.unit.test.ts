@@ -106,6 +106,7 @@ const ROUTE_TABLE = [
   'GET /idp/userGroups/list user-groups JWT',
   'GET /idp/userGroups/{id} user-groups JWT',
   'GET /idp/users users JWT',
+  'GET /idp/users/search users JWT',
   'GET /idp/users/{id} users JWT',
   'GET /idp/users/{id}/picture user-pictures JWT',
   'GET /oauth2/authorize signin NONE',
@@ -174,7 +175,7 @@ const ROUTE_TABLE = [
 // The statements every role's policy holds, one line each (describeStatement's form).
 const LOGS = 'logs:CreateLogStream logs:PutLogEvents on its log group';
 const READS =
-  'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:Query on table, table/index/gsi1, table/index/lsi1';
+  'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:Query on table, table/index/gsi1, table/index/gsi8, table/index/lsi1';
 /** Audit records: nobody reads, changes or deletes them; writers with scoped grants may append. */
 const NO_AUDIT =
   'Deny dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys AUDIT#*';

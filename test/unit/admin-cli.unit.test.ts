@@ -76,6 +76,7 @@ describe('operator CLI help', () => {
     expect(COMMAND_GROUPS).toEqual([
       'org',
       'client',
+      'user',
       'sso',
       'plugin',
       'agreement',

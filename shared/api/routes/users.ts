@@ -6,6 +6,7 @@ import {
   listUsersQuery,
   newUserRequest,
   removeAdditionalPropertiesRequest,
+  searchUsersQuery,
   setAdditionalPropertiesRequest,
   updateUserRequest,
   user,
@@ -26,6 +27,19 @@ export const usersRoutes = routeGroup('users')({
     response: {
       status: 200,
       description: 'One page of users; Link rel="next" while more exist',
+      body: z.array(user).check(z.maxLength(MAX_PAGE_SIZE)),
+    },
+  },
+  searchUsers: {
+    route: 'GET /idp/users/search',
+    summary: 'Find users by email, email or name prefix, or group; filter by status and user type',
+    description: `Finds users by exactly one of \`email\` (exact), \`emailPrefix\`, \`namePrefix\` (each compared case-insensitively, after Unicode NFKC normalisation) or \`userGroupId\` (its members), optionally only those of a \`status\` and \`userType\`; ACTIVE and INACTIVE users alike unless \`status\` says. Email and name searches answer in that order, a group's members in no particular order. Pages of \`limit\` users (100 by default, at most 1000; a group's members at most 100 a page) follow \`Link: <...>; rel="next"\`, whose opaque \`cursor\` continues after the page; a page can hold fewer users than \`limit\` while more follow. Each page is one Query. Email and name searches see a change within about a second; a group's members at once.`,
+    permissions: ['USER.LIST'],
+    request: { query: searchUsersQuery },
+    errors: [404],
+    response: {
+      status: 200,
+      description: 'One page of the users found; Link rel="next" while more may follow',
       body: z.array(user).check(z.maxLength(MAX_PAGE_SIZE)),
     },
   },

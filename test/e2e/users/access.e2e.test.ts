@@ -53,6 +53,13 @@ const user =
 const permissioned: Operation[] = [
   { name: 'listUsers', method: 'GET', path: () => '/idp/users', permission: 'USER.LIST', success: 200 },
   {
+    name: 'searchUsers',
+    method: 'GET',
+    path: () => '/idp/users/search?namePrefix=a',
+    permission: 'USER.LIST',
+    success: 200,
+  },
+  {
     name: 'createUser',
     method: 'POST',
     path: () => '/idp/users',
@@ -189,10 +196,10 @@ const call = (operation: Operation, token?: string) =>
 /** The users' operations (spec 4.1), their pictures' included. */
 const userRoutes = { ...usersRoutes, ...userPasswordsRoutes, ...userPicturesRoutes };
 
-it('covers exactly the 24 operations of the users, passwords and pictures route tables', () => {
+it('covers exactly the 25 operations of the users, passwords and pictures route tables', () => {
   const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
   expect(covered).toEqual(Object.keys(userRoutes).sort());
-  expect(covered).toHaveLength(24);
+  expect(covered).toHaveLength(25);
   for (const operation of permissioned) {
     const route = userRoutes[operation.name as keyof typeof userRoutes];
     expect([route.method, route.permissions]).toEqual([operation.method, [operation.permission]]);
