@@ -1,0 +1,14 @@
+/** The URNs of RFC 7643 and 7644 this server speaks. */
+export const SCIM_SCHEMAS = {
+  user: 'urn:ietf:params:scim:schemas:core:2.0:User',
+  group: 'urn:ietf:params:scim:schemas:core:2.0:Group',
+  enterpriseUser: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
+  listResponse: 'urn:ietf:params:scim:api:messages:2.0:ListResponse',
+  patchOp: 'urn:ietf:params:scim:api:messages:2.0:PatchOp',
+  error: 'urn:ietf:params:scim:api:messages:2.0:Error',
+  serviceProviderConfig: 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig',
+  resourceType: 'urn:ietf:params:scim:schemas:core:2.0:ResourceType',
+  schema: 'urn:ietf:params:scim:schemas:core:2.0:Schema',
+} as const;
+
+export type ScimResourceType = 'User' | 'Group';
