@@ -128,6 +128,8 @@ export const OrganizationEntity = defineEntity({
       userGroupCount: z.optional(storedNumber),
       /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
       assignedPluginCount: z.optional(storedNumber),
+      /** Live SCIM tokens (MAX_SCIM_TOKENS_PER_ORGANIZATION), counted in their own transactions. */
+      scimTokenCount: z.optional(storedNumber),
       /**
        * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
        * the transaction that brings a name into use or takes its last user away.
