@@ -1,12 +1,27 @@
 import { MAX_SCIM_TOKENS_PER_ORGANIZATION } from '../domain/limits.js';
+import { isScimTokenValue } from '../domain/scim-token-value.js';
 import * as z from '../zod.js';
 import { epochMillis, identifier } from './common.js';
 import { oneLine } from './text.js';
 
 /** What the administrator calls a token (which directory it is for): one line, 1 to 100 characters. */
-const scimTokenName = z.withMeta(oneLine(100), {
+export const scimTokenName = z.withMeta(oneLine(100), {
   description: 'What the token is for, such as the directory that uses it; one line, 1 to 100 characters',
 });
+
+/**
+ * A token's id. A token's value in its place is refused (400, which leaves no audit record), so
+ * that a value pasted by mistake is kept nowhere, not even as the target of a refusal's record;
+ * checked on the whole path, whose refusals repeat no value, so that the 400 does not echo it either.
+ */
+export const scimTokenPath = z
+  .strictObject({ id: identifier })
+  .check(
+    z.refine(
+      ({ id }) => !isScimTokenValue(id),
+      'The id of a token (GET /idp/scimTokens lists them), never its value',
+    ),
+  );
 
 export const createScimTokenRequest = z.withMeta(z.strictObject({ name: scimTokenName }), {
   id: 'CreateSCIMTokenRequest',

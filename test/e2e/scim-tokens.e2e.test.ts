@@ -172,6 +172,18 @@ describe('DELETE /idp/scimTokens/{id}', () => {
     for (const id of ['a%20b', '.hidden', '-leading', 'a%3Cb%3E', 'x'.repeat(129)])
       expect((await revoke(mine, id)).status, id).toBe(400);
   });
+
+  it('refuses a token value given as the id with 400 that neither repeats nor records it', async () => {
+    const created = await create(mine, { name: 'Pasted in the wrong place' });
+    const refused = await revoke(mine, created.body.token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorDetails?.[0]?.message).toContain('never its value');
+    expect(JSON.stringify(refused.body)).not.toContain(created.body.token);
+    expect(await scimTokenOf(created.body.token)).toBeDefined();
+    expect(JSON.stringify(await storedAuditItems(mine.orgId))).not.toContain(created.body.token);
+    // Positive control: its id revokes it.
+    expect((await revoke(mine, created.body.id)).status).toBe(204);
+  });
 });
 
 describe('who may manage SCIM tokens', () => {

@@ -1,4 +1,9 @@
-import { createdScimToken, createScimTokenRequest, scimTokenList } from '../../schemas/scim-tokens.js';
+import {
+  createdScimToken,
+  createScimTokenRequest,
+  scimTokenList,
+  scimTokenPath,
+} from '../../schemas/scim-tokens.js';
 import { noContent, ok, routeGroup } from '../route-definition.js';
 
 /** SCIM bearer secrets (issue 27): what directories such as Okta and Entra ID send to /scim/v2. */
@@ -35,6 +40,7 @@ export const scimTokensRoutes = routeGroup('scim-tokens')({
     description:
       'Revokes the token: `/scim/v2` refuses its value from the next request on. A token of another organization, or one revoked already, is 404 like an unknown id.',
     permissions: ['SCIM.ADMIN'],
+    request: { path: scimTokenPath },
     response: noContent('Revoked'),
     audit: ['scimToken.revoked'],
     extension: true,
