@@ -7,8 +7,8 @@ import { keys, LISTINGS } from './keys.js';
  * Every entity of the single table, declared once: attributes, key, index attributes. Those few
  * functions use live beside the repositories that use them (sign-in-entities.ts,
  * sso-entities.ts, scim-token-entities.ts, outbox.ts, bin/local/bootstrap.ts), so that other
- * bundles leave them out. Record types are the schemas' outputs; repositories read items only through `decode` or a projection.
- * The access patterns are listed in docs/storage.md.
+ * bundles leave them out. Record types are the schemas' outputs; repositories read items only
+ * through `decode` or a projection. The access patterns are listed in docs/storage.md.
  */
 
 // One instance per kind, shared by every attribute: a Zod schema costs module-load CPU in every
