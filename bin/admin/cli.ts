@@ -47,6 +47,35 @@ export const COMMAND_GROUPS = [...new Set(Object.keys(COMMANDS).map((name) => na
 const commandsOf = (group: string) =>
   Object.entries(COMMANDS).filter(([name]) => name.split(' ')[0] === group);
 
+const COMMAND_WORDS = Object.keys(COMMANDS).map((name) => name.split(' '));
+
+/** Whether `words` begin the name of some command (`scim`, `scim token`), or are one. */
+const beginsCommand = (words: readonly string[]) =>
+  COMMAND_WORDS.some(
+    (name) => name.length >= words.length && words.every((word, index) => name[index] === word),
+  );
+
+/**
+ * What the words of a command line name: the command they start with and the words after its name;
+ * otherwise the words that begin some command's name and the one word after them (a longer
+ * reading could repeat a stray word, which may be a secret typed in the wrong place).
+ */
+const readCommandLine = (words: readonly string[]) => {
+  let known = 0;
+  while (known < words.length && beginsCommand(words.slice(0, known + 1))) known++;
+  for (let length = known; length > 0; length--) {
+    const name = words.slice(0, length).join(' ');
+    if (COMMANDS[name]) return { name, command: COMMANDS[name], rest: words.slice(length) };
+  }
+  return {
+    name: words.slice(0, known + 1).join(' '),
+    command: undefined,
+    rest: [],
+    // Words that begin commands and nothing more: `org`, `scim token`.
+    incomplete: known > 0 && known === words.length,
+  };
+};
+
 /** Every command: `--help`, `help` or no command at all. */
 export const usage = (): string =>
   [
@@ -128,15 +157,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
   const { values, positionals } = parsed;
-  const [group, verb, ...extra] = positionals;
-  const name = [group, verb].filter(Boolean).join(' ');
-  if (name === '' || name === 'help') {
+  const [group] = positionals;
+  if (positionals.length === 0 || (positionals.length === 1 && group === 'help')) {
     io.out(usage());
     return 0;
   }
-  const command = COMMANDS[name];
+  const { name, command, rest, incomplete } = readCommandLine(positionals);
   const knownGroup = group !== undefined && COMMAND_GROUPS.includes(group);
-  if (values.help && (command || (knownGroup && verb === undefined))) {
+  if (values.help && (command || incomplete)) {
     io.out(command ? commandHelp(name) : groupUsage(group as string));
     return 0;
   }
@@ -145,14 +173,17 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     command ? usageLine(command) : knownGroup ? groupUsage(group as string) : usage();
   let target = 'DynamoDB';
   try {
-    if (!command) {
+    if (!command) throw new UsageError(incomplete ? `${name} needs a command` : `Unknown command "${name}"`);
+    // Not repeated back: a stray word may be a secret typed in the wrong place.
+    if (!command.argument && rest.length > 0)
+      throw new UsageError(`${name} takes options only, not ${rest.length} more word(s)`);
+    if (command.argument && rest.length !== 1) {
       throw new UsageError(
-        knownGroup && verb === undefined ? `${group} needs a command` : `Unknown command "${name}"`,
+        rest.length === 0
+          ? `${name} needs its ${command.argument}`
+          : `${name} takes one ${command.argument}, not ${rest.length} words`,
       );
     }
-    // Not repeated back: a stray word may be a secret typed in the wrong place.
-    if (extra.length > 0)
-      throw new UsageError(`${name} takes options only, not ${extra.length} more word(s)`);
     const stray = Object.keys(values).filter(
       (option) => !GLOBAL_OPTIONS.includes(option) && !command.options.includes(option),
     );
@@ -167,7 +198,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (!configured.local) await requireOperatorCredentials();
     // Every change the command makes is recorded as the operator's.
     const result: CommandResult = await withAuditScope({ actor: operatorActor() }, () =>
-      command.run(values, { readStdin: io.readStdin }),
+      command.run(values, { readStdin: io.readStdin }, rest[0]),
     );
     printResult(result, values.json === true, io);
     return 0;

@@ -22,7 +22,12 @@ export interface Command {
   options: readonly string[];
   /** Printed below the usage by `--help`: what an operator should know before running it. */
   notes?: string;
-  run(options: Options, io: { readStdin(): Promise<string> }): Promise<CommandResult>;
+  /**
+   * One word the command takes after its own (an id), named so in its usage; given to `run`.
+   * Commands without one take options only.
+   */
+  argument?: string;
+  run(options: Options, io: { readStdin(): Promise<string> }, argument?: string): Promise<CommandResult>;
 }
 
 /** `--permissions A,B` or `--all-permissions`, never both. */

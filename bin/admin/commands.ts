@@ -1,5 +1,6 @@
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import type { Command } from './command.js';
+import { SCIM_COMMANDS } from './scim-commands.js';
 import { SSO_COMMANDS } from './sso-commands.js';
 import { SYSTEM_COMMANDS } from './system-commands.js';
 import { TENANT_COMMANDS } from './tenant-commands.js';
@@ -14,4 +15,5 @@ export const COMMANDS: Record<string, Command> = {
   ...SSO_COMMANDS,
   ...SYSTEM_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...SCIM_COMMANDS,
 };

@@ -29,4 +29,6 @@ export const ENDPOINT_GROUP_DESCRIPTIONS: Record<EndpointGroup, string> = {
   federation: "Sign-in through an SSO provider's upstream OpenID Connect issuer.",
   cors: "Browsers' CORS preflights, for every path.",
   audit: "The organization's audit log: every change, sign-in and refusal, with who, where and what changed.",
+  'scim-tokens':
+    'The bearer secrets SCIM directories (Okta, Microsoft Entra ID) provision users and groups with: creation, listing, revocation.',
 };

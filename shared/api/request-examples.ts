@@ -33,4 +33,5 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     clientSecretExpirationDate: 1798761600000,
   },
   ServicesByIdsRequest: { ids: ['85c81f42-6451-4bc0-bbb4-96f58ca96d0d'] },
+  CreateSCIMTokenRequest: { name: 'Okta provisioning' },
 };

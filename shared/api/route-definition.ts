@@ -27,6 +27,7 @@ export const ENDPOINT_GROUPS = [
   'federation',
   'cors',
   'audit',
+  'scim-tokens',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 

@@ -10,6 +10,7 @@ import { organizationsRoutes } from './routes/organizations.js';
 import { permissionsRoutes } from './routes/permissions.js';
 import { policiesRoutes } from './routes/policies.js';
 import { rolesRoutes } from './routes/roles.js';
+import { scimTokensRoutes } from './routes/scim-tokens.js';
 import { signinRoutes } from './routes/signin.js';
 import { ssoRoutes } from './routes/sso.js';
 import { userGroupsRoutes } from './routes/user-groups.js';
@@ -40,6 +41,7 @@ export const routes = {
   ...federationRoutes,
   ...corsRoutes,
   ...auditRoutes,
+  ...scimTokensRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 
 export type Routes = typeof routes;

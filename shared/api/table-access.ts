@@ -79,4 +79,9 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   clients: 'read-write',
   // The function that handles secrets writes its providers and their bindings, nothing else.
   sso: { writesPartitions: [keys.ssoProvider('*').pk, keys.ssoProviderBindingPartition('*')] },
+  // SCIM tokens: their lookup items, and in organizations' partitions their listing entries and
+  // count; their records.
+  'scim-tokens': {
+    writesPartitions: [keys.scimTokenLookup('*').pk, keys.organizationPartition('*')],
+  },
 };

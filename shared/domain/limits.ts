@@ -27,6 +27,9 @@ export const MAX_MANAGED_ROLES = 100;
 /** SSO providers bound to one organization. */
 export const MAX_SSO_PROVIDERS_PER_ORGANIZATION = 50;
 
+/** Live SCIM bearer secrets of one organization (one per directory, with room to rotate). */
+export const MAX_SCIM_TOKENS_PER_ORGANIZATION = 20;
+
 /** Bounds of what an error answer says (shared/http/error-mapping.ts cuts longer texts). */
 export const ERROR_TEXT_LENGTH = 1000;
 export const MAX_ERROR_DETAILS = 100;

@@ -22,6 +22,8 @@ const MODULES = {
     accessTypes: ['USERS', 'USER_GROUPS', 'ROLES', 'POLICIES', 'API_CLIENTS', 'SETTINGS'],
   },
   AUDIT: { displayName: 'Audit log', accessTypes: ['READ'] },
+  // ADMIN manages the organization's SCIM bearer secrets; PROVISION lets an API client's token call /scim/v2.
+  SCIM: { displayName: 'SCIM provisioning', accessTypes: ['ADMIN', 'PROVISION'] },
 } as const;
 
 type Modules = typeof MODULES;
@@ -41,6 +43,7 @@ const ACCESS_TYPE_DISPLAY_NAMES: Record<string, string> = {
   GRANT: 'Grant',
   REVOKE: 'Revoke',
   ADMIN: 'Administer',
+  PROVISION: 'Provision',
   USERS: 'Users page',
   USER_GROUPS: 'User groups page',
   ROLES: 'Roles page',

@@ -6,9 +6,9 @@ import { keys, LISTINGS } from './keys.js';
 /**
  * Every entity of the single table, declared once: attributes, key, index attributes. Those few
  * functions use live beside the repositories that use them (sign-in-entities.ts,
- * sso-entities.ts, outbox.ts, bin/local/bootstrap.ts), so that other bundles leave them out. Record
- * types are the schemas' outputs; repositories read items only through `decode` or a projection.
- * The access patterns are listed in docs/storage.md.
+ * sso-entities.ts, scim-token-entities.ts, outbox.ts, bin/local/bootstrap.ts), so that other
+ * bundles leave them out. Record types are the schemas' outputs; repositories read items only
+ * through `decode` or a projection. The access patterns are listed in docs/storage.md.
  */
 
 // One instance per kind, shared by every attribute: a Zod schema costs module-load CPU in every
@@ -128,6 +128,8 @@ export const OrganizationEntity = defineEntity({
       userGroupCount: z.optional(storedNumber),
       /** Plugins assigned (MAX_PLUGINS_PER_ORGANIZATION), counted in the assigning transaction. */
       assignedPluginCount: z.optional(storedNumber),
+      /** Live SCIM tokens (MAX_SCIM_TOKENS_PER_ORGANIZATION), counted in their own transactions. */
+      scimTokenCount: z.optional(storedNumber),
       /**
        * Additional property names with at least one user (MAX_ADDITIONAL_PROPERTY_NAMES), changed in
        * the transaction that brings a name into use or takes its last user away.

@@ -200,6 +200,13 @@ export const keys = {
   ssoProviderBindingPartition: (orgId: string) => `SSOORG#${orgId}`,
   ssoProviderBinding: (orgId: string, clientId: string) => key(`SSOORG#${orgId}`, `PROVIDER#${clientId}`),
 
+  // SCIM bearer secrets (shared/store/scim-tokens.ts): the SCIM function finds one by the digest of
+  // the value a directory sends, in a partition of its own; the organization lists its tokens, each
+  // entry holding that digest so that a revocation deletes both. The value itself is never stored.
+  scimTokenLookup: (tokenDigest: string) => key(`SCIMTOKEN#${tokenDigest}`, 'SCIMTOKEN'),
+  scimTokenPrefix: 'SCIMTOKEN#',
+  scimToken: (orgId: string, tokenId: string) => key(`ORG#${orgId}`, `SCIMTOKEN#${tokenId}`),
+
   // Transactional outbox: messages written with the change that causes them.
   outboxMessage: (orgId: string, createdAt: number, messageId: string) =>
     key(`OUTBOX#${orgId}`, creationSortValue(createdAt, messageId)),

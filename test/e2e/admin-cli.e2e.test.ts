@@ -9,6 +9,7 @@ import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
+import { scimTokenOf } from '../../shared/store/scim-tokens.js';
 import { getItem, uniqueEmail, useService } from '../support/service.js';
 
 /**
@@ -622,6 +623,73 @@ describe('idp-admin', () => {
     expect(more).toContain('more may follow');
     expect(table.stdout).not.toContain(client.clientSecret);
   });
+  it('scim token create prints the value once; list shows no value; revoke refuses it at once; all recorded by the operator', async () => {
+    const org = await service.freshOrganization();
+    const created = await adminJson<{ id: string; name: string; token: string; organizationId: string }>([
+      'scim',
+      'token',
+      'create',
+      '--org',
+      org.orgId,
+      '--name',
+      'Okta',
+    ]);
+    expect(created).toMatchObject({ organizationId: org.orgId, name: 'Okta', createdBy: 'idp-admin' });
+    expect(await scimTokenOf(created.token)).toEqual({ organizationId: org.orgId, tokenId: created.id });
+
+    const readable = await admin(['scim', 'token', 'create', '--org', org.orgId, '--name', 'Entra ID']);
+    expect([readable.code, readable.stderr]).toEqual([0, '']);
+    const value = /token: (\S+)\n/.exec(readable.stdout)?.[1] as string;
+    expect(await scimTokenOf(value)).toMatchObject({ organizationId: org.orgId });
+    expect(readable.stdout.split(value)).toHaveLength(2);
+
+    const listed = await admin(['scim', 'token', 'list', '--org', org.orgId]);
+    expect([listed.code, listed.stderr]).toEqual([0, '']);
+    expect(listed.stdout).toContain(`2 SCIM token(s) of organization ${org.orgId}, newest first`);
+    expect(listed.stdout).toContain(`${created.id}  created `);
+    const json = await adminJson<{ id: string }[]>(['scim', 'token', 'list', '--org', org.orgId]);
+    expect(json.map((token) => token.id)).toContain(created.id);
+    // The API lists what the CLI made.
+    const api = await service.call<{ id: string }[]>('GET', '/idp/scimTokens', { token: org.token });
+    expect(api.body.map((token) => token.id).sort()).toEqual(json.map((token) => token.id).sort());
+    for (const shown of [listed.stdout, JSON.stringify(json), JSON.stringify(api.body)]) {
+      expect(shown).not.toContain(created.token);
+      expect(shown).not.toContain(value);
+    }
+
+    const revoked = await admin(['scim', 'token', 'revoke', '--org', org.orgId, created.id]);
+    expect([revoked.code, revoked.stderr]).toEqual([0, '']);
+    expect(revoked.stdout).toContain(`Revoked SCIM token ${created.id} of organization ${org.orgId}`);
+    expect(await scimTokenOf(created.token)).toBeUndefined();
+    const again = await admin(['scim', 'token', 'revoke', '--org', org.orgId, created.id]);
+    expect([again.code, again.stdout]).toEqual([1, '']);
+    expect(again.stderr).toBe(`error: SCIM token ${created.id} not found\n`);
+    // Another organization's token id is as unknown, and the token keeps working.
+    const other = await service.freshOrganization();
+    const theirs = await adminJson<{ id: string; token: string }>([
+      'scim',
+      'token',
+      'create',
+      '--org',
+      other.orgId,
+      '--name',
+      'Theirs',
+    ]);
+    expect((await admin(['scim', 'token', 'revoke', '--org', org.orgId, theirs.id])).code).toBe(1);
+    expect(await scimTokenOf(theirs.token)).toBeDefined();
+    const unknownOrg = await admin(['scim', 'token', 'create', '--org', 'no-such-org', '--name', 'Okta']);
+    expect([unknownOrg.code, unknownOrg.stderr]).toEqual([1, 'error: Organization no-such-org not found\n']);
+
+    const records = await auditList(org.orgId, '--action', 'scimToken.');
+    expect(records.map((record) => [record.action, record.targets[0]?.name])).toEqual([
+      ['scimToken.revoked', 'Okta'],
+      ['scimToken.created', 'Entra ID'],
+      ['scimToken.created', 'Okta'],
+    ]);
+    for (const record of records) expect(record.actor).toEqual(operator());
+    expect(JSON.stringify(records)).not.toContain(created.token);
+  });
+
   it('audit digest signs an hour of records and audit verify checks them, exit 1 naming a record edited in the table', async () => {
     const org = await service.freshOrganization();
     await service.createUser({ as: org, email: uniqueEmail('digested') });

@@ -57,6 +57,7 @@ const FUNCTIONS: readonly EndpointGroup[] = [
   'permissions',
   'policies',
   'roles',
+  'scim-tokens',
   'signin',
   'sso',
   'user-groups',
@@ -71,6 +72,7 @@ const ROUTE_TABLE = [
   'DELETE /idp/clients/{id} clients JWT',
   'DELETE /idp/policies/{id} policies JWT',
   'DELETE /idp/roles/{id} roles JWT',
+  'DELETE /idp/scimTokens/{id} scim-tokens JWT',
   'DELETE /idp/userGroups/{id} user-groups JWT',
   'DELETE /idp/users/{id}/managedRoles/{roleId} users JWT',
   'DELETE /idp/users/{id}/policies/{policyId} users JWT',
@@ -101,6 +103,7 @@ const ROUTE_TABLE = [
   'GET /idp/roles roles JWT',
   'GET /idp/roles/{id} roles JWT',
   'GET /idp/roles/{id}/plugin/{pluginId} roles JWT',
+  'GET /idp/scimTokens scim-tokens JWT',
   'GET /idp/sso-providers sso JWT',
   'GET /idp/userGroups/count user-groups JWT',
   'GET /idp/userGroups/list user-groups JWT',
@@ -129,6 +132,7 @@ const ROUTE_TABLE = [
   'POST /idp/roles/{id}/permissions/revoke roles JWT',
   'POST /idp/roles/{id}/plugin/{pluginId}/assign roles JWT',
   'POST /idp/roles/{id}/plugin/{pluginId}/revoke roles JWT',
+  'POST /idp/scimTokens scim-tokens JWT',
   'POST /idp/services/by-ids organizations JWT',
   'POST /idp/setDefaultRole roles JWT',
   'POST /idp/sso-providers/{clientId} sso JWT',
@@ -188,9 +192,12 @@ const WRITES = 'dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:PutItem dyn
 const WRITES_ONLY = `${WRITES} where ForAllValues:StringLike dynamodb:LeadingKeys`;
 const RATE_COUNTERS =
   'dynamodb:UpdateItem on table where ForAllValues:StringLike dynamodb:LeadingKeys RATE#*';
+/** Records of `Idempotency-Key`, for a function with scoped writes whose routes honour it. */
+const IDEMPOTENCY_RECORDS =
+  'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem on table where ForAllValues:StringLike dynamodb:LeadingKeys IDEMPOTENCY#*';
 const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:idp/sso/*';
 
-/** Each role's every IAM statement: the 17 endpoint functions and the system-data seed's two. */
+/** Each role's every IAM statement: the 18 endpoint functions and the system-data seed's two. */
 const GRANTS: Record<string, string[]> = {
   audit: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, AUDIT_INDEX_READS, RATE_COUNTERS],
   accounts: [
@@ -245,6 +252,17 @@ const GRANTS: Record<string, string[]> = {
     AUDIT_APPEND,
     RATE_COUNTERS,
     `secretsmanager:CreateSecret secretsmanager:PutSecretValue on ${SSO_SECRETS}`,
+  ],
+  // SCIM tokens: their lookup items, and in organizations' partitions their entries and count.
+  'scim-tokens': [
+    LOGS,
+    READS,
+    NO_AUDIT,
+    NO_DIGEST_CHANGES,
+    `${WRITES_ONLY} ORG#*, SCIMTOKEN#*`,
+    AUDIT_APPEND,
+    RATE_COUNTERS,
+    IDEMPOTENCY_RECORDS,
   ],
   'user-groups': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   'user-passwords': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],

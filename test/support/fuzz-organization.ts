@@ -11,7 +11,7 @@ import type { TestService } from './service.js';
  * and a snapshot of everything the API shows of it, taken before and after the fuzzing.
  */
 
-/** One user, group, role, policy and client through the API; plugin, agreement, SSO provider as operators make them. */
+/** One user, group, role, policy, client and SCIM token through the API; plugin, agreement, SSO provider as operators make them. */
 export const seedOrganization = async (service: TestService): Promise<FuzzContext> => {
   const adminToken = service.admin.token;
   const write = async <T>(method: string, path: string, body?: unknown) => {
@@ -34,6 +34,7 @@ export const seedOrganization = async (service: TestService): Promise<FuzzContex
     name: 'Fuzz seed client',
     clientType: 'STANDARD',
   });
+  const scimToken = await write<{ id: string }>('POST', '/idp/scimTokens', { name: 'Fuzz seed directory' });
   const groupId = group.body.userGroup.id;
   await write('PUT', `/idp/users/${userId}/userGroups/${groupId}`);
   await write('PUT', `/idp/users/${userId}/additionalProperties/grant`, {
@@ -67,6 +68,7 @@ export const seedOrganization = async (service: TestService): Promise<FuzzContex
     pluginId,
     agreementId: agreement.id,
     ssoClientId,
+    scimTokenId: scimToken.body.id,
   };
 };
 
@@ -85,6 +87,7 @@ export const snapshotOrganization = async (
     ...['/idp/users', '/idp/users?fetchInactive=true', '/idp/userGroups/list', '/idp/userGroups/count'],
     ...['/idp/roles', '/idp/policies', '/idp/clients', '/idp/clients/name', '/idp/getDefaultRole'],
     ...['/idp/additionalUserProperties', '/idp/sso-providers', '/idp/consent', '/idp/latestAgreement'],
+    '/idp/scimTokens',
     ...['/idp/plugins', `/idp/users/${c.userId}`, `/idp/userGroups/${c.groupId}`, `/idp/roles/${c.roleId}`],
     ...[`/idp/roles/${c.roleId}/plugin/${c.pluginId}`, `/idp/policies/${c.policyId}`],
   ];

@@ -93,6 +93,7 @@ export interface FuzzContext {
   pluginId: string;
   agreementId: string;
   ssoClientId: string;
+  scimTokenId: string;
 }
 
 export const PLUGIN_PERMISSION = { module: 'REPORTS', actionName: 'EXPORT' };
@@ -167,6 +168,7 @@ const validParameter = (operation: Operation, name: string, c: FuzzContext): str
     plugins: c.pluginId,
     organizations: c.organizationId,
     managedRoles: 'read-only',
+    scimTokens: c.scimTokenId,
   };
   const byName: Record<string, string> = {
     userGroupId: c.groupId,

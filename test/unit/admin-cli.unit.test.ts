@@ -84,6 +84,7 @@ describe('operator CLI help', () => {
       'managed-role',
       'signing-keys',
       'audit',
+      'scim',
     ]);
     for (const group of COMMAND_GROUPS) {
       const own = usages.filter((usage) => usage.startsWith(`${group} `));
@@ -291,6 +292,67 @@ describe('audit commands', () => {
     }
     expect((await run('audit', 'list')).err).toContain('--org is required');
     expect(databaseCalls()).toBe(0);
+  });
+});
+
+describe('scim token commands', () => {
+  it('refuse a command line they cannot run, before any call (exit 2), repeating no stray word', async () => {
+    const token = `idp_scim_${'A'.repeat(43)}`;
+    const cases: [string[], string][] = [
+      [['create', '--name', 'Okta'], '--org is required'],
+      [['create', '--org', 'acme'], '--name is required'],
+      [['create', '--org', 'acme', '--name', 'x'.repeat(101)], '--name: Too big'],
+      [['create', '--org', 'acme', '--name', 'Two\nlines'], '--name: No control characters'],
+      [['create', '--org', 'a b', '--name', 'Okta'], '--org: Letters, digits and . _ : @ - only'],
+      [
+        ['create', '--org', 'acme', '--name', 'Okta', 'stray-secret'],
+        'scim token create takes options only, not 1 more word(s)',
+      ],
+      [['list', '--org', 'acme', '--name', 'Okta'], 'scim token list does not take --name'],
+      [['revoke', '--org', 'acme'], 'scim token revoke needs its TOKEN_ID'],
+      [
+        ['revoke', '--org', 'acme', 'one', 'stray-secret'],
+        'scim token revoke takes one TOKEN_ID, not 2 words',
+      ],
+      [['revoke', '--org', 'acme', 'stray secret'], 'TOKEN_ID: letters, digits and . _ : @ - only'],
+      [
+        ['revoke', '--org', 'acme', token],
+        "TOKEN_ID is a token's id (scim token list shows them), never its value",
+      ],
+      [['creat', 'stray-secret'], 'Unknown command "scim token creat"'],
+    ];
+    for (const [[verb, ...options], message] of cases) {
+      const refused = await run('scim', 'token', verb as string, ...options);
+      expect([refused.code, refused.out], options.join(' ')).toEqual([2, '']);
+      expect(refused.err, options.join(' ')).toContain(`error: ${message}`);
+      expect(refused.err).not.toContain('stray');
+      expect(refused.err).not.toContain(token);
+    }
+    const incomplete = await run('scim', 'token');
+    expect([incomplete.code, incomplete.out]).toEqual([2, '']);
+    expect(incomplete.err).toContain('error: scim token needs a command');
+    expect(incomplete.err).toContain('  scim token revoke --org ORG TOKEN_ID\n');
+    expect(databaseCalls()).toBe(0);
+  });
+
+  it('create writes the token, its count and its record by the operator in one transaction, and prints the value', async () => {
+    database.on(GetCommand).resolves({ Item: organizationItem({}) });
+    database.on(TransactWriteCommand).resolves({});
+    const created = await run('scim', 'token', 'create', '--org', 'acme', '--name', 'Okta');
+    expect([created.code, created.err]).toEqual([0, '']);
+    const value = /token: (idp_scim_[A-Za-z0-9_-]{43})\n/.exec(created.out)?.[1] as string;
+    expect(value).toBeDefined();
+    expect(created.out).toContain('shown this once');
+    expect(database.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    const { record } = transaction(0);
+    expect(record).toMatchObject({
+      organizationId: 'acme',
+      action: 'scimToken.created',
+      actor: { type: 'operator', id: operatorActor().id },
+      targets: [{ type: 'scimToken', name: 'Okta' }],
+    });
+    const written = JSON.stringify(database.commandCalls(TransactWriteCommand)[0]?.args[0].input);
+    expect(written).not.toContain(value);
   });
 });
 

@@ -6,6 +6,7 @@ import { CLIENTS_CALLS } from './walk/clients.js';
 import { ORGANIZATIONS_CALLS } from './walk/organizations.js';
 import { POLICIES_CALLS } from './walk/policies.js';
 import { ROLES_CALLS } from './walk/roles.js';
+import { SCIM_TOKENS_CALLS } from './walk/scim-tokens.js';
 import { SSO_CALLS } from './walk/sso.js';
 import { USER_GROUPS_CALLS } from './walk/user-groups.js';
 import { USER_PASSWORDS_CALLS } from './walk/user-passwords.js';
@@ -31,6 +32,7 @@ const CALLS: Record<string, WalkCall<never>> = {
   ...CLIENTS_CALLS,
   ...SSO_CALLS,
   ...ORGANIZATIONS_CALLS,
+  ...SCIM_TOKENS_CALLS,
 };
 
 const WRITES = ROUTES.filter((route) => route.kind === 'management' && route.method !== 'GET');
