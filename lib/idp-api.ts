@@ -51,6 +51,9 @@ const UNAUTHENTICATED_BECAUSE: Record<Exclude<RouteKind, 'management'>, string> 
   page:
     'Hosted sign-in pages are where a person without a token signs in (OpenID Connect); forms are bound ' +
     'to the browser that opened them and answered by the function.',
+  scim:
+    "SCIM provisioning (RFC 7644) authenticates with a directory's long-lived bearer secret, which a JWT " +
+    'authorizer cannot check; the function checks it (or an OAuth token with SCIM.PROVISION) on every request.',
   preflight:
     'Browsers send CORS preflights (OPTIONS) without credentials by design (Fetch standard); the function ' +
     'only answers which origins, methods and headers are allowed, and reads no tenant data.',

@@ -86,9 +86,10 @@ export class IdpStack extends Stack {
     // Only sso writes SSO secrets; only federation reads them.
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.secrets.grantSsoClientSecretRead(this.functions.federation);
-    // Only the functions that send mail may: the join email (users) and reset emails (accounts).
+    // Only the functions that send mail may: the join email (users, and scim for provisioned
+    // users) and reset emails (accounts).
     if (props.sesSender) {
-      for (const mailer of [this.functions.users, this.functions.accounts])
+      for (const mailer of [this.functions.users, this.functions.scim, this.functions.accounts])
         this.grantSendEmail(mailer, props.sesSender);
     }
     this.pictures = new PictureBucket(this, 'Pictures');

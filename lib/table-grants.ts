@@ -16,7 +16,7 @@ export type { TableAccess } from '../shared/api/table-access.js';
 
 /** What the middleware chain of a function's routes writes beside the function's own data. */
 export interface MiddlewareWrites {
-  /** Authenticated routes are rate limited per organization (`RATE#<org>` counters). */
+  /** Authenticated and SCIM routes are rate limited per organization (`RATE#<org>` counters). */
   readonly rateLimitCounters: boolean;
   /** Routes that honour `Idempotency-Key` keep records under `IDEMPOTENCY#<key>`. */
   readonly idempotencyRecords: boolean;
@@ -26,7 +26,7 @@ export interface MiddlewareWrites {
 export const middlewareWritesOf = (routes: readonly RouteDefinition[]): MiddlewareWrites => {
   const uses = routes.map(middlewareOf);
   return {
-    rateLimitCounters: uses.some((route) => route.authenticated),
+    rateLimitCounters: uses.some((route) => route.authenticated || route.provisioning),
     idempotencyRecords: uses.some((route) => route.idempotency),
   };
 };

@@ -31,4 +31,5 @@ export const ENDPOINT_GROUP_DESCRIPTIONS: Record<EndpointGroup, string> = {
   audit: "The organization's audit log: every change, sign-in and refusal, with who, where and what changed.",
   'scim-tokens':
     'The bearer secrets SCIM directories (Okta, Microsoft Entra ID) provision users and groups with: creation, listing, revocation.',
+  scim: 'SCIM 2.0 provisioning (RFC 7643, 7644) of users and groups by a directory such as Okta or Microsoft Entra ID.',
 };

@@ -7,6 +7,7 @@ const UNGUARDED: Record<Exclude<RouteKind, 'management'>, string> = {
     "It takes no management token: it authenticates its callers itself (OAuth 2.0 client authentication, or a person's access token).",
   page: "A person's browser opens it, without a token.",
   preflight: 'A browser sends it, without credentials.',
+  scim: "A directory calls it with the organization's SCIM bearer secret (`POST /idp/scimTokens`), or an OAuth client-credentials token holding `SCIM.PROVISION`; requests count toward the organization's rate limit.",
 };
 
 const inWords = (items: readonly string[]): string =>

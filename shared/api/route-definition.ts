@@ -28,6 +28,7 @@ export const ENDPOINT_GROUPS = [
   'cors',
   'audit',
   'scim-tokens',
+  'scim',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -37,8 +38,10 @@ export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
  * - `oauth`: the token endpoint; client authentication in the request, RFC 6749 error bodies.
  * - `page`: a hosted page people see in their browser (HTML, forms, cookies; no token yet).
  * - `preflight`: a browser's CORS preflight (`OPTIONS`), which carries no credentials.
+ * - `scim`: SCIM 2.0 provisioning (RFC 7644) at `/scim/v2`: a directory's bearer secret or an OAuth
+ *   token with `SCIM.PROVISION`, checked by the function; rate limited; SCIM's error shape.
  */
-export type RouteKind = 'management' | 'public' | 'oauth' | 'page' | 'preflight';
+export type RouteKind = 'management' | 'public' | 'oauth' | 'page' | 'preflight' | 'scim';
 
 export type ZodObjectSchema = z.ZodMiniObject<z.core.$ZodShape>;
 

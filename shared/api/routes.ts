@@ -10,6 +10,7 @@ import { organizationsRoutes } from './routes/organizations.js';
 import { permissionsRoutes } from './routes/permissions.js';
 import { policiesRoutes } from './routes/policies.js';
 import { rolesRoutes } from './routes/roles.js';
+import { scimRoutes } from './routes/scim.js';
 import { scimTokensRoutes } from './routes/scim-tokens.js';
 import { signinRoutes } from './routes/signin.js';
 import { ssoRoutes } from './routes/sso.js';
@@ -41,6 +42,7 @@ export const routes = {
   ...federationRoutes,
   ...corsRoutes,
   ...auditRoutes,
+  ...scimRoutes,
   ...scimTokensRoutes,
 } as const satisfies Record<string, RouteDefinition>;
 

@@ -69,6 +69,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   permissions: 'read',
   // The only function that reads audit records (through their indexes).
   audit: 'read-audit',
+  // Users and groups as a directory provisions them, with their records; rate-limit counters.
+  scim: 'read-write',
   organizations: 'read-write',
   users: 'read-write',
   'user-pictures': 'read-write',

@@ -20,7 +20,13 @@ import { ApiError } from './errors.js';
 import { logger } from './logger.js';
 import type { admission } from './middleware/admission.js';
 import { authorize } from './middleware/authorize.js';
-import { type ErrorPage, errorResponse, jsonResponse } from './middleware/error-response.js';
+import {
+  type ErrorPage,
+  type ErrorRenderer,
+  errorResponse,
+  jsonResponse,
+  pageErrors,
+} from './middleware/error-response.js';
 import type { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import type { multipartFile } from './middleware/multipart-file.js';
@@ -59,6 +65,13 @@ export type SecretRereader = (
 type RouteOf<T> = T[keyof T];
 type Authenticated<R> = R extends { kind: 'management' } ? R : never;
 type IsPage<R> = R extends { kind: 'page' } ? R : never;
+type IsScim<R> = R extends { kind: 'scim' } ? R : never;
+
+/** What SCIM routes use (shared/scim/): their admission and their error shape. */
+export interface ScimChain {
+  admission: (route: RouteDefinition) => middy.MiddlewareObj<APIGatewayProxyEventV2>;
+  errors: ErrorRenderer;
+}
 /** Routes browser applications call cross-origin with a token or client credentials. */
 type CrossOrigin<R> = R extends { kind: 'management' | 'oauth' } ? R : never;
 type HonoursIdempotencyKey<R> = R extends { kind: 'management'; method: infer M }
@@ -94,6 +107,7 @@ export type GroupOptions<T extends Record<string, RouteDefinition>> = ([Authenti
     : { multipartFile: typeof multipartFile }) &
   (keyof SecretRoutes<T> extends never ? { secretRereaders?: never } : { secretRereaders: SecretRoutes<T> }) &
   ([IsPage<RouteOf<T>>] extends [never] ? { errorPage?: never } : { errorPage: ErrorPage }) &
+  ([IsScim<RouteOf<T>>] extends [never] ? { scim?: never } : { scim: ScimChain }) &
   ([CrossOrigin<RouteOf<T>>] extends [never]
     ? { registeredOrigin?: never }
     : { registeredOrigin: RegisteredOrigin });
@@ -108,7 +122,10 @@ const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>)
   // A response that breaks its own schema is a server bug, never the caller's fault.
   if (!shaped.success)
     throw new Error(`${route.operationId} response does not match its schema: ${shaped.error.message}`);
-  return jsonResponse(route.response.status, shaped.data, result.headers);
+  // RFC 7644 section 3.1: SCIM answers in its own media type.
+  const mediaType: Record<string, string> =
+    route.kind === 'scim' ? { 'content-type': 'application/scim+json' } : {};
+  return jsonResponse(route.response.status, shaped.data, { ...mediaType, ...result.headers });
 };
 
 /** The middleware chain of one route, as `middlewareOf` decides it, in the order ARCHITECTURE.md describes. */
@@ -121,15 +138,24 @@ const routeChain = (
     multipartFile?: typeof multipartFile;
     rereadSecret?: SecretRereader;
     errorPage?: ErrorPage;
+    scim?: ScimChain;
   },
 ) => {
   const uses = middlewareOf(route);
+  const renderErrors =
+    route.kind === 'page'
+      ? pageErrors(required(options.errorPage, 'errorPage', route))
+      : route.kind === 'scim'
+        ? required(options.scim, 'scim', route).errors
+        : undefined;
   // API Gateway hands payload format 2.0 headers to the function with lower-case names already.
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
-    .use(errorResponse(route.kind === 'page' ? required(options.errorPage, 'errorPage', route) : undefined))
+    .use(errorResponse(renderErrors))
     .use(requestContext(route) as middy.MiddlewareObj);
   if (uses.authenticated)
     chain.use(required(options.admission, 'admission', route)(route)).use(authorize(route));
+  if (uses.provisioning)
+    chain.use(required(options.scim, 'scim', route).admission(route) as middy.MiddlewareObj);
   if (uses.jsonBody) chain.use(jsonBody() as middy.MiddlewareObj);
   if (uses.multipartFile)
     chain.use(required(options.multipartFile, 'multipartFile', route)(route) as middy.MiddlewareObj);
@@ -202,6 +228,7 @@ export const groupHandler = <T extends Record<string, RouteDefinition>>(
     multipartFile?: typeof multipartFile;
     secretRereaders?: Record<string, SecretRereader>;
     errorPage?: ErrorPage;
+    scim?: ScimChain;
     registeredOrigin?: RegisteredOrigin;
   };
   // A route's chain is built when the instance first serves it: most instances serve a few routes.

@@ -61,9 +61,14 @@ const parse = (schema: z.ZodMiniType, input: unknown, location: Location): unkno
   return result.data;
 };
 
-/** `?page=` says nothing: a parameter named without a value is refused rather than taken as absent. */
-const refuseEmptyQueryValues = (query: Record<string, string | undefined>) => {
-  const empty = Object.keys(query).filter((name) => query[name] === '');
+/**
+ * `?page=` says nothing: a parameter of the route named without a value is refused rather than
+ * taken as absent. One the route does not name is refused by its closed schema, or ignored by an
+ * open one (SCIM's: Entra ID adds a bare `?aadOptscim062020` to every request).
+ */
+const refuseEmptyQueryValues = (query: Record<string, string | undefined>, route: RouteDefinition) => {
+  const named = route.request.query?.shape ?? {};
+  const empty = Object.keys(query).filter((name) => query[name] === '' && name in named);
   if (empty.length > 0) {
     throw badRequest(
       'Invalid query',
@@ -79,7 +84,7 @@ export const validateRequest = (
   before: (request) => {
     const state = requestState(request);
     const event = request.event;
-    refuseEmptyQueryValues(event.queryStringParameters ?? {});
+    refuseEmptyQueryValues(event.queryStringParameters ?? {}, route);
     state.input = {
       path: parse(route.request.path ?? EMPTY, event.pathParameters ?? {}, 'path'),
       query: parse(route.request.query ?? EMPTY, event.queryStringParameters ?? {}, 'query'),

@@ -211,6 +211,12 @@ export const UserEntity = defineEntity({
       canSendEmail: storedBoolean,
       /** The organization's first user. */
       isInitial: storedBoolean,
+      /** What a SCIM directory keeps (docs/scim.md): its id for the user, the name's parts. */
+      externalId: z.optional(storedString),
+      givenName: z.optional(storedString),
+      familyName: z.optional(storedString),
+      /** Epoch ms a SCIM directory deleted the user: INACTIVE, and gone from SCIM's view. */
+      deprovisionedAt: z.optional(storedNumber),
       /** Optimistic concurrency for read-modify-write changes (email, status, properties). */
       version: storedNumber,
     }),
@@ -261,6 +267,8 @@ export const UserGroupEntity = defineEntity({
       createdBy: storedString,
       updatedBy: storedString,
       version: storedNumber,
+      /** A SCIM directory's id for the group (docs/scim.md). */
+      externalId: z.optional(storedString),
       /**
        * Set while a duplicate is still being filled (`COPYING`) or a delete is still removing
        * members (`DELETING`): such a group is invisible, grants nothing, and a repeated DELETE

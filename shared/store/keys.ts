@@ -186,6 +186,11 @@ export const keys = {
   groupMember: (orgId: string, groupId: string, userId: string) =>
     key(`ORG#${orgId}`, `GROUPMEMBER#${groupId}#${userId}`),
 
+  // SCIM: a directory's external ids of users and groups, not unique, found by prefix.
+  externalIdPrefix: (type: 'USER' | 'GROUP', externalId: string) => `EXTID#${type}#${externalId}#`,
+  externalIdEntry: (orgId: string, type: 'USER' | 'GROUP', externalId: string, id: string) =>
+    key(`ORG#${orgId}`, `EXTID#${type}#${externalId}#${id}`),
+
   // Consents: one per principal and agreement.
   consent: (orgId: string, principalId: string, agreementId: string) =>
     key(`ORG#${orgId}`, `CONSENT#${principalId}#${agreementId}`),

@@ -104,16 +104,45 @@ export const readPage = async <T>(
   read: ListingRead<T>,
   index: ListingIndex = organizationListing(orgId),
 ): Promise<Page<T>> => {
-  let consumedCapacity = 0;
-  let start = { fromSequence: 0, skip: 0 };
-  if (page > 0) {
-    const counts = await bucketCounts(orgId, listing);
-    consumedCapacity += counts.consumedCapacity;
-    const located = locatePage(counts.buckets, page * pageSize);
-    if (!located) return { items: [], hasMore: false, consumedCapacity };
-    start = located;
-  }
+  if (page === 0) return readFrom({ fromSequence: 0, skip: 0 }, listing, pageSize, read, index, 0);
+  const counts = await bucketCounts(orgId, listing);
+  const located = locatePage(counts.buckets, page * pageSize);
+  if (!located) return { items: [], hasMore: false, consumedCapacity: counts.consumedCapacity };
+  return readFrom(located, listing, pageSize, read, index, counts.consumedCapacity);
+};
 
+/** How many entries a listing has (its bucket counts: one Query of small items). */
+export const listingSize = async (orgId: string, listing: string) => {
+  const counts = await bucketCounts(orgId, listing);
+  return {
+    size: counts.buckets.reduce((sum, { count }) => sum + Math.max(0, count), 0),
+    buckets: counts.buckets,
+  };
+};
+
+/** `count` entries from the `offset`-th on (0-based), given the listing's bucket counts. */
+export const readAt = async <T>(
+  orgId: string,
+  listing: string,
+  offset: number,
+  count: number,
+  buckets: readonly BucketCount[],
+  read: ListingRead<T>,
+): Promise<T[]> => {
+  const located = locatePage(buckets, offset);
+  if (!located || count <= 0) return [];
+  return (await readFrom(located, listing, count, read, organizationListing(orgId), 0)).items;
+};
+
+const readFrom = async <T>(
+  start: { fromSequence: number; skip: number },
+  listing: string,
+  pageSize: number,
+  read: ListingRead<T>,
+  index: ListingIndex,
+  consumedBefore: number,
+): Promise<Page<T>> => {
+  let consumedCapacity = consumedBefore;
   const wanted = start.skip + pageSize + 1; // one more than the page tells whether another follows
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;

@@ -31,6 +31,7 @@ import {
   retryOnConcurrentChange,
   transact,
   update,
+  type Write,
   writeOne,
 } from './writes.js';
 
@@ -44,7 +45,7 @@ export interface JoinEmail {
   organizationName: string;
 }
 
-const userNotFound = (userId: string) => () => new NotFound('User', userId);
+export const userNotFound = (userId: string) => () => new NotFound('User', userId);
 const emailTaken = () => new Conflict('User', 'A user with this email already exists in the organization');
 
 /** The writes of a join email: its invitation link (voiding an earlier one) and its outbox record. */
@@ -66,7 +67,7 @@ const joinEmailWrites = (
 };
 
 /** A user as the audit log names it. */
-const userTarget = (user: Pick<UserRecord, 'id' | 'email'>) => ({
+export const userTarget = (user: Pick<UserRecord, 'id' | 'email'>) => ({
   type: 'user',
   id: user.id,
   name: user.email,
@@ -78,10 +79,13 @@ const auditedFields = ({ organizationId: _org, sequence: _sequence, ...fields }:
 /** The stored item of a user: its key and its place in the status listing. */
 export const storedUser = (user: UserRecord) => UserEntity.item(user, user);
 
-const emailGuard = (orgId: string, email: string, userId: string) =>
+export const emailGuard = (orgId: string, email: string, userId: string) =>
   guard(EmailGuardEntity.key({ organizationId: orgId, email }), { userId }, emailTaken);
 
 type NewUser = { organizationId: string; email: string; name: string; userType: UserType; createdBy: string };
+
+/** What a SCIM directory keeps on a user beside the rest (shared/store/scim-users.ts). */
+export type ProvisioningFields = Pick<UserRecord, 'status' | 'externalId' | 'givenName' | 'familyName'>;
 
 /**
  * Creates a user: takes the next sequence number from the organization (which also answers the
@@ -93,6 +97,7 @@ const insertUser = async (
   input: NewUser,
   invitationSeconds: number | undefined,
   now: number,
+  provisioning?: { fields: ProvisioningFields; writes: (userId: string) => Write[] },
 ): Promise<{ user: UserRecord; joinEmail: JoinEmail | undefined }> => {
   const { sequence, organization } = await nextSequence(input.organizationId, 'userSequence');
   const defaultRole = defaultRoleOf(organization);
@@ -122,6 +127,7 @@ const insertUser = async (
     canSendEmail: true,
     isInitial: false,
     ...(join ? { invitationDigest: join.digest } : {}),
+    ...provisioning?.fields,
     version: 1,
   };
   // Until some user holds it, try to claim "initial" in the same transaction; a concurrent
@@ -142,8 +148,9 @@ const insertUser = async (
         )),
         create(storedUser(user), () => new Conflict('User', 'A user with this id already exists')),
         emailGuard(input.organizationId, input.email, user.id),
-        bucketCountDelta(input.organizationId, LISTINGS.users('ACTIVE'), sequence, 1),
+        bucketCountDelta(input.organizationId, LISTINGS.users(user.status), sequence, 1),
         ...(join?.writes ?? []),
+        ...(provisioning?.writes(user.id) ?? []),
         claimInitial &&
           update(
             keys.organization(input.organizationId),
@@ -170,6 +177,17 @@ export const createUser = async (
   now = Date.now(),
 ): Promise<{ user: UserRecord; joinEmail: JoinEmail }> => {
   const { user, joinEmail } = await insertUser(input, invitationSeconds, now);
+  return { user, joinEmail: joinEmail as JoinEmail };
+};
+
+/** A user a SCIM directory provisions: the join email as for any user, and what the directory keeps. */
+export const createProvisionedUser = async (
+  input: NewUser,
+  provisioning: { fields: ProvisioningFields; writes: (userId: string) => Write[] },
+  invitationSeconds = DEFAULT_INVITATION_SECONDS,
+  now = Date.now(),
+): Promise<{ user: UserRecord; joinEmail: JoinEmail }> => {
+  const { user, joinEmail } = await insertUser(input, invitationSeconds, now, provisioning);
   return { user, joinEmail: joinEmail as JoinEmail };
 };
 
@@ -253,7 +271,7 @@ export const listUsers = async (orgId: string, status: UserStatus, page: number,
 };
 
 /** The user's own item, changed only if nobody changed it since it was read (its version). */
-const versioned = (
+export const versioned = (
   current: UserRecord,
   expression: { update: string; names?: Record<string, string>; values?: Record<string, unknown> },
 ) =>

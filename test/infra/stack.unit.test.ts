@@ -57,6 +57,7 @@ const FUNCTIONS: readonly EndpointGroup[] = [
   'permissions',
   'policies',
   'roles',
+  'scim',
   'scim-tokens',
   'signin',
   'sso',
@@ -77,6 +78,8 @@ const ROUTE_TABLE = [
   'DELETE /idp/users/{id}/managedRoles/{roleId} users JWT',
   'DELETE /idp/users/{id}/policies/{policyId} users JWT',
   'DELETE /idp/users/{id}/userGroups/{userGroupId} users JWT',
+  'DELETE /scim/v2/Groups/{id} scim NONE',
+  'DELETE /scim/v2/Users/{id} scim NONE',
   'GET /.well-known/jwks.json oauth NONE',
   'GET /.well-known/openid-configuration oauth NONE',
   'GET /idp/additionalUserProperties users JWT',
@@ -115,6 +118,15 @@ const ROUTE_TABLE = [
   'GET /oauth2/authorize signin NONE',
   'GET /oauth2/logout signin NONE',
   'GET /oauth2/userinfo oauth NONE',
+  'GET /scim/v2/Groups scim NONE',
+  'GET /scim/v2/Groups/{id} scim NONE',
+  'GET /scim/v2/ResourceTypes scim NONE',
+  'GET /scim/v2/ResourceTypes/{id} scim NONE',
+  'GET /scim/v2/Schemas scim NONE',
+  'GET /scim/v2/Schemas/{id} scim NONE',
+  'GET /scim/v2/ServiceProviderConfig scim NONE',
+  'GET /scim/v2/Users scim NONE',
+  'GET /scim/v2/Users/{id} scim NONE',
   'GET /signin/enrol accounts NONE',
   'GET /signin/forgot accounts NONE',
   'GET /signin/invitation accounts NONE',
@@ -123,6 +135,8 @@ const ROUTE_TABLE = [
   'GET /signin/sso/callback/{clientId} federation NONE',
   'OPTIONS /{proxy+} cors NONE',
   'PATCH /idp/userGroups/{id} user-groups JWT',
+  'PATCH /scim/v2/Groups/{id} scim NONE',
+  'PATCH /scim/v2/Users/{id} scim NONE',
   'POST /idp/clients clients JWT',
   'POST /idp/clients/{id}/rotateSecret clients JWT',
   'POST /idp/consent/{agreementId} organizations JWT',
@@ -143,6 +157,8 @@ const ROUTE_TABLE = [
   'POST /oauth2/revoke oauth NONE',
   'POST /oauth2/token oauth NONE',
   'POST /oauth2/userinfo oauth NONE',
+  'POST /scim/v2/Groups scim NONE',
+  'POST /scim/v2/Users scim NONE',
   'POST /signin signin NONE',
   'POST /signin/consent signin NONE',
   'POST /signin/continue signin NONE',
@@ -174,6 +190,8 @@ const ROUTE_TABLE = [
   'PUT /idp/users/{id}/setUserStatus users JWT',
   'PUT /idp/users/{id}/userGroups/{userGroupId} users JWT',
   'PUT /idp/users/{id}/userType/{type} users JWT',
+  'PUT /scim/v2/Groups/{id} scim NONE',
+  'PUT /scim/v2/Users/{id} scim NONE',
 ];
 
 // The statements every role's policy holds, one line each (describeStatement's form).
@@ -197,7 +215,7 @@ const IDEMPOTENCY_RECORDS =
   'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem on table where ForAllValues:StringLike dynamodb:LeadingKeys IDEMPOTENCY#*';
 const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:idp/sso/*';
 
-/** Each role's every IAM statement: the 18 endpoint functions and the system-data seed's two. */
+/** Each role's every IAM statement: the endpoint functions and the system-data seed's two. */
 const GRANTS: Record<string, string[]> = {
   audit: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, AUDIT_INDEX_READS, RATE_COUNTERS],
   accounts: [
@@ -275,6 +293,7 @@ const GRANTS: Record<string, string[]> = {
     's3:GetObject s3:PutObject on pictures bucket/pictures/*/*',
   ],
   users: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  scim: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   'system-data handler': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   // The only role that reads the table's stream; it writes nothing to the table.
   'audit digests': [
@@ -375,7 +394,7 @@ describe('with a custom domain (context issuer)', () => {
 });
 
 describe('mail and browser origins (context sesSender, corsOrigins)', () => {
-  it('lets only the users and accounts functions send mail, from the sender only; tells every function the extra origins', () => {
+  it('lets only the users, scim and accounts functions send mail, from the sender only; tells every function the extra origins', () => {
     const mailing = synthesizeIdp({
       sesSender: 'no-reply@example.com',
       corsOrigins: 'https://console.example.com',
@@ -387,7 +406,7 @@ describe('mail and browser origins (context sesSender, corsOrigins)', () => {
       );
     for (const group of FUNCTIONS) {
       const statements = sendsMail(group);
-      if (group === 'users' || group === 'accounts') {
+      if (group === 'users' || group === 'scim' || group === 'accounts') {
         expect(statements).toHaveLength(1);
         expect(statements[0]?.Condition).toEqual({
           StringEquals: { 'ses:FromAddress': 'no-reply@example.com' },

@@ -15,7 +15,9 @@ describe('the idp/client export', () => {
   it('is one ESM file that imports nothing and loads in plain Node', () => {
     const code = readFileSync(join(CLIENT_DIST, 'client', 'index.js'), 'utf8');
     expect(code).not.toMatch(/^\s*import\s|\bimport\(|\brequire\(/m);
-    expect(code.length).toBeLessThan(40_000);
+    // The route table's schemas stay out: the client takes its types from them, not their code.
+    expect(code).not.toMatch(/\$ZodType|globalRegistry|safeParse/);
+    console.log(`idp/client bundle: ${code.length} bytes`);
     const output = execFileSync(
       process.execPath,
       [

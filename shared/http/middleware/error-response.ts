@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { errorBody, toApiError } from '../error-mapping.js';
+import type { ApiError } from '../errors.js';
 import { logger } from '../logger.js';
 import { requestState } from '../request-state.js';
 
@@ -17,12 +18,26 @@ export const jsonResponse = (
 /** How hosted pages answer an error: a page in their own look, not JSON. */
 export type ErrorPage = (status: number, message: string) => APIGatewayProxyStructuredResultV2;
 
+/** How a kind of route answers an error it maps: the one error shape unless the kind says otherwise. */
+export type ErrorRenderer = (error: ApiError, requestId: string) => APIGatewayProxyStructuredResultV2;
+
+const oneErrorShape: ErrorRenderer = (error, requestId) =>
+  jsonResponse(error.status, errorBody(error, requestId));
+
+/** A hosted page's error renderer: its page, naming the request for support. */
+export const pageErrors =
+  (errorPage: ErrorPage): ErrorRenderer =>
+  (error, requestId) => {
+    const body = errorBody(error, requestId);
+    return errorPage(error.status, `${body.message} (request ${body.requestId})`);
+  };
+
 /**
- * Maps whatever was thrown to the one error shape, once, at the end of every chain (for hosted
- * pages, to their error page). A read whose admission (running beside it) is refused answers
- * that refusal, whatever else went wrong.
+ * Maps whatever was thrown to the one error shape, once, at the end of every chain (hosted pages
+ * answer their error page, SCIM routes SCIM's error shape). A read whose admission (running beside
+ * it) is refused answers that refusal, whatever else went wrong.
  */
-export const errorResponse = (errorPage?: ErrorPage): MiddlewareObj => ({
+export const errorResponse = (render: ErrorRenderer = oneErrorShape): MiddlewareObj => ({
   onError: async (request) => {
     const refusal = await requestState(request).admission?.then(
       () => undefined,
@@ -32,9 +47,6 @@ export const errorResponse = (errorPage?: ErrorPage): MiddlewareObj => ({
     const { requestId } = requestState(request);
     if (apiError.status >= 500)
       logger.error('request failed', { requestId, error: (refusal ?? request.error) as Error });
-    const body = errorBody(apiError, requestId ?? 'unknown');
-    request.response = errorPage
-      ? errorPage(apiError.status, `${body.message} (request ${body.requestId})`)
-      : jsonResponse(apiError.status, body);
+    request.response = render(apiError, requestId ?? 'unknown');
   },
 });

@@ -1,0 +1,268 @@
+import { scimRoutes } from '../shared/api/routes/scim.js';
+import { config } from '../shared/config.js';
+import { sendJoinEmail } from '../shared/email/account-emails.js';
+import { notFound } from '../shared/http/errors.js';
+import { groupHandler } from '../shared/http/group-handler.js';
+import { scimAdmission } from '../shared/scim/admission.js';
+import { resourceTypes, schemas, serviceProviderConfig } from '../shared/scim/discovery.js';
+import { scimErrorResponse } from '../shared/scim/error-body.js';
+import { invalidValue } from '../shared/scim/errors.js';
+import { matchesScimFilter, parseScimFilter, type ScimCondition } from '../shared/scim/filter.js';
+import { directoryGroupOf, scimGroup, scimGroupBody } from '../shared/scim/group-resource.js';
+import { listResponse, scimWindow, windowOverListings } from '../shared/scim/list-paging.js';
+import { applyScimPatch } from '../shared/scim/patch.js';
+import { provisionedUserOf, scimUser, scimUserBody } from '../shared/scim/user-resource.js';
+import { UserEntity, UserGroupEntity, type UserGroupRecord } from '../shared/store/entities.js';
+import { LISTINGS } from '../shared/store/keys.js';
+import {
+  createGroupFromDirectory,
+  deleteGroupFromDirectory,
+  groupsByDisplayName,
+  groupsByExternalId,
+  membersOf,
+  replaceGroupFromDirectory,
+  visibleGroup,
+} from '../shared/store/scim-groups.js';
+import {
+  createUserFromDirectory,
+  deprovisionUser,
+  provisionedUser,
+  provisionedUsersByEmail,
+  provisionedUsersByExternalId,
+  replaceUserFromDirectory,
+} from '../shared/store/scim-users.js';
+import { listingSize, readAt } from '../shared/store/sequenced-listing.js';
+import type { UserRecord } from '../shared/store/user-repository.js';
+
+/** SCIM 2.0 provisioning of users and groups (docs/scim.md). */
+
+const base = () => `${config().publicOrigin}/scim/v2`;
+const locate = (type: 'Users' | 'Groups', id: string) => `${base()}/${type}/${encodeURIComponent(id)}`;
+const asScimUser = (user: UserRecord) => scimUser(user, locate);
+
+const requireUser = async (orgId: string, id: string) =>
+  (await provisionedUser(orgId, id)) ?? Promise.reject(notFound('User'));
+const requireGroup = async (orgId: string, id: string) =>
+  (await visibleGroup(orgId, id)) ?? Promise.reject(notFound('Group'));
+
+/** `excludedAttributes=members` (Entra ID asks so): the members are not read at all. */
+const wantsMembers = (query: { excludedAttributes?: string | undefined }) =>
+  !(query.excludedAttributes ?? '').split(',').some((name) => name.trim().toLowerCase() === 'members');
+
+const asScimGroup = async (orgId: string, group: UserGroupRecord, withMembers: boolean) =>
+  scimGroup(group, withMembers ? await membersOf(orgId, group.id) : undefined, locate);
+
+/** The users a filter can find: read by the condition that names them (a filter always has one). */
+const usersFiltered = async (orgId: string, conditions: readonly ScimCondition[]) => {
+  const by = (attribute: ScimCondition['attribute']) =>
+    conditions.find((condition) => condition.attribute === attribute);
+  const id = by('id');
+  const email = conditions.find(
+    (condition) =>
+      condition.attribute === 'userName' ||
+      (condition.attribute === 'emails.value' && (condition.emailType ?? 'work') === 'work'),
+  );
+  const externalId = by('externalId');
+  const candidates = id
+    ? [await provisionedUser(orgId, id.value)].filter((user) => user !== undefined)
+    : email
+      ? await provisionedUsersByEmail(orgId, email.value)
+      : externalId
+        ? await provisionedUsersByExternalId(orgId, externalId.value)
+        : []; // only emails of another type than work: the service keeps a work email only
+  return candidates.filter((user) =>
+    matchesScimFilter(
+      {
+        id: user.id,
+        userName: user.email,
+        ...(user.externalId ? { externalId: user.externalId } : {}),
+        emails: [{ value: user.email, type: 'work' }],
+      },
+      conditions,
+    ),
+  );
+};
+
+const groupsFiltered = async (orgId: string, conditions: readonly ScimCondition[]) => {
+  const by = (attribute: ScimCondition['attribute']) =>
+    conditions.find((condition) => condition.attribute === attribute);
+  const id = by('id');
+  const displayName = by('displayName');
+  const externalId = by('externalId');
+  const candidates = id
+    ? [await visibleGroup(orgId, id.value)].filter((group) => group !== undefined)
+    : displayName
+      ? await groupsByDisplayName(orgId, displayName.value)
+      : externalId
+        ? await groupsByExternalId(orgId, externalId.value)
+        : [];
+  return candidates.filter((group) =>
+    matchesScimFilter(
+      {
+        id: group.id,
+        displayName: group.name,
+        ...(group.externalId ? { externalId: group.externalId } : {}),
+      },
+      conditions,
+    ),
+  );
+};
+
+const fullUsers = { decode: (item: Record<string, unknown>) => UserEntity.decode(item) };
+const fullGroups = { decode: (item: Record<string, unknown>) => UserGroupEntity.decode(item) };
+
+/**
+ * Every user a directory sees, ACTIVE ones then INACTIVE ones, each in creation order, by offset
+ * (docs/scim.md, "Listing"): users the directory deleted count in `totalResults` but are not shown.
+ */
+const usersPage = async (orgId: string, offset: number, count: number) => {
+  const listings = [LISTINGS.users('ACTIVE'), LISTINGS.users('INACTIVE')];
+  const sizes = await Promise.all(listings.map((listing) => listingSize(orgId, listing)));
+  const parts = windowOverListings(
+    sizes.map(({ size }) => size),
+    offset,
+    count,
+  );
+  const pages = await Promise.all(
+    listings.map((listing, index) => {
+      const part = parts[index] ?? { offset: 0, count: 0 };
+      return readAt(orgId, listing, part.offset, part.count, sizes[index]?.buckets ?? [], fullUsers);
+    }),
+  );
+  return {
+    users: pages.flat().filter((user) => user.deprovisionedAt === undefined),
+    total: sizes.reduce((sum, { size }) => sum + size, 0),
+  };
+};
+
+const groupsPage = async (orgId: string, offset: number, count: number) => {
+  const { size, buckets } = await listingSize(orgId, LISTINGS.groups);
+  return { groups: await readAt(orgId, LISTINGS.groups, offset, count, buckets, fullGroups), total: size };
+};
+
+/** A patched resource must still be one: what scim-patch answers is read like a body. */
+const parsedPatch = <T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  patched: unknown,
+): T => {
+  const parsed = schema.safeParse(patched);
+  if (!parsed.success) throw invalidValue('The operations leave the resource without a valid value');
+  return parsed.data;
+};
+
+export const handler = groupHandler(
+  scimRoutes,
+  {
+    getScimServiceProviderConfig: () => ({ body: serviceProviderConfig(base()) }),
+    listScimResourceTypes: () => {
+      const types = resourceTypes(base());
+      return { body: listResponse(types, types.length, 1) };
+    },
+    getScimResourceType: ({ path }) => {
+      const type = resourceTypes(base()).find((candidate) => candidate.id === path.id);
+      if (!type) throw notFound('Resource type');
+      return { body: type };
+    },
+    listScimSchemas: () => {
+      const all = schemas(base());
+      return { body: listResponse(all, all.length, 1) };
+    },
+    getScimSchema: ({ path }) => {
+      const schema = schemas(base()).find((candidate) => candidate.id === path.id);
+      if (!schema) throw notFound('Schema');
+      return { body: schema };
+    },
+
+    listScimUsers: async ({ query }, { principal }) => {
+      const org = principal.organizationId;
+      const { startIndex, count } = scimWindow(query.startIndex, query.count);
+      if (query.filter !== undefined) {
+        const found = await usersFiltered(org, parseScimFilter('User', query.filter));
+        const page = found.slice(startIndex - 1, startIndex - 1 + count);
+        return { body: listResponse(page.map(asScimUser), found.length, startIndex) };
+      }
+      const { users, total } = await usersPage(org, startIndex - 1, count);
+      return { body: listResponse(users.map(asScimUser), total, startIndex) };
+    },
+    createScimUser: async ({ body }, { principal }) => {
+      const { user, joinEmail } = await createUserFromDirectory(
+        principal.organizationId,
+        provisionedUserOf(body),
+        principal.id,
+        config().signIn.invitationSeconds,
+      );
+      if (joinEmail) await sendJoinEmail(joinEmail);
+      return { body: asScimUser(user), headers: { location: locate('Users', user.id) } };
+    },
+    getScimUser: async ({ path }, { principal }) => ({
+      body: asScimUser(await requireUser(principal.organizationId, path.id)),
+    }),
+    replaceScimUser: async ({ path, body }, { principal }) => {
+      const org = principal.organizationId;
+      const current = await requireUser(org, path.id);
+      const desired = provisionedUserOf({ ...body, active: body.active ?? current.status === 'ACTIVE' });
+      return { body: asScimUser(await replaceUserFromDirectory(org, path.id, desired)) };
+    },
+    patchScimUser: async ({ path, body }, { principal }) => {
+      const org = principal.organizationId;
+      const current = asScimUser(await requireUser(org, path.id));
+      const patched = parsedPatch(scimUserBody, applyScimPatch(current, body, 'User'));
+      const desired = provisionedUserOf(patched, parsedPatch(scimUserBody, current));
+      return { body: asScimUser(await replaceUserFromDirectory(org, path.id, desired)) };
+    },
+    deleteScimUser: async ({ path }, { principal }) => {
+      await deprovisionUser(principal.organizationId, path.id);
+      return {};
+    },
+
+    listScimGroups: async ({ query }, { principal }) => {
+      const org = principal.organizationId;
+      const { startIndex, count } = scimWindow(query.startIndex, query.count);
+      const withMembers = wantsMembers(query);
+      const { groups, total } =
+        query.filter !== undefined
+          ? await groupsFiltered(org, parseScimFilter('Group', query.filter)).then((found) => ({
+              groups: found.slice(startIndex - 1, startIndex - 1 + count),
+              total: found.length,
+            }))
+          : await groupsPage(org, startIndex - 1, count);
+      const resources = await Promise.all(groups.map((group) => asScimGroup(org, group, withMembers)));
+      return { body: listResponse(resources, total, startIndex) };
+    },
+    createScimGroup: async ({ body }, { principal }) => {
+      const desired = directoryGroupOf(body, 'none');
+      const group = await createGroupFromDirectory(principal.organizationId, desired, principal.id);
+      return {
+        body: scimGroup(
+          { ...group, ...(desired.externalId ? { externalId: desired.externalId } : {}) },
+          desired.members ?? [],
+          locate,
+        ),
+        headers: { location: locate('Groups', group.id) },
+      };
+    },
+    getScimGroup: async ({ path, query }, { principal }) => {
+      const org = principal.organizationId;
+      return { body: await asScimGroup(org, await requireGroup(org, path.id), wantsMembers(query)) };
+    },
+    replaceScimGroup: async ({ path, body }, { principal }) => {
+      const org = principal.organizationId;
+      await requireGroup(org, path.id);
+      await replaceGroupFromDirectory(org, path.id, directoryGroupOf(body, 'none'), principal.id);
+      return { body: await asScimGroup(org, await requireGroup(org, path.id), true) };
+    },
+    patchScimGroup: async ({ path, body }, { principal }) => {
+      const org = principal.organizationId;
+      const current = await asScimGroup(org, await requireGroup(org, path.id), true);
+      const patched = parsedPatch(scimGroupBody, applyScimPatch(current, body, 'Group'));
+      await replaceGroupFromDirectory(org, path.id, directoryGroupOf(patched, 'keep'), principal.id);
+      return {};
+    },
+    deleteScimGroup: async ({ path }, { principal }) => {
+      await requireGroup(principal.organizationId, path.id);
+      await deleteGroupFromDirectory(principal.organizationId, path.id);
+      return {};
+    },
+  },
+  { scim: { admission: scimAdmission, errors: scimErrorResponse } },
+);

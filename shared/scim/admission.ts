@@ -1,0 +1,75 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { RouteDefinition } from '../api/route-definition.js';
+import { auditScope } from '../audit/scope.js';
+import { verifiedOwnToken } from '../auth/own-tokens.js';
+import { accessTokenClaims, type Principal, principalFromClaims } from '../auth/principal.js';
+import { config } from '../config.js';
+import { isScimTokenValue } from '../domain/scim-token-value.js';
+import { forbidden, unauthorized } from '../http/errors.js';
+import { recordRefusal } from '../http/middleware/audit-refusals.js';
+import { refuseInactivePrincipal } from '../http/middleware/principal-status.js';
+import { refuseKnownOverLimit, refuseOverLimit } from '../http/middleware/rate-limit.js';
+import { requestState } from '../http/request-state.js';
+import { scimTokenOf } from '../store/scim-tokens.js';
+
+export const PROVISIONING_PERMISSION = 'SCIM.PROVISION';
+
+const bearerToken = (authorization: string | undefined): string | undefined =>
+  authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+
+/**
+ * Who provisions: the organization's SCIM bearer secret (read on every request, so a revoked one
+ * is refused from the next request on), or an access token of an API client of the service that
+ * holds SCIM.PROVISION. A secret acts as a client whose id is the token's id.
+ */
+const provisioningPrincipal = async (token: string): Promise<Principal> => {
+  if (isScimTokenValue(token)) {
+    const owner = await scimTokenOf(token);
+    if (!owner) throw unauthorized('The SCIM bearer secret is not valid (unknown or revoked)');
+    return {
+      id: owner.tokenId,
+      type: 'client',
+      organizationId: owner.organizationId,
+      userType: 'STANDARD',
+      permissions: new Set([PROVISIONING_PERMISSION]),
+      policies: [],
+      pluginPermissions: {},
+    };
+  }
+  // Signature, typ at+jwt, iss, aud and exp are aws-jwt-verify's; the claims are the service's.
+  const payload = await verifiedOwnToken(token, { typ: 'at+jwt', audience: config().audience });
+  const claims = payload && accessTokenClaims().safeParse(payload);
+  if (!claims?.success) throw unauthorized();
+  const principal = principalFromClaims(claims.data);
+  if (principal.type !== 'client' || !principal.permissions.has(PROVISIONING_PERMISSION)) {
+    throw forbidden(`SCIM provisioning needs an API client's token holding ${PROVISIONING_PERMISSION}`);
+  }
+  return principal;
+};
+
+/**
+ * Admits a SCIM request: who provisions, then the organization's rate limit (and, for an API
+ * client's token, that the client still exists) side by side. The audit scope names the
+ * provisioning client as the actor of every record the request writes; refused writes leave
+ * their record, as on management routes.
+ */
+export const scimAdmission = (route: RouteDefinition): MiddlewareObj<APIGatewayProxyEventV2> => ({
+  before: async (request) => {
+    const state = requestState(request);
+    const token = bearerToken(request.event.headers.authorization);
+    if (!token) throw unauthorized('A SCIM bearer secret or access token is required');
+    const principal = await provisioningPrincipal(token);
+    state.principal = principal;
+    const scope = auditScope();
+    scope.actor = { ...scope.actor, type: 'client', id: principal.id };
+    refuseKnownOverLimit(principal, state.receivedAt);
+    const [status, limit] = await Promise.allSettled([
+      isScimTokenValue(token) ? Promise.resolve() : refuseInactivePrincipal(principal),
+      refuseOverLimit(principal, state.receivedAt),
+    ]);
+    if (status.status === 'rejected') throw status.reason;
+    if (limit.status === 'rejected') throw limit.reason;
+  },
+  onError: (request) => recordRefusal(request, route),
+});

@@ -1,0 +1,49 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ERROR_TEXT_LENGTH } from '../domain/limits.js';
+import type { ApiError } from '../http/errors.js';
+import { asOneLine } from '../schemas/text.js';
+import { ScimError, type ScimType } from './errors.js';
+import { SCIM_SCHEMAS } from './schema-ids.js';
+
+/** What a refusal that is not a ScimError means in SCIM's terms, by its status. */
+const scimTypeOf = (error: ApiError): ScimType | undefined => {
+  if (error instanceof ScimError) return error.scimType;
+  if (error.status === 409) return 'uniqueness';
+  if (error.status !== 400) return undefined;
+  // A query parameter of the wrong type is a value; anything about the body, its structure.
+  return error.details.length > 0 && error.details.every((detail) => detail.field?.startsWith('query.'))
+    ? 'invalidValue'
+    : 'invalidSyntax';
+};
+
+/** The first detail, named by its field, says more than the summary of a refusal. */
+const detailOf = (error: ApiError): string => {
+  const [first] = error.details;
+  const text = first
+    ? `${error.message}: ${first.field ? `${first.field}: ` : ''}${first.message}`
+    : error.message;
+  return asOneLine(text).slice(0, ERROR_TEXT_LENGTH);
+};
+
+/**
+ * An error in SCIM's shape (RFC 7644 section 3.12): `status` as a string, `scimType` where the RFC
+ * names one, the reason in `detail`; a 429 says when to retry (both Okta and Entra ID wait for
+ * it), a 401 which scheme authenticates.
+ */
+export const scimErrorResponse = (error: ApiError): APIGatewayProxyStructuredResultV2 => {
+  const scimType = scimTypeOf(error);
+  return {
+    statusCode: error.status,
+    headers: {
+      'content-type': 'application/scim+json',
+      ...(error.status === 429 ? { 'retry-after': '1' } : {}),
+      ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="scim"' } : {}),
+    },
+    body: JSON.stringify({
+      schemas: [SCIM_SCHEMAS.error],
+      status: String(error.status),
+      ...(scimType ? { scimType } : {}),
+      detail: detailOf(error),
+    }),
+  };
+};

@@ -1,0 +1,168 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { changesBetween } from '../audit/changes.js';
+import { Conflict } from '../domain/errors.js';
+import { invalidValue } from '../scim/errors.js';
+import { auditWrites } from './audit-records.js';
+import { batchGetByKey } from './batch.js';
+import { db, tableName } from './dynamo.js';
+import { GroupNameGuardEntity, UserEntity, UserGroupEntity, type UserGroupRecord } from './entities.js';
+import { keys } from './keys.js';
+import { addUserToGroup, removeUserFromGroup } from './user-grants.js';
+import { deleteUserGroup } from './user-group-lifecycle.js';
+import {
+  createUserGroup,
+  getUserGroup,
+  groupTarget,
+  isVisible,
+  memberIdsOf,
+  updateUserGroup,
+} from './user-group-repository.js';
+import {
+  concurrentChange,
+  create,
+  remove,
+  retryOnConcurrentChange,
+  transact,
+  update,
+  writeOne,
+} from './writes.js';
+
+/**
+ * User groups as a SCIM directory provisions them (docs/scim.md): the same groups as everywhere,
+ * with the directory's external id. Name and external id change in one transaction each way the
+ * management API changes them; each membership change is its own transaction, as there.
+ */
+export interface DirectoryGroup {
+  displayName: string;
+  externalId?: string;
+  /** Absent: the members stay as they are. */
+  members?: readonly string[];
+}
+
+export const visibleGroup = async (orgId: string, groupId: string): Promise<UserGroupRecord | undefined> => {
+  const group = await getUserGroup(orgId, groupId);
+  return isVisible(group) ? group : undefined;
+};
+
+export const groupsByDisplayName = async (orgId: string, displayName: string): Promise<UserGroupRecord[]> => {
+  const guard = await GroupNameGuardEntity.get({ organizationId: orgId, name: displayName });
+  const group = guard && (await visibleGroup(orgId, guard.groupId));
+  return group ? [group] : [];
+};
+
+export const groupsByExternalId = async (orgId: string, externalId: string): Promise<UserGroupRecord[]> => {
+  const entries = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': keys.organizationPartition(orgId),
+        ':prefix': keys.externalIdPrefix('GROUP', externalId),
+      },
+      ConsistentRead: true,
+      Limit: 100,
+    }),
+  );
+  const ids = (entries.Items ?? []).map((item) => String(item.groupId));
+  if (ids.length === 0) return [];
+  const read = await batchGetByKey(ids.map((id) => keys.userGroup(orgId, id)));
+  return read.items
+    .map((item) => UserGroupEntity.decode(item))
+    .filter((group) => isVisible(group) && group.externalId === externalId);
+};
+
+export const membersOf = (orgId: string, groupId: string) => memberIdsOf(orgId, groupId);
+
+/** Members a directory names must be users it sees (400 invalidValue naming the first that is not). */
+const requireMembers = async (orgId: string, memberIds: readonly string[]) => {
+  if (memberIds.length === 0) return;
+  const read = await batchGetByKey(memberIds.map((id) => keys.user(orgId, id)));
+  for (const id of memberIds) {
+    const item = read.get(keys.user(orgId, id));
+    const user = item && UserEntity.decode(item);
+    if (!user || user.deprovisionedAt !== undefined) throw invalidValue(`members: no user ${id}`);
+    if (user.userType !== 'STANDARD')
+      throw invalidValue(`members: user ${id} is RESTRICTED, and groups hold STANDARD users only`);
+  }
+};
+
+/** Sets or clears the group's external id, moving its entry, with a `group.updated` record. */
+const setExternalId = (orgId: string, groupId: string, externalId: string | undefined, now = Date.now()) =>
+  retryOnConcurrentChange(async () => {
+    const current = await visibleGroup(orgId, groupId);
+    if (!current || current.externalId === externalId) return;
+    await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'group.updated',
+          targets: [groupTarget(current)],
+          changes: changesBetween({ externalId: current.externalId }, { externalId }),
+        },
+        now,
+      )),
+      update(
+        keys.userGroup(orgId, groupId),
+        {
+          update:
+            externalId === undefined
+              ? 'SET version = version + :one REMOVE externalId'
+              : 'SET externalId = :externalId, version = version + :one',
+          condition: 'version = :version AND attribute_not_exists(lifecycle)',
+          values: {
+            ':version': current.version,
+            ':one': 1,
+            ...(externalId === undefined ? {} : { ':externalId': externalId }),
+          },
+        },
+        concurrentChange,
+      ),
+      current.externalId !== undefined &&
+        remove(keys.externalIdEntry(orgId, 'GROUP', current.externalId, groupId)),
+      externalId !== undefined &&
+        create(
+          { ...keys.externalIdEntry(orgId, 'GROUP', externalId, groupId), groupId },
+          () => new Conflict('User group', 'The external id entry exists already'),
+        ),
+    ]);
+  });
+
+/** Makes the group's members exactly `wanted`, one membership change at a time. */
+const setMembers = async (orgId: string, groupId: string, wanted: readonly string[]) => {
+  const current = new Set(await memberIdsOf(orgId, groupId));
+  const target = new Set(wanted);
+  await requireMembers(
+    orgId,
+    [...target].filter((id) => !current.has(id)),
+  );
+  for (const id of target) if (!current.has(id)) await addUserToGroup(orgId, id, groupId);
+  for (const id of current) if (!target.has(id)) await removeUserFromGroup(orgId, id, groupId);
+};
+
+export const createGroupFromDirectory = async (orgId: string, desired: DirectoryGroup, createdBy: string) => {
+  await requireMembers(orgId, desired.members ?? []);
+  const group = await createUserGroup({ organizationId: orgId, name: desired.displayName, createdBy });
+  if (desired.externalId !== undefined) await setExternalId(orgId, group.id, desired.externalId);
+  for (const id of desired.members ?? []) await addUserToGroup(orgId, id, group.id);
+  return group;
+};
+
+/** Makes the group what the directory describes; `members` absent leaves them as they are. */
+export const replaceGroupFromDirectory = async (
+  orgId: string,
+  groupId: string,
+  desired: DirectoryGroup,
+  updatedBy: string,
+) => {
+  await updateUserGroup(orgId, groupId, { name: desired.displayName }, updatedBy);
+  await setExternalId(orgId, groupId, desired.externalId);
+  if (desired.members !== undefined) await setMembers(orgId, groupId, desired.members);
+};
+
+/** Deletes the group, then its external id entry (an entry left behind finds no visible group). */
+export const deleteGroupFromDirectory = async (orgId: string, groupId: string) => {
+  const group = await visibleGroup(orgId, groupId);
+  await deleteUserGroup(orgId, groupId);
+  if (group?.externalId !== undefined)
+    await writeOne(remove(keys.externalIdEntry(orgId, 'GROUP', group.externalId, groupId)));
+};

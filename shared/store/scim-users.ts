@@ -1,0 +1,250 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { changesBetween } from '../audit/changes.js';
+import { Conflict } from '../domain/errors.js';
+import type { ProvisionedUser } from '../scim/user-resource.js';
+import { auditWrites } from './audit-records.js';
+import { batchGetByKey } from './batch.js';
+import { db, tableName } from './dynamo.js';
+import { EmailGuardEntity, UserEntity } from './entities.js';
+import { keys, LISTINGS } from './keys.js';
+import { bucketCountDelta } from './sequenced-listing.js';
+import {
+  createProvisionedUser,
+  emailGuard,
+  findUserByEmail,
+  getUser,
+  type ProvisioningFields,
+  type UserRecord,
+  userNotFound,
+  userTarget,
+  versioned,
+} from './user-repository.js';
+import { assignments, create, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
+
+/**
+ * Users as a SCIM directory provisions them (docs/scim.md): the same users as everywhere, with
+ * the directory's external id (findable through `EXTID#USER#…` entries in the organization's
+ * partition, written in the user's transactions) and the parts of the name it sent. A user the
+ * directory deleted stays, INACTIVE and marked deprovisioned, and is gone from SCIM's view.
+ */
+
+const externalIdEntry = (orgId: string, externalId: string, userId: string) =>
+  create(
+    { ...keys.externalIdEntry(orgId, 'USER', externalId, userId), userId },
+    () => new Conflict('User', 'The external id entry exists already'),
+  );
+
+const fieldsOf = (desired: ProvisionedUser): ProvisioningFields => ({
+  status: desired.active ? 'ACTIVE' : 'INACTIVE',
+  ...(desired.externalId ? { externalId: desired.externalId } : {}),
+  ...(desired.givenName ? { givenName: desired.givenName } : {}),
+  ...(desired.familyName ? { familyName: desired.familyName } : {}),
+});
+
+/** The user, unless there is none or a directory deleted it. */
+export const provisionedUser = async (orgId: string, userId: string): Promise<UserRecord | undefined> => {
+  const user = await getUser(orgId, userId, true);
+  return user && user.deprovisionedAt === undefined ? user : undefined;
+};
+
+/** The users holding `email` (at most one) that a directory sees. */
+export const provisionedUsersByEmail = async (orgId: string, email: string): Promise<UserRecord[]> => {
+  const user = await findUserByEmail(orgId, email);
+  return user && user.deprovisionedAt === undefined ? [user] : [];
+};
+
+/** The users a directory gave this external id (one Query of the entries, one BatchGetItem). */
+export const provisionedUsersByExternalId = async (
+  orgId: string,
+  externalId: string,
+): Promise<UserRecord[]> => {
+  const entries = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': keys.organizationPartition(orgId),
+        ':prefix': keys.externalIdPrefix('USER', externalId),
+      },
+      ConsistentRead: true,
+      Limit: 100,
+    }),
+  );
+  const ids = (entries.Items ?? []).map((item) => String(item.userId));
+  if (ids.length === 0) return [];
+  const read = await batchGetByKey(ids.map((id) => keys.user(orgId, id)));
+  return read.items
+    .map((item) => UserEntity.decode(item))
+    .filter((user) => user.externalId === externalId && user.deprovisionedAt === undefined);
+};
+
+/**
+ * Creates the user a directory describes. Its email held by a user the directory deleted earlier
+ * brings that user back (the directory provisions the person again); held by anyone else, 409.
+ */
+export const createUserFromDirectory = async (
+  orgId: string,
+  desired: ProvisionedUser,
+  createdBy: string,
+  invitationSeconds: number,
+) => {
+  try {
+    const created = await createProvisionedUser(
+      { organizationId: orgId, email: desired.email, name: desired.name, userType: 'STANDARD', createdBy },
+      {
+        fields: fieldsOf(desired),
+        writes: (userId) => (desired.externalId ? [externalIdEntry(orgId, desired.externalId, userId)] : []),
+      },
+      invitationSeconds,
+    );
+    return { user: created.user, joinEmail: created.joinEmail };
+  } catch (error) {
+    if (!(error instanceof Conflict)) throw error;
+    const holder = await EmailGuardEntity.get({ organizationId: orgId, email: desired.email });
+    const deleted = holder && (await getUser(orgId, holder.userId, true));
+    if (!deleted || deleted.deprovisionedAt === undefined) throw error;
+    return { user: await replaceUserFromDirectory(orgId, deleted.id, desired, { revive: true }) };
+  }
+};
+
+/**
+ * Makes the user what the directory describes, in one transaction: name and its parts, email
+ * (moving its uniqueness guard), external id (moving its entry), status (moving its listing
+ * entry), with a `user.updated` and, when the status changes, a `user.status.changed` record.
+ * A description that changes nothing writes nothing.
+ */
+export const replaceUserFromDirectory = (
+  orgId: string,
+  userId: string,
+  desired: ProvisionedUser,
+  options: { revive?: boolean } = {},
+  now = Date.now(),
+): Promise<UserRecord> =>
+  retryOnConcurrentChange(async () => {
+    const current = await getUser(orgId, userId, true);
+    if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
+    const status = desired.active ? 'ACTIVE' : 'INACTIVE';
+    const next: UserRecord = {
+      ...current,
+      email: desired.email,
+      name: desired.name,
+      status,
+      updatedAt: now,
+      version: current.version + 1,
+    };
+    for (const field of ['externalId', 'givenName', 'familyName'] as const) {
+      if (desired[field] === undefined) delete next[field];
+      else next[field] = desired[field];
+    }
+    delete next.deprovisionedAt;
+    const profile = (user: UserRecord) => ({
+      email: user.email,
+      name: user.name,
+      externalId: user.externalId,
+      givenName: user.givenName,
+      familyName: user.familyName,
+    });
+    const profileChanges = changesBetween(profile(current), profile(next));
+    const statusChanges = current.status !== status || current.deprovisionedAt !== undefined;
+    if (Object.keys(profileChanges).length === 0 && !statusChanges) return current;
+
+    const emailChanges = desired.email.toLowerCase() !== current.email.toLowerCase();
+    const set = assignments(
+      {
+        email: next.email,
+        name: next.name,
+        status,
+        updatedAt: now,
+        [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(status), current.sequence),
+        ...keys.userSearchEntries(next),
+        ...Object.fromEntries(
+          (['externalId', 'givenName', 'familyName'] as const)
+            .filter((field) => next[field] !== undefined)
+            .map((field) => [field, next[field]]),
+        ),
+      },
+      's',
+    );
+    const removed = (['externalId', 'givenName', 'familyName', 'deprovisionedAt'] as const).filter(
+      (field) => next[field] === undefined && current[field] !== undefined,
+    );
+    const target = [userTarget(next)];
+    const writes: (Write | false)[] = [
+      versioned(current, {
+        // REMOVE first: `versioned` appends the version's increment to the SET list at the end.
+        update: `${removed.length > 0 ? `REMOVE ${removed.map((_field, index) => `#r${index}`).join(', ')} ` : ''}SET ${set.update}`,
+        names: { ...set.names, ...Object.fromEntries(removed.map((field, index) => [`#r${index}`, field])) },
+        values: set.values,
+      }),
+      emailChanges && emailGuard(orgId, next.email, userId),
+      emailChanges && remove(EmailGuardEntity.key({ organizationId: orgId, email: current.email })),
+      current.externalId !== next.externalId &&
+        current.externalId !== undefined &&
+        remove(keys.externalIdEntry(orgId, 'USER', current.externalId, userId)),
+      current.externalId !== next.externalId &&
+        next.externalId !== undefined &&
+        externalIdEntry(orgId, next.externalId, userId),
+      current.status !== status &&
+        bucketCountDelta(orgId, LISTINGS.users(current.status), current.sequence, -1),
+      current.status !== status && bucketCountDelta(orgId, LISTINGS.users(status), current.sequence, 1),
+    ];
+    const records = [
+      ...(Object.keys(profileChanges).length > 0
+        ? await auditWrites(
+            { organizationId: orgId, action: 'user.updated', targets: target, changes: profileChanges },
+            now,
+          )
+        : []),
+      ...(statusChanges
+        ? await auditWrites(
+            {
+              organizationId: orgId,
+              action: 'user.status.changed',
+              targets: target,
+              changes: changesBetween(
+                { status: current.status, deprovisioned: current.deprovisionedAt !== undefined },
+                { status, deprovisioned: false },
+              ),
+            },
+            now,
+          )
+        : []),
+    ];
+    await transact([...records, ...writes]);
+    return next;
+  });
+
+/**
+ * What a directory's DELETE does (the service deletes users only by deactivation): INACTIVE and
+ * deprovisioned, in one transaction with its record; later reads through SCIM answer 404.
+ */
+export const deprovisionUser = (orgId: string, userId: string, now = Date.now()): Promise<void> =>
+  retryOnConcurrentChange(async () => {
+    const current = await provisionedUser(orgId, userId);
+    if (!current) throw userNotFound(userId)();
+    await transact([
+      ...(await auditWrites(
+        {
+          organizationId: orgId,
+          action: 'user.status.changed',
+          targets: [userTarget(current)],
+          changes: changesBetween(
+            { status: current.status, deprovisioned: false },
+            { status: 'INACTIVE', deprovisioned: true },
+          ),
+        },
+        now,
+      )),
+      versioned(current, {
+        update: 'SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now',
+        names: { '#status': 'status', '#listing': keys.listingSortKey },
+        values: {
+          ':status': 'INACTIVE',
+          ':listing': keys.listingEntry(LISTINGS.users('INACTIVE'), current.sequence),
+          ':now': now,
+        },
+      }),
+      current.status === 'ACTIVE' && bucketCountDelta(orgId, LISTINGS.users('ACTIVE'), current.sequence, -1),
+      current.status === 'ACTIVE' && bucketCountDelta(orgId, LISTINGS.users('INACTIVE'), current.sequence, 1),
+    ]);
+  });

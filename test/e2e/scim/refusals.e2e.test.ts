@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../../../shared/audit/record.js';
+import {
+  connectDirectory,
+  directoryWith,
+  ERROR_SCHEMA,
+  GROUP_SCHEMA,
+  PATCH_OP,
+  type ScimDirectory,
+  USER_SCHEMA,
+} from '../../support/scim.js';
+import { useFixture, useService } from '../../support/service.js';
+
+/** What the SCIM server refuses, each from a request that succeeds, and what it keeps apart. */
+const service = useService();
+const mine = useFixture(() => service.freshOrganization());
+const theirs = useFixture(() => service.freshOrganization());
+
+const suffix = Math.random().toString(36).slice(2, 10);
+const newUser = (directory: ScimDirectory, label: string) =>
+  directory.call('POST', '/Users', {
+    schemas: [USER_SCHEMA],
+    userName: `${label}-${suffix}@refusals.example`,
+  });
+const userFilter = (userName: string) => `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`;
+
+describe('SCIM authentication', () => {
+  it('refuses a missing, unknown or revoked secret (401), the revoked one from its next request on', async () => {
+    const directory = await connectDirectory(service, mine);
+    expect((await directory.call('GET', '/Users?count=1')).status).toBe(200);
+
+    const missing = await service.call<Record<string, unknown>>('GET', '/scim/v2/Users');
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toContain('Bearer');
+    expect(missing.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: '401' });
+    const unknown = directoryWith(service, `idp_scim_${'A'.repeat(43)}`);
+    expect((await unknown.call('GET', '/Users?count=1')).status).toBe(401);
+
+    const revoked = await service.call('DELETE', `/idp/scimTokens/${directory.tokenId}`, {
+      token: mine.token,
+    });
+    expect(revoked.status).toBe(204);
+    expect((await directory.call('GET', '/Users?count=1')).status).toBe(401);
+  });
+
+  it("takes an API client's token holding SCIM.PROVISION; refuses one without it (403) and any other token (401)", async () => {
+    const provisioner = await service.callerWith(['SCIM.PROVISION'], { organization: mine.orgId });
+    const withToken = directoryWith(service, provisioner.token);
+    const created = await newUser(withToken, 'oauth');
+    expect(created.status).toBe(201);
+
+    const lister = await service.callerWith(['USER.LIST'], { organization: mine.orgId });
+    const refused = await directoryWith(service, lister.token).call('GET', '/Users?count=1');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: '403' });
+    const tampered = `${provisioner.token.slice(0, -4)}AAAA`;
+    expect((await directoryWith(service, tampered).call('GET', '/Users?count=1')).status).toBe(401);
+  });
+
+  it("records a directory's changes with the client that made them: the token's id", async () => {
+    const directory = await connectDirectory(service, mine);
+    const created = await newUser(directory, 'audited');
+    const records = await service.call<AuditRecord[]>(
+      'GET',
+      `/idp/auditEvents?targetId=${created.body.id}&action=user.created`,
+      { token: mine.token },
+    );
+    expect(records.body.map((record) => record.actor)).toEqual([
+      expect.objectContaining({ type: 'client', id: directory.tokenId }),
+    ]);
+  });
+});
+
+describe('SCIM request errors', () => {
+  it('answers an invalid or unsupported filter with 400 invalidFilter', async () => {
+    const directory = await connectDirectory(service, mine);
+    expect((await directory.call('GET', userFilter('nobody@refusals.example'))).status).toBe(200);
+    for (const filter of [
+      'userName co "x"',
+      'title eq "x"',
+      'userName eq',
+      'userName eq "a" or userName eq "b"',
+      'members[value eq "x"]',
+    ]) {
+      const response = await directory.call('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+      expect(response.status, filter).toBe(400);
+      expect(response.body, filter).toMatchObject({
+        schemas: [ERROR_SCHEMA],
+        status: '400',
+        scimType: 'invalidFilter',
+      });
+    }
+  });
+
+  it('answers a malformed body with 400 invalidSyntax, a bad value with invalidValue, another media type with 415', async () => {
+    const directory = await connectDirectory(service, mine);
+    const raw = (body: string, contentType = 'application/scim+json') =>
+      service.call<Record<string, unknown>>('POST', '/scim/v2/Users', {
+        token: directory.secret,
+        rawBody: body,
+        headers: { 'content-type': contentType },
+      });
+    expect(
+      (await raw(JSON.stringify({ schemas: [USER_SCHEMA], userName: `raw-${suffix}@refusals.example` })))
+        .status,
+    ).toBe(201);
+    expect(await raw('{"userName": ')).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+    expect(await raw(JSON.stringify({ schemas: [USER_SCHEMA] }))).toMatchObject({
+      status: 400,
+      body: { scimType: 'invalidSyntax' },
+    });
+    expect(await raw(JSON.stringify({ schemas: [USER_SCHEMA], userName: 'not an email' }))).toMatchObject({
+      status: 400,
+      body: { scimType: 'invalidValue' },
+    });
+    expect((await raw('userName=x', 'text/plain')).status).toBe(415);
+    const patch = await directory.call('PATCH', `/Users/${(await newUser(directory, 'patched')).body.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'explode', path: 'active', value: false }],
+    });
+    expect(patch).toMatchObject({
+      status: 400,
+      body: { schemas: [ERROR_SCHEMA], scimType: 'invalidSyntax' },
+    });
+  });
+
+  it('answers 404 for unknown ids, 409 uniqueness for a taken group name', async () => {
+    const directory = await connectDirectory(service, mine);
+    for (const path of [
+      '/Users/unknown-id',
+      '/Groups/unknown-id',
+      '/Schemas/urn:unknown',
+      '/ResourceTypes/Device',
+    ]) {
+      const response = await directory.call('GET', path);
+      expect(response.status, path).toBe(404);
+      expect(response.body.status, path).toBe('404');
+    }
+    const group = { schemas: [GROUP_SCHEMA], displayName: `Taken ${suffix}` };
+    expect((await directory.call('POST', '/Groups', group)).status).toBe(201);
+    expect(
+      await directory.call('POST', '/Groups', { ...group, displayName: group.displayName.toUpperCase() }),
+    ).toMatchObject({
+      status: 409,
+      body: { scimType: 'uniqueness' },
+    });
+  });
+});
+
+describe('SCIM keeps organizations apart', () => {
+  it("never reads, changes or lists another organization's users and groups", async () => {
+    const ours = await connectDirectory(service, mine);
+    const other = await connectDirectory(service, theirs);
+    const user = await newUser(ours, 'isolated');
+    const group = await ours.call('POST', '/Groups', {
+      schemas: [GROUP_SCHEMA],
+      displayName: `Isolated ${suffix}`,
+    });
+    // Positive controls: the owner reads both.
+    expect((await ours.call('GET', `/Users/${user.body.id}`)).status).toBe(200);
+    expect((await ours.call('GET', `/Groups/${group.body.id}`)).status).toBe(200);
+
+    const patchBody = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] };
+    for (const [method, path, body] of [
+      ['GET', `/Users/${user.body.id}`],
+      ['PUT', `/Users/${user.body.id}`, { schemas: [USER_SCHEMA], userName: user.body.userName }],
+      ['PATCH', `/Users/${user.body.id}`, patchBody],
+      ['DELETE', `/Users/${user.body.id}`],
+      ['GET', `/Groups/${group.body.id}`],
+      ['PUT', `/Groups/${group.body.id}`, { schemas: [GROUP_SCHEMA], displayName: 'Taken over' }],
+      [
+        'PATCH',
+        `/Groups/${group.body.id}`,
+        { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }] },
+      ],
+      ['DELETE', `/Groups/${group.body.id}`],
+    ] as const) {
+      expect((await other.call(method, path, body)).status, `${method} ${path}`).toBe(404);
+    }
+    expect((await other.call('GET', userFilter(user.body.userName))).body.totalResults).toBe(0);
+    const filters = [`id eq "${user.body.id}"`, `externalId eq "x"`];
+    for (const filter of filters)
+      expect((await other.call('GET', `/Users?filter=${encodeURIComponent(filter)}`)).body.totalResults).toBe(
+        0,
+      );
+    expect(
+      (await other.call('GET', `/Groups?filter=${encodeURIComponent(`displayName eq "Isolated ${suffix}"`)}`))
+        .body.totalResults,
+    ).toBe(0);
+    const listed = await other.call('GET', '/Users?count=200');
+    expect(listed.body.Resources.map((resource: { id: string }) => resource.id)).not.toContain(user.body.id);
+    // Their group cannot take our user as a member.
+    const theirGroup = await other.call('POST', '/Groups', {
+      schemas: [GROUP_SCHEMA],
+      displayName: `Theirs ${suffix}`,
+      members: [{ value: user.body.id }],
+    });
+    expect(theirGroup).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    // Unchanged for the owner.
+    expect((await ours.call('GET', `/Users/${user.body.id}`)).body.active).toBe(true);
+    expect((await ours.call('GET', `/Groups/${group.body.id}`)).body.displayName).toBe(`Isolated ${suffix}`);
+  });
+});
+
+describe('SCIM and the rate limit', () => {
+  it("counts toward the organization's limit: a 429 in SCIM's shape carries Retry-After", async () => {
+    const limited = await service.freshOrganization({ rateLimit: { rate: 1, burst: 1 } });
+    const directory = await connectDirectory(service, limited);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => directory.call('GET', '/ServiceProviderConfig')),
+    );
+    expect(answers.map((answer) => answer.status)).toContain(200);
+    const refused = answers.find((answer) => answer.status === 429);
+    expect(refused?.headers.get('retry-after')).toBe('1');
+    expect(refused?.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: '429' });
+  });
+});
