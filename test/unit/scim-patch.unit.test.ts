@@ -711,6 +711,8 @@ describe('applyScimPatch: what the server owns', () => {
       [{ op: 'replace', path: 'meta.lastModified', value: '2030-01-01T00:00:00Z' }],
     ],
     ['remove meta', [{ op: 'remove', path: 'meta' }]],
+    ['meta replaced with a string', [{ op: 'replace', path: 'meta', value: 'x' }]],
+    ['a sub-attribute of id', [{ op: 'add', path: 'id.x', value: 'x' }]],
     ['add schemas', [{ op: 'add', path: 'schemas', value: [ENTERPRISE] }]],
     ['add groups', [{ op: 'add', path: 'groups', value: [{ value: 'g2' }] }]],
     ['remove groups by filter', [{ op: 'remove', path: 'groups[value eq "g1"]' }]],
@@ -898,6 +900,11 @@ describe('applyScimPatch: refusals', () => {
     expect(refusal.scimType).toBe(scimType);
     expect(refusal.message).toMatch(detail);
     expect(refusal.message).toMatch(/^Operations\[0\] \(/);
+  });
+
+  it('refuses line feeds in a path filter at once, where the filter parser would backtrack for ever', () => {
+    const path = `members[value eq "${'\n'.repeat(40)}]`;
+    expect(refusalOf(() => patchGroup([{ op: 'remove', path }])).scimType).toBe('invalidPath');
   });
 
   it('never echoes the values of a refused operation', () => {
