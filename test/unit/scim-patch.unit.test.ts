@@ -962,69 +962,99 @@ describe('applyScimPatch: names that reach shared objects', () => {
 describe('applyScimPatch on any body', () => {
   it('answers a patched copy or a ScimError 400, leaving the resource and shared objects alone', () => {
     console.log(`scim patch property: seed ${SEED}`);
-    const pathPiece = fc.constantFrom(
-      'displayName',
-      'name',
-      'name.givenName',
-      'Name.FamilyName',
-      'active',
-      'emails',
-      'emails[type eq "work"].value',
-      'emails[type eq "home"]',
-      'emails[value sw "b"].type',
-      'members',
-      'members[value eq "u1"]',
-      'groups',
-      'id',
-      'meta.created',
-      `${ENTERPRISE}:department`,
-      ENTERPRISE,
-      USER_URN,
-      `${USER_URN}:userName`,
-      'userName.x',
-      'emails[type eq',
+    const validPaths: Record<ScimResourceType, string[]> = {
+      User: [
+        'displayName',
+        'externalId',
+        'id',
+        'meta.created',
+        'name',
+        'name.givenName',
+        'Name.FamilyName',
+        'active',
+        'emails',
+        'emails[type eq "work"].value',
+        'emails[type eq "home"]',
+        'emails[value sw "b"].type',
+        'groups',
+        `${ENTERPRISE}:department`,
+        ENTERPRISE,
+        USER_URN,
+        `${USER_URN}:userName`,
+      ],
+      Group: [
+        'displayName',
+        'externalId',
+        'id',
+        'members',
+        'members[value eq "u1"]',
+        'members[value eq "u9"]',
+      ],
+    };
+    const malformedPaths = [
+      'a.b.c',
+      '',
       '__proto__.x',
       'constructor.prototype',
       'toString.x',
-      'a.b.c',
-      '',
-    );
-    const operation = fc.record(
-      {
-        op: fc.constantFrom('add', 'Add', 'replace', 'Replace', 'REMOVE', 'remove', 'move'),
-        path: fc.oneof(pathPiece, fc.string({ maxLength: 20 })),
-        value: fc.oneof(
-          fc.jsonValue({ maxDepth: 2 }),
-          fc.constantFrom('False', 'True', [{ value: 'u3' }], [{ value: 'u1', $ref: null }], {
-            displayName: 'x',
-          }),
-          fc.dictionary(pathPiece, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
-        ),
-      },
-      { requiredKeys: ['op'] },
-    );
-    fc.assert(
-      fc.property(
-        fc.array(operation, { minLength: 1, maxLength: 5 }),
-        fc.constantFrom<ScimResourceType>('User', 'Group'),
-        (operations, type) => {
-          const resource = type === 'User' ? user() : group();
-          try {
-            const patched = applyScimPatch(resource, body(operations), type);
-            expect(patched.id).toBe(resource.id);
-            expect(patched.meta).toEqual(resource.meta);
-            if (type === 'Group') expect(Array.isArray(patched.members)).toBe(true);
-            else expect(patched.groups).toEqual(resource.groups);
-          } catch (error) {
-            expect(error).toBeInstanceOf(ScimError);
-            expect((error as ScimError).status).toBe(400);
-          }
-          expect(resource).toEqual(type === 'User' ? user() : group());
-          expect(({} as Record<string, unknown>).x).toBeUndefined();
-          expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('x');
+      'emails[type eq',
+    ];
+    const operationOf = (type: ScimResourceType) => {
+      const pathPiece = fc.oneof(
+        { arbitrary: fc.constantFrom(...validPaths[type]), weight: 6 },
+        { arbitrary: fc.constantFrom(...malformedPaths), weight: 1 },
+      );
+      return fc.record(
+        {
+          op: fc.oneof(
+            { arbitrary: fc.constantFrom('add', 'Add', 'replace', 'Replace', 'REMOVE', 'remove'), weight: 9 },
+            { arbitrary: fc.constant('move'), weight: 1 },
+          ),
+          path: fc.oneof(
+            { arbitrary: pathPiece, weight: 5 },
+            { arbitrary: fc.string({ maxLength: 20 }), weight: 1 },
+          ),
+          value: fc.oneof(
+            { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
+            {
+              arbitrary: fc.constantFrom('False', 'x', [{ value: 'u3' }], [{ value: 'u1', $ref: null }], {
+                displayName: 'x',
+              }),
+              weight: 3,
+            },
+            { arbitrary: fc.dictionary(pathPiece, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }), weight: 1 },
+          ),
         },
-      ),
+        { requiredKeys: ['op'] },
+      );
+    };
+    const typeAndOperations = fc
+      .constantFrom<ScimResourceType>('User', 'Group')
+      .chain((type) =>
+        fc.tuple(fc.constant(type), fc.array(operationOf(type), { minLength: 1, maxLength: 3 })),
+      );
+    let answered = 0;
+    fc.assert(
+      fc.property(typeAndOperations, ([type, operations]) => {
+        const resource = type === 'User' ? user() : group();
+        try {
+          const patched = applyScimPatch(resource, body(operations), type);
+          answered += 1;
+          expect(patched.id).toBe(resource.id);
+          expect(patched.meta).toEqual(resource.meta);
+          if (type === 'Group') expect(Array.isArray(patched.members)).toBe(true);
+          else expect(patched.groups).toEqual(resource.groups);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ScimError);
+          expect((error as ScimError).status).toBe(400);
+        }
+        expect(resource).toEqual(type === 'User' ? user() : group());
+        expect(({} as Record<string, unknown>).x).toBeUndefined();
+        expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('x');
+      }),
       { seed: SEED, numRuns: 400 },
     );
+    // The generator reaches answers, not only refusals.
+    expect(answered).toBeGreaterThan(25);
   });
 });
