@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { Conflict, NotFound } from '../../shared/domain/errors.js';
+import { keys, LISTINGS } from '../../shared/store/keys.js';
+import {
+  createUserFromDirectory,
+  deprovisionUser,
+  provisionedUser,
+  provisionedUsersByEmail,
+  provisionedUsersByExternalId,
+  replaceUserFromDirectory,
+} from '../../shared/store/scim-users.js';
+import { listingSize } from '../../shared/store/sequenced-listing.js';
+import { createUser, getUser } from '../../shared/store/user-repository.js';
+import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
+
+useDatabase();
+
+const person = (email: string, fields: Partial<Parameters<typeof createUserFromDirectory>[1]> = {}) => ({
+  email,
+  name: 'Directory Person',
+  active: true,
+  ...fields,
+});
+const sizes = async (org: string) => ({
+  active: (await listingSize(org, LISTINGS.users('ACTIVE'))).size,
+  inactive: (await listingSize(org, LISTINGS.users('INACTIVE'))).size,
+});
+
+describe('users a directory provisions', () => {
+  it('moves the email guard, the external id entry and the listing in one change; frees what it left', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(
+      org,
+      person('old@dir.example', { externalId: 'e-1' }),
+      'dir',
+      3600,
+    );
+    expect(await getItem(keys.externalIdEntry(org, 'USER', 'e-1', user.id))).toBeDefined();
+
+    const next = await replaceUserFromDirectory(
+      org,
+      user.id,
+      person('new@dir.example', { externalId: 'e-2', active: false, givenName: 'Dir', familyName: 'Person' }),
+    );
+    expect(next).toMatchObject({
+      email: 'new@dir.example',
+      externalId: 'e-2',
+      status: 'INACTIVE',
+      givenName: 'Dir',
+    });
+    expect(await getItem(keys.externalIdEntry(org, 'USER', 'e-1', user.id))).toBeUndefined();
+    expect((await provisionedUsersByExternalId(org, 'e-2')).map((found) => found.id)).toEqual([user.id]);
+    expect(await provisionedUsersByExternalId(org, 'e-1')).toEqual([]);
+    expect((await provisionedUsersByEmail(org, 'NEW@dir.example')).map((found) => found.id)).toEqual([
+      user.id,
+    ]);
+    expect(await sizes(org)).toEqual({ active: 0, inactive: 1 });
+    // The old email is free again.
+    await createUser({
+      organizationId: org,
+      email: 'old@dir.example',
+      name: 'Other',
+      userType: 'STANDARD',
+      createdBy: 't',
+    });
+  });
+
+  it('writes nothing when a replace fails: an email another user holds is a conflict, the user unchanged', async () => {
+    const org = (await createTestOrganization()).id;
+    await createUserFromDirectory(org, person('taken@dir.example'), 'dir', 3600);
+    const { user } = await createUserFromDirectory(
+      org,
+      person('mine@dir.example', { externalId: 'keep' }),
+      'dir',
+      3600,
+    );
+    await expect(
+      replaceUserFromDirectory(
+        org,
+        user.id,
+        person('taken@dir.example', { name: 'Changed', externalId: 'other' }),
+      ),
+    ).rejects.toBeInstanceOf(Conflict);
+    expect(await getUser(org, user.id, true)).toMatchObject({
+      email: 'mine@dir.example',
+      name: 'Directory Person',
+      externalId: 'keep',
+    });
+    expect(await provisionedUsersByExternalId(org, 'other')).toEqual([]);
+  });
+
+  it('deprovisions (INACTIVE, gone from SCIM), and the same userName provisioned again brings the user back', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('leaver@dir.example'), 'dir', 3600);
+    await deprovisionUser(org, user.id);
+    expect(await provisionedUser(org, user.id)).toBeUndefined();
+    expect(await provisionedUsersByEmail(org, 'leaver@dir.example')).toEqual([]);
+    expect(await getUser(org, user.id, true)).toMatchObject({
+      status: 'INACTIVE',
+      deprovisionedAt: expect.any(Number),
+    });
+    expect(await sizes(org)).toEqual({ active: 0, inactive: 1 });
+    await expect(deprovisionUser(org, user.id)).rejects.toBeInstanceOf(NotFound);
+
+    const back = await createUserFromDirectory(
+      org,
+      person('leaver@dir.example', { name: 'Returner' }),
+      'dir',
+      3600,
+    );
+    expect(back.user).toMatchObject({ id: user.id, status: 'ACTIVE', name: 'Returner' });
+    expect((await getUser(org, user.id, true))?.deprovisionedAt).toBeUndefined();
+    expect(await sizes(org)).toEqual({ active: 1, inactive: 0 });
+  });
+
+  it('does not take over a user the management API created: its email is a conflict', async () => {
+    const org = (await createTestOrganization()).id;
+    await createUser({
+      organizationId: org,
+      email: 'managed@dir.example',
+      name: 'Managed',
+      userType: 'STANDARD',
+      createdBy: 't',
+    });
+    await expect(
+      createUserFromDirectory(org, person('managed@dir.example'), 'dir', 3600),
+    ).rejects.toBeInstanceOf(Conflict);
+  });
+});
