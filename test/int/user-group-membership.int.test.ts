@@ -145,7 +145,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
   it('resumes a delete that failed half way; the group is hidden meanwhile', async () => {
     const orgId = (await createTestOrganization()).id;
     const group = await createUserGroup({ organizationId: orgId, name: 'Crashy', createdBy: 't' });
-    const memberIds = await seedMembers(orgId, group.id, 1_000);
+    const memberIds = await seedMembers(orgId, group.id, 500);
 
     restore = failTransactionNumber(8);
     await expect(deleteUserGroup(orgId, group.id)).rejects.toThrow('injected outage');
@@ -180,7 +180,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
   it('undoes a duplicate that failed half way', async () => {
     const orgId = (await createTestOrganization()).id;
     const group = await createUserGroup({ organizationId: orgId, name: 'Team', createdBy: 't' });
-    const memberIds = await seedMembers(orgId, group.id, 1_000);
+    const memberIds = await seedMembers(orgId, group.id, 500);
 
     restore = failTransactionNumber(6);
     await expect(duplicateUserGroup(orgId, group.id, 't')).rejects.toThrow('injected outage');

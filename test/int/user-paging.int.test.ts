@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserStatus } from '../../shared/schemas/users.js';
 import { createUser, listUsers, setUserStatus } from '../../shared/store/user-repository.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
+import { everySearchPage } from '../support/user-search-pages.js';
 import { seedUsers } from '../support/user-seeding.js';
 
 useDatabase();
@@ -52,18 +53,24 @@ describe('user listing through the repository', () => {
   });
 });
 
-describe('user listing at scale', () => {
-  it('reads page 19 of 1000 for at most twice the capacity of page 0, in both status lists', async () => {
-    const org = (await createTestOrganization()).id;
-    const total = 42_000;
-    // Interleaved: every other user is INACTIVE, so each listing skips the other's items.
-    const started = Date.now();
-    // Pages 0 and 19 of 1000 of either listing reach sequences 1-2,002 and 38,001-40,002 (and one
-    // more each, to tell that another page follows); their buckets begin at 0 and 38,000.
-    const reachable = (sequence: number) => sequence <= 2_100 || (sequence >= 38_000 && sequence <= 40_100);
-    await seedUsers(org, total, reachable, (sequence) => (sequence % 2 === 0 ? 'INACTIVE' : 'ACTIVE'));
-    console.log(`seeded the bucket counts of ${total} users (half INACTIVE) in ${Date.now() - started} ms`);
+describe('users at scale', () => {
+  const total = 42_000;
+  // Interleaved: every other user is INACTIVE, so each listing skips the other's items.
+  const statusOf = (sequence: number) => (sequence % 2 === 0 ? 'INACTIVE' : 'ACTIVE');
+  // Pages 0 and 19 of 1000 of either listing reach sequences 1-2,002 and 38,001-40,002 (and one
+  // more each, to tell that another page follows); their buckets begin at 0 and 38,000. The
+  // searches below read the first 7,900 as well: 10,001 users in all.
+  const reachable = (sequence: number) => sequence <= 7_900 || (sequence >= 38_000 && sequence <= 40_100);
+  let org: string;
 
+  beforeAll(async () => {
+    org = (await createTestOrganization()).id;
+    const started = Date.now();
+    await seedUsers(org, total, reachable, statusOf);
+    console.log(`seeded the bucket counts of ${total} users (half INACTIVE) in ${Date.now() - started} ms`);
+  }, 600_000);
+
+  it('reads page 19 of 1000 for at most twice the capacity of page 0, in both status lists', async () => {
     for (const status of ['ACTIVE', 'INACTIVE'] as const) {
       const first = await listUsers(org, status, 0, 1000);
       const nineteenth = await listUsers(org, status, 19, 1000);
@@ -80,5 +87,36 @@ describe('user listing at scale', () => {
       expect(nineteenth.users.every((user) => user.status === status)).toBe(true);
       expect(nineteenth.hasMore).toBe(true);
     }
-  }, 600_000);
+  });
+
+  it('searches 10,001 users: each page one Query, each user on exactly one page, with and without filters', async () => {
+    const emailOf = (sequence: number) => `user${sequence}@scale.example`;
+    const sequences = Array.from({ length: total }, (_, index) => index + 1).filter(reachable);
+    expect(sequences).toHaveLength(10_001);
+
+    const all = await everySearchPage(org, { by: 'emailPrefix', value: 'USER' }, {}, 1000);
+    expect(all).toHaveLength(11);
+    expect(all.flat()).toEqual(sequences.map(emailOf).sort());
+
+    // Names "User <n> with a name…": the prefix "user 1" is 1, 10-19, 100-199 and 1000-1999.
+    const named = (await everySearchPage(org, { by: 'namePrefix', value: 'user 1' }, {}, 100)).flat();
+    const expected = sequences.filter((sequence) => String(sequence).startsWith('1')).map(emailOf);
+    expect(named.sort()).toEqual(expected.sort());
+    expect(new Set(named).size).toBe(named.length);
+
+    const inactive = await everySearchPage(
+      org,
+      { by: 'emailPrefix', value: 'user' },
+      { status: 'INACTIVE' },
+      100,
+    );
+    expect(inactive.flat()).toEqual(
+      sequences
+        .filter((sequence) => statusOf(sequence) === 'INACTIVE')
+        .map(emailOf)
+        .sort(),
+    );
+    // Full pages but the last: a filtered page reads on until it has `limit` users.
+    expect(inactive.slice(0, -1).every((page) => page.length === 100)).toBe(true);
+  });
 });

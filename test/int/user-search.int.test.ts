@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { NotFound } from '../../shared/domain/errors.js';
 import type {
   UserSearchCriterion,
-  UserSearchCursor,
   UserSearchFilters,
 } from '../../shared/domain/user-search.js';
 import { batchPut } from '../../shared/store/batch.js';
@@ -16,8 +15,8 @@ import {
   updateUserProfile,
 } from '../../shared/store/user-repository.js';
 import { indexUsersForSearch, searchUsers } from '../../shared/store/user-search.js';
-import { measureRoundTrips, roundTrips } from '../support/round-trips.js';
 import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
+import { everySearchPage } from '../support/user-search-pages.js';
 import { seedUsers } from '../support/user-seeding.js';
 
 useDatabase();
@@ -25,30 +24,8 @@ useDatabase();
 const newUser = async (organizationId: string, email: string, name: string) =>
   (await createUser({ organizationId, email, name, userType: 'STANDARD', createdBy: 'test' })).user.id;
 
-/** Every page of a search, each checked to cost one round trip of the commands `perPage`. */
-const everyPage = async (
-  orgId: string,
-  criterion: UserSearchCriterion,
-  filters: UserSearchFilters = {},
-  limit = 100,
-  perPage: { roundTrips: number; commands: string[] } = { roundTrips: 1, commands: ['QueryCommand'] },
-) => {
-  const pages: string[][] = [];
-  let after: UserSearchCursor | undefined;
-  do {
-    const { result, recorded, commands } = await measureRoundTrips(`search page ${pages.length + 1}`, () =>
-      searchUsers(orgId, criterion, filters, { limit, ...(after && { after }) }),
-    );
-    expect(commands.sort()).toEqual(perPage.commands);
-    expect(roundTrips(recorded)).toBe(perPage.roundTrips);
-    expect(result.users.length).toBeLessThanOrEqual(limit);
-    pages.push(result.users.map((user) => user.email));
-    after = result.next;
-  } while (after);
-  return pages;
-};
 const emailsFound = async (orgId: string, criterion: UserSearchCriterion, filters: UserSearchFilters = {}) =>
-  (await everyPage(orgId, criterion, filters)).flat();
+  (await everySearchPage(orgId, criterion, filters)).flat();
 
 describe('user search', () => {
   it('finds an exact email and email prefixes case-insensitively, in email order', async () => {
@@ -133,11 +110,19 @@ describe('user search', () => {
     await setUserStatus(org, members[1] as string, 'INACTIVE');
 
     const memberPages = { roundTrips: 2, commands: ['BatchGetCommand', 'GetCommand', 'QueryCommand'] };
-    const found = (await everyPage(org, { by: 'userGroupId', value: group.id }, {}, 2, memberPages)).flat();
+    const found = (
+      await everySearchPage(org, { by: 'userGroupId', value: group.id }, {}, 2, memberPages)
+    ).flat();
     expect(found.sort()).toEqual(['e1@example.com', 'e2@example.com', 'e3@example.com']);
     expect(
       (
-        await everyPage(org, { by: 'userGroupId', value: group.id }, { status: 'INACTIVE' }, 100, memberPages)
+        await everySearchPage(
+          org,
+          { by: 'userGroupId', value: group.id },
+          { status: 'INACTIVE' },
+          100,
+          memberPages,
+        )
       ).flat(),
     ).toEqual(['e2@example.com']);
 
@@ -172,35 +157,5 @@ describe('user search', () => {
     const indexed = await getItem(keys.user(org, id as string));
     expect(await indexUsersForSearch(org)).toBe(1);
     expect(await getItem(keys.user(org, id as string))).toEqual(indexed);
-  });
-
-  it('pages 10,000 users exactly once, one Query a page, with and without filters', async () => {
-    const org = (await createTestOrganization()).id;
-    const total = 10_000;
-    // Every seventh user INACTIVE: a filtered page fills from one Query's read budget.
-    const statusOf = (sequence: number) => (sequence % 7 === 0 ? 'INACTIVE' : 'ACTIVE');
-    await seedUsers(org, total, () => true, statusOf);
-    const emailOf = (sequence: number) => `user${sequence}@scale.example`;
-    const sequences = Array.from({ length: total }, (_, index) => index + 1);
-
-    const all = await everyPage(org, { by: 'emailPrefix', value: 'USER' }, {}, 1000);
-    expect(all).toHaveLength(10);
-    expect(all.flat()).toEqual(sequences.map(emailOf).sort());
-
-    // Names "User <n> with a name…": the prefix "user 1" is 1, 10-19, 100-199, 1000-1999 and 10000.
-    const named = (await everyPage(org, { by: 'namePrefix', value: 'user 1' }, {}, 100)).flat();
-    const expected = sequences.filter((sequence) => String(sequence).startsWith('1')).map(emailOf);
-    expect(named.sort()).toEqual(expected.sort());
-    expect(new Set(named).size).toBe(named.length);
-
-    const inactive = await everyPage(org, { by: 'emailPrefix', value: 'user' }, { status: 'INACTIVE' }, 100);
-    expect(inactive.flat()).toEqual(
-      sequences
-        .filter((sequence) => statusOf(sequence) === 'INACTIVE')
-        .map(emailOf)
-        .sort(),
-    );
-    // Full pages but the last: a filtered page reads on until it has `limit` users.
-    expect(inactive.slice(0, -1).every((page) => page.length === 100)).toBe(true);
   });
 });

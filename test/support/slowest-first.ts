@@ -8,9 +8,11 @@ const SLOWEST = [
   'test/e2e/npm-start.e2e.test.ts',
   'test/int/user-group-membership.int.test.ts',
   'test/e2e/fuzz.e2e.test.ts',
-  'test/browser/sign-in.browser.test.ts',
   'test/int/user-paging.int.test.ts',
-  'test/int/audit-records.int.test.ts',
+  'test/browser/sign-in.browser.test.ts',
+  'test/infra/bundles.unit.test.ts',
+  'test/int/browser-sign-in.int.test.ts',
+  'test/e2e/accounts.e2e.test.ts',
   'test/unit/typecheck.unit.test.ts',
 ];
 
