@@ -1,11 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { changesBetween } from '../audit/changes.js';
-import { Conflict } from '../domain/errors.js';
 import { invalidValue } from '../scim/errors.js';
 import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
-import { db, tableName } from './dynamo.js';
 import { GroupNameGuardEntity, UserEntity, UserGroupEntity, type UserGroupRecord } from './entities.js';
+import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys } from './keys.js';
 import { addUserToGroup, removeUserFromGroup } from './user-grants.js';
 import { deleteUserGroup } from './user-group-lifecycle.js';
@@ -17,15 +15,7 @@ import {
   memberIdsOf,
   updateUserGroup,
 } from './user-group-repository.js';
-import {
-  concurrentChange,
-  create,
-  remove,
-  retryOnConcurrentChange,
-  transact,
-  update,
-  writeOne,
-} from './writes.js';
+import { concurrentChange, retryOnConcurrentChange, transact, update, writeOne } from './writes.js';
 
 /**
  * User groups as a SCIM directory provisions them (docs/scim.md): the same groups as everywhere,
@@ -51,19 +41,7 @@ export const groupsByDisplayName = async (orgId: string, displayName: string): P
 };
 
 export const groupsByExternalId = async (orgId: string, externalId: string): Promise<UserGroupRecord[]> => {
-  const entries = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': keys.organizationPartition(orgId),
-        ':prefix': keys.externalIdPrefix('GROUP', externalId),
-      },
-      ConsistentRead: true,
-      Limit: 100,
-    }),
-  );
-  const ids = (entries.Items ?? []).map((item) => String(item.groupId));
+  const ids = await holdersOfExternalId(orgId, 'GROUP', externalId);
   if (ids.length === 0) return [];
   const read = await batchGetByKey(ids.map((id) => keys.userGroup(orgId, id)));
   return read.items
@@ -117,13 +95,8 @@ const setExternalId = (orgId: string, groupId: string, externalId: string | unde
         },
         concurrentChange,
       ),
-      current.externalId !== undefined &&
-        remove(keys.externalIdEntry(orgId, 'GROUP', current.externalId, groupId)),
-      externalId !== undefined &&
-        create(
-          { ...keys.externalIdEntry(orgId, 'GROUP', externalId, groupId), groupId },
-          () => new Conflict('User group', 'The external id entry exists already'),
-        ),
+      current.externalId !== undefined && externalIdRemoval(orgId, 'GROUP', current.externalId, groupId),
+      externalId !== undefined && externalIdEntry(orgId, 'GROUP', externalId, groupId),
     ]);
   });
 
@@ -164,5 +137,5 @@ export const deleteGroupFromDirectory = async (orgId: string, groupId: string) =
   const group = await visibleGroup(orgId, groupId);
   await deleteUserGroup(orgId, groupId);
   if (group?.externalId !== undefined)
-    await writeOne(remove(keys.externalIdEntry(orgId, 'GROUP', group.externalId, groupId)));
+    await writeOne(externalIdRemoval(orgId, 'GROUP', group.externalId, groupId));
 };

@@ -1,11 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { changesBetween } from '../audit/changes.js';
 import { Conflict } from '../domain/errors.js';
 import type { ProvisionedUser } from '../scim/user-resource.js';
 import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
-import { db, tableName } from './dynamo.js';
 import { EmailGuardEntity, UserEntity } from './entities.js';
+import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys, LISTINGS } from './keys.js';
 import { bucketCountDelta } from './sequenced-listing.js';
 import {
@@ -19,7 +18,7 @@ import {
   userTarget,
   versioned,
 } from './user-repository.js';
-import { assignments, create, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
+import { assignments, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
 
 /**
  * Users as a SCIM directory provisions them (docs/scim.md): the same users as everywhere, with
@@ -27,12 +26,6 @@ import { assignments, create, remove, retryOnConcurrentChange, transact, type Wr
  * partition, written in the user's transactions) and the parts of the name it sent. A user the
  * directory deleted stays, INACTIVE and marked deprovisioned, and is gone from SCIM's view.
  */
-
-const externalIdEntry = (orgId: string, externalId: string, userId: string) =>
-  create(
-    { ...keys.externalIdEntry(orgId, 'USER', externalId, userId), userId },
-    () => new Conflict('User', 'The external id entry exists already'),
-  );
 
 const fieldsOf = (desired: ProvisionedUser): ProvisioningFields => ({
   status: desired.active ? 'ACTIVE' : 'INACTIVE',
@@ -58,19 +51,7 @@ export const provisionedUsersByExternalId = async (
   orgId: string,
   externalId: string,
 ): Promise<UserRecord[]> => {
-  const entries = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': keys.organizationPartition(orgId),
-        ':prefix': keys.externalIdPrefix('USER', externalId),
-      },
-      ConsistentRead: true,
-      Limit: 100,
-    }),
-  );
-  const ids = (entries.Items ?? []).map((item) => String(item.userId));
+  const ids = await holdersOfExternalId(orgId, 'USER', externalId);
   if (ids.length === 0) return [];
   const read = await batchGetByKey(ids.map((id) => keys.user(orgId, id)));
   return read.items
@@ -93,7 +74,8 @@ export const createUserFromDirectory = async (
       { organizationId: orgId, email: desired.email, name: desired.name, userType: 'STANDARD', createdBy },
       {
         fields: fieldsOf(desired),
-        writes: (userId) => (desired.externalId ? [externalIdEntry(orgId, desired.externalId, userId)] : []),
+        writes: (userId) =>
+          desired.externalId ? [externalIdEntry(orgId, 'USER', desired.externalId, userId)] : [],
       },
       invitationSeconds,
     );
@@ -180,10 +162,10 @@ export const replaceUserFromDirectory = (
       emailChanges && remove(EmailGuardEntity.key({ organizationId: orgId, email: current.email })),
       current.externalId !== next.externalId &&
         current.externalId !== undefined &&
-        remove(keys.externalIdEntry(orgId, 'USER', current.externalId, userId)),
+        externalIdRemoval(orgId, 'USER', current.externalId, userId),
       current.externalId !== next.externalId &&
         next.externalId !== undefined &&
-        externalIdEntry(orgId, next.externalId, userId),
+        externalIdEntry(orgId, 'USER', next.externalId, userId),
       current.status !== status &&
         bucketCountDelta(orgId, LISTINGS.users(current.status), current.sequence, -1),
       current.status !== status && bucketCountDelta(orgId, LISTINGS.users(status), current.sequence, 1),

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFound } from '../../shared/domain/errors.js';
-import type {
-  UserSearchCriterion,
-  UserSearchFilters,
-} from '../../shared/domain/user-search.js';
+import type { UserSearchCriterion, UserSearchFilters } from '../../shared/domain/user-search.js';
 import { batchPut } from '../../shared/store/batch.js';
 import { keys } from '../../shared/store/keys.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
