@@ -88,6 +88,7 @@ IDP is running.
   OpenAPI:         ${service.baseUrl}/idp/openapi.json
   DynamoDB Local:  ${dynamo.endpoint} (${inMemory ? 'in memory' : `data in ${dataDirectory}`})
   Audit events:    tail -f ${resolve(dataDirectory, 'audit-events.jsonl')}
+  SCIM base URL:   ${service.baseUrl}/scim/v2 (a token: npm run --silent admin -- scim token create --org ${service.organizationId} --name Okta)
   Organization:    ${service.organizationId}
   Admin client id: ${service.clientId}
   Admin secret:    ${service.clientSecret}
