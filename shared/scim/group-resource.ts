@@ -4,8 +4,6 @@ import * as z from '../zod.js';
 import { invalidValue } from './errors.js';
 import { SCIM_SCHEMAS } from './schema-ids.js';
 
-const MAX_MEMBERS_IN_BODY = 1000;
-
 /** The attributes of a SCIM Group body the service reads (RFC 7643 section 4.2); the object is open. */
 export const scimGroupBody = z.looseObject({
   schemas: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(10))),
@@ -13,9 +11,8 @@ export const scimGroupBody = z.looseObject({
   externalId: z.optional(z.nullable(z.string().check(z.maxLength(256)))),
   members: z.optional(
     z.nullable(
-      z
-        .array(z.looseObject({ value: z.string().check(z.minLength(1), z.maxLength(100)) }))
-        .check(z.maxLength(MAX_MEMBERS_IN_BODY)),
+      // As many as a group has: a PATCH's result lists them all; a body is bounded by its 1 MiB.
+      z.array(z.looseObject({ value: z.string().check(z.minLength(1), z.maxLength(100)) })),
     ),
   ),
 });

@@ -100,23 +100,32 @@ const setExternalId = (orgId: string, groupId: string, externalId: string | unde
     ]);
   });
 
-/** Makes the group's members exactly `wanted`, one membership change at a time. */
+const PARALLEL_MEMBERSHIP_CHANGES = 4;
+
+/** Each membership change its own transaction (with its record), four at a time. */
+const inRounds = async (ids: readonly string[], change: (id: string) => Promise<void>) => {
+  for (let index = 0; index < ids.length; index += PARALLEL_MEMBERSHIP_CHANGES)
+    await Promise.all(ids.slice(index, index + PARALLEL_MEMBERSHIP_CHANGES).map(change));
+};
+
+/** Makes the group's members exactly `wanted`. */
 const setMembers = async (orgId: string, groupId: string, wanted: readonly string[]) => {
   const current = new Set(await memberIdsOf(orgId, groupId));
   const target = new Set(wanted);
-  await requireMembers(
-    orgId,
-    [...target].filter((id) => !current.has(id)),
+  const joining = [...target].filter((id) => !current.has(id));
+  await requireMembers(orgId, joining);
+  await inRounds(joining, (id) => addUserToGroup(orgId, id, groupId));
+  await inRounds(
+    [...current].filter((id) => !target.has(id)),
+    (id) => removeUserFromGroup(orgId, id, groupId),
   );
-  for (const id of target) if (!current.has(id)) await addUserToGroup(orgId, id, groupId);
-  for (const id of current) if (!target.has(id)) await removeUserFromGroup(orgId, id, groupId);
 };
 
 export const createGroupFromDirectory = async (orgId: string, desired: DirectoryGroup, createdBy: string) => {
   await requireMembers(orgId, desired.members ?? []);
   const group = await createUserGroup({ organizationId: orgId, name: desired.displayName, createdBy });
   if (desired.externalId !== undefined) await setExternalId(orgId, group.id, desired.externalId);
-  for (const id of desired.members ?? []) await addUserToGroup(orgId, id, group.id);
+  await inRounds(desired.members ?? [], (id) => addUserToGroup(orgId, id, group.id));
   return group;
 };
 
