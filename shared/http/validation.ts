@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { RouteDefinition } from '../api/route-definition.js';
+import { isSecretField } from '../audit/changes.js';
 import * as z from '../zod.js';
 import { badRequest, type ErrorDetail } from './errors.js';
 import { requestState } from './request-state.js';
@@ -20,11 +21,12 @@ const fieldName = (location: Location, path: readonly PropertyKey[]): string =>
   [location, ...path.map(String)].join('.');
 
 /**
- * Never echo what may be a secret back to the caller: a value under a name like a password or a
- * secret (also a misspelt, unknown key such as `client_secret`), nor a whole body.
+ * Never echo what may be a secret back to the caller: a value under a name like a password, a
+ * secret or a token (also a misspelt, unknown key such as `client_secret`; the audit log's rule,
+ * `isSecretField`), nor a whole body.
  */
 const echoable = (path: readonly PropertyKey[]): boolean =>
-  path.length > 0 && !path.some((segment) => /password|secret/i.test(String(segment)));
+  path.length > 0 && !path.some((segment) => isSecretField(String(segment)));
 
 /** One error detail per offending field (its first issue), named `body.foo`, `query.pageSize`, `path.id`. */
 export const zodIssuesToDetails = (

@@ -44,12 +44,19 @@ describe('error mapping', () => {
 
   it('never echoes a value that may be a secret, nor a whole body', () => {
     const schema = z.strictObject({ clientSecret: z.string().min(1), password: z.string() });
-    const input = { clientSecret: '', password: 42, client_secret: 'typo-secret', Passwd: 'kept' };
+    const input = {
+      clientSecret: '',
+      password: 42,
+      client_secret: 'typo-secret',
+      refresh_token: 'a-token',
+      Passwd: 'kept',
+    };
     const details = zodIssuesToDetails(schema.safeParse(input).error as z.ZodError, 'body', input);
     expect(details).toEqual([
       { message: expect.any(String), field: 'body.clientSecret' },
       { message: expect.any(String), field: 'body.password' },
       { message: 'Unrecognized key', field: 'body.client_secret' },
+      { message: 'Unrecognized key', field: 'body.refresh_token' },
       { message: 'Unrecognized key', field: 'body.Passwd', rejectedValue: 'kept' },
     ]);
     const wholeBody = zodIssuesToDetails(
