@@ -18,6 +18,8 @@ import type { User } from '../shared/schemas/users.js';
 import { type ArchivedIds, archivedIds, visibleIds } from '../shared/store/archive.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { grantTarget } from '../shared/store/grant-targets.js';
+import type { PasskeyRecord } from '../shared/store/passkey-entities.js';
+import { listPasskeys, removePasskey } from '../shared/store/passkeys.js';
 import {
   addUserToGroup,
   changeAdditionalProperties,
@@ -62,6 +64,18 @@ const presentUser = (user: ListedUser, archived: ArchivedIds): User => ({
   userGroups: visibleIds(user.userGroups),
 });
 
+const presentPasskey = (passkey: PasskeyRecord) => ({
+  id: passkey.credentialKey,
+  name: passkey.name,
+  createdAt: passkey.createdAt,
+  lastUsedAt: passkey.lastUsedAt ?? null,
+  transports: [...(passkey.transports ?? [])].sort(),
+  backupEligible: passkey.backupEligible,
+  backedUp: passkey.backedUp,
+  aaguid: passkey.aaguid,
+  flagged: passkey.flaggedAt !== undefined,
+});
+
 /** Users and the caller's own account (spec 4.1). */
 export const handler = groupHandler(
   usersRoutes,
@@ -102,6 +116,19 @@ export const handler = groupHandler(
           encodeSearchCursor(criterion.by, page.next),
         ),
       };
+    },
+
+    listUserPasskeys: async ({ path }, { principal }) => {
+      const [passkeys] = await Promise.all([
+        listPasskeys(principal.organizationId, path.id),
+        requireUser(principal.organizationId, path.id),
+      ]);
+      return { body: passkeys.map(presentPasskey) };
+    },
+
+    deleteUserPasskey: async ({ path }, { principal }) => {
+      await removePasskey(principal.organizationId, path.id, path.passkeyId);
+      return {};
     },
 
     createUser: async ({ body }, { principal }) => {

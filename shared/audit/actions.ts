@@ -39,6 +39,8 @@ export const AUDIT_ACTIONS = [
   'client.secret.rotated',
   'client.deleted',
   'sso.provider.secret.updated',
+  'passkey.registered',
+  'passkey.removed',
   'scimToken.created',
   'scimToken.revoked',
   'organization.created',

@@ -2,7 +2,7 @@ import { MAX_ADDITIONAL_PROPERTY_NAMES } from '../domain/limits.js';
 import { MAX_PASSWORD_LENGTH } from '../domain/password-policy.js';
 import { decodeSearchCursor, searchCriterionOf, USER_SEARCH_BY } from '../domain/user-search.js';
 import * as z from '../zod.js';
-import { identifier, MAX_PAGE_SIZE, pagingQuery, storableNumber } from './common.js';
+import { epochMillis, identifier, MAX_PAGE_SIZE, pagingQuery, storableNumber } from './common.js';
 import { grantedIds } from './grants.js';
 import { freeText, NO_CONTROL_CHARACTERS, ONE_LINE, oneLine } from './text.js';
 
@@ -140,6 +140,32 @@ export const searchUsersQuery = searchFields.check(
     }
   }),
 );
+
+/** A passkey as the management API shows it (docs/passkeys.md): never its public key. */
+export const passkey = z.withMeta(
+  z.strictObject({
+    id: z.withMeta(z.string().check(z.length(43), z.regex(/^[A-Za-z0-9_-]{43}$/)), {
+      description: "The passkey's id: SHA-256 of its WebAuthn credential id, base64url",
+    }),
+    name: oneLine(100),
+    createdAt: epochMillis,
+    lastUsedAt: z.nullable(epochMillis),
+    transports: z.array(z.string().check(z.maxLength(32), z.regex(/^[a-z-]+$/))).check(z.maxLength(10)),
+    backupEligible: z.withMeta(z.boolean(), {
+      description: 'A synced passkey (amr swk), or one bound to its device (hwk)',
+    }),
+    backedUp: z.boolean(),
+    aaguid: z.string().check(z.length(36), z.regex(/^[0-9a-f-]{36}$/)),
+    flagged: z.withMeta(z.boolean(), {
+      description: 'A sign-in with it was refused because its signature counter went backwards',
+    }),
+  }),
+  { id: 'Passkey' },
+);
+export const userPasskeyPath = z.strictObject({
+  id: identifier,
+  passkeyId: z.string().check(z.length(43), z.regex(/^[A-Za-z0-9_-]{43}$/, 'A passkey id')),
+});
 
 export const userPath = z.strictObject({ id: identifier });
 /** `v` changes with every upload, so caches never serve an old picture under the same URL. */

@@ -211,6 +211,8 @@ export const UserEntity = defineEntity({
       canSendEmail: storedBoolean,
       /** The organization's first user. */
       isInitial: storedBoolean,
+      /** Passkeys the user holds (MAX_PASSKEYS_PER_USER), counted in their transactions. */
+      passkeyCount: z.optional(storedNumber),
       /** What a SCIM directory keeps (docs/scim.md): its id for the user, the name's parts. */
       externalId: z.optional(storedString),
       givenName: z.optional(storedString),

@@ -191,6 +191,14 @@ export const keys = {
   externalIdEntry: (orgId: string, type: 'USER' | 'GROUP', externalId: string, id: string) =>
     key(`ORG#${orgId}`, `EXTID#${type}#${externalId}#${id}`),
 
+  // Passkeys (docs/passkeys.md): each in its person's organization, listed per person, and a lookup
+  // by credential for a sign-in that names no one yet. Keyed by a digest of the credential id,
+  // which WebAuthn lets grow to 1,023 bytes (more than a sort key holds).
+  passkey: (orgId: string, userId: string, credentialKey: string) =>
+    key(`ORG#${orgId}`, `PASSKEY#${userId}#${credentialKey}`),
+  passkeyPrefix: (userId: string) => `PASSKEY#${userId}#`,
+  passkeyLookup: (credentialKey: string) => key(`PASSKEYID#${credentialKey}`, 'PASSKEYID'),
+
   // Consents: one per principal and agreement.
   consent: (orgId: string, principalId: string, agreementId: string) =>
     key(`ORG#${orgId}`, `CONSENT#${principalId}#${agreementId}`),

@@ -27,7 +27,7 @@ import { useService } from '../support/service.js';
  */
 
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 25);
+const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 20);
 /** Every failing request as a JSON line, to compare runs before and after a fix. */
 const FAILURES_FILE = process.env.FUZZ_FAILURES_FILE;
 const TOKEN_RUNS = 150;

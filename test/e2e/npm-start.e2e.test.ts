@@ -197,14 +197,20 @@ afterEach(() => {
 describe('npm start', () => {
   const newDataDirectory = useTempDirs('npm-start');
 
-  it('serves the API, prints a curl example and sign-in steps that work, stops cleanly and keeps data across restarts', async () => {
+  it('serves the API with the admin credentials it is given, prints a curl example and sign-in steps that work, stops cleanly and keeps data across restarts', async () => {
     const dataDirectory = newDataDirectory();
     const env = {
       PORT: String(await freePort()),
       IDP_DYNAMODB_PORT: String(await freePort()),
       IDP_DATA_DIR: dataDirectory,
     };
-    const first = await npmStart(env);
+    // The first start registers the administrator client it is asked for; the restart keeps it.
+    const first = await npmStart({
+      ...env,
+      IDP_ADMIN_CLIENT_ID: 'ci-admin',
+      IDP_ADMIN_CLIENT_SECRET: 'ci-admin-secret-value',
+    });
+    expect([first.clientId, first.clientSecret]).toEqual(['ci-admin', 'ci-admin-secret-value']);
     expect(first.curlLines).toHaveLength(2);
     expect(first.output).not.toContain('NodeVersionSupportWarning');
 
@@ -236,32 +242,6 @@ describe('npm start', () => {
     // a measure of speed; on a loaded 2-core machine the pair can take longer than the default 60 s.
   }, 200_000);
 
-  it('uses IDP_ADMIN_CLIENT_ID and IDP_ADMIN_CLIENT_SECRET when set, in memory with IDP_IN_MEMORY=1', async () => {
-    const env = {
-      PORT: String(await freePort()),
-      IDP_DYNAMODB_PORT: String(await freePort()),
-      IDP_IN_MEMORY: '1',
-      // Its signing keys and outbox stay out of the developer's .data.
-      IDP_DATA_DIR: newDataDirectory(),
-      IDP_ADMIN_CLIENT_ID: 'ci-admin',
-      IDP_ADMIN_CLIENT_SECRET: 'ci-admin-secret-value',
-    };
-    const started = await npmStart(env);
-    expect(started.clientId).toBe('ci-admin');
-    expect(started.output).toContain('in memory');
-    const response = await fetch(`http://localhost:${env.PORT}/oauth2/token`, {
-      method: 'POST',
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: 'ci-admin',
-        client_secret: 'ci-admin-secret-value',
-      }),
-    });
-    expect(response.status).toBe(200);
-    await pressCtrlC(started.child);
-    await noJavaLeftOn(Number(env.IDP_DYNAMODB_PORT));
-  });
-
   describe.concurrent('with a port taken, prints the one line naming the variable and exits 1', () => {
     it('IDP_DYNAMODB_PORT, before Java starts', async (context) => {
       const dynamoPort = await occupyPort(context, 0, '127.0.0.1');
@@ -287,6 +267,10 @@ describe('npm start', () => {
       const dynamoPort = await freePort();
       const started = startLocal(context, { PORT: String(port), IDP_DYNAMODB_PORT: String(dynamoPort) });
       await waitForJavaOnPort(started, dynamoPort);
+      // IDP_IN_MEMORY=1 (startLocal's): DynamoDB Local keeps nothing on disk.
+      expect(
+        execFileSync('pgrep', ['-af', `DynamoDBLocal.jar.*-port ${dynamoPort}`], { encoding: 'utf8' }),
+      ).toContain('-inMemory');
       await occupyPort(context, port, '127.0.0.1');
       expectPortInUseLine(await started.exited, port, 'API', 'PORT');
       expect(javaProcessesOnPort(dynamoPort)).toBe('');

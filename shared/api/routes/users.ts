@@ -5,11 +5,13 @@ import {
   changeStatusRequest,
   listUsersQuery,
   newUserRequest,
+  passkey,
   removeAdditionalPropertiesRequest,
   searchUsersQuery,
   setAdditionalPropertiesRequest,
   updateUserRequest,
   user,
+  userPasskeyPath,
   userRolePath,
   userTypePath,
 } from '../../schemas/users.js';
@@ -42,6 +44,26 @@ export const usersRoutes = routeGroup('users')({
       description: 'One page of the users found; Link rel="next" while more may follow',
       body: z.array(user).check(z.maxLength(MAX_PAGE_SIZE)),
     },
+  },
+  listUserPasskeys: {
+    route: 'GET /idp/users/{id}/passkeys',
+    summary: "A user's passkeys",
+    description:
+      'The passkeys the user enrolled (at most 10), oldest first: name, when created and last used, whether synced, and whether a sign-in with it was refused for a counter that went backwards. Never a public key. A user of another organization is 404.',
+    permissions: ['USER.DETAILS'],
+    extension: true,
+    response: ok("The user's passkeys", z.array(passkey).check(z.maxLength(10))),
+  },
+  deleteUserPasskey: {
+    route: 'DELETE /idp/users/{id}/passkeys/{passkeyId}',
+    audit: ['passkey.removed'],
+    summary: 'Remove a passkey of a user (a lost device)',
+    description:
+      'Removes the passkey: a sign-in with it is refused from then on. 404 for a passkey the user does not hold, and for a user of another organization.',
+    permissions: ['USER.UPDATE'],
+    extension: true,
+    request: { path: userPasskeyPath },
+    response: noContent('Removed'),
   },
   createUser: {
     route: 'POST /idp/users',

@@ -69,6 +69,21 @@ const permissioned: Operation[] = [
   },
   { name: 'getUser', method: 'GET', path: user(), permission: 'USER.DETAILS', success: 200 },
   {
+    name: 'listUserPasskeys',
+    method: 'GET',
+    path: user('/passkeys'),
+    permission: 'USER.DETAILS',
+    success: 200,
+  },
+  {
+    name: 'deleteUserPasskey',
+    method: 'DELETE',
+    // A passkey the user does not hold: past the permission check, the answer is 404.
+    path: user(`/passkeys/${'A'.repeat(43)}`),
+    permission: 'USER.UPDATE',
+    success: 404,
+  },
+  {
     name: 'updateUser',
     method: 'PUT',
     path: user(),
@@ -196,10 +211,10 @@ const call = (operation: Operation, token?: string) =>
 /** The users' operations (spec 4.1), their pictures' included. */
 const userRoutes = { ...usersRoutes, ...userPasswordsRoutes, ...userPicturesRoutes };
 
-it('covers exactly the 25 operations of the users, passwords and pictures route tables', () => {
+it('covers exactly the 27 operations of the users, passwords and pictures route tables', () => {
   const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
   expect(covered).toEqual(Object.keys(userRoutes).sort());
-  expect(covered).toHaveLength(25);
+  expect(covered).toHaveLength(27);
   for (const operation of permissioned) {
     const route = userRoutes[operation.name as keyof typeof userRoutes];
     expect([route.method, route.permissions]).toEqual([operation.method, [operation.permission]]);

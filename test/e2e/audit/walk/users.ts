@@ -1,3 +1,4 @@
+import { addPasskey } from '../../../../shared/store/passkeys.js';
 import { updateUserAttributes } from '../../../../shared/store/user-repository.js';
 import {
   idFromLocation,
@@ -138,6 +139,25 @@ export const USERS_CALLS: WalkCalls = {
   removeUserFromGroup: walkCall<Made>({
     prepare: withGranted((orgId) => putTestUserGroup(orgId), groupPath),
     path: ({ userId, grantedId }) => groupPath(userId, grantedId),
+    target: targetUser,
+  }),
+  deleteUserPasskey: walkCall({
+    prepare: async (service: TestService, org: ClientCaller) => {
+      const { userId } = await withUser(service, org);
+      const passkey = await addPasskey({
+        organizationId: org.orgId,
+        userId,
+        credentialId: `walk-${userId}`,
+        publicKey: 'pQECAyYgASFYIA',
+        signCount: 0,
+        backupEligible: true,
+        backedUp: true,
+        aaguid: '00000000-0000-0000-0000-000000000000',
+        name: 'Walk passkey',
+      });
+      return { userId, passkeyId: passkey.credentialKey };
+    },
+    path: ({ userId, passkeyId }) => `/idp/users/${userId}/passkeys/${passkeyId}`,
     target: targetUser,
   }),
   resetUserMfa: walkCall({

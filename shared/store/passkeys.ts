@@ -1,0 +1,109 @@
+import { changesBetween } from '../audit/changes.js';
+import { Conflict, NotFound } from '../domain/errors.js';
+import { MAX_PASSKEYS_PER_USER } from '../passkeys/rules.js';
+import { auditWrites } from './audit-records.js';
+import { keys } from './keys.js';
+import { digestOf } from './opaque-values.js';
+import { PasskeyEntity, PasskeyLookupEntity, type PasskeyRecord } from './passkey-entities.js';
+import { queryPartition } from './query.js';
+import { create, remove, transact, update } from './writes.js';
+
+/**
+ * A person's passkeys (docs/passkeys.md): one item each in the organization's partition, a lookup
+ * by credential, and a count on the user item that keeps them to MAX_PASSKEYS_PER_USER; each
+ * change one transaction with its audit record.
+ */
+
+/** The key a credential id is stored and addressed under (the API's passkey id). */
+export const credentialKeyOf = (credentialId: string): string => digestOf(credentialId);
+
+const passkeyTarget = (passkey: Pick<PasskeyRecord, 'credentialKey' | 'name'>) => ({
+  type: 'passkey',
+  id: passkey.credentialKey,
+  name: passkey.name,
+});
+const userTarget = (userId: string) => ({ type: 'user', id: userId });
+
+export type NewPasskey = Omit<PasskeyRecord, 'credentialKey' | 'createdAt' | 'lastUsedAt' | 'flaggedAt'>;
+
+/** Stores a verified registration: refused (409) for an 11th passkey or a credential stored already. */
+export const addPasskey = async (passkey: NewPasskey, now = Date.now()): Promise<PasskeyRecord> => {
+  const record: PasskeyRecord = {
+    ...passkey,
+    credentialKey: credentialKeyOf(passkey.credentialId),
+    createdAt: now,
+  };
+  const { organizationId, userId } = record;
+  await transact([
+    create(
+      PasskeyEntity.item(record, record),
+      () => new Conflict('Passkey', 'This passkey is registered already'),
+    ),
+    create(
+      PasskeyLookupEntity.item(record, { organizationId, userId }),
+      () => new Conflict('Passkey', 'This passkey is registered already'),
+    ),
+    update(
+      keys.user(organizationId, userId),
+      {
+        update: 'ADD passkeyCount :one',
+        condition: 'attribute_exists(pk) AND (attribute_not_exists(passkeyCount) OR passkeyCount < :max)',
+        values: { ':one': 1, ':max': MAX_PASSKEYS_PER_USER },
+        seeItemOnFailure: true,
+      },
+      // No user: nobody to enrol; a user: one who holds the most already.
+      (seen) =>
+        seen
+          ? new Conflict('Passkey', `A person holds at most ${MAX_PASSKEYS_PER_USER} passkeys`)
+          : new NotFound('User', userId),
+    ),
+    ...(await auditWrites(
+      {
+        organizationId,
+        action: 'passkey.registered',
+        targets: [userTarget(userId), passkeyTarget(record)],
+        changes: changesBetween(undefined, { name: record.name, backupEligible: record.backupEligible }),
+      },
+      now,
+    )),
+  ]);
+  return record;
+};
+
+/** The person's passkeys, oldest first. */
+export const listPasskeys = async (orgId: string, userId: string): Promise<PasskeyRecord[]> =>
+  (await queryPartition(keys.organizationPartition(orgId), keys.passkeyPrefix(userId), { consistent: true }))
+    .map((item) => PasskeyEntity.decode(item))
+    .sort((a, b) => a.createdAt - b.createdAt);
+
+/** Removes one of the person's passkeys (404 for one that is not theirs), its lookup and its count. */
+export const removePasskey = async (
+  orgId: string,
+  userId: string,
+  credentialKey: string,
+  now = Date.now(),
+) => {
+  const passkey = await PasskeyEntity.get({ organizationId: orgId, userId, credentialKey });
+  if (!passkey) throw new NotFound('Passkey', credentialKey);
+  await transact([
+    remove(
+      keys.passkey(orgId, userId, credentialKey),
+      { condition: 'attribute_exists(pk)' },
+      () => new NotFound('Passkey', credentialKey),
+    ),
+    remove(keys.passkeyLookup(credentialKey)),
+    update(keys.user(orgId, userId), { update: 'ADD passkeyCount :minusOne', values: { ':minusOne': -1 } }),
+    ...(await auditWrites(
+      {
+        organizationId: orgId,
+        action: 'passkey.removed',
+        targets: [userTarget(userId), passkeyTarget(passkey)],
+      },
+      now,
+    )),
+  ]);
+};
+
+/** Whose a credential is (a strongly consistent read): a removed one is nobody's at once. */
+export const passkeyOwner = (credentialId: string) =>
+  PasskeyLookupEntity.get({ credentialKey: credentialKeyOf(credentialId) });
