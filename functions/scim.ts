@@ -52,8 +52,18 @@ const wantsMembers = (query: { excludedAttributes?: string | undefined }) =>
 const asScimGroup = async (orgId: string, group: UserGroupRecord, withMembers: boolean) =>
   scimGroup(group, withMembers ? await membersOf(orgId, group.id) : undefined, locate);
 
+/**
+ * A value longer than any key holds (a sort key is at most 1,024 bytes; ids, emails, external ids
+ * and names are far shorter) names nothing stored: answered without a read, which DynamoDB would
+ * refuse.
+ */
+const MAX_KEY_VALUE_BYTES = 900;
+const namesNothing = (conditions: readonly ScimCondition[]) =>
+  conditions.some((condition) => Buffer.byteLength(condition.value) > MAX_KEY_VALUE_BYTES);
+
 /** The users a filter can find: read by the condition that names them (a filter always has one). */
 const usersFiltered = async (orgId: string, conditions: readonly ScimCondition[]) => {
+  if (namesNothing(conditions)) return [];
   const by = (attribute: ScimCondition['attribute']) =>
     conditions.find((condition) => condition.attribute === attribute);
   const id = by('id');
@@ -84,6 +94,7 @@ const usersFiltered = async (orgId: string, conditions: readonly ScimCondition[]
 };
 
 const groupsFiltered = async (orgId: string, conditions: readonly ScimCondition[]) => {
+  if (namesNothing(conditions)) return [];
   const by = (attribute: ScimCondition['attribute']) =>
     conditions.find((condition) => condition.attribute === attribute);
   const id = by('id');

@@ -92,6 +92,24 @@ describe('SCIM request errors', () => {
     }
   });
 
+  it('answers a filter value longer than any stored key with no match, not an error', async () => {
+    const directory = await connectDirectory(service, mine);
+    const long = 'é'.repeat(980); // within the filter's 1,000 characters, beyond a key's 1,024 bytes
+    for (const [path, attribute] of [
+      ['/Users', 'id'],
+      ['/Users', 'userName'],
+      ['/Users', 'externalId'],
+      ['/Groups', 'displayName'],
+    ] as const) {
+      const response = await directory.call(
+        'GET',
+        `${path}?filter=${encodeURIComponent(`${attribute} eq "${long}"`)}`,
+      );
+      expect(response.status, attribute).toBe(200);
+      expect(response.body.totalResults, attribute).toBe(0);
+    }
+  });
+
   it('answers a malformed body with 400 invalidSyntax, a bad value with invalidValue, another media type with 415', async () => {
     const directory = await connectDirectory(service, mine);
     const raw = (body: string, contentType = 'application/scim+json') =>
