@@ -13,6 +13,27 @@ export const USER_SEARCH_BY: readonly UserSearchBy[] = ['email', 'emailPrefix', 
 /** What a search compares: NFKC-normalised and lower-cased, so `Ä`, `ä` and `a\u0308` are one. */
 export const searchFold = (value: string): string => value.normalize('NFKC').toLowerCase();
 
+/**
+ * Index sort values hold at most this many bytes of a folded value: a sort key holds 1,024, and
+ * NFKC can make a character many (`ﷺ` becomes 18), so a 200-character name could outgrow it.
+ * Searches cut their prefix alike and compare whole names afterwards.
+ */
+const MAX_KEY_PART_BYTES = 900;
+
+/** The folded value as an index sort value: cut at MAX_KEY_PART_BYTES, never inside a character. */
+export const searchKeyPart = (value: string): string => {
+  const folded = searchFold(value);
+  if (Buffer.byteLength(folded) <= MAX_KEY_PART_BYTES) return folded;
+  let cut = '';
+  let bytes = 0;
+  for (const character of folded) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > MAX_KEY_PART_BYTES) break;
+    cut += character;
+  }
+  return cut;
+};
+
 /** The criterion of a search's parameters, when exactly one is given. */
 export const searchCriterionOf = (
   parameters: Partial<Record<UserSearchBy, string | undefined>>,
@@ -65,7 +86,7 @@ export const decodeSearchCursor = (
 
 /** The folded value every index sort value of the search starts with (all of it for an email). */
 export const searchRange = (criterion: Exclude<UserSearchCriterion, { by: 'userGroupId' }>): string =>
-  searchFold(criterion.value);
+  searchKeyPart(criterion.value);
 
 export const matchesFilters = (
   user: { status: string; userType: string },

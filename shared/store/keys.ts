@@ -1,4 +1,4 @@
-import { searchFold } from '../domain/user-search.js';
+import { searchKeyPart } from '../domain/user-search.js';
 
 /**
  * The single table's key schema and every key string the service builds. Nothing else in the
@@ -92,7 +92,7 @@ export const AUDIT_INDEX_NAMES: ReadonlySet<string> = new Set(
 /**
  * How users are searched (shared/store/user-search.ts): the user item itself carries both index
  * entries, so DynamoDB keeps them with every write and a Query answers whole users. Sort values are
- * case-folded (`searchFold`); names, not unique, end in the user id.
+ * case-folded (`searchKeyPart`); names, not unique, end in the user id.
  */
 export const USER_SEARCH_INDEXES = {
   email: { index: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
@@ -167,9 +167,9 @@ export const keys = {
   userSearchPartition,
   userSearchEntries: (user: { organizationId: string; id: string; email: string; name: string }) => ({
     [USER_SEARCH_INDEXES.email.partitionKey]: userSearchPartition(user.organizationId, 'email'),
-    [USER_SEARCH_INDEXES.email.sortKey]: searchFold(user.email),
+    [USER_SEARCH_INDEXES.email.sortKey]: searchKeyPart(user.email),
     [USER_SEARCH_INDEXES.name.partitionKey]: userSearchPartition(user.organizationId, 'name'),
-    [USER_SEARCH_INDEXES.name.sortKey]: `${searchFold(user.name)}#${user.id}`,
+    [USER_SEARCH_INDEXES.name.sortKey]: `${searchKeyPart(user.name)}#${user.id}`,
   }),
 
   // Grant targets owned by other modules (roles, policies, user groups).

@@ -79,9 +79,10 @@ const indexedUsers = async (
       },
     }),
   });
-  // A name's entry ends in `#<user id>`: a prefix reaching into that part matches no name.
+  // A name's entry ends in `#<user id>`, and a long one is cut (searchKeyPart): the whole name decides.
+  const prefix = searchFold(criterion.value);
   const inRange = (user: ListedUser) =>
-    criterion.by !== 'namePrefix' || searchFold(user.name).startsWith(range);
+    criterion.by !== 'namePrefix' || searchFold(user.name).startsWith(prefix);
   const users = items.map((item) => ({ user: LISTED.decode(item), sortValue: String(item[index.sortKey]) }));
   const cut = cutPage(users, ({ user }) => inRange(user) && matchesFilters(user, filters), limit, hasMore);
   const last =

@@ -64,6 +64,15 @@ describe('user search', () => {
     expect(await emailsFound(org, { by: 'namePrefix', value: 'äNGS' })).toEqual(['angstrom@example.com']);
     // Names are indexed as "<name>#<id>": a prefix running past the name finds nobody.
     expect(await emailsFound(org, { by: 'namePrefix', value: 'ann#' })).toEqual([]);
+    // A name that NFKC makes longer than a sort key holds is indexed by its first 900 bytes.
+    await newUser(org, 'long@example.com', '\uFDFA'.repeat(200));
+    expect(await emailsFound(org, { by: 'namePrefix', value: '\uFDFA'.repeat(3) })).toEqual([
+      'long@example.com',
+    ]);
+    expect(await emailsFound(org, { by: 'namePrefix', value: '\uFDFA'.repeat(199) })).toEqual([
+      'long@example.com',
+    ]);
+    expect(await emailsFound(org, { by: 'namePrefix', value: `${'\uFDFA'.repeat(199)}x` })).toEqual([]);
   });
 
   it('follows renames and email changes, and filters by status and user type', async () => {

@@ -7,6 +7,7 @@ import {
   matchesFilters,
   searchCriterionOf,
   searchFold,
+  searchKeyPart,
 } from '../../shared/domain/user-search.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -16,6 +17,19 @@ describe('searchFold', () => {
     expect(searchFold('ÄNGSTRÖM')).toBe('ängström');
     expect(searchFold('A\u0308ngstro\u0308m')).toBe('ängström');
     expect(searchFold('ｆｕｌｌ')).toBe('full');
+  });
+});
+
+describe('searchKeyPart', () => {
+  it('is the folded value, cut to what a sort key holds without splitting a character', () => {
+    expect(searchKeyPart('Ann Lee')).toBe('ann lee');
+    // U+FDFA folds to 18 characters (33 bytes): 200 of them would be 6,600 bytes.
+    const long = searchKeyPart('\uFDFA'.repeat(200));
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(900);
+    expect(searchFold('\uFDFA'.repeat(200)).startsWith(long)).toBe(true);
+    expect(Buffer.from(long).toString('utf8')).toBe(long);
+    const emoji = searchKeyPart('😀'.repeat(300));
+    expect(Buffer.byteLength(emoji)).toBe(900);
   });
 });
 
