@@ -39,45 +39,27 @@ const gatewayErrorBody = z.withMeta(
 );
 const GATEWAY_STATUSES = new Set([400, 401, 413, 429, 500]);
 
-/** RFC 7644 section 3.12: SCIM routes answer errors in SCIM's shape, `status` a string. */
-const scimErrorBody = z.withMeta(
-  z.strictObject({
-    schemas: z.array(z.literal('urn:ietf:params:scim:api:messages:2.0:Error')),
-    status: z.string().check(z.regex(/^\d{3}$/)),
-    scimType: z.optional(z.string().check(z.maxLength(32))),
-    detail: z.string().check(z.maxLength(1000)),
-  }),
-  { id: 'ScimError', description: 'A SCIM error (RFC 7644 section 3.12)' },
-);
-
-/** SCIM routes speak `application/scim+json` (RFC 7644 section 3.1); every other route JSON. */
-const mediaTypeOf = (route: RouteDefinition) =>
-  route.kind === 'scim' ? 'application/scim+json' : 'application/json';
-
-const errorResponse = (route: RouteDefinition, status: number) => {
-  const own = route.kind === 'scim' ? scimErrorBody : errorBody;
-  return {
-    description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-    content: {
-      [mediaTypeOf(route)]: {
-        schema: GATEWAY_STATUSES.has(status) ? z.union([own, gatewayErrorBody]) : own,
-      },
+const errorResponse = (status: number) => ({
+  description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+  content: {
+    'application/json': {
+      schema: GATEWAY_STATUSES.has(status) ? z.union([errorBody, gatewayErrorBody]) : errorBody,
     },
-  };
-};
+  },
+});
 
 /** The error statuses an operation can answer, from what its middleware does and what it declares. */
 const errorStatusesOf = (route: RouteDefinition): number[] => {
   const uses = middlewareOf(route);
   const statuses = [
     // Every route is behind the stage's throttle and may fail: the gateway answers those itself.
-    ...(uses.authenticated || uses.provisioning ? COMMON_MANAGEMENT_ERRORS : [429, 500]),
+    ...(uses.authenticated ? COMMON_MANAGEMENT_ERRORS : [429, 500]),
     ...(uses.validation ? [400] : []),
     // An id in the path may name nothing the caller can see.
     ...(route.path.includes('{') ? [404] : []),
     ...(route.errors ?? []),
     // A write may meet a concurrent one; a repeated Idempotency-Key may come with another body.
-    ...((uses.authenticated || uses.provisioning) && route.method !== 'GET' ? [409] : []),
+    ...(uses.authenticated && route.method !== 'GET' ? [409] : []),
     ...(uses.idempotency ? [422] : []),
     ...(uses.jsonBody ? [413, 415] : []),
   ];
@@ -161,7 +143,7 @@ const requestBodyOf = (route: RouteDefinition) => {
     };
   }
   return route.request.body
-    ? { required: true, content: { [mediaTypeOf(route)]: { schema: route.request.body } } }
+    ? { required: true, content: { 'application/json': { schema: route.request.body } } }
     : undefined;
 };
 
@@ -171,7 +153,7 @@ const responseContentOf = (route: RouteDefinition) => {
     const schema = { ...binary, maxLength: image.maxBytes };
     return { content: Object.fromEntries(image.types.map((type) => [type, { schema }])) };
   }
-  return route.response.body ? { content: { [mediaTypeOf(route)]: { schema: route.response.body } } } : {};
+  return route.response.body ? { content: { 'application/json': { schema: route.response.body } } } : {};
 };
 
 const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
@@ -207,7 +189,7 @@ const operation = (route: RouteDefinition): ZodOpenApiOperationObject => {
         ...(Object.keys(headers).length > 0 ? { headers } : {}),
         ...responseContentOf(route),
       },
-      ...Object.fromEntries(errorStatusesOf(route).map((status) => [status, errorResponse(route, status)])),
+      ...Object.fromEntries(errorStatusesOf(route).map((status) => [status, errorResponse(status)])),
     },
   };
 };

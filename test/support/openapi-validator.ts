@@ -47,8 +47,7 @@ export class OpenApiValidator {
     }
     const response = operation.responses[String(status)];
     if (!response) throw new Error(`${method} ${operationPath} does not document status ${status}`);
-    // JSON, or SCIM's JSON (application/scim+json) on SCIM routes.
-    const schema = Object.entries(response.content ?? {}).find(([type]) => type.endsWith('json'))?.[1].schema;
+    const schema = response.content?.['application/json']?.schema;
     if (!schema) {
       if (body !== undefined && body !== '') {
         throw new Error(
