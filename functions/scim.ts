@@ -11,7 +11,12 @@ import { matchesScimFilter, parseScimFilter, type ScimCondition } from '../share
 import { directoryGroupOf, scimGroup, scimGroupBody } from '../shared/scim/group-resource.js';
 import { listResponse, scimWindow, windowOverListings } from '../shared/scim/list-paging.js';
 import { applyScimPatch } from '../shared/scim/patch.js';
-import { provisionedUserOf, scimUser, scimUserBody } from '../shared/scim/user-resource.js';
+import {
+  provisionedUserOf,
+  type StoredUserView,
+  scimUser,
+  scimUserBody,
+} from '../shared/scim/user-resource.js';
 import { UserEntity, UserGroupEntity, type UserGroupRecord } from '../shared/store/entities.js';
 import { LISTINGS } from '../shared/store/keys.js';
 import {
@@ -32,13 +37,12 @@ import {
   replaceUserFromDirectory,
 } from '../shared/store/scim-users.js';
 import { listingSize, readAt } from '../shared/store/sequenced-listing.js';
-import type { UserRecord } from '../shared/store/user-repository.js';
 
 /** SCIM 2.0 provisioning of users and groups (docs/scim.md). */
 
 const base = () => `${config().publicOrigin}/scim/v2`;
 const locate = (type: 'Users' | 'Groups', id: string) => `${base()}/${type}/${encodeURIComponent(id)}`;
-const asScimUser = (user: UserRecord) => scimUser(user, locate);
+const asScimUser = (user: StoredUserView) => scimUser(user, locate);
 
 const requireUser = async (orgId: string, id: string) =>
   (await provisionedUser(orgId, id)) ?? Promise.reject(notFound('User'));
@@ -119,7 +123,20 @@ const groupsFiltered = async (orgId: string, conditions: readonly ScimCondition[
   );
 };
 
-const fullUsers = { decode: (item: Record<string, unknown>) => UserEntity.decode(item) };
+/** What a SCIM User shows (and the mark that hides it): no hash, secret or property is read. */
+const SCIM_VIEW = UserEntity.projection(
+  'id',
+  'email',
+  'name',
+  'status',
+  'givenName',
+  'familyName',
+  'externalId',
+  'userGroups',
+  'createdAt',
+  'updatedAt',
+  'deprovisionedAt',
+);
 const fullGroups = { decode: (item: Record<string, unknown>) => UserGroupEntity.decode(item) };
 
 /**
@@ -137,7 +154,7 @@ const usersPage = async (orgId: string, offset: number, count: number) => {
   const pages = await Promise.all(
     listings.map((listing, index) => {
       const part = parts[index] ?? { offset: 0, count: 0 };
-      return readAt(orgId, listing, part.offset, part.count, sizes[index]?.buckets ?? [], fullUsers);
+      return readAt(orgId, listing, part.offset, part.count, sizes[index]?.buckets ?? [], SCIM_VIEW);
     }),
   );
   return {
