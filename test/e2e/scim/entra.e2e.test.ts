@@ -105,6 +105,8 @@ describe('Microsoft Entra ID provisioning a user', () => {
     expect((await entra.call('DELETE', `/Users/${id}`)).status).toBe(204);
     expect((await entra.call('GET', `/Users/${id}`)).status).toBe(404);
     expect((await entra.call('DELETE', `/Users/${id}`)).status).toBe(404);
+    const listed = await entra.call('GET', '/Users?count=200');
+    expect(listed.body.Resources.map((user: { id: string }) => user.id)).not.toContain(id);
     expect(
       (await entra.call('GET', `/Users?${filter(`userName eq "${userNameNow}"`)}`)).body.totalResults,
     ).toBe(0);
