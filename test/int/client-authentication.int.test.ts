@@ -12,7 +12,7 @@ import { createApiClient } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { createPolicy } from '../../shared/store/policy-repository.js';
 import { useDatabase } from '../support/database.js';
-import { createTestClient, createTestOrganization } from '../support/records.js';
+import { createTestApplication, createTestClient, createTestOrganization } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
@@ -54,14 +54,7 @@ const refusal = (promise: Promise<unknown>) =>
 
 /** An application people sign in to, confidential unless told otherwise. */
 const application = (tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none') =>
-  createApiClient({
-    organizationId,
-    name: 'App',
-    clientType: 'STANDARD',
-    roles: [],
-    policies: [],
-    createdBy: 'test',
-    flowType: 'authorization_code',
+  createTestApplication(organizationId, {
     redirectUris: ['https://app.example/cb'],
     tokenEndpointAuthMethod,
   });

@@ -1,12 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordEndedMinutes } from '../../shared/auth/issued-token-records.js';
-import { createApiClient } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import { REDIRECT } from '../support/hosted-pages.js';
-import { createTestClient, createTestOrganization } from '../support/records.js';
+import { createTestApplication, createTestClient, createTestOrganization } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
@@ -33,16 +32,7 @@ beforeAll(async () => {
   organizationId = (await createTestOrganization()).id;
   api = await createTestClient(organizationId, ['ROLES.LIST']);
   other = await createTestClient(organizationId, ['ROLES.LIST']);
-  app = await createApiClient({
-    organizationId,
-    name: 'App',
-    clientType: 'STANDARD',
-    roles: [],
-    policies: [],
-    createdBy: 'test',
-    flowType: 'authorization_code',
-    redirectUris: [REDIRECT],
-  });
+  app = await createTestApplication(organizationId, { redirectUris: [REDIRECT] });
 });
 
 afterEach(() => {

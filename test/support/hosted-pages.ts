@@ -2,11 +2,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { withAuditScope } from '../../shared/audit/scope.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { actorOfRequest } from '../../shared/http/audit-actor.js';
-import { createApiClient } from '../../shared/store/api-client-repository.js';
 import { livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { createUser, type UserRecord } from '../../shared/store/user-repository.js';
 import { hiddenField } from './browser-session.js';
-import { createTestOrganization, uniqueEmail } from './records.js';
+import { createTestApplication, createTestOrganization, uniqueEmail } from './records.js';
 
 /**
  * The hosted sign-in pages' handlers called in process, without a server: a browser that keeps
@@ -111,14 +110,8 @@ export const authorizationQuery = (clientId: string, extra: Record<string, strin
 /** An organization, an application people sign in to, and a person with a password. */
 export const signInSetup = async (options: { mfaEnabled?: boolean } = {}) => {
   const organization = await createTestOrganization({ mfaEnabled: options.mfaEnabled ?? false });
-  const application = await createApiClient({
-    organizationId: organization.id,
+  const application = await createTestApplication(organization.id, {
     name: 'Sign-in app',
-    clientType: 'STANDARD',
-    roles: [],
-    policies: [],
-    createdBy: 'test',
-    flowType: 'authorization_code',
     redirectUris: [REDIRECT],
     postLogoutRedirectUris: [AFTER_LOGOUT],
   });

@@ -70,6 +70,29 @@ export const createTestClient = async (
   return { clientId, clientSecret, roleId };
 };
 
+/** An authorization-code application people sign in to, written in the store (confidential by default). */
+export const createTestApplication = (
+  organizationId: string,
+  options: {
+    redirectUris: string[];
+    postLogoutRedirectUris?: string[];
+    tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+    name?: string;
+  },
+) =>
+  createApiClient({
+    organizationId,
+    name: options.name ?? 'App',
+    clientType: 'STANDARD',
+    roles: [],
+    policies: [],
+    createdBy: 'test',
+    flowType: 'authorization_code',
+    redirectUris: options.redirectUris,
+    ...(options.postLogoutRedirectUris ? { postLogoutRedirectUris: options.postLogoutRedirectUris } : {}),
+    ...(options.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: options.tokenEndpointAuthMethod } : {}),
+  });
+
 const dependencies = new Map(PERMISSION_CATALOGUE.map((p) => [p.id as string, p.dependsOn as string[]]));
 
 /** Every catalogue permission that neither is nor (transitively) implies one of `excluded`. */
