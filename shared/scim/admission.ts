@@ -7,9 +7,9 @@ import { accessTokenClaims, type Principal, principalFromClaims } from '../auth/
 import { config } from '../config.js';
 import { isScimTokenValue } from '../domain/scim-token-value.js';
 import { forbidden, unauthorized } from '../http/errors.js';
+import { admit } from '../http/middleware/admission.js';
 import { recordRefusal } from '../http/middleware/audit-refusals.js';
-import { refuseInactivePrincipal } from '../http/middleware/principal-status.js';
-import { refuseKnownOverLimit, refuseOverLimit } from '../http/middleware/rate-limit.js';
+import { refuseKnownOverLimit } from '../http/middleware/rate-limit.js';
 import { requestState } from '../http/request-state.js';
 import { scimTokenOf } from '../store/scim-tokens.js';
 
@@ -64,12 +64,7 @@ export const scimAdmission = (route: RouteDefinition): MiddlewareObj<APIGatewayP
     const scope = auditScope();
     scope.actor = { ...scope.actor, type: 'client', id: principal.id };
     refuseKnownOverLimit(principal, state.receivedAt);
-    const [status, limit] = await Promise.allSettled([
-      isScimTokenValue(token) ? Promise.resolve() : refuseInactivePrincipal(principal),
-      refuseOverLimit(principal, state.receivedAt),
-    ]);
-    if (status.status === 'rejected') throw status.reason;
-    if (limit.status === 'rejected') throw limit.reason;
+    await admit(principal, state.receivedAt, { statusKnown: isScimTokenValue(token) });
   },
   onError: (request) => recordRefusal(request, route),
 });

@@ -7,10 +7,17 @@ import { recordRefusal } from './audit-refusals.js';
 import { refuseInactivePrincipal } from './principal-status.js';
 import { refuseKnownOverLimit, refuseOverLimit } from './rate-limit.js';
 
-/** Both checks side by side; a refused principal answers 401 before a full second answers 429. */
-const admit = async (principal: Principal, receivedAt: number): Promise<void> => {
+/**
+ * Both checks side by side; a refused principal answers 401 before a full second answers 429. A
+ * principal whose credential was just read from the table (a SCIM secret) has no status to check.
+ */
+export const admit = async (
+  principal: Principal,
+  receivedAt: number,
+  options: { statusKnown?: boolean } = {},
+): Promise<void> => {
   const [status, limit] = await Promise.allSettled([
-    refuseInactivePrincipal(principal),
+    options.statusKnown ? Promise.resolve() : refuseInactivePrincipal(principal),
     refuseOverLimit(principal, receivedAt),
   ]);
   if (status.status === 'rejected') throw status.reason;
