@@ -261,11 +261,7 @@ export const handler = groupHandler(
       const desired = directoryGroupOf(body, 'none');
       const group = await createGroupFromDirectory(principal.organizationId, desired, principal.id);
       return {
-        body: scimGroup(
-          { ...group, ...(desired.externalId ? { externalId: desired.externalId } : {}) },
-          desired.members ?? [],
-          locate,
-        ),
+        body: scimGroup(group, desired.members ?? [], locate),
         headers: { location: locate('Groups', group.id) },
       };
     },

@@ -123,8 +123,12 @@ const setMembers = async (orgId: string, groupId: string, wanted: readonly strin
 
 export const createGroupFromDirectory = async (orgId: string, desired: DirectoryGroup, createdBy: string) => {
   await requireMembers(orgId, desired.members ?? []);
-  const group = await createUserGroup({ organizationId: orgId, name: desired.displayName, createdBy });
-  if (desired.externalId !== undefined) await setExternalId(orgId, group.id, desired.externalId);
+  const group = await createUserGroup({
+    organizationId: orgId,
+    name: desired.displayName,
+    ...(desired.externalId !== undefined ? { externalId: desired.externalId } : {}),
+    createdBy,
+  });
   await inRounds(desired.members ?? [], (id) => addUserToGroup(orgId, id, group.id));
   return group;
 };

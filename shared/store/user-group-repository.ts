@@ -10,6 +10,7 @@ import {
   UserGroupEntity,
   type UserGroupRecord,
 } from './entities.js';
+import { externalIdEntry } from './external-ids.js';
 import {
   type GrantField,
   type GrantTarget,
@@ -94,6 +95,8 @@ export const createUserGroup = async (
     number?: string;
     description?: string;
     status?: 'ACTIVE' | 'INACTIVE';
+    /** A SCIM directory's id for it, with its entry in the same transaction. */
+    externalId?: string;
     createdBy: string;
   },
   now = Date.now(),
@@ -106,6 +109,7 @@ export const createUserGroup = async (
     ...(input.number ? { number: input.number } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     status: input.status ?? 'ACTIVE',
+    ...(input.externalId ? { externalId: input.externalId } : {}),
     sequence,
     createdAt: now,
     updatedAt: now,
@@ -114,6 +118,8 @@ export const createUserGroup = async (
     version: 1,
   };
   await transact([
+    input.externalId !== undefined &&
+      externalIdEntry(input.organizationId, 'GROUP', input.externalId, group.id),
     ...(await auditWrites(
       {
         organizationId: group.organizationId,
