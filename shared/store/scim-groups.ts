@@ -1,26 +1,23 @@
-import { changesBetween } from '../audit/changes.js';
 import { invalidValue } from '../scim/errors.js';
-import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { GroupNameGuardEntity, UserEntity, UserGroupEntity, type UserGroupRecord } from './entities.js';
-import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
+import { externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys } from './keys.js';
 import { addUserToGroup, removeUserFromGroup } from './user-grants.js';
 import { deleteUserGroup } from './user-group-lifecycle.js';
 import {
   createUserGroup,
   getUserGroup,
-  groupTarget,
   isVisible,
   memberIdsOf,
   updateUserGroup,
 } from './user-group-repository.js';
-import { concurrentChange, retryOnConcurrentChange, transact, update, writeOne } from './writes.js';
+import { writeOne } from './writes.js';
 
 /**
  * User groups as a SCIM directory provisions them (docs/scim.md): the same groups as everywhere,
- * with the directory's external id. Name and external id change in one transaction each way the
- * management API changes them; each membership change is its own transaction, as there.
+ * with the directory's external id. Name and external id change together in one transaction
+ * (`updateUserGroup`); each membership change is its own transaction, as through the management API.
  */
 export interface DirectoryGroup {
   displayName: string;
@@ -64,42 +61,6 @@ const requireMembers = async (orgId: string, memberIds: readonly string[]) => {
   }
 };
 
-/** Sets or clears the group's external id, moving its entry, with a `group.updated` record. */
-const setExternalId = (orgId: string, groupId: string, externalId: string | undefined, now = Date.now()) =>
-  retryOnConcurrentChange(async () => {
-    const current = await visibleGroup(orgId, groupId);
-    if (!current || current.externalId === externalId) return;
-    await transact([
-      ...(await auditWrites(
-        {
-          organizationId: orgId,
-          action: 'group.updated',
-          targets: [groupTarget(current)],
-          changes: changesBetween({ externalId: current.externalId }, { externalId }),
-        },
-        now,
-      )),
-      update(
-        keys.userGroup(orgId, groupId),
-        {
-          update:
-            externalId === undefined
-              ? 'SET version = version + :one REMOVE externalId'
-              : 'SET externalId = :externalId, version = version + :one',
-          condition: 'version = :version AND attribute_not_exists(lifecycle)',
-          values: {
-            ':version': current.version,
-            ':one': 1,
-            ...(externalId === undefined ? {} : { ':externalId': externalId }),
-          },
-        },
-        concurrentChange,
-      ),
-      current.externalId !== undefined && externalIdRemoval(orgId, 'GROUP', current.externalId, groupId),
-      externalId !== undefined && externalIdEntry(orgId, 'GROUP', externalId, groupId),
-    ]);
-  });
-
 const PARALLEL_MEMBERSHIP_CHANGES = 4;
 
 /** Each membership change its own transaction (with its record), four at a time. */
@@ -140,8 +101,12 @@ export const replaceGroupFromDirectory = async (
   desired: DirectoryGroup,
   updatedBy: string,
 ) => {
-  await updateUserGroup(orgId, groupId, { name: desired.displayName }, updatedBy);
-  await setExternalId(orgId, groupId, desired.externalId);
+  await updateUserGroup(
+    orgId,
+    groupId,
+    { name: desired.displayName, externalId: desired.externalId ?? null },
+    updatedBy,
+  );
   if (desired.members !== undefined) await setMembers(orgId, groupId, desired.members);
 };
 

@@ -10,7 +10,7 @@ import {
   UserGroupEntity,
   type UserGroupRecord,
 } from './entities.js';
-import { externalIdEntry } from './external-ids.js';
+import { externalIdEntry, externalIdRemoval } from './external-ids.js';
 import {
   type GrantField,
   type GrantTarget,
@@ -159,28 +159,38 @@ const GROUP_COUNT = OrganizationEntity.projection('userGroupCount');
 export const countUserGroups = async (orgId: string): Promise<number> =>
   (await OrganizationEntity.getProjected({ id: orgId }, GROUP_COUNT))?.userGroupCount ?? 0;
 
-const UPDATABLE = ['name', 'number', 'description', 'status'] as const;
+const UPDATABLE = ['name', 'number', 'description', 'status', 'externalId'] as const;
 
 /**
- * Changes the given fields; a new name or number moves its guard in the same transaction. Values
- * the group has already change nothing: nothing is written or recorded.
+ * Changes the given fields; a new name or number moves its guard, and a new external id (a SCIM
+ * directory's; `null` clears it) its entry, in the same transaction. Values the group has already
+ * change nothing: nothing is written or recorded.
  */
 export const updateUserGroup = (
   orgId: string,
   groupId: string,
-  changes: { name?: string; number?: string; description?: string; status?: 'ACTIVE' | 'INACTIVE' },
+  changes: {
+    name?: string;
+    number?: string;
+    description?: string;
+    status?: 'ACTIVE' | 'INACTIVE';
+    externalId?: string | null;
+  },
   updatedBy: string,
   now = Date.now(),
 ): Promise<UserGroupRecord> =>
   retryOnConcurrentChange(async () => {
     const current = await requireUserGroup(orgId, groupId);
+    const { externalId, ...fieldChanges } = changes;
     const next: UserGroupRecord = {
       ...current,
-      ...changes,
+      ...fieldChanges,
       updatedAt: now,
       updatedBy,
       version: current.version + 1,
     };
+    if (externalId === null) delete next.externalId;
+    else if (externalId !== undefined) next.externalId = externalId;
     const fields = (group: UserGroupRecord) =>
       Object.fromEntries(UPDATABLE.map((field) => [field, group[field]]));
     const audited = changesBetween(fields(current), fields(next));
@@ -206,6 +216,12 @@ export const updateUserGroup = (
         ? guard(numberGuardKey(orgId, next.number), { groupId }, numberTaken)
         : undefined,
       numberMoves && current.number ? remove(numberGuardKey(orgId, current.number)) : undefined,
+      next.externalId !== current.externalId &&
+        current.externalId !== undefined &&
+        externalIdRemoval(orgId, 'GROUP', current.externalId, groupId),
+      next.externalId !== current.externalId &&
+        next.externalId !== undefined &&
+        externalIdEntry(orgId, 'GROUP', next.externalId, groupId),
     ]);
     return next;
   });

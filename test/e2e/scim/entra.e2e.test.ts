@@ -168,6 +168,15 @@ describe('Microsoft Entra ID provisioning a group', () => {
     expect(
       (await patch([{ op: 'Replace', path: 'displayName', value: `${displayName}_updated` }])).status,
     ).toBe(204);
+    // A new external id moves its entry: the old one finds nothing.
+    expect(
+      (await patch([{ op: 'Replace', path: 'externalId', value: `group-ext-${suffix}-2` }])).status,
+    ).toBe(204);
+    const byExternalId = async (value: string) =>
+      (await entra.call('GET', `/Groups?${filter(`externalId eq "${value}"`)}`)).body.totalResults;
+    expect([await byExternalId(`group-ext-${suffix}`), await byExternalId(`group-ext-${suffix}-2`)]).toEqual([
+      0, 1,
+    ]);
     expect(
       (await patch([{ op: 'Add', path: 'members', value: [{ $ref: null, value: memberId }] }])).status,
     ).toBe(204);
@@ -188,8 +197,6 @@ describe('Microsoft Entra ID provisioning a group', () => {
 
     expect((await entra.call('DELETE', `/Groups/${groupId}`)).status).toBe(204);
     expect((await entra.call('GET', `/Groups/${groupId}`)).status).toBe(404);
-    expect(
-      (await entra.call('GET', `/Groups?${filter(`externalId eq "group-ext-${suffix}"`)}`)).body.totalResults,
-    ).toBe(0);
+    expect(await byExternalId(`group-ext-${suffix}-2`)).toBe(0);
   });
 });
