@@ -1,4 +1,5 @@
 import type { BuildOptions } from 'esbuild';
+import { PASSKEY_SCRIPT_BUILD } from '../shared/passkeys/browser-build.js';
 
 /**
  * How every function is bundled (lib/idp-function.ts), shared with `npm run bench` and the bundle
@@ -30,10 +31,30 @@ export const BUNDLE_OPTIONS = {
   logLevel: 'error',
 } satisfies BuildOptions;
 
+/**
+ * The hosted pages' script (shared/passkeys/browser-build.ts), as the string the passkeys function
+ * answers: `define` puts it wherever `globalThis.IDP_PASSKEY_SCRIPT` is read, so only that function
+ * carries it. Built once per process.
+ */
+let passkeyScript: string | undefined;
+const scriptDefine = (buildSync: typeof import('esbuild').buildSync) => {
+  passkeyScript ??= buildSync(PASSKEY_SCRIPT_BUILD).outputFiles[0]?.text ?? '';
+  return {
+    define: { ...BUNDLE_OPTIONS.define, 'globalThis.IDP_PASSKEY_SCRIPT': JSON.stringify(passkeyScript) },
+  };
+};
+
 /** Bundles `entry` (relative to the project root) into `outdir`: `index.mjs`, its chunks and source maps. */
 export const bundleFunction = async (entry: string, outdir: string, options: BuildOptions = {}) => {
-  const { build } = await import('esbuild');
-  return build({ ...BUNDLE_OPTIONS, entryPoints: { index: entry }, outdir, metafile: true, ...options });
+  const { build, buildSync } = await import('esbuild');
+  return build({
+    ...BUNDLE_OPTIONS,
+    ...scriptDefine(buildSync),
+    entryPoints: { index: entry },
+    outdir,
+    metafile: true,
+    ...options,
+  });
 };
 
 type Metafile = NonNullable<Awaited<ReturnType<typeof bundleFunction>>['metafile']>;
@@ -65,7 +86,7 @@ export const bundleFunctionSync = (
   entry: string,
   outdir: string,
 ): void => {
-  buildSync({ ...BUNDLE_OPTIONS, entryPoints: { index: entry }, outdir });
+  buildSync({ ...BUNDLE_OPTIONS, ...scriptDefine(buildSync), entryPoints: { index: entry }, outdir });
 };
 
 /** The npm packages whose code a bundle of `entry` holds, in any of its chunks (esbuild's metafile). */

@@ -26,6 +26,8 @@ export const ENDPOINT_GROUP_DESCRIPTIONS: Record<EndpointGroup, string> = {
   signin: 'The hosted sign-in pages: authorization, password, second step, consent and logout.',
   accounts:
     'The hosted account pages: invitation and password reset links, "forgot your password?", TOTP enrolment.',
+  passkeys:
+    'Passkeys on the hosted pages: signing in with one, adding one after a password sign-in, and the account page that lists, renames and removes them.',
   federation: "Sign-in through an SSO provider's upstream OpenID Connect issuer.",
   cors: "Browsers' CORS preflights, for every path.",
   audit: "The organization's audit log: every change, sign-in and refusal, with who, where and what changed.",

@@ -24,6 +24,7 @@ export const ENDPOINT_GROUPS = [
   'sso',
   'signin',
   'accounts',
+  'passkeys',
   'federation',
   'cors',
   'audit',

@@ -7,6 +7,7 @@ import { federationRoutes } from './routes/federation.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { organizationsRoutes } from './routes/organizations.js';
+import { passkeysRoutes } from './routes/passkeys.js';
 import { permissionsRoutes } from './routes/permissions.js';
 import { policiesRoutes } from './routes/policies.js';
 import { rolesRoutes } from './routes/roles.js';
@@ -39,6 +40,7 @@ export const routes = {
   ...ssoRoutes,
   ...signinRoutes,
   ...accountsRoutes,
+  ...passkeysRoutes,
   ...federationRoutes,
   ...corsRoutes,
   ...auditRoutes,

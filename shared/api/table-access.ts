@@ -54,6 +54,17 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
       keys.organizationPartition('*'),
     ],
   },
+  // Challenges; passkeys with their lookups and counts, in organizations' partitions (with their
+  // records); then what the steps after a sign-in write, and attempt counts.
+  passkeys: {
+    writesPartitions: [
+      keys.passkeyChallenge('*').pk,
+      keys.passkeyLookup('*').pk,
+      ...SIGN_IN_STEP_PARTITIONS,
+      ...ATTEMPT_COUNT_PARTITIONS,
+      keys.organizationPartition('*'),
+    ],
+  },
   // Sign-ins sent to SSO providers; then what a password sign-in writes, and users created just
   // in time; the records of sign-ins.
   federation: {

@@ -41,6 +41,7 @@ export const AUDIT_ACTIONS = [
   'sso.provider.secret.updated',
   'passkey.registered',
   'passkey.removed',
+  'passkey.renamed',
   'scimToken.created',
   'scimToken.revoked',
   'organization.created',

@@ -97,7 +97,7 @@ export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> =>
 };
 
 /** What the sign-in page says about SSO providers: a link for each, and whether emails route. */
-const offered = (options: readonly SignInOption[]) => ({
+export const offered = (options: readonly SignInOption[]) => ({
   providers: options,
   routesByEmail: options.some((option) => option.emailDomains.length > 0),
 });
@@ -203,5 +203,7 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
     rehashIfOutdated(user, password),
   ]);
   const person = { userId: user.id, authTime: now, amr: ['pwd'] };
-  return continueSignIn(event, pending, person, { user, ...target });
+  // The page's script says whether this browser could make a passkey (docs/passkeys.md).
+  const request = { ...pending, passkeyCapable: form.get('passkeys') === 'available' };
+  return continueSignIn(event, request, person, { user, ...target });
 };

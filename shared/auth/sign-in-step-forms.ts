@@ -45,7 +45,7 @@ import {
  * this browser and already know the person.
  */
 
-interface Step {
+export interface Step {
   event: APIGatewayProxyEventV2;
   pending: AuthorizationRequestRecord;
   person: Person;
@@ -53,7 +53,7 @@ interface Step {
   form: URLSearchParams;
 }
 
-const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => {
+export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => {
   const form = formOf(event);
   if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
   const pending = await pendingRequestOf(event, form.get('request'));
@@ -69,7 +69,7 @@ const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Page> => 
   return { event, pending, person, context: { user, ...target }, form };
 };
 
-const isPage = (step: Step | Page): step is Page => 'statusCode' in step;
+export const isPage = (step: Step | Page): step is Page => 'statusCode' in step;
 
 /** A refused code: `signin.failed`, or `signin.locked` for the failure that locked the email. */
 const recordCodeRefusal = (step: Step, locked: boolean, reason: string) =>
@@ -150,7 +150,13 @@ const checkChallenge = async (step: Step, code: string): Promise<Page> => {
     if (failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
     logger.info('TOTP code refused', { ...owner, consecutiveFailures: failures, locked: lockedUntil > now });
     await recordCodeRefusal(step, locked, lockedUntil > now ? 'locked' : 'wrong code');
-    return totpChallengePage({ ...context.names, requestId: pending.id, error: WRONG_CODE, status: 401 });
+    return totpChallengePage({
+      ...context.names,
+      requestId: pending.id,
+      error: WRONG_CODE,
+      status: 401,
+      passkeys: (user.passkeyCount ?? 0) > 0,
+    });
   }
   await clearSignInFailures(pending.organizationId, user.email);
   if (method === 'recovery') {

@@ -7,7 +7,9 @@ import { countMetric } from '../observability/metrics.js';
 import { readCookie, setCookie } from '../pages/cookies.js';
 import { browserBinding, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
+import { passkeyPromptPage } from '../pages/passkey-pages.js';
 import { consentPage, errorPage, type SignInNames, totpChallengePage } from '../pages/sign-in-pages.js';
+import { shouldOfferPasskey } from '../passkeys/rules.js';
 import { agreementAwaitingConsent } from '../store/consent-repository.js';
 import type { Organization } from '../store/organization-repository.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
@@ -54,7 +56,8 @@ export interface StepContext {
   names: SignInNames;
 }
 
-type Request = AuthorizationRequest & Partial<Pick<AuthorizationRequestRecord, 'id' | 'totpEnrolment'>>;
+type Request = AuthorizationRequest &
+  Partial<Pick<AuthorizationRequestRecord, 'id' | 'totpEnrolment' | 'passkeyCapable' | 'passkeyOffered'>>;
 
 const backToApplication = (request: AuthorizationRequest, parameters: Record<string, string | undefined>) =>
   seeOther(redirectBack(request.redirectUri, { ...parameters, state: request.state }, config().publicOrigin));
@@ -142,7 +145,19 @@ export const continueSignIn = async (
   const agreement = needsMfa
     ? undefined
     : await agreementAwaitingConsent(request.organizationId, person.userId);
-  if (!needsMfa && !agreement) return finishSignIn(event, request, person, context.user, fromSession);
+  const offerPasskey =
+    !needsMfa &&
+    !agreement &&
+    !fromSession &&
+    shouldOfferPasskey({
+      amr: person.amr,
+      browserCapable: request.passkeyCapable === true,
+      passkeyCount: context.user.passkeyCount ?? 0,
+      offeredAlready: request.passkeyOffered === true,
+      declinedInThisBrowser: readCookie(event.cookies, 'passkey-prompt', secureCookies()) !== undefined,
+    });
+  if (!needsMfa && !agreement && !offerPasskey)
+    return finishSignIn(event, request, person, context.user, fromSession);
   if (request.prompt === 'none') {
     return backToApplication(request, {
       error: needsMfa ? 'interaction_required' : 'consent_required',
@@ -159,6 +174,8 @@ export const continueSignIn = async (
     amr: person.amr,
     provider: person.provider,
     totpEnrolment: enrolment,
+    ...(request.passkeyCapable ? { passkeyCapable: true } : {}),
+    ...(offerPasskey ? { passkeyOffered: true } : {}),
   };
   let requestId = request.id;
   let cookies: string[] = [];
@@ -172,13 +189,10 @@ export const continueSignIn = async (
   const page = needsMfa
     ? enrolment
       ? seeOther(enrolmentLocation(requestId))
-      : totpChallengePage({ ...context.names, requestId })
-    : consentPage({
-        ...context.names,
-        requestId,
-        agreementId: (agreement as { id: string }).id,
-        agreementUrl: (agreement as { url: string }).url,
-      });
+      : totpChallengePage({ ...context.names, requestId, passkeys: (context.user.passkeyCount ?? 0) > 0 })
+    : agreement
+      ? consentPage({ ...context.names, requestId, agreementId: agreement.id, agreementUrl: agreement.url })
+      : passkeyPromptPage({ ...context.names, requestId });
   return cookies.length ? { ...page, cookies } : page;
 };
 

@@ -31,5 +31,6 @@ export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<
     otpauthUri: uri,
     qrSvg: renderSVG(uri, { border: 2 }),
     ...(query.get('retry') ? { error: WRONG_CODE } : {}),
+    passkeys: (user.passkeyCount ?? 0) > 0,
   });
 };

@@ -22,6 +22,8 @@ export type MetricName =
   | 'EmailDeliveryFailures'
   | 'FederationFailures'
   | 'UsersProvisioned'
+  | 'PasskeysRegistered'
+  | 'PasskeySignInsRefused'
   /** A fault that was caught and recovered from: a retried conflict, an undone partial write. */
   | 'RecoveredFaults';
 

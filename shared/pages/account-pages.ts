@@ -1,5 +1,5 @@
 import { html, Markup, page } from './html.js';
-import { alert, heading, type SignInNames, stepForm } from './sign-in-pages.js';
+import { alert, heading, passkeyInstead, type SignInNames, stepForm } from './sign-in-pages.js';
 
 /** The pages of emailed links and forgotten passwords; each names the organization. */
 
@@ -88,6 +88,8 @@ export const totpEnrolmentPage = (
     qrSvg: string;
     error?: string;
     status?: number;
+    /** The person holds passkeys: one may serve instead of an authenticator app. */
+    passkeys?: boolean;
   },
 ) =>
   page(
@@ -105,5 +107,7 @@ ${stepForm(
   html`<label for="code">Authentication code</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
 <button type="submit">Continue</button>`,
-)}`,
+)}
+${passkeyInstead(options.requestId, options.passkeys)}`,
+    { passkeyScript: options.passkeys === true },
   );

@@ -4,9 +4,14 @@
  * the exact host, so no subdomain can plant one. Locally (plain http) the prefix cannot be used.
  */
 
-export type CookieName = 'session' | 'browser';
+/** `passkey-prompt`: this browser's person declined to add a passkey (asked again later). */
+export type CookieName = 'session' | 'browser' | 'passkey-prompt';
 
-const BASE_NAMES: Record<CookieName, string> = { session: 'idp-session', browser: 'idp-browser' };
+const BASE_NAMES: Record<CookieName, string> = {
+  session: 'idp-session',
+  browser: 'idp-browser',
+  'passkey-prompt': 'idp-passkey-prompt',
+};
 
 export const cookieName = (name: CookieName, secure: boolean): string =>
   secure ? `__Host-${BASE_NAMES[name]}` : BASE_NAMES[name];

@@ -49,6 +49,7 @@ input:focus{outline:2px solid #2f5bea;outline-offset:1px}button{margin-top:1.5re
 .error{padding:.7rem .9rem;border-radius:8px;background:#fdecec;color:#8a1c1c;margin:0 0 1rem}.note{color:#5b6475;font-size:.9rem}a{color:#2f5bea}
 .done{padding:.7rem .9rem;border-radius:8px;background:#e8f5ec;color:#1d5c33;margin:0 0 1rem}.links{margin-top:1.25rem;text-align:center}
 button.secondary{background:#fff;color:#2f5bea;border:1px solid #b9c0cc;margin-top:.75rem}
+[hidden]{display:none!important}.passkeys{list-style:none;padding:0}.passkeys li{border-top:1px solid #e1e4ea;padding:.75rem 0}
 .qr{display:block;width:200px;height:200px;margin:1rem auto}code,.codes{font-family:ui-monospace,Menlo,Consolas,monospace}
 code{display:block;word-break:break-all;background:#f4f5f7;padding:.5rem;border-radius:6px;font-size:.85rem}
 .codes{display:grid;grid-template-columns:1fr 1fr;gap:.4rem 1rem;padding:1rem;background:#f4f5f7;border-radius:8px;list-style:none;margin:1rem 0}
@@ -67,18 +68,31 @@ export const PAGE_HEADERS: Record<string, string> = {
   pragma: 'no-cache',
 };
 
+/**
+ * A page with passkey forms loads the one script the hosted pages have, from their own origin
+ * (no inline script, no eval), and may call the origin's passkey options endpoint.
+ */
+const SCRIPT_POLICY = "; script-src 'self'; connect-src 'self'";
+export const PASSKEY_SCRIPT_PATH = '/signin/passkeys.js';
+
 export const page = (
   status: number,
   title: string,
   body: Markup,
-  options: { cookies?: string[]; headers?: Record<string, string> } = {},
+  options: { cookies?: string[]; headers?: Record<string, string>; passkeyScript?: boolean } = {},
 ): APIGatewayProxyStructuredResultV2 => ({
   statusCode: status,
-  headers: { ...PAGE_HEADERS, ...options.headers },
+  headers: {
+    ...PAGE_HEADERS,
+    ...(options.passkeyScript
+      ? { 'content-security-policy': PAGE_HEADERS['content-security-policy'] + SCRIPT_POLICY }
+      : {}),
+    ...options.headers,
+  },
   ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   body: html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title}</title><style>${new Markup(STYLESHEET)}</style></head>
+<title>${title}</title><style>${new Markup(STYLESHEET)}</style>${options.passkeyScript ? html`<script type="module" src="${PASSKEY_SCRIPT_PATH}"></script>` : ''}</head>
 <body><main>${body}</main></body></html>`.value,
 });
 

@@ -1,4 +1,5 @@
 import { html, type Markup, page } from './html.js';
+import { passkeySignIn } from './passkey-forms.js';
 
 /** The pages of signing in; each names the organization the person signs in to. */
 
@@ -58,19 +59,25 @@ ${stepForm(
   '/signin',
   options.requestId,
   html`<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${options.email ?? ''}">
+<input id="email" name="email" type="email" autocomplete="username webauthn" required maxlength="320" value="${options.email ?? ''}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password"${options.routesByEmail ? '' : ' required'} maxlength="1024">
 ${options.routesByEmail ? html`<p class="note">If your organization signs you in elsewhere, leave the password empty.</p>` : ''}
+<input type="hidden" name="passkeys" value="" data-passkey-capable>
 <button type="submit">Sign in</button>`,
 )}
+${passkeySignIn(options.requestId, 'Sign in with a passkey', { autofill: true })}
 ${providerButtons(options.requestId, options.providers ?? [])}
 <p class="links"><a href="/signin/forgot?request=${options.requestId}">Forgot your password?</a></p>`,
-    options.cookies ? { cookies: options.cookies } : {},
+    { passkeyScript: true, ...(options.cookies ? { cookies: options.cookies } : {}) },
   );
 
+/** A person with passkeys may use one instead of a code (a second factor). */
+export const passkeyInstead = (requestId: string, offered: boolean | undefined) =>
+  offered ? passkeySignIn(requestId, 'Use a passkey instead') : '';
+
 export const totpChallengePage = (
-  options: SignInNames & { requestId: string; error?: string; status?: number },
+  options: SignInNames & { requestId: string; error?: string; status?: number; passkeys?: boolean },
 ) =>
   page(
     options.status ?? 200,
@@ -84,7 +91,9 @@ ${stepForm(
   html`<label for="code">Authentication code</label>
 <input id="code" name="code" autocomplete="one-time-code" maxlength="32" required>
 <button type="submit">Continue</button>`,
-)}`,
+)}
+${passkeyInstead(options.requestId, options.passkeys)}`,
+    { passkeyScript: options.passkeys === true },
   );
 
 export const recoveryCodesPage = (options: SignInNames & { requestId: string; codes: string[] }) =>

@@ -33,3 +33,46 @@ export const signCountVerdict = (stored: number, received: number): SignCountVer
     ? { accepted: true, next: received }
     : { accepted: false, reason: 'counter went backwards' };
 };
+
+/** How long "Not now" keeps a browser from being asked again. */
+export const PASSKEY_PROMPT_PAUSE_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Whether a sign-in ends by offering to add a passkey: in a browser whose script found WebAuthn
+ * (without it the offer could not be taken), after a password (not a passkey, a session or an SSO
+ * provider), to a person with none, asked once per sign-in and not in a browser where they said
+ * "Not now" lately.
+ */
+export const shouldOfferPasskey = (sign: {
+  browserCapable: boolean;
+  amr: readonly string[];
+  passkeyCount: number;
+  offeredAlready: boolean;
+  declinedInThisBrowser: boolean;
+}): boolean =>
+  sign.browserCapable &&
+  sign.amr.includes('pwd') &&
+  !sign.amr.some((method) => method === 'hwk' || method === 'swk') &&
+  sign.passkeyCount === 0 &&
+  !sign.offeredAlready &&
+  !sign.declinedInThisBrowser;
+
+/** Adding a passkey from the account page needs a sign-in at most this old (OWASP: re-authenticate). */
+export const RECENT_SIGN_IN_MILLIS = 15 * 60 * 1000;
+
+/**
+ * Why a session may not add a passkey, or undefined when it may: a stolen session cookie must not
+ * be enough to plant a credential of the thief's, so the sign-in must be recent, and multi-factor
+ * where the organization asks for MFA.
+ */
+export const accountAddRefusal = (
+  session: { authTime: number; amr: readonly string[] },
+  mfaRequired: boolean,
+  now: number,
+): string | undefined => {
+  if (now - session.authTime > RECENT_SIGN_IN_MILLIS)
+    return 'To add a passkey, sign in again through your application: your sign-in is more than 15 minutes old.';
+  if (mfaRequired && !session.amr.includes('mfa'))
+    return 'To add a passkey, sign in again with two-step verification.';
+  return undefined;
+};

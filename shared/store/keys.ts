@@ -198,6 +198,8 @@ export const keys = {
     key(`ORG#${orgId}`, `PASSKEY#${userId}#${credentialKey}`),
   passkeyPrefix: (userId: string) => `PASSKEY#${userId}#`,
   passkeyLookup: (credentialKey: string) => key(`PASSKEYID#${credentialKey}`, 'PASSKEYID'),
+  /** A WebAuthn challenge handed out and not yet answered (by its digest): used once, short-lived. */
+  passkeyChallenge: (challengeDigest: string) => key(`WEBAUTHN#${challengeDigest}`, 'WEBAUTHN'),
 
   // Consents: one per principal and agreement.
   consent: (orgId: string, principalId: string, agreementId: string) =>

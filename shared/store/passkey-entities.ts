@@ -47,3 +47,20 @@ export const PasskeyLookupEntity = defineEntity({
   key: ({ credentialKey }: { credentialKey: string }) => keys.passkeyLookup(credentialKey),
   attributes: () => z.object({ organizationId: z.string(), userId: z.string() }),
 });
+
+/**
+ * A WebAuthn challenge (keyed by its digest) and what it was handed out for: `binding` names the
+ * ceremony and the browser (digest of purpose, pending request and binding cookie, or of the
+ * session cookie), so a challenge answers nowhere else. Taken once; refused after `validUntil`.
+ */
+export const PasskeyChallengeEntity = defineEntity({
+  name: 'Passkey challenge',
+  key: ({ digest }: { digest: string }) => keys.passkeyChallenge(digest),
+  attributes: () =>
+    z.object({
+      binding: z.string(),
+      /** Epoch ms. */
+      validUntil: z.number(),
+      expiresAt: z.number(),
+    }),
+});

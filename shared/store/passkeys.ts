@@ -6,7 +6,7 @@ import { keys } from './keys.js';
 import { digestOf } from './opaque-values.js';
 import { PasskeyEntity, PasskeyLookupEntity, type PasskeyRecord } from './passkey-entities.js';
 import { queryPartition } from './query.js';
-import { create, remove, transact, update } from './writes.js';
+import { create, remove, transact, update, writeOne } from './writes.js';
 
 /**
  * A person's passkeys (docs/passkeys.md): one item each in the organization's partition, a lookup
@@ -107,3 +107,85 @@ export const removePasskey = async (
 /** Whose a credential is (a strongly consistent read): a removed one is nobody's at once. */
 export const passkeyOwner = (credentialId: string) =>
   PasskeyLookupEntity.get({ credentialKey: credentialKeyOf(credentialId) });
+
+/**
+ * Takes a verified assertion's counter and backup state: one conditional write that fails (false)
+ * when the passkey was removed meanwhile or a concurrent assertion stored a counter at least as
+ * high (the signCountVerdict rule, kept under concurrency).
+ */
+export const recordPasskeyUse = async (
+  passkey: Pick<PasskeyRecord, 'organizationId' | 'userId' | 'credentialKey'>,
+  use: { signCount: number; backedUp: boolean },
+  now = Date.now(),
+): Promise<boolean> => {
+  try {
+    await writeOne(
+      update(
+        keys.passkey(passkey.organizationId, passkey.userId, passkey.credentialKey),
+        {
+          update: 'SET signCount = :next, backedUp = :backedUp, lastUsedAt = :now',
+          condition: 'attribute_exists(pk) AND (signCount < :next OR (signCount = :zero AND :next = :zero))',
+          values: { ':next': use.signCount, ':backedUp': use.backedUp, ':now': now, ':zero': 0 },
+        },
+        () => new Conflict('Passkey', 'The passkey changed meanwhile'),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof Conflict) return false;
+    throw error;
+  }
+};
+
+/** Marks a passkey whose counter went backwards, for its person to review (it keeps working). */
+export const flagPasskey = async (
+  passkey: Pick<PasskeyRecord, 'organizationId' | 'userId' | 'credentialKey'>,
+  now = Date.now(),
+): Promise<void> => {
+  await writeOne(
+    update(
+      keys.passkey(passkey.organizationId, passkey.userId, passkey.credentialKey),
+      {
+        update: 'SET flaggedAt = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':now': now },
+      },
+      () => new NotFound('Passkey', passkey.credentialKey),
+    ),
+  ).catch((error) => {
+    if (!(error instanceof NotFound)) throw error;
+  });
+};
+
+/** Renames one of the person's passkeys (404 for one that is not theirs), with its record. */
+export const renamePasskey = async (
+  orgId: string,
+  userId: string,
+  credentialKey: string,
+  name: string,
+  now = Date.now(),
+): Promise<void> => {
+  const passkey = await PasskeyEntity.get({ organizationId: orgId, userId, credentialKey });
+  if (!passkey) throw new NotFound('Passkey', credentialKey);
+  await transact([
+    update(
+      keys.passkey(orgId, userId, credentialKey),
+      {
+        update: 'SET #name = :name',
+        condition: 'attribute_exists(pk)',
+        names: { '#name': 'name' },
+        values: { ':name': name },
+      },
+      () => new NotFound('Passkey', credentialKey),
+    ),
+    ...(await auditWrites(
+      {
+        organizationId: orgId,
+        action: 'passkey.renamed',
+        targets: [userTarget(userId), passkeyTarget({ credentialKey, name })],
+        changes: changesBetween({ name: passkey.name }, { name }),
+      },
+      now,
+    )),
+  ]);
+};

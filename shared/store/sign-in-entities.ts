@@ -37,6 +37,10 @@ export const AuthorizationRequestEntity = defineEntity({
       provider: z.optional(z.string()),
       /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
       totpEnrolment: z.optional(z.string()),
+      /** The sign-in page's script found WebAuthn in the browser: a passkey may be offered. */
+      passkeyCapable: z.optional(z.boolean()),
+      /** The person was offered to add a passkey in this sign-in (asked once). */
+      passkeyOffered: z.optional(z.boolean()),
       createdAt: z.number(),
       expiresAt: z.number(),
     }),

@@ -40,7 +40,7 @@ const REQUEST_LIFETIME_MILLIS = 30 * 60 * 1000;
 /** Who a pending request has identified so far, and an enrolment under way. */
 export type SignInProgress = Pick<
   AuthorizationRequestRecord,
-  'userId' | 'authTime' | 'amr' | 'provider' | 'totpEnrolment'
+  'userId' | 'authTime' | 'amr' | 'provider' | 'totpEnrolment' | 'passkeyCapable' | 'passkeyOffered'
 >;
 
 export const saveAuthorizationRequest = async (

@@ -1,0 +1,103 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { auditScope, withAuditScope } from '../audit/scope.js';
+import { personActor } from '../auth/sign-in-audit.js';
+import type { Page } from '../auth/sign-in-steps.js';
+import { NotFound } from '../domain/errors.js';
+import { formOf, sessionCsrfHolds } from '../pages/forms.js';
+import { seeOther } from '../pages/html.js';
+import { accountPage, notSignedInPage } from '../pages/passkey-pages.js';
+import { errorPage } from '../pages/sign-in-pages.js';
+import { listPasskeys, removePasskey, renamePasskey } from '../store/passkeys.js';
+import { type Account, accountOf } from './account-session.js';
+import { passkeyNameOf } from './credential-form.js';
+import { enrolPasskey } from './enrolment.js';
+
+/**
+ * `/signin/account`: the signed-in person's passkeys: list, add (after a recent sign-in), rename,
+ * remove. The browser session says who; each form carries the session's CSRF token. A change
+ * answers a redirect to the page (so a reload posts nothing twice) saying what was done.
+ */
+
+const DONE: Record<string, string> = {
+  added: 'Your passkey is added. Next time, choose "Sign in with a passkey".',
+  renamed: 'The passkey is renamed.',
+  removed: 'The passkey is removed: it no longer signs you in.',
+};
+
+const render = async (account: Account, extra: { done?: string; error?: string; status?: number } = {}) =>
+  accountPage({
+    organizationName: account.organizationName,
+    email: account.user.email,
+    passkeys: await listPasskeys(account.user.organizationId, account.user.id),
+    csrf: account.csrf,
+    ...(account.addRefusal ? { addRefusal: account.addRefusal } : {}),
+    ...extra,
+  });
+
+/** `GET /signin/account`. */
+export const showAccount = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const account = await accountOf(event);
+  if (!account) return notSignedInPage();
+  const done = DONE[new URLSearchParams(event.rawQueryString).get('done') ?? ''];
+  return render(account, done ? { done } : {});
+};
+
+/** A form of the account page: the session's person, and the CSRF token bound to it. */
+const accountForm = async (
+  event: APIGatewayProxyEventV2,
+  change: (account: Account, form: URLSearchParams) => Promise<Page>,
+): Promise<Page> => {
+  const form = formOf(event);
+  if (!form) return errorPage(400, 'The form could not be read. Open your account page again.');
+  const account = await accountOf(event);
+  if (!account) return notSignedInPage();
+  if (!sessionCsrfHolds(event, form))
+    return errorPage(403, 'This form was not sent from your account page. Open your account page again.');
+  const scope = auditScope();
+  return withAuditScope({ ...scope, actor: { ...scope.actor, ...personActor(account.user) } }, () =>
+    change(account, form),
+  );
+};
+
+const backToAccount = (done: keyof typeof DONE) => seeOther(`/signin/account?done=${done}`);
+
+/** `POST /signin/account/passkeys`: a passkey made on the account page. */
+export const addFromAccount = (event: APIGatewayProxyEventV2) =>
+  accountForm(event, async (account, form) => {
+    if (account.addRefusal) return render(account, { error: account.addRefusal, status: 403 });
+    const outcome = await enrolPasskey(form, account.binding, account.user);
+    return outcome.added ? backToAccount('added') : render(account, { error: outcome.message, status: 400 });
+  });
+
+/** One of the person's passkeys by its id in the form; 404 for one that is not theirs. */
+const onPasskey =
+  (change: (account: Account, passkey: string, form: URLSearchParams) => Promise<Page>) =>
+  (event: APIGatewayProxyEventV2) =>
+    accountForm(event, async (account, form) => {
+      const passkey = form.get('passkey') ?? '';
+      try {
+        // A passkey's id is the base64url SHA-256 of its credential id (shared/store/passkeys.ts).
+        if (!/^[\w-]{43}$/.test(passkey)) throw new NotFound('Passkey', passkey);
+        return await change(account, passkey, form);
+      } catch (error) {
+        if (!(error instanceof NotFound)) throw error;
+        return render(account, {
+          error: 'That passkey is not one of yours, or it was removed already.',
+          status: 404,
+        });
+      }
+    });
+
+/** `POST /signin/account/passkeys/rename`. */
+export const renameFromAccount = onPasskey(async (account, passkey, form) => {
+  const name = passkeyNameOf(form.get('name'));
+  if (!name) return render(account, { error: 'A passkey name has 1 to 64 characters.', status: 400 });
+  await renamePasskey(account.user.organizationId, account.user.id, passkey, name);
+  return backToAccount('renamed');
+});
+
+/** `POST /signin/account/passkeys/remove`. */
+export const removeFromAccount = onPasskey(async (account, passkey) => {
+  await removePasskey(account.user.organizationId, account.user.id, passkey);
+  return backToAccount('removed');
+});

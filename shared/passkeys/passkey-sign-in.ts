@@ -1,0 +1,155 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { offered } from '../auth/browser-sign-in.js';
+import { personActor, personTarget, recordSignInEvent, signInDetails } from '../auth/sign-in-audit.js';
+import { pendingRequestOf, signInTarget, tooManyAttempts } from '../auth/sign-in-requests.js';
+import { continueSignIn, EXPIRED, type Page } from '../auth/sign-in-steps.js';
+import { lockoutMillis } from '../domain/sign-in-lockout.js';
+import { logger } from '../http/logger.js';
+import { countMetric } from '../observability/metrics.js';
+import { formOf } from '../pages/forms.js';
+import { errorPage, signInPage, tooManyAttemptsPage, totpChallengePage } from '../pages/sign-in-pages.js';
+import { takeChallenge } from '../store/passkey-challenges.js';
+import { PasskeyEntity, type PasskeyRecord } from '../store/passkey-entities.js';
+import { credentialKeyOf, flagPasskey, passkeyOwner, recordPasskeyUse } from '../store/passkeys.js';
+import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
+import { signInOptions } from '../store/sign-in-providers.js';
+import { clearSignInFailures, recordSignInFailure, signInLockedUntil } from '../store/sign-in-state.js';
+import { getUser, type UserRecord } from '../store/user-repository.js';
+import { checkAssertion } from './ceremonies.js';
+import { assertionOf } from './credential-form.js';
+import { requestBinding } from './options.js';
+import { amrOfPasskey, signCountVerdict } from './rules.js';
+
+/**
+ * `POST /signin/passkey`: a passkey assertion, as the first factor (a discoverable credential
+ * names its person) or as the second after a password (it must be that person's). Each refusal is
+ * the same page again with a sentence, and a `signin.failed` record; once the passkey names a
+ * person of this organization, it counts toward their lockout as a wrong password does.
+ */
+
+const UNREADABLE = 'The passkey answer could not be read. Try again, or sign in another way.';
+const UNKNOWN = 'This passkey is not registered here, or it was removed. Sign in another way.';
+const CHALLENGE_GONE = 'This passkey request expired or was used already. Try again.';
+const NOT_ACCEPTED = 'The passkey could not be verified. Try again, or sign in another way.';
+const OTHER_PERSON = 'This passkey belongs to another account. Use one of your own passkeys, or your code.';
+
+/** The page the person came from, again, saying why: the sign-in page, or the code page. */
+const pageAgain = async (pending: AuthorizationRequestRecord, error: string, status: number) => {
+  const [target, options] = await Promise.all([
+    signInTarget(pending.organizationId, pending.clientId),
+    pending.userId ? [] : signInOptions(pending.organizationId),
+  ]);
+  return pending.userId
+    ? totpChallengePage({ ...target.names, requestId: pending.id, error, status, passkeys: true })
+    : signInPage({ ...target.names, ...offered(options), requestId: pending.id, error, status });
+};
+
+/** A refusal before the passkey names anyone here: recorded as anonymous, counted for nobody. */
+const refuseAnonymous = async (pending: AuthorizationRequestRecord, reason: string, message: string) => {
+  countMetric('PasskeySignInsRefused');
+  logger.info('passkey sign-in refused', { organizationId: pending.organizationId, reason });
+  await recordSignInEvent({
+    organizationId: pending.organizationId,
+    action: 'signin.failed',
+    outcome: 'failure',
+    reason,
+    actor: { type: 'user', id: 'anonymous' },
+    targets: [],
+    signIn: signInDetails(pending.clientId),
+  });
+  return pageAgain(pending, message, 401);
+};
+
+/** A refusal of a person's passkey: counted toward their lockout, recorded with them as actor. */
+const refusePerson = async (
+  pending: AuthorizationRequestRecord,
+  user: UserRecord,
+  passkey: PasskeyRecord,
+  reason: string,
+  message: string,
+) => {
+  const { failures, locked } = await recordSignInFailure(
+    pending.organizationId,
+    user.email,
+    lockoutMillis,
+    Date.now(),
+  );
+  countMetric('PasskeySignInsRefused');
+  if (locked) countMetric('SignInLockouts');
+  logger.info('passkey sign-in refused', {
+    organizationId: pending.organizationId,
+    userId: user.id,
+    reason,
+    consecutiveFailures: failures,
+  });
+  await recordSignInEvent({
+    organizationId: pending.organizationId,
+    action: locked ? 'signin.locked' : 'signin.failed',
+    outcome: 'failure',
+    reason,
+    actor: personActor(user),
+    targets: [personTarget(user), { type: 'passkey', id: passkey.credentialKey, name: passkey.name }],
+    signIn: signInDetails(pending.clientId, { amr: amrOfPasskey(passkey) }),
+  });
+  return user.status === 'ACTIVE'
+    ? pageAgain(pending, message, 401)
+    : errorPage(403, 'This account cannot sign in. Contact your administrator.');
+};
+
+export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const form = formOf(event);
+  if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
+  const [pending, throttled] = await Promise.all([
+    pendingRequestOf(event, form.get('request')),
+    tooManyAttempts(event),
+  ]);
+  if (throttled) return tooManyAttemptsPage();
+  if (!pending) return errorPage(400, EXPIRED);
+  const answer = assertionOf(form);
+  if (!answer) return refuseAnonymous(pending, 'passkey response not valid', UNREADABLE);
+  const [taken, owner] = await Promise.all([
+    takeChallenge(answer.challenge, requestBinding('sign-in', pending.id, event)),
+    passkeyOwner(answer.response.id),
+  ]);
+  // Another organization's passkey is unknown here, and says nothing about that organization.
+  const [passkey, user] =
+    owner?.organizationId === pending.organizationId
+      ? await Promise.all([
+          PasskeyEntity.get({ ...owner, credentialKey: credentialKeyOf(answer.response.id) }),
+          getUser(owner.organizationId, owner.userId, true),
+        ])
+      : [undefined, undefined];
+  if (!passkey || !user) return refuseAnonymous(pending, 'unknown passkey', UNKNOWN);
+  const refuse = (reason: string, message: string) => refusePerson(pending, user, passkey, reason, message);
+  if (!taken) return refuse('passkey challenge expired or used', CHALLENGE_GONE);
+  if (pending.userId && pending.userId !== user.id) return refuse('passkey of another person', OTHER_PERSON);
+  if (user.status !== 'ACTIVE') return refuse('user not active', NOT_ACCEPTED);
+  const now = Date.now();
+  if ((await signInLockedUntil(pending.organizationId, user.email)) > now)
+    return refuse('locked', NOT_ACCEPTED);
+  const checked = await checkAssertion(answer.response, answer.challenge, passkey);
+  if (!checked.verified) return refuse(checked.reason, NOT_ACCEPTED);
+  const verdict = signCountVerdict(passkey.signCount, checked.value.signCount);
+  if (!verdict.accepted) {
+    await flagPasskey(passkey, now);
+    return refuse(verdict.reason, NOT_ACCEPTED);
+  }
+  const used = await recordPasskeyUse(
+    passkey,
+    { signCount: verdict.next, backedUp: checked.value.backedUp },
+    now,
+  );
+  if (!used) return refuse('passkey changed meanwhile', NOT_ACCEPTED);
+  const [target] = await Promise.all([
+    signInTarget(pending.organizationId, pending.clientId),
+    clearSignInFailures(pending.organizationId, user.email),
+  ]);
+  const amr = amrOfPasskey(passkey);
+  const { userId, authTime, amr: before = [], provider } = pending;
+  // A second factor adds to what the password proved; a first factor is the whole sign-in.
+  const person =
+    userId && authTime !== undefined
+      ? { userId, authTime, amr: [...new Set([...before, ...amr])], ...(provider ? { provider } : {}) }
+      : { userId: user.id, authTime: now, amr };
+  return continueSignIn(event, pending, person, { user, ...target });
+};

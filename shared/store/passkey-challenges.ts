@@ -1,0 +1,50 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './dynamo.js';
+import { ttlSeconds } from './entity.js';
+import { digestOf } from './opaque-values.js';
+import { PasskeyChallengeEntity } from './passkey-entities.js';
+import { isConditionFailure, put, writeOne } from './writes.js';
+
+/** WebAuthn L2 13.4.3 asks for challenges short-lived and used once; the issue fixes 5 minutes. */
+export const CHALLENGE_LIFETIME_MILLIS = 5 * 60 * 1000;
+
+/** Keeps a challenge just handed out, for the ceremony and browser `binding` names. */
+export const saveChallenge = async (challenge: string, binding: string, now = Date.now()): Promise<void> => {
+  const validUntil = now + CHALLENGE_LIFETIME_MILLIS;
+  await writeOne(
+    put(
+      PasskeyChallengeEntity.item(
+        { digest: digestOf(challenge) },
+        { binding: digestOf(binding), validUntil, expiresAt: ttlSeconds(validUntil) },
+      ),
+    ),
+  );
+};
+
+/**
+ * Takes a challenge in one conditional delete: true only for a live one handed out under this very
+ * binding, which is then gone, so an answer is accepted once. Another binding's attempt leaves it
+ * in place (nobody but its browser can spend it).
+ */
+export const takeChallenge = async (
+  challenge: string,
+  binding: string,
+  now = Date.now(),
+): Promise<boolean> => {
+  try {
+    const { Attributes } = await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: PasskeyChallengeEntity.key({ digest: digestOf(challenge) }),
+        ConditionExpression: '#binding = :binding',
+        ExpressionAttributeNames: { '#binding': 'binding' },
+        ExpressionAttributeValues: { ':binding': digestOf(binding) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes !== undefined && PasskeyChallengeEntity.decode(Attributes).validUntil > now;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};

@@ -1,0 +1,419 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { submitTotp } from '../../shared/auth/sign-in-step-forms.js';
+import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
+import { checkRegistration, registrationOptions } from '../../shared/passkeys/ceremonies.js';
+import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
+import { passkeyOptions } from '../../shared/passkeys/options.js';
+import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
+import { keys } from '../../shared/store/keys.js';
+import { addPasskey, credentialKeyOf, listPasskeys, removePasskey } from '../../shared/store/passkeys.js';
+import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
+import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import { auditTrail } from '../support/audit.js';
+import { useDatabase } from '../support/database.js';
+import {
+  alertOf,
+  authorizationQuery,
+  CHALLENGE,
+  locationOf,
+  PASSWORD,
+  type Page,
+  PagesBrowser,
+  personWithPassword,
+  REDIRECT,
+  requestIdOf,
+  signInSetup,
+  textOf,
+} from '../support/hosted-pages.js';
+import { getItem } from '../support/records.js';
+import { SoftAuthenticator } from '../support/soft-authenticator.js';
+
+/**
+ * Passkeys on the hosted pages, handlers called in process against DynamoDB Local, a software
+ * authenticator answering (shared/passkeys): the offer after a password, sign-in with a passkey
+ * (first and second factor), and each refusal, starting from an assertion that is accepted and
+ * changing only what the defence checks. The Chromium test (test/browser/passkeys.browser.test.ts)
+ * drives the same pages through a real browser's WebAuthn.
+ */
+
+useDatabase();
+
+/** The issuer of the tests (vitest.config.ts): the RP ID is its host, its origin the only one. */
+const RP = { rpId: 'localhost', origin: 'http://localhost' };
+const NOT_ACCEPTED = 'The passkey could not be verified. Try again, or sign in another way.';
+
+let plain: Awaited<ReturnType<typeof signInSetup>>;
+let mfa: Awaited<ReturnType<typeof signInSetup>>;
+beforeAll(async () => {
+  [plain, mfa] = await Promise.all([signInSetup(), signInSetup({ mfaEnabled: true })]);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+type Setup = typeof plain;
+
+const json = (page: Page) => JSON.parse(textOf(page));
+
+/** A person's passkey, stored as an enrolment would store it (the prompt itself is tested below). */
+const givePasskey = async (user: UserRecord, authenticator = new SoftAuthenticator(RP)) => {
+  const options = await registrationOptions(user, 'Org', []);
+  const checked = await checkRegistration(authenticator.register(options), options.challenge);
+  if (!checked.verified) throw new Error(checked.reason);
+  await addPasskey({
+    ...checked.value,
+    organizationId: user.organizationId,
+    userId: user.id,
+    name: 'Laptop',
+  });
+  return authenticator;
+};
+
+const grantOf = async (setup: Setup, page: Page) => {
+  const redemption = await redeemAuthorizationCode(
+    locationOf(page).searchParams.get('code') ?? '',
+    { clientId: setup.application.id, redirectUri: REDIRECT, codeChallenge: CHALLENGE },
+    'family',
+  );
+  if (redemption.outcome !== 'redeemed') throw new Error(`The code was ${redemption.outcome}`);
+  return redemption.grant;
+};
+
+/** Opens the sign-in page, asks for options and answers them: the answer and what it posted. */
+const passkeySignIn = async (
+  setup: Setup,
+  authenticator: SoftAuthenticator,
+  changes: Parameters<SoftAuthenticator['assert']>[1] = {},
+  browser = new PagesBrowser(),
+) => {
+  const request = requestIdOf(await browser.get(authorize, authorizationQuery(setup.application.id)));
+  const options = json(await browser.post(passkeyOptions, { purpose: 'sign-in', request }));
+  const credential = JSON.stringify(authenticator.assert(options, changes));
+  const page = await browser.post(submitPasskeySignIn, { request, credential });
+  return { page, request, credential, browser };
+};
+
+/** The reasons of the refused sign-ins recorded in the organization since `since`, oldest first. */
+const refusalsSince = async (setup: Setup, since: number) =>
+  (await auditTrail(setup.organization.id, { action: 'signin.', since }))
+    .filter((record) => record.outcome === 'failure')
+    .map((record) => record.reason);
+
+describe('the offer after a password', () => {
+  const afterPassword = async (browser: PagesBrowser, user: UserRecord, capable: boolean) => {
+    const request = requestIdOf(
+      await browser.get(authorize, authorizationQuery(plain.application.id, { prompt: 'login' })),
+    );
+    const page = await browser.post(submitSignIn, {
+      request,
+      email: user.email,
+      password: PASSWORD,
+      ...(capable ? { passkeys: 'available' } : {}),
+    });
+    return { request, page };
+  };
+
+  it('is made only where the page found WebAuthn; the passkey made there signs in with amr hwk', async () => {
+    const user = await personWithPassword(plain.organization.id);
+    const withoutScript = await afterPassword(new PagesBrowser(), user, false);
+    expect(withoutScript.page.statusCode).toBe(303);
+    expect((await grantOf(plain, withoutScript.page)).amr).toEqual(['pwd']);
+
+    const browser = new PagesBrowser();
+    const { request, page } = await afterPassword(browser, user, true);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page)).toContain('data-passkey="enrol"');
+    expect(page.headers?.['content-security-policy']).toContain("script-src 'self'");
+    const authenticator = new SoftAuthenticator(RP);
+    const options = json(await browser.post(passkeyOptions, { purpose: 'enrol', request }));
+    expect(options.authenticatorSelection).toMatchObject({
+      residentKey: 'required',
+      userVerification: 'required',
+    });
+    expect(options.attestation).toBe('none');
+    expect(options.rp.id).toBe('localhost');
+    const added = await browser.post(submitPromptPasskey, {
+      request,
+      credential: JSON.stringify(authenticator.register(options)),
+    });
+    expect((await grantOf(plain, added)).amr).toEqual(['pwd']);
+    const [passkey] = await listPasskeys(plain.organization.id, user.id);
+    expect(passkey).toMatchObject({
+      backupEligible: false,
+      signCount: 0,
+      aaguid: '00000000-0000-0000-0000-000000000000',
+    });
+    const registered = await auditTrail(plain.organization.id, {
+      action: 'passkey.registered',
+      actorId: user.id,
+    });
+    expect(registered).toHaveLength(1);
+
+    const { page: signedIn } = await passkeySignIn(plain, authenticator);
+    expect((await grantOf(plain, signedIn)).amr).toEqual(['hwk', 'user', 'mfa']);
+    const successes = await auditTrail(plain.organization.id, {
+      action: 'signin.succeeded',
+      actorId: user.id,
+    });
+    expect(successes.map((record) => record.signIn?.amr)).toEqual([['pwd'], ['pwd'], ['hwk', 'user', 'mfa']]);
+  });
+
+  it('"Not now" continues, and this browser is not asked again', async () => {
+    const user = await personWithPassword(plain.organization.id);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user, true);
+    const skipped = await browser.post(skipPasskeyPrompt, { request });
+    expect((await grantOf(plain, skipped)).amr).toEqual(['pwd']);
+    expect(browser.cookies.get('idp-passkey-prompt')).toBe('declined');
+    expect((await afterPassword(browser, user, true)).page.statusCode).toBe(303);
+    expect((await afterPassword(new PagesBrowser(), user, true)).page.statusCode).toBe(200);
+  });
+
+  it('refuses a passkey made for a challenge of another sign-in, and keeps the offer open', async () => {
+    const user = await personWithPassword(plain.organization.id);
+    const browser = new PagesBrowser();
+    const mine = await afterPassword(browser, user, true);
+    const other = await afterPassword(browser, user, true);
+    const options = json(await browser.post(passkeyOptions, { purpose: 'enrol', request: other.request }));
+    const credential = JSON.stringify(new SoftAuthenticator(RP).register(options));
+    const refused = await browser.post(submitPromptPasskey, { request: mine.request, credential });
+    expect(refused.statusCode).toBe(400);
+    expect(alertOf(refused)).toBe('This passkey request expired or was used already. Try again.');
+    expect(await listPasskeys(plain.organization.id, user.id)).toEqual([]);
+    // The positive control: the same answer on the sign-in it was made for.
+    expect((await browser.post(submitPromptPasskey, { request: other.request, credential })).statusCode).toBe(
+      303,
+    );
+  });
+});
+
+describe('signing in with a passkey: refusals', () => {
+  let user: UserRecord;
+  let authenticator: SoftAuthenticator;
+  beforeAll(async () => {
+    user = await personWithPassword(plain.organization.id);
+    authenticator = await givePasskey(user);
+  });
+
+  /** The positive control of each refusal: the same sign-in, unchanged, is accepted. */
+  const accepted = async () => {
+    const { page } = await passkeySignIn(plain, authenticator);
+    expect(page.statusCode).toBe(303);
+    expect(locationOf(page).searchParams.get('code')).toBeTruthy();
+  };
+
+  it.each([
+    ['an assertion for another RP ID', { rpId: 'evil.localhost' }, 'wrong RP ID'],
+    ['an assertion from another origin', { origin: 'http://evil.localhost' }, 'wrong origin'],
+    ['an assertion without user verification', { userVerified: false }, 'user verification missing'],
+  ])('refuses %s', async (_, changes, reason) => {
+    await accepted();
+    const since = Date.now();
+    const { page } = await passkeySignIn(plain, authenticator, changes);
+    expect(page.statusCode).toBe(401);
+    expect(alertOf(page)).toBe(NOT_ACCEPTED);
+    expect(await refusalsSince(plain, since)).toEqual([reason]);
+  });
+
+  it("refuses an assertion signed by another passkey's key", async () => {
+    const device = new SoftAuthenticator(RP);
+    const [first, second] = await Promise.all([
+      personWithPassword(plain.organization.id),
+      personWithPassword(plain.organization.id),
+    ]);
+    await givePasskey(first, device);
+    await givePasskey(second, device);
+    const [mine, theirs] = device.credentials.map((credential) => credential.id) as [string, string];
+    expect((await passkeySignIn(plain, device, { credentialId: mine })).page.statusCode).toBe(303);
+    const since = Date.now();
+    const { page } = await passkeySignIn(plain, device, { credentialId: mine, signWithKeyOf: theirs });
+    expect(alertOf(page)).toBe(NOT_ACCEPTED);
+    expect(await refusalsSince(plain, since)).toEqual(['passkey response not valid']);
+  });
+
+  it('accepts an assertion once: a replay is refused', async () => {
+    const { page, request, credential, browser } = await passkeySignIn(plain, authenticator);
+    expect(page.statusCode).toBe(303);
+    const since = Date.now();
+    const replayed = await browser.post(submitPasskeySignIn, { request, credential });
+    expect(replayed.statusCode).toBe(400);
+    const again = requestIdOf(
+      await browser.get(authorize, authorizationQuery(plain.application.id, { prompt: 'login' })),
+    );
+    const onNewRequest = await browser.post(submitPasskeySignIn, { request: again, credential });
+    expect(onNewRequest.statusCode).toBe(401);
+    expect(alertOf(onNewRequest)).toBe('This passkey request expired or was used already. Try again.');
+    expect(await refusalsSince(plain, since)).toEqual(['passkey challenge expired or used']);
+  });
+
+  it("refuses a challenge another browser asked for (each browser's pending sign-in has its own)", async () => {
+    await accepted();
+    const asker = new PagesBrowser();
+    const theirs = requestIdOf(await asker.get(authorize, authorizationQuery(plain.application.id)));
+    const options = json(await asker.post(passkeyOptions, { purpose: 'sign-in', request: theirs }));
+    const attacker = new PagesBrowser();
+    const mine = requestIdOf(await attacker.get(authorize, authorizationQuery(plain.application.id)));
+    const credential = JSON.stringify(authenticator.assert(options));
+    const refused = await attacker.post(submitPasskeySignIn, { request: mine, credential });
+    expect(alertOf(refused)).toBe('This passkey request expired or was used already. Try again.');
+    // Refused elsewhere, the challenge is still its browser's to use.
+    expect((await asker.post(submitPasskeySignIn, { request: theirs, credential })).statusCode).toBe(303);
+  });
+
+  it('refuses a challenge older than 5 minutes', async () => {
+    const challengeAge = async (millis: number) => {
+      const browser = new PagesBrowser();
+      const request = requestIdOf(await browser.get(authorize, authorizationQuery(plain.application.id)));
+      // The challenge is handed out in the past, so that the refusal's record keeps the real time.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() - millis);
+      const options = json(await browser.post(passkeyOptions, { purpose: 'sign-in', request }));
+      vi.useRealTimers();
+      const credential = JSON.stringify(authenticator.assert(options));
+      return browser.post(submitPasskeySignIn, { request, credential });
+    };
+    expect((await challengeAge(5 * 60 * 1000 - 5000)).statusCode).toBe(303);
+    const refused = await challengeAge(5 * 60 * 1000 + 1000);
+    expect(alertOf(refused)).toBe('This passkey request expired or was used already. Try again.');
+  });
+
+  it('refuses a counter that did not grow, and flags the passkey for its person', async () => {
+    await accepted();
+    const stored = authenticator.credentials[0]?.counter as number;
+    const since = Date.now();
+    const { page } = await passkeySignIn(plain, authenticator, { counter: stored - 1 });
+    expect(alertOf(page)).toBe(NOT_ACCEPTED);
+    expect(await refusalsSince(plain, since)).toEqual(['counter went backwards']);
+    const [passkey] = await listPasskeys(plain.organization.id, user.id);
+    expect(passkey?.flaggedAt).toBeGreaterThanOrEqual(since);
+    await accepted();
+  });
+
+  it("refuses another organization's passkey as unknown, and records nothing there", async () => {
+    const stranger = await personWithPassword(mfa.organization.id);
+    const theirs = await givePasskey(stranger);
+    const since = Date.now();
+    const { page } = await passkeySignIn(plain, theirs);
+    expect(alertOf(page)).toBe(
+      'This passkey is not registered here, or it was removed. Sign in another way.',
+    );
+    expect(await refusalsSince(plain, since)).toEqual(['unknown passkey']);
+    expect(await auditTrail(mfa.organization.id, { actorId: stranger.id, action: 'signin.', since })).toEqual(
+      [],
+    );
+    // The positive control: in its own organization it signs in.
+    expect((await passkeySignIn(mfa, theirs)).page.statusCode).toBe(303);
+  });
+
+  it('refuses a removed passkey, and an INACTIVE person', async () => {
+    const person = await personWithPassword(plain.organization.id);
+    const theirs = await givePasskey(person);
+    expect((await passkeySignIn(plain, theirs)).page.statusCode).toBe(303);
+    await setUserStatus(plain.organization.id, person.id, 'INACTIVE');
+    const inactive = await passkeySignIn(plain, theirs);
+    expect(inactive.page.statusCode).toBe(403);
+    await setUserStatus(plain.organization.id, person.id, 'ACTIVE');
+    expect((await passkeySignIn(plain, theirs)).page.statusCode).toBe(303);
+    const credentialId = theirs.credentials[0]?.id as string;
+    await removePasskey(plain.organization.id, person.id, credentialKeyOf(credentialId));
+    const removed = await passkeySignIn(plain, theirs);
+    expect(alertOf(removed.page)).toBe(
+      'This passkey is not registered here, or it was removed. Sign in another way.',
+    );
+  });
+
+  it('counts refusals toward the lockout: the sixth attempt is refused even when right', async () => {
+    const person = await personWithPassword(plain.organization.id);
+    const theirs = await givePasskey(person);
+    for (let attempt = 0; attempt < 5; attempt += 1)
+      expect((await passkeySignIn(plain, theirs, { userVerified: false })).page.statusCode).toBe(401);
+    expect(await getItem(keys.signInFailures(plain.organization.id, person.email))).toMatchObject({
+      failures: 5,
+    });
+    const locked = await passkeySignIn(plain, theirs);
+    expect(locked.page.statusCode).toBe(401);
+    const reasons = (await auditTrail(plain.organization.id, { actorId: person.id, action: 'signin.' })).map(
+      (record) => `${record.action} ${record.reason}`,
+    );
+    expect(reasons).toContain('signin.locked user verification missing');
+    expect(reasons.at(-1)).toBe('signin.failed locked');
+  });
+
+  it('answers a clear page for an unreadable answer', async () => {
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(plain.application.id)));
+    for (const credential of ['', '{', '{"id":"x"}', JSON.stringify({ id: 'a'.repeat(5000) })]) {
+      const page = await browser.post(submitPasskeySignIn, { request, credential });
+      expect(page.statusCode).toBe(401);
+      expect(alertOf(page)).toBe('The passkey answer could not be read. Try again, or sign in another way.');
+    }
+  });
+});
+
+describe('a passkey in an organization that asks for MFA', () => {
+  const codeOf = (secret: string) => hotp(base32Decode(secret), totpStep(Date.now()));
+
+  /** A person enrolled in TOTP (a first sign-in) who holds a passkey. */
+  const enrolledWithPasskey = async () => {
+    const user = await personWithPassword(mfa.organization.id);
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
+    await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
+    const pending = await getItem(keys.authorizationRequest(request));
+    await browser.post(submitTotp, { request, code: codeOf(String(pending?.totpEnrolment)) });
+    const enrolled = (await getUser(mfa.organization.id, user.id, true)) as UserRecord;
+    return { user: enrolled, authenticator: await givePasskey(enrolled) };
+  };
+
+  const afterPassword = async (user: UserRecord) => {
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
+    const page = await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
+    return { browser, request, page };
+  };
+
+  it("serves as the second factor after the password, offering only the person's passkeys", async () => {
+    const { user, authenticator } = await enrolledWithPasskey();
+    const { browser, request, page } = await afterPassword(user);
+    expect(textOf(page)).toContain('Use a passkey instead');
+    const options = json(await browser.post(passkeyOptions, { purpose: 'sign-in', request }));
+    expect(options.allowCredentials.map((allowed: { id: string }) => allowed.id)).toEqual([
+      authenticator.credentials[0]?.id,
+    ]);
+    const signedIn = await browser.post(submitPasskeySignIn, {
+      request,
+      credential: JSON.stringify(authenticator.assert(options)),
+    });
+    expect((await grantOf(mfa, signedIn)).amr).toEqual(['pwd', 'hwk', 'user', 'mfa']);
+  });
+
+  it("refuses another person's passkey as the second factor", async () => {
+    const [mine, theirs] = await Promise.all([enrolledWithPasskey(), enrolledWithPasskey()]);
+    const { browser, request } = await afterPassword(mine.user);
+    const options = json(await browser.post(passkeyOptions, { purpose: 'sign-in', request }));
+    const since = Date.now();
+    const refused = await browser.post(submitPasskeySignIn, {
+      request,
+      credential: JSON.stringify(theirs.authenticator.assert({ ...options, allowCredentials: [] })),
+    });
+    expect(alertOf(refused)).toBe(
+      'This passkey belongs to another account. Use one of your own passkeys, or your code.',
+    );
+    expect(await refusalsSince(mfa, since)).toEqual(['passkey of another person']);
+  });
+
+  it('is a whole multi-factor sign-in on its own: no code asked', async () => {
+    const { authenticator } = await enrolledWithPasskey();
+    const { page } = await passkeySignIn(mfa, authenticator);
+    expect((await grantOf(mfa, page)).amr).toEqual(['hwk', 'user', 'mfa']);
+  });
+
+  it('a synced passkey signs in with amr swk', async () => {
+    const user = await personWithPassword(mfa.organization.id);
+    const synced = await givePasskey(user, new SoftAuthenticator({ ...RP, backupEligible: true }));
+    const { page } = await passkeySignIn(mfa, synced);
+    expect((await grantOf(mfa, page)).amr).toEqual(['swk', 'user', 'mfa']);
+  });
+});
