@@ -11,6 +11,7 @@ import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
 import { getUser } from '../store/user-repository.js';
 import { accountOf } from './account-session.js';
 import { authenticationOptions, registrationOptions } from './ceremonies.js';
+import { MAX_PASSKEYS_PER_USER } from './rules.js';
 
 /**
  * `POST /signin/passkeys/options`: what the pages' script asks before a ceremony. Answers JSON
@@ -77,6 +78,12 @@ export const passkeyOptions = async (event: APIGatewayProxyEventV2): Promise<Pag
       return refuse(event, 401, 'You are not signed in. Sign in through your application, then try again.');
     if (account.addRefusal) return refuse(event, 403, account.addRefusal);
     const existing = await listPasskeys(account.user.organizationId, account.user.id);
+    if (existing.length >= MAX_PASSKEYS_PER_USER)
+      return refuse(
+        event,
+        409,
+        `You hold ${MAX_PASSKEYS_PER_USER} passkeys, the most a person may. Remove one first.`,
+      );
     const options = await registrationOptions(account.user, account.organizationName, existing);
     await saveChallenge(options.challenge, account.binding);
     return json(200, options);

@@ -67,6 +67,7 @@ const RUNS_ON: Record<string, string[]> = {
   'functions/oauth.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify'],
   'functions/openapi.ts': HTTP,
   'functions/organizations.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/passkeys.ts': [...HTTP, ...TABLE, '@simplewebauthn/server'],
   'functions/permissions.ts': [...HTTP, ...TABLE],
   'functions/policies.ts': [...HTTP, ...TABLE, IDEMPOTENT],
   'functions/roles.ts': [...HTTP, ...TABLE, IDEMPOTENT],
@@ -115,6 +116,27 @@ describe('what the functions run on', () => {
 });
 
 describe('function bundles', () => {
+  it("put the hosted pages' passkey script in the passkeys function, as a string, and esbuild in none", () => {
+    const sourcesOf = (fn: IdpFunction) => {
+      const directory = path.dirname(bundleOf(fn));
+      const chunks = existsSync(path.join(directory, 'chunks'))
+        ? readdirSync(path.join(directory, 'chunks'))
+        : [];
+      return [
+        bundleOf(fn),
+        ...chunks.filter((name) => name.endsWith('.mjs')).map((name) => path.join(directory, 'chunks', name)),
+      ]
+        .map((file) => readFileSync(file, 'utf8'))
+        .join('\n');
+    };
+    // The script's own selector, only in the browser script (the pages write `data-passkey="`).
+    const scriptMark = 'form[data-passkey]';
+    expect(sourcesOf(stack.functions.passkeys)).toContain(scriptMark);
+    for (const [name, fn] of bundled)
+      if (name !== 'passkeys') expect(sourcesOf(fn), name).not.toContain(scriptMark);
+    for (const [name, fn] of bundled) expect(sourcesOf(fn), name).not.toContain('esbuild');
+  });
+
   it('are one per function, each of its own code', () => {
     const keys = bundled.map(([, fn]) => resources[logicalIdOf(fn.lambda)].Properties.Code.S3Key);
     expect(new Set(keys).size).toBe(bundled.length);

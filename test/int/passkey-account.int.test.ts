@@ -1,0 +1,173 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import {
+  addFromAccount,
+  removeFromAccount,
+  renameFromAccount,
+  showAccount,
+} from '../../shared/passkeys/account.js';
+import { checkRegistration, registrationOptions } from '../../shared/passkeys/ceremonies.js';
+import { passkeyOptions } from '../../shared/passkeys/options.js';
+import { MAX_PASSKEYS_PER_USER } from '../../shared/passkeys/rules.js';
+import { addPasskey, listPasskeys } from '../../shared/store/passkeys.js';
+import type { UserRecord } from '../../shared/store/user-repository.js';
+import { auditTrail } from '../support/audit.js';
+import { hiddenField } from '../support/browser-session.js';
+import { useDatabase } from '../support/database.js';
+import {
+  alertOf,
+  authorizationQuery,
+  PASSWORD,
+  type Page,
+  PagesBrowser,
+  personWithPassword,
+  requestIdOf,
+  signInSetup,
+  textOf,
+} from '../support/hosted-pages.js';
+import { SoftAuthenticator } from '../support/soft-authenticator.js';
+
+/**
+ * The account page (shared/passkeys/account.ts): the browser session's person lists, adds,
+ * renames and removes their passkeys; each form carries the session's CSRF token; adding needs a
+ * recent sign-in. Handlers in process against DynamoDB Local, a software authenticator answering.
+ */
+
+useDatabase();
+
+const RP = { rpId: 'localhost', origin: 'http://localhost' };
+
+let setup: Awaited<ReturnType<typeof signInSetup>>;
+beforeAll(async () => {
+  setup = await signInSetup();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A person signed in with their password in a browser of their own (it holds their session). */
+const signedIn = async () => {
+  const user = await personWithPassword(setup.organization.id);
+  const browser = new PagesBrowser();
+  const request = requestIdOf(await browser.get(authorize, authorizationQuery(setup.application.id)));
+  const done = await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
+  expect(done.statusCode).toBe(303);
+  return { user, browser };
+};
+
+const stored = async (user: UserRecord, name: string) => {
+  const options = await registrationOptions(user, 'Org', []);
+  const checked = await checkRegistration(new SoftAuthenticator(RP).register(options), options.challenge);
+  if (!checked.verified) throw new Error(checked.reason);
+  return addPasskey({ ...checked.value, organizationId: user.organizationId, userId: user.id, name });
+};
+
+const csrfOf = (page: Page) => hiddenField(textOf(page), 'csrf') ?? '';
+
+/** Adds a passkey through the page: options with the page's token, the authenticator, the form. */
+const addThroughPage = async (browser: PagesBrowser, authenticator = new SoftAuthenticator(RP)) => {
+  const csrf = csrfOf(await browser.get(showAccount, {}));
+  const answer = await browser.post(passkeyOptions, { purpose: 'account', csrf });
+  if (answer.statusCode !== 200) return answer;
+  const credential = JSON.stringify(authenticator.register(JSON.parse(textOf(answer))));
+  return browser.post(addFromAccount, { csrf, credential });
+};
+
+it('answers a page saying so to a browser without a session', async () => {
+  const page = await new PagesBrowser().get(showAccount, {});
+  expect(page.statusCode).toBe(401);
+  expect(alertOf(page)).toBe('Sign in through your application first, then open this page again.');
+});
+
+describe('a signed-in person', () => {
+  it("sees their passkeys (never another person's) and adds one after a recent sign-in", async () => {
+    const [{ user, browser }, other] = await Promise.all([signedIn(), signedIn()]);
+    await Promise.all([stored(user, 'Work laptop'), stored(other.user, 'Their key')]);
+    const page = await browser.get(showAccount, {});
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page)).toContain('Work laptop');
+    expect(textOf(page)).not.toContain('Their key');
+    expect(page.headers?.['content-security-policy']).toContain("script-src 'self'");
+
+    const added = await addThroughPage(browser);
+    expect(added.headers?.location).toBe('/signin/account?done=added');
+    expect(await listPasskeys(setup.organization.id, user.id)).toHaveLength(2);
+    // Only the one added through the page has the person as its actor (the other was stored directly).
+    const records = await auditTrail(setup.organization.id, {
+      action: 'passkey.registered',
+      actorId: user.id,
+    });
+    expect(records).toHaveLength(1);
+  });
+
+  it('may not add a passkey with a sign-in older than 15 minutes', async () => {
+    const { user, browser } = await signedIn();
+    const recent = await addThroughPage(browser);
+    expect(recent.statusCode).toBe(303);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 16 * 60 * 1000);
+    const refused = await addThroughPage(browser);
+    expect(refused.statusCode).toBe(403);
+    expect(JSON.parse(textOf(refused)).message).toContain('sign in again');
+    expect(textOf(await browser.get(showAccount, {}))).not.toContain('data-passkey="account"');
+    expect(await listPasskeys(setup.organization.id, user.id)).toHaveLength(1);
+  });
+
+  it(`holds at most ${MAX_PASSKEYS_PER_USER} passkeys`, async () => {
+    const { user, browser } = await signedIn();
+    for (let index = 1; index < MAX_PASSKEYS_PER_USER; index += 1) await stored(user, `Key ${index}`);
+    expect((await addThroughPage(browser)).statusCode).toBe(303);
+    const refused = await addThroughPage(browser);
+    expect(refused.statusCode).toBe(409);
+    expect(await listPasskeys(setup.organization.id, user.id)).toHaveLength(MAX_PASSKEYS_PER_USER);
+  });
+
+  it('renames and removes their own passkeys, each recorded', async () => {
+    const { user, browser } = await signedIn();
+    const passkey = await stored(user, 'Old name');
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    const renamed = await browser.post(renameFromAccount, {
+      csrf,
+      passkey: passkey.credentialKey,
+      name: 'Phone',
+    });
+    expect(renamed.headers?.location).toBe('/signin/account?done=renamed');
+    expect(textOf(await browser.get(showAccount, { done: 'renamed' }))).toContain('The passkey is renamed.');
+    const [record] = await auditTrail(setup.organization.id, { action: 'passkey.renamed', actorId: user.id });
+    expect(record?.changes).toEqual({ name: { from: 'Old name', to: 'Phone' } });
+    const tooLong = await browser.post(renameFromAccount, {
+      csrf,
+      passkey: passkey.credentialKey,
+      name: 'x'.repeat(65),
+    });
+    expect(tooLong.statusCode).toBe(400);
+
+    const removed = await browser.post(removeFromAccount, { csrf, passkey: passkey.credentialKey });
+    expect(removed.headers?.location).toBe('/signin/account?done=removed');
+    expect(await listPasskeys(setup.organization.id, user.id)).toEqual([]);
+    expect(
+      await auditTrail(setup.organization.id, { action: 'passkey.removed', actorId: user.id }),
+    ).toHaveLength(1);
+  });
+
+  it("refuses a form without the session's token, and another person's passkey, changing nothing", async () => {
+    const [{ user, browser }, other] = await Promise.all([signedIn(), signedIn()]);
+    const [mine, theirs] = await Promise.all([stored(user, 'Mine'), stored(other.user, 'Theirs')]);
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    const otherCsrf = csrfOf(await other.browser.get(showAccount, {}));
+    for (const token of ['', otherCsrf]) {
+      const forged = await browser.post(removeFromAccount, { csrf: token, passkey: mine.credentialKey });
+      expect(forged.statusCode).toBe(403);
+    }
+    const foreign = await browser.post(removeFromAccount, { csrf, passkey: theirs.credentialKey });
+    expect(foreign.statusCode).toBe(404);
+    expect(await listPasskeys(setup.organization.id, other.user.id)).toHaveLength(1);
+    for (const passkey of ['', 'x'.repeat(2000), '../x'])
+      expect((await browser.post(removeFromAccount, { csrf, passkey })).statusCode).toBe(404);
+    // The positive control: the same form with the token, on their own passkey.
+    expect((await browser.post(removeFromAccount, { csrf, passkey: mine.credentialKey })).statusCode).toBe(
+      303,
+    );
+  });
+});
