@@ -112,5 +112,8 @@ Sign a person in, in a browser (README, "Try sign-in"):
      ${authorize.href}
   3. The browser lands on ${TRY_REDIRECT}?code=...&state=try (nothing listens there); exchange the code:
      curl -s ${baseUrl}/oauth2/token -d grant_type=authorization_code -d client_id=${trial.applicationId} -d redirect_uri=${TRY_REDIRECT} -d code_verifier=${TRY_VERIFIER} -d code=PASTE_THE_CODE
+  4. Passkeys: after the password, choose "Add a passkey" (or add one later at ${new URL('/signin/account', baseUrl).href});
+     then open the link of step 2 again and choose "Sign in with a passkey": no password. The RP ID is
+     ${new URL(baseUrl).hostname}, so use this address as written (not 127.0.0.1).
 `;
 };

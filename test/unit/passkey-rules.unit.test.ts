@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { amrOfPasskey, signCountVerdict } from '../../shared/passkeys/rules.js';
+import {
+  accountAddRefusal,
+  amrOfPasskey,
+  RECENT_SIGN_IN_MILLIS,
+  shouldOfferPasskey,
+  signCountVerdict,
+} from '../../shared/passkeys/rules.js';
 
 describe('amrOfPasskey', () => {
   it('names a device-bound key hwk and a synced (backup-eligible) one swk, both multi-factor', () => {
@@ -26,5 +32,51 @@ describe('signCountVerdict', () => {
         reason: 'counter went backwards',
       });
     }
+  });
+});
+
+describe('shouldOfferPasskey', () => {
+  const offered = {
+    browserCapable: true,
+    amr: ['pwd'],
+    passkeyCount: 0,
+    offeredAlready: false,
+    declinedInThisBrowser: false,
+  };
+
+  it('offers one after a password, with MFA too, in a browser with WebAuthn, to a person with none', () => {
+    expect(shouldOfferPasskey(offered)).toBe(true);
+    expect(shouldOfferPasskey({ ...offered, amr: ['pwd', 'otp', 'mfa'] })).toBe(true);
+  });
+
+  it('does not offer one for any single reason against it', () => {
+    for (const against of [
+      { browserCapable: false },
+      { amr: ['fed'] },
+      { amr: ['hwk', 'user', 'mfa'] },
+      { amr: ['pwd', 'swk', 'user', 'mfa'] },
+      { passkeyCount: 1 },
+      { offeredAlready: true },
+      { declinedInThisBrowser: true },
+    ])
+      expect(shouldOfferPasskey({ ...offered, ...against }), JSON.stringify(against)).toBe(false);
+  });
+});
+
+describe('accountAddRefusal', () => {
+  const now = 1_800_000_000_000;
+
+  it('lets a recent sign-in add a passkey, multi-factor where the organization asks for it', () => {
+    expect(
+      accountAddRefusal({ authTime: now - RECENT_SIGN_IN_MILLIS, amr: ['pwd'] }, false, now),
+    ).toBeUndefined();
+    expect(accountAddRefusal({ authTime: now, amr: ['pwd', 'otp', 'mfa'] }, true, now)).toBeUndefined();
+  });
+
+  it('refuses an older sign-in, and one without MFA where it is asked for', () => {
+    expect(
+      accountAddRefusal({ authTime: now - RECENT_SIGN_IN_MILLIS - 1, amr: ['pwd'] }, false, now),
+    ).toMatch(/more than 15 minutes old/);
+    expect(accountAddRefusal({ authTime: now, amr: ['pwd'] }, true, now)).toMatch(/two-step verification/);
   });
 });
