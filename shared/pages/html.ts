@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /**
- * The hosted pages' HTML: server-rendered, no JavaScript, one stylesheet. Written by hand (a
+ * The hosted pages' HTML: server-rendered, one stylesheet, no JavaScript but the passkey script on
+ * the pages that offer passkeys (and they work without it). Written by hand (a
  * template engine would be the largest thing in the function for a handful of small pages);
  * every value goes through `escapeHtml`.
  */
@@ -57,7 +58,7 @@ code{display:block;word-break:break-all;background:#f4f5f7;padding:.5rem;border-
 
 const STYLE_HASH = createHash('sha256').update(STYLESHEET).digest('base64');
 
-/** OWASP's headers for pages that take credentials: no script at all, no framing, no referrer. */
+/** OWASP's headers for pages that take credentials: no script (but the passkey script, below), no framing, no referrer. */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src data:; base-uri 'none'; frame-ancestors 'none'`,
