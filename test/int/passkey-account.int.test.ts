@@ -7,7 +7,9 @@ import {
   showAccount,
 } from '../../shared/passkeys/account.js';
 import { checkRegistration, registrationOptions } from '../../shared/passkeys/ceremonies.js';
+import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
+import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { MAX_PASSKEYS_PER_USER } from '../../shared/passkeys/rules.js';
 import { addPasskey, listPasskeys } from '../../shared/store/passkeys.js';
 import type { UserRecord } from '../../shared/store/user-repository.js';
@@ -25,6 +27,7 @@ import {
   signInSetup,
   textOf,
 } from '../support/hosted-pages.js';
+import { BROKEN_JSON, EXOTIC_STRINGS, LONG_STRINGS, PROTOTYPE_NAMES } from '../support/nasty-inputs.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
 /**
@@ -169,5 +172,51 @@ describe('a signed-in person', () => {
     expect((await browser.post(removeFromAccount, { csrf, passkey: mine.credentialKey })).statusCode).toBe(
       303,
     );
+  });
+});
+
+describe('malformed forms', () => {
+  it('get a clear 4xx page (or JSON from the options endpoint) on every passkey route, never a 500', async () => {
+    const { browser } = await signedIn();
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    const request = requestIdOf(
+      await browser.get(authorize, authorizationQuery(setup.application.id, { prompt: 'login' })),
+    );
+    const values = [...EXOTIC_STRINGS, ...LONG_STRINGS, ...BROKEN_JSON, ...PROTOTYPE_NAMES];
+    const handlers = [
+      passkeyOptions,
+      submitPasskeySignIn,
+      submitPromptPasskey,
+      skipPasskeyPrompt,
+      addFromAccount,
+      renameFromAccount,
+      removeFromAccount,
+    ];
+    for (const handler of handlers)
+      for (const value of values)
+        for (const form of [
+          { purpose: value, request, csrf },
+          { purpose: 'sign-in', request: value, credential: value },
+          { purpose: 'account', csrf, credential: value, passkey: value, name: value },
+          {
+            request,
+            credential: JSON.stringify({
+              id: value,
+              rawId: value,
+              type: 'public-key',
+              response: { clientDataJSON: value },
+            }),
+          },
+        ]) {
+          const page = await browser.post(handler, form);
+          expect(page.statusCode, `${handler.name} ${JSON.stringify(form).slice(0, 80)}`).toBeLessThan(500);
+        }
+    // A request id longer than a key holds named no request, but was read (a 500) on every sign-in form.
+    const tooLong = await browser.post(submitSignIn, {
+      request: 'x'.repeat(3000),
+      email: 'a@example.com',
+      password: PASSWORD,
+    });
+    expect(tooLong.statusCode).toBe(400);
   });
 });
