@@ -32,8 +32,11 @@ export const tooManyAttempts = async (event: APIGatewayProxyEventV2): Promise<bo
   return true;
 };
 
+/** A pending request's id: 256 random bits, base64url (anything else names none, unread). */
+const REQUEST_ID = /^[\w-]{43}$/;
+
 /** The pending request a form of the sign-in names, if this browser made it and it is live. */
 export const pendingRequestOf = (event: APIGatewayProxyEventV2, requestId: string | null) =>
-  requestId
+  requestId && REQUEST_ID.test(requestId)
     ? pendingAuthorizationRequest(requestId, readCookie(event.cookies, 'browser', secureCookies()))
     : Promise.resolve(undefined);

@@ -194,7 +194,7 @@ describe('malformed forms', () => {
     ];
     for (const handler of handlers)
       for (const value of values)
-        for (const form of [
+        for (const form of <Record<string, string>[]>[
           { purpose: value, request, csrf },
           { purpose: 'sign-in', request: value, credential: value },
           { purpose: 'account', csrf, credential: value, passkey: value, name: value },
