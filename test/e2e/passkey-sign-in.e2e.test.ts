@@ -1,9 +1,8 @@
 import * as oidc from 'openid-client';
 import { beforeAll, expect, it } from 'vitest';
-import { checkRegistration, registrationOptions } from '../../shared/passkeys/ceremonies.js';
-import { addPasskey } from '../../shared/store/passkeys.js';
 import { getUser, type UserRecord } from '../../shared/store/user-repository.js';
 import { hiddenField } from '../support/browser-session.js';
+import { storedPasskey } from '../support/passkeys.js';
 import { useService } from '../support/service.js';
 import {
   type Application,
@@ -35,15 +34,7 @@ beforeAll(async () => {
   person = (await getUser(organization.orgId, organization.user.id, true)) as UserRecord;
   const origin = new URL(service.baseUrl);
   authenticator = new SoftAuthenticator({ rpId: origin.hostname, origin: origin.origin });
-  const options = await registrationOptions(person, 'Org', []);
-  const checked = await checkRegistration(authenticator.register(options), options.challenge);
-  if (!checked.verified) throw new Error(checked.reason);
-  await addPasskey({
-    ...checked.value,
-    organizationId: person.organizationId,
-    userId: person.id,
-    name: 'Key',
-  });
+  await storedPasskey(person, authenticator, 'Key');
 });
 
 it("serves the pages' script from their own origin, which only passkey pages may run", async () => {

@@ -6,12 +6,11 @@ import {
   renameFromAccount,
   showAccount,
 } from '../../shared/passkeys/account.js';
-import { checkRegistration, registrationOptions } from '../../shared/passkeys/ceremonies.js';
 import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
 import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { MAX_PASSKEYS_PER_USER } from '../../shared/passkeys/rules.js';
-import { addPasskey, listPasskeys } from '../../shared/store/passkeys.js';
+import { listPasskeys } from '../../shared/store/passkeys.js';
 import type { UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
@@ -28,6 +27,7 @@ import {
   textOf,
 } from '../support/hosted-pages.js';
 import { BROKEN_JSON, EXOTIC_STRINGS, LONG_STRINGS, PROTOTYPE_NAMES } from '../support/nasty-inputs.js';
+import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
 /**
@@ -38,7 +38,7 @@ import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
 useDatabase();
 
-const RP = { rpId: 'localhost', origin: 'http://localhost' };
+const RP = LOCAL_RP;
 
 let setup: Awaited<ReturnType<typeof signInSetup>>;
 beforeAll(async () => {
@@ -59,12 +59,7 @@ const signedIn = async () => {
   return { user, browser };
 };
 
-const stored = async (user: UserRecord, name: string) => {
-  const options = await registrationOptions(user, 'Org', []);
-  const checked = await checkRegistration(new SoftAuthenticator(RP).register(options), options.challenge);
-  if (!checked.verified) throw new Error(checked.reason);
-  return addPasskey({ ...checked.value, organizationId: user.organizationId, userId: user.id, name });
-};
+const stored = async (user: UserRecord, name: string) => (await storedPasskey(user, undefined, name)).passkey;
 
 const csrfOf = (page: Page) => hiddenField(textOf(page), 'csrf') ?? '';
 

@@ -2,12 +2,11 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
-import { checkRegistration, registrationOptions } from '../../shared/passkeys/ceremonies.js';
 import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
 import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { keys } from '../../shared/store/keys.js';
-import { addPasskey, credentialKeyOf, listPasskeys, removePasskey } from '../../shared/store/passkeys.js';
+import { credentialKeyOf, listPasskeys, removePasskey } from '../../shared/store/passkeys.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
@@ -26,6 +25,7 @@ import {
   signInSetup,
   textOf,
 } from '../support/hosted-pages.js';
+import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
 import { getItem } from '../support/records.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
@@ -39,8 +39,7 @@ import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
 useDatabase();
 
-/** The issuer of the tests (vitest.config.ts): the RP ID is its host, its origin the only one. */
-const RP = { rpId: 'localhost', origin: 'http://localhost' };
+const RP = LOCAL_RP;
 const NOT_ACCEPTED = 'The passkey could not be verified. Try again, or sign in another way.';
 
 let plain: Awaited<ReturnType<typeof signInSetup>>;
@@ -57,19 +56,9 @@ type Setup = typeof plain;
 
 const json = (page: Page) => JSON.parse(textOf(page));
 
-/** A person's passkey, stored as an enrolment would store it (the prompt itself is tested below). */
-const givePasskey = async (user: UserRecord, authenticator = new SoftAuthenticator(RP)) => {
-  const options = await registrationOptions(user, 'Org', []);
-  const checked = await checkRegistration(authenticator.register(options), options.challenge);
-  if (!checked.verified) throw new Error(checked.reason);
-  await addPasskey({
-    ...checked.value,
-    organizationId: user.organizationId,
-    userId: user.id,
-    name: 'Laptop',
-  });
-  return authenticator;
-};
+/** A person's passkey (the offer that enrols one is tested below). */
+const givePasskey = async (user: UserRecord, authenticator?: SoftAuthenticator) =>
+  (await storedPasskey(user, authenticator)).authenticator;
 
 const grantOf = async (setup: Setup, page: Page) => {
   const redemption = await redeemAuthorizationCode(
