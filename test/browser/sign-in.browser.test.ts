@@ -111,7 +111,7 @@ const signOut = async (screenshots = false) => {
 const submitPassword = async (email: string, password: string) => {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 };
 
 const submitCode = async (code: string) => {
@@ -170,6 +170,10 @@ describe('a person in Chromium', () => {
     expect(await page.getByRole('link', { name: 'the agreement' }).getAttribute('href')).toBe(AGREEMENT_URL);
     await shot(page, 'consent');
     await page.getByRole('button', { name: 'Accept' }).click();
+
+    // Chromium has WebAuthn: a passkey is offered (test/browser/passkeys.browser.test.ts takes it).
+    await expect.poll(heading).toBe('Sign in faster with a passkey');
+    await page.getByRole('button', { name: 'Not now' }).click();
 
     const location = await backAtApplication();
     expect(location.searchParams.get('state')).toBe(flow.state);
@@ -328,7 +332,7 @@ describe('a person in Chromium, through an SSO provider (oidc-provider upstream)
     const sam = await federatedPerson();
     const flow = await authorize({}, acmeRp);
     await page.getByLabel('Email').fill(sam.email);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect.poll(heading).toBe('Accept the agreement');
     await page.getByRole('button', { name: 'Accept' }).click();
     expect((await exchange(acmeRp, { ...flow, location: await backAtApplication() })).claims()?.sub).toBe(
