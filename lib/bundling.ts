@@ -88,17 +88,3 @@ export const bundleFunctionSync = (
 ): void => {
   buildSync({ ...BUNDLE_OPTIONS, ...scriptDefine(buildSync), entryPoints: { index: entry }, outdir });
 };
-
-/** The npm packages whose code a bundle of `entry` holds, in any of its chunks (esbuild's metafile). */
-export const bundledPackages = async (entry: string): Promise<Set<string>> => {
-  // What goes in, not how it comes out: unminified, without source maps, in memory.
-  const { metafile } = await bundleFunction(entry, '.tmp/bundled-packages', {
-    write: false,
-    minify: false,
-    sourcemap: false,
-  });
-  const packages = Object.keys(metafile?.inputs ?? {}).map(
-    (input) => input.match(/node_modules\/((@[^/]+\/)?[^/]+)/)?.[1],
-  );
-  return new Set(packages.filter((name): name is string => name !== undefined));
-};

@@ -177,7 +177,13 @@ describe('malformed forms', () => {
     const request = requestIdOf(
       await browser.get(authorize, authorizationQuery(setup.application.id, { prompt: 'login' })),
     );
-    const values = [...EXOTIC_STRINGS, ...LONG_STRINGS, ...BROKEN_JSON, ...PROTOTYPE_NAMES];
+    // One or two of each kind: every value goes to 7 handlers in 4 forms.
+    const values = [
+      ...LONG_STRINGS,
+      ...EXOTIC_STRINGS.slice(0, 4),
+      ...BROKEN_JSON.slice(0, 2),
+      PROTOTYPE_NAMES[0] as string,
+    ];
     const handlers = [
       passkeyOptions,
       submitPasskeySignIn,
