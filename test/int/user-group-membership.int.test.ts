@@ -15,8 +15,8 @@ import {
 import { storedUser, type UserRecord } from '../../shared/store/user-repository.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
-/** Ten transactions of 50 members each way: rounds of four transactions at a time (4, 4, 2). */
-const MEMBERS = 500;
+/** Five transactions of 50 members each way: rounds of four transactions at a time (4, 1). */
+const MEMBERS = 250;
 
 useDatabase();
 
@@ -147,7 +147,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
     const group = await createUserGroup({ organizationId: orgId, name: 'Crashy', createdBy: 't' });
     const memberIds = await seedMembers(orgId, group.id, MEMBERS);
 
-    restore = failTransactionNumber(8);
+    restore = failTransactionNumber(4);
     await expect(deleteUserGroup(orgId, group.id)).rejects.toThrow('injected outage');
     restore();
 
@@ -182,7 +182,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
     const group = await createUserGroup({ organizationId: orgId, name: 'Team', createdBy: 't' });
     const memberIds = await seedMembers(orgId, group.id, MEMBERS);
 
-    restore = failTransactionNumber(6);
+    restore = failTransactionNumber(4);
     await expect(duplicateUserGroup(orgId, group.id, 't')).rejects.toThrow('injected outage');
     restore();
 
