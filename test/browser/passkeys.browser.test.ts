@@ -5,7 +5,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { credentialKeyOf } from '../../shared/store/passkeys.js';
-import { launchChromium, pageProblems, screenshotter } from '../support/chromium.js';
+import {
+  launchChromium,
+  pageProblems,
+  screenshotter,
+  seriousAccessibilityViolations,
+} from '../support/chromium.js';
 import { personWithPassword } from '../support/hosted-pages.js';
 import { type ClientCaller, useService } from '../support/service.js';
 import {
@@ -157,10 +162,12 @@ describe('a person with a passkey, in Chromium', () => {
     expect(await page.locator('input[name="passkeys"]').inputValue()).toBe('available');
     expect(await page.getByLabel('Email').getAttribute('autocomplete')).toBe('username webauthn');
     await shot(page, 'sign-in');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await submitPassword(robin.email);
 
     await expect.poll(heading).toBe('Sign in faster with a passkey');
     await shot(page, 'offer');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     const tokens = await exchange(rp, { ...flow, location: await backAtApplication() });
     expect(tokens.claims()).toMatchObject({ sub: robin.id, amr: ['pwd'] });
@@ -184,6 +191,7 @@ describe('a person with a passkey, in Chromium', () => {
     expect(await entries.textContent()).toContain('on one device only');
     await passkeyButton('Add a passkey').waitFor();
     await shot(page, 'account');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
     await page.getByLabel('Name').fill('Work laptop');
     await page.getByRole('button', { name: 'Rename' }).click();
@@ -339,6 +347,7 @@ describe('a passkey instead of the code, where the organization asks for MFA', (
     await expect.poll(heading).toBe('Two-step verification');
     await passkeyButton('Use a passkey instead').waitFor();
     await shot(page, 'code-or-passkey');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await passkeyButton('Use a passkey instead').click();
     const tokens = await exchange(secureRp, { ...flow, location: await backAtApplication() });
     expect(tokens.claims()).toMatchObject({ sub: sam.id, amr: ['pwd', 'hwk', 'user', 'mfa'] });

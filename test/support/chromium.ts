@@ -52,3 +52,25 @@ export const pageProblems = (page: Page): string[] => {
   });
   return problems;
 };
+
+/**
+ * axe-core's serious and critical violations on the page as it is, each as `rule: element`. axe is
+ * evaluated through the DevTools protocol, which the page's Content-Security-Policy does not
+ * govern, so the pages keep their policy while being checked.
+ */
+export const seriousAccessibilityViolations = async (page: Page): Promise<string[]> => {
+  const { source } = await import('axe-core');
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: typeof import('axe-core') }).axe;
+    const results = await axe.run('html', { resultTypes: ['violations'] });
+    return results.violations.map(({ id, impact, nodes }) => ({
+      id,
+      impact,
+      targets: nodes.map((node) => String(node.target)),
+    }));
+  });
+  return violations
+    .filter(({ impact }) => impact === 'serious' || impact === 'critical')
+    .flatMap(({ id, targets }) => targets.map((target) => `${id}: ${target}`));
+};
