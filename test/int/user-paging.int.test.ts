@@ -23,20 +23,21 @@ const readAll = async (orgId: string, status: UserStatus, pageSize: number) => {
 describe('user listing through the repository', () => {
   it('pages match creation order per status after status changes, for several page sizes', async () => {
     const org = (await createTestOrganization()).id;
-    const created: string[] = [];
-    for (let index = 0; index < 230; index++) {
-      created.push(
-        (
-          await createUser({
-            organizationId: org,
-            email: `u${index}@x.io`,
-            name: `U${index}`,
-            userType: 'STANDARD',
-            createdBy: 't',
-          })
-        ).user.id,
+    // Created ten at a time; creation order is the order of the sequence each creation took.
+    const users: { id: string; sequence: number }[] = [];
+    for (let first = 0; first < 230; first += 10) {
+      const batch = Array.from({ length: 10 }, (_, offset) =>
+        createUser({
+          organizationId: org,
+          email: `u${first + offset}@x.io`,
+          name: `U${first + offset}`,
+          userType: 'STANDARD',
+          createdBy: 't',
+        }),
       );
+      users.push(...(await Promise.all(batch)).map(({ user }) => user));
     }
+    const created = users.sort((a, b) => a.sequence - b.sequence).map((user) => user.id);
     const inactive = new Set(created.filter((_, index) => index % 3 === 0 || (index > 90 && index < 130)));
     await Promise.all([...inactive].map((id) => setUserStatus(org, id, 'INACTIVE')));
     // Flip a few back, concurrently with each other.

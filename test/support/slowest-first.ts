@@ -10,9 +10,12 @@ const SLOWEST = [
   'test/e2e/fuzz.e2e.test.ts',
   'test/int/user-paging.int.test.ts',
   'test/browser/sign-in.browser.test.ts',
-  'test/infra/bundles.unit.test.ts',
+  'test/browser/passkeys.browser.test.ts',
   'test/int/browser-sign-in.int.test.ts',
+  'test/e2e/sign-in.e2e.test.ts',
   'test/e2e/accounts.e2e.test.ts',
+  'test/int/passkey-sign-in.int.test.ts',
+  'test/infra/bundles.unit.test.ts',
   'test/unit/typecheck.unit.test.ts',
 ];
 
