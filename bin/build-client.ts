@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
+import { CONSOLE_DIST, writeConsoleBuild } from '../shared/console/console-build.js';
 
 /**
  * Builds the `idp/client` export (package.json "exports"): one ESM file for Node 20+ and
@@ -58,4 +59,8 @@ export const buildClient = async () => {
   }
 };
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildClient();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildClient();
+  // The admin console too (shared/console/console-build.ts): what `npm start` serves.
+  await writeConsoleBuild(CONSOLE_DIST);
+}

@@ -1,4 +1,5 @@
 import type { BuildOptions } from 'esbuild';
+import { CONSOLE_BUILD, consoleFilesOf } from '../shared/console/console-build.js';
 import { PASSKEY_SCRIPT_BUILD } from '../shared/passkeys/browser-build.js';
 
 /**
@@ -32,16 +33,21 @@ export const BUNDLE_OPTIONS = {
 } satisfies BuildOptions;
 
 /**
- * The hosted pages' script (shared/passkeys/browser-build.ts), as the string the passkeys function
- * answers: `define` puts it wherever `globalThis.IDP_PASSKEY_SCRIPT` is read, so only that function
- * carries it. Built once per process.
+ * What browsers load, built for them and carried by the function that serves it: the hosted
+ * pages' passkey script (shared/passkeys/browser-build.ts), a string the passkeys function
+ * answers, and the console's files (shared/console/console-build.ts). `define` puts each wherever
+ * `globalThis.IDP_PASSKEY_SCRIPT` or `IDP_CONSOLE_FILES` is read, so only that function carries
+ * it. Built once per process.
  */
-let passkeyScript: string | undefined;
+let browserDefines: Record<string, string> | undefined;
 const scriptDefine = (buildSync: typeof import('esbuild').buildSync) => {
-  passkeyScript ??= buildSync(PASSKEY_SCRIPT_BUILD).outputFiles[0]?.text ?? '';
-  return {
-    define: { ...BUNDLE_OPTIONS.define, 'globalThis.IDP_PASSKEY_SCRIPT': JSON.stringify(passkeyScript) },
+  browserDefines ??= {
+    'globalThis.IDP_PASSKEY_SCRIPT': JSON.stringify(
+      buildSync(PASSKEY_SCRIPT_BUILD).outputFiles[0]?.text ?? '',
+    ),
+    'globalThis.IDP_CONSOLE_FILES': JSON.stringify(consoleFilesOf(buildSync(CONSOLE_BUILD).outputFiles)),
   };
+  return { define: { ...BUNDLE_OPTIONS.define, ...browserDefines } };
 };
 
 /** Bundles `entry` (relative to the project root) into `outdir`: `index.mjs`, its chunks and source maps. */

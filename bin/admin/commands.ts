@@ -1,5 +1,6 @@
 import { AUDIT_COMMANDS } from './audit-commands.js';
 import type { Command } from './command.js';
+import { CONSOLE_COMMANDS } from './console-commands.js';
 import { SCIM_COMMANDS } from './scim-commands.js';
 import { SSO_COMMANDS } from './sso-commands.js';
 import { SYSTEM_COMMANDS } from './system-commands.js';
@@ -16,4 +17,5 @@ export const COMMANDS: Record<string, Command> = {
   ...SYSTEM_COMMANDS,
   ...AUDIT_COMMANDS,
   ...SCIM_COMMANDS,
+  ...CONSOLE_COMMANDS,
 };

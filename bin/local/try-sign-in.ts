@@ -1,4 +1,5 @@
 import { config } from '../../shared/config.js';
+import { consoleAddress, enableConsole } from '../../shared/console/console-application.js';
 import { s256 } from '../../shared/domain/authorization.js';
 import { accountLink, sendJoinEmail } from '../../shared/email/account-emails.js';
 import { createApiClient, getApiClient } from '../../shared/store/api-client-repository.js';
@@ -22,6 +23,8 @@ export interface SignInTrial {
   email: string;
   /** Absent once the person has a password. */
   invitationLink?: string;
+  /** The organization's admin console (docs/console.md). */
+  consoleUrl: string;
 }
 
 const ensureApplication = async (organizationId: string) => {
@@ -79,9 +82,15 @@ export const prepareSignInTrial = async (
   const [applicationId, invitationLink] = await Promise.all([
     ensureApplication(organizationId),
     ensurePerson(organizationId, adminRoleId),
+    enableConsole(organizationId, 'bootstrap'),
   ]);
   if (!applicationId) return undefined;
-  return { applicationId, email: TRY_EMAIL, ...(invitationLink ? { invitationLink } : {}) };
+  return {
+    applicationId,
+    email: TRY_EMAIL,
+    consoleUrl: consoleAddress(organizationId),
+    ...(invitationLink ? { invitationLink } : {}),
+  };
 };
 
 // A fixed PKCE pair (RFC 7636 appendix B), so that the printed URL and exchange work as pasted.
@@ -115,5 +124,6 @@ Sign a person in, in a browser (README, "Try sign-in"):
   4. Passkeys: after the password, choose "Add a passkey" (or add one later at ${new URL('/signin/account', baseUrl).href});
      then open the link of step 2 again and choose "Sign in with a passkey": no password. The RP ID is
      ${new URL(baseUrl).hostname}, so use this address as written (not 127.0.0.1).
+  5. The admin console, as ${trial.email}: ${trial.consoleUrl}
 `;
 };

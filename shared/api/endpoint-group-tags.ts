@@ -26,6 +26,7 @@ export const ENDPOINT_GROUP_DESCRIPTIONS: Record<EndpointGroup, string> = {
   signin: 'The hosted sign-in pages: authorization, password, second step, consent and logout.',
   accounts:
     'The hosted account pages: invitation and password reset links, "forgot your password?", TOTP enrolment.',
+  console: 'The admin console: its page and files (a single-page application calling the management API).',
   passkeys:
     'Passkeys on the hosted pages: signing in with one, adding one after a password sign-in, and the account page that lists, renames and removes them.',
   federation: "Sign-in through an SSO provider's upstream OpenID Connect issuer.",

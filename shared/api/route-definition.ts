@@ -25,6 +25,7 @@ export const ENDPOINT_GROUPS = [
   'signin',
   'accounts',
   'passkeys',
+  'console',
   'federation',
   'cors',
   'audit',

@@ -2,6 +2,7 @@ import type { RouteDefinition } from './route-definition.js';
 import { accountsRoutes } from './routes/accounts.js';
 import { auditRoutes } from './routes/audit.js';
 import { clientsRoutes } from './routes/clients.js';
+import { consoleRoutes } from './routes/console.js';
 import { corsRoutes } from './routes/cors.js';
 import { federationRoutes } from './routes/federation.js';
 import { oauthRoutes } from './routes/oauth.js';
@@ -41,6 +42,7 @@ export const routes = {
   ...signinRoutes,
   ...accountsRoutes,
   ...passkeysRoutes,
+  ...consoleRoutes,
   ...federationRoutes,
   ...corsRoutes,
   ...auditRoutes,

@@ -75,6 +75,8 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
     ],
   },
   openapi: 'none',
+  // Serves built files only.
+  console: 'none',
   // Reads which origins registered applications use.
   cors: 'read',
   permissions: 'read',

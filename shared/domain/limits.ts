@@ -33,3 +33,6 @@ export const MAX_SCIM_TOKENS_PER_ORGANIZATION = 20;
 /** Bounds of what an error answer says (shared/http/error-mapping.ts cuts longer texts). */
 export const ERROR_TEXT_LENGTH = 1000;
 export const MAX_ERROR_DETAILS = 100;
+
+/** The longest password taken (schemas read it here, free of the password policy's I/O-free but Node-only code). */
+export const MAX_PASSWORD_LENGTH = 1024;

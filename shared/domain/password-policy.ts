@@ -7,7 +7,10 @@ import { COMMON_PASSWORD_PREFIXES } from './common-passwords.js';
  */
 
 export const MIN_PASSWORD_LENGTH = 12;
-export const MAX_PASSWORD_LENGTH = 1024;
+
+import { MAX_PASSWORD_LENGTH } from './limits.js';
+
+export { MAX_PASSWORD_LENGTH };
 
 let common: ReadonlySet<number> | undefined;
 

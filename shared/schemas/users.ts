@@ -1,5 +1,4 @@
-import { MAX_ADDITIONAL_PROPERTY_NAMES } from '../domain/limits.js';
-import { MAX_PASSWORD_LENGTH } from '../domain/password-policy.js';
+import { MAX_ADDITIONAL_PROPERTY_NAMES, MAX_PASSWORD_LENGTH } from '../domain/limits.js';
 import { decodeSearchCursor, searchCriterionOf, USER_SEARCH_BY } from '../domain/user-search.js';
 import * as z from '../zod.js';
 import { epochMillis, identifier, MAX_PAGE_SIZE, pagingQuery, storableNumber } from './common.js';

@@ -75,6 +75,7 @@ const RUNS_ON: Record<string, string[]> = {
   'functions/audit-digest.ts': [...TABLE, SECRETS, 'aws-jwt-verify', '@aws-lambda-powertools/logger'],
   'functions/audit-forwarder.ts': ['@aws-sdk/client-eventbridge', '@aws-lambda-powertools/logger'],
   'functions/clients.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/console.ts': HTTP,
   'functions/cors.ts': [...HTTP, ...TABLE],
   'functions/federation.ts': [...HTTP, ...TABLE, SECRETS, 'openid-client'],
   'functions/oauth.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify'],
@@ -136,16 +137,21 @@ describe('what the functions run on', () => {
 });
 
 describe('function bundles', () => {
-  it("put the hosted pages' passkey script in the passkeys function, as a string, and esbuild in none", () => {
+  it('put what browsers load in the one function serving it, and esbuild in none', () => {
     const codeOf = (fn: IdpFunction) =>
       codeFilesOf(fn)
         .map((file) => readFileSync(file, 'utf8'))
         .join('\n');
-    // The script's own selector, only in the browser script (the pages write `data-passkey="`).
-    const scriptMark = 'form[data-passkey]';
-    expect(codeOf(stack.functions.passkeys)).toContain(scriptMark);
-    for (const [name, fn] of bundled)
-      if (name !== 'passkeys') expect(codeOf(fn), name).not.toContain(scriptMark);
+    // Marks only the browser code holds: the passkey script's selector (the pages write
+    // `data-passkey="`), and a sentence of the console's.
+    const marks = {
+      passkeys: 'form[data-passkey]',
+      console: 'Your permissions show no screen of this console.',
+    };
+    for (const [owner, mark] of Object.entries(marks))
+      for (const [name, fn] of bundled)
+        if (name === owner) expect(codeOf(fn), name).toContain(mark);
+        else expect(codeOf(fn), name).not.toContain(mark);
     for (const [name, fn] of bundled) expect(codeOf(fn), name).not.toContain('esbuild');
   });
 

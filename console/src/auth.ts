@@ -1,0 +1,146 @@
+import * as oauth from 'oauth4webapi';
+
+/**
+ * The console signs its person in as a public application of their organization
+ * (`console-<organization>`, registered by `npm start` or `idp-admin console enable`): the
+ * authorization code flow with PKCE, through oauth4webapi. Tokens live in this module's memory
+ * only (never localStorage); a reload signs in again without a page (`prompt=none`) while the
+ * identity provider's session lasts. Only the PKCE verifier, state and nonce of a sign-in under
+ * way wait in sessionStorage across the redirect.
+ */
+
+export interface Session {
+  accessToken: string;
+  idToken: string;
+  /**
+   * What the console shows: the person (ID token) and their permissions (access token). Read, not
+   * verified: the API decides what is allowed.
+   */
+  claims: { sub: string; email?: string; name?: string; permissions?: string[] };
+}
+
+const PENDING = 'idp-console-sign-in';
+const origin = new URL(location.origin);
+// Locally the service is plain http on localhost; oauth4webapi asks for https unless told.
+const insecure = origin.protocol === 'http:' ? { [oauth.allowInsecureRequests]: true } : {};
+
+export const organizationId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
+const client: oauth.Client = { client_id: `console-${organizationId}`, token_endpoint_auth_method: 'none' };
+const redirectUri = `${origin.origin}/console/${encodeURIComponent(organizationId)}`;
+
+let server: oauth.AuthorizationServer | undefined;
+const authorizationServer = async () => {
+  server ??= await oauth.processDiscoveryResponse(origin, await oauth.discoveryRequest(origin, insecure));
+  return server;
+};
+
+let current: (Session & { refreshToken?: string; expiresAt: number }) | undefined;
+
+const decodeClaims = (token: string): Partial<Session['claims']> => {
+  try {
+    return JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return {};
+  }
+};
+
+const keep = (tokens: oauth.TokenEndpointResponse) => {
+  current = {
+    accessToken: tokens.access_token,
+    idToken: tokens.id_token ?? current?.idToken ?? '',
+    claims: {
+      sub: '',
+      ...decodeClaims(tokens.id_token ?? current?.idToken ?? ''),
+      ...decodeClaims(tokens.access_token),
+    },
+    ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+    expiresAt: Date.now() + (tokens.expires_in ?? 300) * 1000,
+  };
+  return current;
+};
+
+/** Sends the browser to the sign-in page; `silent` asks for no page at all (a live session). */
+export const startSignIn = async (silent = false, hash = location.hash) => {
+  const as = await authorizationServer();
+  const pending = {
+    verifier: oauth.generateRandomCodeVerifier(),
+    state: oauth.generateRandomState(),
+    nonce: oauth.generateRandomState(),
+    silent,
+    hash,
+  };
+  sessionStorage.setItem(PENDING, JSON.stringify(pending));
+  const url = new URL(as.authorization_endpoint ?? `${origin.origin}/oauth2/authorize`);
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email profile',
+    code_challenge: await oauth.calculatePKCECodeChallenge(pending.verifier),
+    code_challenge_method: 'S256',
+    state: pending.state,
+    nonce: pending.nonce,
+    ...(silent ? { prompt: 'none' } : {}),
+  }).toString();
+  location.assign(url.href);
+};
+
+/**
+ * The session after the redirect back (a code to exchange), or undefined when this load is not
+ * one; an `error` from a silent attempt means: show the sign-in button.
+ */
+export const finishSignIn = async (): Promise<Session | { error: string } | undefined> => {
+  const parameters = new URLSearchParams(location.search);
+  const saved = sessionStorage.getItem(PENDING);
+  if (!saved || (!parameters.has('code') && !parameters.has('error'))) return undefined;
+  sessionStorage.removeItem(PENDING);
+  const pending = JSON.parse(saved) as { verifier: string; state: string; nonce: string; hash: string };
+  history.replaceState(null, '', `${redirectUri}${pending.hash}`);
+  const as = await authorizationServer();
+  try {
+    const callback = oauth.validateAuthResponse(as, client, parameters, pending.state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      callback,
+      redirectUri,
+      pending.verifier,
+      insecure,
+    );
+    return keep(
+      await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce }),
+    );
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : 'Sign-in failed' };
+  }
+};
+
+/** A live access token: refreshed a minute before it expires. */
+export const accessToken = async (): Promise<string> => {
+  if (!current) throw new Error('Not signed in');
+  if (Date.now() < current.expiresAt - 60_000 || !current.refreshToken) return current.accessToken;
+  const as = await authorizationServer();
+  const response = await oauth.refreshTokenGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    current.refreshToken,
+    insecure,
+  );
+  const refreshed = keep(await oauth.processRefreshTokenResponse(as, client, response));
+  return refreshed.accessToken;
+};
+
+/** RP-initiated logout: the identity provider ends its session and sends the browser back here. */
+export const signOut = async () => {
+  const as = await authorizationServer();
+  const url = new URL(as.end_session_endpoint ?? `${origin.origin}/oauth2/logout`);
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    post_logout_redirect_uri: redirectUri,
+    ...(current?.idToken ? { id_token_hint: current.idToken } : {}),
+  }).toString();
+  current = undefined;
+  location.assign(url.href);
+};

@@ -1,0 +1,19 @@
+import './console.css';
+import { render } from 'preact';
+import { App } from './app.js';
+import { finishSignIn, type Session, startSignIn } from './auth.js';
+
+/**
+ * The console's entry: finish a sign-in coming back from the identity provider, or try one
+ * without a page (a reload, while the identity provider's session lasts), then show the console.
+ */
+const root = document.getElementById('console') as HTMLElement;
+
+const finished = await finishSignIn();
+if (finished === undefined) {
+  await startSignIn(true);
+} else if ('error' in finished) {
+  render(<App session={undefined} />, root);
+} else {
+  render(<App session={finished as Session} />, root);
+}

@@ -1,0 +1,23 @@
+import { usersRoutes } from '../../../shared/api/routes/users.js';
+
+/**
+ * The console's screens and what each needs: a screen is listed, and reached by its address,
+ * only when the person's token holds one of its permissions (the API refuses the rest anyway).
+ */
+export interface ScreenEntry {
+  path: string;
+  title: string;
+  /** Any one of these shows the screen. */
+  permissions: readonly string[];
+}
+
+export const SCREENS: readonly ScreenEntry[] = [
+  { path: 'users', title: 'Users', permissions: usersRoutes.listUsers.permissions },
+];
+
+/** Whether the person's permissions let them call a route (the route table says which it needs). */
+export const mayCall = (route: { permissions: readonly string[] }, held: readonly string[]) =>
+  route.permissions.every((permission) => held.includes(permission));
+
+export const allowed = (screen: ScreenEntry, held: readonly string[]) =>
+  screen.permissions.some((permission) => held.includes(permission));

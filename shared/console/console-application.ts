@@ -1,0 +1,33 @@
+import { config } from '../config.js';
+import { createApiClient, getApiClient } from '../store/api-client-repository.js';
+
+/**
+ * The console signs people in as a public application of their organization (authorization code
+ * with PKCE, no secret), with a fixed id so that the page finds it from the organization in its
+ * address. It holds no role: what a person may do is their own token's.
+ */
+export const consoleClientId = (organizationId: string) => `console-${organizationId}`;
+
+/** The console's address for an organization: its redirect URI and its post-logout URI. */
+export const consoleAddress = (organizationId: string) =>
+  `${config().publicOrigin}/console/${encodeURIComponent(organizationId)}`;
+
+/** Registers the organization's console application; answers whether it was there already. */
+export const enableConsole = async (organizationId: string, createdBy: string) => {
+  const id = consoleClientId(organizationId);
+  if (await getApiClient(id)) return { id, created: false };
+  await createApiClient({
+    id,
+    organizationId,
+    name: 'IDP console',
+    clientType: 'STANDARD',
+    roles: [],
+    policies: [],
+    createdBy,
+    flowType: 'authorization_code',
+    tokenEndpointAuthMethod: 'none',
+    redirectUris: [consoleAddress(organizationId)],
+    postLogoutRedirectUris: [consoleAddress(organizationId)],
+  });
+  return { id, created: true };
+};

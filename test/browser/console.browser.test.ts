@@ -1,0 +1,135 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { enableConsole } from '../../shared/console/console-application.js';
+import {
+  launchChromium,
+  pageProblems,
+  screenshotter,
+  seriousAccessibilityViolations,
+} from '../support/chromium.js';
+import { personWithPassword } from '../support/hosted-pages.js';
+import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '../support/service.js';
+import { PASSWORD } from '../support/sign-in-flow.js';
+import { withoutPasskeyAutofill } from '../support/virtual-authenticator.js';
+
+/**
+ * The admin console in Chromium (docs/console.md): a person signs in through the hosted sign-in
+ * (authorization code with PKCE, the console a public application), finds and creates users with
+ * the typed client and their own token, and signs out; a person holding USER.LIST only sees the
+ * users read-only. Screenshots in .tmp/screenshots/console.
+ */
+
+const service = useService();
+const shot = screenshotter('console');
+
+let browser: Browser;
+let page: Page;
+let problems: string[];
+let admin: ClientCaller;
+const people = { manager: { id: '', email: '' }, reader: { id: '', email: '' } };
+
+const grantRole = async (userId: string, roleName: string) => {
+  const granted = await service.call('PUT', `/idp/users/${userId}/roles/${roleName}/grant`, {
+    token: admin.token,
+  });
+  expect(granted.status).toBe(204);
+};
+
+beforeAll(async () => {
+  [browser, admin] = await Promise.all([
+    launchChromium(),
+    service.freshOrganization({ name: 'Acme Console' }),
+  ]);
+  const roles = rolesApi(service, admin.token);
+  const [managerRole, readerRole, manager, reader] = await Promise.all([
+    newRole(roles, 'Console managers', ['USER.LIST', 'USER.DETAILS', 'USER.ADD']),
+    newRole(roles, 'Console readers', ['USER.LIST']),
+    personWithPassword(admin.orgId),
+    personWithPassword(admin.orgId),
+    enableConsole(admin.orgId, 'test'),
+  ]);
+  expect(managerRole && readerRole).toBeTruthy();
+  await Promise.all([grantRole(manager.id, 'Console managers'), grantRole(reader.id, 'Console readers')]);
+  Object.assign(people.manager, { id: manager.id, email: manager.email });
+  Object.assign(people.reader, { id: reader.id, email: reader.email });
+});
+
+const openPage = async () => {
+  page = await browser.newPage();
+  await withoutPasskeyAutofill(page);
+  problems = pageProblems(page);
+};
+
+afterEach(async () => {
+  expect(problems).toEqual([]);
+  await page?.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const consoleAddress = () => `${service.baseUrl}/console/${admin.orgId}`;
+
+/** Opens the console, signs in on the hosted page, and declines the passkey offer. */
+const signIn = async (email: string) => {
+  await page.goto(consoleAddress());
+  // No session at the identity provider yet: the silent attempt comes back, and the console asks.
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  // The page's script has looked for WebAuthn (so the passkey offer follows the password).
+  await expect.poll(() => page.locator('input[name="passkeys"]').inputValue()).toBe('available');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('button', { name: 'Not now' }).click();
+  await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+};
+
+it('signs a person in with PKCE, finds and creates users with their token, and signs out', async () => {
+  await openPage();
+  await signIn(people.manager.email);
+  expect(await page.locator('.who').textContent()).toBe(people.manager.email);
+  await page.locator('tbody tr').first().waitFor();
+  await shot(page, 'users');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  const email = uniqueEmail('console-made');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Name').fill('Made In Console');
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe(`${email} was created and invited.`);
+
+  await page.getByLabel('Search text').fill(email.slice(0, 14));
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+  expect(await page.locator('tbody tr td').first().textContent()).toBe(email);
+  await shot(page, 'search');
+
+  // The form checks with the API's own schema before sending.
+  await page.getByLabel('Email', { exact: true }).fill('not-an-email@');
+  await page.getByLabel('Email', { exact: true }).evaluate((input) => input.removeAttribute('type'));
+  await page.getByLabel('Name').fill('X');
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^email: /);
+
+  // Tokens are in memory only.
+  expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  // Signed out at the identity provider too: opening the console again asks to sign in.
+  await page.goto(consoleAddress());
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+});
+
+it('shows a person holding only USER.LIST the users, read-only', async () => {
+  await openPage();
+  await signIn(people.reader.email);
+  await page.locator('tbody tr').first().waitFor();
+  expect(await page.getByRole('button', { name: 'Create user' }).count()).toBe(0);
+  expect(await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).toEqual(
+    ['Users'],
+  );
+  await shot(page, 'users-read-only');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+});
