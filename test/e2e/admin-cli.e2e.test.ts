@@ -623,6 +623,43 @@ describe('idp-admin', () => {
     expect(more).toContain('more may follow');
     expect(table.stdout).not.toContain(client.clientSecret);
   });
+  it("console enable registers the organization's public console application once", async () => {
+    const org = await service.freshOrganization();
+    const address = `${service.baseUrl}/console/${org.orgId}`;
+    const enabled = await adminJson<{ clientId: string; created: boolean; address: string }>([
+      'console',
+      'enable',
+      '--org',
+      org.orgId,
+    ]);
+    expect(enabled).toEqual({
+      organizationId: org.orgId,
+      clientId: `console-${org.orgId}`,
+      created: true,
+      address,
+    });
+    const again = await admin(['console', 'enable', '--org', org.orgId]);
+    expect([again.code, again.stdout]).toEqual([
+      0,
+      `The console of ${org.orgId} was enabled already\n  open ${address}\n`,
+    ]);
+    const application = await service.call<Record<string, unknown>>(
+      'GET',
+      `/idp/clients/console-${org.orgId}`,
+      {
+        token: org.token,
+      },
+    );
+    expect(application.body).toMatchObject({
+      flowType: 'authorization_code',
+      tokenEndpointAuthMethod: 'none',
+      redirectUris: [address],
+      postLogoutRedirectUris: [address],
+      roles: [],
+    });
+    expect((await admin(['console', 'enable', '--org', 'no-such-org'])).code).not.toBe(0);
+  });
+
   it('scim token create prints the value once; list shows no value; revoke refuses it at once; all recorded by the operator', async () => {
     const org = await service.freshOrganization();
     const created = await adminJson<{ id: string; name: string; token: string; organizationId: string }>([

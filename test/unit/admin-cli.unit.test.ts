@@ -85,6 +85,7 @@ describe('operator CLI help', () => {
       'signing-keys',
       'audit',
       'scim',
+      'console',
     ]);
     for (const group of COMMAND_GROUPS) {
       const own = usages.filter((usage) => usage.startsWith(`${group} `));
