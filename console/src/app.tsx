@@ -1,15 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
+import { usersRoutes } from '../../shared/api/routes/users.js';
 import { organizationId, type Session, signOut, startSignIn } from './auth.js';
-import { allowed, SCREENS } from './screens/screens.js';
+import { AuditScreen } from './screens/audit.js';
+import { allowed, mayCall, SCREENS } from './screens/screens.js';
+import { UserPage } from './screens/user-page.js';
 import { UsersScreen } from './screens/users.js';
 
-/** The hash names the screen (`#/users`), so a reload or a link lands on it. */
-const screenOfHash = () => location.hash.replace(/^#\/?/, '').split('/')[0] || '';
+/** The hash names the screen and what in it (`#/users/<id>`), so a reload or a link lands there. */
+const placeOfHash = () => location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
 
 export const App = ({ session }: { session: Session | undefined }) => {
-  const [path, setPath] = useState(screenOfHash());
+  const [[path = '', detail] = [], setPlace] = useState(placeOfHash());
   useEffect(() => {
-    const follow = () => setPath(screenOfHash());
+    const follow = () => setPlace(placeOfHash());
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
@@ -27,7 +30,7 @@ export const App = ({ session }: { session: Session | undefined }) => {
 
   const held = session.claims.permissions ?? [];
   const visible = SCREENS.filter((screen) => allowed(screen, held));
-  const current = SCREENS.find((screen) => screen.path === path) ?? visible[0];
+  const current = path ? SCREENS.find((screen) => screen.path === path) : visible[0];
   return (
     <>
       <header>
@@ -51,14 +54,22 @@ export const App = ({ session }: { session: Session | undefined }) => {
       <main>
         {!current ? (
           <p role="alert" class="error">
-            Your permissions show no screen of this console.
+            {path
+              ? `This console has no screen "${path}".`
+              : 'Your permissions show no screen of this console.'}
           </p>
         ) : !allowed(current, held) ? (
           <p role="alert" class="error">
-            You may not open {current.title}: it needs {current.permissions.join(' or ')}.
+            You may not open {current.title}: it needs {current.permissions.join(' and ')}.
           </p>
         ) : current.path === 'users' ? (
-          <UsersScreen permissions={held} />
+          detail && mayCall(usersRoutes.getUser, held) ? (
+            <UserPage id={detail} permissions={held} />
+          ) : (
+            <UsersScreen permissions={held} />
+          )
+        ) : current.path === 'audit' ? (
+          <AuditScreen />
         ) : null}
       </main>
     </>

@@ -42,7 +42,14 @@ beforeAll(async () => {
   ]);
   const roles = rolesApi(service, admin.token);
   const [managerRole, readerRole, manager, reader] = await Promise.all([
-    newRole(roles, 'Console managers', ['USER.LIST', 'USER.DETAILS', 'USER.ADD']),
+    newRole(roles, 'Console managers', [
+      'USER.LIST',
+      'USER.DETAILS',
+      'USER.ADD',
+      'USER_ROLES.GRANT',
+      'USER.DELETE',
+      'AUDIT.READ',
+    ]),
     newRole(roles, 'Console readers', ['USER.LIST']),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
@@ -105,6 +112,35 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   expect(await page.locator('tbody tr td').first().textContent()).toBe(email);
   await shot(page, 'search');
 
+  // The user's page: a role granted, then deactivated; each change is in the audit log.
+  await page.getByRole('link', { name: email }).click();
+  await page.getByRole('heading', { name: 'Made In Console', level: 1 }).waitFor();
+  await page.getByLabel('Grant a role').selectOption('Console readers');
+  await page.getByRole('button', { name: 'Grant role' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Console readers was granted.');
+  // Listed, without Revoke: the person holds USER_ROLES.GRANT but not USER_ROLES.REVOKE.
+  await expect.poll(() => page.locator('ul.plain li').allTextContents()).toEqual(['Console readers ']);
+  expect(await page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0);
+  await page.getByRole('button', { name: 'Deactivate' }).click();
+  await expect
+    .poll(() => page.getByRole('status').textContent())
+    .toBe(`${email} was deactivated: they can no longer sign in.`);
+  await shot(page, 'user');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Audit log' }).click();
+  await page.getByLabel('Action').fill('user.');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  const actions = () => page.locator('tbody tr td:nth-child(2)').allTextContents();
+  await expect
+    .poll(actions)
+    .toEqual(expect.arrayContaining(['user.created', 'user.role.granted', 'user.status.changed']));
+  await page.getByRole('button', { name: 'user.status.changed' }).first().click();
+  await expect.poll(() => page.locator('pre').textContent()).toContain('INACTIVE');
+  await shot(page, 'audit');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await page.getByRole('link', { name: 'Users' }).click();
+
   // The form checks with the API's own schema before sending.
   await page.getByLabel('Email', { exact: true }).fill('not-an-email@');
   await page.getByLabel('Email', { exact: true }).evaluate((input) => input.removeAttribute('type'));
@@ -132,4 +168,10 @@ it('shows a person holding only USER.LIST the users, read-only', async () => {
   );
   await shot(page, 'users-read-only');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  // Another screen by its address: refused in words (the API would refuse its calls anyway).
+  await page.goto(`${consoleAddress()}#/audit`);
+  await expect
+    .poll(() => page.getByRole('alert').textContent())
+    .toBe('You may not open Audit log: it needs AUDIT.READ.');
+  await shot(page, 'refused');
 });

@@ -1,3 +1,4 @@
+import { auditRoutes } from '../../../shared/api/routes/audit.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 
 /**
@@ -7,12 +8,13 @@ import { usersRoutes } from '../../../shared/api/routes/users.js';
 export interface ScreenEntry {
   path: string;
   title: string;
-  /** Any one of these shows the screen. */
+  /** What its listing's route needs (every one). */
   permissions: readonly string[];
 }
 
 export const SCREENS: readonly ScreenEntry[] = [
   { path: 'users', title: 'Users', permissions: usersRoutes.listUsers.permissions },
+  { path: 'audit', title: 'Audit log', permissions: auditRoutes.listAuditEvents.permissions },
 ];
 
 /** Whether the person's permissions let them call a route (the route table says which it needs). */
@@ -20,4 +22,4 @@ export const mayCall = (route: { permissions: readonly string[] }, held: readonl
   route.permissions.every((permission) => held.includes(permission));
 
 export const allowed = (screen: ScreenEntry, held: readonly string[]) =>
-  screen.permissions.some((permission) => held.includes(permission));
+  screen.permissions.every((permission) => held.includes(permission));

@@ -169,7 +169,13 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
         <tbody>
           {page.map((user) => (
             <tr key={user.id}>
-              <td>{user.email}</td>
+              <td>
+                {mayCall(usersRoutes.getUser, permissions) ? (
+                  <a href={`#/users/${encodeURIComponent(user.id)}`}>{user.email}</a>
+                ) : (
+                  user.email
+                )}
+              </td>
               <td>{user.name}</td>
             </tr>
           ))}

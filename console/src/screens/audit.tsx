@@ -1,0 +1,136 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { idp, messageOf } from '../api.js';
+
+/**
+ * The audit log: newest first, filtered by action (exact, or a prefix ending in "."), page by
+ * page; a record's detail shows who, from where, on what, and what changed.
+ */
+
+interface AuditRecord {
+  id: string;
+  time: number;
+  action: string;
+  outcome?: string;
+  reason?: string;
+  actor: { type: string; id: string; name?: string; ip?: string; userAgent?: string };
+  targets: { type: string; id: string; name?: string }[];
+  changes?: Record<string, unknown>;
+}
+
+const PAGE_SIZE = 20;
+const who = (record: AuditRecord) => record.actor.name ?? `${record.actor.type} ${record.actor.id}`;
+
+export const AuditScreen = () => {
+  const [action, setAction] = useState('');
+  const [page, setPage] = useState<AuditRecord[]>([]);
+  const [more, setMore] = useState(false);
+  const [opened, setOpened] = useState<AuditRecord>();
+  const [problem, setProblem] = useState<string>();
+  const pages = useRef<AsyncIterator<AuditRecord[]> | undefined>(undefined);
+
+  const next = async () => {
+    try {
+      const read = await pages.current?.next();
+      setPage(read && !read.done ? read.value : []);
+      setMore(Boolean(read && !read.done && read.value.length === PAGE_SIZE));
+      setProblem(undefined);
+    } catch (error) {
+      setProblem(messageOf(error));
+    }
+  };
+  const restart = () => {
+    const filter = action.trim();
+    const iterable = idp.pages('listAuditEvents', {
+      query: { limit: PAGE_SIZE, ...(filter ? { action: filter } : {}) },
+    }) as AsyncIterable<AuditRecord[]>;
+    pages.current = iterable[Symbol.asyncIterator]();
+    setOpened(undefined);
+    void next();
+  };
+  useEffect(restart, []);
+
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit log</h1>
+      <form
+        class="search"
+        aria-label="Filter the audit log"
+        onSubmit={(event) => {
+          event.preventDefault();
+          restart();
+        }}
+      >
+        <label for="audit-action">Action</label>
+        <input
+          id="audit-action"
+          placeholder="user. or user.created"
+          value={action}
+          onInput={(event) => setAction((event.currentTarget as HTMLInputElement).value)}
+        />
+        <button type="submit">Filter</button>
+      </form>
+      {problem && (
+        <p role="alert" class="error">
+          {problem}
+        </p>
+      )}
+      <table>
+        <caption>{page.length === 0 ? 'No records' : 'Newest first'}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Action</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Targets</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.map((record) => (
+            <tr key={record.id}>
+              <td>{new Date(record.time).toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td>
+                <button type="button" class="link" onClick={() => setOpened(record)}>
+                  {record.action}
+                </button>
+              </td>
+              <td>{who(record)}</td>
+              <td>{record.targets.map((target) => target.name ?? target.id).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <nav class="pager" aria-label="Pages">
+        <button type="button" class="secondary" onClick={restart}>
+          Newest
+        </button>
+        <button type="button" class="secondary" disabled={!more} onClick={() => void next()}>
+          Older
+        </button>
+      </nav>
+      {opened && (
+        <section class="panel" aria-labelledby="record-title">
+          <h2 id="record-title">{opened.action}</h2>
+          <dl>
+            <dt>When</dt>
+            <dd>{new Date(opened.time).toISOString()}</dd>
+            <dt>Who</dt>
+            <dd>
+              {who(opened)}
+              {opened.actor.ip ? ` from ${opened.actor.ip}` : ''}
+            </dd>
+            <dt>Outcome</dt>
+            <dd>{[opened.outcome ?? 'success', opened.reason].filter(Boolean).join(': ')}</dd>
+            <dt>On</dt>
+            <dd>{opened.targets.map((target) => `${target.type} ${target.name ?? target.id}`).join(', ')}</dd>
+          </dl>
+          {opened.changes && (
+            <>
+              <h3>Changes</h3>
+              <pre>{JSON.stringify(opened.changes, null, 2)}</pre>
+            </>
+          )}
+        </section>
+      )}
+    </section>
+  );
+};
