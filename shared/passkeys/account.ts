@@ -7,6 +7,7 @@ import { formOf, sessionCsrfHolds } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
 import { accountPage, notSignedInPage } from '../pages/passkey-pages.js';
 import { errorPage } from '../pages/sign-in-pages.js';
+import { PASSKEY_ID } from '../schemas/users.js';
 import { listPasskeys, removePasskey, renamePasskey } from '../store/passkeys.js';
 import { type Account, accountOf } from './account-session.js';
 import { passkeyNameOf } from './credential-form.js';
@@ -76,8 +77,7 @@ const onPasskey =
     accountForm(event, async (account, form) => {
       const passkey = form.get('passkey') ?? '';
       try {
-        // A passkey's id is the base64url SHA-256 of its credential id (shared/store/passkeys.ts).
-        if (!/^[\w-]{43}$/.test(passkey)) throw new NotFound('Passkey', passkey);
+        if (!PASSKEY_ID.test(passkey)) throw new NotFound('Passkey', passkey);
         return await change(account, passkey, form);
       } catch (error) {
         if (!(error instanceof NotFound)) throw error;

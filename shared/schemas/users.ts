@@ -140,11 +140,17 @@ export const searchUsersQuery = searchFields.check(
   }),
 );
 
+/**
+ * A passkey's id: hex, so that it is an identifier wherever ids go (audit record targets, paths),
+ * which a base64url digest starting with `-` or `_` is not.
+ */
+export const PASSKEY_ID = /^[0-9a-f]{64}$/;
+
 /** A passkey as the management API shows it (docs/passkeys.md): never its public key. */
 export const passkey = z.withMeta(
   z.strictObject({
-    id: z.withMeta(z.string().check(z.length(43), z.regex(/^[A-Za-z0-9_-]{43}$/)), {
-      description: "The passkey's id: SHA-256 of its WebAuthn credential id, base64url",
+    id: z.withMeta(z.string().check(z.length(64), z.regex(PASSKEY_ID)), {
+      description: "The passkey's id: SHA-256 of its WebAuthn credential id, hex",
     }),
     name: oneLine(100),
     createdAt: epochMillis,
@@ -163,7 +169,7 @@ export const passkey = z.withMeta(
 );
 export const userPasskeyPath = z.strictObject({
   id: identifier,
-  passkeyId: z.string().check(z.length(43), z.regex(/^[A-Za-z0-9_-]{43}$/, 'A passkey id')),
+  passkeyId: z.string().check(z.length(64), z.regex(PASSKEY_ID, 'A passkey id')),
 });
 
 export const userPath = z.strictObject({ id: identifier });

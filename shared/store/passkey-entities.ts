@@ -19,7 +19,7 @@ export const PasskeyEntity = defineEntity({
   }) => keys.passkey(organizationId, userId, credentialKey),
   attributes: () =>
     z.object({
-      /** SHA-256 of the credential id (base64url): the passkey's id in the API and in keys. */
+      /** SHA-256 of the credential id (hex): the passkey's id in the API and in keys. */
       credentialKey: z.string(),
       /** The WebAuthn credential id, base64url. */
       credentialId: z.string(),

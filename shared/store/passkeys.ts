@@ -1,9 +1,9 @@
+import { createHash } from 'node:crypto';
 import { changesBetween } from '../audit/changes.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_PASSKEYS_PER_USER } from '../passkeys/rules.js';
 import { auditWrites } from './audit-records.js';
 import { keys } from './keys.js';
-import { digestOf } from './opaque-values.js';
 import { PasskeyEntity, PasskeyLookupEntity, type PasskeyRecord } from './passkey-entities.js';
 import { queryPartition } from './query.js';
 import { create, remove, transact, update, writeOne } from './writes.js';
@@ -15,7 +15,8 @@ import { create, remove, transact, update, writeOne } from './writes.js';
  */
 
 /** The key a credential id is stored and addressed under (the API's passkey id). */
-export const credentialKeyOf = (credentialId: string): string => digestOf(credentialId);
+export const credentialKeyOf = (credentialId: string): string =>
+  createHash('sha256').update(credentialId).digest('hex');
 
 const passkeyTarget = (passkey: Pick<PasskeyRecord, 'credentialKey' | 'name'>) => ({
   type: 'passkey',

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   accountAddRefusal,
@@ -6,6 +7,9 @@ import {
   shouldOfferPasskey,
   signCountVerdict,
 } from '../../shared/passkeys/rules.js';
+import { identifier } from '../../shared/schemas/common.js';
+import { PASSKEY_ID } from '../../shared/schemas/users.js';
+import { credentialKeyOf } from '../../shared/store/passkeys.js';
 
 describe('amrOfPasskey', () => {
   it('names a device-bound key hwk and a synced (backup-eligible) one swk, both multi-factor', () => {
@@ -78,5 +82,21 @@ describe('accountAddRefusal', () => {
       accountAddRefusal({ authTime: now - RECENT_SIGN_IN_MILLIS - 1, amr: ['pwd'] }, false, now),
     ).toMatch(/more than 15 minutes old/);
     expect(accountAddRefusal({ authTime: now, amr: ['pwd'] }, true, now)).toMatch(/two-step verification/);
+  });
+});
+
+describe('credentialKeyOf', () => {
+  it("names every credential by an identifier (an audit target's id, a path segment), whatever its id", () => {
+    // A base64url digest began with - or _ for one credential in 32: its audit records broke the listing.
+    const seed = Date.now();
+    console.log(`credentialKeyOf property seed ${seed}`);
+    fc.assert(
+      fc.property(fc.base64String({ minLength: 16, maxLength: 1364 }), (credentialId) => {
+        const key = credentialKeyOf(credentialId);
+        expect(identifier.safeParse(key).success).toBe(true);
+        expect(key).toMatch(PASSKEY_ID);
+      }),
+      { seed, numRuns: 500 },
+    );
   });
 });
