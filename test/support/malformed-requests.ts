@@ -180,7 +180,7 @@ const validParameter = (operation: Operation, name: string, c: FuzzContext): str
     agreementId: c.agreementId,
     clientId: c.ssoClientId,
     // Well formed; no passkey has it, so nothing the fuzz sends can remove one.
-    passkeyId: 'A'.repeat(43),
+    passkeyId: 'a'.repeat(64),
   };
   const value = name === 'id' ? byResource[operation.template.split('/')[2] as string] : byName[name];
   if (value === undefined) throw new Error(`No valid value for ${name} of ${operation.template}`);

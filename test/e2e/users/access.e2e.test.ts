@@ -79,7 +79,7 @@ const permissioned: Operation[] = [
     name: 'deleteUserPasskey',
     method: 'DELETE',
     // A passkey the user does not hold: past the permission check, the answer is 404.
-    path: user(`/passkeys/${'A'.repeat(43)}`),
+    path: user(`/passkeys/${'a'.repeat(64)}`),
     permission: 'USER.UPDATE',
     success: 404,
   },
