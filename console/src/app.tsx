@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { usersRoutes } from '../../shared/api/routes/users.js';
 import { organizationId, type Session, signOut, startSignIn } from './auth.js';
 import { AuditScreen } from './screens/audit.js';
+import { ClientsScreen } from './screens/clients.js';
 import { allowed, mayCall, SCREENS } from './screens/screens.js';
 import { UserPage } from './screens/user-page.js';
 import { UsersScreen } from './screens/users.js';
@@ -68,6 +69,8 @@ export const App = ({ session }: { session: Session | undefined }) => {
           ) : (
             <UsersScreen permissions={held} />
           )
+        ) : current.path === 'clients' ? (
+          <ClientsScreen permissions={held} />
         ) : current.path === 'audit' ? (
           <AuditScreen />
         ) : null}

@@ -17,6 +17,8 @@ export const CONSOLE_BUILD = {
   target: 'es2022',
   jsx: 'automatic',
   jsxImportSource: 'preact',
+  // The one Node module the API's schemas reach (console/src/shims/node-net.ts says why).
+  alias: { 'node:net': fileURLToPath(new URL('../../console/src/shims/node-net.ts', import.meta.url)) },
   minify: true,
   write: false,
   outdir: '/assets',

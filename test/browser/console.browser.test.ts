@@ -49,6 +49,8 @@ beforeAll(async () => {
       'USER_ROLES.GRANT',
       'USER.DELETE',
       'AUDIT.READ',
+      'API_CLIENTS.READ',
+      'API_CLIENTS.WRITE',
     ]),
     newRole(roles, 'Console readers', ['USER.LIST']),
     personWithPassword(admin.orgId),
@@ -62,14 +64,16 @@ beforeAll(async () => {
 });
 
 const openPage = async () => {
-  page = await browser.newPage();
+  // The console's copy buttons write to the clipboard, which the test reads back.
+  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  page = await context.newPage();
   await withoutPasskeyAutofill(page);
   problems = pageProblems(page);
 };
 
 afterEach(async () => {
   expect(problems).toEqual([]);
-  await page?.close();
+  await page?.context().close();
 });
 
 afterAll(async () => {
@@ -174,4 +178,48 @@ it('shows a person holding only USER.LIST the users, read-only', async () => {
     .poll(() => page.getByRole('alert').textContent())
     .toBe('You may not open Audit log: it needs AUDIT.READ.');
   await shot(page, 'refused');
+});
+
+it('registers an application, shows its secret once with a copy button, and rotates it', async () => {
+  await openPage();
+  await signIn(people.manager.email);
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Clients' }).click();
+  await page.getByLabel('Name').fill('Shop front');
+  await page.getByLabel('Application people sign in to').check();
+  await page.getByLabel(/Redirect URIs/).fill('https://shop.example/callback');
+  await page.getByRole('button', { name: 'Register' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Shop front was registered.');
+  const secret = async () => (await page.locator('code.secret').textContent()) ?? '';
+  const first = await secret();
+  expect(first.length).toBeGreaterThan(20);
+  await page.getByRole('button', { name: 'Copy secret' }).click();
+  await page.getByRole('button', { name: 'Copied' }).waitFor();
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe(first);
+  await shot(page, 'client-secret');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  const listed = await service.call<{ id: string; name: string }[]>('GET', '/idp/clients', {
+    token: admin.token,
+  });
+  const made = listed.body.find((client) => client.name === 'Shop front');
+  const details = await service.call('GET', `/idp/clients/${made?.id}`, { token: admin.token });
+  expect(details.body).toMatchObject({
+    flowType: 'authorization_code',
+    redirectUris: ['https://shop.example/callback'],
+  });
+  // The form is empty again, ready for the next one.
+  expect(await page.getByLabel('Name').inputValue()).toBe('');
+  expect(await page.getByLabel('API client (client credentials)').isChecked()).toBe(true);
+  await page.getByRole('button', { name: 'Done' }).click();
+  expect(await page.locator('code.secret').count()).toBe(0);
+  // The listing answers secrets; the console never shows them.
+  expect(await page.locator('main').textContent()).not.toContain(first);
+
+  await page.getByRole('button', { name: 'Rotate secret of Shop front' }).click();
+  await expect
+    .poll(() => page.getByRole('status').textContent())
+    .toBe('The secret of Shop front was replaced: the old one no longer works.');
+  const second = await secret();
+  expect(second.length).toBeGreaterThan(20);
+  expect(second).not.toBe(first);
+  await shot(page, 'clients');
 });

@@ -1,4 +1,5 @@
 import { auditRoutes } from '../../../shared/api/routes/audit.js';
+import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 
 /**
@@ -14,6 +15,7 @@ export interface ScreenEntry {
 
 export const SCREENS: readonly ScreenEntry[] = [
   { path: 'users', title: 'Users', permissions: usersRoutes.listUsers.permissions },
+  { path: 'clients', title: 'Clients', permissions: clientsRoutes.listApiClients.permissions },
   { path: 'audit', title: 'Audit log', permissions: auditRoutes.listAuditEvents.permissions },
 ];
 

@@ -1,0 +1,206 @@
+import { useEffect, useState } from 'preact/hooks';
+import { clientsRoutes } from '../../../shared/api/routes/clients.js';
+import { createApiClientRequest } from '../../../shared/schemas/clients.js';
+import { idp, messageOf } from '../api.js';
+import { mayCall } from './screens.js';
+
+/**
+ * API clients and applications: the list (never their secrets, though the listing answers them),
+ * registering one (checked with the API's schema), rotating a secret and deleting. A new secret
+ * is shown once, with a copy button.
+ */
+
+interface Client {
+  id: string;
+  name: string;
+  clientType: string;
+  clientSecret: string;
+}
+
+const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) => {
+  const [copied, setCopied] = useState(false);
+  return (
+    <section class="panel" aria-labelledby="secret-title">
+      <h2 id="secret-title">Secret of {client.name}</h2>
+      {client.clientSecret ? (
+        <>
+          <p>Copy it now: it is not shown again.</p>
+          <code class="secret">{client.clientSecret}</code>
+          <button
+            type="button"
+            onClick={() =>
+              void navigator.clipboard.writeText(client.clientSecret).then(() => setCopied(true))
+            }
+          >
+            {copied ? 'Copied' : 'Copy secret'}
+          </button>
+        </>
+      ) : (
+        <p>A public application has no secret: it signs people in with PKCE alone.</p>
+      )}
+      <p>
+        Client id: <code>{client.id}</code>
+      </p>
+      <button type="button" class="secondary" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+};
+
+export const ClientsScreen = ({ permissions }: { permissions: readonly string[] }) => {
+  const [clients, setClients] = useState<Client[]>([]);
+  const [shown, setShown] = useState<Client>();
+  const [deleting, setDeleting] = useState<Client>();
+  const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
+  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+
+  const load = async () => {
+    try {
+      setClients((await idp.listApiClients({ query: { pageSize: 100 } })) as unknown as Client[]);
+    } catch (error) {
+      setOutcome({ problem: messageOf(error) });
+    }
+  };
+  useEffect(() => void load(), []);
+
+  /** Runs an action and says so; a client it answers has its new secret shown once. */
+  const act = async (action: () => Promise<unknown>, done: string): Promise<boolean> => {
+    try {
+      const answer = await action();
+      setOutcome({ done });
+      if (answer && typeof answer === 'object' && 'id' in answer) setShown(answer as Client);
+      setDeleting(undefined);
+      await load();
+      return true;
+    } catch (error) {
+      setOutcome({ problem: messageOf(error) });
+      return false;
+    }
+  };
+
+  const register = (event: Event) => {
+    event.preventDefault();
+    const element = event.currentTarget as HTMLFormElement;
+    const form = new FormData(element);
+    const application = form.get('kind') === 'application';
+    const uris = String(form.get('redirectUris') ?? '')
+      .split(/\s+/)
+      .filter(Boolean);
+    const parsed = createApiClientRequest.safeParse({
+      name: form.get('name'),
+      clientType: 'STANDARD',
+      ...(application ? { flowType: 'authorization_code', redirectUris: uris } : {}),
+    });
+    if (!parsed.success) {
+      setOutcome({
+        problem: parsed.error.issues
+          .map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`)
+          .join('; '),
+      });
+      return;
+    }
+    void act(() => idp.createApiClient({ body: parsed.data }), `${parsed.data.name} was registered.`).then(
+      (registered) => registered && element.reset(),
+    );
+  };
+
+  return (
+    <section aria-labelledby="clients-title">
+      <h1 id="clients-title">API clients and applications</h1>
+      {outcome.problem && (
+        <p role="alert" class="error">
+          {outcome.problem}
+        </p>
+      )}
+      {outcome.done && (
+        <p role="status" class="done">
+          {outcome.done}
+        </p>
+      )}
+      {shown && <SecretOnce client={shown} onDone={() => setShown(undefined)} />}
+      <table>
+        <caption>{clients.length === 0 ? 'No clients' : `${clients.length} clients`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Client id</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {clients.map((client) => (
+            <tr key={client.id}>
+              <td>{client.name}</td>
+              <td>
+                <code>{client.id}</code>
+              </td>
+              <td>
+                {may(clientsRoutes.rotateApiClientSecret) && (
+                  <button
+                    type="button"
+                    class="secondary inline"
+                    onClick={() =>
+                      void act(
+                        () => idp.rotateApiClientSecret({ path: { id: client.id } }),
+                        `The secret of ${client.name} was replaced: the old one no longer works.`,
+                      )
+                    }
+                  >
+                    Rotate secret of {client.name}
+                  </button>
+                )}
+                {may(clientsRoutes.deleteApiClient) && (
+                  <button type="button" class="secondary inline" onClick={() => setDeleting(client)}>
+                    Delete {client.name}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {deleting && (
+        <section class="panel" role="alertdialog" aria-labelledby="delete-title">
+          <h2 id="delete-title">Delete {deleting.name}?</h2>
+          <p>Its tokens stop working at once.</p>
+          <div class="actions">
+            <button
+              type="button"
+              onClick={() =>
+                void act(
+                  () => idp.deleteApiClient({ path: { id: deleting.id } }),
+                  `${deleting.name} was deleted.`,
+                )
+              }
+            >
+              Delete
+            </button>
+            <button type="button" class="secondary" onClick={() => setDeleting(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      )}
+      {may(clientsRoutes.createApiClient) && (
+        <form class="panel" onSubmit={register} aria-labelledby="register-title">
+          <h2 id="register-title">Register a client</h2>
+          <label for="client-name">Name</label>
+          <input id="client-name" name="name" required maxLength={100} />
+          <fieldset>
+            <legend>Kind</legend>
+            <label class="choice">
+              <input type="radio" name="kind" value="api" defaultChecked /> API client (client credentials)
+            </label>
+            <label class="choice">
+              <input type="radio" name="kind" value="application" /> Application people sign in to
+            </label>
+          </fieldset>
+          <label for="client-redirects">Redirect URIs (applications; one per line)</label>
+          <textarea id="client-redirects" name="redirectUris" rows={3} />
+          <button type="submit">Register</button>
+        </form>
+      )}
+    </section>
+  );
+};
