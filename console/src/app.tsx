@@ -4,6 +4,7 @@ import { organizationId, type Session, signOut, startSignIn } from './auth.js';
 import { AuditScreen } from './screens/audit.js';
 import { ClientsScreen } from './screens/clients.js';
 import { allowed, mayCall, SCREENS } from './screens/screens.js';
+import { SsoScreen } from './screens/sso.js';
 import { UserPage } from './screens/user-page.js';
 import { UsersScreen } from './screens/users.js';
 
@@ -71,6 +72,8 @@ export const App = ({ session }: { session: Session | undefined }) => {
           )
         ) : current.path === 'clients' ? (
           <ClientsScreen permissions={held} />
+        ) : current.path === 'sso' ? (
+          <SsoScreen />
         ) : current.path === 'audit' ? (
           <AuditScreen />
         ) : null}

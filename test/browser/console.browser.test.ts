@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { enableConsole } from '../../shared/console/console-application.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import {
   launchChromium,
   pageProblems,
@@ -51,11 +52,22 @@ beforeAll(async () => {
       'AUDIT.READ',
       'API_CLIENTS.READ',
       'API_CLIENTS.WRITE',
+      'SSO.ADMIN',
     ]),
     newRole(roles, 'Console readers', ['USER.LIST']),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
     enableConsole(admin.orgId, 'test'),
+    configureSsoProvider(
+      {
+        clientId: `console-sso-${Date.now()}`,
+        organizationIds: [admin.orgId],
+        clientSecret: 'the first secret',
+        issuer: 'https://login.example.com',
+        displayName: 'Example Login',
+      },
+      'test',
+    ),
   ]);
   expect(managerRole && readerRole).toBeTruthy();
   await Promise.all([grantRole(manager.id, 'Console managers'), grantRole(reader.id, 'Console readers')]);
@@ -222,4 +234,66 @@ it('registers an application, shows its secret once with a copy button, and rota
   expect(second.length).toBeGreaterThan(20);
   expect(second).not.toBe(first);
   await shot(page, 'clients');
+});
+
+it('updates an SSO secret and warns that its new expiry is near', async () => {
+  await openPage();
+  await signIn(people.manager.email);
+  await page
+    .getByRole('navigation', { name: 'Screens' })
+    .getByRole('link', { name: 'SSO providers' })
+    .click();
+  await page.getByRole('heading', { name: /^console-sso-/, level: 2 }).waitFor();
+  expect(await page.locator('.warning, .error').count()).toBe(0);
+  const inTenDays = new Date(Date.now() + 10 * 24 * 3600 * 1000).toISOString().slice(0, 10);
+  await page.getByLabel('New client secret').fill('the second secret');
+  await page.getByLabel('It expires on').fill(inTenDays);
+  await page.getByRole('button', { name: /^Update the secret of / }).click();
+  await expect
+    .poll(() => page.getByRole('status').textContent())
+    .toMatch(/^The secret of console-sso-\d+ was updated\.$/);
+  await expect
+    .poll(() => page.locator('.warning').textContent())
+    .toMatch(/^The secret expires in (9|10) days: update it soon\.$/);
+  expect(await page.locator('main').textContent()).not.toContain('the second secret');
+  await shot(page, 'sso');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+});
+
+/** Presses Tab until the element is focused, as a keyboard user would (at most 40 times). */
+const tabTo = async (selector: string) => {
+  for (let presses = 0; presses < 40; presses += 1) {
+    if (await page.locator(selector).evaluate((element) => element === element.ownerDocument.activeElement))
+      return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+};
+
+it('signs in and creates a user with the keyboard alone', async () => {
+  await openPage();
+  await page.goto(consoleAddress());
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await tabTo('button');
+  await page.keyboard.press('Enter');
+  await page.getByLabel('Email').waitFor();
+  await expect.poll(() => page.locator('input[name="passkeys"]').inputValue()).toBe('available');
+  await tabTo('#email');
+  await page.keyboard.type(people.manager.email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Not now' }).waitFor();
+  await tabTo('form[action="/signin/passkeys/skip"] button');
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+
+  const email = uniqueEmail('keyboard-made');
+  await tabTo('#new-email');
+  await page.keyboard.type(email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('Made By Keyboard');
+  await tabTo('form.panel button[type="submit"]');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => page.getByRole('status').textContent()).toBe(`${email} was created and invited.`);
 });

@@ -1,0 +1,101 @@
+import { useEffect, useState } from 'preact/hooks';
+import { updateSsoProviderRequest } from '../../../shared/schemas/sso.js';
+import { idp, messageOf } from '../api.js';
+import { expiryWarning } from '../expiry.js';
+
+/**
+ * SSO providers serving the organization: each client id with its secret's expiry hint, flagged
+ * when it has passed or is near; updating the secret (never shown: the API keeps it in Secrets
+ * Manager) with a new hint.
+ */
+
+interface Provider {
+  clientId: string;
+  clientSecretExpirationDate: number;
+}
+
+const dateOf = (epochMs: number) => (epochMs ? new Date(epochMs).toISOString().slice(0, 10) : 'not given');
+
+export const SsoScreen = () => {
+  const [providers, setProviders] = useState<Provider[]>([]);
+  const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
+
+  const load = async () => {
+    try {
+      setProviders((await idp.listSsoProviders({})) as unknown as Provider[]);
+    } catch (error) {
+      setOutcome({ problem: messageOf(error) });
+    }
+  };
+  useEffect(() => void load(), []);
+
+  const update = async (event: Event, clientId: string) => {
+    event.preventDefault();
+    const element = event.currentTarget as HTMLFormElement;
+    const form = new FormData(element);
+    const expires = String(form.get('expires') ?? '');
+    const parsed = updateSsoProviderRequest.safeParse({
+      clientSecret: form.get('secret'),
+      ...(expires ? { clientSecretExpirationDate: Date.parse(`${expires}T00:00:00Z`) } : {}),
+    });
+    if (!parsed.success) {
+      setOutcome({
+        problem: parsed.error.issues
+          .map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`)
+          .join('; '),
+      });
+      return;
+    }
+    try {
+      await idp.updateSsoProvider({ path: { clientId }, body: parsed.data });
+      element.reset();
+      setOutcome({ done: `The secret of ${clientId} was updated.` });
+      await load();
+    } catch (error) {
+      setOutcome({ problem: messageOf(error) });
+    }
+  };
+
+  return (
+    <section aria-labelledby="sso-title">
+      <h1 id="sso-title">SSO providers</h1>
+      {outcome.problem && (
+        <p role="alert" class="error">
+          {outcome.problem}
+        </p>
+      )}
+      {outcome.done && (
+        <p role="status" class="done">
+          {outcome.done}
+        </p>
+      )}
+      {providers.length === 0 && <p>No SSO provider serves this organization.</p>}
+      {providers.map((provider) => {
+        const warning = expiryWarning(provider.clientSecretExpirationDate, Date.now());
+        return (
+          <form
+            key={provider.clientId}
+            class="panel"
+            aria-labelledby={`sso-${provider.clientId}`}
+            onSubmit={(event) => void update(event, provider.clientId)}
+          >
+            <h2 id={`sso-${provider.clientId}`}>{provider.clientId}</h2>
+            <p>Secret expires: {dateOf(provider.clientSecretExpirationDate)}</p>
+            {warning && <p class={warning.level === 'expired' ? 'error' : 'warning'}>{warning.text}</p>}
+            <label for={`secret-${provider.clientId}`}>New client secret</label>
+            <input
+              id={`secret-${provider.clientId}`}
+              name="secret"
+              type="password"
+              autoComplete="off"
+              required
+            />
+            <label for={`expires-${provider.clientId}`}>It expires on</label>
+            <input id={`expires-${provider.clientId}`} name="expires" type="date" />
+            <button type="submit">Update the secret of {provider.clientId}</button>
+          </form>
+        );
+      })}
+    </section>
+  );
+};
