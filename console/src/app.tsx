@@ -3,6 +3,7 @@ import { usersRoutes } from '../../shared/api/routes/users.js';
 import { organizationId, type Session, signOut, startSignIn } from './auth.js';
 import { AuditScreen } from './screens/audit.js';
 import { ClientsScreen } from './screens/clients.js';
+import { MeScreen } from './screens/me.js';
 import { allowed, mayCall, SCREENS } from './screens/screens.js';
 import { SsoScreen } from './screens/sso.js';
 import { UserPage } from './screens/user-page.js';
@@ -76,6 +77,8 @@ export const App = ({ session }: { session: Session | undefined }) => {
           <SsoScreen />
         ) : current.path === 'audit' ? (
           <AuditScreen />
+        ) : current.path === 'me' ? (
+          <MeScreen session={session} />
         ) : null}
       </main>
     </>

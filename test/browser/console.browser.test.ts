@@ -53,6 +53,8 @@ beforeAll(async () => {
       'API_CLIENTS.READ',
       'API_CLIENTS.WRITE',
       'SSO.ADMIN',
+      'USER_GROUP.READ',
+      'USER_GROUP.GRANT',
     ]),
     newRole(roles, 'Console readers', ['USER.LIST']),
     personWithPassword(admin.orgId),
@@ -70,6 +72,11 @@ beforeAll(async () => {
     ),
   ]);
   expect(managerRole && readerRole).toBeTruthy();
+  const group = await service.call('POST', '/idp/userGroups', {
+    token: admin.token,
+    body: { name: 'Console team' },
+  });
+  expect(group.status).toBe(201);
   await Promise.all([grantRole(manager.id, 'Console managers'), grantRole(reader.id, 'Console readers')]);
   Object.assign(people.manager, { id: manager.id, email: manager.email });
   Object.assign(people.reader, { id: reader.id, email: reader.email });
@@ -135,8 +142,13 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   await page.getByRole('button', { name: 'Grant role' }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toBe('Console readers was granted.');
   // Listed, without Revoke: the person holds USER_ROLES.GRANT but not USER_ROLES.REVOKE.
-  await expect.poll(() => page.locator('ul.plain li').allTextContents()).toEqual(['Console readers ']);
+  await expect
+    .poll(() => page.locator('ul.plain').first().locator('li').allTextContents())
+    .toEqual(['Console readers ']);
   expect(await page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0);
+  await page.getByLabel('Add to a group').selectOption('Console team');
+  await page.getByRole('button', { name: 'Add to group' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Added to Console team.');
   await page.getByRole('button', { name: 'Deactivate' }).click();
   await expect
     .poll(() => page.getByRole('status').textContent())
@@ -150,7 +162,14 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   const actions = () => page.locator('tbody tr td:nth-child(2)').allTextContents();
   await expect
     .poll(actions)
-    .toEqual(expect.arrayContaining(['user.created', 'user.role.granted', 'user.status.changed']));
+    .toEqual(
+      expect.arrayContaining([
+        'user.created',
+        'user.role.granted',
+        'user.group.added',
+        'user.status.changed',
+      ]),
+    );
   await page.getByRole('button', { name: 'user.status.changed' }).first().click();
   await expect.poll(() => page.locator('pre').textContent()).toContain('INACTIVE');
   await shot(page, 'audit');
@@ -180,9 +199,14 @@ it('shows a person holding only USER.LIST the users, read-only', async () => {
   await page.locator('tbody tr').first().waitFor();
   expect(await page.getByRole('button', { name: 'Create user' }).count()).toBe(0);
   expect(await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).toEqual(
-    ['Users'],
+    ['Users', 'My account'],
   );
   await shot(page, 'users-read-only');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  // Their own account: the permissions their token holds.
+  await page.getByRole('link', { name: 'My account' }).click();
+  await expect.poll(() => page.locator('ul.permissions li').allTextContents()).toEqual(['USER.LIST']);
+  await shot(page, 'my-account');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Another screen by its address: refused in words (the API would refuse its calls anyway).
   await page.goto(`${consoleAddress()}#/audit`);

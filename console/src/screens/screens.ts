@@ -19,6 +19,8 @@ export const SCREENS: readonly ScreenEntry[] = [
   { path: 'clients', title: 'Clients', permissions: clientsRoutes.listApiClients.permissions },
   { path: 'sso', title: 'SSO providers', permissions: ssoRoutes.listSsoProviders.permissions },
   { path: 'audit', title: 'Audit log', permissions: auditRoutes.listAuditEvents.permissions },
+  // Every signed-in person: their own permissions and consent.
+  { path: 'me', title: 'My account', permissions: [] },
 ];
 
 /** Whether the person's permissions let them call a route (the route table says which it needs). */

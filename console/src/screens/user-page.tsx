@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
+import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { idp, messageOf } from '../api.js';
 import { mayCall } from './screens.js';
@@ -18,14 +19,17 @@ interface Shown {
   userGroups: string[] | null;
 }
 
-interface Role {
+/** A role or a user group: what the page names by id. */
+interface Named {
   id: string;
   name: string;
 }
+type Role = Named;
 
 export const UserPage = ({ id, permissions }: { id: string; permissions: readonly string[] }) => {
   const [user, setUser] = useState<Shown>();
   const [roles, setRoles] = useState<Role[]>([]);
+  const [groups, setGroups] = useState<Named[]>([]);
   const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
 
@@ -34,6 +38,11 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
       setUser((await idp.getUser({ path: { id } })) as unknown as Shown);
       if (may(rolesRoutes.listRoles))
         setRoles((await idp.listRoles({ query: { pageSize: 100 } })) as unknown as Role[]);
+      if (may(userGroupsRoutes.listUserGroups))
+        setGroups(
+          ((await idp.listUserGroups({ query: { pageSize: 100 } })) as unknown as { userGroups: Named[] })
+            .userGroups,
+        );
     } catch (error) {
       setOutcome({ problem: messageOf(error) });
     }
@@ -53,6 +62,8 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
 
   const roleName = (roleId: string) => roles.find((role) => role.id === roleId)?.name ?? roleId;
   const grantable = roles.filter((role) => !user?.roles.includes(role.id));
+  const groupName = (groupId: string) => groups.find((group) => group.id === groupId)?.name ?? groupId;
+  const joinable = groups.filter((group) => !user?.userGroups?.includes(group.id));
 
   return (
     <section aria-labelledby="user-title">
@@ -113,6 +124,50 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
                 ))}
               </select>
               <button type="submit">Grant role</button>
+            </form>
+          )}
+          <h2>Groups</h2>
+          <ul class="plain">
+            {(user.userGroups ?? []).length === 0 && <li>In no group.</li>}
+            {(user.userGroups ?? []).map((groupId) => (
+              <li key={groupId}>
+                {groupName(groupId)}{' '}
+                {may(usersRoutes.removeUserFromGroup) && (
+                  <button
+                    type="button"
+                    class="secondary inline"
+                    onClick={() =>
+                      void act(`Removed from ${groupName(groupId)}.`, () =>
+                        idp.removeUserFromGroup({ path: { id, userGroupId: groupId } }),
+                      )
+                    }
+                  >
+                    Remove from {groupName(groupId)}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+          {may(usersRoutes.addUserToGroup) && joinable.length > 0 && (
+            <form
+              class="inline-form"
+              onSubmit={(event) => {
+                event.preventDefault();
+                const groupId = new FormData(event.currentTarget as HTMLFormElement).get('group') as string;
+                void act(`Added to ${groupName(groupId)}.`, () =>
+                  idp.addUserToGroup({ path: { id, userGroupId: groupId } }),
+                );
+              }}
+            >
+              <label for="add-group">Add to a group</label>
+              <select id="add-group" name="group">
+                {joinable.map((group) => (
+                  <option key={group.id} value={group.id}>
+                    {group.name}
+                  </option>
+                ))}
+              </select>
+              <button type="submit">Add to group</button>
             </form>
           )}
           <h2>Account</h2>
