@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { idp, messageOf } from '../api.js';
+import { OutcomeMessage } from '../outcome.js';
 
 /**
  * The audit log: newest first, filtered by action (exact, or a prefix ending in "."), page by
@@ -69,11 +70,7 @@ export const AuditScreen = () => {
         />
         <button type="submit">Filter</button>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <OutcomeMessage outcome={{ problem }} />
       <table>
         <caption>{page.length === 0 ? 'No records' : 'Newest first'}</caption>
         <thead>

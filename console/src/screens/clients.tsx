@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
 import { idp, messageOf } from '../api.js';
+import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -52,7 +53,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   const [clients, setClients] = useState<Client[]>([]);
   const [shown, setShown] = useState<Client>();
   const [deleting, setDeleting] = useState<Client>();
-  const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
+  const { outcome, setOutcome, act: run } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
 
   const load = async () => {
@@ -65,19 +66,12 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   useEffect(() => void load(), []);
 
   /** Runs an action and says so; a client it answers has its new secret shown once. */
-  const act = async (action: () => Promise<unknown>, done: string): Promise<boolean> => {
-    try {
-      const answer = await action();
-      setOutcome({ done });
+  const act = (action: () => Promise<unknown>, done: string) =>
+    run(done, action, (answer) => {
       if (answer && typeof answer === 'object' && 'id' in answer) setShown(answer as Client);
       setDeleting(undefined);
-      await load();
-      return true;
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-      return false;
-    }
-  };
+      return load();
+    });
 
   const register = (event: Event) => {
     event.preventDefault();
@@ -93,11 +87,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
       ...(application ? { flowType: 'authorization_code', redirectUris: uris } : {}),
     });
     if (!parsed.success) {
-      setOutcome({
-        problem: parsed.error.issues
-          .map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`)
-          .join('; '),
-      });
+      setOutcome({ problem: refusalOf(parsed.error.issues) });
       return;
     }
     void act(() => idp.createApiClient({ body: parsed.data }), `${parsed.data.name} was registered.`).then(
@@ -108,16 +98,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   return (
     <section aria-labelledby="clients-title">
       <h1 id="clients-title">API clients and applications</h1>
-      {outcome.problem && (
-        <p role="alert" class="error">
-          {outcome.problem}
-        </p>
-      )}
-      {outcome.done && (
-        <p role="status" class="done">
-          {outcome.done}
-        </p>
-      )}
+      <OutcomeMessage outcome={outcome} />
       {shown && <SecretOnce client={shown} onDone={() => setShown(undefined)} />}
       <table>
         <caption>{clients.length === 0 ? 'No clients' : `${clients.length} clients`}</caption>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { idp, messageOf } from '../api.js';
 import type { Session } from '../auth.js';
+import { OutcomeMessage, useOutcome } from '../outcome.js';
 
 /** The signed-in person: who they are, the permissions their token holds, consent to the latest agreement. */
 
@@ -13,7 +14,7 @@ interface Agreement {
 export const MeScreen = ({ session }: { session: Session }) => {
   const [agreement, setAgreement] = useState<Agreement | null>(null);
   const [accepted, setAccepted] = useState<boolean>();
-  const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
+  const { outcome, setOutcome, act } = useOutcome();
 
   const load = async () => {
     try {
@@ -26,30 +27,14 @@ export const MeScreen = ({ session }: { session: Session }) => {
   };
   useEffect(() => void load(), []);
 
-  const accept = async (id: string) => {
-    try {
-      await idp.recordConsent({ path: { agreementId: id } });
-      setOutcome({ done: 'You accepted the latest agreement.' });
-      await load();
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
-  };
+  const accept = (id: string) =>
+    act('You accepted the latest agreement.', () => idp.recordConsent({ path: { agreementId: id } }), load);
 
   const permissions = [...(session.claims.permissions ?? [])].sort();
   return (
     <section aria-labelledby="me-title">
       <h1 id="me-title">My account</h1>
-      {outcome.problem && (
-        <p role="alert" class="error">
-          {outcome.problem}
-        </p>
-      )}
-      {outcome.done && (
-        <p role="status" class="done">
-          {outcome.done}
-        </p>
-      )}
+      <OutcomeMessage outcome={outcome} />
       <p>
         {session.claims.name ? `${session.claims.name}, ` : ''}
         {session.claims.email ?? session.claims.sub}

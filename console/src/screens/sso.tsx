@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { updateSsoProviderRequest } from '../../../shared/schemas/sso.js';
 import { idp, messageOf } from '../api.js';
 import { expiryWarning } from '../expiry.js';
+import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
 
 /**
  * SSO providers serving the organization: each client id with its secret's expiry hint, flagged
@@ -18,7 +19,7 @@ const dateOf = (epochMs: number) => (epochMs ? new Date(epochMs).toISOString().s
 
 export const SsoScreen = () => {
   const [providers, setProviders] = useState<Provider[]>([]);
-  const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
+  const { outcome, setOutcome, act } = useOutcome();
 
   const load = async () => {
     try {
@@ -39,36 +40,23 @@ export const SsoScreen = () => {
       ...(expires ? { clientSecretExpirationDate: Date.parse(`${expires}T00:00:00Z`) } : {}),
     });
     if (!parsed.success) {
-      setOutcome({
-        problem: parsed.error.issues
-          .map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`)
-          .join('; '),
-      });
+      setOutcome({ problem: refusalOf(parsed.error.issues) });
       return;
     }
-    try {
-      await idp.updateSsoProvider({ path: { clientId }, body: parsed.data });
-      element.reset();
-      setOutcome({ done: `The secret of ${clientId} was updated.` });
-      await load();
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
+    await act(
+      `The secret of ${clientId} was updated.`,
+      () => idp.updateSsoProvider({ path: { clientId }, body: parsed.data }),
+      () => {
+        element.reset();
+        return load();
+      },
+    );
   };
 
   return (
     <section aria-labelledby="sso-title">
       <h1 id="sso-title">SSO providers</h1>
-      {outcome.problem && (
-        <p role="alert" class="error">
-          {outcome.problem}
-        </p>
-      )}
-      {outcome.done && (
-        <p role="status" class="done">
-          {outcome.done}
-        </p>
-      )}
+      <OutcomeMessage outcome={outcome} />
       {providers.length === 0 && <p>No SSO provider serves this organization.</p>}
       {providers.map((provider) => {
         const warning = expiryWarning(provider.clientSecretExpirationDate, Date.now());

@@ -3,6 +3,7 @@ import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { idp, messageOf } from '../api.js';
+import { OutcomeMessage, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -30,7 +31,7 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
   const [user, setUser] = useState<Shown>();
   const [roles, setRoles] = useState<Role[]>([]);
   const [groups, setGroups] = useState<Named[]>([]);
-  const [outcome, setOutcome] = useState<{ done?: string; problem?: string }>({});
+  const { outcome, setOutcome, act: run } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
 
   const load = async () => {
@@ -50,15 +51,7 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
   useEffect(() => void load(), [id]);
 
   /** Runs an action, says so, and shows the user as they are now. */
-  const act = async (done: string, action: () => Promise<unknown>) => {
-    try {
-      await action();
-      setOutcome({ done });
-      await load();
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
-  };
+  const act = (done: string, action: () => Promise<unknown>) => run(done, action, load);
 
   const roleName = (roleId: string) => roles.find((role) => role.id === roleId)?.name ?? roleId;
   const grantable = roles.filter((role) => !user?.roles.includes(role.id));
@@ -71,16 +64,7 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
         <a href="#/users">← Users</a>
       </p>
       <h1 id="user-title">{user ? user.name : 'User'}</h1>
-      {outcome.problem && (
-        <p role="alert" class="error">
-          {outcome.problem}
-        </p>
-      )}
-      {outcome.done && (
-        <p role="status" class="done">
-          {outcome.done}
-        </p>
-      )}
+      <OutcomeMessage outcome={outcome} />
       {user && (
         <>
           <p>{user.email}</p>

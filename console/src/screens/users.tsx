@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { newUserRequest } from '../../../shared/schemas/users.js';
 import { idp, messageOf } from '../api.js';
+import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -27,37 +28,30 @@ const pagesOf = (search: { by: 'emailPrefix' | 'namePrefix'; text: string }): Pa
   return (pages as AsyncIterable<ListedUser[]>)[Symbol.asyncIterator]();
 };
 
-const CreateUser = ({ onCreated }: { onCreated: (email: string) => void }) => {
-  const [problem, setProblem] = useState<string>();
+const CreateUser = ({ onCreated }: { onCreated: () => void }) => {
+  const { outcome, setOutcome, act } = useOutcome();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const parsed = newUserRequest.safeParse(Object.fromEntries(form));
+    const element = event.currentTarget as HTMLFormElement;
+    const parsed = newUserRequest.safeParse(Object.fromEntries(new FormData(element)));
     if (!parsed.success) {
-      setProblem(
-        parsed.error.issues.map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`).join('; '),
-      );
+      setOutcome({ problem: refusalOf(parsed.error.issues) });
       return;
     }
-    try {
-      const element = event.currentTarget as HTMLFormElement;
-      await idp.createUser({ body: parsed.data });
-      setProblem(undefined);
-      element.reset();
-      onCreated(parsed.data.email);
-    } catch (error) {
-      setProblem(messageOf(error));
-    }
+    await act(
+      `${parsed.data.email} was created and invited.`,
+      () => idp.createUser({ body: parsed.data }),
+      () => {
+        element.reset();
+        onCreated();
+      },
+    );
   };
   return (
     <form class="panel" onSubmit={(event) => void submit(event)} aria-labelledby="create-user">
       <h2 id="create-user">Create a user</h2>
       <p class="note">They get an email inviting them to choose a password.</p>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <OutcomeMessage outcome={outcome} />
       <label for="new-email">Email</label>
       <input id="new-email" name="email" type="email" required maxLength={254} />
       <label for="new-name">Name</label>
@@ -81,7 +75,6 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
   const [pageNumber, setPageNumber] = useState(0);
   const [more, setMore] = useState(false);
   const [problem, setProblem] = useState<string>();
-  const [status, setStatus] = useState<string>();
   const pages = useRef<Pages | undefined>(undefined);
   const seen = useRef<ListedUser[][]>([]);
 
@@ -145,16 +138,7 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
         />
         <button type="submit">Search</button>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
-      {status && (
-        <p role="status" class="done">
-          {status}
-        </p>
-      )}
+      <OutcomeMessage outcome={{ problem }} />
       <table>
         <caption>
           Page {pageNumber + 1}
@@ -194,14 +178,7 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
           Next page
         </button>
       </nav>
-      {mayCall(usersRoutes.createUser, permissions) && (
-        <CreateUser
-          onCreated={(email) => {
-            setStatus(`${email} was created and invited.`);
-            restart();
-          }}
-        />
-      )}
+      {mayCall(usersRoutes.createUser, permissions) && <CreateUser onCreated={() => restart()} />}
     </section>
   );
 };
