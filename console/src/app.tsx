@@ -3,6 +3,7 @@ import { usersRoutes } from '../../shared/api/routes/users.js';
 import { organizationId, type Session, signOut, startSignIn } from './auth.js';
 import { AuditScreen } from './screens/audit.js';
 import { ClientsScreen } from './screens/clients.js';
+import { GroupsScreen } from './screens/groups.js';
 import { MeScreen } from './screens/me.js';
 import { allowed, mayCall, SCREENS } from './screens/screens.js';
 import { SsoScreen } from './screens/sso.js';
@@ -71,6 +72,8 @@ export const App = ({ session }: { session: Session | undefined }) => {
           ) : (
             <UsersScreen permissions={held} />
           )
+        ) : current.path === 'groups' ? (
+          <GroupsScreen permissions={held} />
         ) : current.path === 'clients' ? (
           <ClientsScreen permissions={held} />
         ) : current.path === 'sso' ? (

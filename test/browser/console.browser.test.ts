@@ -55,6 +55,8 @@ beforeAll(async () => {
       'SSO.ADMIN',
       'USER_GROUP.READ',
       'USER_GROUP.GRANT',
+      'USER_GROUP.ADD',
+      'USER_GROUP.DELETE',
     ]),
     newRole(roles, 'Console readers', ['USER.LIST']),
     personWithPassword(admin.orgId),
@@ -282,6 +284,25 @@ it('updates an SSO secret and warns that its new expiry is near', async () => {
   expect(await page.locator('main').textContent()).not.toContain('the second secret');
   await shot(page, 'sso');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
+});
+
+it('creates a user group and deletes it after a confirmation', async () => {
+  await openPage();
+  await signIn(people.manager.email);
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'User groups' }).click();
+  await page.getByLabel('Name').fill('Support desk');
+  await page.getByLabel('Description').fill('First-line support');
+  await page.getByRole('button', { name: 'Create group' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Support desk was created.');
+  await page.getByRole('cell', { name: 'First-line support' }).waitFor();
+  await shot(page, 'groups');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  // Duplicating needs grants this person lacks: no button for it.
+  expect(await page.getByRole('button', { name: /^Duplicate/ }).count()).toBe(0);
+  await page.getByRole('button', { name: 'Delete Support desk' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Support desk was deleted.');
+  expect(await page.getByRole('cell', { name: 'Support desk' }).count()).toBe(0);
 });
 
 /** Presses Tab until the element is focused, as a keyboard user would (at most 40 times). */

@@ -1,0 +1,140 @@
+import { useEffect, useState } from 'preact/hooks';
+import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
+import { createUserGroupRequest } from '../../../shared/schemas/user-groups.js';
+import { idp, messageOf } from '../api.js';
+import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { mayCall } from './screens.js';
+
+/**
+ * User groups: the list, creating one (checked with the API's schema), duplicating one (with its
+ * grants and members) and deleting one after a confirmation.
+ */
+
+interface Group {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }) => {
+  const [groups, setGroups] = useState<Group[]>([]);
+  const [deleting, setDeleting] = useState<Group>();
+  const { outcome, setOutcome, act } = useOutcome();
+  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+
+  const load = async () => {
+    try {
+      const listed = await idp.listUserGroups({ query: { pageSize: 100 } });
+      setGroups((listed as unknown as { userGroups: Group[] }).userGroups);
+    } catch (error) {
+      setOutcome({ problem: messageOf(error) });
+    }
+  };
+  useEffect(() => void load(), []);
+
+  const create = (event: Event) => {
+    event.preventDefault();
+    const element = event.currentTarget as HTMLFormElement;
+    const form = new FormData(element);
+    const description = String(form.get('description') ?? '').trim();
+    const parsed = createUserGroupRequest.safeParse({
+      name: form.get('name'),
+      ...(description ? { description } : {}),
+    });
+    if (!parsed.success) {
+      setOutcome({ problem: refusalOf(parsed.error.issues) });
+      return;
+    }
+    void act(
+      `${parsed.data.name} was created.`,
+      () => idp.createUserGroup({ body: parsed.data }),
+      () => {
+        element.reset();
+        return load();
+      },
+    );
+  };
+
+  return (
+    <section aria-labelledby="groups-title">
+      <h1 id="groups-title">User groups</h1>
+      <OutcomeMessage outcome={outcome} />
+      <table>
+        <caption>{groups.length === 0 ? 'No user groups' : `${groups.length} user groups`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Description</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {groups.map((group) => (
+            <tr key={group.id}>
+              <td>{group.name}</td>
+              <td>{group.description ?? ''}</td>
+              <td>
+                {may(userGroupsRoutes.duplicateUserGroup) && (
+                  <button
+                    type="button"
+                    class="secondary inline"
+                    onClick={() =>
+                      void act(
+                        `${group.name} was duplicated.`,
+                        () => idp.duplicateUserGroup({ path: { id: group.id } }),
+                        load,
+                      )
+                    }
+                  >
+                    Duplicate {group.name}
+                  </button>
+                )}
+                {may(userGroupsRoutes.deleteUserGroup) && (
+                  <button type="button" class="secondary inline" onClick={() => setDeleting(group)}>
+                    Delete {group.name}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {deleting && (
+        <section class="panel" role="alertdialog" aria-labelledby="delete-group-title">
+          <h2 id="delete-group-title">Delete {deleting.name}?</h2>
+          <p>Its members lose what it grants them.</p>
+          <div class="actions">
+            <button
+              type="button"
+              onClick={() =>
+                void act(
+                  `${deleting.name} was deleted.`,
+                  () => idp.deleteUserGroup({ path: { id: deleting.id } }),
+                  () => {
+                    setDeleting(undefined);
+                    return load();
+                  },
+                )
+              }
+            >
+              Delete
+            </button>
+            <button type="button" class="secondary" onClick={() => setDeleting(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      )}
+      {may(userGroupsRoutes.createUserGroup) && (
+        <form class="panel" onSubmit={create} aria-labelledby="new-group-title">
+          <h2 id="new-group-title">Create a user group</h2>
+          <label for="group-name">Name</label>
+          <input id="group-name" name="name" required maxLength={100} />
+          <label for="group-description">Description</label>
+          <input id="group-description" name="description" maxLength={500} />
+          <button type="submit">Create group</button>
+        </form>
+      )}
+    </section>
+  );
+};
