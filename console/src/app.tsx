@@ -5,6 +5,7 @@ import { AuditScreen } from './screens/audit.js';
 import { ClientsScreen } from './screens/clients.js';
 import { GroupsScreen } from './screens/groups.js';
 import { MeScreen } from './screens/me.js';
+import { RolesScreen } from './screens/roles.js';
 import { allowed, mayCall, SCREENS } from './screens/screens.js';
 import { SsoScreen } from './screens/sso.js';
 import { UserPage } from './screens/user-page.js';
@@ -74,6 +75,8 @@ export const App = ({ session }: { session: Session | undefined }) => {
           )
         ) : current.path === 'groups' ? (
           <GroupsScreen permissions={held} />
+        ) : current.path === 'roles' ? (
+          <RolesScreen permissions={held} />
         ) : current.path === 'clients' ? (
           <ClientsScreen permissions={held} />
         ) : current.path === 'sso' ? (

@@ -30,8 +30,9 @@ export const refusalOf = (issues: readonly { path: readonly PropertyKey[]; messa
   issues.map((issue) => `${issue.path.map(String).join('.') || 'form'}: ${issue.message}`).join('; ');
 
 /**
- * The screen's outcome, and `act`: runs an action, then says `done` (and runs `then`, e.g. a
- * reload), or says what went wrong; answers whether it succeeded.
+ * The screen's outcome, and `act`: runs an action and `then` (e.g. a reload), then says `done`, so
+ * that what the status announces is already on the screen; or says what went wrong. Answers
+ * whether it succeeded.
  */
 export const useOutcome = () => {
   const [outcome, setOutcome] = useState<Outcome>({});
@@ -42,8 +43,8 @@ export const useOutcome = () => {
   ): Promise<boolean> => {
     try {
       const answer = await action();
-      setOutcome({ done });
       await then?.(answer);
+      setOutcome({ done });
       return true;
     } catch (error) {
       setOutcome({ problem: messageOf(error) });

@@ -57,6 +57,11 @@ beforeAll(async () => {
       'USER_GROUP.GRANT',
       'USER_GROUP.ADD',
       'USER_GROUP.DELETE',
+      'ROLES.LIST',
+      'ROLES.ADD',
+      'ROLES.UPDATE',
+      'ROLES.DELETE',
+      'PERMISSIONS.LIST',
     ]),
     newRole(roles, 'Console readers', ['USER.LIST']),
     personWithPassword(admin.orgId),
@@ -302,7 +307,29 @@ it('creates a user group and deletes it after a confirmation', async () => {
   await page.getByRole('button', { name: 'Delete Support desk' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Delete', exact: true }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toBe('Support desk was deleted.');
-  expect(await page.getByRole('cell', { name: 'Support desk' }).count()).toBe(0);
+  expect(await page.getByRole('cell', { name: 'Support desk', exact: true }).count()).toBe(0);
+});
+
+it('creates a role, shows what its permissions bring along, makes it the default and archives it', async () => {
+  await openPage();
+  await signIn(people.manager.email);
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Roles' }).click();
+  await page.getByLabel('Name').fill('Editors');
+  await page.getByRole('checkbox', { name: /^USER\.UPDATE / }).check();
+  await page.getByRole('button', { name: 'Create role' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Editors was created.');
+  const row = page.getByRole('row').filter({ hasText: 'Editors' });
+  // USER.UPDATE depends on USER.DETAILS, which depends on USER.LIST (the catalogue's dependencies).
+  await expect
+    .poll(() => row.locator('td').nth(2).textContent())
+    .toMatch(/USER\.DETAILS.*USER\.LIST|USER\.LIST.*USER\.DETAILS/);
+  await page.getByRole('button', { name: 'Make Editors the default' }).click();
+  await expect.poll(() => row.locator('td').first().textContent()).toBe('Editors (default)');
+  await shot(page, 'roles');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Archive Editors' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Editors was archived.');
+  await expect.poll(() => page.getByRole('row').filter({ hasText: 'Editors' }).count()).toBe(0);
 });
 
 /** Presses Tab until the element is focused, as a keyboard user would (at most 40 times). */

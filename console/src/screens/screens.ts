@@ -1,5 +1,6 @@
 import { auditRoutes } from '../../../shared/api/routes/audit.js';
 import { clientsRoutes } from '../../../shared/api/routes/clients.js';
+import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { ssoRoutes } from '../../../shared/api/routes/sso.js';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
@@ -18,6 +19,7 @@ export interface ScreenEntry {
 export const SCREENS: readonly ScreenEntry[] = [
   { path: 'users', title: 'Users', permissions: usersRoutes.listUsers.permissions },
   { path: 'groups', title: 'User groups', permissions: userGroupsRoutes.listUserGroups.permissions },
+  { path: 'roles', title: 'Roles', permissions: rolesRoutes.listRoles.permissions },
   { path: 'clients', title: 'Clients', permissions: clientsRoutes.listApiClients.permissions },
   { path: 'sso', title: 'SSO providers', permissions: ssoRoutes.listSsoProviders.permissions },
   { path: 'audit', title: 'Audit log', permissions: auditRoutes.listAuditEvents.permissions },
