@@ -53,3 +53,60 @@ export const useOutcome = () => {
   };
   return { outcome, setOutcome, act };
 };
+
+type Checked<T> =
+  | { success: true; data: T }
+  | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+
+/**
+ * A form's submit: reads the form, checks it with the API's own schema (saying what it refuses),
+ * sends it, then empties the form and runs `then` (a reload) before saying what was done.
+ */
+export const submitChecked =
+  <T,>(
+    { setOutcome, act }: Pick<ReturnType<typeof useOutcome>, 'setOutcome' | 'act'>,
+    schema: { safeParse: (value: unknown) => Checked<T> },
+    read: (form: FormData) => unknown,
+    send: (data: T) => { done: string; call: () => Promise<unknown> },
+    then?: () => unknown,
+  ) =>
+  (event: Event) => {
+    event.preventDefault();
+    const element = event.currentTarget as HTMLFormElement;
+    const parsed = schema.safeParse(read(new FormData(element)));
+    if (!parsed.success) {
+      setOutcome({ problem: refusalOf(parsed.error.issues) });
+      return;
+    }
+    const { done, call } = send(parsed.data);
+    void act(done, call, () => {
+      element.reset();
+      return then?.();
+    });
+  };
+
+/** Asks before deleting: what goes, and what follows from it. */
+export const ConfirmDelete = ({
+  name,
+  consequence,
+  onConfirm,
+  onCancel,
+}: {
+  name: string;
+  consequence: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) => (
+  <section class="panel" role="alertdialog" aria-labelledby="confirm-delete-title">
+    <h2 id="confirm-delete-title">Delete {name}?</h2>
+    <p>{consequence}</p>
+    <div class="actions">
+      <button type="button" onClick={onConfirm}>
+        Delete
+      </button>
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  </section>
+);

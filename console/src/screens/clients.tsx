@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
 import { idp, messageOf } from '../api.js';
-import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { ConfirmDelete, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -73,27 +73,25 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
       return load();
     });
 
-  const register = (event: Event) => {
-    event.preventDefault();
-    const element = event.currentTarget as HTMLFormElement;
-    const form = new FormData(element);
-    const application = form.get('kind') === 'application';
-    const uris = String(form.get('redirectUris') ?? '')
-      .split(/\s+/)
-      .filter(Boolean);
-    const parsed = createApiClientRequest.safeParse({
-      name: form.get('name'),
-      clientType: 'STANDARD',
-      ...(application ? { flowType: 'authorization_code', redirectUris: uris } : {}),
-    });
-    if (!parsed.success) {
-      setOutcome({ problem: refusalOf(parsed.error.issues) });
-      return;
-    }
-    void act(() => idp.createApiClient({ body: parsed.data }), `${parsed.data.name} was registered.`).then(
-      (registered) => registered && element.reset(),
-    );
-  };
+  const register = submitChecked(
+    { setOutcome, act: run },
+    createApiClientRequest,
+    (form) => {
+      const uris = String(form.get('redirectUris') ?? '')
+        .split(/\s+/)
+        .filter(Boolean);
+      return {
+        name: form.get('name'),
+        clientType: 'STANDARD',
+        ...(form.get('kind') === 'application' ? { flowType: 'authorization_code', redirectUris: uris } : {}),
+      };
+    },
+    (client) => ({
+      done: `${client.name} was registered.`,
+      call: async () => setShown((await idp.createApiClient({ body: client })) as unknown as Client),
+    }),
+    load,
+  );
 
   return (
     <section aria-labelledby="clients-title">
@@ -142,26 +140,17 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
         </tbody>
       </table>
       {deleting && (
-        <section class="panel" role="alertdialog" aria-labelledby="delete-title">
-          <h2 id="delete-title">Delete {deleting.name}?</h2>
-          <p>Its tokens stop working at once.</p>
-          <div class="actions">
-            <button
-              type="button"
-              onClick={() =>
-                void act(
-                  () => idp.deleteApiClient({ path: { id: deleting.id } }),
-                  `${deleting.name} was deleted.`,
-                )
-              }
-            >
-              Delete
-            </button>
-            <button type="button" class="secondary" onClick={() => setDeleting(undefined)}>
-              Cancel
-            </button>
-          </div>
-        </section>
+        <ConfirmDelete
+          name={deleting.name}
+          consequence="Its tokens stop working at once."
+          onConfirm={() =>
+            void act(
+              () => idp.deleteApiClient({ path: { id: deleting.id } }),
+              `${deleting.name} was deleted.`,
+            )
+          }
+          onCancel={() => setDeleting(undefined)}
+        />
       )}
       {may(clientsRoutes.createApiClient) && (
         <form class="panel" onSubmit={register} aria-labelledby="register-title">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { createUserGroupRequest } from '../../../shared/schemas/user-groups.js';
 import { idp, messageOf } from '../api.js';
-import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { ConfirmDelete, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -32,28 +32,16 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
   };
   useEffect(() => void load(), []);
 
-  const create = (event: Event) => {
-    event.preventDefault();
-    const element = event.currentTarget as HTMLFormElement;
-    const form = new FormData(element);
-    const description = String(form.get('description') ?? '').trim();
-    const parsed = createUserGroupRequest.safeParse({
-      name: form.get('name'),
-      ...(description ? { description } : {}),
-    });
-    if (!parsed.success) {
-      setOutcome({ problem: refusalOf(parsed.error.issues) });
-      return;
-    }
-    void act(
-      `${parsed.data.name} was created.`,
-      () => idp.createUserGroup({ body: parsed.data }),
-      () => {
-        element.reset();
-        return load();
-      },
-    );
-  };
+  const create = submitChecked(
+    { setOutcome, act },
+    createUserGroupRequest,
+    (form) => {
+      const description = String(form.get('description') ?? '').trim();
+      return { name: form.get('name'), ...(description ? { description } : {}) };
+    },
+    (group) => ({ done: `${group.name} was created.`, call: () => idp.createUserGroup({ body: group }) }),
+    load,
+  );
 
   return (
     <section aria-labelledby="groups-title">
@@ -100,30 +88,21 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
         </tbody>
       </table>
       {deleting && (
-        <section class="panel" role="alertdialog" aria-labelledby="delete-group-title">
-          <h2 id="delete-group-title">Delete {deleting.name}?</h2>
-          <p>Its members lose what it grants them.</p>
-          <div class="actions">
-            <button
-              type="button"
-              onClick={() =>
-                void act(
-                  `${deleting.name} was deleted.`,
-                  () => idp.deleteUserGroup({ path: { id: deleting.id } }),
-                  () => {
-                    setDeleting(undefined);
-                    return load();
-                  },
-                )
-              }
-            >
-              Delete
-            </button>
-            <button type="button" class="secondary" onClick={() => setDeleting(undefined)}>
-              Cancel
-            </button>
-          </div>
-        </section>
+        <ConfirmDelete
+          name={deleting.name}
+          consequence="Its members lose what it grants them."
+          onConfirm={() =>
+            void act(
+              `${deleting.name} was deleted.`,
+              () => idp.deleteUserGroup({ path: { id: deleting.id } }),
+              () => {
+                setDeleting(undefined);
+                return load();
+              },
+            )
+          }
+          onCancel={() => setDeleting(undefined)}
+        />
       )}
       {may(userGroupsRoutes.createUserGroup) && (
         <form class="panel" onSubmit={create} aria-labelledby="new-group-title">

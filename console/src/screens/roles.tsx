@@ -3,7 +3,7 @@ import { permissionsRoutes } from '../../../shared/api/routes/permissions.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { newRoleRequest } from '../../../shared/schemas/roles.js';
 import { idp, messageOf } from '../api.js';
-import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -48,27 +48,13 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
   };
   useEffect(() => void load(), []);
 
-  const create = (event: Event) => {
-    event.preventDefault();
-    const element = event.currentTarget as HTMLFormElement;
-    const form = new FormData(element);
-    const parsed = newRoleRequest.safeParse({
-      name: form.get('name'),
-      permissions: form.getAll('permission'),
-    });
-    if (!parsed.success) {
-      setOutcome({ problem: refusalOf(parsed.error.issues) });
-      return;
-    }
-    void act(
-      `${parsed.data.name} was created.`,
-      () => idp.createRole({ body: parsed.data }),
-      () => {
-        element.reset();
-        return load();
-      },
-    );
-  };
+  const create = submitChecked(
+    { setOutcome, act },
+    newRoleRequest,
+    (form) => ({ name: form.get('name'), permissions: form.getAll('permission') }),
+    (role) => ({ done: `${role.name} was created.`, call: () => idp.createRole({ body: role }) }),
+    load,
+  );
 
   return (
     <section aria-labelledby="roles-title">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { updateSsoProviderRequest } from '../../../shared/schemas/sso.js';
 import { idp, messageOf } from '../api.js';
 import { expiryWarning } from '../expiry.js';
-import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 
 /**
  * SSO providers serving the organization: each client id with its secret's expiry hint, flagged
@@ -30,28 +30,23 @@ export const SsoScreen = () => {
   };
   useEffect(() => void load(), []);
 
-  const update = async (event: Event, clientId: string) => {
-    event.preventDefault();
-    const element = event.currentTarget as HTMLFormElement;
-    const form = new FormData(element);
-    const expires = String(form.get('expires') ?? '');
-    const parsed = updateSsoProviderRequest.safeParse({
-      clientSecret: form.get('secret'),
-      ...(expires ? { clientSecretExpirationDate: Date.parse(`${expires}T00:00:00Z`) } : {}),
-    });
-    if (!parsed.success) {
-      setOutcome({ problem: refusalOf(parsed.error.issues) });
-      return;
-    }
-    await act(
-      `The secret of ${clientId} was updated.`,
-      () => idp.updateSsoProvider({ path: { clientId }, body: parsed.data }),
-      () => {
-        element.reset();
-        return load();
+  const update = (clientId: string) =>
+    submitChecked(
+      { setOutcome, act },
+      updateSsoProviderRequest,
+      (form) => {
+        const expires = String(form.get('expires') ?? '');
+        return {
+          clientSecret: form.get('secret'),
+          ...(expires ? { clientSecretExpirationDate: Date.parse(`${expires}T00:00:00Z`) } : {}),
+        };
       },
+      (request) => ({
+        done: `The secret of ${clientId} was updated.`,
+        call: () => idp.updateSsoProvider({ path: { clientId }, body: request }),
+      }),
+      load,
     );
-  };
 
   return (
     <section aria-labelledby="sso-title">
@@ -65,7 +60,7 @@ export const SsoScreen = () => {
             key={provider.clientId}
             class="panel"
             aria-labelledby={`sso-${provider.clientId}`}
-            onSubmit={(event) => void update(event, provider.clientId)}
+            onSubmit={update(provider.clientId)}
           >
             <h2 id={`sso-${provider.clientId}`}>{provider.clientId}</h2>
             <p>Secret expires: {dateOf(provider.clientSecretExpirationDate)}</p>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { newUserRequest } from '../../../shared/schemas/users.js';
 import { idp, messageOf } from '../api.js';
-import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -30,25 +30,18 @@ const pagesOf = (search: { by: 'emailPrefix' | 'namePrefix'; text: string }): Pa
 
 const CreateUser = ({ onCreated }: { onCreated: () => void }) => {
   const { outcome, setOutcome, act } = useOutcome();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const element = event.currentTarget as HTMLFormElement;
-    const parsed = newUserRequest.safeParse(Object.fromEntries(new FormData(element)));
-    if (!parsed.success) {
-      setOutcome({ problem: refusalOf(parsed.error.issues) });
-      return;
-    }
-    await act(
-      `${parsed.data.email} was created and invited.`,
-      () => idp.createUser({ body: parsed.data }),
-      () => {
-        element.reset();
-        onCreated();
-      },
-    );
-  };
+  const submit = submitChecked(
+    { setOutcome, act },
+    newUserRequest,
+    (form) => Object.fromEntries(form),
+    (user) => ({
+      done: `${user.email} was created and invited.`,
+      call: () => idp.createUser({ body: user }),
+    }),
+    onCreated,
+  );
   return (
-    <form class="panel" onSubmit={(event) => void submit(event)} aria-labelledby="create-user">
+    <form class="panel" onSubmit={submit} aria-labelledby="create-user">
       <h2 id="create-user">Create a user</h2>
       <p class="note">They get an email inviting them to choose a password.</p>
       <OutcomeMessage outcome={outcome} />
