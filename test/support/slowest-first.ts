@@ -11,6 +11,7 @@ const SLOWEST = [
   'test/int/user-paging.int.test.ts',
   'test/browser/sign-in.browser.test.ts',
   'test/browser/passkeys.browser.test.ts',
+  'test/browser/console.browser.test.ts',
   'test/int/browser-sign-in.int.test.ts',
   'test/e2e/sign-in.e2e.test.ts',
   'test/e2e/accounts.e2e.test.ts',
