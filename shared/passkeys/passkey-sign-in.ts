@@ -107,9 +107,11 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   if (!pending) return errorPage(400, EXPIRED);
   const answer = assertionOf(form);
   if (!answer) return refuseAnonymous(pending, 'passkey response not valid', UNREADABLE);
-  const [taken, owner] = await Promise.all([
+  // The names the next step shows are read beside the checks: a sign-in that passes needs them.
+  const [taken, owner, target] = await Promise.all([
     takeChallenge(answer.challenge, requestBinding('sign-in', pending.id, event)),
     passkeyOwner(answer.response.id),
+    signInTarget(pending.organizationId, pending.clientId),
   ]);
   // Another organization's passkey is unknown here, and says nothing about that organization.
   const [passkey, user] =
@@ -140,10 +142,7 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
     now,
   );
   if (!used) return refuse('passkey changed meanwhile', NOT_ACCEPTED);
-  const [target] = await Promise.all([
-    signInTarget(pending.organizationId, pending.clientId),
-    clearSignInFailures(pending.organizationId, user.email),
-  ]);
+  await clearSignInFailures(pending.organizationId, user.email);
   const amr = amrOfPasskey(passkey);
   const { userId, authTime, amr: before = [], provider } = pending;
   // A second factor adds to what the password proved; a first factor is the whole sign-in.
