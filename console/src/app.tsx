@@ -1,10 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
+import { rolesRoutes } from '../../shared/api/routes/roles.js';
+import { userGroupsRoutes } from '../../shared/api/routes/user-groups.js';
 import { usersRoutes } from '../../shared/api/routes/users.js';
 import { organizationId, type Session, signOut, startSignIn } from './auth.js';
 import { AuditScreen } from './screens/audit.js';
 import { ClientsScreen } from './screens/clients.js';
+import { GroupPage } from './screens/group-page.js';
 import { GroupsScreen } from './screens/groups.js';
 import { MeScreen } from './screens/me.js';
+import { PoliciesScreen } from './screens/policies.js';
+import { RolePage } from './screens/role-page.js';
 import { RolesScreen } from './screens/roles.js';
 import { allowed, mayCall, SCREENS } from './screens/screens.js';
 import { SsoScreen } from './screens/sso.js';
@@ -74,9 +79,19 @@ export const App = ({ session }: { session: Session | undefined }) => {
             <UsersScreen permissions={held} />
           )
         ) : current.path === 'groups' ? (
-          <GroupsScreen permissions={held} />
+          detail && mayCall(userGroupsRoutes.getUserGroup, held) ? (
+            <GroupPage id={detail} permissions={held} />
+          ) : (
+            <GroupsScreen permissions={held} />
+          )
         ) : current.path === 'roles' ? (
-          <RolesScreen permissions={held} />
+          detail && mayCall(rolesRoutes.getRole, held) ? (
+            <RolePage id={detail} permissions={held} />
+          ) : (
+            <RolesScreen permissions={held} />
+          )
+        ) : current.path === 'policies' ? (
+          <PoliciesScreen permissions={held} />
         ) : current.path === 'clients' ? (
           <ClientsScreen permissions={held} />
         ) : current.path === 'sso' ? (

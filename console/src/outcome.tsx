@@ -54,6 +54,9 @@ export const useOutcome = () => {
   return { outcome, setOutcome, act };
 };
 
+/** What a part of a screen needs to report through the screen's one outcome. */
+export type Reporter = Pick<ReturnType<typeof useOutcome>, 'setOutcome' | 'act'>;
+
 type Checked<T> =
   | { success: true; data: T }
   | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
@@ -64,7 +67,7 @@ type Checked<T> =
  */
 export const submitChecked =
   <T,>(
-    { setOutcome, act }: Pick<ReturnType<typeof useOutcome>, 'setOutcome' | 'act'>,
+    { setOutcome, act }: Reporter,
     schema: { safeParse: (value: unknown) => Checked<T> },
     read: (form: FormData) => unknown,
     send: (data: T) => { done: string; call: () => Promise<unknown> },

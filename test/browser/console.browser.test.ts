@@ -1,17 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { enableConsole } from '../../shared/console/console-application.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
-import {
-  launchChromium,
-  pageProblems,
-  screenshotter,
-  seriousAccessibilityViolations,
-} from '../support/chromium.js';
+import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
+import { consoleInChromium } from '../support/console-browser.js';
 import { personWithPassword } from '../support/hosted-pages.js';
 import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '../support/service.js';
 import { PASSWORD } from '../support/sign-in-flow.js';
-import { withoutPasskeyAutofill } from '../support/virtual-authenticator.js';
 
 /**
  * The admin console in Chromium (docs/console.md): a person signs in through the hosted sign-in
@@ -23,9 +18,7 @@ import { withoutPasskeyAutofill } from '../support/virtual-authenticator.js';
 const service = useService();
 const shot = screenshotter('console');
 
-let browser: Browser;
 let page: Page;
-let problems: string[];
 let admin: ClientCaller;
 const people = { manager: { id: '', email: '' }, reader: { id: '', email: '' } };
 
@@ -37,10 +30,7 @@ const grantRole = async (userId: string, roleName: string) => {
 };
 
 beforeAll(async () => {
-  [browser, admin] = await Promise.all([
-    launchChromium(),
-    service.freshOrganization({ name: 'Acme Console' }),
-  ]);
+  admin = await service.freshOrganization({ name: 'Acme Console' });
   const roles = rolesApi(service, admin.token);
   const [managerRole, readerRole, manager, reader] = await Promise.all([
     newRole(roles, 'Console managers', [
@@ -89,36 +79,13 @@ beforeAll(async () => {
   Object.assign(people.reader, { id: reader.id, email: reader.email });
 });
 
-const openPage = async () => {
-  // The console's copy buttons write to the clipboard, which the test reads back.
-  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-  page = await context.newPage();
-  await withoutPasskeyAutofill(page);
-  problems = pageProblems(page);
-};
-
-afterEach(async () => {
-  expect(problems).toEqual([]);
-  await page?.context().close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 const consoleAddress = () => `${service.baseUrl}/console/${admin.orgId}`;
-
-/** Opens the console, signs in on the hosted page, and declines the passkey offer. */
+const chromium = consoleInChromium(consoleAddress);
+const openPage = async () => {
+  page = await chromium.openPage();
+};
 const signIn = async (email: string) => {
-  await page.goto(consoleAddress());
-  // No session at the identity provider yet: the silent attempt comes back, and the console asks.
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  // The page's script has looked for WebAuthn (so the passkey offer follows the password).
-  await expect.poll(() => page.locator('input[name="passkeys"]').inputValue()).toBe('available');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('button', { name: 'Not now' }).click();
+  await chromium.signIn(email);
   await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
 };
 

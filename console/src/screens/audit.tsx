@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { idp, messageOf } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { idp } from '../api.js';
 import { OutcomeMessage } from '../outcome.js';
+import { PAGE_SIZE, Pager, usePages } from '../paging.js';
 
 /**
  * The audit log: newest first, filtered by action (exact, or a prefix ending in "."), page by
@@ -18,35 +19,18 @@ interface AuditRecord {
   changes?: Record<string, unknown>;
 }
 
-const PAGE_SIZE = 20;
 const who = (record: AuditRecord) => record.actor.name ?? `${record.actor.type} ${record.actor.id}`;
 
 export const AuditScreen = () => {
   const [action, setAction] = useState('');
-  const [page, setPage] = useState<AuditRecord[]>([]);
-  const [more, setMore] = useState(false);
   const [opened, setOpened] = useState<AuditRecord>();
-  const [problem, setProblem] = useState<string>();
-  const pages = useRef<AsyncIterator<AuditRecord[]> | undefined>(undefined);
-
-  const next = async () => {
-    try {
-      const read = await pages.current?.next();
-      setPage(read && !read.done ? read.value : []);
-      setMore(Boolean(read && !read.done && read.value.length === PAGE_SIZE));
-      setProblem(undefined);
-    } catch (error) {
-      setProblem(messageOf(error));
-    }
-  };
+  const paged = usePages<AuditRecord>();
   const restart = () => {
     const filter = action.trim();
-    const iterable = idp.pages('listAuditEvents', {
-      query: { limit: PAGE_SIZE, ...(filter ? { action: filter } : {}) },
-    }) as AsyncIterable<AuditRecord[]>;
-    pages.current = iterable[Symbol.asyncIterator]();
     setOpened(undefined);
-    void next();
+    void paged.restart(() =>
+      idp.pages('listAuditEvents', { query: { limit: PAGE_SIZE, ...(filter ? { action: filter } : {}) } }),
+    );
   };
   useEffect(restart, []);
 
@@ -70,9 +54,11 @@ export const AuditScreen = () => {
         />
         <button type="submit">Filter</button>
       </form>
-      <OutcomeMessage outcome={{ problem }} />
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
       <table>
-        <caption>{page.length === 0 ? 'No records' : 'Newest first'}</caption>
+        <caption>
+          {paged.items.length === 0 ? 'No records' : `Newest first, page ${paged.pageNumber + 1}`}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -82,7 +68,7 @@ export const AuditScreen = () => {
           </tr>
         </thead>
         <tbody>
-          {page.map((record) => (
+          {paged.items.map((record) => (
             <tr key={record.id}>
               <td>{new Date(record.time).toISOString().replace('T', ' ').slice(0, 19)}</td>
               <td>
@@ -96,14 +82,7 @@ export const AuditScreen = () => {
           ))}
         </tbody>
       </table>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" class="secondary" onClick={restart}>
-          Newest
-        </button>
-        <button type="button" class="secondary" disabled={!more} onClick={() => void next()}>
-          Older
-        </button>
-      </nav>
+      <Pager paged={paged} />
       {opened && (
         <section class="panel" aria-labelledby="record-title">
           <h2 id="record-title">{opened.action}</h2>

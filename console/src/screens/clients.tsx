@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
-import { idp, messageOf } from '../api.js';
+import { idp } from '../api.js';
 import { ConfirmDelete, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, Pager, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -50,20 +51,17 @@ const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) 
 };
 
 export const ClientsScreen = ({ permissions }: { permissions: readonly string[] }) => {
-  const [clients, setClients] = useState<Client[]>([]);
+  const paged = usePages<Client>();
   const [shown, setShown] = useState<Client>();
   const [deleting, setDeleting] = useState<Client>();
   const { outcome, setOutcome, act: run } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
 
-  const load = async () => {
-    try {
-      setClients((await idp.listApiClients({ query: { pageSize: 100 } })) as unknown as Client[]);
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
-  };
-  useEffect(() => void load(), []);
+  const load = paged.reload;
+  useEffect(
+    () => void paged.restart(() => idp.pages('listApiClients', { query: { pageSize: PAGE_SIZE } })),
+    [],
+  );
 
   /** Runs an action and says so; a client it answers has its new secret shown once. */
   const act = (action: () => Promise<unknown>, done: string) =>
@@ -97,9 +95,13 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
     <section aria-labelledby="clients-title">
       <h1 id="clients-title">API clients and applications</h1>
       <OutcomeMessage outcome={outcome} />
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
       {shown && <SecretOnce client={shown} onDone={() => setShown(undefined)} />}
       <table>
-        <caption>{clients.length === 0 ? 'No clients' : `${clients.length} clients`}</caption>
+        <caption>
+          Page {paged.pageNumber + 1}
+          {paged.items.length === 0 ? ': no clients' : ''}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -108,7 +110,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
           </tr>
         </thead>
         <tbody>
-          {clients.map((client) => (
+          {paged.items.map((client) => (
             <tr key={client.id}>
               <td>{client.name}</td>
               <td>
@@ -139,6 +141,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
           ))}
         </tbody>
       </table>
+      <Pager paged={paged} />
       {deleting && (
         <ConfirmDelete
           name={deleting.name}

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { createUserGroupRequest } from '../../../shared/schemas/user-groups.js';
-import { idp, messageOf } from '../api.js';
+import { idp } from '../api.js';
 import { ConfirmDelete, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, Pager, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -17,20 +18,15 @@ interface Group {
 }
 
 export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }) => {
-  const [groups, setGroups] = useState<Group[]>([]);
+  const paged = usePages<Group>((page) => (page as { userGroups: Group[] }).userGroups);
   const [deleting, setDeleting] = useState<Group>();
   const { outcome, setOutcome, act } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
-
-  const load = async () => {
-    try {
-      const listed = await idp.listUserGroups({ query: { pageSize: 100 } });
-      setGroups((listed as unknown as { userGroups: Group[] }).userGroups);
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
-  };
-  useEffect(() => void load(), []);
+  const load = paged.reload;
+  useEffect(
+    () => void paged.restart(() => idp.pages('listUserGroups', { query: { pageSize: PAGE_SIZE } })),
+    [],
+  );
 
   const create = submitChecked(
     { setOutcome, act },
@@ -47,8 +43,12 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
     <section aria-labelledby="groups-title">
       <h1 id="groups-title">User groups</h1>
       <OutcomeMessage outcome={outcome} />
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
       <table>
-        <caption>{groups.length === 0 ? 'No user groups' : `${groups.length} user groups`}</caption>
+        <caption>
+          Page {paged.pageNumber + 1}
+          {paged.items.length === 0 ? ': no user groups' : ''}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -57,9 +57,15 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
           </tr>
         </thead>
         <tbody>
-          {groups.map((group) => (
+          {paged.items.map((group) => (
             <tr key={group.id}>
-              <td>{group.name}</td>
+              <td>
+                {may(userGroupsRoutes.getUserGroup) ? (
+                  <a href={`#/groups/${encodeURIComponent(group.id)}`}>{group.name}</a>
+                ) : (
+                  group.name
+                )}
+              </td>
               <td>{group.description ?? ''}</td>
               <td>
                 {may(userGroupsRoutes.duplicateUserGroup) && (
@@ -87,6 +93,7 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
           ))}
         </tbody>
       </table>
+      <Pager paged={paged} />
       {deleting && (
         <ConfirmDelete
           name={deleting.name}

@@ -4,12 +4,13 @@ import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { newRoleRequest } from '../../../shared/schemas/roles.js';
 import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, Pager, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
  * Roles: each with its permissions and the ones those bring along (dependencies), which is the
  * default role, archiving one; creating one from the permission catalogue (checked with the
- * API's schema).
+ * API's schema). Managed roles, read-only.
  */
 
 interface Role {
@@ -19,6 +20,11 @@ interface Role {
   dependentPermissions: string[];
 }
 
+interface ManagedRole {
+  id: string;
+  permissions: string[];
+}
+
 interface Permission {
   id: string;
   moduleDisplayName: string;
@@ -26,27 +32,25 @@ interface Permission {
 }
 
 export const RolesScreen = ({ permissions: held }: { permissions: readonly string[] }) => {
-  const [roles, setRoles] = useState<Role[]>([]);
+  const paged = usePages<Role>();
   const [catalogue, setCatalogue] = useState<Permission[]>([]);
+  const [managedRoles, setManagedRoles] = useState<ManagedRole[]>([]);
   const [defaultRole, setDefaultRole] = useState<string>();
   const { outcome, setOutcome, act } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, held);
 
-  const load = async () => {
-    try {
-      const [listed, standard] = await Promise.all([
-        idp.listRoles({ query: { pageSize: 100 } }),
-        idp.getDefaultRole({}),
-      ]);
-      setRoles(listed as unknown as Role[]);
-      setDefaultRole((standard as { roleId?: string }).roleId);
-      if (may(permissionsRoutes.listPermissions))
-        setCatalogue((await idp.listPermissions({})) as unknown as Permission[]);
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
-  };
-  useEffect(() => void load(), []);
+  const readDefault = async () =>
+    setDefaultRole(((await idp.getDefaultRole({})) as { roleId?: string }).roleId);
+  const load = () => Promise.all([paged.reload(), readDefault()]);
+  useEffect(() => {
+    void paged.restart(() => idp.pages('listRoles', { query: { pageSize: PAGE_SIZE } }));
+    Promise.all([
+      readDefault(),
+      idp.listManagedRoles({}).then((listed) => setManagedRoles(listed as unknown as ManagedRole[])),
+      may(permissionsRoutes.listPermissions) &&
+        idp.listPermissions({}).then((listed) => setCatalogue(listed as unknown as Permission[])),
+    ]).catch((error) => setOutcome({ problem: messageOf(error) }));
+  }, []);
 
   const create = submitChecked(
     { setOutcome, act },
@@ -60,8 +64,12 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
     <section aria-labelledby="roles-title">
       <h1 id="roles-title">Roles</h1>
       <OutcomeMessage outcome={outcome} />
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
       <table>
-        <caption>{roles.length === 0 ? 'No roles' : `${roles.length} roles`}</caption>
+        <caption>
+          Page {paged.pageNumber + 1}
+          {paged.items.length === 0 ? ': no roles' : ''}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -71,10 +79,14 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
           </tr>
         </thead>
         <tbody>
-          {roles.map((role) => (
+          {paged.items.map((role) => (
             <tr key={role.id}>
               <td>
-                {role.name}
+                {may(rolesRoutes.getRole) ? (
+                  <a href={`#/roles/${encodeURIComponent(role.id)}`}>{role.name}</a>
+                ) : (
+                  role.name
+                )}
                 {role.id === defaultRole ? ' (default)' : ''}
               </td>
               <td>{role.permissions.join(', ')}</td>
@@ -111,6 +123,31 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
                   </button>
                 )}
               </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager paged={paged} />
+      <h2>Managed roles</h2>
+      <p class="note">Defined for every organization by the operators: they can be granted, not changed.</p>
+      <table>
+        <caption>
+          {managedRoles.length === 0 ? 'No managed roles' : `${managedRoles.length} managed roles`}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Id</th>
+            <th scope="col">Permissions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {managedRoles.map((role) => (
+            <tr key={role.id}>
+              <td>
+                {role.id}
+                {role.id === defaultRole ? ' (default)' : ''}
+              </td>
+              <td>{role.permissions.join(', ')}</td>
             </tr>
           ))}
         </tbody>

@@ -1,5 +1,6 @@
 import { auditRoutes } from '../../../shared/api/routes/audit.js';
 import { clientsRoutes } from '../../../shared/api/routes/clients.js';
+import { policiesRoutes } from '../../../shared/api/routes/policies.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { ssoRoutes } from '../../../shared/api/routes/sso.js';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
@@ -20,6 +21,7 @@ export const SCREENS: readonly ScreenEntry[] = [
   { path: 'users', title: 'Users', permissions: usersRoutes.listUsers.permissions },
   { path: 'groups', title: 'User groups', permissions: userGroupsRoutes.listUserGroups.permissions },
   { path: 'roles', title: 'Roles', permissions: rolesRoutes.listRoles.permissions },
+  { path: 'policies', title: 'Policies', permissions: policiesRoutes.listPolicies.permissions },
   { path: 'clients', title: 'Clients', permissions: clientsRoutes.listApiClients.permissions },
   { path: 'sso', title: 'SSO providers', permissions: ssoRoutes.listSsoProviders.permissions },
   { path: 'audit', title: 'Audit log', permissions: auditRoutes.listAuditEvents.permissions },

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { newUserRequest } from '../../../shared/schemas/users.js';
-import { idp, messageOf } from '../api.js';
+import { idp } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, Pager, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -17,15 +18,11 @@ interface ListedUser {
   name: string;
 }
 
-type Pages = AsyncIterator<ListedUser[]>;
-const PAGE_SIZE = 20;
-
-const pagesOf = (search: { by: 'emailPrefix' | 'namePrefix'; text: string }): Pages => {
+const listingOf = (search: { by: 'emailPrefix' | 'namePrefix'; text: string }) => {
   const text = search.text.trim();
-  const pages = text
+  return text
     ? idp.pages('searchUsers', { query: { [search.by]: text, limit: PAGE_SIZE } })
     : idp.pages('listUsers', { query: { pageSize: PAGE_SIZE } });
-  return (pages as AsyncIterable<ListedUser[]>)[Symbol.asyncIterator]();
 };
 
 const CreateUser = ({ onCreated }: { onCreated: () => void }) => {
@@ -64,40 +61,8 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
     by: 'emailPrefix',
     text: '',
   });
-  const [page, setPage] = useState<ListedUser[]>([]);
-  const [pageNumber, setPageNumber] = useState(0);
-  const [more, setMore] = useState(false);
-  const [problem, setProblem] = useState<string>();
-  const pages = useRef<Pages | undefined>(undefined);
-  const seen = useRef<ListedUser[][]>([]);
-
-  /** Reads page `index` (the iterator only goes forward: pages read are kept for going back). */
-  const show = async (index: number) => {
-    try {
-      while (seen.current.length <= index) {
-        const next = await pages.current?.next();
-        if (!next || next.done) break;
-        seen.current.push(next.value);
-      }
-      // One more page read ahead tells whether "Next" leads anywhere.
-      if (seen.current.length === index + 1) {
-        const ahead = await pages.current?.next();
-        if (ahead && !ahead.done && ahead.value.length) seen.current.push(ahead.value);
-      }
-      setPage(seen.current[index] ?? []);
-      setPageNumber(index);
-      setMore(seen.current.length > index + 1);
-      setProblem(undefined);
-    } catch (error) {
-      setProblem(messageOf(error));
-    }
-  };
-
-  const restart = (next = search) => {
-    pages.current = pagesOf(next);
-    seen.current = [];
-    void show(0);
-  };
+  const paged = usePages<ListedUser>();
+  const restart = (next = search) => void paged.restart(() => listingOf(next));
   useEffect(() => restart(), []);
 
   return (
@@ -131,11 +96,11 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
         />
         <button type="submit">Search</button>
       </form>
-      <OutcomeMessage outcome={{ problem }} />
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
       <table>
         <caption>
-          Page {pageNumber + 1}
-          {page.length === 0 ? ': no users' : ''}
+          Page {paged.pageNumber + 1}
+          {paged.items.length === 0 ? ': no users' : ''}
         </caption>
         <thead>
           <tr>
@@ -144,7 +109,7 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
           </tr>
         </thead>
         <tbody>
-          {page.map((user) => (
+          {paged.items.map((user) => (
             <tr key={user.id}>
               <td>
                 {mayCall(usersRoutes.getUser, permissions) ? (
@@ -158,19 +123,7 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
           ))}
         </tbody>
       </table>
-      <nav class="pager" aria-label="Pages">
-        <button
-          type="button"
-          class="secondary"
-          disabled={pageNumber === 0}
-          onClick={() => void show(pageNumber - 1)}
-        >
-          Previous page
-        </button>
-        <button type="button" class="secondary" disabled={!more} onClick={() => void show(pageNumber + 1)}>
-          Next page
-        </button>
-      </nav>
+      <Pager paged={paged} />
       {mayCall(usersRoutes.createUser, permissions) && <CreateUser onCreated={() => restart()} />}
     </section>
   );

@@ -1,0 +1,138 @@
+import { policiesRoutes } from '../../../shared/api/routes/policies.js';
+import { rolesRoutes } from '../../../shared/api/routes/roles.js';
+import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
+import { idp } from '../api.js';
+import { mayCall } from './screens.js';
+
+/**
+ * What a user or a user group holds of one kind (roles, managed roles, policies, groups): each
+ * named, with a button taking it away when the person may, and a form granting one more.
+ */
+
+/** Anything the console names by id: a role, a managed role (its id is its name), a policy, a group. */
+export interface Named {
+  id: string;
+  name: string;
+}
+
+/** What can be granted, each kind read only when the person may list it (the first 100 of each). */
+export interface Grantable {
+  roles: Named[];
+  managedRoles: Named[];
+  policies: Named[];
+  groups: Named[];
+}
+
+export const NOTHING_GRANTABLE: Grantable = { roles: [], managedRoles: [], policies: [], groups: [] };
+const FIRST_PAGE = { query: { pageSize: 100 } };
+
+export const grantableFor = async (
+  may: (route: { permissions: readonly string[] }) => boolean,
+  { groups: withGroups }: { groups: boolean },
+): Promise<Grantable> => {
+  const [roles, managedRoles, policies, groups] = await Promise.all([
+    may(rolesRoutes.listRoles) ? idp.listRoles(FIRST_PAGE) : [],
+    may(rolesRoutes.listManagedRoles) ? idp.listManagedRoles({}) : [],
+    may(policiesRoutes.listPolicies) ? idp.listPolicies({}) : [],
+    withGroups && may(userGroupsRoutes.listUserGroups) ? idp.listUserGroups(FIRST_PAGE) : { userGroups: [] },
+  ]);
+  return {
+    roles: roles as unknown as Named[],
+    // A managed role's id is its name (`read-only`).
+    managedRoles: (managedRoles as unknown as { id: string }[]).map(({ id }) => ({ id, name: id })),
+    policies: policies as unknown as Named[],
+    groups: (groups as unknown as { userGroups: Named[] }).userGroups,
+  };
+};
+
+/** A grant's handler, only when the person's permissions let them call its route. */
+export const handlerIf =
+  (held: readonly string[]) =>
+  <T,>(route: { permissions: readonly string[] }, handler: (entry: Named) => T) =>
+    mayCall(route, held) ? handler : undefined;
+
+/** The words of one kind of grant, e.g. "Grant a role", "Grant role", "Revoke Editors". */
+export interface GrantWords {
+  title: string;
+  none: string;
+  choose: string;
+  grant: string;
+  revoke: (name: string) => string;
+}
+
+export const roleWords = (noun: string): GrantWords => ({
+  title: `${noun[0]?.toUpperCase()}${noun.slice(1)}s`,
+  none: `No ${noun}.`,
+  choose: `Grant a ${noun}`,
+  grant: `Grant ${noun}`,
+  revoke: (name) => `Revoke ${name}`,
+});
+
+export const POLICY_WORDS: GrantWords = { ...roleWords('policy'), title: 'Policies' };
+
+export const GROUP_WORDS: GrantWords = {
+  title: 'Groups',
+  none: 'In no group.',
+  choose: 'Add to a group',
+  grant: 'Add to group',
+  revoke: (name) => `Remove from ${name}`,
+};
+
+const idOf = (words: GrantWords) => `grant-${words.title.toLowerCase().replaceAll(' ', '-')}`;
+
+export const Grants = ({
+  words,
+  held,
+  known,
+  onGrant,
+  onRevoke,
+}: {
+  words: GrantWords;
+  held: readonly string[];
+  /** What may be granted; also names what is held (an id it lacks is shown as the id). */
+  known: readonly Named[];
+  /** Absent when the person may not grant (or take away) this kind. */
+  onGrant?: (granted: Named) => void;
+  onRevoke?: (revoked: Named) => void;
+}) => {
+  const named = (id: string) => known.find((entry) => entry.id === id) ?? { id, name: id };
+  const grantable = known.filter((entry) => !held.includes(entry.id));
+  return (
+    <>
+      <h2>{words.title}</h2>
+      <ul class="plain" aria-label={words.title}>
+        {held.length === 0 && <li>{words.none}</li>}
+        {held.map(named).map((entry) => (
+          <li key={entry.id}>
+            {entry.name}{' '}
+            {onRevoke && (
+              <button type="button" class="secondary inline" onClick={() => onRevoke(entry)}>
+                {words.revoke(entry.name)}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {onGrant && grantable.length > 0 && (
+        <form
+          class="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const id = new FormData(event.currentTarget as HTMLFormElement).get('granted') as string;
+            onGrant(named(id));
+          }}
+        >
+          <label for={idOf(words)}>{words.choose}</label>
+          <select id={idOf(words)} name="granted">
+            {grantable.map((entry) => (
+              <option key={entry.id} value={entry.id}>
+                {entry.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit">{words.grant}</button>
+        </form>
+      )}
+    </>
+  );
+};

@@ -1,0 +1,155 @@
+import { useEffect, useState } from 'preact/hooks';
+import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
+import { updateUserGroupRequest } from '../../../shared/schemas/user-groups.js';
+import { idp, messageOf } from '../api.js';
+import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import {
+  type Grantable,
+  Grants,
+  grantableFor,
+  handlerIf,
+  NOTHING_GRANTABLE,
+  POLICY_WORDS,
+  roleWords,
+} from './grants.js';
+import { GroupMembers } from './group-members.js';
+import { mayCall } from './screens.js';
+
+/**
+ * One user group: its name, number, description and status (edited with the API's schema); the
+ * roles, managed roles and policies its members hold through it; its members.
+ */
+
+interface Group {
+  id: string;
+  name: string;
+  number?: string;
+  description?: string;
+  status?: 'ACTIVE' | 'INACTIVE';
+  roles?: string[];
+  managedRoles?: string[];
+  policies?: string[];
+}
+
+export const GroupPage = ({ id, permissions }: { id: string; permissions: readonly string[] }) => {
+  const [group, setGroup] = useState<Group>();
+  const [assignable, setAssignable] = useState<Grantable>(NOTHING_GRANTABLE);
+  const { outcome, setOutcome, act } = useOutcome();
+  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+
+  const show = (answer: unknown) => setGroup((answer as { userGroup: Group }).userGroup);
+  useEffect(() => {
+    Promise.all([
+      idp.getUserGroup({ path: { id } }).then(show),
+      grantableFor(may, { groups: false }).then(setAssignable),
+    ]).catch((error) => setOutcome({ problem: messageOf(error) }));
+  }, [id]);
+
+  /** Assigning and unassigning answer the group as it is now. */
+  const change = (done: string, call: () => Promise<unknown>) => void act(done, call, show);
+  const when = handlerIf(permissions);
+
+  const edit = submitChecked(
+    { setOutcome, act },
+    updateUserGroupRequest,
+    (form) => {
+      const fields = Object.fromEntries(form) as Record<string, string>;
+      // An empty number or description is one not given: PATCH leaves it as it is.
+      return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
+    },
+    (body) => ({
+      done: `${body.name ?? group?.name} was saved.`,
+      call: () => idp.updateUserGroup({ path: { id }, body }).then(show),
+    }),
+  );
+
+  return (
+    <section aria-labelledby="group-title">
+      <p>
+        <a href="#/groups">← User groups</a>
+      </p>
+      <h1 id="group-title">{group ? group.name : 'User group'}</h1>
+      <OutcomeMessage outcome={outcome} />
+      {group && (
+        <>
+          {may(userGroupsRoutes.updateUserGroup) && (
+            // Keyed by the group's state so that the form shows what was saved.
+            <form
+              class="panel"
+              onSubmit={edit}
+              aria-labelledby="edit-group-title"
+              key={JSON.stringify(group)}
+            >
+              <h2 id="edit-group-title">Details</h2>
+              <label for="edit-group-name">Name</label>
+              <input id="edit-group-name" name="name" required maxLength={200} defaultValue={group.name} />
+              <label for="edit-group-number">Number</label>
+              <input id="edit-group-number" name="number" maxLength={64} defaultValue={group.number} />
+              <label for="edit-group-description">Description</label>
+              <textarea
+                id="edit-group-description"
+                name="description"
+                rows={2}
+                defaultValue={group.description}
+              />
+              <label for="edit-group-status">Status</label>
+              <select id="edit-group-status" name="status">
+                <option value="ACTIVE">Active: its members hold what it grants</option>
+                <option value="INACTIVE" selected={group.status === 'INACTIVE'}>
+                  Inactive: it grants nothing
+                </option>
+              </select>
+              <button type="submit">Save group</button>
+            </form>
+          )}
+          <Grants
+            words={roleWords('role')}
+            held={group.roles ?? []}
+            known={assignable.roles}
+            onGrant={when(userGroupsRoutes.assignUserGroupRole, (role) =>
+              change(`${role.name} was granted to the group.`, () =>
+                idp.assignUserGroupRole({ path: { id }, body: { roleId: role.id } }),
+              ),
+            )}
+            onRevoke={when(userGroupsRoutes.unassignUserGroupRole, (role) =>
+              change(`${role.name} was revoked from the group.`, () =>
+                idp.unassignUserGroupRole({ path: { id }, body: { roleId: role.id } }),
+              ),
+            )}
+          />
+          <Grants
+            words={roleWords('managed role')}
+            held={group.managedRoles ?? []}
+            known={assignable.managedRoles}
+            onGrant={when(userGroupsRoutes.assignUserGroupManagedRole, (role) =>
+              change(`${role.name} was granted to the group.`, () =>
+                idp.assignUserGroupManagedRole({ path: { id }, body: { managedRoleId: role.id } }),
+              ),
+            )}
+            onRevoke={when(userGroupsRoutes.unassignUserGroupManagedRole, (role) =>
+              change(`${role.name} was revoked from the group.`, () =>
+                idp.unassignUserGroupManagedRole({ path: { id }, body: { managedRoleId: role.id } }),
+              ),
+            )}
+          />
+          <Grants
+            words={POLICY_WORDS}
+            held={group.policies ?? []}
+            known={assignable.policies}
+            onGrant={when(userGroupsRoutes.assignUserGroupPolicy, (policy) =>
+              change(`${policy.name} was granted to the group.`, () =>
+                idp.assignUserGroupPolicy({ path: { id }, body: { policyId: policy.id } }),
+              ),
+            )}
+            onRevoke={when(userGroupsRoutes.unassignUserGroupPolicy, (policy) =>
+              change(`${policy.name} was revoked from the group.`, () =>
+                idp.unassignUserGroupPolicy({ path: { id }, body: { policyId: policy.id } }),
+              ),
+            )}
+          />
+          <GroupMembers groupId={id} permissions={permissions} report={{ setOutcome, act }} />
+        </>
+      )}
+    </section>
+  );
+};

@@ -1,0 +1,115 @@
+import { useEffect, useState } from 'preact/hooks';
+import { policiesRoutes } from '../../../shared/api/routes/policies.js';
+import { policyRequest } from '../../../shared/schemas/roles.js';
+import { idp } from '../api.js';
+import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { inPages, Pager, usePages } from '../paging.js';
+import type { Named } from './grants.js';
+import { mayCall } from './screens.js';
+
+/**
+ * Policies: the list, creating, renaming and archiving one (names checked with the API's schema).
+ * Users and user groups are granted them on their own pages.
+ */
+export const PoliciesScreen = ({ permissions }: { permissions: readonly string[] }) => {
+  const paged = usePages<Named>();
+  const [renaming, setRenaming] = useState<Named>();
+  const { outcome, setOutcome, act } = useOutcome();
+  // Creating, renaming and archiving all need DETAILED_PERMISSION.WRITE.
+  const mayWrite = mayCall(policiesRoutes.createPolicy, permissions);
+  useEffect(() => void paged.restart(() => inPages(() => idp.listPolicies({}) as Promise<Named[]>)), []);
+
+  const create = submitChecked(
+    { setOutcome, act },
+    policyRequest,
+    (form) => ({ name: form.get('name') }),
+    (policy) => ({ done: `${policy.name} was created.`, call: () => idp.createPolicy({ body: policy }) }),
+    paged.reload,
+  );
+  const rename = submitChecked(
+    { setOutcome, act },
+    policyRequest,
+    (form) => ({ name: form.get('name') }),
+    (policy) => ({
+      done: `${renaming?.name} is now ${policy.name}.`,
+      call: () => idp.renamePolicy({ path: { id: renaming?.id ?? '' }, body: policy }),
+    }),
+    () => {
+      setRenaming(undefined);
+      return paged.reload();
+    },
+  );
+
+  return (
+    <section aria-labelledby="policies-title">
+      <h1 id="policies-title">Policies</h1>
+      <OutcomeMessage outcome={outcome} />
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
+      <table>
+        <caption>
+          Page {paged.pageNumber + 1}
+          {paged.items.length === 0 ? ': no policies' : ''}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Id</th>
+            {mayWrite && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {paged.items.map((policy) => (
+            <tr key={policy.id}>
+              <td>{policy.name}</td>
+              <td>
+                <code>{policy.id}</code>
+              </td>
+              {mayWrite && (
+                <td>
+                  <button type="button" class="secondary inline" onClick={() => setRenaming(policy)}>
+                    Rename {policy.name}
+                  </button>
+                  <button
+                    type="button"
+                    class="secondary inline"
+                    onClick={() =>
+                      void act(
+                        `${policy.name} was archived: it grants nothing any more.`,
+                        () => idp.archivePolicy({ path: { id: policy.id } }),
+                        paged.reload,
+                      )
+                    }
+                  >
+                    Archive {policy.name}
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager paged={paged} />
+      {renaming && (
+        <form class="panel" onSubmit={rename} aria-labelledby="rename-policy-title">
+          <h2 id="rename-policy-title">Rename {renaming.name}</h2>
+          <label for="policy-new-name">New name</label>
+          <input id="policy-new-name" name="name" required maxLength={200} defaultValue={renaming.name} />
+          <div class="actions">
+            <button type="submit">Rename</button>
+            <button type="button" class="secondary" onClick={() => setRenaming(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      {mayWrite && (
+        <form class="panel" onSubmit={create} aria-labelledby="new-policy-title">
+          <h2 id="new-policy-title">Create a policy</h2>
+          <label for="policy-name">Name</label>
+          <input id="policy-name" name="name" required maxLength={200} />
+          <button type="submit">Create policy</button>
+        </form>
+      )}
+    </section>
+  );
+};

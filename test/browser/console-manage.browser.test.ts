@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { enableConsole } from '../../shared/console/console-application.js';
+import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
+import { addUserToGroup } from '../../shared/store/user-grants.js';
+import { createUser } from '../../shared/store/user-repository.js';
+import { idFromLocation } from '../support/api.js';
+import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
+import { consoleInChromium } from '../support/console-browser.js';
+import { personWithPassword } from '../support/hosted-pages.js';
+import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '../support/service.js';
+
+/**
+ * The console's pages for one user group, one role and one user's grants, and the policies
+ * screen (docs/console.md), driven by a person holding the managed role `administrator`; each
+ * change is read back through the API. Screenshots in .tmp/screenshots/console-manage.
+ */
+
+const service = useService();
+const shot = screenshotter('console-manage');
+const chromium = consoleInChromium(() => `${service.baseUrl}/console/${admin.orgId}`);
+
+let page: Page;
+let admin: ClientCaller;
+let administrator: { id: string; email: string };
+const made = { group: '', role: '', plugin: '', user: '', policy: '' };
+const GROUP_MEMBERS = 21;
+
+const api = <T = unknown>(method: string, path: string, body?: unknown) =>
+  service.call<T>(method, path, { token: admin.token, ...(body === undefined ? {} : { body }) });
+
+beforeAll(async () => {
+  admin = await service.freshOrganization({ name: 'Acme Console Pages' });
+  const person = await personWithPassword(admin.orgId);
+  administrator = { id: person.id, email: person.email };
+  made.plugin = `reports-${randomUUID()}`;
+  const [granted, group, role, user, policy] = await Promise.all([
+    api('PUT', `/idp/users/${person.id}/managedRoles/administrator`),
+    api<{ userGroup: { id: string } }>('POST', '/idp/userGroups', { name: 'Night shift' }),
+    newRole(rolesApi(service, admin.token), 'Reporters', ['USER.LIST']),
+    service.createUser({ as: admin, name: 'Grace Granted' }),
+    api('POST', '/idp/policies', { name: 'Auditors' }),
+    enableConsole(admin.orgId, 'test'),
+    definePlugin({
+      id: made.plugin,
+      permissionDefinitions: [
+        { id: `${made.plugin}-view`, module: 'reports', actionName: 'VIEW', description: 'See reports' },
+        {
+          id: `${made.plugin}-export`,
+          module: 'reports',
+          actionName: 'EXPORT',
+          description: 'Export reports',
+        },
+      ],
+      dependentPermissions: [],
+    }).then(() => assignPlugin(admin.orgId, made.plugin)),
+  ]);
+  expect([granted.status, group.status, policy.status]).toEqual([204, 201, 204]);
+  Object.assign(made, {
+    group: group.body.userGroup.id,
+    role,
+    user,
+    policy: idFromLocation(policy),
+  });
+  // More members than a page shows (20), written straight to the table.
+  await Promise.all(
+    Array.from({ length: GROUP_MEMBERS }, async (_, index) => {
+      const { user: member } = await createUser({
+        organizationId: admin.orgId,
+        email: uniqueEmail(`member-${String(index).padStart(2, '0')}`),
+        name: `Member ${index}`,
+        userType: 'STANDARD',
+        createdBy: 'test',
+      });
+      await addUserToGroup(admin.orgId, member.id, made.group);
+    }),
+  );
+});
+
+const signedIn = async () => {
+  page = await chromium.openPage();
+  await chromium.signIn(administrator.email);
+};
+
+/** Opens a page of the console by its address, as a link or a reload would. */
+const visit = (place: string) => page.evaluate(`location.hash = ${JSON.stringify(place)}`);
+const status = () => page.getByRole('status').textContent();
+const held = (title: string) => page.getByRole('list', { name: title }).locator('li').allTextContents();
+
+it('creates, renames and archives a policy', async () => {
+  await signedIn();
+  await chromium.openScreen('Policies');
+  await page.getByLabel('Name').fill('Contractors');
+  await page.getByRole('button', { name: 'Create policy' }).click();
+  await expect.poll(status).toBe('Contractors was created.');
+  await page.getByRole('button', { name: 'Rename Contractors' }).click();
+  await page.getByLabel('New name').fill('Contract staff');
+  await page.getByRole('button', { name: 'Rename', exact: true }).click();
+  await expect.poll(status).toBe('Contractors is now Contract staff.');
+  await page.getByRole('cell', { name: 'Contract staff', exact: true }).waitFor();
+  await shot(page, 'policies');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Archive Contract staff' }).click();
+  await expect.poll(status).toBe('Contract staff was archived: it grants nothing any more.');
+  const policies = await api<{ name: string }[]>('GET', '/idp/policies');
+  expect(policies.body.map((policy) => policy.name)).toEqual(['Auditors']);
+});
+
+it('grants a user a managed role and a policy, and sets and removes their additional properties', async () => {
+  await signedIn();
+  await visit(`#/users/${made.user}`);
+  await page.getByRole('heading', { name: 'Grace Granted', level: 1 }).waitFor();
+  await page.getByLabel('Grant a managed role').selectOption('read-only');
+  await page.getByRole('button', { name: 'Grant managed role' }).click();
+  await expect.poll(status).toBe('read-only was granted.');
+  expect(await held('Managed roles')).toEqual(['read-only Revoke read-only']);
+  await page.getByLabel('Grant a policy').selectOption('Auditors');
+  await page.getByRole('button', { name: 'Grant policy' }).click();
+  await expect.poll(status).toBe('Auditors was granted.');
+  await page.getByRole('button', { name: 'Revoke Auditors' }).click();
+  await expect.poll(status).toBe('Auditors was revoked.');
+  expect(await held('Policies')).toEqual(['No policy.']);
+
+  await page.getByLabel('Property to set').fill('costCentre');
+  await page.getByLabel('Value').fill('4711');
+  await page.getByRole('button', { name: 'Set property' }).click();
+  await expect.poll(status).toBe('costCentre was set.');
+  await expect.poll(() => page.locator('.note').last().textContent()).toContain('costCentre');
+  // What is not a number is said before anything is sent.
+  await page.getByLabel('Property to set').fill('level');
+  await page.getByLabel('Value').fill('high');
+  await page.getByLabel('As').selectOption('Number');
+  await page.getByRole('button', { name: 'Set property' }).click();
+  await expect.poll(() => page.getByRole('alert').textContent()).toBe('level: "high" is not a number.');
+  await shot(page, 'user-grants');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  await page.getByLabel('Property to remove').fill('costCentre');
+  await page.getByRole('button', { name: 'Remove property' }).click();
+  await expect.poll(status).toBe('costCentre was removed.');
+
+  const user = await api<{ managedRoles: string[]; policies: string[] }>('GET', `/idp/users/${made.user}`);
+  expect(user.body).toMatchObject({ managedRoles: ['read-only'], policies: [] });
+  const records = await api<{ action: string; changes?: Record<string, unknown> }[]>(
+    'GET',
+    '/idp/auditEvents?action=user.properties.',
+  );
+  expect(records.body.map((record) => record.action)).toEqual([
+    'user.properties.revoked',
+    'user.properties.granted',
+  ]);
+  expect(JSON.stringify(records.body[1]?.changes)).toContain('4711');
+});
+
+it('edits a user group, assigns it a role, a managed role and a policy, and pages and changes its members', async () => {
+  await signedIn();
+  await chromium.openScreen('User groups');
+  await page.getByRole('link', { name: 'Night shift' }).click();
+  await page.getByRole('heading', { name: 'Night shift', level: 1 }).waitFor();
+  await page.getByLabel('Description').fill('Covers 22:00 to 06:00');
+  await page.getByLabel('Status').selectOption('INACTIVE');
+  await page.getByRole('button', { name: 'Save group' }).click();
+  await expect.poll(status).toBe('Night shift was saved.');
+
+  await page.getByLabel('Grant a role').selectOption('Reporters');
+  await page.getByRole('button', { name: 'Grant role' }).click();
+  await expect.poll(status).toBe('Reporters was granted to the group.');
+  await page.getByLabel('Grant a managed role').selectOption('read-only');
+  await page.getByRole('button', { name: 'Grant managed role' }).click();
+  await expect.poll(status).toBe('read-only was granted to the group.');
+  await page.getByLabel('Grant a policy').selectOption('Auditors');
+  await page.getByRole('button', { name: 'Grant policy' }).click();
+  await expect.poll(status).toBe('Auditors was granted to the group.');
+
+  // Members, a page of 20 at a time.
+  const members = page.getByRole('table', { name: 'Members' }).locator('tbody tr');
+  await expect.poll(() => members.count()).toBe(20);
+  const pages = page.getByRole('navigation', { name: 'Member pages' });
+  await pages.getByRole('button', { name: 'Next page' }).click();
+  await expect.poll(() => members.count()).toBe(GROUP_MEMBERS - 20);
+  expect(await pages.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+  await pages.getByRole('button', { name: 'Previous page' }).click();
+  await expect.poll(() => members.count()).toBe(20);
+
+  const joining = { email: uniqueEmail('newcomer'), id: '' };
+  joining.id = await service.createUser({ as: admin, email: joining.email, name: 'Nadia Newcomer' });
+  await page.getByLabel('Email of the user to add').fill(joining.email);
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await expect.poll(status).toBe(`${joining.email} joined the group.`);
+  await page.getByLabel('Email of the user to add').fill('nobody@example.com');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await expect
+    .poll(() => page.getByRole('alert').textContent())
+    .toBe('No user has the email nobody@example.com.');
+  const leaving = (await members.first().locator('td').first().textContent()) ?? '';
+  await page.getByRole('button', { name: `Remove ${leaving}` }).click();
+  await expect.poll(status).toBe(`${leaving} left the group.`);
+  await shot(page, 'group');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  const group = await api<{ userGroup: Record<string, unknown> }>('GET', `/idp/userGroups/${made.group}`);
+  expect(group.body.userGroup).toMatchObject({
+    description: 'Covers 22:00 to 06:00',
+    status: 'INACTIVE',
+    roles: [made.role],
+    managedRoles: ['read-only'],
+    policies: [made.policy],
+  });
+  const joined = await api<{ userGroups: string[] }>('GET', `/idp/users/${joining.id}`);
+  expect(joined.body.userGroups).toEqual([made.group]);
+});
+
+it("changes a role's permissions, seeing what they bring along, and its plugin permissions; managed roles are read-only", async () => {
+  await signedIn();
+  await chromium.openScreen('Roles');
+  const managed = page.getByRole('table', { name: /managed roles$/ });
+  await managed.getByRole('cell', { name: 'administrator' }).waitFor();
+  expect(await managed.getByRole('button').count()).toBe(0);
+  await shot(page, 'roles-and-managed-roles');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  await page.getByRole('link', { name: 'Reporters' }).click();
+  await page.getByRole('heading', { name: 'Reporters', level: 1 }).waitFor();
+  const userUpdate = page.getByRole('checkbox', { name: /^USER\.UPDATE / });
+  // The catalogue's dependencies are shown beside each permission.
+  expect(await page.locator('label', { has: userUpdate }).textContent()).toMatch(
+    /brings along .*USER\.DETAILS/,
+  );
+  await userUpdate.check();
+  await page.getByRole('button', { name: 'Save permissions', exact: true }).click();
+  await expect.poll(status).toBe('The permissions of Reporters were saved.');
+  await expect.poll(() => page.locator('.note').first().textContent()).toContain('USER.DETAILS');
+
+  await page.getByRole('checkbox', { name: /^reports\.EXPORT/ }).check();
+  await page.getByRole('button', { name: `Save permissions of ${made.plugin}` }).click();
+  await expect.poll(status).toBe(`The permissions of plugin ${made.plugin} were saved.`);
+  await shot(page, 'role');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  const role = await api<{ permissions: string[] }>('GET', `/idp/roles/${made.role}`);
+  expect(role.body.permissions).toEqual(['USER.LIST', 'USER.UPDATE']);
+  const plugin = await api<{ pluginPermissions: string[] }>(
+    'GET',
+    `/idp/roles/${made.role}/plugin/${made.plugin}`,
+  );
+  expect(plugin.body.pluginPermissions).toEqual([`${made.plugin}-export`]);
+});

@@ -1,0 +1,56 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { launchChromium, pageProblems } from './chromium.js';
+import { PASSWORD } from './sign-in-flow.js';
+import { withoutPasskeyAutofill } from './virtual-authenticator.js';
+
+/**
+ * The admin console in Chromium for a test file: one browser for the file, a fresh context (no
+ * session) per test, and after each test no CSP violation or page error. `signIn` goes through
+ * the hosted sign-in and declines the passkey offer.
+ */
+export const consoleInChromium = (address: () => string) => {
+  let browser: Browser;
+  let problems: string[] = [];
+  const session = { page: undefined as unknown as Page };
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    expect(problems).toEqual([]);
+    await session.page?.context().close();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const openPage = async () => {
+    // The console's copy buttons write to the clipboard, which tests read back.
+    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    session.page = await context.newPage();
+    await withoutPasskeyAutofill(session.page);
+    problems = pageProblems(session.page);
+    return session.page;
+  };
+
+  const signIn = async (email: string) => {
+    const page = session.page;
+    await page.goto(address());
+    // No session at the identity provider yet: the silent attempt comes back, and the console asks.
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    // The page's script has looked for WebAuthn (so the passkey offer follows the password).
+    await expect.poll(() => page.locator('input[name="passkeys"]').inputValue()).toBe('available');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await page.getByRole('navigation', { name: 'Screens' }).waitFor();
+  };
+
+  /** Opens a screen from the navigation. */
+  const openScreen = (title: string) =>
+    session.page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: title }).click();
+
+  return { session, openPage, signIn, openScreen };
+};
