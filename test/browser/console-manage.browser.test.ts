@@ -26,6 +26,7 @@ let admin: ClientCaller;
 let administrator: { id: string; email: string };
 const made = { group: '', role: '', plugin: '', user: '', policy: '' };
 const GROUP_MEMBERS = 21;
+const grace = { email: uniqueEmail('grace') };
 
 const api = <T = unknown>(method: string, path: string, body?: unknown) =>
   service.call<T>(method, path, { token: admin.token, ...(body === undefined ? {} : { body }) });
@@ -39,7 +40,7 @@ beforeAll(async () => {
     api('PUT', `/idp/users/${person.id}/managedRoles/administrator`),
     api<{ userGroup: { id: string } }>('POST', '/idp/userGroups', { name: 'Night shift' }),
     newRole(rolesApi(service, admin.token), 'Reporters', ['USER.LIST']),
-    service.createUser({ as: admin, name: 'Grace Granted' }),
+    service.createUser({ as: admin, email: grace.email, name: 'Grace Granted' }),
     api('POST', '/idp/policies', { name: 'Auditors' }),
     enableConsole(admin.orgId, 'test'),
     definePlugin({
@@ -139,8 +140,24 @@ it('grants a user a managed role and a policy, and sets and removes their additi
   await page.getByRole('button', { name: 'Remove property' }).click();
   await expect.poll(status).toBe('costCentre was removed.');
 
+  // The profile, the user type and the status: the spec's User has neither, the page finds both.
+  const standing = () => page.locator('dl.standing dd').allTextContents();
+  await expect.poll(standing).toEqual([grace.email, 'Active', 'Standard']);
+  await page.getByLabel('Name', { exact: true }).fill('Grace Renamed');
+  await page.getByRole('button', { name: 'Save profile' }).click();
+  await expect.poll(status).toBe('The profile was saved.');
+  await page.getByRole('heading', { name: 'Grace Renamed', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Make restricted' }).click();
+  await expect.poll(status).toBe(`${grace.email} is now a restricted user.`);
+  await page.getByRole('button', { name: 'Deactivate' }).click();
+  await expect.poll(status).toBe(`${grace.email} was deactivated: they can no longer sign in.`);
+  expect(await standing()).toEqual([grace.email, 'Inactive: cannot sign in', 'Restricted']);
+  // Read again from the API on a fresh visit.
+  await page.reload();
+  await expect.poll(standing).toEqual([grace.email, 'Inactive: cannot sign in', 'Restricted']);
+
   const user = await api<{ managedRoles: string[]; policies: string[] }>('GET', `/idp/users/${made.user}`);
-  expect(user.body).toMatchObject({ managedRoles: ['read-only'], policies: [] });
+  expect(user.body).toMatchObject({ name: 'Grace Renamed', managedRoles: ['read-only'], policies: [] });
   const records = await api<{ action: string; changes?: Record<string, unknown> }[]>(
     'GET',
     '/idp/auditEvents?action=user.properties.',

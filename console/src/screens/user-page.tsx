@@ -14,10 +14,11 @@ import {
   roleWords,
 } from './grants.js';
 import { mayCall } from './screens.js';
+import { UserProfile } from './user-profile.js';
 
 /**
- * One user: profile; roles, managed roles, policies and groups (granted and taken away);
- * additional properties; status, invitation and MFA. Each action shows only when the person's
+ * One user: profile, status and type, and the account's actions; roles, managed roles,
+ * policies and groups (granted and taken away); additional properties. Each action shows only when the person's
  * token holds its route's permissions, and says what it did or what the API answered.
  */
 
@@ -57,7 +58,12 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
       <OutcomeMessage outcome={outcome} />
       {user && (
         <>
-          <p>{user.email}</p>
+          <UserProfile
+            user={user}
+            permissions={permissions}
+            report={{ setOutcome, act: run }}
+            onChanged={readUser}
+          />
           <Grants
             words={roleWords('role')}
             held={user.roles}
@@ -119,59 +125,6 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
             )}
           />
           <AdditionalProperties userId={id} permissions={permissions} report={{ setOutcome, act: run }} />
-          <h2>Account</h2>
-          <div class="actions">
-            {may(usersRoutes.setUserStatus) && (
-              <>
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() =>
-                    void act(`${user.email} was deactivated: they can no longer sign in.`, () =>
-                      idp.setUserStatus({ path: { id }, body: { userStatus: 'INACTIVE' } }),
-                    )
-                  }
-                >
-                  Deactivate
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() =>
-                    void act(`${user.email} was activated.`, () =>
-                      idp.setUserStatus({ path: { id }, body: { userStatus: 'ACTIVE' } }),
-                    )
-                  }
-                >
-                  Activate
-                </button>
-              </>
-            )}
-            {may(usersRoutes.resendJoinEmail) && (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() =>
-                  void act('The invitation was sent again.', () => idp.resendJoinEmail({ path: { id } }))
-                }
-              >
-                Resend invitation
-              </button>
-            )}
-            {may(usersRoutes.resetUserMfa) && (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() =>
-                  void act('Two-step verification was reset: they enrol again at their next sign-in.', () =>
-                    idp.resetUserMfa({ path: { id } }),
-                  )
-                }
-              >
-                Reset MFA
-              </button>
-            )}
-          </div>
         </>
       )}
     </section>
