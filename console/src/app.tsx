@@ -11,7 +11,7 @@ import { MeScreen } from './screens/me.js';
 import { PoliciesScreen } from './screens/policies.js';
 import { RolePage } from './screens/role-page.js';
 import { RolesScreen } from './screens/roles.js';
-import { allowed, mayCall, SCREENS } from './screens/screens.js';
+import { allowed, mayCall, needsOf, SCREENS } from './screens/screens.js';
 import { SsoScreen } from './screens/sso.js';
 import { UserPage } from './screens/user-page.js';
 import { UsersScreen } from './screens/users.js';
@@ -19,7 +19,7 @@ import { UsersScreen } from './screens/users.js';
 /** The hash names the screen and what in it (`#/users/<id>`), so a reload or a link lands there. */
 const placeOfHash = () => location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
 
-export const App = ({ session }: { session: Session | undefined }) => {
+export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: readonly string[] }) => {
   const [[path = '', detail] = [], setPlace] = useState(placeOfHash());
   useEffect(() => {
     const follow = () => setPlace(placeOfHash());
@@ -39,7 +39,7 @@ export const App = ({ session }: { session: Session | undefined }) => {
     );
 
   const held = session.claims.permissions ?? [];
-  const visible = SCREENS.filter((screen) => allowed(screen, held));
+  const visible = SCREENS.filter((screen) => allowed(screen, held, ui));
   const current = path ? SCREENS.find((screen) => screen.path === path) : visible[0];
   return (
     <>
@@ -68,9 +68,9 @@ export const App = ({ session }: { session: Session | undefined }) => {
               ? `This console has no screen "${path}".`
               : 'Your permissions show no screen of this console.'}
           </p>
-        ) : !allowed(current, held) ? (
+        ) : !allowed(current, held, ui) ? (
           <p role="alert" class="error">
-            You may not open {current.title}: it needs {current.permissions.join(' and ')}.
+            You may not open {current.title}: it needs {needsOf(current)}.
           </p>
         ) : current.path === 'users' ? (
           detail && mayCall(usersRoutes.getUser, held) ? (
@@ -99,7 +99,7 @@ export const App = ({ session }: { session: Session | undefined }) => {
         ) : current.path === 'audit' ? (
           <AuditScreen />
         ) : current.path === 'me' ? (
-          <MeScreen session={session} />
+          <MeScreen session={session} ui={ui} />
         ) : null}
       </main>
     </>

@@ -1,5 +1,6 @@
 import './console.css';
 import { render } from 'preact';
+import { idp } from './api.js';
 import { App } from './app.js';
 import { finishSignIn, type Session, startSignIn } from './auth.js';
 
@@ -15,5 +16,10 @@ if (finished === undefined) {
 } else if ('error' in finished) {
   render(<App session={undefined} />, root);
 } else {
-  render(<App session={finished as Session} />, root);
+  // The console pages the person may open (the `UI` module), beside the token's API permissions.
+  const ui = await idp.getMyUiPermissions({}).then(
+    (mine) => (mine as { uiPermissions: string[] }).uiPermissions,
+    () => [],
+  );
+  render(<App session={finished as Session} ui={ui} />, root);
 }

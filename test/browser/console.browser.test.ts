@@ -20,7 +20,11 @@ const shot = screenshotter('console');
 
 let page: Page;
 let admin: ClientCaller;
-const people = { manager: { id: '', email: '' }, reader: { id: '', email: '' } };
+const people = {
+  manager: { id: '', email: '' },
+  reader: { id: '', email: '' },
+  apiReader: { id: '', email: '' },
+};
 
 const grantRole = async (userId: string, roleName: string) => {
   const granted = await service.call('PUT', `/idp/users/${userId}/roles/${roleName}/grant`, {
@@ -32,7 +36,7 @@ const grantRole = async (userId: string, roleName: string) => {
 beforeAll(async () => {
   admin = await service.freshOrganization({ name: 'Acme Console' });
   const roles = rolesApi(service, admin.token);
-  const [managerRole, readerRole, manager, reader] = await Promise.all([
+  const [managerRole, readerRole, apiReaderRole, manager, reader, apiReader] = await Promise.all([
     newRole(roles, 'Console managers', [
       'USER.LIST',
       'USER.DETAILS',
@@ -52,8 +56,15 @@ beforeAll(async () => {
       'ROLES.UPDATE',
       'ROLES.DELETE',
       'PERMISSIONS.LIST',
+      'UI.USERS',
+      'UI.USER_GROUPS',
+      'UI.ROLES',
+      'UI.API_CLIENTS',
+      'UI.SETTINGS',
     ]),
-    newRole(roles, 'Console readers', ['USER.LIST']),
+    newRole(roles, 'Console readers', ['USER.LIST', 'UI.USERS']),
+    newRole(roles, 'API readers', ['USER.LIST']),
+    personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
     enableConsole(admin.orgId, 'test'),
@@ -68,15 +79,20 @@ beforeAll(async () => {
       'test',
     ),
   ]);
-  expect(managerRole && readerRole).toBeTruthy();
+  expect(managerRole && readerRole && apiReaderRole).toBeTruthy();
   const group = await service.call('POST', '/idp/userGroups', {
     token: admin.token,
     body: { name: 'Console team' },
   });
   expect(group.status).toBe(201);
-  await Promise.all([grantRole(manager.id, 'Console managers'), grantRole(reader.id, 'Console readers')]);
+  await Promise.all([
+    grantRole(manager.id, 'Console managers'),
+    grantRole(reader.id, 'Console readers'),
+    grantRole(apiReader.id, 'API readers'),
+  ]);
   Object.assign(people.manager, { id: manager.id, email: manager.email });
   Object.assign(people.reader, { id: reader.id, email: reader.email });
+  Object.assign(people.apiReader, { id: apiReader.id, email: apiReader.email });
 });
 
 const consoleAddress = () => `${service.baseUrl}/console/${admin.orgId}`;
@@ -167,7 +183,7 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
 });
 
-it('shows a person holding only USER.LIST the users, read-only', async () => {
+it('shows a person holding only USER.LIST and UI.USERS the users, read-only', async () => {
   await openPage();
   await signIn(people.reader.email);
   await page.locator('tbody tr').first().waitFor();
@@ -179,7 +195,9 @@ it('shows a person holding only USER.LIST the users, read-only', async () => {
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Their own account: the permissions their token holds.
   await page.getByRole('link', { name: 'My account' }).click();
-  await expect.poll(() => page.locator('ul.permissions li').allTextContents()).toEqual(['USER.LIST']);
+  await expect
+    .poll(() => page.locator('ul.permissions li').allTextContents())
+    .toEqual(['UI.USERS', 'USER.LIST']);
   await shot(page, 'my-account');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Another screen by its address: refused in words (the API would refuse its calls anyway).
@@ -188,6 +206,20 @@ it('shows a person holding only USER.LIST the users, read-only', async () => {
     .poll(() => page.getByRole('alert').textContent())
     .toBe('You may not open Audit log: it needs AUDIT.READ.');
   await shot(page, 'refused');
+});
+
+it('keeps the users screen from a person whose token may list users but who lacks UI.USERS', async () => {
+  // The reader above, but for UI.USERS: the API would answer them, the console page is not theirs.
+  await openPage();
+  await chromium.signIn(people.apiReader.email);
+  await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor();
+  expect(await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).toEqual(
+    ['My account'],
+  );
+  await page.goto(`${consoleAddress()}#/users`);
+  await expect
+    .poll(() => page.getByRole('alert').textContent())
+    .toBe('You may not open Users: it needs USER.LIST and UI.USERS.');
 });
 
 it('registers an application, shows its secret once with a copy button, and rotates it', async () => {

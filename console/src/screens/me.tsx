@@ -11,7 +11,7 @@ interface Agreement {
   createdAt: string;
 }
 
-export const MeScreen = ({ session }: { session: Session }) => {
+export const MeScreen = ({ session, ui }: { session: Session; ui: readonly string[] }) => {
   const [agreement, setAgreement] = useState<Agreement | null>(null);
   const [accepted, setAccepted] = useState<boolean>();
   const { outcome, setOutcome, act } = useOutcome();
@@ -63,6 +63,8 @@ export const MeScreen = ({ session }: { session: Session }) => {
           </li>
         ))}
       </ul>
+      <h2>My console pages</h2>
+      <p>{ui.length === 0 ? 'None beyond this one.' : [...ui].sort().join(', ')}</p>
     </section>
   );
 };
