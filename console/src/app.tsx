@@ -17,7 +17,17 @@ import { UserPage } from './screens/user-page.js';
 import { UsersScreen } from './screens/users.js';
 
 /** The hash names the screen and what in it (`#/users/<id>`), so a reload or a link lands there. */
-const placeOfHash = () => location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+const placeOfHash = () =>
+  location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part; // Not percent-encoded as a link would be: names no screen or record.
+      }
+    });
 
 export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: readonly string[] }) => {
   const [[path = '', detail] = [], setPlace] = useState(placeOfHash());
@@ -74,19 +84,19 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
           </p>
         ) : current.path === 'users' ? (
           detail && mayCall(usersRoutes.getUser, held) ? (
-            <UserPage id={detail} permissions={held} />
+            <UserPage key={detail} id={detail} permissions={held} />
           ) : (
             <UsersScreen permissions={held} />
           )
         ) : current.path === 'groups' ? (
           detail && mayCall(userGroupsRoutes.getUserGroup, held) ? (
-            <GroupPage id={detail} permissions={held} />
+            <GroupPage key={detail} id={detail} permissions={held} />
           ) : (
             <GroupsScreen permissions={held} />
           )
         ) : current.path === 'roles' ? (
           detail && mayCall(rolesRoutes.getRole, held) ? (
-            <RolePage id={detail} permissions={held} />
+            <RolePage key={detail} id={detail} permissions={held} />
           ) : (
             <RolesScreen permissions={held} />
           )

@@ -116,20 +116,25 @@ export const finishSignIn = async (): Promise<Session | { error: string } | unde
   }
 };
 
-/** A live access token: refreshed a minute before it expires. */
+const refresh = async (refreshToken: string) => {
+  const as = await authorizationServer();
+  const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, insecure);
+  return keep(await oauth.processRefreshTokenResponse(as, client, response)).accessToken;
+};
+let refreshing: Promise<string> | undefined;
+
+/**
+ * A live access token (the typed client asks for one on every request): refreshed a minute
+ * before it expires, by one refresh however many calls are waiting, since a refresh token used
+ * twice ends the whole sign-in (its rotation's reuse detection).
+ */
 export const accessToken = async (): Promise<string> => {
   if (!current) throw new Error('Not signed in');
   if (Date.now() < current.expiresAt - 60_000 || !current.refreshToken) return current.accessToken;
-  const as = await authorizationServer();
-  const response = await oauth.refreshTokenGrantRequest(
-    as,
-    client,
-    oauth.None(),
-    current.refreshToken,
-    insecure,
-  );
-  const refreshed = keep(await oauth.processRefreshTokenResponse(as, client, response));
-  return refreshed.accessToken;
+  refreshing ??= refresh(current.refreshToken).finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
 };
 
 /** RP-initiated logout: the identity provider ends its session and sends the browser back here. */

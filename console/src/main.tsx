@@ -16,10 +16,15 @@ if (finished === undefined) {
 } else if ('error' in finished) {
   render(<App session={undefined} />, root);
 } else {
-  // The console pages the person may open (the `UI` module), beside the token's API permissions.
+  const session = finished as Session;
+  // The console pages the person may open (the `UI` module), beside the token's API permissions;
+  // should the call fail, the token's own `UI.*` permissions say the same as of this sign-in.
   const ui = await idp.getMyUiPermissions({}).then(
     (mine) => (mine as { uiPermissions: string[] }).uiPermissions,
-    () => [],
+    () =>
+      (session.claims.permissions ?? [])
+        .filter((permission) => permission.startsWith('UI.'))
+        .map((permission) => permission.slice('UI.'.length)),
   );
-  render(<App session={finished as Session} ui={ui} />, root);
+  render(<App session={session} ui={ui} />, root);
 }

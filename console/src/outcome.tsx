@@ -88,24 +88,32 @@ export const submitChecked =
     });
   };
 
-/** Asks before deleting: what goes, and what follows from it. */
-export const ConfirmDelete = ({
+/**
+ * Asks before what cannot be undone (deleting, archiving): what goes, and what follows from it.
+ * It takes the focus when it opens, so a keyboard user answers it next.
+ */
+export const ConfirmAction = ({
   name,
   consequence,
+  verb = 'Delete',
   onConfirm,
   onCancel,
 }: {
   name: string;
   consequence: string;
+  verb?: 'Delete' | 'Archive';
   onConfirm: () => void;
   onCancel: () => void;
 }) => (
   <section class="panel" role="alertdialog" aria-labelledby="confirm-delete-title">
-    <h2 id="confirm-delete-title">Delete {name}?</h2>
+    <h2 id="confirm-delete-title">
+      {verb} {name}?
+    </h2>
     <p>{consequence}</p>
     <div class="actions">
-      <button type="button" onClick={onConfirm}>
-        Delete
+      {/* biome-ignore lint/a11y/noAutofocus: the dialog's answer is the next thing to do */}
+      <button type="button" onClick={onConfirm} autoFocus>
+        {verb}
       </button>
       <button type="button" class="secondary" onClick={onCancel}>
         Cancel

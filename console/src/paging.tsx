@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { messageOf } from './api.js';
+import { OutcomeMessage } from './outcome.js';
 
 /** Rows a listing shows at a time. */
 export const PAGE_SIZE = 20;
@@ -15,33 +16,41 @@ export const usePages = <T,>(itemsOf: (page: unknown) => T[] = (page) => page as
   const [more, setMore] = useState(false);
   const [problem, setProblem] = useState<string>();
   const listing = useRef<(() => AsyncIterable<unknown>) | undefined>(undefined);
-  const pages = useRef<AsyncIterator<unknown> | undefined>(undefined);
-  const seen = useRef<T[][]>([]);
+  /** The reading under way: a restart or reload replaces it, and what an older one reads is dropped. */
+  const reading = useRef<{ pages?: AsyncIterator<unknown>; seen: T[][] }>({ seen: [] });
 
   const show = async (index: number) => {
+    const current = reading.current;
+    const { seen } = current;
     try {
-      while (seen.current.length <= index + 1) {
-        const next = await pages.current?.next();
+      while (seen.length <= index + 1) {
+        const next = await current.pages?.next();
+        if (reading.current !== current) return;
         if (!next || next.done) break;
         const read = itemsOf(next.value);
         // An empty page after a full one (the listing ended exactly there) is no page to go to.
-        if (read.length === 0 && seen.current.length > 0) break;
-        seen.current.push(read);
+        if (read.length === 0 && seen.length > 0) break;
+        seen.push(read);
       }
-      const shown = Math.min(index, Math.max(seen.current.length - 1, 0));
-      setItems(seen.current[shown] ?? []);
+      const shown = Math.min(index, Math.max(seen.length - 1, 0));
+      setItems(seen[shown] ?? []);
       setPageNumber(shown);
-      setMore(seen.current.length > shown + 1);
+      setMore(seen.length > shown + 1);
       setProblem(undefined);
     } catch (error) {
+      if (reading.current !== current) return;
+      // Nothing of this listing read yet: show none of the one before.
+      if (seen.length === 0) {
+        setItems([]);
+        setMore(false);
+      }
       setProblem(messageOf(error));
     }
   };
 
   /** Reads the listing again from its start and shows page `index` (or the last one left). */
   const readFrom = (index: number) => {
-    pages.current = listing.current?.()[Symbol.asyncIterator]();
-    seen.current = [];
+    reading.current = { pages: listing.current?.()[Symbol.asyncIterator](), seen: [] };
     return show(index);
   };
 
@@ -61,32 +70,67 @@ export const usePages = <T,>(itemsOf: (page: unknown) => T[] = (page) => page as
   };
 };
 
-/** Previous and Next; `label` names the listing when a screen has more than one. */
-export const Pager = <T,>({
+type Paged<T> = ReturnType<typeof usePages<T>>;
+
+/**
+ * Previous and Next; `label` names the listing when a screen has more than one. A button that
+ * leads nowhere is `aria-disabled`, not `disabled`, so the focus stays on it (keyboard users).
+ */
+export const Pager = <T,>({ paged, label = 'Pages' }: { paged: Paged<T>; label?: string }) => {
+  const button = (text: string, leads: boolean, index: number) => (
+    <button
+      type="button"
+      class="secondary"
+      aria-disabled={leads ? undefined : 'true'}
+      onClick={() => leads && void paged.show(index)}
+    >
+      {text}
+    </button>
+  );
+  return (
+    <nav class="pager" aria-label={label}>
+      {button('Previous page', paged.pageNumber > 0, paged.pageNumber - 1)}
+      {button('Next page', paged.more, paged.pageNumber + 1)}
+    </nav>
+  );
+};
+
+/** A listing's table: its page number (or that it is empty), its columns and rows, what failed, and its pager. */
+export const PagedTable = <T,>({
   paged,
-  label = 'Pages',
+  noun,
+  columns,
+  row,
+  label,
 }: {
-  paged: ReturnType<typeof usePages<T>>;
+  paged: Paged<T>;
+  /** What the rows are, for the caption: "no users". */
+  noun: string;
+  columns: readonly string[];
+  row: (item: T) => preact.JSX.Element;
+  /** Names the table and its pager when a screen shows more than one listing. */
   label?: string;
 }) => (
-  <nav class="pager" aria-label={label}>
-    <button
-      type="button"
-      class="secondary"
-      disabled={paged.pageNumber === 0}
-      onClick={() => void paged.show(paged.pageNumber - 1)}
-    >
-      Previous page
-    </button>
-    <button
-      type="button"
-      class="secondary"
-      disabled={!paged.more}
-      onClick={() => void paged.show(paged.pageNumber + 1)}
-    >
-      Next page
-    </button>
-  </nav>
+  <>
+    <OutcomeMessage outcome={{ problem: paged.problem }} />
+    <table aria-label={label}>
+      <caption>
+        Page {paged.pageNumber + 1}
+        {paged.items.length === 0 ? `: no ${noun}` : ''}
+      </caption>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{paged.items.map(row)}</tbody>
+    </table>
+    <Pager paged={paged} label={label ? `${label} pages` : undefined} />
+  </>
 );
 
 /** A listing the API answers whole (policies, managed roles), shown a page at a time like the rest. */

@@ -15,7 +15,10 @@ export interface IdpClientOptions {
   baseUrl: string;
   /** Client credentials: the client fetches, caches and renews its access token. */
   credentials?: { clientId: string; clientSecret: string };
-  /** Or a token from elsewhere (a person's, from sign-in); asked again after a 401. */
+  /**
+   * Or a token from elsewhere (a person's, from sign-in), asked for on every request: the provider
+   * keeps and renews its own token (the client cannot tell when a person's token expires).
+   */
   tokenProvider?: () => Promise<string>;
   retry?: Partial<RetryPolicy>;
   /** Requests per second this client sends at most (false: no pacing). */
@@ -183,13 +186,9 @@ export class IdpClient {
     }
   }
 
-  /** The cached token, or a new one (concurrent callers share one token request). */
+  /** The provider's token, or the cached one, or a new one (concurrent callers share one token request). */
   async #accessToken(): Promise<string> {
-    if (this.#options.tokenProvider && !this.#options.credentials) {
-      if (!this.#token)
-        this.#token = { value: await this.#options.tokenProvider(), renewAt: Number.POSITIVE_INFINITY };
-      return this.#token.value;
-    }
+    if (this.#options.tokenProvider && !this.#options.credentials) return this.#options.tokenProvider();
     if (this.#token && Date.now() < this.#token.renewAt) return this.#token.value;
     this.#tokenRequest ??= this.#requestToken().finally(() => {
       this.#tokenRequest = undefined;

@@ -8,16 +8,21 @@ type WithJwtClaims = APIGatewayProxyEventV2 & {
 
 /**
  * Who a request acts as, for its audit records: the verified token's subject on management routes
- * (API Gateway's authorizer passes these scalar claims as they are), an anonymous person on hosted
+ * (API Gateway's authorizer passes these scalar claims as they are), with the application a
+ * person acts through, an anonymous person on hosted
  * pages until the page learns who; and always the address and user agent API Gateway saw.
  */
 export const actorOfRequest = (event: APIGatewayProxyEventV2): AuditActor => {
   const claims = (event as WithJwtClaims).requestContext.authorizer?.jwt?.claims;
   const { sourceIp, userAgent } = event.requestContext.http;
   const subject = typeof claims?.sub === 'string' ? claims.sub : undefined;
+  const type = subject && claims?.principal_type === 'client' ? 'client' : 'user';
+  // A person's token names the application they act through (RFC 9068 `client_id`).
+  const clientId = type === 'user' && typeof claims?.client_id === 'string' ? claims.client_id : undefined;
   return {
-    type: subject && claims?.principal_type === 'client' ? 'client' : 'user',
+    type,
     id: subject ?? 'anonymous',
+    ...(clientId ? { clientId } : {}),
     ...(sourceIp ? { ip: sourceIp } : {}),
     // As sent, but one line and bounded: a record answers it back.
     ...(userAgent ? { userAgent: asOneLine(userAgent).slice(0, 512) } : {}),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { enableConsole } from '../../shared/console/console-application.js';
+import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
 import { createUser } from '../../shared/store/user-repository.js';
@@ -103,6 +103,8 @@ it('creates, renames and archives a policy', async () => {
   await shot(page, 'policies');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Archive Contract staff' }).click();
+  // Archiving cannot be undone: the console asks first.
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Archive', exact: true }).click();
   await expect.poll(status).toBe('Contract staff was archived: it grants nothing any more.');
   const policies = await api<{ name: string }[]>('GET', '/idp/policies');
   expect(policies.body.map((policy) => policy.name)).toEqual(['Auditors']);
@@ -115,11 +117,11 @@ it('grants a user a managed role and a policy, and sets and removes their additi
   await page.getByLabel('Grant a managed role').selectOption('read-only');
   await page.getByRole('button', { name: 'Grant managed role' }).click();
   await expect.poll(status).toBe('read-only was granted.');
-  expect(await held('Managed roles')).toEqual(['read-only Revoke read-only']);
+  expect(await held('Managed roles')).toEqual(['read-only Revoke managed role read-only']);
   await page.getByLabel('Grant a policy').selectOption('Auditors');
   await page.getByRole('button', { name: 'Grant policy' }).click();
   await expect.poll(status).toBe('Auditors was granted.');
-  await page.getByRole('button', { name: 'Revoke Auditors' }).click();
+  await page.getByRole('button', { name: 'Revoke policy Auditors' }).click();
   await expect.poll(status).toBe('Auditors was revoked.');
   expect(await held('Policies')).toEqual(['No policy.']);
 
@@ -158,15 +160,20 @@ it('grants a user a managed role and a policy, and sets and removes their additi
 
   const user = await api<{ managedRoles: string[]; policies: string[] }>('GET', `/idp/users/${made.user}`);
   expect(user.body).toMatchObject({ name: 'Grace Renamed', managedRoles: ['read-only'], policies: [] });
-  const records = await api<{ action: string; changes?: Record<string, unknown> }[]>(
-    'GET',
-    '/idp/auditEvents?action=user.properties.',
-  );
+  const records = await api<
+    { action: string; changes?: Record<string, unknown>; actor: Record<string, unknown> }[]
+  >('GET', '/idp/auditEvents?action=user.properties.');
   expect(records.body.map((record) => record.action)).toEqual([
     'user.properties.revoked',
     'user.properties.granted',
   ]);
   expect(JSON.stringify(records.body[1]?.changes)).toContain('4711');
+  // The administrator acted through the console's application, and the record says so.
+  expect(records.body[1]?.actor).toMatchObject({
+    type: 'user',
+    id: administrator.id,
+    clientId: consoleClientId(admin.orgId),
+  });
 });
 
 it('edits a user group, assigns it a role, a managed role and a policy, and pages and changes its members', async () => {
@@ -192,7 +199,7 @@ it('edits a user group, assigns it a role, a managed role and a policy, and page
   // Members, a page of 20 at a time.
   const members = page.getByRole('table', { name: 'Members' }).locator('tbody tr');
   await expect.poll(() => members.count()).toBe(20);
-  const pages = page.getByRole('navigation', { name: 'Member pages' });
+  const pages = page.getByRole('navigation', { name: 'Members pages' });
   await pages.getByRole('button', { name: 'Next page' }).click();
   await expect.poll(() => members.count()).toBe(GROUP_MEMBERS - 20);
   expect(await pages.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
@@ -230,9 +237,20 @@ it('edits a user group, assigns it a role, a managed role and a policy, and page
 it("changes a role's permissions, seeing what they bring along, and its plugin permissions; managed roles are read-only", async () => {
   await signedIn();
   await chromium.openScreen('Roles');
-  const managed = page.getByRole('table', { name: /managed roles$/ });
-  await managed.getByRole('cell', { name: 'administrator' }).waitFor();
-  expect(await managed.getByRole('button').count()).toBe(0);
+  const managed = page.getByRole('table', { name: 'Managed roles' });
+  await managed.getByRole('cell', { name: 'administrator', exact: true }).waitFor();
+  // Read-only: what a row offers is to become the default role, nothing else.
+  expect(await managed.getByRole('button').allTextContents()).toEqual([
+    'Make administrator the default',
+    'Make read-only the default',
+    'Make user-manager the default',
+  ]);
+  await managed.getByRole('button', { name: 'Make read-only the default' }).click();
+  await expect.poll(status).toBe('read-only is the default role: new users get it.');
+  await managed.getByRole('cell', { name: 'read-only (default)' }).waitFor();
+  await page.getByRole('button', { name: 'Clear the default role' }).click();
+  await expect.poll(status).toBe('New users get no role.');
+  expect((await api('GET', '/idp/getDefaultRole')).body).toEqual({ isStandardRole: null });
   await shot(page, 'roles-and-managed-roles');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
 

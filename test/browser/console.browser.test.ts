@@ -259,7 +259,9 @@ it('registers an application, shows its secret once with a copy button, and rota
   await page.getByRole('button', { name: 'Rotate secret of Shop front' }).click();
   await expect
     .poll(() => page.getByRole('status').textContent())
-    .toBe('The secret of Shop front was replaced: the old one no longer works.');
+    .toBe(
+      'The secret of Shop front was replaced: the old one works for its grace period (24 hours unless the operator set another).',
+    );
   const second = await secret();
   expect(second.length).toBeGreaterThan(20);
   expect(second).not.toBe(first);
@@ -327,6 +329,11 @@ it('creates a role, shows what its permissions bring along, makes it the default
   await shot(page, 'roles');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Archive Editors' }).click();
+  // It is the default role: the confirmation says what archiving it means for new users.
+  await expect
+    .poll(() => page.getByRole('alertdialog').textContent())
+    .toContain('It is the default role: new users will get no role.');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Archive', exact: true }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toBe('Editors was archived.');
   await expect.poll(() => page.getByRole('row').filter({ hasText: 'Editors' }).count()).toBe(0);
 });

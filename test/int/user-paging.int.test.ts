@@ -59,9 +59,9 @@ describe('users at scale', () => {
   // Interleaved: every other user is INACTIVE, so each listing skips the other's items.
   const statusOf = (sequence: number) => (sequence % 2 === 0 ? 'INACTIVE' : 'ACTIVE');
   // Pages 0 and 19 of 1000 of either listing reach sequences 1-2,002 and 38,001-40,002 (and one
-  // more each, to tell that another page follows); their buckets begin at 0 and 38,000. The
-  // searches below read the first 7,900 as well: 10,001 users in all.
-  const reachable = (sequence: number) => sequence <= 7_900 || (sequence >= 38_000 && sequence <= 40_100);
+  // more each, to tell that another page follows); their buckets begin at 0 and 38,000: 4,201
+  // users in all, which the searches below read too.
+  const reachable = (sequence: number) => sequence <= 2_100 || (sequence >= 38_000 && sequence <= 40_100);
   let org: string;
 
   beforeAll(async () => {
@@ -90,13 +90,13 @@ describe('users at scale', () => {
     }
   });
 
-  it('searches 10,001 users: each page one Query, each user on exactly one page, with and without filters', async () => {
+  it('searches 4,201 users: each page one Query, each user on exactly one page, with and without filters', async () => {
     const emailOf = (sequence: number) => `user${sequence}@scale.example`;
     const sequences = Array.from({ length: total }, (_, index) => index + 1).filter(reachable);
-    expect(sequences).toHaveLength(10_001);
+    expect(sequences).toHaveLength(4_201);
 
     const all = await everySearchPage(org, { by: 'emailPrefix', value: 'USER' }, {}, 1000);
-    expect(all).toHaveLength(11);
+    expect(all).toHaveLength(5);
     expect(all.flat()).toEqual(sequences.map(emailOf).sort());
 
     // Names "User <n> with a name…": the prefix "user 1" is 1, 10-19, 100-199 and 1000-1999.

@@ -245,13 +245,20 @@ describe('IdpClient', () => {
     await expect(clientWith(fetch).listRoles()).rejects.toBeInstanceOf(IdpOAuthError);
   });
 
-  it('takes a token provider instead of credentials', async () => {
-    const { fetch, sent, tokenRequests } = scriptedFetch([json(200, [])]);
-    await clientWith(fetch, {
+  it('takes a token provider instead of credentials, and asks it on every request', async () => {
+    const { fetch, sent, tokenRequests } = scriptedFetch([json(200, []), json(200, [])]);
+    // The provider renews its token itself (a person's, refreshed before it expires).
+    const tokens = ['person-token', 'renewed-person-token'];
+    const client = clientWith(fetch, {
       credentials: undefined,
-      tokenProvider: async () => 'person-token',
-    }).listRoles();
-    expect(sent[0]?.headers.authorization).toBe('Bearer person-token');
+      tokenProvider: async () => tokens.shift() ?? '',
+    });
+    await client.listRoles();
+    await client.listRoles();
+    expect(sent.map((request) => request.headers.authorization)).toEqual([
+      'Bearer person-token',
+      'Bearer renewed-person-token',
+    ]);
     expect(tokenRequests).toHaveLength(0);
   });
 

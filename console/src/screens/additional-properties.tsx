@@ -4,7 +4,7 @@ import {
   removeAdditionalPropertiesRequest,
   setAdditionalPropertiesRequest,
 } from '../../../shared/schemas/users.js';
-import { idp } from '../api.js';
+import { idp, messageOf } from '../api.js';
 import { type Reporter, submitChecked } from '../outcome.js';
 import { mayCall } from './screens.js';
 
@@ -29,7 +29,13 @@ export const AdditionalProperties = ({
       ((await idp.listAdditionalUserProperties({})) as { additionalProperties: string[] })
         .additionalProperties,
     );
-  useEffect(() => void readNames().catch(() => setNames([])), [userId]);
+  useEffect(
+    () =>
+      void readNames().catch((error) =>
+        report.setOutcome({ problem: `The property names could not be read: ${messageOf(error)}` }),
+      ),
+    [userId],
+  );
 
   if (!mayCall(usersRoutes.grantAdditionalProperties, permissions)) return null;
 

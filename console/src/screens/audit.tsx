@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
+import { auditQuery } from '../../../shared/schemas/audit.js';
 import { idp } from '../api.js';
-import { OutcomeMessage } from '../outcome.js';
-import { PAGE_SIZE, Pager, usePages } from '../paging.js';
+import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 
 /**
- * The audit log: newest first, filtered by action (exact, or a prefix ending in "."), page by
- * page; a record's detail shows who, from where, on what, and what changed.
+ * The audit log: newest first, page by page, filtered by action (exact, or a prefix ending in
+ * "."), outcome, actor, target and days (checked with the API's query schema); a record's detail
+ * shows who, from where, on what, and what changed.
  */
 
 interface AuditRecord {
@@ -19,70 +21,97 @@ interface AuditRecord {
   changes?: Record<string, unknown>;
 }
 
+const timeOf = (record: AuditRecord) => new Date(record.time).toISOString().replace('T', ' ').slice(0, 19);
 const who = (record: AuditRecord) => record.actor.name ?? `${record.actor.type} ${record.actor.id}`;
 
+/** A day chosen in a date field as epoch ms (UTC midnight); `after` the day's end instead. */
+const dayOf = (value: FormDataEntryValue | null, after = false) => {
+  if (!value) return undefined;
+  const start = Date.parse(`${value}T00:00:00Z`);
+  return after ? start + 24 * 3600 * 1000 : start;
+};
+
 export const AuditScreen = () => {
-  const [action, setAction] = useState('');
   const [opened, setOpened] = useState<AuditRecord>();
   const paged = usePages<AuditRecord>();
-  const restart = () => {
-    const filter = action.trim();
+  const { outcome, setOutcome } = useOutcome();
+
+  const list = (query: Record<string, unknown>) => {
     setOpened(undefined);
-    void paged.restart(() =>
-      idp.pages('listAuditEvents', { query: { limit: PAGE_SIZE, ...(filter ? { action: filter } : {}) } }),
-    );
+    setOutcome({});
+    void paged.restart(() => idp.pages('listAuditEvents', { query: { ...query, limit: PAGE_SIZE } }));
   };
-  useEffect(restart, []);
+  useEffect(() => list({}), []);
+
+  /** The filters, checked with the API's own query schema before anything is sent. */
+  const filter = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const given = Object.fromEntries(
+      Object.entries({
+        action: String(form.get('action') ?? '').trim(),
+        outcome: form.get('outcome'),
+        actorId: String(form.get('actorId') ?? '').trim(),
+        targetId: String(form.get('targetId') ?? '').trim(),
+        since: dayOf(form.get('since')),
+        until: dayOf(form.get('until'), true),
+      }).filter(([, value]) => value !== undefined && value !== ''),
+    );
+    const checked = auditQuery.safeParse(given);
+    if (!checked.success) {
+      setOutcome({ problem: refusalOf(checked.error.issues) });
+      return;
+    }
+    list(given);
+  };
 
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit log</h1>
-      <form
-        class="search"
-        aria-label="Filter the audit log"
-        onSubmit={(event) => {
-          event.preventDefault();
-          restart();
-        }}
-      >
+      <p class="note">Newest first.</p>
+      <form class="search filters" aria-label="Filter the audit log" onSubmit={filter}>
         <label for="audit-action">Action</label>
-        <input
-          id="audit-action"
-          placeholder="user. or user.created"
-          value={action}
-          onInput={(event) => setAction((event.currentTarget as HTMLInputElement).value)}
-        />
+        <input id="audit-action" name="action" placeholder="user. or user.created" maxLength={100} />
+        <label for="audit-outcome">Outcome</label>
+        <select id="audit-outcome" name="outcome">
+          <option value="">Any</option>
+          <option value="success">Success</option>
+          <option value="failure">Failure</option>
+          <option value="denied">Denied</option>
+        </select>
+        <label for="audit-actor">Actor id</label>
+        <input id="audit-actor" name="actorId" maxLength={128} />
+        <label for="audit-target">Target id</label>
+        <input id="audit-target" name="targetId" maxLength={128} />
+        <label for="audit-since">From (UTC)</label>
+        <input id="audit-since" name="since" type="date" />
+        <label for="audit-until">To (UTC)</label>
+        <input id="audit-until" name="until" type="date" />
         <button type="submit">Filter</button>
       </form>
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
-      <table>
-        <caption>
-          {paged.items.length === 0 ? 'No records' : `Newest first, page ${paged.pageNumber + 1}`}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Action</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Targets</th>
+      <OutcomeMessage outcome={outcome} />
+      <PagedTable
+        paged={paged}
+        noun="records"
+        columns={['Time', 'Action', 'Actor', 'Targets']}
+        row={(record) => (
+          <tr key={record.id}>
+            <td>{timeOf(record)}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                aria-label={`${record.action} at ${timeOf(record)} by ${who(record)}`}
+                onClick={() => setOpened(record)}
+              >
+                {record.action}
+              </button>
+            </td>
+            <td>{who(record)}</td>
+            <td>{record.targets.map((target) => target.name ?? target.id).join(', ')}</td>
           </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((record) => (
-            <tr key={record.id}>
-              <td>{new Date(record.time).toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td>
-                <button type="button" class="link" onClick={() => setOpened(record)}>
-                  {record.action}
-                </button>
-              </td>
-              <td>{who(record)}</td>
-              <td>{record.targets.map((target) => target.name ?? target.id).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} />
+        )}
+      />
       {opened && (
         <section class="panel" aria-labelledby="record-title">
           <h2 id="record-title">{opened.action}</h2>

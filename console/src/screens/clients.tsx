@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { clientsRoutes } from '../../../shared/api/routes/clients.js';
+import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
-import { idp } from '../api.js';
-import { ConfirmDelete, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import { PAGE_SIZE, Pager, usePages } from '../paging.js';
+import { idp, messageOf } from '../api.js';
+import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
+import type { Named } from './grants.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -20,7 +22,7 @@ interface Client {
 }
 
 const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) => {
-  const [copied, setCopied] = useState(false);
+  const [copied, setCopied] = useState<string>();
   return (
     <section class="panel" aria-labelledby="secret-title">
       <h2 id="secret-title">Secret of {client.name}</h2>
@@ -31,10 +33,13 @@ const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) 
           <button
             type="button"
             onClick={() =>
-              void navigator.clipboard.writeText(client.clientSecret).then(() => setCopied(true))
+              void navigator.clipboard.writeText(client.clientSecret).then(
+                () => setCopied('Copied'),
+                () => setCopied('Not copied: select it and copy it by hand'),
+              )
             }
           >
-            {copied ? 'Copied' : 'Copy secret'}
+            {copied ?? 'Copy secret'}
           </button>
         </>
       ) : (
@@ -50,18 +55,27 @@ const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) 
   );
 };
 
+/** A listed client without its secret: the listing answers secrets, the console keeps none. */
+const listed = (page: unknown) =>
+  (page as Client[]).map(({ id, name, clientType }) => ({ id, name, clientType, clientSecret: '' }));
+
 export const ClientsScreen = ({ permissions }: { permissions: readonly string[] }) => {
-  const paged = usePages<Client>();
+  const paged = usePages<Client>(listed);
+  const [roles, setRoles] = useState<Named[]>([]);
   const [shown, setShown] = useState<Client>();
   const [deleting, setDeleting] = useState<Client>();
   const { outcome, setOutcome, act: run } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
 
   const load = paged.reload;
-  useEffect(
-    () => void paged.restart(() => idp.pages('listApiClients', { query: { pageSize: PAGE_SIZE } })),
-    [],
-  );
+  useEffect(() => {
+    void paged.restart(() => idp.pages('listApiClients', { query: { pageSize: PAGE_SIZE } }));
+    if (may(rolesRoutes.listRoles))
+      void idp.listRoles({ query: { pageSize: 100 } }).then(
+        (first) => setRoles(first as unknown as Named[]),
+        (error) => setOutcome({ problem: messageOf(error) }),
+      );
+  }, []);
 
   /** Runs an action and says so; a client it answers has its new secret shown once. */
   const act = (action: () => Promise<unknown>, done: string) =>
@@ -78,10 +92,13 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
       const uris = String(form.get('redirectUris') ?? '')
         .split(/\s+/)
         .filter(Boolean);
+      const application = form.get('kind') === 'application';
       return {
         name: form.get('name'),
         clientType: 'STANDARD',
-        ...(form.get('kind') === 'application' ? { flowType: 'authorization_code', redirectUris: uris } : {}),
+        roles: form.getAll('role'),
+        ...(application ? { flowType: 'authorization_code', redirectUris: uris } : {}),
+        ...(application && form.get('public') ? { tokenEndpointAuthMethod: 'none' } : {}),
       };
     },
     (client) => ({
@@ -95,55 +112,43 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
     <section aria-labelledby="clients-title">
       <h1 id="clients-title">API clients and applications</h1>
       <OutcomeMessage outcome={outcome} />
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
       {shown && <SecretOnce client={shown} onDone={() => setShown(undefined)} />}
-      <table>
-        <caption>
-          Page {paged.pageNumber + 1}
-          {paged.items.length === 0 ? ': no clients' : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Client id</th>
-            <th scope="col">Actions</th>
+      <PagedTable
+        paged={paged}
+        noun="clients"
+        columns={['Name', 'Client id', 'Actions']}
+        row={(client) => (
+          <tr key={client.id}>
+            <td>{client.name}</td>
+            <td>
+              <code>{client.id}</code>
+            </td>
+            <td>
+              {may(clientsRoutes.rotateApiClientSecret) && (
+                <button
+                  type="button"
+                  class="secondary inline"
+                  onClick={() =>
+                    void act(
+                      () => idp.rotateApiClientSecret({ path: { id: client.id } }),
+                      `The secret of ${client.name} was replaced: the old one works for its grace period (24 hours unless the operator set another).`,
+                    )
+                  }
+                >
+                  Rotate secret of {client.name}
+                </button>
+              )}
+              {may(clientsRoutes.deleteApiClient) && (
+                <button type="button" class="secondary inline" onClick={() => setDeleting(client)}>
+                  Delete {client.name}
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((client) => (
-            <tr key={client.id}>
-              <td>{client.name}</td>
-              <td>
-                <code>{client.id}</code>
-              </td>
-              <td>
-                {may(clientsRoutes.rotateApiClientSecret) && (
-                  <button
-                    type="button"
-                    class="secondary inline"
-                    onClick={() =>
-                      void act(
-                        () => idp.rotateApiClientSecret({ path: { id: client.id } }),
-                        `The secret of ${client.name} was replaced: the old one no longer works.`,
-                      )
-                    }
-                  >
-                    Rotate secret of {client.name}
-                  </button>
-                )}
-                {may(clientsRoutes.deleteApiClient) && (
-                  <button type="button" class="secondary inline" onClick={() => setDeleting(client)}>
-                    Delete {client.name}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} />
+        )}
+      />
       {deleting && (
-        <ConfirmDelete
+        <ConfirmAction
           name={deleting.name}
           consequence="Its tokens stop working at once."
           onConfirm={() =>
@@ -159,7 +164,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
         <form class="panel" onSubmit={register} aria-labelledby="register-title">
           <h2 id="register-title">Register a client</h2>
           <label for="client-name">Name</label>
-          <input id="client-name" name="name" required maxLength={100} />
+          <input id="client-name" name="name" required maxLength={200} />
           <fieldset>
             <legend>Kind</legend>
             <label class="choice">
@@ -171,6 +176,19 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
           </fieldset>
           <label for="client-redirects">Redirect URIs (applications; one per line)</label>
           <textarea id="client-redirects" name="redirectUris" rows={3} />
+          <label class="choice">
+            <input type="checkbox" name="public" value="yes" /> Public application (PKCE, no secret)
+          </label>
+          {roles.length > 0 && (
+            <fieldset class="permissions">
+              <legend>Roles (an API client holds what they grant)</legend>
+              {roles.map((role) => (
+                <label key={role.id} class="choice">
+                  <input type="checkbox" name="role" value={role.id} /> {role.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
           <button type="submit">Register</button>
         </form>
       )}

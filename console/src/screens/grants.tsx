@@ -65,7 +65,7 @@ export const roleWords = (noun: string): GrantWords => ({
   none: `No ${noun}.`,
   choose: `Grant a ${noun}`,
   grant: `Grant ${noun}`,
-  revoke: (name) => `Revoke ${name}`,
+  revoke: (name) => `Revoke ${noun} ${name}`,
 });
 
 export const POLICY_WORDS: GrantWords = { ...roleWords('policy'), title: 'Policies' };

@@ -1,8 +1,8 @@
 import { useEffect } from 'preact/hooks';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
-import { idp } from '../api.js';
-import { OutcomeMessage, type Reporter } from '../outcome.js';
-import { PAGE_SIZE, Pager, usePages } from '../paging.js';
+import { idp, messageOf } from '../api.js';
+import type { Reporter } from '../outcome.js';
+import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -44,7 +44,13 @@ export const GroupMembers = ({
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const email = String(new FormData(form).get('email') ?? '').trim();
-    const user = await userWithEmail(email).catch(() => undefined);
+    let user: Member | undefined;
+    try {
+      user = await userWithEmail(email);
+    } catch (error) {
+      setOutcome({ problem: messageOf(error) });
+      return;
+    }
     if (!user) {
       setOutcome({ problem: `No user has the email ${email}.` });
       return;
@@ -62,52 +68,41 @@ export const GroupMembers = ({
   return (
     <>
       <h2 id="members-title">Members</h2>
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
-      <table aria-labelledby="members-title">
-        <caption>
-          Page {paged.pageNumber + 1}
-          {paged.items.length === 0 ? ': no members' : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Name</th>
-            <th scope="col">Actions</th>
+      <PagedTable
+        paged={paged}
+        noun="members"
+        columns={['Email', 'Name', 'Actions']}
+        label="Members"
+        row={(member) => (
+          <tr key={member.id}>
+            <td>
+              {may(usersRoutes.getUser) ? (
+                <a href={`#/users/${encodeURIComponent(member.id)}`}>{member.email}</a>
+              ) : (
+                member.email
+              )}
+            </td>
+            <td>{member.name}</td>
+            <td>
+              {may(usersRoutes.removeUserFromGroup) && (
+                <button
+                  type="button"
+                  class="secondary inline"
+                  onClick={() =>
+                    void act(
+                      `${member.email} left the group.`,
+                      () => idp.removeUserFromGroup({ path: { id: member.id, userGroupId: groupId } }),
+                      paged.reload,
+                    )
+                  }
+                >
+                  Remove {member.email}
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((member) => (
-            <tr key={member.id}>
-              <td>
-                {may(usersRoutes.getUser) ? (
-                  <a href={`#/users/${encodeURIComponent(member.id)}`}>{member.email}</a>
-                ) : (
-                  member.email
-                )}
-              </td>
-              <td>{member.name}</td>
-              <td>
-                {may(usersRoutes.removeUserFromGroup) && (
-                  <button
-                    type="button"
-                    class="secondary inline"
-                    onClick={() =>
-                      void act(
-                        `${member.email} left the group.`,
-                        () => idp.removeUserFromGroup({ path: { id: member.id, userGroupId: groupId } }),
-                        paged.reload,
-                      )
-                    }
-                  >
-                    Remove {member.email}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} label="Member pages" />
+        )}
+      />
       {may(usersRoutes.addUserToGroup) && (
         <form class="inline-form" onSubmit={(event) => void add(event)} aria-label="Add a member">
           <label for="member-email">Email of the user to add</label>

@@ -54,8 +54,13 @@ export const GroupPage = ({ id, permissions }: { id: string; permissions: readon
     updateUserGroupRequest,
     (form) => {
       const fields = Object.fromEntries(form) as Record<string, string>;
-      // An empty number or description is one not given: PATCH leaves it as it is.
-      return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
+      // An empty number is one not given (PATCH leaves it; the API keeps a number once set); an
+      // emptied description is sent empty, which clears it.
+      return Object.fromEntries(
+        Object.entries(fields).filter(
+          ([field, value]) => value.trim() !== '' || (field === 'description' && group?.description),
+        ),
+      );
     },
     (body) => ({
       done: `${body.name ?? group?.name} was saved.`,
@@ -78,7 +83,7 @@ export const GroupPage = ({ id, permissions }: { id: string; permissions: readon
               class="panel"
               onSubmit={edit}
               aria-labelledby="edit-group-title"
-              key={JSON.stringify(group)}
+              key={[group.name, group.number, group.description, group.status].join('|')}
             >
               <h2 id="edit-group-title">Details</h2>
               <label for="edit-group-name">Name</label>
@@ -90,6 +95,7 @@ export const GroupPage = ({ id, permissions }: { id: string; permissions: readon
                 id="edit-group-description"
                 name="description"
                 rows={2}
+                maxLength={2000}
                 defaultValue={group.description}
               />
               <label for="edit-group-status">Status</label>

@@ -2,8 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { createUserGroupRequest } from '../../../shared/schemas/user-groups.js';
 import { idp } from '../api.js';
-import { ConfirmDelete, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import { PAGE_SIZE, Pager, usePages } from '../paging.js';
+import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -43,59 +43,47 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
     <section aria-labelledby="groups-title">
       <h1 id="groups-title">User groups</h1>
       <OutcomeMessage outcome={outcome} />
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
-      <table>
-        <caption>
-          Page {paged.pageNumber + 1}
-          {paged.items.length === 0 ? ': no user groups' : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Description</th>
-            <th scope="col">Actions</th>
+      <PagedTable
+        paged={paged}
+        noun="user groups"
+        columns={['Name', 'Description', 'Actions']}
+        row={(group) => (
+          <tr key={group.id}>
+            <td>
+              {may(userGroupsRoutes.getUserGroup) ? (
+                <a href={`#/groups/${encodeURIComponent(group.id)}`}>{group.name}</a>
+              ) : (
+                group.name
+              )}
+            </td>
+            <td>{group.description ?? ''}</td>
+            <td>
+              {may(userGroupsRoutes.duplicateUserGroup) && (
+                <button
+                  type="button"
+                  class="secondary inline"
+                  onClick={() =>
+                    void act(
+                      `${group.name} was duplicated.`,
+                      () => idp.duplicateUserGroup({ path: { id: group.id } }),
+                      load,
+                    )
+                  }
+                >
+                  Duplicate {group.name}
+                </button>
+              )}
+              {may(userGroupsRoutes.deleteUserGroup) && (
+                <button type="button" class="secondary inline" onClick={() => setDeleting(group)}>
+                  Delete {group.name}
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((group) => (
-            <tr key={group.id}>
-              <td>
-                {may(userGroupsRoutes.getUserGroup) ? (
-                  <a href={`#/groups/${encodeURIComponent(group.id)}`}>{group.name}</a>
-                ) : (
-                  group.name
-                )}
-              </td>
-              <td>{group.description ?? ''}</td>
-              <td>
-                {may(userGroupsRoutes.duplicateUserGroup) && (
-                  <button
-                    type="button"
-                    class="secondary inline"
-                    onClick={() =>
-                      void act(
-                        `${group.name} was duplicated.`,
-                        () => idp.duplicateUserGroup({ path: { id: group.id } }),
-                        load,
-                      )
-                    }
-                  >
-                    Duplicate {group.name}
-                  </button>
-                )}
-                {may(userGroupsRoutes.deleteUserGroup) && (
-                  <button type="button" class="secondary inline" onClick={() => setDeleting(group)}>
-                    Delete {group.name}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} />
+        )}
+      />
       {deleting && (
-        <ConfirmDelete
+        <ConfirmAction
           name={deleting.name}
           consequence="Its members lose what it grants them."
           onConfirm={() =>
@@ -115,9 +103,9 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
         <form class="panel" onSubmit={create} aria-labelledby="new-group-title">
           <h2 id="new-group-title">Create a user group</h2>
           <label for="group-name">Name</label>
-          <input id="group-name" name="name" required maxLength={100} />
+          <input id="group-name" name="name" required maxLength={200} />
           <label for="group-description">Description</label>
-          <input id="group-description" name="description" maxLength={500} />
+          <input id="group-description" name="description" maxLength={2000} />
           <button type="submit">Create group</button>
         </form>
       )}

@@ -27,6 +27,7 @@ export const PluginPermissions = ({
   report: Reporter;
 }) => {
   const [definitions, setDefinitions] = useState<Definition[]>([]);
+  const [dependencies, setDependencies] = useState<Map<string, string[]>>(new Map());
   const [holds, setHolds] = useState<string[]>();
   const path = { id: roleId, pluginId };
 
@@ -36,16 +37,30 @@ export const PluginPermissions = ({
     );
   useEffect(() => {
     Promise.all([
-      idp
-        .getPlugin({ path: { id: pluginId } })
-        .then((plugin) =>
-          setDefinitions(
-            (plugin as unknown as { permissionDefinitions: Definition[] }).permissionDefinitions,
+      idp.getPlugin({ path: { id: pluginId } }).then((answer) => {
+        const plugin = answer as unknown as {
+          permissionDefinitions: Definition[];
+          dependentPermissions: { permissionId: string; dependentPermissionIds: string[] }[];
+        };
+        setDefinitions(plugin.permissionDefinitions);
+        setDependencies(
+          new Map(
+            plugin.dependentPermissions.map((pair) => [pair.permissionId, pair.dependentPermissionIds]),
           ),
-        ),
+        );
+      }),
       readHeld(),
     ]).catch((error) => report.setOutcome({ problem: messageOf(error) }));
   }, [roleId, pluginId]);
+
+  /** What a definition brings along (the plugin's own dependencies), named as the boxes are. */
+  const broughtAlong = (id: string) => {
+    const named = (dependencies.get(id) ?? []).map((other) => {
+      const definition = definitions.find((candidate) => candidate.id === other);
+      return definition ? `${definition.module}.${definition.actionName}` : other;
+    });
+    return named.length > 0 ? `, brings along ${named.join(', ')}` : '';
+  };
 
   const save = submitChecked(
     report,
@@ -78,6 +93,7 @@ export const PluginPermissions = ({
                 defaultChecked={holds.includes(definition.id)}
               />{' '}
               {definition.module}.{definition.actionName}: {definition.description}
+              {broughtAlong(definition.id)}
             </label>
           ))}
         </fieldset>

@@ -2,8 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { policiesRoutes } from '../../../shared/api/routes/policies.js';
 import { policyRequest } from '../../../shared/schemas/roles.js';
 import { idp } from '../api.js';
-import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import { inPages, Pager, usePages } from '../paging.js';
+import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { inPages, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
 import { mayCall } from './screens.js';
 
@@ -14,6 +14,7 @@ import { mayCall } from './screens.js';
 export const PoliciesScreen = ({ permissions }: { permissions: readonly string[] }) => {
   const paged = usePages<Named>();
   const [renaming, setRenaming] = useState<Named>();
+  const [archiving, setArchiving] = useState<Named>();
   const { outcome, setOutcome, act } = useOutcome();
   // Creating, renaming and archiving all need DETAILED_PERMISSION.WRITE.
   const mayWrite = mayCall(policiesRoutes.createPolicy, permissions);
@@ -44,53 +45,49 @@ export const PoliciesScreen = ({ permissions }: { permissions: readonly string[]
     <section aria-labelledby="policies-title">
       <h1 id="policies-title">Policies</h1>
       <OutcomeMessage outcome={outcome} />
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
-      <table>
-        <caption>
-          Page {paged.pageNumber + 1}
-          {paged.items.length === 0 ? ': no policies' : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Id</th>
-            {mayWrite && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((policy) => (
-            <tr key={policy.id}>
-              <td>{policy.name}</td>
+      <PagedTable
+        paged={paged}
+        noun="policies"
+        columns={mayWrite ? ['Name', 'Id', 'Actions'] : ['Name', 'Id']}
+        row={(policy) => (
+          <tr key={policy.id}>
+            <td>{policy.name}</td>
+            <td>
+              <code>{policy.id}</code>
+            </td>
+            {mayWrite && (
               <td>
-                <code>{policy.id}</code>
+                <button type="button" class="secondary inline" onClick={() => setRenaming(policy)}>
+                  Rename {policy.name}
+                </button>
+                <button type="button" class="secondary inline" onClick={() => setArchiving(policy)}>
+                  Archive {policy.name}
+                </button>
               </td>
-              {mayWrite && (
-                <td>
-                  <button type="button" class="secondary inline" onClick={() => setRenaming(policy)}>
-                    Rename {policy.name}
-                  </button>
-                  <button
-                    type="button"
-                    class="secondary inline"
-                    onClick={() =>
-                      void act(
-                        `${policy.name} was archived: it grants nothing any more.`,
-                        () => idp.archivePolicy({ path: { id: policy.id } }),
-                        paged.reload,
-                      )
-                    }
-                  >
-                    Archive {policy.name}
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} />
+            )}
+          </tr>
+        )}
+      />
+      {archiving && (
+        <ConfirmAction
+          verb="Archive"
+          name={archiving.name}
+          consequence="It grants nothing any more to the users, groups and clients holding it."
+          onConfirm={() =>
+            void act(
+              `${archiving.name} was archived: it grants nothing any more.`,
+              () => idp.archivePolicy({ path: { id: archiving.id } }),
+              () => {
+                setArchiving(undefined);
+                return paged.reload();
+              },
+            )
+          }
+          onCancel={() => setArchiving(undefined)}
+        />
+      )}
       {renaming && (
-        <form class="panel" onSubmit={rename} aria-labelledby="rename-policy-title">
+        <form class="panel" onSubmit={rename} aria-labelledby="rename-policy-title" key={renaming.id}>
           <h2 id="rename-policy-title">Rename {renaming.name}</h2>
           <label for="policy-new-name">New name</label>
           <input id="policy-new-name" name="name" required maxLength={200} defaultValue={renaming.name} />

@@ -3,14 +3,15 @@ import { permissionsRoutes } from '../../../shared/api/routes/permissions.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { newRoleRequest } from '../../../shared/schemas/roles.js';
 import { idp, messageOf } from '../api.js';
-import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import { PAGE_SIZE, Pager, usePages } from '../paging.js';
+import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
+import { ManagedRoles } from './managed-roles.js';
 import { mayCall } from './screens.js';
 
 /**
  * Roles: each with its permissions and the ones those bring along (dependencies), which is the
  * default role, archiving one; creating one from the permission catalogue (checked with the
- * API's schema). Managed roles, read-only.
+ * API's schema); the default may also be a managed role, or none. Managed roles, read-only.
  */
 
 interface Role {
@@ -18,11 +19,6 @@ interface Role {
   name: string;
   permissions: string[];
   dependentPermissions: string[];
-}
-
-interface ManagedRole {
-  id: string;
-  permissions: string[];
 }
 
 interface Permission {
@@ -34,11 +30,12 @@ interface Permission {
 export const RolesScreen = ({ permissions: held }: { permissions: readonly string[] }) => {
   const paged = usePages<Role>();
   const [catalogue, setCatalogue] = useState<Permission[]>([]);
-  const [managedRoles, setManagedRoles] = useState<ManagedRole[]>([]);
   const [defaultRole, setDefaultRole] = useState<string>();
+  const [archiving, setArchiving] = useState<Role>();
   const { outcome, setOutcome, act } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, held);
 
+  const makeDefault = (roleId: string) => idp.setDefaultRole({ body: { roleId } });
   const readDefault = async () =>
     setDefaultRole(((await idp.getDefaultRole({})) as { roleId?: string }).roleId);
   const load = () => Promise.all([paged.reload(), readDefault()]);
@@ -46,7 +43,6 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
     void paged.restart(() => idp.pages('listRoles', { query: { pageSize: PAGE_SIZE } }));
     Promise.all([
       readDefault(),
-      idp.listManagedRoles({}).then((listed) => setManagedRoles(listed as unknown as ManagedRole[])),
       may(permissionsRoutes.listPermissions) &&
         idp.listPermissions({}).then((listed) => setCatalogue(listed as unknown as Permission[])),
     ]).catch((error) => setOutcome({ problem: messageOf(error) }));
@@ -64,99 +60,92 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
     <section aria-labelledby="roles-title">
       <h1 id="roles-title">Roles</h1>
       <OutcomeMessage outcome={outcome} />
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
-      <table>
-        <caption>
-          Page {paged.pageNumber + 1}
-          {paged.items.length === 0 ? ': no roles' : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">Brought along</th>
-            <th scope="col">Actions</th>
+      <PagedTable
+        paged={paged}
+        noun="roles"
+        columns={['Name', 'Permissions', 'Brought along', 'Actions']}
+        row={(role) => (
+          <tr key={role.id}>
+            <td>
+              {may(rolesRoutes.getRole) ? (
+                <a href={`#/roles/${encodeURIComponent(role.id)}`}>{role.name}</a>
+              ) : (
+                role.name
+              )}
+              {role.id === defaultRole ? ' (default)' : ''}
+            </td>
+            <td>{role.permissions.join(', ')}</td>
+            <td>{role.dependentPermissions.join(', ')}</td>
+            <td>
+              {may(rolesRoutes.setDefaultRole) && role.id !== defaultRole && (
+                <button
+                  type="button"
+                  class="secondary inline"
+                  onClick={() =>
+                    void act(
+                      `${role.name} is the default role: new users get it.`,
+                      () => makeDefault(role.id),
+                      load,
+                    )
+                  }
+                >
+                  Make {role.name} the default
+                </button>
+              )}
+              {may(rolesRoutes.archiveRole) && (
+                <button type="button" class="secondary inline" onClick={() => setArchiving(role)}>
+                  Archive {role.name}
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((role) => (
-            <tr key={role.id}>
-              <td>
-                {may(rolesRoutes.getRole) ? (
-                  <a href={`#/roles/${encodeURIComponent(role.id)}`}>{role.name}</a>
-                ) : (
-                  role.name
-                )}
-                {role.id === defaultRole ? ' (default)' : ''}
-              </td>
-              <td>{role.permissions.join(', ')}</td>
-              <td>{role.dependentPermissions.join(', ')}</td>
-              <td>
-                {may(rolesRoutes.setDefaultRole) && role.id !== defaultRole && (
-                  <button
-                    type="button"
-                    class="secondary inline"
-                    onClick={() =>
-                      void act(
-                        `${role.name} is the default role: new users get it.`,
-                        () => idp.setDefaultRole({ body: { roleId: role.id } }),
-                        load,
-                      )
-                    }
-                  >
-                    Make {role.name} the default
-                  </button>
-                )}
-                {may(rolesRoutes.archiveRole) && (
-                  <button
-                    type="button"
-                    class="secondary inline"
-                    onClick={() =>
-                      void act(
-                        `${role.name} was archived.`,
-                        () => idp.archiveRole({ path: { id: role.id } }),
-                        load,
-                      )
-                    }
-                  >
-                    Archive {role.name}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} />
-      <h2>Managed roles</h2>
-      <p class="note">Defined for every organization by the operators: they can be granted, not changed.</p>
-      <table>
-        <caption>
-          {managedRoles.length === 0 ? 'No managed roles' : `${managedRoles.length} managed roles`}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Permissions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {managedRoles.map((role) => (
-            <tr key={role.id}>
-              <td>
-                {role.id}
-                {role.id === defaultRole ? ' (default)' : ''}
-              </td>
-              <td>{role.permissions.join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
+      {archiving && (
+        <ConfirmAction
+          verb="Archive"
+          name={archiving.name}
+          consequence={`It can no longer be granted or changed, and whoever holds it loses what it grants.${
+            archiving.id === defaultRole ? ' It is the default role: new users will get no role.' : ''
+          }`}
+          onConfirm={() =>
+            void act(
+              `${archiving.name} was archived.`,
+              () => idp.archiveRole({ path: { id: archiving.id } }),
+              () => {
+                setArchiving(undefined);
+                return load();
+              },
+            )
+          }
+          onCancel={() => setArchiving(undefined)}
+        />
+      )}
+      <ManagedRoles
+        defaultRole={defaultRole}
+        onMakeDefault={
+          may(rolesRoutes.setDefaultRole)
+            ? (id) =>
+                void act(`${id} is the default role: new users get it.`, () => makeDefault(id), readDefault)
+            : undefined
+        }
+      />
+      {may(rolesRoutes.clearDefaultRole) && defaultRole && (
+        <p>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => void act('New users get no role.', () => idp.clearDefaultRole({}), readDefault)}
+          >
+            Clear the default role
+          </button>
+        </p>
+      )}
       {may(rolesRoutes.createRole) && catalogue.length > 0 && (
         <form class="panel" onSubmit={create} aria-labelledby="new-role-title">
           <h2 id="new-role-title">Create a role</h2>
           <label for="role-name">Name</label>
-          <input id="role-name" name="name" required maxLength={100} />
+          <input id="role-name" name="name" required maxLength={200} />
           <fieldset class="permissions">
             <legend>Permissions</legend>
             {catalogue.map((permission) => (

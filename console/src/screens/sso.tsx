@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { updateSsoProviderRequest } from '../../../shared/schemas/sso.js';
-import { idp, messageOf } from '../api.js';
+import { idp } from '../api.js';
 import { expiryWarning } from '../expiry.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { inPages, Pager, usePages } from '../paging.js';
 
 /**
  * SSO providers serving the organization: each client id with its secret's expiry hint, flagged
@@ -18,17 +19,13 @@ interface Provider {
 const dateOf = (epochMs: number) => (epochMs ? new Date(epochMs).toISOString().slice(0, 10) : 'not given');
 
 export const SsoScreen = () => {
-  const [providers, setProviders] = useState<Provider[]>([]);
+  const paged = usePages<Provider>();
   const { outcome, setOutcome, act } = useOutcome();
-
-  const load = async () => {
-    try {
-      setProviders((await idp.listSsoProviders({})) as unknown as Provider[]);
-    } catch (error) {
-      setOutcome({ problem: messageOf(error) });
-    }
-  };
-  useEffect(() => void load(), []);
+  const load = paged.reload;
+  useEffect(
+    () => void paged.restart(() => inPages(() => idp.listSsoProviders({}) as Promise<Provider[]>)),
+    [],
+  );
 
   const update = (clientId: string) =>
     submitChecked(
@@ -52,8 +49,9 @@ export const SsoScreen = () => {
     <section aria-labelledby="sso-title">
       <h1 id="sso-title">SSO providers</h1>
       <OutcomeMessage outcome={outcome} />
-      {providers.length === 0 && <p>No SSO provider serves this organization.</p>}
-      {providers.map((provider) => {
+      <OutcomeMessage outcome={{ problem: paged.problem }} />
+      {paged.items.length === 0 && <p>No SSO provider serves this organization.</p>}
+      {paged.items.map((provider) => {
         const warning = expiryWarning(provider.clientSecretExpirationDate, Date.now());
         return (
           <form
@@ -79,6 +77,7 @@ export const SsoScreen = () => {
           </form>
         );
       })}
+      <Pager paged={paged} />
     </section>
   );
 };

@@ -69,14 +69,10 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
             held={user.roles}
             known={grantable.roles}
             onGrant={when(usersRoutes.grantUserRole, (role) =>
-              act(`${role.name} was granted.`, () =>
-                idp.grantUserRole({ path: { id, roleName: role.name } }),
-              ),
+              act(`${role.name} was granted.`, () => idp.grantUserRole({ path: { id, roleName: role.id } })),
             )}
             onRevoke={when(usersRoutes.revokeUserRole, (role) =>
-              act(`${role.name} was revoked.`, () =>
-                idp.revokeUserRole({ path: { id, roleName: role.name } }),
-              ),
+              act(`${role.name} was revoked.`, () => idp.revokeUserRole({ path: { id, roleName: role.id } })),
             )}
           />
           <Grants

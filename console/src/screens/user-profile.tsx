@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { updateUserRequest } from '../../../shared/schemas/users.js';
-import { idp } from '../api.js';
+import { idp, messageOf } from '../api.js';
 import { type Reporter, submitChecked } from '../outcome.js';
 import { mayCall } from './screens.js';
 
@@ -49,7 +49,10 @@ export const UserProfile = ({
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
   const { id } = user;
   useEffect(() => {
-    if (may(usersRoutes.searchUsers)) void standingOf(user.email).then(setStanding, () => undefined);
+    if (may(usersRoutes.searchUsers))
+      void standingOf(user.email).then(setStanding, (error) =>
+        report.setOutcome({ problem: `The status and type could not be read: ${messageOf(error)}` }),
+      );
   }, [id]);
 
   const change = (done: string, call: () => Promise<unknown>, now: Partial<Standing>) =>

@@ -3,7 +3,7 @@ import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { newUserRequest } from '../../../shared/schemas/users.js';
 import { idp } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import { PAGE_SIZE, Pager, usePages } from '../paging.js';
+import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -18,12 +18,19 @@ interface ListedUser {
   name: string;
 }
 
-const listingOf = (search: { by: 'emailPrefix' | 'namePrefix'; text: string }) => {
-  const text = search.text.trim();
-  return text
-    ? idp.pages('searchUsers', { query: { [search.by]: text, limit: PAGE_SIZE } })
-    : idp.pages('listUsers', { query: { pageSize: PAGE_SIZE } });
-};
+interface Search {
+  by: 'emailPrefix' | 'namePrefix';
+  text: string;
+  /** The listing shows one status at a time (as the API lists them); a search too. */
+  status: 'ACTIVE' | 'INACTIVE';
+}
+
+const listingOf = ({ by, text, status }: Search) =>
+  text.trim()
+    ? idp.pages('searchUsers', { query: { [by]: text.trim(), status, limit: PAGE_SIZE } })
+    : idp.pages('listUsers', {
+        query: { pageSize: PAGE_SIZE, fetchInactive: status === 'INACTIVE' ? 'true' : 'false' },
+      });
 
 const CreateUser = ({ onCreated }: { onCreated: () => void }) => {
   const { outcome, setOutcome, act } = useOutcome();
@@ -57,10 +64,7 @@ const CreateUser = ({ onCreated }: { onCreated: () => void }) => {
 };
 
 export const UsersScreen = ({ permissions }: { permissions: readonly string[] }) => {
-  const [search, setSearch] = useState<{ by: 'emailPrefix' | 'namePrefix'; text: string }>({
-    by: 'emailPrefix',
-    text: '',
-  });
+  const [search, setSearch] = useState<Search>({ by: 'emailPrefix', text: '', status: 'ACTIVE' });
   const paged = usePages<ListedUser>();
   const restart = (next = search) => void paged.restart(() => listingOf(next));
   useEffect(() => restart(), []);
@@ -87,6 +91,17 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
           <option value="emailPrefix">Email starting with</option>
           <option value="namePrefix">Name starting with</option>
         </select>
+        <label for="search-status">Status</label>
+        <select
+          id="search-status"
+          value={search.status}
+          onChange={(event) =>
+            setSearch({ ...search, status: (event.currentTarget as HTMLSelectElement).value as 'ACTIVE' })
+          }
+        >
+          <option value="ACTIVE">Active</option>
+          <option value="INACTIVE">Inactive</option>
+        </select>
         <label for="search-text">Search text</label>
         <input
           id="search-text"
@@ -96,34 +111,23 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
         />
         <button type="submit">Search</button>
       </form>
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
-      <table>
-        <caption>
-          Page {paged.pageNumber + 1}
-          {paged.items.length === 0 ? ': no users' : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Name</th>
+      <PagedTable
+        paged={paged}
+        noun="users"
+        columns={['Email', 'Name']}
+        row={(user) => (
+          <tr key={user.id}>
+            <td>
+              {mayCall(usersRoutes.getUser, permissions) ? (
+                <a href={`#/users/${encodeURIComponent(user.id)}`}>{user.email}</a>
+              ) : (
+                user.email
+              )}
+            </td>
+            <td>{user.name}</td>
           </tr>
-        </thead>
-        <tbody>
-          {paged.items.map((user) => (
-            <tr key={user.id}>
-              <td>
-                {mayCall(usersRoutes.getUser, permissions) ? (
-                  <a href={`#/users/${encodeURIComponent(user.id)}`}>{user.email}</a>
-                ) : (
-                  user.email
-                )}
-              </td>
-              <td>{user.name}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager paged={paged} />
+        )}
+      />
       {mayCall(usersRoutes.createUser, permissions) && <CreateUser onCreated={() => restart()} />}
     </section>
   );
