@@ -136,3 +136,55 @@ export const Grants = ({
     </>
   );
 };
+
+/** One kind's calls, each present only when the person may call its route (see handlerIf). */
+export interface GrantCalls {
+  grant?: (entry: Named) => Promise<unknown>;
+  revoke?: (entry: Named) => Promise<unknown>;
+}
+
+type RoleOrPolicyKind = 'roles' | 'managedRoles' | 'policies';
+const ROLE_AND_POLICY_KINDS: readonly (readonly [RoleOrPolicyKind, GrantWords])[] = [
+  ['roles', roleWords('role')],
+  ['managedRoles', roleWords('managed role')],
+  ['policies', POLICY_WORDS],
+];
+
+/** The roles, managed roles and policies a user or a group holds, each kind a `Grants`. */
+export const RoleAndPolicyGrants = ({
+  held,
+  known,
+  calls,
+  act,
+  holder = '',
+}: {
+  held: Partial<Record<RoleOrPolicyKind, readonly string[]>>;
+  known: Grantable;
+  calls: Record<RoleOrPolicyKind, GrantCalls>;
+  /** Runs a call and says `done` (the screen's outcome). */
+  act: (done: string, call: () => Promise<unknown>) => unknown;
+  /** Who holds them, as the status names it: "the group" ("granted to the group"). */
+  holder?: string;
+}) => (
+  <>
+    {ROLE_AND_POLICY_KINDS.map(([kind, words]) => {
+      const { grant, revoke } = calls[kind];
+      return (
+        <Grants
+          key={kind}
+          words={words}
+          held={held[kind] ?? []}
+          known={known[kind]}
+          onGrant={
+            grant &&
+            ((entry) => act(`${entry.name} was granted${holder && ` to ${holder}`}.`, () => grant(entry)))
+          }
+          onRevoke={
+            revoke &&
+            ((entry) => act(`${entry.name} was revoked${holder && ` from ${holder}`}.`, () => revoke(entry)))
+          }
+        />
+      );
+    })}
+  </>
+);

@@ -3,15 +3,7 @@ import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { updateUserGroupRequest } from '../../../shared/schemas/user-groups.js';
 import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import {
-  type Grantable,
-  Grants,
-  grantableFor,
-  handlerIf,
-  NOTHING_GRANTABLE,
-  POLICY_WORDS,
-  roleWords,
-} from './grants.js';
+import { type Grantable, grantableFor, handlerIf, NOTHING_GRANTABLE, RoleAndPolicyGrants } from './grants.js';
 import { GroupMembers } from './group-members.js';
 import { mayCall } from './screens.js';
 
@@ -108,50 +100,37 @@ export const GroupPage = ({ id, permissions }: { id: string; permissions: readon
               <button type="submit">Save group</button>
             </form>
           )}
-          <Grants
-            words={roleWords('role')}
-            held={group.roles ?? []}
-            known={assignable.roles}
-            onGrant={when(userGroupsRoutes.assignUserGroupRole, (role) =>
-              change(`${role.name} was granted to the group.`, () =>
-                idp.assignUserGroupRole({ path: { id }, body: { roleId: role.id } }),
-              ),
-            )}
-            onRevoke={when(userGroupsRoutes.unassignUserGroupRole, (role) =>
-              change(`${role.name} was revoked from the group.`, () =>
-                idp.unassignUserGroupRole({ path: { id }, body: { roleId: role.id } }),
-              ),
-            )}
-          />
-          <Grants
-            words={roleWords('managed role')}
-            held={group.managedRoles ?? []}
-            known={assignable.managedRoles}
-            onGrant={when(userGroupsRoutes.assignUserGroupManagedRole, (role) =>
-              change(`${role.name} was granted to the group.`, () =>
-                idp.assignUserGroupManagedRole({ path: { id }, body: { managedRoleId: role.id } }),
-              ),
-            )}
-            onRevoke={when(userGroupsRoutes.unassignUserGroupManagedRole, (role) =>
-              change(`${role.name} was revoked from the group.`, () =>
-                idp.unassignUserGroupManagedRole({ path: { id }, body: { managedRoleId: role.id } }),
-              ),
-            )}
-          />
-          <Grants
-            words={POLICY_WORDS}
-            held={group.policies ?? []}
-            known={assignable.policies}
-            onGrant={when(userGroupsRoutes.assignUserGroupPolicy, (policy) =>
-              change(`${policy.name} was granted to the group.`, () =>
-                idp.assignUserGroupPolicy({ path: { id }, body: { policyId: policy.id } }),
-              ),
-            )}
-            onRevoke={when(userGroupsRoutes.unassignUserGroupPolicy, (policy) =>
-              change(`${policy.name} was revoked from the group.`, () =>
-                idp.unassignUserGroupPolicy({ path: { id }, body: { policyId: policy.id } }),
-              ),
-            )}
+          <RoleAndPolicyGrants
+            held={group}
+            known={assignable}
+            act={change}
+            holder="the group"
+            calls={{
+              roles: {
+                grant: when(userGroupsRoutes.assignUserGroupRole, (role) =>
+                  idp.assignUserGroupRole({ path: { id }, body: { roleId: role.id } }),
+                ),
+                revoke: when(userGroupsRoutes.unassignUserGroupRole, (role) =>
+                  idp.unassignUserGroupRole({ path: { id }, body: { roleId: role.id } }),
+                ),
+              },
+              managedRoles: {
+                grant: when(userGroupsRoutes.assignUserGroupManagedRole, (role) =>
+                  idp.assignUserGroupManagedRole({ path: { id }, body: { managedRoleId: role.id } }),
+                ),
+                revoke: when(userGroupsRoutes.unassignUserGroupManagedRole, (role) =>
+                  idp.unassignUserGroupManagedRole({ path: { id }, body: { managedRoleId: role.id } }),
+                ),
+              },
+              policies: {
+                grant: when(userGroupsRoutes.assignUserGroupPolicy, (policy) =>
+                  idp.assignUserGroupPolicy({ path: { id }, body: { policyId: policy.id } }),
+                ),
+                revoke: when(userGroupsRoutes.unassignUserGroupPolicy, (policy) =>
+                  idp.unassignUserGroupPolicy({ path: { id }, body: { policyId: policy.id } }),
+                ),
+              },
+            }}
           />
           <GroupMembers groupId={id} permissions={permissions} report={{ setOutcome, act }} />
         </>

@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { permissionsRoutes } from '../../../shared/api/routes/permissions.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
+import type { Role } from '../../../shared/schemas/roles.js';
 import { updateRoleRequest } from '../../../shared/schemas/roles.js';
 import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
 import { PluginPermissions } from './plugin-permissions.js';
 import { mayCall } from './screens.js';
 
@@ -13,39 +15,18 @@ import { mayCall } from './screens.js';
  * the organization. Saving replaces the set, checked with the API's schema.
  */
 
-interface Role {
-  id: string;
-  name: string;
-  permissions: string[];
-  dependentPermissions: string[];
-}
-
-interface Permission {
-  id: string;
-  moduleDisplayName: string;
-  accessTypeDisplayName: string;
-}
-
 export const RolePage = ({ id, permissions: held }: { id: string; permissions: readonly string[] }) => {
   const [role, setRole] = useState<Role>();
-  const [catalogue, setCatalogue] = useState<Permission[]>([]);
-  const [dependencies, setDependencies] = useState<Map<string, string[]>>(new Map());
+  const [catalogue, setCatalogue] = useState<Choice[]>([]);
   const [plugins, setPlugins] = useState<string[]>([]);
   const { outcome, setOutcome, act } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, held);
 
   const readRole = async () => setRole((await idp.getRole({ path: { id } })) as unknown as Role);
   useEffect(() => {
-    const catalogueRead = may(permissionsRoutes.listPermissions)
-      ? Promise.all([idp.listPermissions({}), idp.listDependentPermissions({})])
-      : Promise.resolve([[], []] as const);
     Promise.all([
       readRole(),
-      catalogueRead.then(([listed, dependent]) => {
-        setCatalogue(listed as unknown as Permission[]);
-        const pairs = dependent as unknown as { permissionId: string; dependentPermissionIds: string[] }[];
-        setDependencies(new Map(pairs.map((pair) => [pair.permissionId, pair.dependentPermissionIds])));
-      }),
+      may(permissionsRoutes.listPermissions) && catalogueChoices().then(setCatalogue),
       idp
         .listPlugins({})
         .then((listed) => setPlugins((listed as { id: string }[]).map((plugin) => plugin.id))),
@@ -88,23 +69,12 @@ export const RolePage = ({ id, permissions: held }: { id: string; permissions: r
               key={role.permissions.join()}
             >
               <h2 id="edit-permissions-title">Change the permissions</h2>
-              <fieldset class="permissions">
-                <legend>Permissions of {role.name}</legend>
-                {catalogue.map((permission) => (
-                  <label key={permission.id} class="choice">
-                    <input
-                      type="checkbox"
-                      name="permission"
-                      value={permission.id}
-                      defaultChecked={role.permissions.includes(permission.id)}
-                    />{' '}
-                    {permission.id} ({permission.moduleDisplayName}: {permission.accessTypeDisplayName})
-                    {dependencies.get(permission.id)?.length
-                      ? `, brings along ${dependencies.get(permission.id)?.join(', ')}`
-                      : ''}
-                  </label>
-                ))}
-              </fieldset>
+              <Choices
+                legend={`Permissions of ${role.name}`}
+                name="permission"
+                choices={catalogue}
+                checked={role.permissions}
+              />
               <button type="submit">Save permissions</button>
             </form>
           )}

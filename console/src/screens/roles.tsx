@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { permissionsRoutes } from '../../../shared/api/routes/permissions.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
+import type { Role } from '../../../shared/schemas/roles.js';
 import { newRoleRequest } from '../../../shared/schemas/roles.js';
 import { idp, messageOf } from '../api.js';
 import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { ManagedRoles } from './managed-roles.js';
+import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -14,22 +16,9 @@ import { mayCall } from './screens.js';
  * API's schema); the default may also be a managed role, or none. Managed roles, read-only.
  */
 
-interface Role {
-  id: string;
-  name: string;
-  permissions: string[];
-  dependentPermissions: string[];
-}
-
-interface Permission {
-  id: string;
-  moduleDisplayName: string;
-  accessTypeDisplayName: string;
-}
-
 export const RolesScreen = ({ permissions: held }: { permissions: readonly string[] }) => {
   const paged = usePages<Role>();
-  const [catalogue, setCatalogue] = useState<Permission[]>([]);
+  const [catalogue, setCatalogue] = useState<Choice[]>([]);
   const [defaultRole, setDefaultRole] = useState<string>();
   const [archiving, setArchiving] = useState<Role>();
   const { outcome, setOutcome, act } = useOutcome();
@@ -43,8 +32,7 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
     void paged.restart(() => idp.pages('listRoles', { query: { pageSize: PAGE_SIZE } }));
     Promise.all([
       readDefault(),
-      may(permissionsRoutes.listPermissions) &&
-        idp.listPermissions({}).then((listed) => setCatalogue(listed as unknown as Permission[])),
+      may(permissionsRoutes.listPermissions) && catalogueChoices().then(setCatalogue),
     ]).catch((error) => setOutcome({ problem: messageOf(error) }));
   }, []);
 
@@ -146,15 +134,7 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
           <h2 id="new-role-title">Create a role</h2>
           <label for="role-name">Name</label>
           <input id="role-name" name="name" required maxLength={200} />
-          <fieldset class="permissions">
-            <legend>Permissions</legend>
-            {catalogue.map((permission) => (
-              <label key={permission.id} class="choice">
-                <input type="checkbox" name="permission" value={permission.id} /> {permission.id} (
-                {permission.moduleDisplayName}: {permission.accessTypeDisplayName})
-              </label>
-            ))}
-          </fieldset>
+          <Choices legend="Permissions" name="permission" choices={catalogue} />
           <button type="submit">Create role</button>
         </form>
       )}

@@ -10,8 +10,7 @@ import {
   grantableFor,
   handlerIf,
   NOTHING_GRANTABLE,
-  POLICY_WORDS,
-  roleWords,
+  RoleAndPolicyGrants,
 } from './grants.js';
 import { mayCall } from './screens.js';
 import { UserProfile } from './user-profile.js';
@@ -64,46 +63,36 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
             report={{ setOutcome, act: run }}
             onChanged={readUser}
           />
-          <Grants
-            words={roleWords('role')}
-            held={user.roles}
-            known={grantable.roles}
-            onGrant={when(usersRoutes.grantUserRole, (role) =>
-              act(`${role.name} was granted.`, () => idp.grantUserRole({ path: { id, roleName: role.id } })),
-            )}
-            onRevoke={when(usersRoutes.revokeUserRole, (role) =>
-              act(`${role.name} was revoked.`, () => idp.revokeUserRole({ path: { id, roleName: role.id } })),
-            )}
-          />
-          <Grants
-            words={roleWords('managed role')}
-            held={user.managedRoles}
-            known={grantable.managedRoles}
-            onGrant={when(usersRoutes.grantUserManagedRole, (role) =>
-              act(`${role.name} was granted.`, () =>
-                idp.grantUserManagedRole({ path: { id, roleId: role.id } }),
-              ),
-            )}
-            onRevoke={when(usersRoutes.revokeUserManagedRole, (role) =>
-              act(`${role.name} was revoked.`, () =>
-                idp.revokeUserManagedRole({ path: { id, roleId: role.id } }),
-              ),
-            )}
-          />
-          <Grants
-            words={POLICY_WORDS}
-            held={user.policies}
-            known={grantable.policies}
-            onGrant={when(usersRoutes.grantUserPolicy, (policy) =>
-              act(`${policy.name} was granted.`, () =>
-                idp.grantUserPolicy({ path: { id, policyId: policy.id } }),
-              ),
-            )}
-            onRevoke={when(usersRoutes.revokeUserPolicy, (policy) =>
-              act(`${policy.name} was revoked.`, () =>
-                idp.revokeUserPolicy({ path: { id, policyId: policy.id } }),
-              ),
-            )}
+          <RoleAndPolicyGrants
+            held={user}
+            known={grantable}
+            act={act}
+            calls={{
+              roles: {
+                grant: when(usersRoutes.grantUserRole, (role) =>
+                  idp.grantUserRole({ path: { id, roleName: role.id } }),
+                ),
+                revoke: when(usersRoutes.revokeUserRole, (role) =>
+                  idp.revokeUserRole({ path: { id, roleName: role.id } }),
+                ),
+              },
+              managedRoles: {
+                grant: when(usersRoutes.grantUserManagedRole, (role) =>
+                  idp.grantUserManagedRole({ path: { id, roleId: role.id } }),
+                ),
+                revoke: when(usersRoutes.revokeUserManagedRole, (role) =>
+                  idp.revokeUserManagedRole({ path: { id, roleId: role.id } }),
+                ),
+              },
+              policies: {
+                grant: when(usersRoutes.grantUserPolicy, (policy) =>
+                  idp.grantUserPolicy({ path: { id, policyId: policy.id } }),
+                ),
+                revoke: when(usersRoutes.revokeUserPolicy, (policy) =>
+                  idp.revokeUserPolicy({ path: { id, policyId: policy.id } }),
+                ),
+              },
+            }}
           />
           <Grants
             words={GROUP_WORDS}
