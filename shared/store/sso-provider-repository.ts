@@ -1,4 +1,5 @@
 import { changesBetween } from '../audit/changes.js';
+import type { AuditEvent } from '../audit/record.js';
 import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../domain/limits.js';
@@ -11,8 +12,11 @@ import { queryDirectory, queryPartition } from './query.js';
 import { SsoProviderBindingEntity, SsoProviderEntity } from './sso-entities.js';
 import { concurrentChange, put, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
 
-/** One transaction writes the provider, a binding per organization and the removed bindings. */
-export const MAX_SSO_PROVIDER_ORGANIZATIONS = 40;
+/**
+ * One transaction writes the provider, a binding per organization, the removed bindings and a
+ * record in each organization touched: at most 1 + 24 + 24 + 48 = 97 of DynamoDB's 100 items.
+ */
+export const MAX_SSO_PROVIDER_ORGANIZATIONS = 24;
 
 export type SsoProviderBinding = z.output<typeof SsoProviderBindingEntity.attributes>;
 
@@ -63,7 +67,7 @@ const bindingOf = (provider: SsoProvider): Omit<SsoProviderBinding, 'organizatio
 /**
  * Writes the provider and its bindings as `next` says, in one transaction conditioned on the
  * provider being as it was read (`previous`), so concurrent changes never leave a stray binding.
- * Every binding is rewritten (at most 40): each copies what the sign-in page shows.
+ * Every binding is rewritten (at most MAX_SSO_PROVIDER_ORGANIZATIONS): each copies what the sign-in page shows.
  */
 const writeProvider = async (
   previous: SsoProvider | undefined,
@@ -95,6 +99,65 @@ const writeProvider = async (
  * attempt uses `firstRead`, a retry after a concurrent change reads again. `audit` makes the
  * writes of the audit record of the change, in its transaction (once per attempt: one commits).
  */
+/** The provider as its records name it. */
+const targetOf = (provider: SsoProvider) => ({
+  type: 'ssoProvider',
+  id: provider.clientId,
+  ...(provider.displayName ? { name: provider.displayName } : {}),
+});
+
+/** What a record says changed: how people sign in, never which other organizations it serves. */
+const settingsOf = (provider: SsoProvider | undefined) => ({
+  issuer: provider?.issuer,
+  scopes: provider?.scopes,
+  displayName: provider?.displayName,
+  emailDomains: provider?.emailDomains,
+  jitProvisioning: provider?.jitProvisioning,
+  trustedForMfa: provider?.trustedForMfa,
+  clientSecretExpirationDate: provider?.clientSecretExpirationDate,
+});
+
+/**
+ * The records of an operator's change to a provider, one in each organization it touches, to
+ * ride in the change's transaction: `created` (a new provider), `bound` (it now serves the
+ * organization), `updated` (it still does, and what changed; none when nothing did), `unbound`,
+ * `deleted`. Each organization's record names only its own side: no other organization's id.
+ */
+const providerRecords = async (
+  previous: SsoProvider | undefined,
+  next: SsoProvider | undefined,
+  secretChanged: boolean,
+  now: number,
+): Promise<Write[]> => {
+  const before = new Set(previous?.organizationIds);
+  const after = new Set(next?.organizationIds);
+  const changes = {
+    ...(secretChanged ? { clientSecret: 'changed' as const } : {}),
+    ...changesBetween(settingsOf(previous), settingsOf(next)),
+  };
+  const events: AuditEvent[] = [
+    ...[...after].flatMap((organizationId): AuditEvent[] => {
+      const action = !previous
+        ? 'sso.provider.created'
+        : before.has(organizationId)
+          ? 'sso.provider.updated'
+          : 'sso.provider.bound';
+      if (action === 'sso.provider.updated' && Object.keys(changes).length === 0) return [];
+      return [{ organizationId, action, targets: [targetOf(next as SsoProvider)], changes }];
+    }),
+    ...[...before]
+      .filter((organizationId) => !after.has(organizationId))
+      .map(
+        (organizationId): AuditEvent => ({
+          organizationId,
+          action: next ? 'sso.provider.unbound' : 'sso.provider.deleted',
+          targets: [targetOf(previous as SsoProvider)],
+        }),
+      ),
+  ];
+  return (await Promise.all(events.map((event) => auditWrites(event, now)))).flat();
+};
+
 const rewriteProvider = async (
   clientId: string,
   firstRead: SsoProvider | undefined,
@@ -245,45 +308,58 @@ export const configureSsoProvider = async (
     throw new PreconditionFailed('Just-in-time creation needs the email domains the provider serves');
   }
   if (clientSecret !== undefined) await storeClientSecret(clientId, clientSecret);
-  return rewriteProvider(clientId, existing, (read) => ({
-    ...read,
-    ...definedFields(federation),
-    emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) => domain.toLowerCase()),
+  return rewriteProvider(
     clientId,
-    organizationIds,
-    clientSecretExpirationDate:
-      wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
-    createdAt: read?.createdAt ?? now,
-    createdBy: read?.createdBy ?? by,
-    updatedAt: now,
-    updatedBy: by,
-    version: (read?.version ?? 0) + 1,
-  }));
+    existing,
+    (read) => ({
+      ...read,
+      ...definedFields(federation),
+      emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) =>
+        domain.toLowerCase(),
+      ),
+      clientId,
+      organizationIds,
+      clientSecretExpirationDate:
+        wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
+      createdAt: read?.createdAt ?? now,
+      createdBy: read?.createdBy ?? by,
+      updatedAt: now,
+      updatedBy: by,
+      version: (read?.version ?? 0) + 1,
+    }),
+    (read, next) => providerRecords(read, next, clientSecret !== undefined, now),
+  );
 };
 
 /** Operators: the provider stops serving one organization (the last one: delete it instead). */
 export const unbindSsoProvider = async (clientId: string, orgId: string, by: string, now = Date.now()) =>
-  rewriteProvider(clientId, await getSsoProvider(clientId), (read) => {
-    if (!read?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
-    if (read.organizationIds.length === 1) {
-      throw new PreconditionFailed(`${clientId} serves only ${orgId}: delete the provider instead`);
-    }
-    return {
-      ...read,
-      organizationIds: read.organizationIds.filter((id) => id !== orgId),
-      updatedAt: now,
-      updatedBy: by,
-      version: read.version + 1,
-    };
-  });
+  rewriteProvider(
+    clientId,
+    await getSsoProvider(clientId),
+    (read) => {
+      if (!read?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
+      if (read.organizationIds.length === 1) {
+        throw new PreconditionFailed(`${clientId} serves only ${orgId}: delete the provider instead`);
+      }
+      return {
+        ...read,
+        organizationIds: read.organizationIds.filter((id) => id !== orgId),
+        updatedAt: now,
+        updatedBy: by,
+        version: read.version + 1,
+      };
+    },
+    (read, next) => providerRecords(read, next, false, now),
+  );
 
 /** Operators: removes the provider, its bindings and its secret (the secret first: nothing can use it after). */
-export const deleteSsoProvider = (clientId: string): Promise<void> =>
+export const deleteSsoProvider = (clientId: string, now = Date.now()): Promise<void> =>
   retryOnConcurrentChange(async () => {
     const provider = await getSsoProvider(clientId);
     if (!provider) throw providerNotFound(clientId);
     await (await secretStore()).delete(ssoSecretName(clientId));
     await transact([
+      ...(await providerRecords(provider, undefined, false, now)),
       remove(
         SsoProviderEntity.key({ clientId }),
         { condition: 'version = :version', values: { ':version': provider.version } },
