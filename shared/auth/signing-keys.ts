@@ -28,7 +28,15 @@ interface StoredSigningKey {
 /** Newest first: the first key signs, all of them verify (kept until their tokens expire). */
 interface SigningKeySet {
   keys: StoredSigningKey[];
+  /**
+   * The public halves of keys dropped from `keys`, newest first: no token they signed is valid
+   * any more, but the audit digests they signed must keep verifying (`audit verify`).
+   */
+  retiredPublicKeys?: JWK[];
 }
+
+/** Public keys kept for old digests: about 250 bytes each, well inside a secret's 64 KB. */
+const MAX_RETIRED_PUBLIC_KEYS = 100;
 
 const storedKeySet = z.object({
   keys: z
@@ -42,6 +50,7 @@ const storedKeySet = z.object({
       }),
     )
     .check(z.minLength(1)),
+  retiredPublicKeys: z.optional(z.array(z.looseObject({ kty: z.literal('EC') }))),
 });
 
 const keySetIn = (value: string) => {
@@ -82,6 +91,8 @@ interface LoadedKeys {
   signing: { kid: string; key: KeyObject };
   /** The published keys: one object per load, so a verifier can tell when they changed. */
   jwks: { keys: JWK[] };
+  /** The published keys and the retired ones: what the audit digests are verified with. */
+  everSigned: { keys: JWK[] };
 }
 
 let cached: { loadedAt: number; keys: Promise<LoadedKeys> } | undefined;
@@ -112,6 +123,7 @@ const loadKeys = (): Promise<LoadedKeys> => {
       keySet,
       signing: { kid: newest.kid, key: createPrivateKey({ key: newest.privateJwk, format: 'jwk' }) },
       jwks: { keys: keySet.keys.map((key) => key.publicJwk) },
+      everSigned: { keys: [...keySet.keys.map((key) => key.publicJwk), ...(keySet.retiredPublicKeys ?? [])] },
     };
   })();
   keys.catch(() => {
@@ -126,6 +138,9 @@ export const currentSigningKey = async () => (await loadKeys()).signing;
 /** The JWKS: what applications verify the service's tokens with, and what it verifies its own with. */
 export const publicJwks = async (): Promise<{ keys: JWK[] }> => (await loadKeys()).jwks;
 
+/** Every public key the service signed with and still remembers: the audit digests' verifier's. */
+export const everySigningPublicJwk = async (): Promise<{ keys: JWK[] }> => (await loadKeys()).everSigned;
+
 /**
  * Puts a new signing key in front and retires the current one. A retired key stays published
  * while a token it signed can still be valid: `retainMillis` (the token lifetime) after its
@@ -136,10 +151,17 @@ export const rotateSigningKeys = async (retainMillis: number, now = Date.now()):
   const stored = await store.get(SIGNING_KEYS_SECRET);
   const current = stored !== undefined && isKeySet(stored) ? parseKeySet(stored) : (await loadKeys()).keySet;
   const fresh = newSigningKey(now);
-  const kept = current.keys
-    .map((key) => ({ ...key, retiredAt: key.retiredAt ?? now }))
-    .filter((key) => now - key.retiredAt < retainMillis + CACHE_MILLIS);
-  await store.put(SIGNING_KEYS_SECRET, JSON.stringify({ keys: [fresh, ...kept] } satisfies SigningKeySet));
+  const retired = current.keys.map((key) => ({ ...key, retiredAt: key.retiredAt ?? now }));
+  const kept = retired.filter((key) => now - key.retiredAt < retainMillis + CACHE_MILLIS);
+  const dropped = retired.filter((key) => !kept.includes(key)).map((key) => key.publicJwk);
+  const retiredPublicKeys = [...dropped, ...(current.retiredPublicKeys ?? [])].slice(
+    0,
+    MAX_RETIRED_PUBLIC_KEYS,
+  );
+  await store.put(
+    SIGNING_KEYS_SECRET,
+    JSON.stringify({ keys: [fresh, ...kept], retiredPublicKeys } satisfies SigningKeySet),
+  );
   cached = undefined;
   return fresh.kid;
 };

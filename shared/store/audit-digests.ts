@@ -14,7 +14,7 @@ import {
 } from '../audit/digest.js';
 import { recordIdAt } from '../audit/record.js';
 import { signEs256 } from '../auth/compact-jwt.js';
-import { currentSigningKey, publicJwks } from '../auth/signing-keys.js';
+import { currentSigningKey, everySigningPublicJwk } from '../auth/signing-keys.js';
 import { auditSettings } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { db, tableName } from './dynamo.js';
@@ -176,7 +176,8 @@ const verifierOf = async () => {
     // Never fetched: the service's own keys are cached below, and verifySync fetches nothing.
     jwksUri: 'https://idp.invalid/.well-known/jwks.json',
   });
-  verifier.cacheJwks((await publicJwks()) as Parameters<typeof verifier.cacheJwks>[0]);
+  // Digests outlive the keys that signed them: the retired public keys verify them too.
+  verifier.cacheJwks((await everySigningPublicJwk()) as Parameters<typeof verifier.cacheJwks>[0]);
   return (jws: string): DigestHead =>
     verifier.verifySync(jws, {
       customJwtCheck: ({ header }: { header: JwtHeader }) => {

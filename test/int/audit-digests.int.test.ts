@@ -3,6 +3,7 @@ import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIGEST_PAGE_SIZE, HOUR_MILLIS, hourOf } from '../../shared/audit/digest.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
+import { publicJwks, rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { reloadConfig } from '../../shared/config.js';
 import { verifyDigests, writeHourDigest } from '../../shared/store/audit-digests.js';
 import { auditItems, writeAuditRecord } from '../../shared/store/audit-records.js';
@@ -134,6 +135,18 @@ describe('audit digests', () => {
       hour: THREE_HOURS_AGO,
       problem: 'the digest signature does not verify',
     });
+  });
+
+  it('keeps verifying digests whose signing key was rotated out of the key set', async () => {
+    const { orgId } = await digestedLog(2);
+    const now = Date.now();
+    // The key that signed them retires, then is dropped once no token it signed can be valid.
+    const signedWith = (await publicJwks()).keys.map((key) => key.kid);
+    await rotateSigningKeys(0, now);
+    await rotateSigningKeys(0, now + 10 * 60 * 1000);
+    const published = (await publicJwks()).keys.map((key) => key.kid);
+    expect(published.filter((kid) => signedWith.includes(kid))).toEqual([]);
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 4 });
   });
 
   it('digests a sharded organization in id order, over several pages, once per hour', async () => {

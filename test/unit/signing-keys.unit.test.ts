@@ -24,6 +24,17 @@ describe('signing key rotation', () => {
     // Long after: only keys retired within a lifetime (plus cache time) remain.
     const fourth = await rotateSigningKeys(HOUR, start + 3 * HOUR);
     expect((await publicJwks()).keys.map((key) => key.kid)).toEqual([fourth, third]);
+    // The dropped keys' public halves stay for the audit digests they signed; never a private one.
+    const { everySigningPublicJwk } = await import('../../shared/auth/signing-keys.js');
+    const everSigned = (await everySigningPublicJwk()).keys;
+    expect(everSigned.map((key) => key.kid)).toEqual([fourth, third, second, first]);
+    expect(everSigned.filter((key) => 'd' in key)).toEqual([]);
+    const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
+    const stored = JSON.parse(
+      (await new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`).get('signing-keys')) ?? '{}',
+    ) as { keys: unknown[]; retiredPublicKeys: { kid: string; d?: string }[] };
+    expect(stored.retiredPublicKeys.map((key) => key.kid)).toEqual([second, first]);
+    expect(stored.retiredPublicKeys.some((key) => key.d !== undefined)).toBe(false);
   });
 });
 
