@@ -68,6 +68,7 @@ const tokenResponse = async (grant: SignInGrant, refreshToken: string, now: numb
   const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {
     lifetimeSeconds: signIn.userTokenSeconds,
     clientId: grant.clientId,
+    ...(grant.scope.split(' ').includes('profile') ? { name: access.user.name } : {}),
   });
   const idToken = signEs256(
     { kid, typ: 'JWT' },

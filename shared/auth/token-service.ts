@@ -38,7 +38,7 @@ export const signAccessToken = async (
   subject: TokenSubject,
   scope: string,
   now = Date.now(),
-  options: { lifetimeSeconds?: number; clientId?: string } = {},
+  options: { lifetimeSeconds?: number; clientId?: string; name?: string } = {},
 ): Promise<{ accessToken: string; expiresIn: number }> => {
   const { publicOrigin: issuer, audience } = config();
   const lifetimeSeconds = options.lifetimeSeconds ?? config().tokenLifetimeSeconds;
@@ -55,6 +55,8 @@ export const signAccessToken = async (
       plugin_permissions: subject.pluginPermissions,
       scope,
       ...(options.clientId ? { client_id: options.clientId } : {}),
+      // A person's name when the sign-in granted `profile`: audit records name who acted.
+      ...(options.name ? { name: options.name } : {}),
       iss: issuer,
       aud: audience,
       sub: subject.id,

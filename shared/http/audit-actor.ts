@@ -19,9 +19,13 @@ export const actorOfRequest = (event: APIGatewayProxyEventV2): AuditActor => {
   const type = subject && claims?.principal_type === 'client' ? 'client' : 'user';
   // A person's token names the application they act through (RFC 9068 `client_id`).
   const clientId = type === 'user' && typeof claims?.client_id === 'string' ? claims.client_id : undefined;
+  // And their name, when the sign-in granted `profile` (shared/auth/sign-in-tokens.ts).
+  const name =
+    type === 'user' && typeof claims?.name === 'string' ? asOneLine(claims.name).slice(0, 200) : '';
   return {
     type,
     id: subject ?? 'anonymous',
+    ...(name ? { name } : {}),
     ...(clientId ? { clientId } : {}),
     ...(sourceIp ? { ip: sourceIp } : {}),
     // As sent, but one line and bounded: a record answers it back.

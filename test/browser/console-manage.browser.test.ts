@@ -168,10 +168,11 @@ it('grants a user a managed role and a policy, and sets and removes their additi
     'user.properties.granted',
   ]);
   expect(JSON.stringify(records.body[1]?.changes)).toContain('4711');
-  // The administrator acted through the console's application, and the record says so.
+  // The administrator acted through the console's application, and the record names both.
   expect(records.body[1]?.actor).toMatchObject({
     type: 'user',
     id: administrator.id,
+    name: 'Person',
     clientId: consoleClientId(admin.orgId),
   });
 });

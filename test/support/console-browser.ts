@@ -42,7 +42,10 @@ export const consoleInChromium = (address: () => string) => {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     // The page's script has looked for WebAuthn (so the passkey offer follows the password).
-    await expect.poll(() => page.locator('input[name="passkeys"]').inputValue()).toBe('available');
+    // The script is built on the first request locally: on a loaded machine that takes seconds.
+    await expect
+      .poll(() => page.locator('input[name="passkeys"]').inputValue(), { timeout: 30_000 })
+      .toBe('available');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('button', { name: 'Not now' }).click();
     await page.getByRole('navigation', { name: 'Screens' }).waitFor();
