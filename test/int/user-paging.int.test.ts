@@ -23,10 +23,10 @@ const readAll = async (orgId: string, status: UserStatus, pageSize: number) => {
 describe('user listing through the repository', () => {
   it('pages match creation order per status after status changes, for several page sizes', async () => {
     const org = (await createTestOrganization()).id;
-    // Created ten at a time; creation order is the order of the sequence each creation took.
+        // Created 23 at a time; creation order is the order of the sequence each creation took.
     const users: { id: string; sequence: number }[] = [];
-    for (let first = 0; first < 230; first += 10) {
-      const batch = Array.from({ length: 10 }, (_, offset) =>
+    for (let first = 0; first < 230; first += 23) {
+      const batch = Array.from({ length: 23 }, (_, offset) =>
         createUser({
           organizationId: org,
           email: `u${first + offset}@x.io`,
@@ -47,7 +47,8 @@ describe('user listing through the repository', () => {
 
     const expectedActive = created.filter((id) => !inactive.has(id));
     const expectedInactive = created.filter((id) => inactive.has(id));
-    for (const pageSize of [1, 7, 100, 1000]) {
+    // Small pages (7), pages across buckets (100), one page for all (1000).
+    for (const pageSize of [7, 100, 1000]) {
       expect(await readAll(org, 'ACTIVE', pageSize)).toEqual(expectedActive);
       expect(await readAll(org, 'INACTIVE', pageSize)).toEqual(expectedInactive);
     }
