@@ -23,7 +23,7 @@ const readAll = async (orgId: string, status: UserStatus, pageSize: number) => {
 describe('user listing through the repository', () => {
   it('pages match creation order per status after status changes, for several page sizes', async () => {
     const org = (await createTestOrganization()).id;
-        // Created 23 at a time; creation order is the order of the sequence each creation took.
+    // Created 23 at a time; creation order is the order of the sequence each creation took.
     const users: { id: string; sequence: number }[] = [];
     for (let first = 0; first < 230; first += 23) {
       const batch = Array.from({ length: 23 }, (_, offset) =>

@@ -70,23 +70,35 @@ export const AuditScreen = () => {
       <h1 id="audit-title">Audit log</h1>
       <p class="note">Newest first.</p>
       <form class="search filters" aria-label="Filter the audit log" onSubmit={filter}>
-        <label for="audit-action">Action</label>
-        <input id="audit-action" name="action" placeholder="user. or user.created" maxLength={100} />
-        <label for="audit-outcome">Outcome</label>
-        <select id="audit-outcome" name="outcome">
-          <option value="">Any</option>
-          <option value="success">Success</option>
-          <option value="failure">Failure</option>
-          <option value="denied">Denied</option>
-        </select>
-        <label for="audit-actor">Actor id</label>
-        <input id="audit-actor" name="actorId" maxLength={128} />
-        <label for="audit-target">Target id</label>
-        <input id="audit-target" name="targetId" maxLength={128} />
-        <label for="audit-since">From (UTC)</label>
-        <input id="audit-since" name="since" type="date" />
-        <label for="audit-until">To (UTC)</label>
-        <input id="audit-until" name="until" type="date" />
+        <div class="field">
+          <label for="audit-action">Action</label>
+          <input id="audit-action" name="action" placeholder="user. or user.created" maxLength={100} />
+        </div>
+        <div class="field">
+          <label for="audit-outcome">Outcome</label>
+          <select id="audit-outcome" name="outcome">
+            <option value="">Any</option>
+            <option value="success">Success</option>
+            <option value="failure">Failure</option>
+            <option value="denied">Denied</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="audit-actor">Actor id</label>
+          <input id="audit-actor" name="actorId" maxLength={128} />
+        </div>
+        <div class="field">
+          <label for="audit-target">Target id</label>
+          <input id="audit-target" name="targetId" maxLength={128} />
+        </div>
+        <div class="field">
+          <label for="audit-since">From (UTC)</label>
+          <input id="audit-since" name="since" type="date" />
+        </div>
+        <div class="field">
+          <label for="audit-until">To (UTC)</label>
+          <input id="audit-until" name="until" type="date" />
+        </div>
         <button type="submit">Filter</button>
       </form>
       <OutcomeMessage outcome={outcome} />

@@ -80,35 +80,43 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
           restart();
         }}
       >
-        <label for="search-by">Search by</label>
-        <select
-          id="search-by"
-          value={search.by}
-          onChange={(event) =>
-            setSearch({ ...search, by: (event.currentTarget as HTMLSelectElement).value as 'emailPrefix' })
-          }
-        >
-          <option value="emailPrefix">Email starting with</option>
-          <option value="namePrefix">Name starting with</option>
-        </select>
-        <label for="search-status">Status</label>
-        <select
-          id="search-status"
-          value={search.status}
-          onChange={(event) =>
-            setSearch({ ...search, status: (event.currentTarget as HTMLSelectElement).value as 'ACTIVE' })
-          }
-        >
-          <option value="ACTIVE">Active</option>
-          <option value="INACTIVE">Inactive</option>
-        </select>
-        <label for="search-text">Search text</label>
-        <input
-          id="search-text"
-          type="search"
-          value={search.text}
-          onInput={(event) => setSearch({ ...search, text: (event.currentTarget as HTMLInputElement).value })}
-        />
+        <div class="field">
+          <label for="search-by">Search by</label>
+          <select
+            id="search-by"
+            value={search.by}
+            onChange={(event) =>
+              setSearch({ ...search, by: (event.currentTarget as HTMLSelectElement).value as 'emailPrefix' })
+            }
+          >
+            <option value="emailPrefix">Email starting with</option>
+            <option value="namePrefix">Name starting with</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="search-status">Status</label>
+          <select
+            id="search-status"
+            value={search.status}
+            onChange={(event) =>
+              setSearch({ ...search, status: (event.currentTarget as HTMLSelectElement).value as 'ACTIVE' })
+            }
+          >
+            <option value="ACTIVE">Active</option>
+            <option value="INACTIVE">Inactive</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="search-text">Search text</label>
+          <input
+            id="search-text"
+            type="search"
+            value={search.text}
+            onInput={(event) =>
+              setSearch({ ...search, text: (event.currentTarget as HTMLInputElement).value })
+            }
+          />
+        </div>
         <button type="submit">Search</button>
       </form>
       <PagedTable
