@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { messageOf } from './api.js';
 
 /**
@@ -121,3 +122,17 @@ export const ConfirmAction = ({
     </div>
   </section>
 );
+
+/**
+ * The heading of a panel that opens in answer to an action (a new secret, a form, a record's
+ * detail): it takes the focus, so that a keyboard or screen-reader user is taken to it.
+ */
+export const OpeningHeading = ({ id, children }: { id: string; children: ComponentChildren }) => {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <h2 id={id} ref={heading} tabIndex={-1}>
+      {children}
+    </h2>
+  );
+};

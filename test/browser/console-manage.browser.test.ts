@@ -96,6 +96,7 @@ it('creates, renames and archives a policy', async () => {
   await page.getByRole('button', { name: 'Create policy' }).click();
   await expect.poll(status).toBe('Contractors was created.');
   await page.getByRole('button', { name: 'Rename Contractors' }).click();
+  await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('rename-policy-title');
   await page.getByLabel('New name').fill('Contract staff');
   await page.getByRole('button', { name: 'Rename', exact: true }).click();
   await expect.poll(status).toBe('Contractors is now Contract staff.');

@@ -234,6 +234,8 @@ it('registers an application, shows its secret once with a copy button, and rota
   const secret = async () => (await page.locator('code.secret').textContent()) ?? '';
   const first = await secret();
   expect(first.length).toBeGreaterThan(20);
+  // The panel takes the focus: a keyboard or screen-reader user is taken to the secret.
+  await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('secret-title');
   await page.getByRole('button', { name: 'Copy secret' }).click();
   await page.getByRole('button', { name: 'Copied' }).waitFor();
   expect(await page.evaluate('navigator.clipboard.readText()')).toBe(first);

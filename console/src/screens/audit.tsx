@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { auditQuery } from '../../../shared/schemas/audit.js';
 import { idp } from '../api.js';
-import { OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
+import { OpeningHeading, OutcomeMessage, refusalOf, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 
 /**
@@ -126,7 +126,9 @@ export const AuditScreen = () => {
       />
       {opened && (
         <section class="panel" aria-labelledby="record-title">
-          <h2 id="record-title">{opened.action}</h2>
+          <OpeningHeading id="record-title" key={opened.id}>
+            {opened.action}
+          </OpeningHeading>
           <dl>
             <dt>When</dt>
             <dd>{new Date(opened.time).toISOString()}</dd>

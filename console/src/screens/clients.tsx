@@ -3,7 +3,7 @@ import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
 import { idp, messageOf } from '../api.js';
-import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { ConfirmAction, OpeningHeading, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
 import { mayCall } from './screens.js';
@@ -25,7 +25,7 @@ const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) 
   const [copied, setCopied] = useState<string>();
   return (
     <section class="panel" aria-labelledby="secret-title">
-      <h2 id="secret-title">Secret of {client.name}</h2>
+      <OpeningHeading id="secret-title">Secret of {client.name}</OpeningHeading>
       {client.clientSecret ? (
         <>
           <p>Copy it now: it is not shown again.</p>
@@ -112,7 +112,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
     <section aria-labelledby="clients-title">
       <h1 id="clients-title">API clients and applications</h1>
       <OutcomeMessage outcome={outcome} />
-      {shown && <SecretOnce client={shown} onDone={() => setShown(undefined)} />}
+      {shown && <SecretOnce key={shown.id} client={shown} onDone={() => setShown(undefined)} />}
       <PagedTable
         paged={paged}
         noun="clients"

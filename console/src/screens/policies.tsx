@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { policiesRoutes } from '../../../shared/api/routes/policies.js';
 import { policyRequest } from '../../../shared/schemas/roles.js';
 import { idp } from '../api.js';
-import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { ConfirmAction, OpeningHeading, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { inPages, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
 import { mayCall } from './screens.js';
@@ -88,7 +88,7 @@ export const PoliciesScreen = ({ permissions }: { permissions: readonly string[]
       )}
       {renaming && (
         <form class="panel" onSubmit={rename} aria-labelledby="rename-policy-title" key={renaming.id}>
-          <h2 id="rename-policy-title">Rename {renaming.name}</h2>
+          <OpeningHeading id="rename-policy-title">Rename {renaming.name}</OpeningHeading>
           <label for="policy-new-name">New name</label>
           <input id="policy-new-name" name="name" required maxLength={200} defaultValue={renaming.name} />
           <div class="actions">
