@@ -93,7 +93,7 @@ export const submitChecked =
  * Asks before what cannot be undone (deleting, archiving): what goes, and what follows from it.
  * It takes the focus when it opens, so a keyboard user answers it next.
  */
-export const ConfirmAction = ({
+const ConfirmAction = ({
   name,
   consequence,
   verb = 'Delete',
@@ -135,4 +135,29 @@ export const OpeningHeading = ({ id, children }: { id: string; children: Compone
       {children}
     </h2>
   );
+};
+
+/**
+ * A confirmation for one kind of action on a listed item: `ask(item)` opens it; `dialog` renders
+ * it (or nothing), running `confirm(item)` on the answer and closing once that succeeded.
+ */
+export const useConfirmation = <T extends { name: string }>(options: {
+  verb?: 'Delete' | 'Archive';
+  consequence: (item: T) => string;
+  confirm: (item: T) => Promise<boolean>;
+}) => {
+  const [pending, setPending] = useState<T>();
+  const close = () => setPending(undefined);
+  return {
+    ask: setPending,
+    dialog: pending && (
+      <ConfirmAction
+        verb={options.verb}
+        name={pending.name}
+        consequence={options.consequence(pending)}
+        onConfirm={() => void options.confirm(pending).then((done) => done && close())}
+        onCancel={close}
+      />
+    ),
+  };
 };

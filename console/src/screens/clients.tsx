@@ -3,7 +3,7 @@ import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
 import { idp, messageOf } from '../api.js';
-import { ConfirmAction, OpeningHeading, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
 import { mayCall } from './screens.js';
@@ -63,7 +63,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   const paged = usePages<Client>(listed);
   const [roles, setRoles] = useState<Named[]>([]);
   const [shown, setShown] = useState<Client>();
-  const [deleting, setDeleting] = useState<Client>();
+
   const { outcome, setOutcome, act: run } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
 
@@ -81,9 +81,15 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   const act = (action: () => Promise<unknown>, done: string) =>
     run(done, action, (answer) => {
       if (answer && typeof answer === 'object' && 'id' in answer) setShown(answer as Client);
-      setDeleting(undefined);
+
       return load();
     });
+
+  const deletion = useConfirmation<Client>({
+    consequence: () => 'Its tokens stop working at once.',
+    confirm: (client) =>
+      act(() => idp.deleteApiClient({ path: { id: client.id } }), `${client.name} was deleted.`),
+  });
 
   const register = submitChecked(
     { setOutcome, act: run },
@@ -139,7 +145,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
                 </button>
               )}
               {may(clientsRoutes.deleteApiClient) && (
-                <button type="button" class="secondary inline" onClick={() => setDeleting(client)}>
+                <button type="button" class="secondary inline" onClick={() => deletion.ask(client)}>
                   Delete {client.name}
                 </button>
               )}
@@ -147,19 +153,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
           </tr>
         )}
       />
-      {deleting && (
-        <ConfirmAction
-          name={deleting.name}
-          consequence="Its tokens stop working at once."
-          onConfirm={() =>
-            void act(
-              () => idp.deleteApiClient({ path: { id: deleting.id } }),
-              `${deleting.name} was deleted.`,
-            )
-          }
-          onCancel={() => setDeleting(undefined)}
-        />
-      )}
+      {deletion.dialog}
       {may(clientsRoutes.createApiClient) && (
         <form class="panel" onSubmit={register} aria-labelledby="register-title">
           <h2 id="register-title">Register a client</h2>

@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { createUserGroupRequest } from '../../../shared/schemas/user-groups.js';
 import { idp } from '../api.js';
-import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { mayCall } from './screens.js';
 
@@ -19,7 +19,7 @@ interface Group {
 
 export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }) => {
   const paged = usePages<Group>((page) => (page as { userGroups: Group[] }).userGroups);
-  const [deleting, setDeleting] = useState<Group>();
+
   const { outcome, setOutcome, act } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
   const load = paged.reload;
@@ -27,6 +27,12 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
     () => void paged.restart(() => idp.pages('listUserGroups', { query: { pageSize: PAGE_SIZE } })),
     [],
   );
+
+  const deletion = useConfirmation<Group>({
+    consequence: () => 'Its members lose what it grants them.',
+    confirm: (group) =>
+      act(`${group.name} was deleted.`, () => idp.deleteUserGroup({ path: { id: group.id } }), load),
+  });
 
   const create = submitChecked(
     { setOutcome, act },
@@ -74,7 +80,7 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
                 </button>
               )}
               {may(userGroupsRoutes.deleteUserGroup) && (
-                <button type="button" class="secondary inline" onClick={() => setDeleting(group)}>
+                <button type="button" class="secondary inline" onClick={() => deletion.ask(group)}>
                   Delete {group.name}
                 </button>
               )}
@@ -82,23 +88,7 @@ export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }
           </tr>
         )}
       />
-      {deleting && (
-        <ConfirmAction
-          name={deleting.name}
-          consequence="Its members lose what it grants them."
-          onConfirm={() =>
-            void act(
-              `${deleting.name} was deleted.`,
-              () => idp.deleteUserGroup({ path: { id: deleting.id } }),
-              () => {
-                setDeleting(undefined);
-                return load();
-              },
-            )
-          }
-          onCancel={() => setDeleting(undefined)}
-        />
-      )}
+      {deletion.dialog}
       {may(userGroupsRoutes.createUserGroup) && (
         <form class="panel" onSubmit={create} aria-labelledby="new-group-title">
           <h2 id="new-group-title">Create a user group</h2>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { policiesRoutes } from '../../../shared/api/routes/policies.js';
 import { policyRequest } from '../../../shared/schemas/roles.js';
 import { idp } from '../api.js';
-import { ConfirmAction, OpeningHeading, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { inPages, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
 import { mayCall } from './screens.js';
@@ -14,11 +14,22 @@ import { mayCall } from './screens.js';
 export const PoliciesScreen = ({ permissions }: { permissions: readonly string[] }) => {
   const paged = usePages<Named>();
   const [renaming, setRenaming] = useState<Named>();
-  const [archiving, setArchiving] = useState<Named>();
+
   const { outcome, setOutcome, act } = useOutcome();
   // Creating, renaming and archiving all need DETAILED_PERMISSION.WRITE.
   const mayWrite = mayCall(policiesRoutes.createPolicy, permissions);
   useEffect(() => void paged.restart(() => inPages(() => idp.listPolicies({}) as Promise<Named[]>)), []);
+
+  const archival = useConfirmation<Named>({
+    verb: 'Archive',
+    consequence: () => 'It grants nothing any more to the users, groups and clients holding it.',
+    confirm: (policy) =>
+      act(
+        `${policy.name} was archived: it grants nothing any more.`,
+        () => idp.archivePolicy({ path: { id: policy.id } }),
+        paged.reload,
+      ),
+  });
 
   const create = submitChecked(
     { setOutcome, act },
@@ -60,7 +71,7 @@ export const PoliciesScreen = ({ permissions }: { permissions: readonly string[]
                 <button type="button" class="secondary inline" onClick={() => setRenaming(policy)}>
                   Rename {policy.name}
                 </button>
-                <button type="button" class="secondary inline" onClick={() => setArchiving(policy)}>
+                <button type="button" class="secondary inline" onClick={() => archival.ask(policy)}>
                   Archive {policy.name}
                 </button>
               </td>
@@ -68,24 +79,7 @@ export const PoliciesScreen = ({ permissions }: { permissions: readonly string[]
           </tr>
         )}
       />
-      {archiving && (
-        <ConfirmAction
-          verb="Archive"
-          name={archiving.name}
-          consequence="It grants nothing any more to the users, groups and clients holding it."
-          onConfirm={() =>
-            void act(
-              `${archiving.name} was archived: it grants nothing any more.`,
-              () => idp.archivePolicy({ path: { id: archiving.id } }),
-              () => {
-                setArchiving(undefined);
-                return paged.reload();
-              },
-            )
-          }
-          onCancel={() => setArchiving(undefined)}
-        />
-      )}
+      {archival.dialog}
       {renaming && (
         <form class="panel" onSubmit={rename} aria-labelledby="rename-policy-title" key={renaming.id}>
           <OpeningHeading id="rename-policy-title">Rename {renaming.name}</OpeningHeading>

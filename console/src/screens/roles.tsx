@@ -4,7 +4,7 @@ import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import type { Role } from '../../../shared/schemas/roles.js';
 import { newRoleRequest } from '../../../shared/schemas/roles.js';
 import { idp, messageOf } from '../api.js';
-import { ConfirmAction, OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { ManagedRoles } from './managed-roles.js';
 import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
@@ -20,7 +20,7 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
   const paged = usePages<Role>();
   const [catalogue, setCatalogue] = useState<Choice[]>([]);
   const [defaultRole, setDefaultRole] = useState<string>();
-  const [archiving, setArchiving] = useState<Role>();
+
   const { outcome, setOutcome, act } = useOutcome();
   const may = (route: { permissions: readonly string[] }) => mayCall(route, held);
 
@@ -35,6 +35,16 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
       may(permissionsRoutes.listPermissions) && catalogueChoices().then(setCatalogue),
     ]).catch((error) => setOutcome({ problem: messageOf(error) }));
   }, []);
+
+  const archival = useConfirmation<Role>({
+    verb: 'Archive',
+    consequence: (role) =>
+      `It can no longer be granted or changed, and whoever holds it loses what it grants.${
+        role.id === defaultRole ? ' It is the default role: new users will get no role.' : ''
+      }`,
+    confirm: (role) =>
+      act(`${role.name} was archived.`, () => idp.archiveRole({ path: { id: role.id } }), load),
+  });
 
   const create = submitChecked(
     { setOutcome, act },
@@ -81,7 +91,7 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
                 </button>
               )}
               {may(rolesRoutes.archiveRole) && (
-                <button type="button" class="secondary inline" onClick={() => setArchiving(role)}>
+                <button type="button" class="secondary inline" onClick={() => archival.ask(role)}>
                   Archive {role.name}
                 </button>
               )}
@@ -89,26 +99,7 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
           </tr>
         )}
       />
-      {archiving && (
-        <ConfirmAction
-          verb="Archive"
-          name={archiving.name}
-          consequence={`It can no longer be granted or changed, and whoever holds it loses what it grants.${
-            archiving.id === defaultRole ? ' It is the default role: new users will get no role.' : ''
-          }`}
-          onConfirm={() =>
-            void act(
-              `${archiving.name} was archived.`,
-              () => idp.archiveRole({ path: { id: archiving.id } }),
-              () => {
-                setArchiving(undefined);
-                return load();
-              },
-            )
-          }
-          onCancel={() => setArchiving(undefined)}
-        />
-      )}
+      {archival.dialog}
       <ManagedRoles
         defaultRole={defaultRole}
         onMakeDefault={
