@@ -11,7 +11,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One DynamoDB Local for the whole run; each test file gets its own database in it.
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/no-scan.ts'],
+
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

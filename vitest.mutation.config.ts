@@ -35,9 +35,7 @@ export default defineConfig({
       'test/int/sign-in-steps.int.test.ts',
       'test/int/token-caches.int.test.ts',
     ],
-    // The watch for Scans (test/support/no-scan.ts) costs the AWS SDK's import per test file and
-    // mutant; the mutated modules issue no Scan, and `npm test` keeps the watch.
-    setupFiles: [],
+
     sequence: { sequencer: UnitTestsFirst },
   },
 });

@@ -5,6 +5,21 @@ import { type StoreConfig, storeConfig } from '../config.js';
 
 let clients: { settings: StoreConfig; raw: DynamoDBClient; document: DynamoDBDocumentClient } | undefined;
 
+export const SCAN_REFUSED = 'The service never scans the table (one Query per page): a Scan is a defect';
+
+/**
+ * No operation of the service scans: deployed, IAM refuses a Scan; everywhere (the local server,
+ * the CLI, every test) the client refuses one before sending it, so a Scan fails where it is made.
+ */
+const refuseScans = (client: DynamoDBClient) =>
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'ScanCommand') throw new Error(SCAN_REFUSED);
+      return next(args);
+    },
+    { step: 'initialize', name: 'refuseScans' },
+  );
+
 const current = () => {
   const settings = storeConfig();
   // A deployed function reads its settings once; the operator CLI and tests re-point the store
@@ -15,6 +30,7 @@ const current = () => {
       ...(dynamoDbEndpoint ? { endpoint: dynamoDbEndpoint } : {}),
       requestHandler: awsRequestHandler(),
     });
+    refuseScans(raw);
     clients = {
       settings,
       raw,
