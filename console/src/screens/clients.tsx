@@ -6,7 +6,7 @@ import { idp, messageOf } from '../api.js';
 import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 
 /**
  * API clients and applications: the list (never their secrets, though the listing answers them),
@@ -65,7 +65,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   const [shown, setShown] = useState<Client>();
 
   const { outcome, setOutcome, act: run } = useOutcome();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+  const may = mayCallWith(permissions);
 
   const load = paged.reload;
   useEffect(() => {

@@ -3,7 +3,7 @@ import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { idp, messageOf } from '../api.js';
 import type { Reporter } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 
 /**
  * A user group's members, page by page (the user search by group, in no particular order): removing one, and adding a user found by their email
@@ -30,7 +30,7 @@ export const GroupMembers = ({
   report: Reporter;
 }) => {
   const paged = usePages<Member>();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+  const may = mayCallWith(permissions);
   useEffect(() => {
     if (may(usersRoutes.searchUsers))
       void paged.restart(() =>

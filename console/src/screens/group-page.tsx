@@ -5,7 +5,7 @@ import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { type Grantable, grantableFor, handlerIf, NOTHING_GRANTABLE, RoleAndPolicyGrants } from './grants.js';
 import { GroupMembers } from './group-members.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 
 /**
  * One user group: its name, number, description and status (edited with the API's schema); the
@@ -27,7 +27,7 @@ export const GroupPage = ({ id, permissions }: { id: string; permissions: readon
   const [group, setGroup] = useState<Group>();
   const [assignable, setAssignable] = useState<Grantable>(NOTHING_GRANTABLE);
   const { outcome, setOutcome, act } = useOutcome();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+  const may = mayCallWith(permissions);
 
   const show = (answer: unknown) => setGroup((answer as { userGroup: Group }).userGroup);
   useEffect(() => {

@@ -7,7 +7,7 @@ import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
 import { PluginPermissions } from './plugin-permissions.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 
 /**
  * One role: its permissions chosen from the catalogue, each shown with what it brings along
@@ -20,7 +20,7 @@ export const RolePage = ({ id, permissions: held }: { id: string; permissions: r
   const [catalogue, setCatalogue] = useState<Choice[]>([]);
   const [plugins, setPlugins] = useState<string[]>([]);
   const { outcome, setOutcome, act } = useOutcome();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, held);
+  const may = mayCallWith(held);
 
   const readRole = async () => setRole((await idp.getRole({ path: { id } })) as unknown as Role);
   useEffect(() => {

@@ -8,7 +8,7 @@ import { OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../o
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { ManagedRoles } from './managed-roles.js';
 import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 
 /**
  * Roles: each with its permissions and the ones those bring along (dependencies), which is the
@@ -22,7 +22,7 @@ export const RolesScreen = ({ permissions: held }: { permissions: readonly strin
   const [defaultRole, setDefaultRole] = useState<string>();
 
   const { outcome, setOutcome, act } = useOutcome();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, held);
+  const may = mayCallWith(held);
 
   const makeDefault = (roleId: string) => idp.setDefaultRole({ body: { roleId } });
   const readDefault = async () =>

@@ -58,6 +58,10 @@ export const SCREENS: readonly ScreenEntry[] = [
 export const mayCall = (route: { permissions: readonly string[] }, held: readonly string[]) =>
   route.permissions.every((permission) => held.includes(permission));
 
+/** `mayCall` bound to one person's permissions: what a screen asks of each action it shows. */
+export const mayCallWith = (held: readonly string[]) => (route: { permissions: readonly string[] }) =>
+  mayCall(route, held);
+
 export const allowed = (screen: ScreenEntry, held: readonly string[], ui: readonly string[]) =>
   screen.permissions.every((permission) => held.includes(permission)) &&
   (screen.ui === undefined || ui.includes(screen.ui));

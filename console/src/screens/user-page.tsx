@@ -12,7 +12,7 @@ import {
   NOTHING_GRANTABLE,
   RoleAndPolicyGrants,
 } from './grants.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 import { UserProfile } from './user-profile.js';
 
 /**
@@ -35,7 +35,7 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
   const [user, setUser] = useState<Shown>();
   const [grantable, setGrantable] = useState<Grantable>(NOTHING_GRANTABLE);
   const { outcome, setOutcome, act: run } = useOutcome();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+  const may = mayCallWith(permissions);
 
   const readUser = async () => setUser((await idp.getUser({ path: { id } })) as unknown as Shown);
   useEffect(() => {

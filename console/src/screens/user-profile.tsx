@@ -3,7 +3,7 @@ import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { updateUserRequest } from '../../../shared/schemas/users.js';
 import { idp, messageOf } from '../api.js';
 import { type Reporter, submitChecked } from '../outcome.js';
-import { mayCall } from './screens.js';
+import { mayCallWith } from './screens.js';
 
 /**
  * A user's profile (name and email, edited with the API's schema), status and user type, and the
@@ -46,7 +46,7 @@ export const UserProfile = ({
   onChanged: () => Promise<unknown>;
 }) => {
   const [standing, setStanding] = useState<Standing>();
-  const may = (route: { permissions: readonly string[] }) => mayCall(route, permissions);
+  const may = mayCallWith(permissions);
   const { id } = user;
   useEffect(() => {
     if (may(usersRoutes.searchUsers))
