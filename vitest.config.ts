@@ -6,9 +6,34 @@ import SlowestFirst from './test/support/slowest-first.js';
 // setup and every worker. Other warnings still show.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** End-to-end files that set the log level before the logger is made (see `projects`). */
+const OWN_PROCESS_E2E = ['test/e2e/management-api.e2e.test.ts', 'test/e2e/sso-providers.e2e.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // End-to-end files share a process per worker instead of one each: each would otherwise load
+    // the whole service again (about a second) and start it cold. What a file leaves behind is put
+    // back before the next (test/support/fresh-file-state.ts); the files that set the log level,
+    // which Powertools fixes when the logger is made, keep a process of their own.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'own-process',
+          include: ['test/{unit,int,infra,browser}/**/*.test.ts', ...OWN_PROCESS_E2E],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'shared-process',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: OWN_PROCESS_E2E,
+          isolate: false,
+          setupFiles: ['test/support/fresh-file-state.ts'],
+        },
+      },
+    ],
     // One DynamoDB Local for the whole run; each test file gets its own database in it.
     globalSetup: ['test/support/global-setup.ts'],
 

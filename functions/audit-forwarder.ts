@@ -1,11 +1,5 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type {
-  DynamoDBBatchResponse,
-  DynamoDBStreamEvent,
-  AttributeValue as StreamAttributeValue,
-} from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { auditRecordsIn, eventEntry, MAX_ENTRIES_PER_PUT } from '../shared/audit/stream-events.js';
 import { awsRequestHandler } from '../shared/aws/request-timeouts.js';
 import { logger } from '../shared/http/logger.js';
@@ -28,14 +22,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     event.Records.map((streamed) => ({
       sequenceNumber: streamed.dynamodb?.SequenceNumber ?? '',
       eventName: streamed.eventName ?? '',
-      item: streamed.dynamodb?.NewImage
-        ? unmarshall(
-            streamed.dynamodb.NewImage as Record<string, StreamAttributeValue> as Record<
-              string,
-              AttributeValue
-            >,
-          )
-        : undefined,
+      image: streamed.dynamodb?.NewImage,
     })),
   );
   for (let start = 0; start < records.length; start += MAX_ENTRIES_PER_PUT) {

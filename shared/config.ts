@@ -283,6 +283,21 @@ export const reloadConfig = (): void => {
   currentStore = undefined;
 };
 
+/**
+ * Something built from the store's settings (a client, an adapter, a cache of what the store
+ * holds), built again after they are read again: the operator CLI and tests re-point the store
+ * (`reloadConfig()`), and what was built for the old one must not serve the new. A deployed
+ * function reads its settings once, so it builds once.
+ */
+export const perStoreSettings = <T>(build: (settings: StoreConfig) => T): (() => T) => {
+  let built: { settings: StoreConfig; value: T } | undefined;
+  return () => {
+    const settings = storeConfig();
+    if (built?.settings !== settings) built = { settings, value: build(settings) };
+    return built.value;
+  };
+};
+
 /** The log level alone, for the logger, which is created before anything else is needed. */
 export const logLevelOf = (env: Record<string, string | undefined>): Config['logLevel'] =>
   LOG_LEVELS.find((level) => level === env.IDP_LOG_LEVEL) ?? 'INFO';

@@ -1,5 +1,4 @@
 import { appendFile, readFile } from 'node:fs/promises';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -7,7 +6,6 @@ import {
   GetShardIteratorCommand,
   ListStreamsCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { auditRecordsIn } from '../../shared/audit/stream-events.js';
 
 const POLL_MILLIS = 500;
@@ -69,22 +67,20 @@ export const followAuditRecords = async (options: {
       const { Records, NextShardIterator } = await streams.send(
         new GetRecordsCommand({ ShardIterator: iterator }),
       );
-      iterators.set(shardId, NextShardIterator);
-      const lines = auditRecordsIn(
+      const fresh = auditRecordsIn(
         (Records ?? []).map((record) => ({
           sequenceNumber: record.dynamodb?.SequenceNumber ?? '',
           eventName: record.eventName ?? '',
-          item: record.dynamodb?.NewImage
-            ? unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>)
-            : undefined,
+          image: record.dynamodb?.NewImage,
         })),
       )
-        .filter(({ record }) => !known.has(record.id))
-        .map(({ record }) => {
-          known.add(record.id);
-          return `${JSON.stringify(record)}\n`;
-        });
-      if (lines.length > 0) await appendFile(options.file, lines.join(''));
+        .map(({ record }) => record)
+        .filter((record) => !known.has(record.id));
+      if (fresh.length > 0)
+        await appendFile(options.file, fresh.map((record) => `${JSON.stringify(record)}\n`).join(''));
+      // Only once the batch is in the file: after a failure the next poll reads it again.
+      for (const record of fresh) known.add(record.id);
+      iterators.set(shardId, NextShardIterator);
     }
   };
 

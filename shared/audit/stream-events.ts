@@ -5,11 +5,16 @@ export const EVENT_SOURCE = 'idp';
 /** EventBridge takes at most 10 entries per PutEvents call. */
 export const MAX_ENTRIES_PER_PUT = 10;
 
-/** A new item the table's stream reports, unmarshalled, with its place in the stream. */
+/**
+ * A new item the table's stream reports, as the stream has it (attribute values by type), with
+ * its place in the stream. Only the few string attributes that make an audit record are read:
+ * other items may hold values a generic unmarshall refuses, and they are none of this code's
+ * business.
+ */
 export interface StreamedItem {
   sequenceNumber: string;
   eventName: string;
-  item: Record<string, unknown> | undefined;
+  image: Readonly<Record<string, { S?: string }>> | undefined;
 }
 
 /**
@@ -20,15 +25,15 @@ export interface StreamedItem {
 export const auditRecordsIn = (
   items: readonly StreamedItem[],
 ): { sequenceNumber: string; record: AuditRecord }[] =>
-  items.flatMap(({ sequenceNumber, eventName, item }) =>
-    eventName === 'INSERT' &&
-    typeof item?.pk === 'string' &&
-    item.pk.startsWith('AUDIT#') &&
-    item.sk === 'RECORD' &&
-    typeof item.record === 'string'
-      ? [{ sequenceNumber, record: JSON.parse(item.record) as AuditRecord }]
-      : [],
-  );
+  items.flatMap(({ sequenceNumber, eventName, image }) => {
+    const text = image?.record?.S;
+    return eventName === 'INSERT' &&
+      image?.pk?.S?.startsWith('AUDIT#') &&
+      image.sk?.S === 'RECORD' &&
+      text !== undefined
+      ? [{ sequenceNumber, record: JSON.parse(text) as AuditRecord }]
+      : [];
+  });
 
 /** The EventBridge entry of a record: `source` idp, `detail-type` its action, `detail` the record. */
 export const eventEntry = (record: AuditRecord, eventBusName: string) => ({

@@ -1,4 +1,4 @@
-import { storeConfig } from '../config.js';
+import { perStoreSettings } from '../config.js';
 
 /**
  * Where secret values live: AWS Secrets Manager when deployed, files under the local data
@@ -17,25 +17,23 @@ export interface SecretStore {
   initialize(name: string, value: string, isInitialized: (current: string) => boolean): Promise<string>;
 }
 
-let configured: SecretStore | undefined;
-
 /** The adapter the environment asks for, loaded on first use so each bundle only pays for its own. */
-export const secretStore = async (): Promise<SecretStore> => {
-  if (configured) return configured;
-  const settings = storeConfig().secretStore;
-  if (settings.kind === 'aws') {
+const configured = perStoreSettings(async (settings): Promise<SecretStore> => {
+  const { secretStore: where } = settings;
+  if (where.kind === 'aws') {
     const { SecretsManagerSecretStore, secretsManagerClient } = await import('./secrets-manager-store.js');
-    configured = new SecretsManagerSecretStore(settings.prefix, secretsManagerClient(settings.endpoint));
-  } else if (!(globalThis as { IDP_LAMBDA_BUNDLE?: true }).IDP_LAMBDA_BUNDLE) {
-    // Deployed bundles define this as true (lib/bundling.ts): the branch, and the file adapter
-    // with it, drops out of them.
-    const { FileSecretStore } = await import('./file-secret-store.js');
-    configured = new FileSecretStore(settings.directory);
+    return new SecretsManagerSecretStore(where.prefix, secretsManagerClient(where.endpoint));
   }
-  if (!configured)
-    throw new Error('A deployed function keeps its secrets in AWS Secrets Manager (IDP_SECRET_STORE=aws)');
-  return configured;
-};
+  // Deployed bundles define this as true (lib/bundling.ts): the branch, and the file adapter
+  // with it, drops out of them.
+  if (!(globalThis as { IDP_LAMBDA_BUNDLE?: true }).IDP_LAMBDA_BUNDLE) {
+    const { FileSecretStore } = await import('./file-secret-store.js');
+    return new FileSecretStore(where.directory);
+  }
+  throw new Error('A deployed function keeps its secrets in AWS Secrets Manager (IDP_SECRET_STORE=aws)');
+});
+
+export const secretStore = (): Promise<SecretStore> => configured();
 
 /** SSO client secrets live in this folder; the stack grants the SSO function this folder only. */
 export const SSO_SECRET_FOLDER = 'sso/';

@@ -5,6 +5,7 @@ import {
   type KeyObject,
   randomUUID,
 } from 'node:crypto';
+import { perStoreSettings } from '../config.js';
 import { logger } from '../http/logger.js';
 import * as z from '../zod.js';
 import { secretStore } from './secret-store.js';
@@ -95,13 +96,18 @@ interface LoadedKeys {
   everSigned: { keys: JWK[] };
 }
 
-let cached: { loadedAt: number; keys: Promise<LoadedKeys> } | undefined;
+/** The keys as last loaded, per store (the CLI and tests re-point it). */
+const loaded = perStoreSettings(() => ({
+  cached: undefined as { loadedAt: number; keys: Promise<LoadedKeys> } | undefined,
+}));
 
 /**
  * The key set, created on first use (first writer wins, so all instances agree on one key). The
  * load is shared by concurrent callers and the private key is imported once per load.
  */
 const loadKeys = (): Promise<LoadedKeys> => {
+  const state = loaded();
+  const { cached } = state;
   if (cached && Date.now() - cached.loadedAt < CACHE_MILLIS) return cached.keys;
   const keys = (async () => {
     const store = await secretStore();
@@ -127,9 +133,9 @@ const loadKeys = (): Promise<LoadedKeys> => {
     };
   })();
   keys.catch(() => {
-    cached = undefined;
+    state.cached = undefined;
   });
-  cached = { loadedAt: Date.now(), keys };
+  state.cached = { loadedAt: Date.now(), keys };
   return keys;
 };
 
@@ -162,6 +168,6 @@ export const rotateSigningKeys = async (retainMillis: number, now = Date.now()):
     SIGNING_KEYS_SECRET,
     JSON.stringify({ keys: [fresh, ...kept], retiredPublicKeys } satisfies SigningKeySet),
   );
-  cached = undefined;
+  loaded().cached = undefined;
   return fresh.kid;
 };

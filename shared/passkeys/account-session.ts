@@ -9,17 +9,25 @@ import { accountAddRefusal } from './rules.js';
 /**
  * Who the account page acts for: the browser's live session, its ACTIVE person and organization,
  * the CSRF token bound to the session, and whether it may add a passkey (a recent sign-in).
+ * `alongside` reads more of the session's person in the same round trip as the person (answered
+ * as `extra`, and dropped when the session acts for nobody).
  */
-export const accountOf = async (event: APIGatewayProxyEventV2, now = Date.now()) => {
+export const accountOf = async <Extra = undefined>(
+  event: APIGatewayProxyEventV2,
+  alongside?: (organizationId: string, userId: string) => Promise<Extra>,
+  now = Date.now(),
+) => {
   const cookie = readCookie(event.cookies, 'session', secureCookies());
   const session = await liveSession(cookie, now);
   if (!cookie || !session) return undefined;
-  const [user, organization] = await Promise.all([
+  const [user, organization, extra] = await Promise.all([
     getUser(session.organizationId, session.userId, true),
     getOrganization(session.organizationId),
+    alongside?.(session.organizationId, session.userId),
   ]);
   if (user?.status !== 'ACTIVE' || (user.credentialsChangedAt ?? 0) > session.authTime) return undefined;
   return {
+    extra,
     user,
     organizationName: organization?.name ?? session.organizationId,
     csrf: sessionCsrfToken(cookie),
@@ -29,4 +37,4 @@ export const accountOf = async (event: APIGatewayProxyEventV2, now = Date.now())
   };
 };
 
-export type Account = NonNullable<Awaited<ReturnType<typeof accountOf>>>;
+export type Account = NonNullable<Awaited<ReturnType<typeof accountOf<unknown>>>>;

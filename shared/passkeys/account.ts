@@ -8,6 +8,7 @@ import { seeOther } from '../pages/html.js';
 import { accountPage, notSignedInPage } from '../pages/passkey-pages.js';
 import { errorPage } from '../pages/sign-in-pages.js';
 import { PASSKEY_ID } from '../schemas/users.js';
+import type { PasskeyRecord } from '../store/passkey-entities.js';
 import { listPasskeys, removePasskey, renamePasskey } from '../store/passkeys.js';
 import { type Account, accountOf } from './account-session.js';
 import { passkeyNameOf } from './credential-form.js';
@@ -25,11 +26,15 @@ const DONE: Record<string, string> = {
   removed: 'The passkey is removed: it no longer signs you in.',
 };
 
-const render = async (account: Account, extra: { done?: string; error?: string; status?: number } = {}) =>
+const render = async (
+  account: Account,
+  extra: { done?: string; error?: string; status?: number } = {},
+  passkeys?: PasskeyRecord[],
+) =>
   accountPage({
     organizationName: account.organizationName,
     email: account.user.email,
-    passkeys: await listPasskeys(account.user.organizationId, account.user.id),
+    passkeys: passkeys ?? (await listPasskeys(account.user.organizationId, account.user.id)),
     csrf: account.csrf,
     ...(account.addRefusal ? { addRefusal: account.addRefusal } : {}),
     ...extra,
@@ -37,10 +42,10 @@ const render = async (account: Account, extra: { done?: string; error?: string; 
 
 /** `GET /signin/account`. */
 export const showAccount = async (event: APIGatewayProxyEventV2): Promise<Page> => {
-  const account = await accountOf(event);
+  const account = await accountOf(event, listPasskeys);
   if (!account) return notSignedInPage();
   const done = DONE[new URLSearchParams(event.rawQueryString).get('done') ?? ''];
-  return render(account, done ? { done } : {});
+  return render(account, done ? { done } : {}, account.extra);
 };
 
 /** A form of the account page: the session's person, and the CSRF token bound to it. */

@@ -1,4 +1,4 @@
-import { storeConfig } from '../config.js';
+import { perStoreSettings } from '../config.js';
 
 /** Where user pictures live: an S3 bucket when deployed, files under the data directory locally. */
 export interface PictureStore {
@@ -8,17 +8,13 @@ export interface PictureStore {
 
 export const pictureKey = (orgId: string, userId: string) => `pictures/${orgId}/${userId}`;
 
-let configured: PictureStore | undefined;
-
-export const pictureStore = async (): Promise<PictureStore> => {
-  if (configured) return configured;
-  const { pictureBucket, dataDirectory } = storeConfig();
+const configured = perStoreSettings(async ({ pictureBucket, dataDirectory }): Promise<PictureStore> => {
   if (pictureBucket) {
     const { S3PictureStore } = await import('./s3-picture-store.js');
-    configured = new S3PictureStore(pictureBucket);
-  } else {
-    const { FilePictureStore } = await import('./file-picture-store.js');
-    configured = new FilePictureStore(dataDirectory);
+    return new S3PictureStore(pictureBucket);
   }
-  return configured;
-};
+  const { FilePictureStore } = await import('./file-picture-store.js');
+  return new FilePictureStore(dataDirectory);
+});
+
+export const pictureStore = (): Promise<PictureStore> => configured();

@@ -1,5 +1,6 @@
 import { BoundedMap } from '../cache/bounded-map.js';
 import { ExpiringCache } from '../cache/expiring-cache.js';
+import { perStoreSettings } from '../config.js';
 import { batchGetByKey } from './batch.js';
 import { AccessVersionEntity, SystemAccessVersionEntity } from './entities.js';
 import type { ItemKey } from './keys.js';
@@ -44,24 +45,29 @@ const readAccessVersions = async (orgId: string): Promise<AccessVersions> => {
 /** How old a read may be for a token: a removal reaches every token issued this long after it. */
 export const ACCESS_FRESHNESS_MILLIS = 1000;
 
-const latest = new ExpiringCache<string, AccessVersions>();
-/** The versions last read, of any age: what a read starting now is stamped with. */
-const lastRead = new BoundedMap<string, AccessVersions>();
-let lastReadSystemVersion: number | undefined;
+/** What this instance read, per store (the CLI and tests re-point it). */
+const readings = perStoreSettings(() => ({
+  latest: new ExpiringCache<string, AccessVersions>(),
+  /** The versions last read, of any age: what a read starting now is stamped with. */
+  lastRead: new BoundedMap<string, AccessVersions>(),
+  systemVersion: undefined as number | undefined,
+}));
 
 /** The organization's versions as read less than a second ago: one read per second at most. */
-export const currentAccessVersions = (orgId: string, now = Date.now()): Promise<AccessVersions> =>
-  latest.get(
+export const currentAccessVersions = (orgId: string, now = Date.now()): Promise<AccessVersions> => {
+  const read = readings();
+  return read.latest.get(
     orgId,
     ACCESS_FRESHNESS_MILLIS,
     async () => {
       const versions = await readAccessVersions(orgId);
-      lastRead.set(orgId, versions);
-      lastReadSystemVersion = versions.system;
+      read.lastRead.set(orgId, versions);
+      read.systemVersion = versions.system;
       return versions;
     },
     now,
   );
+};
 
 /**
  * Starts reading the versions beside other reads, when they are likely needed after those; whoever
@@ -72,7 +78,7 @@ export const prefetchAccessVersions = (orgId: string | undefined, now = Date.now
 };
 
 /** The system's version as last read (any age), for stamping a read of system data. */
-export const systemVersionLastRead = (): number | undefined => lastReadSystemVersion;
+export const systemVersionLastRead = (): number | undefined => readings().systemVersion;
 
 /** A cached value: when its read started, and the versions the instance had read before that. */
 export interface Stamped<T> {
@@ -87,7 +93,7 @@ export const stamped = async <T>(
   now: number,
   load: () => Promise<T>,
 ): Promise<Stamped<T>> => {
-  const versions = orgId === undefined ? undefined : lastRead.get(orgId);
+  const versions = orgId === undefined ? undefined : readings().lastRead.get(orgId);
   return { value: await load(), readAt: now, ...(versions ? { versions } : {}) };
 };
 

@@ -1,3 +1,4 @@
+import { perStoreSettings } from '../config.js';
 import { InvalidReference, PreconditionFailed } from '../domain/errors.js';
 import { MAX_MANAGED_ROLES } from '../domain/limits.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../domain/permission-catalogue.js';
@@ -111,9 +112,12 @@ export const defineManagedRole = async (
 };
 
 const DEPENDENCY_CACHE_MILLIS = 5 * 60 * 1000;
-let dependencyCache:
-  | { loadedAt: number; graph: Promise<Map<string, string[]>>; systemVersion: number | undefined }
-  | undefined;
+/** The graph as last loaded, per store (the CLI and tests re-point it). */
+const dependencies = perStoreSettings(() => ({
+  cached: undefined as
+    | { loadedAt: number; graph: Promise<Map<string, string[]>>; systemVersion: number | undefined }
+    | undefined,
+}));
 
 /**
  * permissionId -> direct dependencies; cached per instance for 5 minutes (the catalogue changes on
@@ -124,7 +128,8 @@ export const permissionDependencies = (
   now = Date.now(),
   systemVersion?: number,
 ): Promise<Map<string, string[]>> => {
-  const cached = dependencyCache;
+  const state = dependencies();
+  const { cached } = state;
   const outdated =
     cached !== undefined &&
     systemVersion !== undefined &&
@@ -138,9 +143,9 @@ export const permissionDependencies = (
   // Stamped before the read starts: a change of system data after this version may be missing.
   const loading = { loadedAt: now, graph, systemVersion: systemVersionLastRead() };
   graph.catch(() => {
-    if (dependencyCache === loading) dependencyCache = undefined;
+    if (state.cached === loading) state.cached = undefined;
   });
-  dependencyCache = loading;
+  state.cached = loading;
   return graph;
 };
 

@@ -28,6 +28,7 @@ import {
 } from '../support/hosted-pages.js';
 import { BROKEN_JSON, EXOTIC_STRINGS, LONG_STRINGS, PROTOTYPE_NAMES } from '../support/nasty-inputs.js';
 import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
+import { measureRoundTrips, roundTrips } from '../support/round-trips.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
 
 /**
@@ -82,8 +83,12 @@ describe('a signed-in person', () => {
   it("sees their passkeys (never another person's) and adds one after a recent sign-in", async () => {
     const [{ user, browser }, other] = await Promise.all([signedIn(), signedIn()]);
     await Promise.all([stored(user, 'Work laptop'), stored(other.user, 'Their key')]);
-    const page = await browser.get(showAccount, {});
+    const { result: page, recorded } = await measureRoundTrips('account page', () =>
+      browser.get(showAccount, {}),
+    );
     expect(page.statusCode).toBe(200);
+    // The session, then the person, the organization and the passkeys side by side.
+    expect(roundTrips(recorded)).toBe(2);
     expect(textOf(page)).toContain('Work laptop');
     expect(textOf(page)).not.toContain('Their key');
     expect(page.headers?.['content-security-policy']).toContain("script-src 'self'");

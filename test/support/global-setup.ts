@@ -18,9 +18,22 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-/** Starts one in-memory DynamoDB Local for the run and stops it afterwards. */
+/**
+ * Starts one in-memory DynamoDB Local for the run and stops it after the last project is done:
+ * each project of vitest.config.ts runs this setup, in the same process.
+ */
+const shared = globalThis as {
+  idpDynamoDbLocal?: { started: ReturnType<typeof startDynamoDbLocal>; users: number };
+};
+
 export default async function setup(project: TestProject) {
-  const dynamo = await startDynamoDbLocal({ port: await freePort() });
+  shared.idpDynamoDbLocal ??= { started: freePort().then((port) => startDynamoDbLocal({ port })), users: 0 };
+  const run = shared.idpDynamoDbLocal;
+  run.users += 1;
+  const dynamo = await run.started;
   project.provide('dynamoDbEndpoint', dynamo.endpoint);
-  return () => dynamo.stop();
+  return async () => {
+    run.users -= 1;
+    if (run.users === 0) await dynamo.stop();
+  };
 }

@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,19 @@ describe('the audit forwarder', () => {
       .commandCalls(PutEventsCommand)
       .flatMap((call) => call.args[0].input.Entries ?? []);
     expect(entries.map((entry) => JSON.parse(entry.Detail ?? '').id)).toEqual([record(4).id]);
+  });
+
+  it('reads records beside items whose values a generic unmarshall refuses', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
+    const oddItem = streamed({ pk: 'SYSTEM#MANAGED_ROLES', sk: 'MANAGED_ROLE#administrator' }, 1);
+    // A value without a type, as the local stream reported an empty map once.
+    Object.assign(oddItem.dynamodb.NewImage, { pluginPermissions: {} });
+    expect(() => unmarshall(oddItem.dynamodb.NewImage)).toThrow();
+    await handler(event([oddItem, streamed(auditItem(2), 2)]));
+    const entries = eventBridge
+      .commandCalls(PutEventsCommand)
+      .flatMap((call) => call.args[0].input.Entries ?? []);
+    expect(entries.map((entry) => JSON.parse(entry.Detail ?? '').id)).toEqual([record(2).id]);
   });
 
   it('reports the first undelivered record so Lambda retries from it, and stops there', async () => {
