@@ -6,29 +6,46 @@ import SlowestFirst from './test/support/slowest-first.js';
 // setup and every worker. Other warnings still show.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-/** End-to-end files that set the log level before the logger is made (see `projects`). */
-const OWN_PROCESS_E2E = ['test/e2e/management-api.e2e.test.ts', 'test/e2e/sso-providers.e2e.test.ts'];
+/**
+ * Files that keep a process of their own (see `projects`): the browser tests (a few long files),
+ * those that set the log level or turn metrics on before Powertools reads it, and those that
+ * replace modules (`vi.mock`), which only a fresh import sees.
+ */
+const OWN_PROCESS = [
+  'test/browser/**/*.test.ts',
+  'test/e2e/management-api.e2e.test.ts',
+  'test/e2e/sso-providers.e2e.test.ts',
+  'test/unit/metrics.unit.test.ts',
+  'test/unit/forgot-password-floor.unit.test.ts',
+  'test/infra/seed.unit.test.ts',
+  'test/int/browser-sign-in.int.test.ts',
+  'test/int/client-authentication.int.test.ts',
+  'test/int/federated-sign-in.int.test.ts',
+  'test/int/idempotency-key.int.test.ts',
+  'test/int/logout.int.test.ts',
+  'test/int/sign-in-consent.int.test.ts',
+  'test/int/sign-in-steps.int.test.ts',
+];
 
 export default defineConfig({
   test: {
-    // End-to-end files share a process per worker instead of one each: each would otherwise load
-    // the whole service again (about a second) and start it cold. What a file leaves behind is put
-    // back before the next (test/support/fresh-file-state.ts); the files that set the log level,
-    // which Powertools fixes when the logger is made, keep a process of their own.
+    // Test files share a process per worker instead of one each: each would otherwise load the
+    // service again (about a second) and start it cold. What a file leaves behind is put back
+    // before the next (test/support/fresh-file-state.ts).
     projects: [
       {
         extends: true,
         test: {
           name: 'own-process',
-          include: ['test/{unit,int,infra,browser}/**/*.test.ts', ...OWN_PROCESS_E2E],
+          include: OWN_PROCESS,
         },
       },
       {
         extends: true,
         test: {
           name: 'shared-process',
-          include: ['test/e2e/**/*.test.ts'],
-          exclude: OWN_PROCESS_E2E,
+          include: ['test/**/*.test.ts'],
+          exclude: OWN_PROCESS,
           isolate: false,
           setupFiles: ['test/support/fresh-file-state.ts'],
         },
@@ -38,6 +55,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
 
     testTimeout: 60_000,
+    // A browser page booting again (a reload) takes more than the default second on a loaded
+    // 2-core machine; a poll that succeeds still returns at once.
+    expect: { poll: { timeout: 5_000 } },
     hookTimeout: 120_000,
     pool: 'forks',
     // Vitest's default is one worker per core but one; much of a test's time is waiting for

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, inject } from 'vitest';
 import { ensureTable } from '../../bin/local/table.js';
+import { reloadConfig } from '../../shared/config.js';
 
 /**
  * Points this test file at its own database inside the shared DynamoDB Local: DynamoDB Local
@@ -16,6 +17,8 @@ export const isolateDatabase = (): string => {
     IDP_DYNAMODB_ENDPOINT: endpoint,
     IDP_TABLE_NAME: 'idp',
   });
+  // The store follows (shared/config.ts, perStoreSettings), even where something read the settings before.
+  reloadConfig();
   return endpoint;
 };
 

@@ -2,7 +2,7 @@ import { vi } from 'vitest';
 import { reloadConfig } from '../../shared/config.js';
 
 /**
- * Before each end-to-end file, which shares its worker's process with the files before it
+ * Before each test file that shares its worker's process with the files before it
  * (vitest.config.ts): the environment as the worker started, the settings read again (and with
  * them what was built from them: `perStoreSettings` in shared/config.ts), real timers, no spies.
  */

@@ -2,12 +2,13 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/audit-forwarder.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
 
 /** The forwarder (functions/audit-forwarder.ts) with DynamoDB stream events as Lambda hands them over. */
 const eventBridge = mockClient(EventBridgeClient);
+afterAll(() => eventBridge.restore());
 
 const record = (index: number): AuditRecord => ({
   id: `01J${String(index).padStart(23, '0')}`,

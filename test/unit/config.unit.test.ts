@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, parseConfig, parseStoreConfig } from '../../shared/config.js';
+import {
+  ConfigurationError,
+  parseConfig,
+  parseStoreConfig,
+  perStoreSettings,
+  reloadConfig,
+} from '../../shared/config.js';
 
 const deployed = { IDP_TABLE_NAME: 'idp', IDP_ISSUER: 'https://id.example.com' };
 
@@ -81,5 +87,31 @@ describe('configuration from the environment', () => {
   it('needs no public origin for the store and the operator CLI', () => {
     expect(parseStoreConfig({ IDP_TABLE_NAME: 'idp' }).tableName).toBe('idp');
     expect(() => parseStoreConfig({ IDP_TABLE_NAME: '' })).toThrow('IDP_TABLE_NAME: Required');
+  });
+});
+
+describe('what is built from the store settings', () => {
+  it('is built once, and again after the settings are read again for another store', () => {
+    const built: string[] = [];
+    const directoryOf = perStoreSettings((settings) => {
+      built.push(settings.dataDirectory);
+      return settings.dataDirectory;
+    });
+    const previous = process.env.IDP_DATA_DIR;
+    try {
+      process.env.IDP_DATA_DIR = '/tmp/first-store';
+      reloadConfig();
+      expect([directoryOf(), directoryOf()]).toEqual(['/tmp/first-store', '/tmp/first-store']);
+      process.env.IDP_DATA_DIR = '/tmp/second-store';
+      // Still the first store's until the settings are read again.
+      expect(directoryOf()).toBe('/tmp/first-store');
+      reloadConfig();
+      expect(directoryOf()).toBe('/tmp/second-store');
+      expect(built).toEqual(['/tmp/first-store', '/tmp/second-store']);
+    } finally {
+      if (previous === undefined) delete process.env.IDP_DATA_DIR;
+      else process.env.IDP_DATA_DIR = previous;
+      reloadConfig();
+    }
   });
 });
