@@ -14,7 +14,7 @@ import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '.
 /**
  * The console's pages for one user group, one role and one user's grants, and the policies
  * screen (docs/console.md), driven by a person holding the managed role `administrator`; each
- * change is read back through the API. Screenshots in .tmp/screenshots/console-manage.
+ * change is read back through the API. Screenshots (IDP_TEST_SCREENSHOTS=1) in .tmp/screenshots/console-manage.
  */
 
 const service = useService();

@@ -12,7 +12,7 @@ import { PASSWORD } from '../support/sign-in-flow.js';
  * The admin console in Chromium (docs/console.md): a person signs in through the hosted sign-in
  * (authorization code with PKCE, the console a public application), finds and creates users with
  * the typed client and their own token, and signs out; a person holding USER.LIST only sees the
- * users read-only. Screenshots in .tmp/screenshots/console.
+ * users read-only. Screenshots (IDP_TEST_SCREENSHOTS=1) in .tmp/screenshots/console.
  */
 
 const service = useService();

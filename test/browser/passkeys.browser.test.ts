@@ -34,7 +34,7 @@ import {
  * code where the organization asks for MFA, and "Not now"; and what the browser and the service
  * refuse: an answer posted again, no user verification, another RP ID, a removed passkey. The
  * steps build on each other, in order. The refusals' server side, one defence at a time, is
- * test/int/passkey-sign-in.int.test.ts. Screenshots land in .tmp/screenshots/passkeys.
+ * test/int/passkey-sign-in.int.test.ts. Screenshots (IDP_TEST_SCREENSHOTS=1) land in .tmp/screenshots/passkeys.
  *
  * Chromium's virtual authenticator answers an autofill request on its own (see
  * withoutPasskeyAutofill), so the page most steps use is a browser whose autofill offers no

@@ -22,7 +22,7 @@ import { startUpstreamProvider } from '../support/upstream-provider.js';
  * One person's way through the hosted pages in Chromium, as issue 14 describes it: invitation,
  * first password, sign-in, TOTP enrolment, consent, the code back to the application, tokens,
  * the API, refresh, logout; then a code at the next sign-in, a reset by email, and a lockout.
- * The steps build on each other, in order. Screenshots land in .tmp/screenshots/sign-in.
+ * The steps build on each other, in order. Screenshots (IDP_TEST_SCREENSHOTS=1) land in .tmp/screenshots/sign-in.
  */
 
 const service = useService();

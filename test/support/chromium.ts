@@ -26,8 +26,13 @@ export const launchChromium = (): Promise<Browser> =>
     ],
   });
 
-/** Saves the whole page as `<directory>/<nn>-<name>.png`, numbered in the order seen. */
+/**
+ * Saves the whole page as `<directory>/<nn>-<name>.png`, numbered in the order seen, when
+ * `IDP_TEST_SCREENSHOTS=1` asks for them: for a person to look at, not a check, and about a sixth
+ * of a browser test's CPU, so `npm test` leaves them out.
+ */
 export const screenshotter = (directory: string) => {
+  if (process.env.IDP_TEST_SCREENSHOTS !== '1') return async (_page: Page, _name: string) => {};
   const folder = join(SCREENSHOTS, directory);
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });

@@ -29,7 +29,8 @@ const partitionsOf = (input: unknown): string[] => {
   visit(input);
   return found;
 };
-let calls: Call[] | undefined;
+let calls: { done: Call[]; pending: Promise<void>[] } | undefined;
+const noop = () => undefined;
 
 for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
   const send = client.prototype.send;
@@ -39,17 +40,21 @@ for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
     ...rest: unknown[]
   ) {
     const start = performance.now();
-    try {
-      return await (send as (...args: unknown[]) => Promise<unknown>).call(this, command, ...rest);
-    } finally {
-      calls?.push({
+    const recording = calls;
+    const sent = (send as (...args: unknown[]) => Promise<unknown>).call(this, command, ...rest);
+    // Recorded when answered; a command the request did not wait for (a read started beside a
+    // write) may be answered after the request: the measure waits for it.
+    const answered = sent.finally(() => {
+      recording?.done.push({
         command: command.constructor.name,
         input: command.input,
         partitions: partitionsOf(command.input),
         start,
         end: performance.now(),
       });
-    }
+    });
+    recording?.pending.push(answered.then(noop, noop));
+    return sent;
   } as typeof send;
 }
 
@@ -71,10 +76,13 @@ export const roundTrips = (recorded: Call[]): number => {
 
 /** Runs `work` and answers its result with the DynamoDB commands it sent (and logs them). */
 export const measureRoundTrips = async <T>(label: string, work: () => Promise<T>) => {
-  calls = [];
+  const recording: NonNullable<typeof calls> = { done: [], pending: [] };
+  calls = recording;
   try {
     const result = await work();
-    const recorded = calls;
+    for (let waited = 0; waited < recording.pending.length; waited = recording.pending.length)
+      await Promise.all(recording.pending.slice(waited));
+    const recorded = recording.done;
     console.log(
       `${label}: ${roundTrips(recorded)} round trips, ${recorded.length} commands (${recorded.map((call) => call.command).join(', ')})`,
     );
