@@ -44,16 +44,19 @@ for (const client of [DynamoDBClient, DynamoDBDocumentClient]) {
     const sent = (send as (...args: unknown[]) => Promise<unknown>).call(this, command, ...rest);
     // Recorded when answered; a command the request did not wait for (a read started beside a
     // write) may be answered after the request: the measure waits for it.
-    const answered = sent.finally(() => {
-      recording?.done.push({
-        command: command.constructor.name,
-        input: command.input,
-        partitions: partitionsOf(command.input),
-        start,
-        end: performance.now(),
-      });
-    });
-    recording?.pending.push(answered.then(noop, noop));
+    const answered = sent
+      .finally(() => {
+        recording?.done.push({
+          command: command.constructor.name,
+          input: command.input,
+          partitions: partitionsOf(command.input),
+          start,
+          end: performance.now(),
+        });
+      })
+      // The caller handles the failure of `sent`; this copy of it must not count as unhandled.
+      .then(noop, noop);
+    recording?.pending.push(answered);
     return sent;
   } as typeof send;
 }
