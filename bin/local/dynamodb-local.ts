@@ -89,15 +89,22 @@ export const startDynamoDbLocal = async (options: {
   port: number;
   dataDirectory?: string;
   sharedDb?: boolean;
+  /** Options of the Java VM (`JAVA_TOOL_OPTIONS` of its process alone). */
+  javaOptions?: string;
 }): Promise<RunningDynamoDb> => {
   await assertPortFree(options.port, DYNAMODB_LOCAL_HOST);
   if (options.dataDirectory) mkdirSync(options.dataDirectory, { recursive: true });
+  // The launcher takes no environment of its own: the variable is set just for the spawn.
+  const previousJavaOptions = process.env.JAVA_TOOL_OPTIONS;
+  if (options.javaOptions) process.env.JAVA_TOOL_OPTIONS = options.javaOptions;
   const child = spawn({
     port: options.port,
     path: options.dataDirectory ?? null,
     sharedDb: options.sharedDb ?? false,
     stdio: 'pipe',
   });
+  if (previousJavaOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+  else process.env.JAVA_TOOL_OPTIONS = previousJavaOptions;
   // 'close' comes once Java has ended and all it printed has been read.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let output = '';

@@ -11,18 +11,22 @@ export interface Outcome {
   problem?: string;
 }
 
+/** What went wrong, as an alert (announced as it appears). */
+export const ProblemMessage = ({ problem }: { problem: string | undefined }) =>
+  problem ? (
+    <p role="alert" class="error">
+      {problem}
+    </p>
+  ) : null;
+
+/**
+ * The screen's one status region is there before anything is said in it: screen readers announce
+ * what changes inside a live region, not a region that appears already filled.
+ */
 export const OutcomeMessage = ({ outcome }: { outcome: Outcome }) => (
   <>
-    {outcome.problem && (
-      <p role="alert" class="error">
-        {outcome.problem}
-      </p>
-    )}
-    {outcome.done && (
-      <p role="status" class="done">
-        {outcome.done}
-      </p>
-    )}
+    <ProblemMessage problem={outcome.problem} />
+    <div role="status">{outcome.done && <p class="done">{outcome.done}</p>}</div>
   </>
 );
 

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { messageOf } from './api.js';
-import { OutcomeMessage } from './outcome.js';
+import { ProblemMessage } from './outcome.js';
 
 /** Rows a listing shows at a time. */
 export const PAGE_SIZE = 20;
@@ -112,7 +112,7 @@ export const PagedTable = <T,>({
   label?: string;
 }) => (
   <>
-    <OutcomeMessage outcome={{ problem: paged.problem }} />
+    <ProblemMessage problem={paged.problem} />
     <table aria-label={label}>
       <caption>
         Page {paged.pageNumber + 1}

@@ -113,11 +113,17 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   await shot(page, 'users');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
+  // The screen's one status region is there, empty, before anything is said in it (a region
+  // that appears already filled is not announced).
+  const statusRegion = await page.getByRole('status').elementHandle();
+  expect(await statusRegion?.textContent()).toBe('');
   const email = uniqueEmail('console-made');
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Name').fill('Made In Console');
   await page.getByRole('button', { name: 'Create user' }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toBe(`${email} was created and invited.`);
+  // Said inside the region that was already there, not in a new one.
+  expect(await statusRegion?.textContent()).toBe(`${email} was created and invited.`);
 
   await page.getByLabel('Search text').fill(email.slice(0, 14));
   await page.getByRole('button', { name: 'Search' }).click();

@@ -2,7 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { updateSsoProviderRequest } from '../../../shared/schemas/sso.js';
 import { idp } from '../api.js';
 import { expiryWarning } from '../expiry.js';
-import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { OutcomeMessage, ProblemMessage, submitChecked, useOutcome } from '../outcome.js';
 import { inPages, Pager, usePages } from '../paging.js';
 
 /**
@@ -49,7 +49,7 @@ export const SsoScreen = () => {
     <section aria-labelledby="sso-title">
       <h1 id="sso-title">SSO providers</h1>
       <OutcomeMessage outcome={outcome} />
-      <OutcomeMessage outcome={{ problem: paged.problem }} />
+      <ProblemMessage problem={paged.problem} />
       {paged.items.length === 0 && <p>No SSO provider serves this organization.</p>}
       {paged.items.map((provider) => {
         const warning = expiryWarning(provider.clientSecretExpirationDate, Date.now());
