@@ -1,31 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { OWN_PROCESS } from './test/support/own-process-files.js';
 import SlowestFirst from './test/support/slowest-first.js';
 
 // The SDK's notice that its releases after January 2027 need Node 22 (docs/behaviour.md, "Limits and known
 // gaps") would repeat in every worker's log; its documented switch, set here, reaches the global
 // setup and every worker. Other warnings still show.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-/**
- * Files that keep a process of their own (see `projects`): the browser tests (a few long files),
- * those that set the log level or turn metrics on before Powertools reads it, and those that
- * replace modules (`vi.mock`), which only a fresh import sees.
- */
-const OWN_PROCESS = [
-  'test/browser/**/*.test.ts',
-  'test/e2e/management-api.e2e.test.ts',
-  'test/e2e/sso-providers.e2e.test.ts',
-  'test/unit/metrics.unit.test.ts',
-  'test/unit/forgot-password-floor.unit.test.ts',
-  'test/infra/seed.unit.test.ts',
-  'test/int/browser-sign-in.int.test.ts',
-  'test/int/client-authentication.int.test.ts',
-  'test/int/federated-sign-in.int.test.ts',
-  'test/int/idempotency-key.int.test.ts',
-  'test/int/logout.int.test.ts',
-  'test/int/sign-in-consent.int.test.ts',
-  'test/int/sign-in-steps.int.test.ts',
-];
 
 export default defineConfig({
   test: {
