@@ -18,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'own-process',
           include: OWN_PROCESS,
+          setupFiles: ['test/support/drop-file-tables.ts'],
         },
       },
       {
@@ -27,7 +28,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: OWN_PROCESS,
           isolate: false,
-          setupFiles: ['test/support/fresh-file-state.ts'],
+          setupFiles: ['test/support/fresh-file-state.ts', 'test/support/drop-file-tables.ts'],
         },
       },
     ],

@@ -10,6 +10,7 @@ import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { scimTokenOf } from '../../shared/store/scim-tokens.js';
+import { runsAdminCli } from '../support/database.js';
 import { getItem, uniqueEmail, useService } from '../support/service.js';
 
 /**
@@ -17,6 +18,8 @@ import { getItem, uniqueEmail, useService } from '../support/service.js';
  * commands run in this process (`runCli`, what `bin/idp-admin.ts` calls), the standard-input
  * ones as an operator runs them, `npm run --silent admin -- ...` in a child process.
  */
+
+runsAdminCli();
 const service = useService();
 
 interface CliRun {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startLocalService } from '../../bin/local/service.js';
-import { isolateDatabase } from '../support/database.js';
+import { isolatedServiceDatabase } from '../support/database.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
 /**
@@ -24,7 +24,7 @@ describe('the local server while it starts', () => {
     const answersWhilePreparing: Response[] = [];
     const service = await startLocalService({
       port: 0,
-      dynamoDbEndpoint: isolateDatabase(),
+      ...isolatedServiceDatabase(),
       dataDirectory: newDataDirectory(),
       // The bootstrap is done and the port open, but the last preparation still runs.
       beforeReady: async ({ baseUrl, clientId, clientSecret }) => {

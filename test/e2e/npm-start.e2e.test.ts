@@ -2,13 +2,14 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
-import { freePort } from '../support/global-setup.js';
+import { freePort, TEST_RUN_JAVA_OPTIONS } from '../support/global-setup.js';
 import { PASSWORD } from '../support/sign-in-flow.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
 /**
  * The environment of a developer's shell: without the SDK switch that vitest.config.ts sets for
- * the test processes, so `npm start` has to silence the SDK's Node version notice itself.
+ * the test processes, so `npm start` has to silence the SDK's Node version notice itself. Java
+ * gets the test run's options (global-setup.ts): they change its CPU, not what it answers.
  */
 const shellEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
   const {
@@ -17,7 +18,7 @@ const shellEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
     IDP_TABLE_NAME: _table,
     ...rest
   } = process.env;
-  return { ...rest, ...env };
+  return { ...rest, JAVA_TOOL_OPTIONS: TEST_RUN_JAVA_OPTIONS, ...env };
 };
 
 /** `npm start` as a developer runs it, in its own process group so Ctrl-C can be simulated. */

@@ -15,7 +15,7 @@ import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { createUser, getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
-import { useDatabase } from '../support/database.js';
+import { fileTable, useDatabase } from '../support/database.js';
 import { createTestOrganization, getItem, uniqueEmail } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
@@ -31,7 +31,7 @@ const NOW = Date.UTC(2031, 0, 1, 12);
 const HOUR = 3_600_000;
 
 afterEach(() => {
-  process.env.IDP_TABLE_NAME = 'idp';
+  process.env.IDP_TABLE_NAME = fileTable();
   reloadConfig();
 });
 

@@ -9,7 +9,7 @@ import { idempotency, type RecordedSecret } from '../../shared/http/middleware/i
 import { countMetric } from '../../shared/observability/metrics.js';
 import { idempotencyRecords } from '../../shared/store/idempotency-records.js';
 import { keys } from '../../shared/store/keys.js';
-import { useDatabase } from '../support/database.js';
+import { fileTable, useDatabase } from '../support/database.js';
 import { getItem } from '../support/records.js';
 
 /**
@@ -114,7 +114,7 @@ describe('Idempotency-Key', () => {
     try {
       expect((await send(write(newKey()))).statusCode).toBe(500);
     } finally {
-      process.env.IDP_TABLE_NAME = 'idp';
+      process.env.IDP_TABLE_NAME = fileTable();
       reloadConfig();
     }
     expect(executions()).toBe(0);
@@ -244,8 +244,10 @@ describe("the idempotency records' persistence", () => {
   it('is one per process, on the store’s DynamoDB client, following it when the store moves', () => {
     const layer = idempotencyRecords();
     expect(idempotencyRecords()).toBe(layer);
-    process.env.IDP_TABLE_NAME = 'idp';
+    process.env.IDP_TABLE_NAME = 'another-table';
     reloadConfig();
     expect(idempotencyRecords()).not.toBe(layer);
+    process.env.IDP_TABLE_NAME = fileTable();
+    reloadConfig();
   });
 });

@@ -12,6 +12,7 @@ import { batchPut } from '../../shared/store/batch.js';
 import { PluginAssignmentEntity } from '../../shared/store/entities.js';
 import { keys } from '../../shared/store/keys.js';
 import { assignPlugin, definePlugin, listAssignedPluginIds } from '../../shared/store/plugin-repository.js';
+import { runsAdminCli } from '../support/database.js';
 import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
@@ -19,6 +20,8 @@ import { useTempDirs } from '../support/temp-dir.js';
  * The operator CLI's plugin bounds against DynamoDB Local (no service): permission definitions per
  * plugin (the definitions file) and plugins per organization (`plugin assign`, atomic in the store).
  */
+
+runsAdminCli();
 useDatabase();
 const tempDir = useTempDirs('plugin-limits');
 let dataDirectory: string;

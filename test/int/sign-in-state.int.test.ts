@@ -25,7 +25,7 @@ import {
   startRefreshFamily,
   useSession,
 } from '../../shared/store/sign-in-state.js';
-import { useDatabase } from '../support/database.js';
+import { fileTable, useDatabase } from '../support/database.js';
 import { getItem } from '../support/records.js';
 
 /**
@@ -39,7 +39,7 @@ useDatabase();
 
 afterEach(() => {
   vi.restoreAllMocks();
-  process.env.IDP_TABLE_NAME = 'idp';
+  process.env.IDP_TABLE_NAME = fileTable();
   reloadConfig();
 });
 

@@ -21,9 +21,10 @@ export const freePort = (): Promise<number> =>
 /**
  * A test run lasts minutes and keeps both cores busy: Java's optimizing compiler would spend more
  * CPU than its code saves, so only the quick compiler, and the single-threaded collector. Measured
- * on the integration files: about 55 s of Java CPU instead of about 75 s.
+ * on the integration files: about 55 s of Java CPU instead of about 75 s. The `npm start` test's
+ * own DynamoDB Local starts use them too (a Java start costs seconds of CPU either way).
  */
-const TEST_RUN_JAVA_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+export const TEST_RUN_JAVA_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 /**
  * Starts one in-memory DynamoDB Local for the run and stops it after the last project is done:

@@ -7,7 +7,7 @@ import { ALL_PERMISSION_IDS, type PermissionId } from '../../shared/domain/permi
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';
 import { type Organization, updateOrganizationSettings } from '../../shared/store/organization-repository.js';
 import { type ApiResponse, idFromLocation } from './api.js';
-import { isolateDatabase } from './database.js';
+import { isolatedServiceDatabase } from './database.js';
 import { OpenApiValidator } from './openapi-validator.js';
 import { createTestClient, createTestOrganization, UNLIMITED, uniqueEmail } from './records.js';
 import { makeTempDir, removeTempDir } from './temp-dir.js';
@@ -108,7 +108,7 @@ const startService = async (
 ) => {
   const local = await startLocalService({
     port: 0,
-    dynamoDbEndpoint: isolateDatabase(),
+    ...isolatedServiceDatabase(),
     dataDirectory,
     ...(clock ? { clock } : {}),
     ...(auditEventsFile ? { auditEventsFile: `${dataDirectory}/audit-events.jsonl` } : {}),
