@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
+import { createRole } from '../../shared/store/role-repository.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
 import { createUser } from '../../shared/store/user-repository.js';
 import { idFromLocation } from '../support/api.js';
@@ -87,7 +88,8 @@ const signedIn = async () => {
 /** Opens a page of the console by its address, as a link or a reload would. */
 const visit = (place: string) => page.evaluate(`location.hash = ${JSON.stringify(place)}`);
 const status = () => page.getByRole('status').textContent();
-const held = (title: string) => page.getByRole('list', { name: title }).locator('li').allTextContents();
+const held = (title: string) =>
+  page.getByRole('list', { name: title, exact: true }).locator('li').allTextContents();
 
 it('creates, renames and archives a policy', async () => {
   await signedIn();
@@ -176,6 +178,30 @@ it('grants a user a managed role and a policy, and sets and removes their additi
     name: 'Person',
     clientId: consoleClientId(admin.orgId),
   });
+});
+
+it('offers every role to grant, however many the organization has', async () => {
+  // Beyond the 100 the console once read (its first page): the newest role is still offered.
+  await Promise.all(
+    Array.from({ length: 100 }, (_, index) =>
+      createRole({
+        organizationId: admin.orgId,
+        name: `Filler ${index}`,
+        permissions: [],
+        createdBy: 'test',
+      }),
+    ),
+  );
+  const latecomers = await newRole(rolesApi(service, admin.token), 'Latecomers');
+  const lena = await service.createUser({ as: admin, email: uniqueEmail('lena'), name: 'Lena Latecomer' });
+  await signedIn();
+  await visit(`#/users/${lena}`);
+  await page.getByRole('heading', { name: 'Lena Latecomer', level: 1 }).waitFor();
+  await page.getByLabel('Grant a role').selectOption('Latecomers');
+  await page.getByRole('button', { name: 'Grant role' }).click();
+  await expect.poll(status).toBe('Latecomers was granted.');
+  expect(await held('Roles')).toEqual(['Latecomers Revoke role Latecomers']);
+  expect((await api<{ roles: string[] }>('GET', `/idp/users/${lena}`)).body.roles).toEqual([latecomers]);
 });
 
 it('edits a user group, assigns it a role, a managed role and a policy, and pages and changes its members', async () => {

@@ -5,7 +5,7 @@ import { createApiClientRequest } from '../../../shared/schemas/clients.js';
 import { idp, messageOf } from '../api.js';
 import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
-import type { Named } from './grants.js';
+import { everyRole, type Named } from './grants.js';
 import { mayCallWith } from './screens.js';
 
 /**
@@ -71,10 +71,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
   useEffect(() => {
     void paged.restart(() => idp.pages('listApiClients', { query: { pageSize: PAGE_SIZE } }));
     if (may(rolesRoutes.listRoles))
-      void idp.listRoles({ query: { pageSize: 100 } }).then(
-        (first) => setRoles(first as unknown as Named[]),
-        (error) => setOutcome({ problem: messageOf(error) }),
-      );
+      void everyRole().then(setRoles, (error) => setOutcome({ problem: messageOf(error) }));
   }, []);
 
   /** Runs an action and says so; a client it answers has its new secret shown once. */

@@ -1,6 +1,7 @@
 import { policiesRoutes } from '../../../shared/api/routes/policies.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
+import { MAX_PAGE_SIZE } from '../../../shared/schemas/common.js';
 import { idp } from '../api.js';
 import { mayCall } from './screens.js';
 
@@ -15,7 +16,7 @@ export interface Named {
   name: string;
 }
 
-/** What can be granted, each kind read only when the person may list it (the first 100 of each). */
+/** What can be granted, each kind read only when the person may list it. */
 export interface Grantable {
   roles: Named[];
   managedRoles: Named[];
@@ -24,24 +25,42 @@ export interface Grantable {
 }
 
 export const NOTHING_GRANTABLE: Grantable = { roles: [], managedRoles: [], policies: [], groups: [] };
-const FIRST_PAGE = { query: { pageSize: 100 } };
+
+/**
+ * Every page of a listing, 1000 a page (the most a page holds): one request for all but the
+ * largest organizations, whose every role and group can still be granted and is named.
+ */
+const everyOne = async <T,>(pages: AsyncIterable<unknown>, itemsOf: (page: unknown) => T[]): Promise<T[]> => {
+  const all: T[] = [];
+  for await (const page of pages) all.push(...itemsOf(page));
+  return all;
+};
+const WHOLE_PAGES = { query: { pageSize: MAX_PAGE_SIZE } };
+
+/** Every role of the organization that is not archived, oldest first. */
+export const everyRole = () => everyOne(idp.pages('listRoles', WHOLE_PAGES), (page) => page as Named[]);
 
 export const grantableFor = async (
   may: (route: { permissions: readonly string[] }) => boolean,
   { groups: withGroups }: { groups: boolean },
 ): Promise<Grantable> => {
   const [roles, managedRoles, policies, groups] = await Promise.all([
-    may(rolesRoutes.listRoles) ? idp.listRoles(FIRST_PAGE) : [],
+    may(rolesRoutes.listRoles) ? everyRole() : [],
     may(rolesRoutes.listManagedRoles) ? idp.listManagedRoles({}) : [],
     may(policiesRoutes.listPolicies) ? idp.listPolicies({}) : [],
-    withGroups && may(userGroupsRoutes.listUserGroups) ? idp.listUserGroups(FIRST_PAGE) : { userGroups: [] },
+    withGroups && may(userGroupsRoutes.listUserGroups)
+      ? everyOne(
+          idp.pages('listUserGroups', WHOLE_PAGES),
+          (page) => (page as { userGroups: Named[] }).userGroups,
+        )
+      : [],
   ]);
   return {
-    roles: roles as unknown as Named[],
+    roles,
     // A managed role's id is its name (`read-only`).
     managedRoles: (managedRoles as unknown as { id: string }[]).map(({ id }) => ({ id, name: id })),
     policies: policies as unknown as Named[],
-    groups: (groups as unknown as { userGroups: Named[] }).userGroups,
+    groups,
   };
 };
 
