@@ -52,6 +52,11 @@ export const zodIssuesToDetails = (
 };
 
 const EMPTY = z.strictObject({});
+/**
+ * A SCIM route without query parameters of its own ignores any it is sent: Microsoft Entra ID
+ * adds a bare `?aadOptscim062020` to every request, writes and discovery included (docs/scim.md).
+ */
+const SCIM_IGNORED_QUERY = z.looseObject({});
 
 const parse = (schema: z.ZodMiniType, input: unknown, location: Location): unknown => {
   const result = schema.safeParse(input);
@@ -89,7 +94,11 @@ export const validateRequest = (
     refuseEmptyQueryValues(event.queryStringParameters ?? {}, route);
     state.input = {
       path: parse(route.request.path ?? EMPTY, event.pathParameters ?? {}, 'path'),
-      query: parse(route.request.query ?? EMPTY, event.queryStringParameters ?? {}, 'query'),
+      query: parse(
+        route.request.query ?? (route.kind === 'scim' ? SCIM_IGNORED_QUERY : EMPTY),
+        event.queryStringParameters ?? {},
+        'query',
+      ),
       body: route.request.body ? parse(route.request.body, event.body, 'body') : undefined,
     };
   },

@@ -23,13 +23,25 @@ const suffix = Math.random().toString(36).slice(2, 10);
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const filter = (expression: string) => `filter=${encodeURIComponent(expression)}`;
 
+/**
+ * Entra ID with the Tenant URL docs/scim.md gives (`…/scim/v2?aadOptscim062020`) sends the bare
+ * flag on every request, writes included.
+ */
+const withTenantUrlFlag = (directory: ScimDirectory): ScimDirectory => ({
+  ...directory,
+  call: (method, path, body, headers) =>
+    directory.call(method, `${path}${path.includes('?') ? '&' : '?'}aadOptscim062020`, body, headers),
+});
+
 describe('Microsoft Entra ID provisioning a user', () => {
   const userName = `Test_User_${suffix}@testuser.example`;
   let id: string;
 
   it('looks the user up, creates it with the enterprise extension, reads it back', async () => {
-    entra = await connectDirectory(service, organization);
-    const lookup = await entra.call('GET', `/Users?${filter(`userName eq "${userName}"`)}&aadOptscim062020`);
+    entra = withTenantUrlFlag(await connectDirectory(service, organization));
+    // Discovery, as Entra's "Test Connection" does, with the flag too.
+    expect((await entra.call('GET', '/ServiceProviderConfig')).status).toBe(200);
+    const lookup = await entra.call('GET', `/Users?${filter(`userName eq "${userName}"`)}`);
     expect(lookup.status, JSON.stringify(lookup.body)).toBe(200);
     expect(lookup.body).toMatchObject({ schemas: [LIST_RESPONSE], totalResults: 0, Resources: [] });
 
