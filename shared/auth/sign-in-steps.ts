@@ -57,7 +57,12 @@ export interface StepContext {
 }
 
 type Request = AuthorizationRequest &
-  Partial<Pick<AuthorizationRequestRecord, 'id' | 'totpEnrolment' | 'passkeyCapable' | 'passkeyOffered'>>;
+  Partial<
+    Pick<AuthorizationRequestRecord, 'id' | 'userId' | 'totpEnrolment' | 'passkeyCapable' | 'passkeyOffered'>
+  >;
+
+export const TAKEN_OVER =
+  'This sign-in is already under way for someone else. Go back to the application and sign in again.';
 
 const backToApplication = (request: AuthorizationRequest, parameters: Record<string, string | undefined>) =>
   seeOther(redirectBack(request.redirectUri, { ...parameters, state: request.state }, config().publicOrigin));
@@ -141,6 +146,9 @@ export const continueSignIn = async (
   context: StepContext,
   fromSession = false,
 ): Promise<Page> => {
+  // One person per sign-in: what a request holds for the person it identified first (the steps
+  // they completed, a passkey offer) never passes to someone identified on it later.
+  if (request.userId !== undefined && request.userId !== person.userId) return errorPage(400, TAKEN_OVER);
   const needsMfa = context.organization.mfaEnabled && !person.amr.includes('mfa');
   const agreement = needsMfa
     ? undefined

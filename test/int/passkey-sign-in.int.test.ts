@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
-import { submitTotp } from '../../shared/auth/sign-in-step-forms.js';
+import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
@@ -344,14 +344,20 @@ describe('signing in with a passkey: refusals', () => {
 describe('a passkey in an organization that asks for MFA', () => {
   const codeOf = (secret: string) => hotp(base32Decode(secret), totpStep(Date.now()));
 
+  /** A person's first sign-in up to TOTP enrolled: the browser and the request, still open. */
+  const firstSignIn = async (user: UserRecord, extra: Record<string, string> = {}) => {
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
+    await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD, ...extra });
+    const pending = await getItem(keys.authorizationRequest(request));
+    await browser.post(submitTotp, { request, code: codeOf(String(pending?.totpEnrolment)) });
+    return { browser, request };
+  };
+
   /** A person enrolled in TOTP (a first sign-in) who holds a passkey. */
   const enrolledWithPasskey = async () => {
     const user = await personWithPassword(mfa.organization.id);
-    const browser = new PagesBrowser();
-    const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
-    await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
-    const pending = await getItem(keys.authorizationRequest(request));
-    await browser.post(submitTotp, { request, code: codeOf(String(pending?.totpEnrolment)) });
+    await firstSignIn(user);
     const enrolled = (await getUser(mfa.organization.id, user.id, true)) as UserRecord;
     return { user: enrolled, authenticator: await givePasskey(enrolled) };
   };
@@ -362,6 +368,26 @@ describe('a passkey in an organization that asks for MFA', () => {
     const page = await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
     return { browser, request, page };
   };
+
+  it('stays with the person a sign-in identified first: a password of someone else on it is refused, and no passkey is made for them', async () => {
+    // The attacker knows the victim's password, not their codes, and has an account of their own.
+    const victim = await personWithPassword(mfa.organization.id);
+    await firstSignIn(victim);
+    const attacker = await personWithPassword(mfa.organization.id);
+    const { browser, request } = await firstSignIn(attacker, { passkeys: 'available' });
+    // Positive control: past the recovery codes, the attacker is offered a passkey of their own.
+    expect(textOf(await browser.post(submitContinue, { request }))).toContain('data-passkey="enrol"');
+
+    const takeover = await browser.post(submitSignIn, { request, email: victim.email, password: PASSWORD });
+    expect(takeover.statusCode).toBe(400);
+    expect(textOf(takeover)).toContain('already under way for someone else');
+    expect((await getItem(keys.authorizationRequest(request)))?.userId).toBe(attacker.id);
+    // The offer is still the attacker's own; the victim gets no passkey.
+    expect(json(await browser.post(passkeyOptions, { purpose: 'enrol', request })).user.name).toBe(
+      attacker.email,
+    );
+    expect(await listPasskeys(mfa.organization.id, victim.id)).toEqual([]);
+  });
 
   it("serves as the second factor after the password, offering only the person's passkeys", async () => {
     const { user, authenticator } = await enrolledWithPasskey();
