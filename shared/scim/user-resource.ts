@@ -102,7 +102,8 @@ export const provisionedUserOf = (body: ScimUserBody, before?: ScimUserBody): Pr
     ...(givenName ? { givenName } : {}),
     ...(familyName ? { familyName } : {}),
     ...(externalId ? { externalId } : {}),
-    active: body.active ?? true,
+    // A PATCH that removes `active` keeps the status, as a PUT without it does.
+    active: body.active ?? before?.active ?? true,
   };
 };
 

@@ -69,17 +69,13 @@ const inRounds = async (ids: readonly string[], change: (id: string) => Promise<
     await Promise.all(ids.slice(index, index + PARALLEL_MEMBERSHIP_CHANGES).map(change));
 };
 
-/** Makes the group's members exactly `wanted`. */
-const setMembers = async (orgId: string, groupId: string, wanted: readonly string[]) => {
+/** What makes the group's members exactly `wanted`, each joining member checked. */
+const membershipChanges = async (orgId: string, groupId: string, wanted: readonly string[]) => {
   const current = new Set(await memberIdsOf(orgId, groupId));
   const target = new Set(wanted);
   const joining = [...target].filter((id) => !current.has(id));
   await requireMembers(orgId, joining);
-  await inRounds(joining, (id) => addUserToGroup(orgId, id, groupId));
-  await inRounds(
-    [...current].filter((id) => !target.has(id)),
-    (id) => removeUserFromGroup(orgId, id, groupId),
-  );
+  return { joining, leaving: [...current].filter((id) => !target.has(id)) };
 };
 
 export const createGroupFromDirectory = async (orgId: string, desired: DirectoryGroup, createdBy: string) => {
@@ -101,13 +97,19 @@ export const replaceGroupFromDirectory = async (
   desired: DirectoryGroup,
   updatedBy: string,
 ) => {
+  // Members are checked before anything changes: one the directory may not name (400) leaves the
+  // group as it was, its name included (RFC 7644 section 3.5.2: a PATCH is all or nothing).
+  const changes =
+    desired.members === undefined ? undefined : await membershipChanges(orgId, groupId, desired.members);
   await updateUserGroup(
     orgId,
     groupId,
     { name: desired.displayName, externalId: desired.externalId ?? null },
     updatedBy,
   );
-  if (desired.members !== undefined) await setMembers(orgId, groupId, desired.members);
+  if (!changes) return;
+  await inRounds(changes.joining, (id) => addUserToGroup(orgId, id, groupId));
+  await inRounds(changes.leaving, (id) => removeUserFromGroup(orgId, id, groupId));
 };
 
 /** Deletes the group, then its external id entry (an entry left behind finds no visible group). */

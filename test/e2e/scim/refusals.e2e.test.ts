@@ -165,6 +165,58 @@ describe('SCIM request errors', () => {
   });
 });
 
+describe('SCIM changes are whole', () => {
+  it('refuses a group change naming a member it may not have (400) and keeps the group as it was, its name too', async () => {
+    const directory = await connectDirectory(service, mine);
+    const member = (await newUser(directory, 'kept-member')).body.id as string;
+    const created = await directory.call('POST', '/Groups', {
+      schemas: [GROUP_SCHEMA],
+      displayName: `Unchanged ${suffix}`,
+      members: [{ value: member }],
+    });
+    const path = `/Groups/${created.body.id}`;
+    const rename = { op: 'replace', path: 'displayName', value: `Renamed ${suffix}` };
+    // Positive control: the rename alone is applied (and put back).
+    expect((await directory.call('PATCH', path, { schemas: [PATCH_OP], Operations: [rename] })).status).toBe(
+      204,
+    );
+    expect((await directory.call('GET', path)).body.displayName).toBe(`Renamed ${suffix}`);
+    const back = { ...rename, value: `Unchanged ${suffix}` };
+    expect((await directory.call('PATCH', path, { schemas: [PATCH_OP], Operations: [back] })).status).toBe(
+      204,
+    );
+
+    const unknownMember = { op: 'add', path: 'members', value: [{ value: 'no-such-user' }] };
+    const patched = await directory.call('PATCH', path, {
+      schemas: [PATCH_OP],
+      Operations: [rename, unknownMember],
+    });
+    expect(patched).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    const replaced = await directory.call('PUT', path, {
+      schemas: [GROUP_SCHEMA],
+      displayName: `Renamed ${suffix}`,
+      members: [{ value: 'no-such-user' }],
+    });
+    expect(replaced).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    expect((await directory.call('GET', path)).body).toMatchObject({
+      displayName: `Unchanged ${suffix}`,
+      members: [{ value: member }],
+    });
+  });
+
+  it('keeps the status when a PATCH removes active, as a PUT without it does', async () => {
+    const directory = await connectDirectory(service, mine);
+    const path = `/Users/${(await newUser(directory, 'stays-inactive')).body.id}`;
+    const patch = (operation: Record<string, unknown>) =>
+      directory.call('PATCH', path, { schemas: [PATCH_OP], Operations: [operation] });
+    expect((await patch({ op: 'replace', path: 'active', value: false })).body.active).toBe(false);
+    const removed = await patch({ op: 'remove', path: 'active' });
+    expect(removed.status).toBe(200);
+    expect(removed.body.active).toBe(false);
+    expect((await directory.call('GET', path)).body.active).toBe(false);
+  });
+});
+
 describe('SCIM keeps organizations apart', () => {
   it("never reads, changes or lists another organization's users and groups", async () => {
     const ours = await connectDirectory(service, mine);
