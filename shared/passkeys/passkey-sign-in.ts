@@ -18,7 +18,7 @@ import { getUser, type UserRecord } from '../store/user-repository.js';
 import { checkAssertion } from './ceremonies.js';
 import { assertionOf } from './credential-form.js';
 import { requestBinding } from './options.js';
-import { amrOfPasskey, signCountVerdict } from './rules.js';
+import { amrOfPasskey, signCountVerdict, userHandleRefusal } from './rules.js';
 
 /**
  * `POST /signin/passkey`: a passkey assertion, as the first factor (a discoverable credential
@@ -131,6 +131,12 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
     return refuse('locked', NOT_ACCEPTED);
   const checked = await checkAssertion(answer.response, answer.challenge, passkey);
   if (!checked.verified) return refuse(checked.reason, NOT_ACCEPTED);
+  const handleRefused = userHandleRefusal(
+    answer.response.response.userHandle,
+    user.id,
+    Boolean(pending.userId),
+  );
+  if (handleRefused) return refuse(handleRefused, NOT_ACCEPTED);
   const verdict = signCountVerdict(passkey.signCount, checked.value.signCount);
   if (!verdict.accepted) {
     await flagPasskey(passkey, now);

@@ -35,6 +35,21 @@ export const signCountVerdict = (stored: number, received: number): SignCountVer
 };
 
 /** How long "Not now" keeps a browser from being asked again. */
+/**
+ * WebAuthn L2 7.2 step 6: an assertion's user handle (the owner's id, as registered) must name the
+ * passkey's owner; one made before anyone was identified (a first factor) must carry it.
+ */
+export const userHandleRefusal = (
+  userHandle: string | undefined,
+  ownerId: string,
+  identifiedBefore: boolean,
+): 'user handle missing' | 'user handle of another person' | undefined => {
+  if (userHandle === undefined) return identifiedBefore ? undefined : 'user handle missing';
+  return Buffer.from(userHandle, 'base64url').toString('utf8') === ownerId
+    ? undefined
+    : 'user handle of another person';
+};
+
 export const PASSKEY_PROMPT_PAUSE_SECONDS = 30 * 24 * 3600;
 
 /**

@@ -197,6 +197,12 @@ describe('signing in with a passkey: refusals', () => {
     ['an assertion for another RP ID', { rpId: 'evil.localhost' }, 'wrong RP ID'],
     ['an assertion from another origin', { origin: 'http://evil.localhost' }, 'wrong origin'],
     ['an assertion without user verification', { userVerified: false }, 'user verification missing'],
+    ['a first factor without a user handle', { omitUserHandle: true }, 'user handle missing'],
+    [
+      'an assertion whose user handle names another person',
+      { userHandle: Buffer.from('someone-else').toString('base64url') },
+      'user handle of another person',
+    ],
   ])('refuses %s', async (_, changes, reason) => {
     await accepted();
     const since = Date.now();

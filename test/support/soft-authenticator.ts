@@ -61,6 +61,8 @@ export interface AssertionChanges {
   /** sign with this other stored credential's key while the answer still names the answering credential */
   signWithKeyOf?: string;
   omitUserHandle?: boolean;
+  /** the user handle to answer instead of the credential's (base64url) */
+  userHandle?: string;
 }
 
 const FLAG_USER_PRESENT = 0x01;
@@ -188,7 +190,7 @@ export class SoftAuthenticator {
         authenticatorData: isoBase64URL.fromBuffer(authenticatorData),
         clientDataJSON: isoBase64URL.fromBuffer(clientDataJSON),
         signature: isoBase64URL.fromBuffer(new Uint8Array(signature)),
-        userHandle: changes.omitUserHandle ? undefined : credential.userHandle,
+        userHandle: changes.omitUserHandle ? undefined : (changes.userHandle ?? credential.userHandle),
       },
       type: 'public-key',
       clientExtensionResults: {},

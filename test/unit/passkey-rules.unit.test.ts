@@ -6,6 +6,7 @@ import {
   RECENT_SIGN_IN_MILLIS,
   shouldOfferPasskey,
   signCountVerdict,
+  userHandleRefusal,
 } from '../../shared/passkeys/rules.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { PASSKEY_ID } from '../../shared/schemas/users.js';
@@ -36,6 +37,22 @@ describe('signCountVerdict', () => {
         reason: 'counter went backwards',
       });
     }
+  });
+});
+
+describe('userHandleRefusal', () => {
+  const handleOf = (id: string) => Buffer.from(id).toString('base64url');
+  it("takes the owner's handle, first factor or second", () => {
+    expect(userHandleRefusal(handleOf('user-1'), 'user-1', false)).toBeUndefined();
+    expect(userHandleRefusal(handleOf('user-1'), 'user-1', true)).toBeUndefined();
+  });
+  it('refuses a handle naming anyone else, and a first factor without one', () => {
+    expect(userHandleRefusal(handleOf('user-2'), 'user-1', true)).toBe('user handle of another person');
+    expect(userHandleRefusal(handleOf('user-1x'), 'user-1', false)).toBe('user handle of another person');
+    expect(userHandleRefusal(undefined, 'user-1', false)).toBe('user handle missing');
+  });
+  it('lets a second factor leave it out (the person was identified before)', () => {
+    expect(userHandleRefusal(undefined, 'user-1', true)).toBeUndefined();
   });
 });
 
