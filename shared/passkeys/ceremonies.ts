@@ -26,6 +26,9 @@ export const relyingParty = () => {
   return { id: issuer.hostname, origin: issuer.origin };
 };
 
+/** ES256, EdDSA, RS256: what authenticators in use offer, and the only keys registration takes. */
+const SUPPORTED_ALGORITHMS = [-7, -8, -257];
+
 type Credential = Pick<PasskeyRecord, 'credentialId' | 'transports'>;
 
 const descriptor = (passkey: Credential) => ({
@@ -49,8 +52,7 @@ export const registrationOptions = (
     attestationType: 'none',
     excludeCredentials: existing.map(descriptor),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
-    // ES256, EdDSA, RS256: what authenticators in use offer.
-    supportedAlgorithmIDs: [-7, -8, -257],
+    supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
   });
 
 /** Options for navigator.credentials.get(): any discoverable passkey, or the person's own ones. */
@@ -94,9 +96,15 @@ export const checkRegistration = async (
       expectedOrigin: origin,
       expectedRPID: id,
       requireUserVerification: true,
+      // WebAuthn L2 7.1 step 16: the key's algorithm is one the options offered (the library's
+      // own default list is longer, and grows with what the runtime supports).
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
     if (!verified) return { verified: false, reason: 'passkey response not valid' };
     const { credential, credentialDeviceType, credentialBackedUp, aaguid } = registrationInfo;
+    // The id stored is the one in the authenticator data: it must be the answer's own id, which
+    // the form bounds (1,023 bytes, WebAuthn L3 7.1 step 25); otherwise sign-in could never find it.
+    if (credential.id !== response.id) return { verified: false, reason: 'passkey response not valid' };
     return {
       verified: true,
       value: {

@@ -40,6 +40,10 @@ export interface RegistrationChanges {
   userVerified?: boolean;
   /** the RP ID whose SHA-256 goes into authenticatorData (default: the authenticator's) */
   rpId?: string;
+  /** a public key of this algorithm instead of ES256 (ML-DSA-44: COSE -48, random key bytes) */
+  algorithm?: 'ML-DSA-44';
+  /** the credential id written into authenticatorData instead of the answer's id */
+  authDataCredentialId?: Uint8Array;
 }
 
 /** What a forged assertion changes from a faithful one; each refusal test names exactly one. */
@@ -71,6 +75,7 @@ const FLAG_BACKUP_ELIGIBLE = 0x08;
 const FLAG_BACKED_UP = 0x10;
 const FLAG_ATTESTED_CREDENTIAL_DATA = 0x40;
 const COSE_ALG_ES256 = -7;
+const COSE_ALG_ML_DSA_44 = -48;
 const ZERO_AAGUID = new Uint8Array(16);
 
 type CBORValue = Parameters<typeof isoCBOR.encode>[0];
@@ -104,18 +109,20 @@ export class SoftAuthenticator {
     if (held) throw new Error(`SoftAuthenticator: already holds excluded credential ${held.id}`);
 
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const postQuantum = changes.algorithm === 'ML-DSA-44';
     const credentialId = new Uint8Array(randomBytes(32));
     const id = isoBase64URL.fromBuffer(credentialId);
+    const writtenId = changes.authDataCredentialId ?? credentialId;
     const credentialIdLength = new Uint8Array(2);
-    new DataView(credentialIdLength.buffer).setUint16(0, credentialId.length, false);
+    new DataView(credentialIdLength.buffer).setUint16(0, writtenId.length, false);
     const authenticatorData = concat(
       rpIdHash(changes.rpId ?? this.rpId),
       Uint8Array.of(this.flags(changes.userVerified ?? true) | FLAG_ATTESTED_CREDENTIAL_DATA),
       signCount(0),
       ZERO_AAGUID,
       credentialIdLength,
-      credentialId,
-      coseEC2PublicKey(publicKey),
+      writtenId,
+      postQuantum ? coseAkpPublicKey() : coseEC2PublicKey(publicKey),
     );
     const attestationObject = isoCBOR.encode(
       new Map<string, CBORValue>([
@@ -144,7 +151,7 @@ export class SoftAuthenticator {
         attestationObject: isoBase64URL.fromBuffer(attestationObject),
         clientDataJSON: isoBase64URL.fromBuffer(clientDataJSON),
         transports: ['internal'],
-        publicKeyAlgorithm: COSE_ALG_ES256,
+        publicKeyAlgorithm: postQuantum ? COSE_ALG_ML_DSA_44 : COSE_ALG_ES256,
         publicKey: isoBase64URL.fromBuffer(new Uint8Array(publicKey.export({ type: 'spki', format: 'der' }))),
         authenticatorData: isoBase64URL.fromBuffer(authenticatorData),
       },
@@ -256,6 +263,16 @@ const signCount = (count: number): Bytes => {
 };
 
 /** COSE_Key of an EC2 P-256 public key for ES256: {1: 2, 3: -7, -1: 1, -2: x, -3: y}. */
+/** An ML-DSA-44 public key as COSE writes it (kty AKP): random bytes of its length, never used to verify. */
+const coseAkpPublicKey = (): Bytes =>
+  isoCBOR.encode(
+    new Map<number, CBORValue>([
+      [1, 7],
+      [3, COSE_ALG_ML_DSA_44],
+      [-1, new Uint8Array(randomBytes(1312))],
+    ]),
+  );
+
 const coseEC2PublicKey = (publicKey: KeyObject): Bytes => {
   const jwk = publicKey.export({ format: 'jwk' });
   if (!jwk.x || !jwk.y) throw new Error('SoftAuthenticator: not an EC public key');
