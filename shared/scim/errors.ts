@@ -32,3 +32,4 @@ export const invalidSyntax = (detail: string) => new ScimError(400, 'invalidSynt
 export const invalidValue = (detail: string) => new ScimError(400, 'invalidValue', detail);
 export const invalidPath = (detail: string) => new ScimError(400, 'invalidPath', detail);
 export const noTarget = (detail: string) => new ScimError(400, 'noTarget', detail);
+export const mutability = (detail: string) => new ScimError(400, 'mutability', detail);

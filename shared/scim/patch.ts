@@ -6,7 +6,15 @@ import {
   scimPatch,
 } from 'scim-patch';
 import { filter as compiledFilter, type Filter, parse } from 'scim2-parse-filter';
-import { invalidFilter, invalidPath, invalidSyntax, invalidValue, noTarget, ScimError } from './errors.js';
+import {
+  invalidFilter,
+  invalidPath,
+  invalidSyntax,
+  invalidValue,
+  mutability,
+  noTarget,
+  ScimError,
+} from './errors.js';
 import { SCIM_SCHEMAS, type ScimResourceType } from './schema-ids.js';
 
 export type ScimJson = Record<string, unknown>;
@@ -305,6 +313,11 @@ function normalisedOperations(operation: Operation, type: ScimResourceType, curr
     return [value === undefined ? { op, path: canonical } : { op, path: canonical, value }];
   }
 
+  // A member is added or removed, never changed in place (its `value` is immutable, RFC 7643
+  // section 4.2): a replace of one would otherwise add whoever it names where the filter matched none.
+  if (type === 'Group' && target.attribute === 'members' && target.subAttribute !== undefined) {
+    throw mutability(`${JSON.stringify(path.slice(0, 200))}: members are added and removed, not changed`);
+  }
   if (
     target.filter !== undefined &&
     target.subAttribute === undefined &&

@@ -437,6 +437,22 @@ describe('applyScimPatch: values without a path', () => {
 });
 
 describe('applyScimPatch: group members', () => {
+  it('refuses to change a member in place (mutability), whether its filter matches one or none', () => {
+    // Positive control: the same filter removes the member it matches.
+    expect(memberIds(patchGroup([{ op: 'remove', path: 'members[value eq "u2"]' }]))).toEqual(['u1']);
+    for (const path of ['members[value eq "u2"].value', 'members[value eq "nobody"].value']) {
+      for (const op of ['replace', 'add']) {
+        expect(
+          refusalOf(() => patchGroup([{ op, path, value: 'u3' }])),
+          `${op} ${path}`,
+        ).toMatchObject({
+          status: 400,
+          scimType: 'mutability',
+        });
+      }
+    }
+  });
+
   it('adds members as { value } only, each once (Entra sends $ref: null, Okta display)', () => {
     const patched = patchGroup([
       {
