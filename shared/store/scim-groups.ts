@@ -69,6 +69,10 @@ const inRounds = async (ids: readonly string[], change: (id: string) => Promise<
     await Promise.all(ids.slice(index, index + PARALLEL_MEMBERSHIP_CHANGES).map(change));
 };
 
+/** Takes the user out of these groups, each its own transaction with its record. */
+export const leaveGroups = (orgId: string, userId: string, groupIds: readonly string[]) =>
+  inRounds(groupIds, (groupId) => removeUserFromGroup(orgId, userId, groupId));
+
 /** What makes the group's members exactly `wanted`, each joining member checked. */
 const membershipChanges = async (orgId: string, groupId: string, wanted: readonly string[]) => {
   const current = new Set(await memberIdsOf(orgId, groupId));

@@ -6,6 +6,7 @@ import { batchGetByKey } from './batch.js';
 import { EmailGuardEntity, UserEntity } from './entities.js';
 import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys, LISTINGS } from './keys.js';
+import { leaveGroups } from './scim-groups.js';
 import { bucketCountDelta } from './sequenced-listing.js';
 import {
   createProvisionedUser,
@@ -197,11 +198,17 @@ export const replaceUserFromDirectory = (
   });
 
 /**
- * What a directory's DELETE does (the service deletes users only by deactivation): INACTIVE and
- * deprovisioned, in one transaction with its record; later reads through SCIM answer 404.
+ * What a directory's DELETE does (the service deletes users only by deactivation): the user leaves
+ * every group (no Group then lists a member SCIM answers 404 for), then is INACTIVE and
+ * deprovisioned in one transaction with its record; later reads through SCIM answer 404. Groups
+ * first: a DELETE that fails part-way leaves the user provisioned, and the directory's retry
+ * finishes it.
  */
-export const deprovisionUser = (orgId: string, userId: string, now = Date.now()): Promise<void> =>
-  retryOnConcurrentChange(async () => {
+export const deprovisionUser = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
+  const user = await provisionedUser(orgId, userId);
+  if (!user) throw userNotFound(userId)();
+  await leaveGroups(orgId, userId, [...(user.userGroups ?? [])]);
+  await retryOnConcurrentChange(async () => {
     const current = await provisionedUser(orgId, userId);
     if (!current) throw userNotFound(userId)();
     await transact([
@@ -230,3 +237,4 @@ export const deprovisionUser = (orgId: string, userId: string, now = Date.now())
       current.status === 'ACTIVE' && bucketCountDelta(orgId, LISTINGS.users('INACTIVE'), current.sequence, 1),
     ]);
   });
+};

@@ -117,10 +117,10 @@ export const scimRoutes = routeGroup('scim')({
   }),
   deleteScimUser: scim({
     route: 'DELETE /scim/v2/Users/{id}',
-    audit: ['user.status.changed'],
+    audit: ['user.status.changed', 'user.group.removed'],
     summary: 'Deprovision a user',
     description:
-      'The user is deactivated (the service deletes users only so) and gone from SCIM: a later GET is 404.',
+      'The user leaves every group and is deactivated (the service deletes users only so), gone from SCIM: a later GET is 404, and no Group lists them.',
     request: { path: resourcePath },
     response: noContent('Deprovisioned'),
   }),

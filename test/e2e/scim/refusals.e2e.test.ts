@@ -6,6 +6,7 @@ import {
   ERROR_SCHEMA,
   GROUP_SCHEMA,
   PATCH_OP,
+  type ScimBody,
   type ScimDirectory,
   USER_SCHEMA,
 } from '../../support/scim.js';
@@ -202,6 +203,35 @@ describe('SCIM changes are whole', () => {
       displayName: `Unchanged ${suffix}`,
       members: [{ value: member }],
     });
+  });
+
+  it('takes a deleted user out of every group: no Group lists a member SCIM answers 404 for', async () => {
+    const directory = await connectDirectory(service, mine);
+    const [leaving, staying] = await Promise.all([
+      newUser(directory, 'leaving'),
+      newUser(directory, 'staying'),
+    ]);
+    const members = [{ value: leaving.body.id }, { value: staying.body.id }];
+    const groups = await Promise.all(
+      ['One', 'Two'].map((name) =>
+        directory.call('POST', '/Groups', {
+          schemas: [GROUP_SCHEMA],
+          displayName: `${name} ${suffix}`,
+          members,
+        }),
+      ),
+    );
+    const memberIdsOf = async (group: { body: ScimBody }) =>
+      ((await directory.call('GET', `/Groups/${group.body.id}`)).body.members as { value: string }[]).map(
+        (member) => member.value,
+      );
+    // Positive control: both groups list both users.
+    for (const group of groups)
+      expect((await memberIdsOf(group)).sort()).toEqual(members.map((m) => m.value).sort());
+
+    expect((await directory.call('DELETE', `/Users/${leaving.body.id}`)).status).toBe(204);
+    expect((await directory.call('GET', `/Users/${leaving.body.id}`)).status).toBe(404);
+    for (const group of groups) expect(await memberIdsOf(group)).toEqual([staying.body.id]);
   });
 
   it('keeps the status when a PATCH removes active, as a PUT without it does', async () => {
