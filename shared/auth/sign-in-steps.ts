@@ -61,7 +61,7 @@ type Request = AuthorizationRequest &
     Pick<AuthorizationRequestRecord, 'id' | 'userId' | 'totpEnrolment' | 'passkeyCapable' | 'passkeyOffered'>
   >;
 
-export const TAKEN_OVER =
+const TAKEN_OVER =
   'This sign-in is already under way for someone else. Go back to the application and sign in again.';
 
 const backToApplication = (request: AuthorizationRequest, parameters: Record<string, string | undefined>) =>

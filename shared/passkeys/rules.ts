@@ -1,7 +1,7 @@
 /**
  * What the service decides about a stored passkey (docs/passkeys.md), free of I/O: how many a
- * person may hold, what a sign-in with one proves (`amr`), and whether an assertion's signature
- * counter may be taken.
+ * person may hold, what a sign-in with one proves (`amr`), whether an assertion's signature
+ * counter may be taken and whether its user handle names the passkey's owner.
  */
 
 /** Passkeys one person may hold. */
@@ -34,7 +34,6 @@ export const signCountVerdict = (stored: number, received: number): SignCountVer
     : { accepted: false, reason: 'counter went backwards' };
 };
 
-/** How long "Not now" keeps a browser from being asked again. */
 /**
  * WebAuthn L2 7.2 step 6: an assertion's user handle (the owner's id, as registered) must name the
  * passkey's owner; one made before anyone was identified (a first factor) must carry it.
@@ -50,6 +49,7 @@ export const userHandleRefusal = (
     : 'user handle of another person';
 };
 
+/** How long "Not now" keeps a browser from being asked again. */
 export const PASSKEY_PROMPT_PAUSE_SECONDS = 30 * 24 * 3600;
 
 /**

@@ -207,9 +207,13 @@ export const replaceUserFromDirectory = (
 export const deprovisionUser = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
   const user = await provisionedUser(orgId, userId);
   if (!user) throw userNotFound(userId)();
-  await leaveGroups(orgId, userId, [...(user.userGroups ?? [])]);
+  const groups = [...(user.userGroups ?? [])];
+  await leaveGroups(orgId, userId, groups);
+  // Leaving a group changes the user's item; without any, the read above is still the latest.
+  let unchanged: UserRecord | undefined = groups.length === 0 ? user : undefined;
   await retryOnConcurrentChange(async () => {
-    const current = await provisionedUser(orgId, userId);
+    const current = unchanged ?? (await provisionedUser(orgId, userId));
+    unchanged = undefined;
     if (!current) throw userNotFound(userId)();
     await transact([
       ...(await auditWrites(
