@@ -274,10 +274,8 @@ describe('npm start', () => {
         execFileSync('pgrep', ['-af', `DynamoDBLocal.jar.*-port ${dynamoPort}`], { encoding: 'utf8' }),
       ).toContain('-inMemory');
       // And it sends no telemetry to AWS (docs/operating.md).
-      const javaPid = execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${dynamoPort}`], {
-        encoding: 'utf8',
-      }).trim();
-      expect(readFileSync(`/proc/${javaPid}/environ`, 'utf8').split('\0')).toContain('DDB_LOCAL_TELEMETRY=0');
+      const environment = readFileSync(`/proc/${javaProcessesOnPort(dynamoPort)}/environ`, 'utf8');
+      expect(environment.split('\0')).toContain('DDB_LOCAL_TELEMETRY=0');
       await occupyPort(context, port, '127.0.0.1');
       expectPortInUseLine(await started.exited, port, 'API', 'PORT');
       expect(javaProcessesOnPort(dynamoPort)).toBe('');
