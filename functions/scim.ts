@@ -4,7 +4,12 @@ import { sendJoinEmail } from '../shared/email/account-emails.js';
 import { notFound } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { scimAdmission } from '../shared/scim/admission.js';
-import { resourceTypes, schemas, serviceProviderConfig } from '../shared/scim/discovery.js';
+import {
+  refuseDiscoveryFilter,
+  resourceTypes,
+  schemas,
+  serviceProviderConfig,
+} from '../shared/scim/discovery.js';
 import { scimErrorResponse } from '../shared/scim/error-body.js';
 import { invalidValue } from '../shared/scim/errors.js';
 import { matchesScimFilter, parseScimFilter, type ScimCondition } from '../shared/scim/filter.js';
@@ -181,21 +186,28 @@ const parsedPatch = <T>(
 export const handler = groupHandler(
   scimRoutes,
   {
-    getScimServiceProviderConfig: () => ({ body: serviceProviderConfig(base()) }),
-    listScimResourceTypes: () => {
+    getScimServiceProviderConfig: ({ query }) => {
+      refuseDiscoveryFilter(query);
+      return { body: serviceProviderConfig(base()) };
+    },
+    listScimResourceTypes: ({ query }) => {
+      refuseDiscoveryFilter(query);
       const types = resourceTypes(base());
       return { body: listResponse(types, types.length, 1) };
     },
-    getScimResourceType: ({ path }) => {
+    getScimResourceType: ({ path, query }) => {
+      refuseDiscoveryFilter(query);
       const type = resourceTypes(base()).find((candidate) => candidate.id === path.id);
       if (!type) throw notFound('Resource type');
       return { body: type };
     },
-    listScimSchemas: () => {
+    listScimSchemas: ({ query }) => {
+      refuseDiscoveryFilter(query);
       const all = schemas(base());
       return { body: listResponse(all, all.length, 1) };
     },
-    getScimSchema: ({ path }) => {
+    getScimSchema: ({ path, query }) => {
+      refuseDiscoveryFilter(query);
       const schema = schemas(base()).find((candidate) => candidate.id === path.id);
       if (!schema) throw notFound('Schema');
       return { body: schema };

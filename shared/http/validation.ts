@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { RouteDefinition } from '../api/route-definition.js';
 import { isSecretField } from '../audit/changes.js';
 import * as z from '../zod.js';
-import { badRequest, type ErrorDetail } from './errors.js';
+import { ApiError, badRequest, type ErrorDetail, notFound } from './errors.js';
 import { requestState } from './request-state.js';
 
 type Location = 'body' | 'query' | 'path';
@@ -84,6 +84,19 @@ const refuseEmptyQueryValues = (query: Record<string, string | undefined>, route
   }
 };
 
+/**
+ * A SCIM path names a resource: one whose id could not be stored names nothing, and is 404 like an
+ * unknown one (RFC 7644 section 3.12), not a refusal of the request's syntax.
+ */
+const parsePath = (route: RouteDefinition, input: Record<string, string | undefined>): unknown => {
+  try {
+    return parse(route.request.path ?? EMPTY, input, 'path');
+  } catch (error) {
+    if (route.kind === 'scim' && error instanceof ApiError) throw notFound('Resource');
+    throw error;
+  }
+};
+
 /** Validates path, query and body against the route's closed schemas; stores the parsed values. */
 export const validateRequest = (
   route: RouteDefinition,
@@ -93,7 +106,7 @@ export const validateRequest = (
     const event = request.event;
     refuseEmptyQueryValues(event.queryStringParameters ?? {}, route);
     state.input = {
-      path: parse(route.request.path ?? EMPTY, event.pathParameters ?? {}, 'path'),
+      path: parsePath(route, event.pathParameters ?? {}),
       query: parse(
         route.request.query ?? (route.kind === 'scim' ? SCIM_IGNORED_QUERY : EMPTY),
         event.queryStringParameters ?? {},

@@ -3,7 +3,7 @@ import { offered } from '../auth/browser-sign-in.js';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from '../auth/sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from '../auth/sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from '../auth/sign-in-steps.js';
-import { lockoutMillis } from '../domain/sign-in-lockout.js';
+
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { formOf } from '../pages/forms.js';
@@ -13,7 +13,7 @@ import { PasskeyEntity, type PasskeyRecord } from '../store/passkey-entities.js'
 import { credentialKeyOf, flagPasskey, passkeyOwner, recordPasskeyUse } from '../store/passkeys.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
 import { signInOptions } from '../store/sign-in-providers.js';
-import { clearSignInFailures, recordSignInFailure, signInLockedUntil } from '../store/sign-in-state.js';
+import { clearSignInFailures, signInLockedUntil } from '../store/sign-in-state.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
 import { checkAssertion } from './ceremonies.js';
 import { assertionOf } from './credential-form.js';
@@ -23,8 +23,11 @@ import { amrOfPasskey, signCountVerdict, userHandleRefusal } from './rules.js';
 /**
  * `POST /signin/passkey`: a passkey assertion, as the first factor (a discoverable credential
  * names its person) or as the second after a password (it must be that person's). Each refusal is
- * the same page again with a sentence, and a `signin.failed` record; once the passkey names a
- * person of this organization, it counts toward their lockout as a wrong password does.
+ * the same page again with a sentence, and a `signin.failed` record. No refusal counts toward a
+ * person's lockout: a passkey's signature cannot be guessed, so the lockout (which slows guessing)
+ * has nothing to protect here, while anyone who has seen a credential id (it is not secret) could
+ * otherwise lock its owner out by sending answers that fail. A person locked by wrong passwords or
+ * codes is refused here too.
  */
 
 const UNREADABLE = 'The passkey answer could not be read. Try again, or sign in another way.';
@@ -60,7 +63,7 @@ const refuseAnonymous = async (pending: AuthorizationRequestRecord, reason: stri
   return pageAgain(pending, message, 401);
 };
 
-/** A refusal of a person's passkey: counted toward their lockout, recorded with them as actor. */
+/** A refusal of a person's passkey: recorded with them as actor, not counted toward their lockout. */
 const refusePerson = async (
   pending: AuthorizationRequestRecord,
   user: UserRecord,
@@ -68,23 +71,11 @@ const refusePerson = async (
   reason: string,
   message: string,
 ) => {
-  const { failures, locked } = await recordSignInFailure(
-    pending.organizationId,
-    user.email,
-    lockoutMillis,
-    Date.now(),
-  );
   countMetric('PasskeySignInsRefused');
-  if (locked) countMetric('SignInLockouts');
-  logger.info('passkey sign-in refused', {
-    organizationId: pending.organizationId,
-    userId: user.id,
-    reason,
-    consecutiveFailures: failures,
-  });
+  logger.info('passkey sign-in refused', { organizationId: pending.organizationId, userId: user.id, reason });
   await recordSignInEvent({
     organizationId: pending.organizationId,
-    action: locked ? 'signin.locked' : 'signin.failed',
+    action: 'signin.failed',
     outcome: 'failure',
     reason,
     actor: personActor(user),

@@ -5,15 +5,24 @@ import { asOneLine } from '../schemas/text.js';
 import { ScimError, type ScimType } from './errors.js';
 import { SCIM_SCHEMAS } from './schema-ids.js';
 
+/** The message itself rather than an attribute: a body that is no object, its `schemas` or `Operations`. */
+const MESSAGE_STRUCTURE = /^body(\.(schemas|Operations)(\.|$)|$)/;
+
+/**
+ * RFC 7644 section 3.12: `invalidValue` for "a required value was missing, or the value specified
+ * was not compatible with the operation or attribute type" (a query parameter or a resource's
+ * attribute), `invalidSyntax` for a message whose structure is not a SCIM message's.
+ */
+const isValueDetail = ({ field }: { field?: string | undefined }) =>
+  field !== undefined &&
+  (field.startsWith('query.') || (field.startsWith('body.') && !MESSAGE_STRUCTURE.test(field)));
+
 /** What a refusal that is not a ScimError means in SCIM's terms, by its status. */
 const scimTypeOf = (error: ApiError): ScimType | undefined => {
   if (error instanceof ScimError) return error.scimType;
   if (error.status === 409) return 'uniqueness';
   if (error.status !== 400) return undefined;
-  // A query parameter of the wrong type is a value; anything about the body, its structure.
-  return error.details.length > 0 && error.details.every((detail) => detail.field?.startsWith('query.'))
-    ? 'invalidValue'
-    : 'invalidSyntax';
+  return error.details.length > 0 && error.details.every(isValueDetail) ? 'invalidValue' : 'invalidSyntax';
 };
 
 /** The first detail, named by its field, says more than the summary of a refusal. */

@@ -1,3 +1,4 @@
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
@@ -319,21 +320,52 @@ describe('signing in with a passkey: refusals', () => {
     );
   });
 
-  it('counts refusals toward the lockout: the sixth attempt is refused even when right', async () => {
+  it("never counts a refusal toward the owner's lockout: whoever knows a credential id cannot lock its owner", async () => {
     const person = await personWithPassword(plain.organization.id);
     const theirs = await givePasskey(person);
+    // The credential id is not secret: answers that fail (a replay, a bad signature) need only it.
+    const { credential: used } = await passkeySignIn(plain, theirs);
+    /** On the attacker's own sign-in: an answer seen before, or one whose signature is made up. */
+    const attempt = async (answer: (options: PublicKeyCredentialRequestOptionsJSON) => string) => {
+      const browser = new PagesBrowser();
+      const request = requestIdOf(await browser.get(authorize, authorizationQuery(plain.application.id)));
+      const options = json(await browser.post(passkeyOptions, { purpose: 'sign-in', request }));
+      return (await browser.post(submitPasskeySignIn, { request, credential: answer(options) })).statusCode;
+    };
+    const forged = (options: PublicKeyCredentialRequestOptionsJSON) => {
+      const answer = theirs.assert(options);
+      const signature = Buffer.from('not a signature').toString('base64url');
+      return JSON.stringify({ ...answer, response: { ...answer.response, signature } });
+    };
+    for (let round = 0; round < 3; round += 1) {
+      expect(await attempt(() => used)).toBe(401);
+      expect(await attempt(forged)).toBe(401);
+    }
+    expect(await getItem(keys.signInFailures(plain.organization.id, person.email))).toBeUndefined();
+    expect((await passkeySignIn(plain, theirs)).page.statusCode).toBe(303);
+    const refusals = await auditTrail(plain.organization.id, { actorId: person.id, action: 'signin.' });
+    expect(
+      new Set(refusals.filter((record) => record.outcome === 'failure').map((record) => record.reason)),
+    ).toEqual(new Set(['passkey challenge expired or used', 'passkey response not valid']));
+  });
+
+  it('refuses a person locked by wrong passwords, and a passkey sign-in after the lock ends clears the count', async () => {
+    const person = await personWithPassword(plain.organization.id);
+    const theirs = await givePasskey(person);
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(plain.application.id)));
     for (let attempt = 0; attempt < 5; attempt += 1)
-      expect((await passkeySignIn(plain, theirs, { userVerified: false })).page.statusCode).toBe(401);
+      await browser.post(submitSignIn, { request, email: person.email, password: 'not the password' });
     expect(await getItem(keys.signInFailures(plain.organization.id, person.email))).toMatchObject({
       failures: 5,
     });
     const locked = await passkeySignIn(plain, theirs);
     expect(locked.page.statusCode).toBe(401);
-    const reasons = (await auditTrail(plain.organization.id, { actorId: person.id, action: 'signin.' })).map(
-      (record) => `${record.action} ${record.reason}`,
-    );
-    expect(reasons).toContain('signin.locked user verification missing');
-    expect(reasons.at(-1)).toBe('signin.failed locked');
+    const refusals = await auditTrail(plain.organization.id, { actorId: person.id, action: 'signin.failed' });
+    expect(refusals.at(-1)?.reason).toBe('locked');
+    vi.useFakeTimers({ now: Date.now() + 16 * 60 * 1000, toFake: ['Date'] });
+    expect((await passkeySignIn(plain, theirs)).page.statusCode).toBe(303);
+    expect(await getItem(keys.signInFailures(plain.organization.id, person.email))).toBeUndefined();
   });
 
   it('answers a clear page for an unreadable answer', async () => {

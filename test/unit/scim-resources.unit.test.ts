@@ -211,13 +211,15 @@ describe('scimErrorResponse', () => {
       scimType: 'invalidValue',
       detail: 'Invalid query: query.count: Expected number',
     });
-    expect(
-      parsed(
-        scimErrorResponse(
-          new ApiError(400, 'Invalid body', [{ field: 'body.userName', message: 'Required' }]),
-        ),
-      ).scimType,
-    ).toBe('invalidSyntax');
+    const bodyRefusal = (field: string) =>
+      parsed(scimErrorResponse(new ApiError(400, 'Invalid body', [{ field, message: 'Required' }]))).scimType;
+    // RFC 7644 section 3.12: a required value missing, or of the wrong type, is invalidValue.
+    expect(bodyRefusal('body.userName')).toBe('invalidValue');
+    expect(bodyRefusal('body.name.givenName')).toBe('invalidValue');
+    // The message's own structure is its syntax.
+    for (const field of ['body', 'body.schemas', 'body.schemas.0', 'body.Operations'])
+      expect(bodyRefusal(field), field).toBe('invalidSyntax');
+    expect(bodyRefusal('body.schemasExtra')).toBe('invalidValue');
     expect(parsed(scimErrorResponse(new ApiError(404, 'User not found')))).not.toHaveProperty('scimType');
   });
 

@@ -20,6 +20,11 @@ const readQuery = z.looseObject({
   attributes: z.optional(z.string().check(z.maxLength(1000))),
   excludedAttributes: z.optional(z.string().check(z.maxLength(1000))),
 });
+/** RFC 7644 section 4: discovery is not filtered; `filter` is named so that it can be refused (403). */
+const discoveryQuery = z.looseObject({
+  ...readQuery.shape,
+  filter: z.optional(z.string().check(z.maxLength(1000))),
+});
 const patchBody = z.looseObject({
   schemas: z.array(z.string().check(z.maxLength(200))).check(z.maxLength(10)),
   Operations: z.array(z.unknown()).check(z.minLength(1), z.maxLength(100)),
@@ -43,34 +48,35 @@ export const scimRoutes = routeGroup('scim')({
     route: 'GET /scim/v2/ServiceProviderConfig',
     summary: 'What this SCIM server supports',
     description: 'PATCH and filters (eq, and) are supported; bulk, sort, ETags and password changes are not.',
+    request: { query: discoveryQuery },
     response: ok('The service provider configuration'),
   }),
   listScimResourceTypes: scim({
     route: 'GET /scim/v2/ResourceTypes',
     summary: 'The SCIM resource types: User and Group',
     description: 'A ListResponse of the two resource types.',
-    request: { query: readQuery },
+    request: { query: discoveryQuery },
     response: ok('The resource types'),
   }),
   getScimResourceType: scim({
     route: 'GET /scim/v2/ResourceTypes/{id}',
     summary: 'One SCIM resource type',
     description: '`User` or `Group`; anything else is 404.',
-    request: { path: schemaPath },
+    request: { path: schemaPath, query: discoveryQuery },
     response: ok('The resource type'),
   }),
   listScimSchemas: scim({
     route: 'GET /scim/v2/Schemas',
     summary: 'The SCIM schemas: the attributes kept of a User and a Group',
     description: 'A ListResponse of the core User and Group schemas, with the attributes this server keeps.',
-    request: { query: readQuery },
+    request: { query: discoveryQuery },
     response: ok('The schemas'),
   }),
   getScimSchema: scim({
     route: 'GET /scim/v2/Schemas/{id}',
     summary: 'One SCIM schema, by its URN',
     description: 'The schema whose id is the URN given; anything else is 404.',
-    request: { path: schemaPath },
+    request: { path: schemaPath, query: discoveryQuery },
     response: ok('The schema'),
   }),
   listScimUsers: scim({

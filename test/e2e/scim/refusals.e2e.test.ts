@@ -111,7 +111,7 @@ describe('SCIM request errors', () => {
     }
   });
 
-  it('answers a malformed body with 400 invalidSyntax, a bad value with invalidValue, another media type with 415', async () => {
+  it('answers a malformed body with 400 invalidSyntax, a missing or bad value with invalidValue, another media type with 415', async () => {
     const directory = await connectDirectory(service, mine);
     const raw = (body: string, contentType = 'application/scim+json') =>
       service.call<Record<string, unknown>>('POST', '/scim/v2/Users', {
@@ -126,8 +126,10 @@ describe('SCIM request errors', () => {
     expect(await raw('{"userName": ')).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
     expect(await raw(JSON.stringify({ schemas: [USER_SCHEMA] }))).toMatchObject({
       status: 400,
-      body: { scimType: 'invalidSyntax' },
+      body: { scimType: 'invalidValue' },
     });
+
+    expect(await raw('[]')).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
     expect(await raw(JSON.stringify({ schemas: [USER_SCHEMA], userName: 'not an email' }))).toMatchObject({
       status: 400,
       body: { scimType: 'invalidValue' },
@@ -154,6 +156,23 @@ describe('SCIM request errors', () => {
       const response = await directory.call('GET', path);
       expect(response.status, path).toBe(404);
       expect(response.body.status, path).toBe('404');
+    }
+    // An id no resource could have names nothing either: 404, not a refusal of the request.
+    for (const id of ['x'.repeat(129), 'a%23USER', '-leading', 'sp%20ace']) {
+      for (const [method, path] of [
+        ['GET', `/Users/${id}`],
+        ['PUT', `/Users/${id}`],
+        ['DELETE', `/Groups/${id}`],
+        ['GET', `/Schemas/${id}`],
+      ] as const) {
+        const body =
+          method === 'PUT'
+            ? { schemas: [USER_SCHEMA], userName: `put-${suffix}@refusals.example` }
+            : undefined;
+        const response = await directory.call(method, path, body);
+        expect(response.status, `${method} ${path}`).toBe(404);
+        expect(response.body, `${method} ${path}`).toMatchObject({ schemas: [ERROR_SCHEMA], status: '404' });
+      }
     }
     const group = { schemas: [GROUP_SCHEMA], displayName: `Taken ${suffix}` };
     expect((await directory.call('POST', '/Groups', group)).status).toBe(201);
