@@ -264,7 +264,10 @@ it('registers an application, shows its secret once with a copy button, and rota
   // The listing answers secrets; the console never shows them.
   expect(await page.locator('main').textContent()).not.toContain(first);
 
-  await page.getByRole('button', { name: 'Rotate secret of Shop front' }).click();
+  // Client names need not be unique: each button's name carries the client id too.
+  await page
+    .getByRole('button', { name: `Rotate secret of Shop front (client id ${made?.id})`, exact: true })
+    .click();
   await expect
     .poll(() => page.getByRole('status').textContent())
     .toBe(

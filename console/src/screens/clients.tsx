@@ -21,6 +21,12 @@ interface Client {
   clientSecret: string;
 }
 
+/**
+ * A client as a button's accessible name gives it: names need not be unique, so the id tells two
+ * of the same name apart (and the visible text stays the start of the name, WCAG 2.5.3).
+ */
+const named = (client: Client) => `${client.name} (client id ${client.id})`;
+
 const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) => {
   const [copied, setCopied] = useState<string>();
   return (
@@ -131,6 +137,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
                 <button
                   type="button"
                   class="secondary inline"
+                  aria-label={`Rotate secret of ${named(client)}`}
                   onClick={() =>
                     void act(
                       () => idp.rotateApiClientSecret({ path: { id: client.id } }),
@@ -142,7 +149,12 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
                 </button>
               )}
               {may(clientsRoutes.deleteApiClient) && (
-                <button type="button" class="secondary inline" onClick={() => deletion.ask(client)}>
+                <button
+                  type="button"
+                  class="secondary inline"
+                  aria-label={`Delete ${named(client)}`}
+                  onClick={() => deletion.ask(client)}
+                >
                   Delete {client.name}
                 </button>
               )}
