@@ -11,7 +11,7 @@ import {
   serviceProviderConfig,
 } from '../shared/scim/discovery.js';
 import { scimErrorResponse } from '../shared/scim/error-body.js';
-import { invalidValue } from '../shared/scim/errors.js';
+import { invalidValue, notImplemented } from '../shared/scim/errors.js';
 import { matchesScimFilter, parseScimFilter, type ScimCondition } from '../shared/scim/filter.js';
 import { directoryGroupOf, scimGroup, scimGroupBody } from '../shared/scim/group-resource.js';
 import { listResponse, scimWindow, windowOverListings } from '../shared/scim/list-paging.js';
@@ -173,6 +173,49 @@ const groupsPage = async (orgId: string, offset: number, count: number) => {
   return { groups: await readAt(orgId, LISTINGS.groups, offset, count, buckets, fullGroups), total: size };
 };
 
+/** What a listing is asked: `GET`'s query parameters, or a SearchRequest's (`asListing`). */
+interface Listing {
+  filter?: string | undefined;
+  startIndex?: number | undefined;
+  count?: number | undefined;
+  excludedAttributes?: string | undefined;
+}
+
+/** A SearchRequest (RFC 7644 section 3.4.3) as the query a GET would carry. */
+const asListing = (
+  search: Omit<Listing, 'excludedAttributes'> & { excludedAttributes?: string[] | undefined },
+): Listing => ({
+  filter: search.filter,
+  startIndex: search.startIndex,
+  count: search.count,
+  excludedAttributes: search.excludedAttributes?.join(','),
+});
+
+const listUsers = async (org: string, listing: Listing) => {
+  const { startIndex, count } = scimWindow(listing.startIndex, listing.count);
+  if (listing.filter !== undefined) {
+    const found = await usersFiltered(org, parseScimFilter('User', listing.filter));
+    const page = found.slice(startIndex - 1, startIndex - 1 + count);
+    return { body: listResponse(page.map(asScimUser), found.length, startIndex) };
+  }
+  const { users, total } = await usersPage(org, startIndex - 1, count);
+  return { body: listResponse(users.map(asScimUser), total, startIndex) };
+};
+
+const listGroups = async (org: string, listing: Listing) => {
+  const { startIndex, count } = scimWindow(listing.startIndex, listing.count);
+  const { groups, total } =
+    listing.filter !== undefined
+      ? await groupsFiltered(org, parseScimFilter('Group', listing.filter)).then((found) => ({
+          groups: found.slice(startIndex - 1, startIndex - 1 + count),
+          total: found.length,
+        }))
+      : await groupsPage(org, startIndex - 1, count);
+  const withMembers = wantsMembers(listing);
+  const resources = await Promise.all(groups.map((group) => asScimGroup(org, group, withMembers)));
+  return { body: listResponse(resources, total, startIndex) };
+};
+
 /** A patched resource must still be one: what scim-patch answers is read like a body. */
 const parsedPatch = <T>(
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
@@ -181,6 +224,11 @@ const parsedPatch = <T>(
   const parsed = schema.safeParse(patched);
   if (!parsed.success) throw invalidValue('The operations leave the resource without a valid value');
   return parsed.data;
+};
+
+/** RFC 7644 section 3.11: a server without `/Me` SHOULD answer 501. */
+const refuseMe = () => {
+  throw notImplemented('/Me is not supported: a SCIM token stands for a directory, not a user');
 };
 
 export const handler = groupHandler(
@@ -213,17 +261,8 @@ export const handler = groupHandler(
       return { body: schema };
     },
 
-    listScimUsers: async ({ query }, { principal }) => {
-      const org = principal.organizationId;
-      const { startIndex, count } = scimWindow(query.startIndex, query.count);
-      if (query.filter !== undefined) {
-        const found = await usersFiltered(org, parseScimFilter('User', query.filter));
-        const page = found.slice(startIndex - 1, startIndex - 1 + count);
-        return { body: listResponse(page.map(asScimUser), found.length, startIndex) };
-      }
-      const { users, total } = await usersPage(org, startIndex - 1, count);
-      return { body: listResponse(users.map(asScimUser), total, startIndex) };
-    },
+    listScimUsers: ({ query }, { principal }) => listUsers(principal.organizationId, query),
+    searchScimUsers: ({ body }, { principal }) => listUsers(principal.organizationId, asListing(body)),
     createScimUser: async ({ body }, { principal }) => {
       const { user, joinEmail } = await createUserFromDirectory(
         principal.organizationId,
@@ -255,20 +294,8 @@ export const handler = groupHandler(
       return {};
     },
 
-    listScimGroups: async ({ query }, { principal }) => {
-      const org = principal.organizationId;
-      const { startIndex, count } = scimWindow(query.startIndex, query.count);
-      const withMembers = wantsMembers(query);
-      const { groups, total } =
-        query.filter !== undefined
-          ? await groupsFiltered(org, parseScimFilter('Group', query.filter)).then((found) => ({
-              groups: found.slice(startIndex - 1, startIndex - 1 + count),
-              total: found.length,
-            }))
-          : await groupsPage(org, startIndex - 1, count);
-      const resources = await Promise.all(groups.map((group) => asScimGroup(org, group, withMembers)));
-      return { body: listResponse(resources, total, startIndex) };
-    },
+    listScimGroups: ({ query }, { principal }) => listGroups(principal.organizationId, query),
+    searchScimGroups: ({ body }, { principal }) => listGroups(principal.organizationId, asListing(body)),
     createScimGroup: async ({ body }, { principal }) => {
       const desired = directoryGroupOf(body, 'none');
       const group = await createGroupFromDirectory(principal.organizationId, desired, principal.id);
@@ -298,6 +325,14 @@ export const handler = groupHandler(
       await requireGroup(principal.organizationId, path.id);
       await deleteGroupFromDirectory(principal.organizationId, path.id);
       return {};
+    },
+    getScimMe: refuseMe,
+    createScimMe: refuseMe,
+    replaceScimMe: refuseMe,
+    patchScimMe: refuseMe,
+    deleteScimMe: refuseMe,
+    scimBulk: () => {
+      throw notImplemented('Bulk operations are not supported (bulk.supported is false)');
     },
   },
   { scim: { admission: scimAdmission, errors: scimErrorResponse } },

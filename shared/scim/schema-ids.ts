@@ -5,6 +5,7 @@ export const SCIM_SCHEMAS = {
   enterpriseUser: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
   listResponse: 'urn:ietf:params:scim:api:messages:2.0:ListResponse',
   patchOp: 'urn:ietf:params:scim:api:messages:2.0:PatchOp',
+  searchRequest: 'urn:ietf:params:scim:api:messages:2.0:SearchRequest',
   error: 'urn:ietf:params:scim:api:messages:2.0:Error',
   serviceProviderConfig: 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig',
   resourceType: 'urn:ietf:params:scim:schemas:core:2.0:ResourceType',

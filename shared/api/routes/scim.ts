@@ -1,5 +1,6 @@
 import { identifier } from '../../schemas/common.js';
 import { scimGroupBody } from '../../scim/group-resource.js';
+import { SCIM_SCHEMAS } from '../../scim/schema-ids.js';
 import { scimUserBody } from '../../scim/user-resource.js';
 import * as z from '../../zod.js';
 import { routeGroup } from '../route-definition.js';
@@ -25,6 +26,22 @@ const discoveryQuery = z.looseObject({
   ...readQuery.shape,
   filter: z.optional(z.string().check(z.maxLength(1000))),
 });
+const attributeNames = z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(100)));
+/** RFC 7644 section 3.4.3: a listing's query sent as a POST body, attribute lists as arrays. */
+const searchBody = z.looseObject({
+  schemas: z.array(z.string().check(z.maxLength(200))).check(
+    z.maxLength(10),
+    z.refine(
+      (schemas) => schemas.includes(SCIM_SCHEMAS.searchRequest),
+      `Must include ${SCIM_SCHEMAS.searchRequest}`,
+    ),
+  ),
+  filter: z.optional(z.string().check(z.maxLength(1000))),
+  startIndex: z.optional(z.number().check(z.int())),
+  count: z.optional(z.number().check(z.int())),
+  attributes: attributeNames,
+  excludedAttributes: attributeNames,
+});
 const patchBody = z.looseObject({
   schemas: z.array(z.string().check(z.maxLength(200))).check(z.maxLength(10)),
   Operations: z.array(z.unknown()).check(z.minLength(1), z.maxLength(100)),
@@ -41,6 +58,21 @@ const created = (description: string) => ({
   location: true,
 });
 const noContent = (description: string) => ({ status: 204 as const, description });
+/**
+ * An endpoint RFC 7644 names that this server does not offer: always 501 in SCIM's error shape
+ * (RFC 7644 section 3.11 asks so of `/Me`), rather than a 404 a directory could take for a typo.
+ */
+const notImplemented = <const K extends `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /scim/v2/${string}`>(
+  route: K,
+  summary: string,
+) =>
+  scim({
+    route,
+    summary,
+    description: 'Always 501 Not Implemented (see `/ServiceProviderConfig`).',
+    audit: [],
+    response: { status: 501 as const, description: 'Not implemented' },
+  });
 
 /** SCIM 2.0 provisioning (RFC 7644), per organization: the organization is the token's. */
 export const scimRoutes = routeGroup('scim')({
@@ -85,6 +117,15 @@ export const scimRoutes = routeGroup('scim')({
     description:
       'Filters: `userName eq`, `externalId eq`, `emails[type eq "work"].value eq`, `emails.value eq`, `id eq`, and `and` of these; any other is 400 `invalidFilter`. Paged by `startIndex` (1-based) and `count` (100 by default, at most 200) with `totalResults`.',
     request: { query: listQuery },
+    response: ok('A ListResponse of Users'),
+  }),
+  searchScimUsers: scim({
+    route: 'POST /scim/v2/Users/.search',
+    audit: [],
+    summary: 'SCIM Users: a listing asked for with a POST',
+    description:
+      'RFC 7644 section 3.4.3: the parameters of `GET /scim/v2/Users` in a SearchRequest body (attribute lists as arrays), answered the same way; nothing changes.',
+    request: { body: searchBody },
     response: ok('A ListResponse of Users'),
   }),
   createScimUser: scim({
@@ -138,6 +179,15 @@ export const scimRoutes = routeGroup('scim')({
     request: { query: listQuery },
     response: ok('A ListResponse of Groups'),
   }),
+  searchScimGroups: scim({
+    route: 'POST /scim/v2/Groups/.search',
+    audit: [],
+    summary: 'SCIM Groups: a listing asked for with a POST',
+    description:
+      'RFC 7644 section 3.4.3: the parameters of `GET /scim/v2/Groups` in a SearchRequest body (attribute lists as arrays), answered the same way; nothing changes.',
+    request: { body: searchBody },
+    response: ok('A ListResponse of Groups'),
+  }),
   createScimGroup: scim({
     route: 'POST /scim/v2/Groups',
     audit: ['group.created', 'group.updated', 'user.group.added'],
@@ -179,4 +229,11 @@ export const scimRoutes = routeGroup('scim')({
     request: { path: resourcePath },
     response: noContent('Deleted'),
   }),
+  // A directory's token stands for no user, so there is no `/Me`; bulk is not supported.
+  getScimMe: notImplemented('GET /scim/v2/Me', 'The authenticated subject: not offered'),
+  createScimMe: notImplemented('POST /scim/v2/Me', 'The authenticated subject: not offered'),
+  replaceScimMe: notImplemented('PUT /scim/v2/Me', 'The authenticated subject: not offered'),
+  patchScimMe: notImplemented('PATCH /scim/v2/Me', 'The authenticated subject: not offered'),
+  deleteScimMe: notImplemented('DELETE /scim/v2/Me', 'The authenticated subject: not offered'),
+  scimBulk: notImplemented('POST /scim/v2/Bulk', 'Bulk operations: not offered'),
 });

@@ -45,7 +45,8 @@ export const errorResponse = (render: ErrorRenderer = oneErrorShape): Middleware
     );
     const apiError = toApiError(refusal ?? request.error);
     const { requestId } = requestState(request);
-    if (apiError.status >= 500)
+    // 501 says what the service does not offer (SCIM's /Me): an answer, not a failure to log.
+    if (apiError.status >= 500 && apiError.status !== 501)
       logger.error('request failed', { requestId, error: (refusal ?? request.error) as Error });
     request.response = render(apiError, requestId ?? 'unknown');
   },

@@ -104,6 +104,29 @@ describe('SCIM discovery', () => {
     expect(created.body.emails).toEqual([{ value: userName, type: 'work', primary: true }]);
   });
 
+  it('answers /Me and /Bulk, which it does not offer, with 501 in the error shape, after authenticating', async () => {
+    const directory = await connectDirectory(service, admin);
+    const config = (await directory.call('GET', '/ServiceProviderConfig')).body;
+    expect(config.bulk.supported).toBe(false);
+    const bulk = { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [] };
+    for (const [method, path, body] of [
+      ['GET', '/Me', undefined],
+      ['POST', '/Me', { schemas: [USER_SCHEMA], userName: 'me@discovery.example' }],
+      ['PUT', '/Me', { schemas: [USER_SCHEMA], userName: 'me@discovery.example' }],
+      ['PATCH', '/Me', { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [] }],
+      ['DELETE', '/Me', undefined],
+      ['POST', '/Bulk', bulk],
+    ] as const) {
+      const answer = await directory.call(method, path, body);
+      expect(answer.status, `${method} ${path}`).toBe(501);
+      expect(answer.body, `${method} ${path}`).toMatchObject({ schemas: [ERROR_SCHEMA], status: '501' });
+      expect(answer.headers.get('content-type')).toContain('application/scim+json');
+    }
+    // Authentication comes first, as on every SCIM route.
+    const anonymous = await service.call<ScimBody>('GET', '/scim/v2/Me');
+    expect(anonymous.status).toBe(401);
+  });
+
   it('refuses a filter on every discovery endpoint with 403; the same request without one is answered', async () => {
     const directory = await connectDirectory(service, admin);
     const filter = `filter=${encodeURIComponent('name eq "User"')}`;
