@@ -117,7 +117,7 @@ const SCHEMAS = [
         multiValued: true,
         mutability: 'readOnly',
         subAttributes: [
-          attribute('value', 'string', "The group's id.", { mutability: 'readOnly' }),
+          attribute('value', 'string', "The group's id.", { mutability: 'readOnly', caseExact: true }),
           attribute('$ref', 'reference', "The group's URL.", {
             mutability: 'readOnly',
             referenceTypes: ['Group'],
@@ -143,7 +143,7 @@ const SCHEMAS = [
       attribute('members', 'complex', 'The users in the group: added and removed, not changed in place.', {
         multiValued: true,
         subAttributes: [
-          attribute('value', 'string', "A member's User id.", { mutability: 'immutable' }),
+          attribute('value', 'string', "A member's User id.", { mutability: 'immutable', caseExact: true }),
           attribute('$ref', 'reference', "The member's URL.", {
             mutability: 'immutable',
             referenceTypes: ['User'],

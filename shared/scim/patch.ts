@@ -5,7 +5,7 @@ import {
   type ScimResource,
   scimPatch,
 } from 'scim-patch';
-import { filter as compiledFilter, type Filter, parse } from 'scim2-parse-filter';
+import { filter as compiledFilter, type Filter, parse, stringify } from 'scim2-parse-filter';
 import {
   invalidFilter,
   invalidPath,
@@ -255,7 +255,7 @@ function parsedPath(path: string, type: ScimResourceType, allowFilter: boolean):
   const segments = filter === undefined ? names.split('.') : [names, ...(tail === '' ? [] : [tail.slice(1)])];
   if (segments.length > 2) throw malformed('goes deeper than attribute.subAttribute');
   const [attribute = '', subAttribute] = segments.map((segment) => canonicalName(segment, path));
-  if (filter !== undefined) checkedFilter(filter);
+  if (filter !== undefined) filter = withCanonicalTypes(filter, checkedFilter(filter));
   return {
     ...(schema === undefined ? {} : { schema }),
     attribute,
@@ -276,6 +276,41 @@ function checkedFilter(filter: string): Filter {
     const reason = error instanceof Error ? error.message.slice(0, 200) : 'unreadable';
     throw invalidFilter(`The path's filter is not valid SCIM filter syntax (${reason})`);
   }
+}
+
+/** The values a `type` sub-attribute takes here (a Group member's, a User email's). */
+const CANONICAL_TYPES = ['User', 'work'];
+
+/**
+ * A path's filter with its `type` values spelled as the resource spells them: RFC 7643 makes
+ * `type` case-insensitive (caseExact false), but scim-patch compares strings exactly, so
+ * `members[type eq "user"]` would match no member. The text is kept when nothing changes.
+ */
+function withCanonicalTypes(text: string, parsed: Filter): string {
+  let changed = false;
+  const canonical = (node: Filter): Filter => {
+    switch (node.op) {
+      case 'and':
+      case 'or':
+        return { ...node, filters: node.filters.map(canonical) };
+      case 'not':
+        return { ...node, filter: canonical(node.filter) };
+      case '[]':
+        return { ...node, valFilter: canonical(node.valFilter) };
+      case 'pr':
+        return node;
+      default: {
+        const { attrPath, compValue } = node;
+        if (attrPath.toLowerCase() !== 'type' || typeof compValue !== 'string') return node;
+        const spelled = CANONICAL_TYPES.find((type) => type.toLowerCase() === compValue.toLowerCase());
+        if (spelled === undefined || spelled === compValue) return node;
+        changed = true;
+        return { ...node, compValue: spelled };
+      }
+    }
+  };
+  const rewritten = canonical(parsed);
+  return changed ? stringify(rewritten) : text;
 }
 
 const pathText = ({ schema, attribute, filter, subAttribute }: AttributePath): string =>

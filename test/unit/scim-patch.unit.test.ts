@@ -38,7 +38,9 @@ const user = (): ScimJson =>
     },
   });
 
-const group = (members: { value: string; display?: string; $ref?: string }[] = defaultMembers()): ScimJson =>
+const group = (
+  members: { value: string; display?: string; $ref?: string; type?: string }[] = defaultMembers(),
+): ScimJson =>
   deepFrozen({
     schemas: [SCIM_SCHEMAS.group],
     id: 'g1',
@@ -285,13 +287,12 @@ describe('applyScimPatch: emails by filter', () => {
     ).toEqual([{ value: 'n@example.com', type: 'work', primary: true }]);
   });
 
-  it('compares filter values exactly, as scim-patch does: another casing adds a second email', () => {
-    expect(
-      patchUser([{ op: 'add', path: 'emails[type eq "Work"].value', value: 'n@example.com' }]).emails,
-    ).toEqual([
-      { value: 'bjensen@example.com', type: 'work', primary: true },
-      { type: 'Work', value: 'n@example.com' },
-    ]);
+  it('compares a type in a filter whatever its case (RFC 7643: caseExact false)', () => {
+    for (const type of ['work', 'Work', 'WORK'])
+      expect(
+        patchUser([{ op: 'add', path: `emails[type eq "${type}"].value`, value: 'n@example.com' }]).emails,
+        type,
+      ).toEqual([{ value: 'n@example.com', type: 'work', primary: true }]);
   });
 
   it('finds filter values holding periods and brackets', () => {
@@ -509,6 +510,19 @@ describe('applyScimPatch: group members', () => {
     expect(patchGroup([{ op: 'remove', path: 'members[value eq "u1"]' }], group([])).members).toEqual([]);
     const bare = deepFrozen({ schemas: [SCIM_SCHEMAS.group], id: 'g2', displayName: 'Empty', meta: {} });
     expect(patchGroup([{ op: 'remove', path: 'members[value eq "u1"]' }], bare).members).toEqual([]);
+  });
+
+  it('matches a member\'s type whatever its case: members[type eq "user"] is every member', () => {
+    const typed = group([
+      { value: 'u1', type: 'User' },
+      { value: 'u2', type: 'User' },
+    ]);
+    const remaining = (path: string) => memberIds(patchGroup([{ op: 'remove', path }], typed));
+    expect(remaining('members[type eq "User"]')).toEqual([]);
+    expect(remaining('members[type eq "user"]')).toEqual([]);
+    expect(remaining('members[value eq "u1" and type eq "USER"]')).toEqual(['u2']);
+    expect(remaining('members[value eq "U1"]')).toEqual(['u1', 'u2']);
+    expect(remaining('members[type eq "Device"]')).toEqual(['u1', 'u2']);
   });
 
   it('keeps members a list when the last one goes, for the operations after it', () => {
