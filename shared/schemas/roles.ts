@@ -14,6 +14,16 @@ import { oneLine } from './text.js';
  */
 const permissionIds = z.array(permissionId).check(z.maxLength(MAX_PERMISSIONS_PER_ROLE));
 const roleName = oneLine(200);
+/**
+ * A new role's name may not look like a role id (a UUID): grants and revokes name a role by name
+ * first, then by id (DECISIONS.md), so a role named after another's id would take its grants and
+ * revokes.
+ */
+const ROLE_ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const newRoleName = oneLine(200).check(
+  z.refine((name) => !ROLE_ID_SHAPE.test(name), 'Must not have the shape of a role id (a UUID)'),
+);
+
 
 export const rolePluginPermission = z.withMeta(
   z.strictObject({ module: pluginAction, actionName: pluginAction }),
@@ -40,7 +50,7 @@ export const role = z.withMeta(
 );
 export type Role = z.infer<typeof role>;
 
-export const newRoleRequest = z.withMeta(z.strictObject({ name: roleName, permissions: permissionIds }), {
+export const newRoleRequest = z.withMeta(z.strictObject({ name: newRoleName, permissions: permissionIds }), {
   id: 'NewRoleRequest',
 });
 

@@ -87,6 +87,32 @@ describe('POST /roles', () => {
     expect((await listedNames(api)).filter((name) => name.toLowerCase() === 'ops')).toEqual(['Ops']);
   });
 
+  it("refuses a name shaped like a role id, so that no role takes another's grants and revokes", async () => {
+    const target = await newRole(api, `Target ${Date.now()}`, ['USER.LIST']);
+    const user = await service.createUser();
+    for (const name of [
+      target,
+      target.toUpperCase(),
+      ` ${target} `,
+      '00000000-0000-4000-8000-000000000000',
+    ]) {
+      const response = await api.create({ name, permissions: ['ROLES.LIST'] });
+      expect(response.status, name).toBe(400);
+      expect(errorFields(response)).toEqual(['body.name']);
+    }
+    // Positive control: the same request with another name is taken.
+    expect((await api.create({ name: `${target}-x`, permissions: ['ROLES.LIST'] })).status).toBe(204);
+    // A grant of the id reaches the role with that id.
+    const granted = await service.call('PUT', `/idp/users/${user}/roles/${target}/grant`, {
+      token: service.admin.token,
+    });
+    expect(granted.status).toBe(204);
+    const holder = await service.call<{ roles: string[] }>('GET', `/idp/users/${user}`, {
+      token: service.admin.token,
+    });
+    expect(holder.body.roles).toEqual([target]);
+  });
+
   it('lets exactly one of 10 concurrent creates of one name through; the others get 409', async () => {
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
