@@ -134,9 +134,10 @@ const revokeToken = (event: APIGatewayProxyEventV2) =>
     const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
     const token = form.get('token');
     if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
-    // Access tokens are self-contained JWTs that expire within minutes: nothing to look up.
-    const familyId =
-      form.get('token_type_hint') === 'access_token' ? undefined : await refreshFamilyOf(token, client.id);
+    // Access tokens are self-contained JWTs that expire within minutes: nothing to revoke. The
+    // token is looked up as a refresh token whatever `token_type_hint` says: RFC 7009 section 2.1
+    // makes the hint an optimisation, and a wrong one must not leave a refresh token alive.
+    const familyId = await refreshFamilyOf(token, client.id);
     if (familyId) await revokeRefreshFamily(familyId);
     return undefined;
   });

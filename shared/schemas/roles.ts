@@ -24,7 +24,6 @@ const newRoleName = oneLine(200).check(
   z.refine((name) => !ROLE_ID_SHAPE.test(name), 'Must not have the shape of a role id (a UUID)'),
 );
 
-
 export const rolePluginPermission = z.withMeta(
   z.strictObject({ module: pluginAction, actionName: pluginAction }),
   { id: 'RoleSinglePluginPermission' },

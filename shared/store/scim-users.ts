@@ -138,6 +138,8 @@ export const replaceUserFromDirectory = (
         name: next.name,
         status,
         updatedAt: now,
+        // A deactivation ends the person's sessions and refresh tokens (user-repository.ts).
+        ...(status === 'INACTIVE' && current.status === 'ACTIVE' ? { credentialsChangedAt: now } : {}),
         [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(status), current.sequence),
         ...keys.userSearchEntries(next),
         ...Object.fromEntries(
@@ -229,7 +231,9 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
         now,
       )),
       versioned(current, {
-        update: 'SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now',
+        // As any deactivation: the person's sessions and refresh tokens end (user-repository.ts).
+        update:
+          'SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now',
         names: { '#status': 'status', '#listing': keys.listingSortKey },
         values: {
           ':status': 'INACTIVE',

@@ -342,7 +342,11 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
         now,
       )),
       versioned(current, {
-        update: 'SET #status = :status, #listing = :listing, updatedAt = :now',
+        // Deactivating ends the person's sessions and refresh tokens for good (as a new password
+        // does): reactivating must not bring back what someone may have taken meanwhile.
+        update: `SET #status = :status, #listing = :listing, updatedAt = :now${
+          status === 'INACTIVE' ? ', credentialsChangedAt = :now' : ''
+        }`,
         names: { '#status': 'status', '#listing': keys.listingSortKey },
         values: {
           ':status': status,

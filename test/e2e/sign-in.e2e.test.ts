@@ -642,6 +642,29 @@ describe('sessions and logout', () => {
     expect(await signedIn(configuration, flow.browser)).toBe(false);
   });
 
+  it('ends the sessions and refresh tokens of a deactivated person for good: reactivating brings none back', async () => {
+    const email = uniqueEmail('deactivated');
+    const id = await service.createUser({ email, name: 'Deactivated Person' });
+    await updateUserAttributes(service.organizationId, id, { passwordHash });
+    const configuration = await confidentialParty();
+    const flow = await signIn(configuration, { email });
+    const tokens = await exchange(configuration, flow);
+    // Positive controls: the session signs in silently, the refresh token refreshes.
+    expect(await signedIn(configuration, flow.browser)).toBe(true);
+    const refreshed = await oidc.refreshTokenGrant(configuration, tokens.refresh_token as string);
+
+    await setUserStatus(service.organizationId, id, 'INACTIVE');
+    await setUserStatus(service.organizationId, id, 'ACTIVE');
+    expect(await signedIn(configuration, flow.browser)).toBe(false);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.refresh_token as string,
+    });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    // The person signs in again with their password.
+    expect((await signIn(configuration, { email })).location?.searchParams.get('code')).toBeTruthy();
+  });
+
   it("sends the browser after logout only to a URI the hint's own application registered", async () => {
     const OTHER_AFTER_LOGOUT = 'http://127.0.0.1:4999/other-signed-out';
     const registered = await register({
@@ -748,6 +771,17 @@ describe('sessions and logout', () => {
     });
     expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.tokenRevocation(configuration, 'not-a-token')).resolves.toBeUndefined();
+
+    // RFC 7009 section 2.1: a wrong token_type_hint is only a wrong guess; the token is revoked.
+    const second = await exchange(configuration, await signIn(configuration));
+    await oidc.tokenRevocation(configuration, second.refresh_token as string, {
+      token_type_hint: 'access_token',
+    });
+    const afterWrongHint = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token as string,
+    });
+    expect(await afterWrongHint.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
   it('answers userinfo only for a valid user access token', async () => {
