@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
-import { isPkceVerifier, s256 } from '../domain/authorization.js';
+import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js';
 import {
   newFamilyId,
   redeemAuthorizationCode,
@@ -144,17 +144,18 @@ export const exchangeAuthorizationCode = async (
 export const refreshSignIn = async (clientId: string, form: URLSearchParams, now = Date.now()) => {
   const presented = form.get('refresh_token');
   if (!presented) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
-  const rotation = await rotateRefreshToken(presented, clientId, refreshLifetimes(), now);
+  const requested = form.get('scope') || undefined;
+  const scopes = requested?.split(' ') ?? [];
+  // A scope no sign-in is granted is refused at once; the others are checked in the rotation.
+  const widened = () => new OAuthError(400, 'invalid_scope', 'A refresh cannot add scopes to the sign-in');
+  if (scopes.some((scope) => !(SIGN_IN_SCOPES as readonly string[]).includes(scope))) throw widened();
+  const rotation = await rotateRefreshToken(presented, clientId, refreshLifetimes(), now, scopes);
   if (rotation.outcome === 'reused') {
     await revokeRefreshFamily(rotation.familyId);
     throw invalidGrant('The refresh token was already used; every token of this sign-in is revoked');
   }
+  if (rotation.outcome === 'widened') throw widened();
   if (rotation.outcome === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked');
   const { grant } = rotation;
-  const requested = form.get('scope');
-  const granted = new Set(grant.scope.split(' '));
-  if (requested?.split(' ').some((scope) => !granted.has(scope))) {
-    throw new OAuthError(400, 'invalid_scope', 'A refresh cannot add scopes to the sign-in');
-  }
-  return tokenResponse({ ...grant, scope: requested ? requested : grant.scope }, rotation.token, now);
+  return tokenResponse({ ...grant, scope: requested ?? grant.scope }, rotation.token, now);
 };

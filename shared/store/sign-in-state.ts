@@ -349,6 +349,8 @@ export type Rotation =
   | { outcome: 'rotated'; token: string; grant: RefreshTokenRecord }
   /** A rotated token came back: the whole family is revoked (OAuth 2.0 Security BCP 4.14.2). */
   | { outcome: 'reused'; familyId: string }
+  /** A live token, asked for a scope its sign-in was not granted: left as it was, still usable. */
+  | { outcome: 'widened' }
   | { outcome: 'invalid' };
 
 /**
@@ -361,17 +363,30 @@ export const rotateRefreshToken = async (
   clientId: string,
   lifetimes: RefreshLifetimes,
   now = Date.now(),
+  requestedScopes: readonly string[] = [],
 ): Promise<Rotation> => {
   let grant: RefreshTokenRecord;
+  // A refresh that asks for more than its sign-in was granted is refused before anything is
+  // written (RFC 6749 section 6: the token stays usable). `contains` on the granted scope string
+  // is a substring test, exact here because no sign-in scope is part of another (SIGN_IN_SCOPES).
+  const scopeNames = requestedScopes.map((_scope, index) => `:scope${index}`);
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: RefreshTokenEntity.key({ digest: digestOf(token) }),
         UpdateExpression: 'SET rotated = :true',
-        ConditionExpression:
+        ConditionExpression: [
           'attribute_exists(pk) AND attribute_not_exists(rotated) AND clientId = :client AND expiresAt > :now',
-        ExpressionAttributeValues: { ':true': true, ':client': clientId, ':now': Math.floor(now / 1000) },
+          ...scopeNames.map((name) => `contains(#scope, ${name})`),
+        ].join(' AND '),
+        ...(scopeNames.length > 0 ? { ExpressionAttributeNames: { '#scope': 'scope' } } : {}),
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':client': clientId,
+          ':now': Math.floor(now / 1000),
+          ...Object.fromEntries(requestedScopes.map((scope, index) => [`:scope${index}`, scope])),
+        },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -382,6 +397,13 @@ export const rotateRefreshToken = async (
     const item = conditionItem(error.Item);
     const old = item ? RefreshTokenEntity.decode(item) : undefined;
     if (old?.rotated && old.clientId === clientId) return { outcome: 'reused', familyId: old.familyId };
+    const granted = new Set(old?.scope.split(' '));
+    if (
+      old?.clientId === clientId &&
+      old.expiresAt > Math.floor(now / 1000) &&
+      requestedScopes.some((scope) => !granted.has(scope))
+    )
+      return { outcome: 'widened' };
     return { outcome: 'invalid' };
   }
   const family = await RefreshFamilyEntity.get({ id: grant.familyId });

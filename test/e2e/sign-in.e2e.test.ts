@@ -219,6 +219,34 @@ describe('authorization code flow with openid-client as the application', () => 
     ]);
   });
 
+  it('narrows the scope on a refresh, and refuses a wider one without using the refresh token up', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const flow = await signIn(configuration, { extra: { scope: 'openid email' } });
+    const tokens = await exchange(configuration, flow);
+    const narrowed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      scope: 'openid',
+    });
+    const narrow = await narrowed.json();
+    expect(narrow.scope).toBe('openid');
+    // RFC 6749 section 6: beyond what the sign-in was granted is refused, and the token is kept.
+    for (const scope of ['openid profile', 'openid admin']) {
+      const widened = await tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: narrow.refresh_token,
+        scope,
+      });
+      expect(await widened.json(), scope).toMatchObject({ error: 'invalid_scope' });
+    }
+    const retried = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token });
+    expect(retried.status).toBe(200);
+    expect((await retried.json()).scope).toBe('openid email');
+  });
+
   it('refuses a code the second time and revokes what the first use issued', async () => {
     const configuration = await configurationOf(
       confidential,
