@@ -13,10 +13,12 @@ import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
 import { providerForEmail, type SignInOption, signInOptions } from '../store/sign-in-providers.js';
 import {
+  type CredentialCheck,
   clearSignInFailures,
+  endCredentialCheck,
   recordSignInFailure,
+  reserveCredentialCheck,
   saveAuthorizationRequest,
-  signInLockedUntil,
   useSession,
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
@@ -105,10 +107,10 @@ export const offered = (options: readonly SignInOption[]) => ({
 const WRONG_CREDENTIALS = 'The email or password is not right.';
 
 /** Why a password sign-in was refused, as its record says (the person is told only "not right"). */
-const refusalReason = (email: string, user: UserRecord | undefined, locked: boolean): string => {
+const refusalReason = (email: string, user: UserRecord | undefined, check?: CredentialCheck): string => {
   if (!email) return 'no email';
   if (!user) return 'unknown email';
-  if (locked) return 'locked';
+  if (check?.outcome === 'refused') return check.locked ? 'locked' : 'another attempt under way';
   if (user.status !== 'ACTIVE') return 'user not active';
   return user.passwordHash === undefined ? 'no password set' : 'wrong password';
 };
@@ -147,42 +149,59 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   if (!pending) return errorPage(400, EXPIRED);
   const email = (form.get('email') ?? '').trim().slice(0, 320);
   const password = (form.get('password') ?? '').slice(0, 1024);
-  const [user, target, lockedUntil, options] = await Promise.all([
+  const [user, target, check, options] = await Promise.all([
     email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
     signInTarget(pending.organizationId, pending.clientId),
-    email ? signInLockedUntil(pending.organizationId, email) : Promise.resolve(0),
+    email ? reserveCredentialCheck(pending.organizationId, email) : Promise.resolve(undefined),
     signInOptions(pending.organizationId),
   ]);
+  const locked = check?.outcome === 'refused' && check.locked;
   // Home-realm discovery: an email of a domain an SSO provider serves signs in there, with no password.
   const provider = providerForEmail(options, email);
   if (provider) {
+    if (check?.outcome === 'reserved') await endCredentialCheck(pending.organizationId, email);
     return seeOther(
       `/signin/sso?${new URLSearchParams({ request: requestId, provider: provider.clientId, login_hint: email })}`,
     );
   }
   const now = Date.now();
-  // A locked email answers exactly like a wrong password, after the same work (no enumeration).
-  const checkable = user?.passwordHash !== undefined && user.status === 'ACTIVE' && lockedUntil <= now;
+  // A locked email (or one being checked by another request) answers exactly like a wrong
+  // password, after the same work (no enumeration).
+  const checkable =
+    user?.passwordHash !== undefined && user.status === 'ACTIVE' && check?.outcome === 'reserved';
   const accepted = checkable
     ? await verifyPassword(password, user.passwordHash as string)
     : await spendPasswordCheck(password).then(() => false);
   if (!user || !accepted) {
-    const { failures, locked } = email
-      ? await recordSignInFailure(pending.organizationId, email, lockoutMillis, now)
+    const counted = email
+      ? await recordSignInFailure(
+          pending.organizationId,
+          email,
+          lockoutMillis,
+          now,
+          check?.outcome === 'reserved' ? check : undefined,
+        )
       : { failures: 0, locked: false };
+    const { failures } = counted;
     countMetric('SignInsRefused');
     if (failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
     logger.info('sign-in refused', {
       organizationId: pending.organizationId,
       clientId: pending.clientId,
-      reason: !user ? 'unknown-email' : lockedUntil > now ? 'locked' : 'credentials-or-status',
+      reason: !user
+        ? 'unknown-email'
+        : locked
+          ? 'locked'
+          : check?.outcome === 'refused'
+            ? 'another-attempt'
+            : 'credentials-or-status',
       consecutiveFailures: failures,
     });
     await recordSignInEvent({
       organizationId: pending.organizationId,
-      action: locked ? 'signin.locked' : 'signin.failed',
+      action: counted.locked ? 'signin.locked' : 'signin.failed',
       outcome: 'failure',
-      reason: refusalReason(email, user, lockedUntil > now),
+      reason: refusalReason(email, user, check),
       // Okta's choice: an unknown email is recorded as typed, so probing shows in the log.
       actor: user ? personActor(user) : attemptedEmailActor(email),
       targets: user ? [personTarget(user)] : [],
@@ -199,7 +218,9 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   }
   await Promise.all([
     // With two steps, only the second one's success ends a run of failures (no unlimited code guessing).
-    target.organization.mfaEnabled ? undefined : clearSignInFailures(pending.organizationId, email),
+    target.organization.mfaEnabled
+      ? endCredentialCheck(pending.organizationId, email)
+      : clearSignInFailures(pending.organizationId, email),
     rehashIfOutdated(user, password),
   ]);
   const person = { userId: user.id, authTime: now, amr: ['pwd'] };

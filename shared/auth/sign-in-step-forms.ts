@@ -23,7 +23,7 @@ import {
   clearSignInFailures,
   recordSignInFailure,
   recordSignInProgress,
-  signInLockedUntil,
+  reserveCredentialCheck,
 } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from './sign-in-audit.js';
@@ -131,25 +131,30 @@ const checkChallenge = async (step: Step, code: string): Promise<Page> => {
   const { user } = context;
   const owner = { organizationId: pending.organizationId, userId: user.id };
   const now = Date.now();
-  const lockedUntil = await signInLockedUntil(pending.organizationId, user.email);
+  // Reserved before the check, so parallel guesses are not all checked (reserveCredentialCheck).
+  const check = await reserveCredentialCheck(pending.organizationId, user.email, now);
+  const locked = check.outcome === 'refused' && check.locked;
   let method: 'otp' | 'recovery' | undefined;
-  if (lockedUntil <= now && user.totpSecret) {
+  if (check.outcome === 'reserved' && user.totpSecret) {
     const timeStep = matchingStep(user.totpSecret, code, now);
     const recovery = timeStep === undefined ? normalisedRecoveryCode(code) : undefined;
     if (timeStep !== undefined && (await acceptTotpStep(owner, user.totpSecret, timeStep))) method = 'otp';
     else if (recovery && (await useRecoveryCode(owner, digestOf(recovery)))) method = 'recovery';
   }
   if (!method) {
-    const { failures, locked } = await recordSignInFailure(
+    const counted = await recordSignInFailure(
       pending.organizationId,
       user.email,
       lockoutMillis,
       now,
+      check.outcome === 'reserved' ? check : undefined,
     );
     countMetric('MfaChallengesRefused');
-    if (failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
-    logger.info('TOTP code refused', { ...owner, consecutiveFailures: failures, locked: lockedUntil > now });
-    await recordCodeRefusal(step, locked, lockedUntil > now ? 'locked' : 'wrong code');
+    if (counted.failures >= FAILURES_BEFORE_LOCKOUT) countMetric('SignInLockouts');
+    logger.info('TOTP code refused', { ...owner, consecutiveFailures: counted.failures, locked });
+    const reason =
+      check.outcome === 'reserved' ? 'wrong code' : locked ? 'locked' : 'another attempt under way';
+    await recordCodeRefusal(step, counted.locked, reason);
     return totpChallengePage({
       ...context.names,
       requestId: pending.id,

@@ -140,6 +140,8 @@ export const SignInFailuresEntity = defineEntity({
       /** Epoch ms; 0 while not locked. */
       lockedUntil: z.number(),
       expiresAt: z.number(),
+      /** Epoch ms: a credential check of this email is under way until then (reserveCredentialCheck). */
+      checkingUntil: z.optional(z.number()),
     }),
 });
 

@@ -129,17 +129,96 @@ const FAILURES_LIFETIME_SECONDS = 24 * 3600;
 export const signInLockedUntil = async (organizationId: string, email: string): Promise<number> =>
   (await SignInFailuresEntity.get({ organizationId, email }))?.lockedUntil ?? 0;
 
+/** How long a credential check holds its email: the check and the writes after it, with room. */
+const CHECK_LEASE_MILLIS = 10_000;
+
+export type CredentialCheck =
+  /** This request may check the credential; `failures` is the count it started from. */
+  | { outcome: 'reserved'; failures: number }
+  /** Locked, or another check of the same email under way: answered without checking. */
+  | { outcome: 'refused'; locked: boolean };
+
+/**
+ * Reserves the check of one credential of an email (a password, a code) in one conditional write:
+ * refused while the email is locked or while another check of it is under way. Reading the lock
+ * and counting the failure afterwards would let parallel guesses all be checked between the two
+ * (OWASP Authentication Cheat Sheet: the lockout must hold). The check ends with
+ * `recordSignInFailure` (given the reservation), `endCredentialCheck` or `clearSignInFailures`,
+ * or by itself after CHECK_LEASE_MILLIS.
+ */
+export const reserveCredentialCheck = async (
+  organizationId: string,
+  email: string,
+  now = Date.now(),
+): Promise<CredentialCheck> => {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: SignInFailuresEntity.key({ organizationId, email }),
+        UpdateExpression:
+          'SET checkingUntil = :lease, failures = if_not_exists(failures, :zero), lockedUntil = if_not_exists(lockedUntil, :zero), expiresAt = if_not_exists(expiresAt, :expiresAt)',
+        ConditionExpression:
+          '(attribute_not_exists(lockedUntil) OR lockedUntil <= :now) AND (attribute_not_exists(checkingUntil) OR checkingUntil <= :now)',
+        ExpressionAttributeValues: {
+          ':lease': now + CHECK_LEASE_MILLIS,
+          ':now': now,
+          ':zero': 0,
+          ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { outcome: 'reserved', failures: Number(Attributes?.failures ?? 0) };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const seen = conditionItem(error.Item);
+    return { outcome: 'refused', locked: Number(seen?.lockedUntil ?? 0) > now };
+  }
+};
+
+/** Ends a reserved check that succeeded without clearing the count (a password before its code). */
+export const endCredentialCheck = async (organizationId: string, email: string): Promise<void> => {
+  await writeOne(
+    update(SignInFailuresEntity.key({ organizationId, email }), {
+      update: 'REMOVE checkingUntil',
+      condition: 'attribute_exists(pk)',
+    }),
+  ).catch((error: unknown) => {
+    if (!isConditionFailure(error)) throw error;
+  });
+};
+
 /**
  * Counts a failure (one atomic ADD) and locks the email for `lockMillis(count)`; answers the
- * count, and whether this failure locked an email that was not locked.
+ * count, and whether this failure locked an email that was not locked. Given the reservation of
+ * the check that failed, it is one write that also ends the check, so no other check starts
+ * before the lock is set.
  */
 export const recordSignInFailure = async (
   organizationId: string,
   email: string,
   lockMillis: (failures: number) => number,
   now = Date.now(),
+  reservation?: Extract<CredentialCheck, { outcome: 'reserved' }>,
 ): Promise<{ failures: number; locked: boolean }> => {
   const key = SignInFailuresEntity.key({ organizationId, email });
+  if (reservation) {
+    const wait = lockMillis(reservation.failures + 1);
+    const counted = await writeOne(
+      update(key, {
+        update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = :until REMOVE checkingUntil',
+        values: {
+          ':one': 1,
+          ':until': wait > 0 ? now + wait : 0,
+          ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS,
+        },
+      }),
+      { returnNew: true },
+    );
+    return { failures: Number(counted?.failures ?? reservation.failures + 1), locked: wait > 0 };
+  }
   const counted = await writeOne(
     update(key, {
       update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',

@@ -231,7 +231,7 @@ describe('authorization code flow with openid-client as the application', () => 
       refresh_token: tokens.refresh_token as string,
       scope: 'openid',
     });
-    const narrow = await narrowed.json();
+    const narrow = (await narrowed.json()) as { scope: string; refresh_token: string };
     expect(narrow.scope).toBe('openid');
     // RFC 6749 section 6: beyond what the sign-in was granted is refused, and the token is kept.
     for (const scope of ['openid profile', 'openid admin']) {
@@ -244,7 +244,7 @@ describe('authorization code flow with openid-client as the application', () => 
     }
     const retried = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token });
     expect(retried.status).toBe(200);
-    expect((await retried.json()).scope).toBe('openid email');
+    expect(((await retried.json()) as { scope: string }).scope).toBe('openid email');
   });
 
   it('refuses a code the second time and revokes what the first use issued', async () => {

@@ -6,7 +6,12 @@ import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
-import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
+import {
+  liveSession,
+  recordSignInFailure,
+  redeemAuthorizationCode,
+  signInLockedUntil,
+} from '../../shared/store/sign-in-state.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
 import { signInTrail } from '../support/audit.js';
@@ -509,6 +514,36 @@ describe('the sign-in form', () => {
         'signin.locked wrong password',
       ].sort(),
     );
+  });
+
+  it('checks one password at a time per email: parallel guesses cannot slip past the lock', async () => {
+    const { organization, application } = shared;
+    const user = await personWithPassword(organization.id);
+    // Ten failures, the last lock over: the next failure locks again, so one guess may be checked.
+    for (let failure = 0; failure < 10; failure++)
+      await recordSignInFailure(organization.id, user.email, () => 0);
+    // Each guess on a sign-in request of its own, opened first, then all posted at once.
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, async (_, index) => {
+        const browser = new PagesBrowser();
+        const request = requestIdOf(await browser.get(authorize, authorizationQuery(application.id)));
+        // The right password comes last: without the reservation it is checked, and signs in.
+        return { browser, request, password: index === 7 ? PASSWORD : `wrong guess ${index}` };
+      }),
+    );
+    const logged = refusalsLogged();
+    const answers = await Promise.all(
+      guesses.map(({ browser, request, password }) =>
+        browser.post(submitSignIn, { request, email: user.email, password }),
+      ),
+    );
+    const checked = logged().filter((entry) => entry.reason === 'credentials-or-status').length;
+    const signedIn = answers.filter((answer) => answer.statusCode === 303).length;
+    expect(checked + signedIn).toBe(1);
+    expect(answers.every((answer) => answer.statusCode === 303 || answer.statusCode === 401)).toBe(true);
+    // Every request was counted, and the email is locked now unless the right password was checked.
+    if (signedIn === 0)
+      expect(await signInLockedUntil(organization.id, user.email)).toBeGreaterThan(Date.now());
   });
 
   it('forgets the failures of an email once its person signs in (without two steps)', async () => {

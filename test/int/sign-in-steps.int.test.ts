@@ -404,6 +404,25 @@ describe('the code challenge', () => {
     );
   });
 
+  it('checks one code at a time per person: parallel guesses are not all checked before the lock', async () => {
+    const { user, secret } = await enrolledPerson();
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const right = codeAt(secret);
+    const guesses = Array.from({ length: 12 }, (_, index) =>
+      String((Number(right) + 1 + index) % 1_000_000).padStart(6, '0'),
+    );
+    const answers = await Promise.all(guesses.map((code) => browser.post(submitTotp, { request, code })));
+    expect(answers.every((answer) => answer.statusCode === 401)).toBe(true);
+    const checked = (await recordedOf(user)).filter((entry) => entry.endsWith('wrong code'));
+    // Five wrong codes lock the person; without the reservation nearly all twelve were checked.
+    expect(checked.length).toBeGreaterThan(0);
+    expect(checked.length).toBeLessThanOrEqual(5);
+    expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toMatchObject({
+      failures: 12,
+    });
+  });
+
   it('keeps counting failures across the password and the code: a right password alone clears nothing', async () => {
     const { user, secret } = await enrolledPerson();
     const browser = new PagesBrowser();
