@@ -2,11 +2,17 @@ import { userPasswordsRoutes } from '../shared/api/routes/user-passwords.js';
 import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
+import { lockoutMillis } from '../shared/domain/sign-in-lockout.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
+import {
+  endCredentialCheck,
+  recordSignInFailure,
+  reserveCredentialCheck,
+} from '../shared/store/sign-in-state.js';
 import { requireUser, updateUserAttributes } from '../shared/store/user-repository.js';
 
 /** The own password change: the password policy of DECISIONS.md, the current password checked. */
@@ -19,21 +25,47 @@ export const handler = groupHandler(
           { message: 'Must equal newPassword', field: 'body.confirmPassword' },
         ]);
       }
-      const user = await requireUser(principal.organizationId, path.id, true);
+      const org = principal.organizationId;
+      const user = await requireUser(org, path.id, true);
       const problem = passwordProblem(body.newPassword, user.email);
       if (problem) throw badRequest(problem, [{ message: problem, field: 'body.newPassword' }]);
-      if (!user.passwordHash || !(await verifyPassword(body.currentPassword, user.passwordHash))) {
+      // The current password is checked under the sign-in lockout: a stolen access token must not
+      // become a way to guess it.
+      const check = await reserveCredentialCheck(org, user.email);
+      const right =
+        check.outcome === 'reserved' &&
+        user.passwordHash !== undefined &&
+        (await verifyPassword(body.currentPassword, user.passwordHash));
+      if (!right) {
+        await recordSignInFailure(
+          org,
+          user.email,
+          lockoutMillis,
+          Date.now(),
+          check.outcome === 'reserved' ? check : undefined,
+        );
         throw badRequest('The current password is wrong', [
           { message: 'Does not match the current password', field: 'body.currentPassword' },
         ]);
       }
+      await endCredentialCheck(org, user.email);
       const passwordHash = await hashPassword(body.newPassword);
-      await updateUserAttributes(principal.organizationId, path.id, { passwordHash }, [], Date.now(), {
-        action: 'password.changed',
-        targets: [{ type: 'user', id: user.id, name: user.email }],
-        // A secret-named field: the record says only "changed".
-        changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
-      });
+      const now = Date.now();
+      // As a reset does: the person's sessions and refresh tokens end, and no link sent earlier
+      // can set the password any more.
+      await updateUserAttributes(
+        org,
+        path.id,
+        { passwordHash, credentialsChangedAt: now },
+        ['invitationDigest', 'resetDigest'],
+        now,
+        {
+          action: 'password.changed',
+          targets: [{ type: 'user', id: user.id, name: user.email }],
+          // A secret-named field: the record says only "changed".
+          changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
+        },
+      );
       return {};
     },
   },

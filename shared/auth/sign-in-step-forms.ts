@@ -65,6 +65,9 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
   ]);
   if (user?.status !== 'ACTIVE')
     return errorPage(403, 'This account cannot sign in. Contact your administrator.');
+  // A password reset (or a deactivation) since this sign-in began ends it, as it ends sessions:
+  // whoever is parked at a later step with the old password must not finish it.
+  if (authTime < (user.credentialsChangedAt ?? 0)) return errorPage(400, EXPIRED);
   const person = { userId, authTime, amr, ...(provider ? { provider } : {}) };
   return { event, pending, person, context: { user, ...target }, form };
 };

@@ -121,7 +121,9 @@ export const setPasswordWithLink = async (
       update(
         keys.user(link.organizationId, link.userId),
         {
-          update: 'SET passwordHash = :hash, credentialsChangedAt = :changed, updatedAt = :now REMOVE #link',
+          // Both links go: a password set through one leaves no other way to set it (an old join link).
+          update:
+            'SET passwordHash = :hash, credentialsChangedAt = :changed, updatedAt = :now REMOVE invitationDigest, resetDigest',
           condition: '#link = :digest AND #status = :active',
           names: { '#link': LINK_ATTRIBUTE[link.purpose], '#status': 'status' },
           values: {

@@ -150,9 +150,13 @@ export const replaceUserFromDirectory = (
       },
       's',
     );
-    const removed = (['externalId', 'givenName', 'familyName', 'deprovisionedAt'] as const).filter(
-      (field) => next[field] === undefined && current[field] !== undefined,
-    );
+    const removed = [
+      ...(['externalId', 'givenName', 'familyName', 'deprovisionedAt'] as const).filter(
+        (field) => next[field] === undefined && current[field] !== undefined,
+      ),
+      // A new address voids the join and reset links sent to the old one (user-repository.ts).
+      ...(emailChanges ? (['invitationDigest', 'resetDigest'] as const) : []),
+    ];
     const target = [userTarget(next)];
     const writes: (Write | false)[] = [
       versioned(current, {

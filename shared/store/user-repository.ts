@@ -316,7 +316,9 @@ export const updateUserProfile = (
         now,
       )),
       versioned(current, {
-        update: `SET #name = :name, email = :email, updatedAt = :now, ${searchEntries.update}`,
+        // A new address voids the join and reset links sent to the old one (OWASP Forgot Password
+        // Cheat Sheet); REMOVE first, as `versioned` adds to the SET list at its end.
+        update: `${emailChanges ? 'REMOVE invitationDigest, resetDigest ' : ''}SET #name = :name, email = :email, updatedAt = :now, ${searchEntries.update}`,
         names: { '#name': 'name', ...searchEntries.names },
         values: { ':name': changes.name, ':email': email, ':now': now, ...searchEntries.values },
       }),
@@ -363,6 +365,9 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
 type DirectAttributes = Pick<
   UserRecord,
   | 'userType'
+  | 'credentialsChangedAt'
+  | 'invitationDigest'
+  | 'resetDigest'
   | 'totpSecret'
   | 'totpLastStep'
   | 'recoveryCodeDigests'

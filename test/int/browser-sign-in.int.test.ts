@@ -13,7 +13,12 @@ import {
   signInLockedUntil,
 } from '../../shared/store/sign-in-state.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
-import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import {
+  getUser,
+  queueJoinEmail,
+  setUserStatus,
+  type UserRecord,
+} from '../../shared/store/user-repository.js';
 import { signInTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
@@ -544,6 +549,15 @@ describe('the sign-in form', () => {
     // Every request was counted, and the email is locked now unless the right password was checked.
     if (signedIn === 0)
       expect(await signInLockedUntil(organization.id, user.email)).toBeGreaterThan(Date.now());
+  });
+
+  it('leaves no other link alive once a password is set through one: an old join link sets nothing', async () => {
+    const { organization } = shared;
+    const user = await personWithPassword(organization.id);
+    const join = await queueJoinEmail(organization.id, user.id);
+    expect(await livePasswordLink(join.invitationToken)).toBeDefined();
+    await resetPassword(user, `${PASSWORD} reset`);
+    expect(await livePasswordLink(join.invitationToken)).toBeUndefined();
   });
 
   it('forgets the failures of an email once its person signs in (without two steps)', async () => {

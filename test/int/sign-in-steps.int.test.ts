@@ -1,12 +1,14 @@
 import { renderSVG } from 'uqr';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { hashPassword } from '../../shared/auth/passwords.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
 import { reloadConfig } from '../../shared/config.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
+import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
 import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
@@ -224,6 +226,41 @@ describe('enrolment', () => {
       actor: { type: 'user', id: user.id, name: user.email },
       signIn: { application: shared.application.id, amr: ['pwd', 'otp', 'mfa'] },
     });
+  });
+
+  it('ends a sign-in parked at enrolment once the password is reset: the old password finishes nothing', async () => {
+    const parkAtEnrolment = async () => {
+      const user = await personWithPassword(shared.organization.id);
+      const browser = new PagesBrowser();
+      const { request } = await afterPassword(browser, user);
+      return { user, browser, request, secret: await enrolmentSecret(request) };
+    };
+    // Positive control: without a reset the parked request enrols.
+    const control = await parkAtEnrolment();
+    const enrolled = await control.browser.post(submitTotp, {
+      request: control.request,
+      code: codeAt(control.secret),
+    });
+    expect(enrolled.statusCode).toBe(200);
+
+    const parked = await parkAtEnrolment();
+    const { user } = parked;
+    const link = await issueResetLink(
+      user,
+      { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
+      3600,
+    );
+    const live = link && (await livePasswordLink(link.token));
+    if (!link || !live) throw new Error('No live reset link');
+    expect(await setPasswordWithLink(link.token, live.link, await hashPassword(`${PASSWORD} anew`))).toBe(
+      true,
+    );
+    const refused = await parked.browser.post(submitTotp, {
+      request: parked.request,
+      code: codeAt(parked.secret),
+    });
+    expect(refused.statusCode).toBe(400);
+    expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toBeUndefined();
   });
 
   it('keeps the key offered while the person retries the password in the same request', async () => {

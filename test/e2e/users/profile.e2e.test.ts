@@ -1,8 +1,9 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../../shared/auth/passwords.js';
+import { issueResetLink, livePasswordLink } from '../../../shared/store/credentials.js';
 import { keys } from '../../../shared/store/keys.js';
-import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { getUser, type UserRecord, updateUserAttributes } from '../../../shared/store/user-repository.js';
 import { auditRecordsOf, storedAuditText } from '../../support/audit-items.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {
@@ -123,6 +124,19 @@ describe('PUT /users/{id}', () => {
     }
     expect((await getUser(foreign.orgId, foreign.user.id, true))?.name).toBe(foreign.user.name);
   });
+  it('voids the links sent to the old address when the email changes, not when only the name does', async () => {
+    const id = await service.createUser({ name: 'Linked' });
+    const resetLink = async () => {
+      const user = (await getUser(service.organizationId, id, true)) as UserRecord;
+      const email = { organizationId: user.organizationId, userId: id, to: user.email, name: user.name };
+      return (await issueResetLink(user, email, 3600))?.token as string;
+    };
+    const kept = await resetLink();
+    expect((await update(id, { name: 'Renamed' })).status).toBe(200);
+    expect(await livePasswordLink(kept)).toBeDefined();
+    expect((await update(id, { name: 'Renamed', email: uniqueEmail('moved') })).status).toBe(200);
+    expect(await livePasswordLink(kept)).toBeUndefined();
+  });
 });
 
 describe('PUT /users/{id}/changePassword', () => {
@@ -172,6 +186,43 @@ describe('PUT /users/{id}/changePassword', () => {
       confirmPassword: next,
     });
     expect(again.status).toBe(400);
+  });
+
+  /** A live reset link of the user, issued the way "Forgot your password?" issues it. */
+  const resetLinkOf = async (id: string) => {
+    const user = (await getUser(service.organizationId, id, true)) as UserRecord;
+    const email = { organizationId: user.organizationId, userId: id, to: user.email, name: user.name };
+    const link = await issueResetLink(user, email, 3600);
+    if (!link || !(await livePasswordLink(link.token))) throw new Error('No live reset link');
+    return link.token;
+  };
+
+  it('ends earlier sign-ins and voids the links sent before, as a reset does', async () => {
+    const { id, userToken } = await withPassword();
+    const link = await resetLinkOf(id);
+    const before = Date.now();
+    const response = await change(id, userToken, {
+      currentPassword: current,
+      newPassword: next,
+      confirmPassword: next,
+    });
+    expect(response.status).toBe(204);
+    expect(await livePasswordLink(link)).toBeUndefined();
+    // Sessions and refresh tokens of sign-ins before this moment end (docs/sign-in.md).
+    expect((await getUser(service.organizationId, id, true))?.credentialsChangedAt).toBeGreaterThanOrEqual(
+      before,
+    );
+  });
+
+  it('checks the current password under the sign-in lockout: a token alone cannot guess it', async () => {
+    const { id, userToken } = await withPassword();
+    const wrong = { currentPassword: 'wrong password', newPassword: next, confirmPassword: next };
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect((await change(id, userToken, wrong)).status).toBe(400);
+    const right = await change(id, userToken, { ...wrong, currentPassword: current });
+    expect(right.status).toBe(400);
+    const stored = (await getUser(service.organizationId, id, true))?.passwordHash as string;
+    expect(await verifyPassword(current, stored)).toBe(true);
   });
 
   it('answers 400 naming body.currentPassword when the current password is wrong', async () => {
