@@ -1,6 +1,10 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { clientsRoutes } from '../shared/api/routes/clients.js';
+import { requireRolesWithinCaller } from '../shared/auth/access-ceiling.js';
+import type { Principal } from '../shared/auth/principal.js';
+import { userTypeRefusal } from '../shared/domain/access-ceiling.js';
 import { Conflict, NotFound } from '../shared/domain/errors.js';
+import { forbidden } from '../shared/http/errors.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -75,6 +79,9 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   },
 
   createApiClient: async ({ body }, { principal }) => {
+    const refusal = userTypeRefusal(principal, undefined, body.clientType);
+    if (refusal) throw forbidden(refusal);
+    await requireRolesWithinCaller(principal, { roleIds: body.roles }, "This client's roles");
     const client = await createApiClient({
       organizationId: principal.organizationId,
       ...body,
@@ -87,6 +94,8 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   },
 
   rotateApiClientSecret: async ({ path }, { principal }) => {
+    // A new secret makes the caller that client: it may hold nothing the caller lacks.
+    await clientWithinCaller(principal, path.id, "Replacing this client's secret");
     const [client, archived] = await Promise.all([
       rotateClientSecret(principal.organizationId, path.id, principal.id),
       archivedIds(principal.organizationId),
@@ -95,9 +104,17 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   },
 
   deleteApiClient: async ({ path }, { principal }) => {
+    await clientWithinCaller(principal, path.id, 'Deleting this client');
     await deleteApiClient(principal.organizationId, path.id, principal.id);
     return {};
   },
+};
+
+/** A client of the organization may hold nothing the caller lacks; another's is left to the change (404). */
+const clientWithinCaller = async (principal: Principal, clientId: string, what: string) => {
+  const client = await getApiClient(clientId);
+  if (client?.organizationId === principal.organizationId)
+    await requireRolesWithinCaller(principal, { roleIds: client.roles }, what);
 };
 
 /** A replayed registration or rotation shows the secret it issued, as long as it is still the client's. */

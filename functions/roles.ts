@@ -1,5 +1,6 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { rolesRoutes } from '../shared/api/routes/roles.js';
+import { requirePermissionsWithinCaller, requireRolesWithinCaller } from '../shared/auth/access-ceiling.js';
 import { dependentPermissionsOf } from '../shared/domain/effective-permissions.js';
 import { NotFound } from '../shared/domain/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
@@ -77,6 +78,7 @@ export const handler = groupHandler(
     },
 
     createRole: async ({ body }, { principal }) => {
+      await requirePermissionsWithinCaller(principal, body.permissions, 'This role');
       const role = await createRole({
         organizationId: principal.organizationId,
         ...body,
@@ -95,6 +97,10 @@ export const handler = groupHandler(
     },
 
     updateRole: async ({ path, body }, { principal }) => {
+      // Only what the change adds: a permission the role keeps was given before.
+      const current = new Set((await requireRole(principal.organizationId, path.id)).permissions);
+      const added = body.permissions.filter((permission) => !current.has(permission));
+      await requirePermissionsWithinCaller(principal, added, "Adding these to the role's permissions");
       await setRolePermissions(principal.organizationId, path.id, body.permissions);
       return {};
     },
@@ -105,6 +111,11 @@ export const handler = groupHandler(
     },
 
     assignRolePermissions: async ({ path, body }, { principal }) => {
+      await requirePermissionsWithinCaller(
+        principal,
+        body.permissionIds,
+        "Adding these to the role's permissions",
+      );
       await changeRolePermissions(principal.organizationId, path.id, body.permissionIds, 'ADD');
       return {};
     },
@@ -163,6 +174,12 @@ export const handler = groupHandler(
     },
 
     setDefaultRole: async ({ body }, { principal }) => {
+      // Every new user gets it: the caller must hold what it gives (a role or a managed role id).
+      await requireRolesWithinCaller(
+        principal,
+        { roleIds: [body.roleId], managedRoleIds: [body.roleId] },
+        'Making this the default role',
+      );
       await setDefaultRole(principal.organizationId, body.roleId);
       return {};
     },

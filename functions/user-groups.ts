@@ -1,5 +1,7 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userGroupsRoutes } from '../shared/api/routes/user-groups.js';
+import { requireGroupWithinCaller, requireRolesWithinCaller } from '../shared/auth/access-ceiling.js';
+import type { Principal } from '../shared/auth/principal.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -48,16 +50,18 @@ const changeGrant =
   (field: GrantField, operation: 'ADD' | 'DELETE') =>
   async (
     { path, body }: { path: { id: string }; body: Record<string, string> },
-    { principal }: { principal: { organizationId: string; id: string } },
+    { principal }: { principal: Principal },
   ) => {
     const org = principal.organizationId;
-    await changeUserGroupGrant(
-      org,
-      path.id,
-      grantTarget(org, field, targetId(body)),
-      operation,
-      principal.id,
-    );
+    const id = targetId(body);
+    // The group's members get what it is given (docs/behaviour.md, "Granting").
+    if (operation === 'ADD' && field !== 'policies')
+      await requireRolesWithinCaller(
+        principal,
+        field === 'roles' ? { roleIds: [id] } : { managedRoleIds: [id] },
+        'Giving this user group the role',
+      );
+    await changeUserGroupGrant(org, path.id, grantTarget(org, field, id), operation, principal.id);
     return withArchived(org, requireUserGroup(org, path.id));
   };
 
@@ -95,11 +99,15 @@ export const handler = groupHandler(
     getUserGroup: ({ path }, { principal }) =>
       withArchived(principal.organizationId, requireUserGroup(principal.organizationId, path.id)),
 
-    updateUserGroup: ({ path, body }, { principal }) =>
-      withArchived(
+    updateUserGroup: async ({ path, body }, { principal }) => {
+      // Activating a group gives its members its roles again.
+      if (body.status === 'ACTIVE')
+        await requireGroupWithinCaller(principal, path.id, 'Activating this user group');
+      return withArchived(
         principal.organizationId,
         updateUserGroup(principal.organizationId, path.id, body, principal.id),
-      ),
+      );
+    },
 
     deleteUserGroup: async ({ path }, { principal }) => {
       await deleteUserGroup(principal.organizationId, path.id);

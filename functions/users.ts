@@ -1,7 +1,14 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
+import {
+  requireGroupWithinCaller,
+  requireRolesWithinCaller,
+  requireUserIdWithinCaller,
+  requireUserWithinCaller,
+} from '../shared/auth/access-ceiling.js';
 import { config } from '../shared/config.js';
+import { userTypeRefusal } from '../shared/domain/access-ceiling.js';
 import {
   decodeSearchCursor,
   encodeSearchCursor,
@@ -9,7 +16,7 @@ import {
   type UserSearchCriterion,
 } from '../shared/domain/user-search.js';
 import { sendJoinEmail } from '../shared/email/account-emails.js';
-import { badRequest } from '../shared/http/errors.js';
+import { badRequest, forbidden } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -132,6 +139,8 @@ export const handler = groupHandler(
     },
 
     createUser: async ({ body }, { principal }) => {
+      const refusal = userTypeRefusal(principal, undefined, body.userType);
+      if (refusal) throw forbidden(refusal);
       const { user, joinEmail } = await createUser(
         { organizationId: principal.organizationId, ...body, createdBy: principal.id },
         config().signIn.invitationSeconds,
@@ -146,6 +155,12 @@ export const handler = groupHandler(
     },
 
     updateUser: async ({ path, body }, { principal }) => {
+      // A new email is a new way into the account (its reset links go there).
+      if (body.email !== undefined) {
+        const current = await requireUser(principal.organizationId, path.id, true);
+        if (current.email.toLowerCase() !== body.email.trim().toLowerCase())
+          await requireUserWithinCaller(principal, current, "Changing this user's email");
+      }
       const [user, archived] = await Promise.all([
         updateUserProfile(principal.organizationId, path.id, body),
         archivedIds(principal.organizationId),
@@ -161,11 +176,15 @@ export const handler = groupHandler(
     },
 
     setUserStatus: async ({ path, body }, { principal }) => {
+      await requireUserIdWithinCaller(principal, path.id, "Changing this user's status");
       await setUserStatus(principal.organizationId, path.id, body.userStatus);
       return {};
     },
 
     setUserType: async ({ path }, { principal }) => {
+      const refusal = userTypeRefusal(principal, path.id, path.type);
+      if (refusal) throw forbidden(refusal);
+      await requireUserIdWithinCaller(principal, path.id, "Changing this user's type");
       await setUserType(principal.organizationId, path.id, path.type);
       return {};
     },
@@ -173,6 +192,7 @@ export const handler = groupHandler(
     grantUserRole: async ({ path }, { principal }) => {
       const org = principal.organizationId;
       const roleId = await resolveRoleId(org, path.roleName);
+      await requireRolesWithinCaller(principal, { roleIds: [roleId] }, 'Granting this role');
       await grantToUser(org, path.id, grantTarget(org, 'roles', roleId));
       return {};
     },
@@ -196,6 +216,11 @@ export const handler = groupHandler(
 
     grantUserManagedRole: async ({ path }, { principal }) => {
       const org = principal.organizationId;
+      await requireRolesWithinCaller(
+        principal,
+        { managedRoleIds: [path.roleId] },
+        'Granting this managed role',
+      );
       await grantToUser(org, path.id, grantTarget(org, 'managedRoles', path.roleId));
       return {};
     },
@@ -218,6 +243,7 @@ export const handler = groupHandler(
     },
 
     addUserToGroup: async ({ path }, { principal }) => {
+      await requireGroupWithinCaller(principal, path.userGroupId, 'Adding a member to this user group');
       await addUserToGroup(principal.organizationId, path.id, path.userGroupId);
       const [user, archived] = await Promise.all([
         requireUser(principal.organizationId, path.id, true),
@@ -232,6 +258,7 @@ export const handler = groupHandler(
     },
 
     resetUserMfa: async ({ path }, { principal }) => {
+      await requireUserIdWithinCaller(principal, path.id, "Resetting this user's MFA");
       await resetMfa(principal.organizationId, path.id);
       return {};
     },

@@ -1,4 +1,4 @@
-import { grantedIds } from '../domain/effective-permissions.js';
+import { type EffectiveAccess, grantedIds } from '../domain/effective-permissions.js';
 import { prefetchAccessVersions } from '../store/access-versions.js';
 import { batchGet } from '../store/batch.js';
 import { UserGroupEntity } from '../store/entities.js';
@@ -16,20 +16,15 @@ import { grantedScope, signAccessToken, type TokenSubject } from './token-servic
 export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> =>
   (await activeUserAccess(orgId, userId))?.subject;
 
-/** An ACTIVE user of the organization with what it may do; undefined for any other. */
-export const activeUserAccess = async (
-  orgId: string,
-  userId: string,
-): Promise<{ user: UserRecord; subject: TokenSubject } | undefined> => {
-  prefetchAccessVersions(orgId);
-  const user = await getUser(orgId, userId, true);
-  if (user?.status !== 'ACTIVE') return undefined;
+/** What a user's grants and groups amount to, whatever its status (two reads: groups, then grants). */
+export const accessOfUser = async (user: UserRecord): Promise<EffectiveAccess> => {
+  const orgId = user.organizationId;
   const groups = (
     await batchGet(
       [...(user.userGroups ?? [])].map((id) => UserGroupEntity.key({ organizationId: orgId, id })),
     )
   ).map(UserGroupEntity.decode);
-  const access = await resolveAccess(
+  return resolveAccess(
     orgId,
     grantedIds(
       user,
@@ -40,6 +35,17 @@ export const activeUserAccess = async (
       })),
     ),
   );
+};
+
+/** An ACTIVE user of the organization with what it may do; undefined for any other. */
+export const activeUserAccess = async (
+  orgId: string,
+  userId: string,
+): Promise<{ user: UserRecord; subject: TokenSubject } | undefined> => {
+  prefetchAccessVersions(orgId);
+  const user = await getUser(orgId, userId, true);
+  if (user?.status !== 'ACTIVE') return undefined;
+  const access = await accessOfUser(user);
   return {
     user,
     subject: { id: user.id, type: 'user', organizationId: orgId, userType: user.userType, ...access },

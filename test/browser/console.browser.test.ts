@@ -41,6 +41,8 @@ beforeAll(async () => {
       'USER.LIST',
       'USER.DETAILS',
       'USER.ADD',
+      // The role the manager creates below gives it: no one gives what they do not hold.
+      'USER.UPDATE',
       'USER_ROLES.GRANT',
       'USER.DELETE',
       'AUDIT.READ',

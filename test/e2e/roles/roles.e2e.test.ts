@@ -182,7 +182,9 @@ describe('GET /roles', () => {
   /** A new organization whose only role is that of its client (which may list, add and archive). */
   const organizationWithOneRole = async () => {
     const { id } = await createTestOrganization();
-    const client = await service.callerWith(['ROLES.ADD', 'ROLES.DELETE'], { organization: id });
+    const client = await service.callerWith(['ROLES.ADD', 'ROLES.DELETE', 'USER.UPDATE'], {
+      organization: id,
+    });
     return { ...client, roles: rolesApi(service, client.token) };
   };
   const ids = (roles: ApiRole[]) => roles.map((role) => role.id);

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MANAGED_ROLES } from '../../../shared/domain/permission-catalogue.js';
 import { archivePolicy } from '../../../shared/store/policy-repository.js';
 import { archiveRole } from '../../../shared/store/role-repository.js';
 import type { ApiError, ApiUserGroup, ApiUserGroupEnvelope, GroupResponse } from '../../support/service.js';
@@ -54,7 +55,9 @@ describe('assign', () => {
   it.each(targets)('%s: 200 with the group; updatedBy is the caller; idempotent', async (target, make) => {
     const created = await group();
     const id = await make();
-    const assigner = await service.callerWith(['USER_ROLES.GRANT', 'USER_POLICIES.GRANT']);
+    // The caller holds what the managed role gives, as granting it requires (docs/behaviour.md).
+    const readOnly = MANAGED_ROLES.find((role) => role.id === 'read-only')?.permissions ?? [];
+    const assigner = await service.callerWith(['USER_ROLES.GRANT', 'USER_POLICIES.GRANT', ...readOnly]);
     await nextMillisecond();
     const response = await assign(created.id, target, id, assigner.token);
     expect(response.status).toBe(200);

@@ -3,7 +3,7 @@ import { userPasswordsRoutes } from '../../../shared/api/routes/user-passwords.j
 import { userPicturesRoutes } from '../../../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { hashPassword } from '../../../shared/auth/passwords.js';
-import type { PermissionId } from '../../../shared/domain/permission-catalogue.js';
+import { MANAGED_ROLES, type PermissionId } from '../../../shared/domain/permission-catalogue.js';
 import { updateUserAttributes } from '../../../shared/store/user-repository.js';
 import type { ApiError } from '../../support/service.js';
 import {
@@ -23,6 +23,8 @@ import {
  * except the required one (and everything implying it), success with exactly that permission.
  */
 const service = useService();
+const READ_ONLY_PERMISSIONS = MANAGED_ROLES.find((role) => role.id === 'read-only')
+  ?.permissions as PermissionId[];
 // MFA enabled, so resetUserMfa can succeed with exactly USER.UPDATE.
 const admin = useFixture(() => service.freshOrganization({ mfaEnabled: true }));
 const ids = { target: '', self: '', other: '', role: '', policy: '', group: '' };
@@ -43,6 +45,8 @@ interface Operation {
   body?: () => unknown;
   permission?: PermissionId;
   success?: number;
+  /** What the operation gives, which the caller must hold too (docs/behaviour.md, "Granting"). */
+  alsoHeld?: readonly PermissionId[];
 }
 
 const user =
@@ -147,6 +151,7 @@ const permissioned: Operation[] = [
     path: user('/managedRoles/read-only'),
     permission: 'USER_ROLES.GRANT',
     success: 204,
+    alsoHeld: READ_ONLY_PERMISSIONS,
   },
   {
     name: 'revokeUserManagedRole',
@@ -245,7 +250,10 @@ describe('permissions', () => {
 
   it.each(permissioned)('$name answers $success with exactly $permission', async (operation) => {
     const permission = operation.permission as PermissionId;
-    const response = await call(operation, (await callerFor([permission])).token);
+    const response = await call(
+      operation,
+      (await callerFor([permission, ...(operation.alsoHeld ?? [])])).token,
+    );
     expect(response.status).toBe(operation.success);
   });
 });

@@ -1,0 +1,84 @@
+import { beyondCallerMessage, permissionsBeyond } from '../domain/access-ceiling.js';
+import { withDependencies } from '../domain/effective-permissions.js';
+import { forbidden } from '../http/errors.js';
+import { currentPermissionDependencies } from '../store/catalogue-repository.js';
+import { UserGroupEntity } from '../store/entities.js';
+import { requireUser, type UserRecord } from '../store/user-repository.js';
+import { resolveAccess } from './grant-resolution.js';
+import type { Principal } from './principal.js';
+import { accessOfUser } from './user-tokens.js';
+
+/**
+ * The checks of "no one gives what they do not hold" (shared/domain/access-ceiling.ts) on the
+ * changes that give access: each reads what the change would give and answers 403 naming the
+ * permissions the caller's token lacks. Plugin permissions and policies are not compared (they
+ * grant nothing in this service's own API; docs/behaviour.md).
+ */
+
+const refuseBeyond = (principal: Principal, given: Iterable<string>, what: string): void => {
+  const beyond = permissionsBeyond(principal.permissions, given);
+  if (beyond.length > 0) throw forbidden(beyondCallerMessage(what, beyond));
+};
+
+/** Giving roles and managed roles: to a user, a user group or an API client, or as the default role. */
+export const requireRolesWithinCaller = async (
+  principal: Principal,
+  grants: { roleIds?: Iterable<string> | undefined; managedRoleIds?: Iterable<string> | undefined },
+  what: string,
+): Promise<void> => {
+  const roleIds = [...(grants.roleIds ?? [])];
+  const managedRoleIds = [...(grants.managedRoleIds ?? [])];
+  if (roleIds.length + managedRoleIds.length === 0) return;
+  const access = await resolveAccess(principal.organizationId, { roleIds, managedRoleIds, policyIds: [] });
+  refuseBeyond(principal, access.permissions, what);
+};
+
+/**
+ * Giving a role permissions, with the permissions they depend on. Ids the catalogue does not have
+ * are left to the change, which refuses them (400 naming each).
+ */
+export const requirePermissionsWithinCaller = async (
+  principal: Principal,
+  permissionIds: Iterable<string>,
+  what: string,
+): Promise<void> => {
+  const wanted = [...permissionIds];
+  if (wanted.length === 0) return;
+  const dependencies = await currentPermissionDependencies(principal.organizationId);
+  const known = wanted.filter((permission) => dependencies.has(permission));
+  refuseBeyond(principal, withDependencies(known, dependencies), what);
+};
+
+/**
+ * Changing how another user signs in or whether they may (email, MFA, status, type): the user may
+ * hold no permission the caller lacks. Acting on oneself changes nothing one does not hold.
+ */
+export const requireUserWithinCaller = async (
+  principal: Principal,
+  user: UserRecord,
+  what: string,
+): Promise<void> => {
+  if (principal.type === 'user' && principal.id === user.id) return;
+  refuseBeyond(principal, (await accessOfUser(user)).permissions, what);
+};
+
+/** The same, for a user named by id (404 for one that is not in the organization). */
+export const requireUserIdWithinCaller = async (principal: Principal, userId: string, what: string) => {
+  if (principal.type === 'user' && principal.id === userId) return;
+  await requireUserWithinCaller(principal, await requireUser(principal.organizationId, userId, true), what);
+};
+
+/**
+ * Making someone a member of a user group, or the group active: its members get its roles and
+ * managed roles (an inactive group's too, once it is activated). A group not found is left to the
+ * change, which answers 404.
+ */
+export const requireGroupWithinCaller = async (principal: Principal, groupId: string, what: string) => {
+  const group = await UserGroupEntity.get({ organizationId: principal.organizationId, id: groupId });
+  if (group)
+    await requireRolesWithinCaller(
+      principal,
+      { roleIds: group.roles, managedRoleIds: group.managedRoles },
+      what,
+    );
+};

@@ -1,0 +1,34 @@
+/**
+ * No one gives what they do not hold (docs/behaviour.md, "Granting"). Keycloak and Okta refuse an
+ * administrator who maps a role they lack; here every permission is a permission over this
+ * service, so the rule is general: a change that would give someone permissions (a grant, a role's
+ * new permissions, the default role, a client's roles, a group's roles or members) needs the
+ * caller's token to hold every one of them, and so does taking over, or changing the sign-in of,
+ * a user or client that holds more than the caller. Pure: the caller resolves what is given.
+ */
+
+/** The permissions among `given` that `held` lacks, sorted; empty when the change may be made. */
+export const permissionsBeyond = (held: ReadonlySet<string>, given: Iterable<string>): string[] =>
+  [...new Set(given)].filter((permission) => !held.has(permission)).sort();
+
+/** How a refusal names what the caller lacks (the first few, then how many more). */
+export const beyondCallerMessage = (what: string, beyond: readonly string[]): string => {
+  const named = beyond.slice(0, 5).join(', ');
+  const more = beyond.length > 5 ? ` and ${beyond.length - 5} more` : '';
+  return `${what} would give permissions the caller does not hold: ${named}${more}`;
+};
+
+/**
+ * A RESTRICTED caller cannot make anyone STANDARD (RESTRICTED is the narrower type), and no one
+ * changes their own type. Undefined when the change may be made, else why not.
+ */
+export const userTypeRefusal = (
+  caller: { id: string; userType: 'STANDARD' | 'RESTRICTED' },
+  targetId: string | undefined,
+  wanted: 'STANDARD' | 'RESTRICTED',
+): string | undefined => {
+  if (targetId === caller.id) return 'No one changes their own user type';
+  if (caller.userType === 'RESTRICTED' && wanted === 'STANDARD')
+    return 'A RESTRICTED caller cannot make a STANDARD user or client';
+  return undefined;
+};

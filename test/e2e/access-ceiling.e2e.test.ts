@@ -1,0 +1,269 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PermissionId } from '../../shared/domain/permission-catalogue.js';
+import type { ApiError } from '../support/service.js';
+import { putTestRole, putTestUserGroup, useFixture, useService } from '../support/service.js';
+
+/**
+ * No one gives what they do not hold (docs/behaviour.md, "Granting"): every change that would give
+ * permissions, or take over or change the sign-in of someone holding more, is refused with 403
+ * unless the caller's token holds what is given. Each refusal starts from the same call by a
+ * caller who also holds the permissions given, which succeeds, and changes only that.
+ */
+const service = useService();
+const org = useFixture(() => service.freshOrganization());
+
+/** A role giving AUDIT.READ, which no limited caller below holds unless told so. */
+let auditor: { id: string; name: string };
+beforeAll(async () => {
+  auditor = await putTestRole(org.orgId, { permissions: ['AUDIT.READ'] });
+});
+
+const as = (token: string) => ({
+  call: <T = ApiError>(method: string, path: string, body?: unknown) =>
+    service.call<T>(method, path, { token, ...(body === undefined ? {} : { body }) }),
+});
+const caller = async (permissions: PermissionId[], clientType?: 'STANDARD' | 'RESTRICTED') =>
+  as(
+    (
+      await service.callerWith(permissions, {
+        organization: org.orgId,
+        ...(clientType ? { clientType } : {}),
+      })
+    ).token,
+  );
+const admin = () => as(org.token);
+const newUser = async (userType: 'STANDARD' | 'RESTRICTED' = 'STANDARD') =>
+  service.createUser({ as: org, userType });
+const userOf = async (id: string) =>
+  (
+    await admin().call<{ roles: string[]; managedRoles: string[]; userGroups: string[]; email: string }>(
+      'GET',
+      `/idp/users/${id}`,
+    )
+  ).body;
+
+/** Expects a 403 naming what the caller lacks. */
+const expectBeyond = (response: { status: number; body: unknown }, lacking: string) => {
+  expect(response.status, JSON.stringify(response.body)).toBe(403);
+  expect((response.body as ApiError).message).toContain('would give permissions the caller does not hold');
+  expect((response.body as ApiError).message).toContain(lacking);
+};
+
+describe('giving roles', () => {
+  it('grants a role or managed role to a user only when the caller holds what it gives', async () => {
+    const user = await newUser();
+    const limited = await caller(['USER_ROLES.GRANT']);
+    expectBeyond(await limited.call('PUT', `/idp/users/${user}/roles/${auditor.id}/grant`), 'AUDIT.READ');
+    expectBeyond(await limited.call('PUT', `/idp/users/${user}/managedRoles/administrator`), 'AUDIT.READ');
+    expect(await userOf(user)).toMatchObject({ roles: [], managedRoles: [] });
+
+    const holding = await caller(['USER_ROLES.GRANT', 'AUDIT.READ']);
+    expect((await holding.call('PUT', `/idp/users/${user}/roles/${auditor.id}/grant`)).status).toBe(204);
+    expect((await admin().call('PUT', `/idp/users/${user}/managedRoles/administrator`)).status).toBe(204);
+    expect(await userOf(user)).toMatchObject({ roles: [auditor.id], managedRoles: ['administrator'] });
+  });
+
+  it("adds a member to a group, gives a group a role, or activates one, only within the caller's permissions", async () => {
+    const group = await putTestUserGroup(org.orgId, { roles: [auditor.id] });
+    const user = await newUser();
+    expectBeyond(
+      await (await caller(['USER_GROUP.GRANT'])).call('PUT', `/idp/users/${user}/userGroups/${group}`),
+      'AUDIT.READ',
+    );
+    expect((await userOf(user)).userGroups).toEqual([]);
+    const joined = await (await caller(['USER_GROUP.GRANT', 'AUDIT.READ'])).call(
+      'PUT',
+      `/idp/users/${user}/userGroups/${group}`,
+    );
+    expect(joined.status).toBe(200);
+
+    const empty = await putTestUserGroup(org.orgId);
+    const body = { roleId: auditor.id };
+    expectBeyond(
+      await (await caller(['USER_ROLES.GRANT'])).call('PUT', `/idp/userGroups/${empty}/roles/assign`, body),
+      'AUDIT.READ',
+    );
+    const assigned = await (await caller(['USER_ROLES.GRANT', 'AUDIT.READ'])).call(
+      'PUT',
+      `/idp/userGroups/${empty}/roles/assign`,
+      body,
+    );
+    expect(assigned.status).toBe(200);
+
+    const inactive = await putTestUserGroup(org.orgId, { status: 'INACTIVE', roles: [auditor.id] });
+    const updater = await caller(['USER_GROUP.UPDATE']);
+    expect(
+      (await updater.call('PATCH', `/idp/userGroups/${inactive}`, { description: 'renamed only' })).status,
+    ).toBe(200);
+    expectBeyond(
+      await updater.call('PATCH', `/idp/userGroups/${inactive}`, { status: 'ACTIVE' }),
+      'AUDIT.READ',
+    );
+    const activating = await caller(['USER_GROUP.UPDATE', 'AUDIT.READ']);
+    expect((await activating.call('PATCH', `/idp/userGroups/${inactive}`, { status: 'ACTIVE' })).status).toBe(
+      200,
+    );
+  });
+
+  it('makes a role the default only when the caller holds what it gives', async () => {
+    const refused = await (await caller(['ROLES.UPDATE'])).call('POST', '/idp/setDefaultRole', {
+      roleId: 'administrator',
+    });
+    expectBeyond(refused, 'AUDIT.READ');
+    // Many lacking: the first five are named, then how many more.
+    expect((refused.body as ApiError).message).toMatch(/AUDIT\.READ.* and \d+ more$/);
+    expect(
+      (await admin().call<{ roleId?: string }>('GET', '/idp/getDefaultRole')).body.roleId,
+    ).toBeUndefined();
+    const holding = await caller(['ROLES.UPDATE', 'AUDIT.READ']);
+    expect((await holding.call('POST', '/idp/setDefaultRole', { roleId: auditor.id })).status).toBe(204);
+    expect((await admin().call('DELETE', '/idp/clearDefaultRole')).status).toBe(204);
+  });
+});
+
+describe("a role's permissions", () => {
+  it('creates a role only with permissions the caller holds, dependencies included', async () => {
+    const body = { name: `Scim ${Date.now()}`, permissions: ['SCIM.ADMIN'] };
+    expectBeyond(await (await caller(['ROLES.ADD'])).call('POST', '/idp/roles', body), 'SCIM.ADMIN');
+    expect((await (await caller(['ROLES.ADD', 'SCIM.ADMIN'])).call('POST', '/idp/roles', body)).status).toBe(
+      204,
+    );
+    // An unknown id is still the 400 that names it, not a 403.
+    const unknown = await (await caller(['ROLES.ADD'])).call('POST', '/idp/roles', {
+      name: 'X',
+      permissions: ['NO.SUCH'],
+    });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('adds to a role only what the caller holds; what the role keeps or loses needs nothing', async () => {
+    const role = await putTestRole(org.orgId, { permissions: ['AUDIT.READ', 'ROLES.LIST'] });
+    const updater = await caller(['ROLES.UPDATE']);
+    const path = `/idp/roles/${role.id}`;
+    expectBeyond(
+      await updater.call('PUT', path, { permissions: ['AUDIT.READ', 'ROLES.LIST', 'SCIM.ADMIN'] }),
+      'SCIM.ADMIN',
+    );
+    expectBeyond(
+      await updater.call('POST', `${path}/permissions/assign`, { permissionIds: ['SCIM.ADMIN'] }),
+      'SCIM.ADMIN',
+    );
+    // Keeping AUDIT.READ, which the caller lacks, is no gift; dropping it neither.
+    expect((await updater.call('PUT', path, { permissions: ['AUDIT.READ'] })).status).toBe(204);
+    expect((await updater.call('PUT', path, { permissions: [] })).status).toBe(204);
+    const holding = await caller(['ROLES.UPDATE', 'SCIM.ADMIN']);
+    expect(
+      (await holding.call('POST', `${path}/permissions/assign`, { permissionIds: ['SCIM.ADMIN'] })).status,
+    ).toBe(204);
+  });
+});
+
+describe('API clients', () => {
+  it('registers a client only with roles the caller holds, and a STANDARD one only by a STANDARD caller', async () => {
+    const body = { name: 'Auditor app', clientType: 'STANDARD', roles: [auditor.id] };
+    expectBeyond(
+      await (await caller(['API_CLIENTS.WRITE'])).call('POST', '/idp/clients', body),
+      'AUDIT.READ',
+    );
+    expect(
+      (await (await caller(['API_CLIENTS.WRITE', 'AUDIT.READ'])).call('POST', '/idp/clients', body)).status,
+    ).toBe(201);
+    const restricted = await caller(['API_CLIENTS.WRITE', 'AUDIT.READ'], 'RESTRICTED');
+    const widened = await restricted.call('POST', '/idp/clients', body);
+    expect(widened.status).toBe(403);
+    expect((widened.body as ApiError).message).toBe(
+      'A RESTRICTED caller cannot make a STANDARD user or client',
+    );
+    expect(
+      (await restricted.call('POST', '/idp/clients', { ...body, clientType: 'RESTRICTED', policies: [] }))
+        .status,
+    ).toBe(201);
+  });
+
+  it('replaces the secret of, or deletes, only a client holding nothing the caller lacks', async () => {
+    const powerful = await service.callerWith(['AUDIT.READ'], { organization: org.orgId });
+    const plain = await service.callerWith([], { organization: org.orgId });
+    const writer = await caller(['API_CLIENTS.WRITE']);
+    const clientIdOf = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).sub;
+    const powerfulId = clientIdOf(powerful.token);
+    expectBeyond(await writer.call('POST', `/idp/clients/${powerfulId}/rotateSecret`), 'AUDIT.READ');
+    expectBeyond(await writer.call('DELETE', `/idp/clients/${powerfulId}`), 'AUDIT.READ');
+    // The powerful client still authenticates with its secret.
+    expect((await service.requestToken(powerfulId, powerful.clientSecret)).status).toBe(200);
+    expect((await writer.call('POST', `/idp/clients/${clientIdOf(plain.token)}/rotateSecret`)).status).toBe(
+      200,
+    );
+  });
+});
+
+describe("another user's sign-in", () => {
+  /** A user holding AUDIT.READ, whom a caller with only USER.UPDATE (or USER.DELETE) may not take over. */
+  const privileged = async () => {
+    const id = await newUser();
+    expect((await admin().call('PUT', `/idp/users/${id}/roles/${auditor.id}/grant`)).status).toBe(204);
+    return id;
+  };
+
+  it("changes another user's email, status or type only when that user holds nothing the caller lacks", async () => {
+    const target = await privileged();
+    const plainUser = await newUser();
+    const updater = await caller(['USER.UPDATE', 'USER.DELETE']);
+    const email = `taken-over-${Date.now()}@ceiling.example`;
+    expectBeyond(await updater.call('PUT', `/idp/users/${target}`, { name: 'Boss', email }), 'AUDIT.READ');
+    expect((await userOf(target)).email).not.toBe(email);
+    // The name alone is no way into the account; a user holding nothing more is fine.
+    expect((await updater.call('PUT', `/idp/users/${target}`, { name: 'Renamed' })).status).toBe(200);
+    expect((await updater.call('PUT', `/idp/users/${plainUser}`, { name: 'Plain', email })).status).toBe(200);
+    expectBeyond(
+      await updater.call('PUT', `/idp/users/${target}/setUserStatus`, { userStatus: 'INACTIVE' }),
+      'AUDIT.READ',
+    );
+    expectBeyond(await updater.call('PUT', `/idp/users/${target}/userType/restricted`), 'AUDIT.READ');
+    expectBeyond(await updater.call('PUT', `/idp/users/${target}/resetMfa`), 'AUDIT.READ');
+    const holding = await caller(['USER.UPDATE', 'USER.DELETE', 'AUDIT.READ']);
+    expect(
+      (await holding.call('PUT', `/idp/users/${target}/setUserStatus`, { userStatus: 'INACTIVE' })).status,
+    ).toBe(204);
+  });
+
+  it('lets no one change their own user type, and no RESTRICTED caller make anyone STANDARD', async () => {
+    const self = await newUser('RESTRICTED');
+    expect(
+      (
+        await admin().call(
+          'PUT',
+          `/idp/users/${self}/roles/${(await putTestRole(org.orgId, { permissions: ['USER.UPDATE', 'USER.ADD'] })).id}/grant`,
+        )
+      ).status,
+    ).toBe(204);
+    const own = as(await service.userToken(self, org.orgId));
+    const selfChange = await own.call('PUT', `/idp/users/${self}/userType/standard`);
+    expect(selfChange.status).toBe(403);
+    expect((selfChange.body as ApiError).message).toBe('No one changes their own user type');
+    const other = await newUser('RESTRICTED');
+    expect((await own.call('PUT', `/idp/users/${other}/userType/standard`)).status).toBe(403);
+    expect(
+      (
+        await own.call('POST', '/idp/users', {
+          email: `s-${Date.now()}@ceiling.example`,
+          name: 'S',
+          userType: 'STANDARD',
+        })
+      ).status,
+    ).toBe(403);
+    // Positive controls: RESTRICTED is within a RESTRICTED caller's reach; a STANDARD one may widen.
+    expect(
+      (
+        await own.call('POST', '/idp/users', {
+          email: `r-${Date.now()}@ceiling.example`,
+          name: 'R',
+          userType: 'RESTRICTED',
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (await (await caller(['USER.UPDATE'])).call('PUT', `/idp/users/${other}/userType/standard`)).status,
+    ).toBe(204);
+  });
+});

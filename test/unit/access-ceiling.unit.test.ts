@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import {
+  beyondCallerMessage,
+  permissionsBeyond,
+  userTypeRefusal,
+} from '../../shared/domain/access-ceiling.js';
+
+describe('permissionsBeyond', () => {
+  const held = new Set(['USER.LIST', 'USER.DETAILS']);
+
+  it('answers nothing for what the caller holds, or for nothing given', () => {
+    expect(permissionsBeyond(held, ['USER.LIST'])).toEqual([]);
+    expect(permissionsBeyond(held, [])).toEqual([]);
+    expect(permissionsBeyond(new Set(), [])).toEqual([]);
+  });
+
+  it('answers each permission given that is not held, once, sorted', () => {
+    expect(permissionsBeyond(held, ['SCIM.ADMIN', 'USER.LIST', 'AUDIT.READ', 'SCIM.ADMIN'])).toEqual([
+      'AUDIT.READ',
+      'SCIM.ADMIN',
+    ]);
+  });
+});
+
+describe('beyondCallerMessage', () => {
+  it('names up to five permissions, then how many more', () => {
+    expect(beyondCallerMessage('Granting this role', ['A.B'])).toBe(
+      'Granting this role would give permissions the caller does not hold: A.B',
+    );
+    const seven = ['A.A', 'A.B', 'A.C', 'A.D', 'A.E', 'A.F', 'A.G'];
+    expect(beyondCallerMessage('This role', seven)).toBe(
+      'This role would give permissions the caller does not hold: A.A, A.B, A.C, A.D, A.E and 2 more',
+    );
+  });
+});
+
+describe('userTypeRefusal', () => {
+  const standard = { id: 'me', userType: 'STANDARD' as const };
+  const restricted = { id: 'me', userType: 'RESTRICTED' as const };
+
+  it('refuses a change of one’s own type, whichever type', () => {
+    for (const caller of [standard, restricted])
+      for (const wanted of ['STANDARD', 'RESTRICTED'] as const)
+        expect(userTypeRefusal(caller, 'me', wanted)).toBe('No one changes their own user type');
+  });
+
+  it('refuses a RESTRICTED caller making anyone STANDARD, and nothing else', () => {
+    expect(userTypeRefusal(restricted, 'other', 'STANDARD')).toBe(
+      'A RESTRICTED caller cannot make a STANDARD user or client',
+    );
+    expect(userTypeRefusal(restricted, undefined, 'STANDARD')).toBeDefined();
+    expect(userTypeRefusal(restricted, 'other', 'RESTRICTED')).toBeUndefined();
+    expect(userTypeRefusal(standard, 'other', 'STANDARD')).toBeUndefined();
+    expect(userTypeRefusal(standard, undefined, 'RESTRICTED')).toBeUndefined();
+  });
+});
