@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
 import { checkAuthorizationRequest, redirectBack, sessionRecentEnough } from '../domain/authorization.js';
+import { MAX_PASSWORD_LENGTH } from '../domain/limits.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
@@ -117,9 +119,24 @@ const refusalReason = (email: string, user: UserRecord | undefined, check?: Cred
 
 /** Equalises the time of an unknown email with a wrong password (no user enumeration). */
 let dummyHash: Promise<string> | undefined;
+/** How long the latest dummy check took (today's parameters). */
+let dummyCheckMillis: number | undefined;
 const spendPasswordCheck = async (password: string) => {
   dummyHash ??= hashPassword(newOpaqueValue());
-  await verifyPassword(password, await dummyHash);
+  const hash = await dummyHash;
+  const started = performance.now();
+  await verifyPassword(password, hash);
+  dummyCheckMillis = performance.now() - started;
+};
+
+/**
+ * A hash of older, cheaper parameters is checked faster than an unknown email's dummy: its refusal
+ * waits out the difference, so timing tells no one which emails have (older) accounts.
+ */
+const padToDummyCheck = async (password: string, startedAt: number) => {
+  if (dummyCheckMillis === undefined) return spendPasswordCheck(password);
+  const wait = dummyCheckMillis - (performance.now() - startedAt);
+  if (wait > 0) await sleep(wait);
 };
 
 /**
@@ -148,7 +165,11 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   if (throttled) return tooManyAttemptsPage();
   if (!pending) return errorPage(400, EXPIRED);
   const email = (form.get('email') ?? '').trim().slice(0, 320);
-  const password = (form.get('password') ?? '').slice(0, 1024);
+  // Cut by characters (code points), as the password rules count them: a password they accept is
+  // never cut here.
+  const password = [...(form.get('password') ?? '').slice(0, 4 * MAX_PASSWORD_LENGTH)]
+    .slice(0, MAX_PASSWORD_LENGTH)
+    .join('');
   const [user, target, check, options] = await Promise.all([
     email ? findUserByEmail(pending.organizationId, email) : Promise.resolve(undefined),
     signInTarget(pending.organizationId, pending.clientId),
@@ -169,9 +190,12 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   // password, after the same work (no enumeration).
   const checkable =
     user?.passwordHash !== undefined && user.status === 'ACTIVE' && check?.outcome === 'reserved';
+  const checkStarted = performance.now();
   const accepted = checkable
     ? await verifyPassword(password, user.passwordHash as string)
     : await spendPasswordCheck(password).then(() => false);
+  if (checkable && !accepted && needsRehash(user.passwordHash as string))
+    await padToDummyCheck(password, checkStarted);
   if (!user || !accepted) {
     const counted = email
       ? await recordSignInFailure(

@@ -12,6 +12,17 @@ import { EXPIRED, type Page, WRONG_CODE } from './sign-in-steps.js';
  * TOTP secret yet: the key's `otpauth://` URI as a QR code and as text, and the code form that
  * posts to `/signin/totp`. Only the browser that made the request sees the key.
  */
+const ISSUER_LABEL_LENGTH = 40;
+
+/** The URI as a QR code; none for one too long to fit (the key and the link still show as text). */
+const qrCodeOf = (uri: string): { qrSvg?: string } => {
+  try {
+    return { qrSvg: renderSVG(uri, { border: 2 }) };
+  } catch {
+    return {};
+  }
+};
+
 export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const query = new URLSearchParams(event.rawQueryString);
   const pending = await pendingRequestOf(event, query.get('request'));
@@ -23,13 +34,16 @@ export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<
   ]);
   if (user?.status !== 'ACTIVE')
     return errorPage(403, 'This account cannot sign in. Contact your administrator.');
-  const uri = otpauthUri({ issuer: target.names.organizationName, account: user.email, secret });
+  // The issuer is only the app's label for the key: a long name (200 characters of CJK are 3,600
+  // in the URI, twice) would not fit a QR code.
+  const issuer = [...target.names.organizationName].slice(0, ISSUER_LABEL_LENGTH).join('');
+  const uri = otpauthUri({ issuer, account: user.email, secret });
   return totpEnrolmentPage({
     ...target.names,
     requestId: pending.id,
     secret,
     otpauthUri: uri,
-    qrSvg: renderSVG(uri, { border: 2 }),
+    ...qrCodeOf(uri),
     ...(query.get('retry') ? { error: WRONG_CODE } : {}),
     passkeys: (user.passkeyCount ?? 0) > 0,
   });

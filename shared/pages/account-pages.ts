@@ -84,8 +84,8 @@ export const totpEnrolmentPage = (
     requestId: string;
     otpauthUri: string;
     secret: string;
-    /** The QR code as an SVG document (generated here from the URI, so trusted markup). */
-    qrSvg: string;
+    /** The QR code as an SVG document (generated here from the URI, so trusted markup); none when it cannot hold the URI. */
+    qrSvg?: string | undefined;
     error?: string;
     status?: number;
     /** The person holds passkeys: one may serve instead of an authenticator app. */
@@ -98,7 +98,7 @@ export const totpEnrolmentPage = (
     html`${heading('Set up two-step verification', options)}
 ${alert(options.error)}
 <p>${options.organizationName} asks for a code from an authenticator app at each sign-in. Scan this QR code with the app (or enter the key below), then type the 6-digit code it shows.</p>
-${new Markup(options.qrSvg.replace('<svg ', '<svg class="qr" role="img" aria-label="QR code of the authenticator key" '))}
+${options.qrSvg ? new Markup(options.qrSvg.replace('<svg ', '<svg class="qr" role="img" aria-label="QR code of the authenticator key" ')) : ''}
 <p class="note">Key: <code>${options.secret}</code></p>
 <p class="note">Or open this link on the device with the app: <code>${options.otpauthUri}</code></p>
 ${stepForm(

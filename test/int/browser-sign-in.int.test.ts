@@ -551,6 +551,20 @@ describe('the sign-in form', () => {
       expect(await signInLockedUntil(organization.id, user.email)).toBeGreaterThan(Date.now());
   });
 
+  it('signs in with a password of 1,024 characters outside the BMP, as the password rules count them', async () => {
+    const { organization, application } = shared;
+    // 1,024 characters, 2,048 UTF-16 units: the rules take it, so sign-in must not cut it.
+    const long = '🔑'.repeat(1024);
+    const user = await personWithPassword(organization.id, long);
+    expect(
+      (await signIn(new PagesBrowser(), application.id, user.email, { password: long })).statusCode,
+    ).toBe(303);
+    const cut = '🔑'.repeat(512);
+    expect((await signIn(new PagesBrowser(), application.id, user.email, { password: cut })).statusCode).toBe(
+      401,
+    );
+  });
+
   it('leaves no other link alive once a password is set through one: an old join link sets nothing', async () => {
     const { organization } = shared;
     const user = await personWithPassword(organization.id);

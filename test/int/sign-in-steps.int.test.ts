@@ -263,6 +263,20 @@ describe('enrolment', () => {
     expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toBeUndefined();
   });
 
+  it('shows the key of an organization whose long name would not fit a QR code: the label is cut', async () => {
+    const name = '認証'.repeat(100);
+    const longNamed = await signInSetup({ mfaEnabled: true, name });
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(longNamed.application.id));
+    const request = requestIdOf(form);
+    await browser.post(submitSignIn, { request, email: longNamed.user.email, password: PASSWORD });
+    const shown = await browser.get(showTotpEnrolment, { request });
+    expect(shown.statusCode).toBe(200);
+    expect(textOf(shown)).toContain(`<code>${await enrolmentSecret(request)}</code>`);
+    expect(textOf(shown)).toContain(`otpauth://totp/${encodeURIComponent(name.slice(0, 40))}:`);
+    expect(textOf(shown)).toContain('class="qr"');
+  });
+
   it('keeps the key offered while the person retries the password in the same request', async () => {
     const user = await personWithPassword(shared.organization.id);
     const browser = new PagesBrowser();

@@ -108,8 +108,11 @@ export const authorizationQuery = (clientId: string, extra: Record<string, strin
 });
 
 /** An organization, an application people sign in to, and a person with a password. */
-export const signInSetup = async (options: { mfaEnabled?: boolean } = {}) => {
-  const organization = await createTestOrganization({ mfaEnabled: options.mfaEnabled ?? false });
+export const signInSetup = async (options: { mfaEnabled?: boolean; name?: string } = {}) => {
+  const organization = await createTestOrganization({
+    mfaEnabled: options.mfaEnabled ?? false,
+    ...(options.name ? { name: options.name } : {}),
+  });
   const application = await createTestApplication(organization.id, {
     name: 'Sign-in app',
     redirectUris: [REDIRECT],
