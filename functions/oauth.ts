@@ -174,6 +174,9 @@ export const handler = groupHandler(
         grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
+        // Their defaults would say otherwise (OpenID Connect Discovery 3): request_uri's is true.
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],

@@ -7,9 +7,8 @@ import type { ApiClientRecord } from '../store/entities.js';
  * of ours because the client or its redirect URI is not verified (no open redirect).
  */
 
-/** Scopes of sign-in: `openid` is required; the seed's names are accepted and mean nothing more. */
+/** Scopes of sign-in: `openid` is required; any other value is ignored (OpenID Connect Core 3.1.2.1). */
 export const SIGN_IN_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
-const IGNORED_SCOPES = new Set(['systemRoles', 'permissions', 'organization', 'name', 'nickname']);
 
 /** RFC 7636 4.1: 43 to 128 characters of the unreserved set. */
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -48,6 +47,28 @@ const single = (query: URLSearchParams, name: string): string | undefined => que
 
 const repeated = (query: URLSearchParams, name: string): boolean => query.getAll(name).length > 1;
 
+/** A loopback IP literal over http: a native app's redirect, on whichever port it listens (RFC 8252 7.3). */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
+const withoutLoopbackPort = (uri: string): string | undefined => {
+  if (!URL.canParse(uri)) return undefined;
+  const url = new URL(uri);
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  url.port = '';
+  return url.href;
+};
+
+/**
+ * Exact string comparison with a registered URI (OAuth 2.0 Security BCP 4.1.3), but for the port
+ * of a loopback redirect, which a native app picks when it starts (RFC 8252 7.3, BCP 2.1).
+ */
+export const isRegisteredRedirect = (registered: readonly string[], uri: string): boolean => {
+  if (registered.includes(uri)) return true;
+  const portless = withoutLoopbackPort(uri);
+  return (
+    portless !== undefined && registered.some((candidate) => withoutLoopbackPort(candidate) === portless)
+  );
+};
+
 /** Checks an authorization request against the client it names (undefined: no such live client). */
 export const checkAuthorizationRequest = (
   query: URLSearchParams,
@@ -60,8 +81,11 @@ export const checkAuthorizationRequest = (
     return { kind: 'error-page', message: 'The application is not registered for sign-in.' };
   }
   const redirectUri = single(query, 'redirect_uri');
-  // Exact string comparison with a registered URI (OAuth 2.0 Security BCP 4.1.3).
-  if (!redirectUri || repeated(query, 'redirect_uri') || !client.redirectUris.includes(redirectUri)) {
+  if (
+    !redirectUri ||
+    repeated(query, 'redirect_uri') ||
+    !isRegisteredRedirect(client.redirectUris, redirectUri)
+  ) {
     return { kind: 'error-page', message: 'The redirect URI is not registered for this application.' };
   }
   const state = single(query, 'state');
@@ -81,22 +105,27 @@ export const checkAuthorizationRequest = (
     'code_challenge_method',
     'prompt',
     'max_age',
+    'response_mode',
   ]) {
     if (repeated(query, name)) return back('invalid_request', `The parameter ${name} is repeated`);
   }
-  if (query.has('request') || query.has('request_uri')) {
-    return back('request_not_supported', 'Request objects are not supported');
-  }
+  // OpenID Connect Core 6: each has its own error code.
+  if (query.has('request')) return back('request_not_supported', 'Request objects are not supported');
+  if (query.has('request_uri')) return back('request_uri_not_supported', 'request_uri is not supported');
   const responseType = single(query, 'response_type');
+  if (responseType === undefined) return back('invalid_request', 'response_type is required');
   if (responseType !== 'code') {
     return back('unsupported_response_type', 'Only response_type=code is supported');
   }
+  // The code goes back in the query only: a client asking for another mode would expect it
+  // elsewhere (form_post keeps it out of the address).
+  const responseMode = single(query, 'response_mode');
+  if (responseMode !== undefined && responseMode !== 'query')
+    return back('invalid_request', 'Only response_mode=query is supported');
   const scopes = (single(query, 'scope') ?? '').split(' ').filter(Boolean);
   if (!scopes.includes('openid')) return back('invalid_scope', 'The scope must contain openid');
-  const unknown = scopes.find(
-    (scope) => !(SIGN_IN_SCOPES as readonly string[]).includes(scope) && !IGNORED_SCOPES.has(scope),
-  );
-  if (unknown) return back('invalid_scope', `Unknown scope ${unknown}`);
+  // Scope values this provider does not know are ignored (OpenID Connect Core 3.1.2.1); the
+  // granted scope below holds only the sign-in scopes.
   const challenge = single(query, 'code_challenge');
   const method = single(query, 'code_challenge_method');
   if (!challenge)

@@ -145,6 +145,12 @@ describe('authorization code flow with openid-client as the application', () => 
     );
     const metadata = configuration.serverMetadata();
     expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
+    // Discovery's defaults would promise request_uri (OpenID Connect Discovery 3): said otherwise.
+    expect(metadata).toMatchObject({
+      response_modes_supported: ['query'],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+    });
     expect(metadata.end_session_endpoint).toBe(`${service.baseUrl}/oauth2/logout`);
 
     const since = Date.now();
