@@ -1,5 +1,5 @@
 import { signinRoutes } from '../shared/api/routes/signin.js';
-import { authorize, submitSignIn } from '../shared/auth/browser-sign-in.js';
+import { authorize, authorizeByPost, submitSignIn } from '../shared/auth/browser-sign-in.js';
 import { hostedPage } from '../shared/auth/hosted-page.js';
 import { confirmLogout, logout } from '../shared/auth/logout.js';
 import { submitConsent, submitContinue, submitTotp } from '../shared/auth/sign-in-step-forms.js';
@@ -11,6 +11,7 @@ export const handler = groupHandler(
   signinRoutes,
   {
     authorize: hostedPage(authorize),
+    authorizeByPost: hostedPage(authorizeByPost),
     submitSignIn: hostedPage(submitSignIn),
     submitTotp: hostedPage(submitTotp),
     submitContinue: hostedPage(submitContinue),

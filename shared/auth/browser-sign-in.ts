@@ -50,8 +50,17 @@ const sessionStillValid = (user: UserRecord | undefined, authTime: number): user
   user?.status === 'ACTIVE' && authTime >= (user.credentialsChangedAt ?? 0);
 
 /** `GET /oauth2/authorize` (OpenID Connect Core 3.1.2). */
-export const authorize = async (event: APIGatewayProxyEventV2): Promise<Page> => {
-  const query = new URLSearchParams(event.rawQueryString);
+export const authorize = (event: APIGatewayProxyEventV2): Promise<Page> =>
+  authorizeWith(event, new URLSearchParams(event.rawQueryString));
+
+/** `POST /oauth2/authorize`: the same request, its parameters posted (OpenID Connect Core 3.1.2.1). */
+export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  const form = formOf(event);
+  if (!form) return errorPage(400, 'The authorization request could not be read: post it as a form.');
+  return authorizeWith(event, form);
+};
+
+const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchParams): Promise<Page> => {
   const outcome = checkAuthorizationRequest(query, await liveClient(query.get('client_id')));
   if (outcome.kind === 'error-page') return errorPage(400, outcome.message);
   if (outcome.kind === 'error-redirect') {

@@ -134,6 +134,9 @@ export const exchangeAuthorizationCode = async (
     ...(grant.nonce ? { nonce: grant.nonce } : {}),
   };
   const refreshToken = await startRefreshFamily(familyId, signInGrant, refreshLifetimes(), now);
+  // A replay of the code while this exchange was under way revoked what it would issue.
+  if (refreshToken === undefined)
+    throw invalidGrant('The authorization code was already used; what it issued is revoked');
   return tokenResponse(signInGrant, refreshToken, now);
 };
 

@@ -57,8 +57,15 @@ export const userLinkUpdate = (
 class ConditionNotMet extends Error {}
 
 /**
+ * At most one reset email a person this often: a request within it sends nothing and leaves the
+ * link sent before alive, so nobody can flood a mailbox or keep voiding the person's own link
+ * (OWASP Forgot Password Cheat Sheet).
+ */
+export const RESET_EMAIL_INTERVAL_MILLIS = 5 * 60 * 1000;
+
+/**
  * A reset link with its email in the outbox (one transaction, with `audit`'s record when given);
- * undefined when the user is gone.
+ * undefined when the user is gone, or was sent one within RESET_EMAIL_INTERVAL_MILLIS.
  */
 export const issueResetLink = async (
   user: UserRecord,
@@ -73,7 +80,16 @@ export const issueResetLink = async (
   try {
     await transact([
       link,
-      userLinkUpdate('reset', owner, digest, () => new ConditionNotMet()),
+      update(
+        keys.user(owner.organizationId, owner.userId),
+        {
+          update: 'SET resetDigest = :digest, resetRequestedAt = :now',
+          condition:
+            'attribute_exists(pk) AND (attribute_not_exists(resetRequestedAt) OR resetRequestedAt <= :since)',
+          values: { ':digest': digest, ':now': now, ':since': now - RESET_EMAIL_INTERVAL_MILLIS },
+        },
+        () => new ConditionNotMet(),
+      ),
       outbox.write,
       ...(audit ? await auditWrites(audit, now) : []),
     ]);

@@ -204,6 +204,8 @@ export const UserEntity = defineEntity({
       /** Digests of the live invitation and reset links: a new link voids the previous one. */
       invitationDigest: z.optional(storedString),
       resetDigest: z.optional(storedString),
+      /** Epoch ms of the latest reset email: one per RESET_EMAIL_INTERVAL_MILLIS (credentials.ts). */
+      resetRequestedAt: z.optional(storedNumber),
       totpSecret: z.optional(storedString),
       /** The last TOTP time step accepted: a code is accepted once (RFC 6238 5.2). */
       totpLastStep: z.optional(storedNumber),

@@ -19,7 +19,16 @@ import {
   SignInAttemptsEntity,
   SignInFailuresEntity,
 } from './sign-in-entities.js';
-import { conditionItem, isConditionFailure, put, remove, transact, update, writeOne } from './writes.js';
+import {
+  conditionItem,
+  create,
+  isConditionFailure,
+  put,
+  remove,
+  transact,
+  update,
+  writeOne,
+} from './writes.js';
 
 /**
  * Authorization requests, codes, browser sessions and refresh tokens. Values handed to browsers
@@ -400,7 +409,7 @@ export const startRefreshFamily = async (
   grant: RefreshGrant,
   lifetimes: RefreshLifetimes,
   now = Date.now(),
-): Promise<string> => {
+): Promise<string | undefined> => {
   const token = newOpaqueValue();
   const endsAt = now + lifetimes.absoluteSeconds * 1000;
   const family = {
@@ -411,16 +420,22 @@ export const startRefreshFamily = async (
     endsAt,
     expiresAt: ttlSeconds(endsAt),
   };
-  await transact([
-    put(RefreshFamilyEntity.item(family, family)),
-    put(
-      refreshItem(token, {
-        ...grant,
-        familyId,
-        expiresAt: ttlSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
-      }),
-    ),
-  ]);
+  try {
+    await transact([
+      // Not over a family revoked before it began (revokeRefreshFamily).
+      create(RefreshFamilyEntity.item(family, family), gone),
+      put(
+        refreshItem(token, {
+          ...grant,
+          familyId,
+          expiresAt: ttlSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
+        }),
+      ),
+    ]);
+  } catch (error) {
+    ignoreGone(error);
+    return undefined;
+  }
   return token;
 };
 
@@ -506,19 +521,21 @@ export const rotateRefreshToken = async (
   return { outcome: 'rotated', token: successor, grant };
 };
 
-/** Revokes every refresh token of a family (reuse, code replay, RFC 7009 revocation). */
-export const revokeRefreshFamily = async (familyId: string): Promise<void> => {
+/** How long the mark of a family revoked before it began is kept: far longer than a code lives. */
+const EARLY_REVOCATION_SECONDS = 3600;
+
+/**
+ * Revokes every refresh token of a family (reuse, code replay, RFC 7009 revocation). A family not
+ * begun yet (a code replayed while its first exchange is still under way) is marked revoked, so
+ * it never begins: `startRefreshFamily` refuses to write over the mark.
+ */
+export const revokeRefreshFamily = async (familyId: string, now = Date.now()): Promise<void> => {
   await writeOne(
-    update(
-      RefreshFamilyEntity.key({ id: familyId }),
-      {
-        update: 'SET revoked = :true',
-        condition: 'attribute_exists(pk)',
-        values: { ':true': true },
-      },
-      gone,
-    ),
-  ).catch(ignoreGone);
+    update(RefreshFamilyEntity.key({ id: familyId }), {
+      update: 'SET revoked = :true, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+      values: { ':true': true, ':expiresAt': ttlSeconds(now) + EARLY_REVOCATION_SECONDS },
+    }),
+  );
 };
 
 /** The family of a refresh token presented by its client, for revocation (RFC 7009). */

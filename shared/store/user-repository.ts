@@ -368,6 +368,7 @@ type DirectAttributes = Pick<
   | 'credentialsChangedAt'
   | 'invitationDigest'
   | 'resetDigest'
+  | 'resetRequestedAt'
   | 'totpSecret'
   | 'totpLastStep'
   | 'recoveryCodeDigests'

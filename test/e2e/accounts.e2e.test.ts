@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { publishAgreement } from '../../shared/store/consent-repository.js';
+import { RESET_EMAIL_INTERVAL_MILLIS } from '../../shared/store/credentials.js';
 import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { auditTrail, storedAuditItems } from '../support/audit.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
@@ -227,8 +228,17 @@ describe('password reset', () => {
     const since = Date.now();
     await forgotPassword(person.email);
     const voided = await emailedLink(service, person.id, 'PASSWORD_RESET_EMAIL');
+    // Within five minutes another request sends nothing, and the link sent stays alive.
+    await forgotPassword(person.email);
+    expect(await emailedLink(service, person.id, 'PASSWORD_RESET_EMAIL')).toBe(voided);
+    expect((await new BrowserSession().fetch(voided)).status).toBe(200);
+    // Once they are over, a new link voids it.
+    await updateUserAttributes(service.organizationId, person.id, {
+      resetRequestedAt: Date.now() - RESET_EMAIL_INTERVAL_MILLIS - 1,
+    });
     await forgotPassword(person.email);
     const link = await emailedLink(service, person.id, 'PASSWORD_RESET_EMAIL');
+    expect(link).not.toBe(voided);
     expect((await new BrowserSession().fetch(voided)).status).toBe(410);
 
     const changed = await choosePassword(link, 'a brand new passphrase');

@@ -11,6 +11,7 @@ import { uniqueEmail, useService } from '../support/service.js';
 import {
   AFTER_LOGOUT,
   type Application,
+  authorizationRequest,
   exchange,
   newApplication,
   PASSWORD,
@@ -322,6 +323,35 @@ describe('authorization code flow with openid-client as the application', () => 
       'invalid_request: code_verifier is required (PKCE)',
     ]);
     expect(await refusalsOf(publicApp, since)).toEqual([invalidCode]);
+  });
+
+  it('takes the authorization request posted as a form too (OpenID Connect Core 3.1.2.1)', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const { url, ...flow } = await authorizationRequest(configuration, REDIRECT);
+    const browser = new BrowserSession();
+    const page = await browser.submit(
+      `${service.baseUrl}/oauth2/authorize`,
+      Object.fromEntries(url.searchParams),
+    );
+    expect(page.status).toBe(200);
+    const answer = await browser.submit(`${service.baseUrl}/signin`, {
+      request: hiddenField(await page.text(), 'request') ?? '',
+      email: person.email,
+      password: PASSWORD,
+    });
+    const location = new URL(answer.headers.get('location') as string);
+    expect((await exchange(configuration, { ...flow, location })).claims()?.sub).toBe(person.id);
+    // A body that is no form is an error page, never a redirect.
+    const unreadable = await browser.fetch(`${service.baseUrl}/oauth2/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: url.search.slice(1),
+    });
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.headers.get('location')).toBeNull();
   });
 
   it('signs a public application in with PKCE alone', async () => {

@@ -226,13 +226,19 @@ describe('refresh tokens', () => {
     amr: ['pwd'],
   };
   const lifetimes = { slidingSeconds: 3600, absoluteSeconds: 4 * 3600 };
+  /** A family begun, and its first token. */
+  const begin = async (...args: Parameters<typeof startRefreshFamily>) => {
+    const token = await startRefreshFamily(...args);
+    if (token === undefined) throw new Error('The family did not begin');
+    return token;
+  };
 
   it('rotate at every use, each successor sliding, never past the family end', async () => {
     // Not on a whole second, as a real clock: a token's expiry is rounded up, the family's end is not.
     const start = NOW + 500;
     const long = { slidingSeconds: 3 * 3600, absoluteSeconds: 4 * 3600 };
     const familyId = newFamilyId();
-    const first = await startRefreshFamily(familyId, grant, long, start);
+    const first = await begin(familyId, grant, long, start);
     expect(await getItem(keys.refreshFamily(familyId))).toMatchObject({
       id: familyId,
       clientId: 'app',
@@ -276,7 +282,7 @@ describe('refresh tokens', () => {
   });
 
   it('expire after the sliding lifetime unused', async () => {
-    const first = await startRefreshFamily(newFamilyId(), grant, lifetimes, NOW);
+    const first = await begin(newFamilyId(), grant, lifetimes, NOW);
     expect(await rotateRefreshToken(first, 'app', lifetimes, NOW + 3600_000)).toEqual({ outcome: 'invalid' });
     expect((await rotateRefreshToken(first, 'app', lifetimes, NOW + 3600_000 - 1000)).outcome).toBe(
       'rotated',
@@ -285,18 +291,22 @@ describe('refresh tokens', () => {
 
   it('of a revoked family are refused, though not rotated yet', async () => {
     const familyId = newFamilyId();
-    const first = await startRefreshFamily(familyId, grant, lifetimes, NOW);
+    const first = await begin(familyId, grant, lifetimes, NOW);
     await revokeRefreshFamily(familyId);
     expect(await getItem(keys.refreshFamily(familyId))).toMatchObject({ revoked: true });
     expect(await rotateRefreshToken(first, 'app', lifetimes, NOW)).toEqual({ outcome: 'invalid' });
-    // Revoking a family that is gone is no error, and creates nothing.
-    await revokeRefreshFamily('gone');
-    expect(await getItem(keys.refreshFamily('gone'))).toBeUndefined();
+    // A family revoked before it began (a code replayed while its first exchange is under way)
+    // never begins.
+    const early = newFamilyId();
+    await revokeRefreshFamily(early);
+    expect(await getItem(keys.refreshFamily(early))).toMatchObject({ revoked: true });
+    expect(await startRefreshFamily(early, grant, lifetimes, NOW)).toBeUndefined();
+    expect(await getItem(keys.refreshFamily(early))).not.toHaveProperty('clientId');
   });
 
   it('whose family is missing are refused', async () => {
     const familyId = newFamilyId();
-    const first = await startRefreshFamily(familyId, grant, lifetimes, NOW);
+    const first = await begin(familyId, grant, lifetimes, NOW);
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../shared/store/dynamo.js');
     await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.refreshFamily(familyId) }));

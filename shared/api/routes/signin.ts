@@ -10,6 +10,14 @@ export const signinRoutes = routeGroup('signin')({
       'Opened by the browser of a person signing in to a registered application: `response_type=code`, `code_challenge` with S256 and a `scope` containing `openid`; `prompt=none` and `prompt=login` are honoured. An unknown client or an unregistered redirect URI gets an error page, never a redirect.',
     response: { status: 200, description: 'The sign-in page, or a redirect back to the application' },
   },
+  authorizeByPost: {
+    route: 'POST /oauth2/authorize',
+    kind: 'page',
+    summary: 'The authorization endpoint, its parameters posted as a form',
+    description:
+      "OpenID Connect Core 3.1.2.1: the same request as `GET /oauth2/authorize`, its parameters in an `application/x-www-form-urlencoded` body. A cross-site post carries no `SameSite=Lax` cookie, so the browser's session is not reused: the person signs in.",
+    response: { status: 200, description: 'The sign-in page, or a redirect back to the application' },
+  },
   submitSignIn: {
     route: 'POST /signin',
     kind: 'page',
