@@ -64,6 +64,8 @@ export const encodeSearchCursor = (by: UserSearchBy, cursor: UserSearchCursor): 
   Buffer.from(JSON.stringify({ b: by, s: cursor.sortValue, u: cursor.userId })).toString('base64url');
 
 const USER_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** DynamoDB's limit of a sort key: a longer value names no entry, and DynamoDB refuses it as a start key. */
+const MAX_SORT_KEY_BYTES = 1024;
 
 /** The cursor, if it is one this search can continue from (its sort value within the search's range). */
 export const decodeSearchCursor = (
@@ -80,7 +82,8 @@ export const decodeSearchCursor = (
   const { b, s, u } = decoded as { b?: unknown; s?: unknown; u?: unknown };
   if (b !== criterion.by || typeof u !== 'string' || !USER_ID.test(u)) return undefined;
   if (criterion.by === 'userGroupId') return s === undefined ? { userId: u } : undefined;
-  if (typeof s !== 'string' || !s.startsWith(searchRange(criterion))) return undefined;
+    if (typeof s !== 'string' || !s.startsWith(searchRange(criterion))) return undefined;
+  if (Buffer.byteLength(s) > MAX_SORT_KEY_BYTES) return undefined;
   return { sortValue: s, userId: u };
 };
 
