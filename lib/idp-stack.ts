@@ -87,9 +87,15 @@ export class IdpStack extends Stack {
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.secrets.grantSsoClientSecretRead(this.functions.federation);
     // Only the functions that send mail may: the join email (users, and scim for provisioned
-    // users) and reset emails (accounts).
+    // users), reset emails and the notice of a reset (accounts), the notice of a password change
+    // (user-passwords).
     if (props.sesSender) {
-      for (const mailer of [this.functions.users, this.functions.scim, this.functions.accounts])
+      for (const mailer of [
+        this.functions.users,
+        this.functions.scim,
+        this.functions.accounts,
+        this.functions['user-passwords'],
+      ])
         this.grantSendEmail(mailer, props.sesSender);
     }
     this.pictures = new PictureBucket(this, 'Pictures');

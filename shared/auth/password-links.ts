@@ -3,7 +3,12 @@ import { changesBetween } from '../audit/changes.js';
 import type { AuditEvent } from '../audit/record.js';
 import { config } from '../config.js';
 import { passwordProblem } from '../domain/password-policy.js';
-import { INVITATION_PATH, RESET_PATH, sendAccountEmail } from '../email/account-emails.js';
+import {
+  INVITATION_PATH,
+  RESET_PATH,
+  sendAccountEmail,
+  sendPasswordChangedEmail,
+} from '../email/account-emails.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import {
@@ -105,7 +110,15 @@ export const submitPasswordLink =
     if (!(await setPasswordWithLink(token, link, passwordHash, now, audit))) {
       return errorPage(410, LINK_GONE[purpose]);
     }
-    await clearSignInFailures(user.organizationId, user.email);
+    await Promise.all([
+      clearSignInFailures(user.organizationId, user.email),
+      // A first password is no change to report; a reset is.
+      purpose === 'reset' &&
+        sendPasswordChangedEmail(
+          { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
+          name,
+        ),
+    ]);
     countMetric('PasswordsSet');
     logger.info(purpose === 'invitation' ? 'invitation accepted' : 'password reset', {
       organizationId: user.organizationId,

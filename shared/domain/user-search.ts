@@ -82,7 +82,7 @@ export const decodeSearchCursor = (
   const { b, s, u } = decoded as { b?: unknown; s?: unknown; u?: unknown };
   if (b !== criterion.by || typeof u !== 'string' || !USER_ID.test(u)) return undefined;
   if (criterion.by === 'userGroupId') return s === undefined ? { userId: u } : undefined;
-    if (typeof s !== 'string' || !s.startsWith(searchRange(criterion))) return undefined;
+  if (typeof s !== 'string' || !s.startsWith(searchRange(criterion))) return undefined;
   if (Buffer.byteLength(s) > MAX_SORT_KEY_BYTES) return undefined;
   return { sortValue: s, userId: u };
 };

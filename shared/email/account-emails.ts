@@ -1,7 +1,9 @@
 import { config } from '../config.js';
+import { outboxPut } from '../store/outbox.js';
 import type { JoinEmail } from '../store/user-repository.js';
+import { writeOne } from '../store/writes.js';
 import { deliverEmail } from './delivery.js';
-import { type AccountEmailKind, accountEmailText } from './messages.js';
+import { type AccountEmailKind, accountEmailText, passwordChangedText } from './messages.js';
 
 /** The hosted pages that emailed links open (shared/api/routes/accounts.ts). */
 export const INVITATION_PATH = '/signin/invitation';
@@ -36,3 +38,17 @@ export const sendAccountEmail = (
 };
 
 export const sendJoinEmail = (join: JoinEmail) => sendAccountEmail('invitation', join, join.invitationToken);
+
+/**
+ * Tells a person their password was changed (after the change has committed: the notice is
+ * recorded in the outbox, then sent). Nothing in it is a credential.
+ */
+export const sendPasswordChangedEmail = async (
+  person: { organizationId: string; userId: string; to: string; name: string },
+  organizationName: string,
+) => {
+  const email = { ...person, type: 'PASSWORD_CHANGED_EMAIL' as const };
+  const outbox = outboxPut(email, Date.now());
+  await writeOne(outbox.write);
+  await deliverEmail(email, outbox.ref, passwordChangedText({ name: person.name, organizationName }));
+};

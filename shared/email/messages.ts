@@ -13,6 +13,21 @@ export type AccountEmailKind = 'invitation' | 'reset';
 const duration = (seconds: number) =>
   seconds >= 86_400 ? `${Math.round(seconds / 86_400)} days` : `${Math.round(seconds / 60)} minutes`;
 
+/**
+ * The notice that a password was set through a reset link or changed (OWASP ASVS 2.5.5: a person
+ * hears of every change of how they sign in, so someone else's change does not go unseen).
+ */
+export const passwordChangedText = ({
+  name,
+  organizationName: org,
+}: {
+  name: string;
+  organizationName: string;
+}): EmailText => ({
+  subject: `Your password for ${org} was changed`,
+  text: `Hello ${name},\n\nThe password of your account at ${org} was just changed, and every place you were signed in was signed out.\n\nIf you did this, there is nothing more to do. If you did not, choose a new password at once with "Forgot your password?" on the sign-in page, and tell your administrator.`,
+});
+
 /** The join email (an invitation link) or the password reset email. */
 export const accountEmailText = (
   kind: AccountEmailKind,

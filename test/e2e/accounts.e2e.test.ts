@@ -12,6 +12,7 @@ import { type Caller, uniqueEmail, useService } from '../support/service.js';
 import {
   type Application,
   emailedLink as emailedLinkOf,
+  emailsTo,
   exchange,
   newApplication,
   PASSWORD,
@@ -241,8 +242,13 @@ describe('password reset', () => {
     expect(link).not.toBe(voided);
     expect((await new BrowserSession().fetch(voided)).status).toBe(410);
 
+    expect(await emailsTo(service, person.id, 'PASSWORD_CHANGED_EMAIL')).toEqual([]);
     const changed = await choosePassword(link, 'a brand new passphrase');
     expect(changed.answer.status).toBe(200);
+    // The person hears of it (OWASP ASVS 2.5.5), in an email that carries no link.
+    const [notice] = await emailsTo(service, person.id, 'PASSWORD_CHANGED_EMAIL');
+    expect(notice?.subject).toMatch(/^Your password for .+ was changed$/);
+    expect(notice?.text).not.toMatch(/https?:/);
     expect((await new BrowserSession().fetch(link)).status).toBe(410);
 
     const refresh = await fetch(`${service.baseUrl}/oauth2/token`, {

@@ -99,7 +99,7 @@ const RUNS_ON: Record<string, string[]> = {
   'functions/signin.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify'],
   'functions/sso.ts': [...HTTP, ...TABLE, SECRETS],
   'functions/user-groups.ts': [...HTTP, ...TABLE, IDEMPOTENT],
-  'functions/user-passwords.ts': [...HTTP, ...TABLE, IDEMPOTENT],
+  'functions/user-passwords.ts': [...HTTP, ...TABLE, IDEMPOTENT, '@aws-sdk/client-sesv2'],
   'functions/user-pictures.ts': [...HTTP, ...TABLE, '@aws-sdk/client-s3'],
   'functions/users.ts': [...HTTP, ...TABLE, IDEMPOTENT, '@aws-sdk/client-sesv2'],
 };

@@ -106,6 +106,18 @@ export const exchange = (
     expectedNonce: flow.nonce,
   });
 
+/** The emails of a kind to a user, oldest first, read from the local outbox file. */
+export const emailsTo = async (
+  service: TestService,
+  userId: string,
+  type: 'JOIN_EMAIL' | 'PASSWORD_RESET_EMAIL' | 'PASSWORD_CHANGED_EMAIL',
+): Promise<{ subject: string; text: string }[]> => {
+  const lines = (await readFile(`${service.dataDirectory}/outbox.jsonl`, 'utf8')).trim().split('\n');
+  return lines
+    .map((line) => JSON.parse(line) as { type: string; userId: string; subject: string; text: string })
+    .filter((email) => email.userId === userId && email.type === type);
+};
+
 /** The link of the latest email of a kind to a user, read from the local outbox file. */
 export const emailedLink = async (
   service: TestService,

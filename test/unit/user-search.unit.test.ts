@@ -59,7 +59,7 @@ describe('search cursors', () => {
     expect(decodeSearchCursor(Buffer.from('[1]').toString('base64url'), byName)).toBeUndefined();
     const badUser = encodeSearchCursor('namePrefix', { sortValue: 'anna', userId: 'no spaces' });
     expect(decodeSearchCursor(badUser, byName)).toBeUndefined();
-        // A sort value no key can hold (over 1,024 bytes): DynamoDB would refuse it as a start key.
+    // A sort value no key can hold (over 1,024 bytes): DynamoDB would refuse it as a start key.
     const longest = encodeSearchCursor('namePrefix', { sortValue: `an${'é'.repeat(511)}`, userId: 'u1' });
     expect(decodeSearchCursor(longest, byName)).toBeDefined();
     const tooLong = encodeSearchCursor('namePrefix', { sortValue: `an${'é'.repeat(512)}`, userId: 'u1' });

@@ -14,6 +14,7 @@ import {
   useFixture,
   useService,
 } from '../../support/service.js';
+import { emailsTo } from '../../support/sign-in-flow.js';
 
 /** PUT /users/{id}, PUT /users/{id}/changePassword, PUT /users/{id}/userType/{type}. */
 const service = useService();
@@ -208,6 +209,8 @@ describe('PUT /users/{id}/changePassword', () => {
     });
     expect(response.status).toBe(204);
     expect(await livePasswordLink(link)).toBeUndefined();
+    // The person hears of it (OWASP ASVS 2.5.5).
+    expect(await emailsTo(service, id, 'PASSWORD_CHANGED_EMAIL')).toHaveLength(1);
     // Sessions and refresh tokens of sign-ins before this moment end (docs/sign-in.md).
     expect((await getUser(service.organizationId, id, true))?.credentialsChangedAt).toBeGreaterThanOrEqual(
       before,
