@@ -102,7 +102,9 @@ export const handler = groupHandler(
     updateUserGroup: async ({ path, body }, { principal }) => {
       // Activating a group gives its members its roles again.
       if (body.status === 'ACTIVE')
-        await requireGroupWithinCaller(principal, path.id, 'Activating this user group');
+        await requireGroupWithinCaller(principal, path.id, 'Activating this user group', {
+          activating: true,
+        });
       return withArchived(
         principal.organizationId,
         updateUserGroup(principal.organizationId, path.id, body, principal.id),

@@ -134,6 +134,8 @@ export const handler = groupHandler(
     },
 
     deleteUserPasskey: async ({ path }, { principal }) => {
+      // Another person's passkey is part of how they sign in (their MFA): as their MFA.
+      await requireUserIdWithinCaller(principal, path.id, "Removing this user's passkey");
       await removePasskey(principal.organizationId, path.id, path.passkeyId);
       return {};
     },

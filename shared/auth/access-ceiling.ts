@@ -70,15 +70,21 @@ export const requireUserIdWithinCaller = async (principal: Principal, userId: st
 
 /**
  * Making someone a member of a user group, or the group active: its members get its roles and
- * managed roles (an inactive group's too, once it is activated). A group not found is left to the
- * change, which answers 404.
+ * managed roles (an inactive group's too, once it is activated). With `activating`, a group that is
+ * active already gives nothing (an edit that sends its status as it is). A group not found is left
+ * to the change, which answers 404.
  */
-export const requireGroupWithinCaller = async (principal: Principal, groupId: string, what: string) => {
+export const requireGroupWithinCaller = async (
+  principal: Principal,
+  groupId: string,
+  what: string,
+  options: { activating?: boolean } = {},
+) => {
   const group = await UserGroupEntity.get({ organizationId: principal.organizationId, id: groupId });
-  if (group)
-    await requireRolesWithinCaller(
-      principal,
-      { roleIds: group.roles, managedRoleIds: group.managedRoles },
-      what,
-    );
+  if (!group || (options.activating && group.status === 'ACTIVE')) return;
+  await requireRolesWithinCaller(
+    principal,
+    { roleIds: group.roles, managedRoleIds: group.managedRoles },
+    what,
+  );
 };

@@ -148,7 +148,8 @@ export const refreshSignIn = async (clientId: string, form: URLSearchParams, now
   const presented = form.get('refresh_token');
   if (!presented) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
   const requested = form.get('scope') || undefined;
-  const scopes = requested?.split(' ') ?? [];
+  // Each value once: a repeated one adds nothing, and each becomes a condition of the write.
+  const scopes = [...new Set(requested?.split(' ') ?? [])];
   // A scope no sign-in is granted is refused at once; the others are checked in the rotation.
   const widened = () => new OAuthError(400, 'invalid_scope', 'A refresh cannot add scopes to the sign-in');
   if (scopes.some((scope) => !(SIGN_IN_SCOPES as readonly string[]).includes(scope))) throw widened();

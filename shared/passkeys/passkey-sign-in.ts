@@ -116,6 +116,9 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   const refuse = (reason: string, message: string) => refusePerson(pending, user, passkey, reason, message);
   if (!taken) return refuse('passkey challenge expired or used', CHALLENGE_GONE);
   if (pending.userId && pending.userId !== user.id) return refuse('passkey of another person', OTHER_PERSON);
+  // A password reset since the first factor ends this sign-in, as it does at every later step.
+  if (pending.userId && (pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0))
+    return errorPage(400, EXPIRED);
   if (user.status !== 'ACTIVE') return refuse('user not active', NOT_ACCEPTED);
   const now = Date.now();
   if ((await signInLockedUntil(pending.organizationId, user.email)) > now)

@@ -155,7 +155,7 @@ export const replaceUserFromDirectory = (
         (field) => next[field] === undefined && current[field] !== undefined,
       ),
       // A new address voids the join and reset links sent to the old one (user-repository.ts).
-      ...(emailChanges ? (['invitationDigest', 'resetDigest'] as const) : []),
+      ...(emailChanges ? (['invitationDigest', 'resetDigest', 'resetRequestedAt'] as const) : []),
     ];
     const target = [userTarget(next)];
     const writes: (Write | false)[] = [

@@ -200,6 +200,51 @@ export const endCredentialCheck = async (organizationId: string, email: string):
 };
 
 /**
+ * The failure of a reserved check: counted while the reservation still holds (refusals counted
+ * meanwhile are in the count the write returns), then the lock it calls for, never shortening a
+ * longer one, is set in the write that ends the reservation; so no check starts in between.
+ */
+const recordReservedFailure = async (
+  key: ReturnType<typeof SignInFailuresEntity.key>,
+  lockMillis: (failures: number) => number,
+  now: number,
+): Promise<{ failures: number; locked: boolean }> => {
+  const counted = await writeOne(
+    update(key, {
+      update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
+      values: { ':one': 1, ':zero': 0, ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS },
+    }),
+    { returnNew: true },
+  );
+  const failures = Number(counted?.failures ?? 1);
+  const wait = lockMillis(failures);
+  const endCheck = () => writeOne(update(key, { update: 'REMOVE checkingUntil' }));
+  if (wait <= 0) {
+    await endCheck();
+    return { failures, locked: false };
+  }
+  try {
+    await writeOne(
+      update(
+        key,
+        {
+          update: 'SET lockedUntil = :until REMOVE checkingUntil',
+          condition: 'lockedUntil < :until',
+          values: { ':until': now + wait },
+        },
+        gone,
+      ),
+    );
+    return { failures, locked: true };
+  } catch (error) {
+    // A longer lock was set meanwhile (by a refusal counted without the reservation): it stays.
+    ignoreGone(error);
+    await endCheck();
+    return { failures, locked: false };
+  }
+};
+
+/**
  * Counts a failure (one atomic ADD) and locks the email for `lockMillis(count)`; answers the
  * count, and whether this failure locked an email that was not locked. Given the reservation of
  * the check that failed, it is one write that also ends the check, so no other check starts
@@ -213,21 +258,7 @@ export const recordSignInFailure = async (
   reservation?: Extract<CredentialCheck, { outcome: 'reserved' }>,
 ): Promise<{ failures: number; locked: boolean }> => {
   const key = SignInFailuresEntity.key({ organizationId, email });
-  if (reservation) {
-    const wait = lockMillis(reservation.failures + 1);
-    const counted = await writeOne(
-      update(key, {
-        update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = :until REMOVE checkingUntil',
-        values: {
-          ':one': 1,
-          ':until': wait > 0 ? now + wait : 0,
-          ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS,
-        },
-      }),
-      { returnNew: true },
-    );
-    return { failures: Number(counted?.failures ?? reservation.failures + 1), locked: wait > 0 };
-  }
+  if (reservation) return recordReservedFailure(key, lockMillis, now);
   const counted = await writeOne(
     update(key, {
       update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',

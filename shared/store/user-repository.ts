@@ -318,7 +318,7 @@ export const updateUserProfile = (
       versioned(current, {
         // A new address voids the join and reset links sent to the old one (OWASP Forgot Password
         // Cheat Sheet); REMOVE first, as `versioned` adds to the SET list at its end.
-        update: `${emailChanges ? 'REMOVE invitationDigest, resetDigest ' : ''}SET #name = :name, email = :email, updatedAt = :now, ${searchEntries.update}`,
+        update: `${emailChanges ? 'REMOVE invitationDigest, resetDigest, resetRequestedAt ' : ''}SET #name = :name, email = :email, updatedAt = :now, ${searchEntries.update}`,
         names: { '#name': 'name', ...searchEntries.names },
         values: { ':name': changes.name, ':email': email, ':now': now, ...searchEntries.values },
       }),

@@ -99,6 +99,11 @@ describe('giving roles', () => {
       await updater.call('PATCH', `/idp/userGroups/${inactive}`, { status: 'ACTIVE' }),
       'AUDIT.READ',
     );
+    // Active already, the group gives nothing new: an edit sending its status as it is (the
+    // console's form does) is no activation.
+    const active = await putTestUserGroup(org.orgId, { roles: [auditor.id] });
+    const edit = { name: `Edited ${Date.now()}`, status: 'ACTIVE' };
+    expect((await updater.call('PATCH', `/idp/userGroups/${active}`, edit)).status).toBe(200);
     const activating = await caller(['USER_GROUP.UPDATE', 'AUDIT.READ']);
     expect((await activating.call('PATCH', `/idp/userGroups/${inactive}`, { status: 'ACTIVE' })).status).toBe(
       200,

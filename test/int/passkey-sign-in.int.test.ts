@@ -442,6 +442,21 @@ describe('a passkey in an organization that asks for MFA', () => {
     expect((await grantOf(mfa, signedIn)).amr).toEqual(['pwd', 'hwk', 'user', 'mfa']);
   });
 
+  it('ends a sign-in whose password was reset before its passkey second factor', async () => {
+    const { user, authenticator } = await enrolledWithPasskey();
+    const { browser, request } = await afterPassword(user);
+    const options = json(await browser.post(passkeyOptions, { purpose: 'sign-in', request }));
+    await setUserStatus(mfa.organization.id, user.id, 'INACTIVE');
+    await setUserStatus(mfa.organization.id, user.id, 'ACTIVE');
+    // Ended (as by a reset): the deactivation moved the time earlier sign-ins end at.
+    const refused = await browser.post(submitPasskeySignIn, {
+      request,
+      credential: JSON.stringify(authenticator.assert(options)),
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers?.location).toBeUndefined();
+  });
+
   it("refuses another person's passkey as the second factor", async () => {
     const [mine, theirs] = await Promise.all([enrolledWithPasskey(), enrolledWithPasskey()]);
     const { browser, request } = await afterPassword(mine.user);

@@ -6,6 +6,7 @@ import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { SessionEntity } from '../../shared/store/sign-in-entities.js';
 import {
+  clearSignInFailures,
   completeAuthorizationRequest,
   countSignInAttempt,
   createSession,
@@ -18,6 +19,7 @@ import {
   recordSignInProgress,
   redeemAuthorizationCode,
   refreshFamilyOf,
+  reserveCredentialCheck,
   revokeRefreshFamily,
   rotateRefreshToken,
   saveAuthorizationRequest,
@@ -348,6 +350,49 @@ describe('failed sign-ins and attempts', () => {
     });
     expect(waits).toEqual([1, 2, 3, 4]);
     expect(await signInLockedUntil('other-org', 'ann@example.com')).toBe(0);
+  });
+
+  it('reserves one check at a time; a reserved failure counts what was refused meanwhile, so no lock set meanwhile is lost', async () => {
+    const rule = (failures: number) => (failures >= 5 ? (failures - 4) * 60_000 : 0);
+    const email = 'bo@example.com';
+    for (let failure = 0; failure < 3; failure++) await recordSignInFailure('org', email, rule, NOW);
+    const reserved = await reserveCredentialCheck('org', email, NOW);
+    expect(reserved).toEqual({ outcome: 'reserved', failures: 3 });
+    // Another request meanwhile is refused, and counted without the reservation: 6 lock for 2 minutes.
+    expect(await reserveCredentialCheck('org', email, NOW + 1)).toEqual({
+      outcome: 'refused',
+      locked: false,
+    });
+    for (let failure = 0; failure < 3; failure++) await recordSignInFailure('org', email, rule, NOW + 2);
+    expect(await signInLockedUntil('org', email)).toBe(NOW + 2 + 120_000);
+    // The reserved check fails too: 7 counted, and the longer lock of the count it met is kept.
+    if (reserved.outcome !== 'reserved') throw new Error('not reserved');
+    expect(await recordSignInFailure('org', email, rule, NOW + 3, reserved)).toEqual({
+      failures: 7,
+      locked: true,
+    });
+    expect(await signInLockedUntil('org', email)).toBe(NOW + 3 + 180_000);
+    expect(await reserveCredentialCheck('org', email, NOW + 4)).toEqual({ outcome: 'refused', locked: true });
+    // After the lock, one check again; the reservation ends with its failure.
+    const after = await reserveCredentialCheck('org', email, NOW + 3 + 180_000);
+    expect(after).toEqual({ outcome: 'reserved', failures: 7 });
+    expect(await getItem(keys.signInFailures('org', email))).toHaveProperty('checkingUntil');
+  });
+
+  it('ends a reserved check whose count was cleared meanwhile without a stale lock', async () => {
+    const rule = (failures: number) => (failures >= 5 ? 60_000 : 0);
+    const email = 'cy@example.com';
+    for (let failure = 0; failure < 4; failure++) await recordSignInFailure('org', email, rule, NOW);
+    const reserved = await reserveCredentialCheck('org', email, NOW);
+    if (reserved.outcome !== 'reserved') throw new Error('not reserved');
+    // The person signs in another way (a passkey) or sets a password by link: the count is cleared.
+    await clearSignInFailures('org', email);
+    expect(await recordSignInFailure('org', email, rule, NOW + 1, reserved)).toEqual({
+      failures: 1,
+      locked: false,
+    });
+    expect(await getItem(keys.signInFailures('org', email))).toMatchObject({ failures: 1, lockedUntil: 0 });
+    expect(await getItem(keys.signInFailures('org', email))).not.toHaveProperty('checkingUntil');
   });
 
   it('counts attempts per address and calendar minute', async () => {
