@@ -249,7 +249,18 @@ describe('authorization code flow with openid-client as the application', () => 
       });
       expect(await widened.json(), scope).toMatchObject({ error: 'invalid_scope' });
     }
-    const retried = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token });
+    // A value repeated counts once (each becomes a condition of the rotating write).
+    const repeated = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: narrow.refresh_token,
+      scope: Array.from({ length: 300 }, () => 'openid').join(' '),
+    });
+    expect(repeated.status).toBe(200);
+    const afterRepeated = (await repeated.json()) as { refresh_token: string };
+    const retried = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: afterRepeated.refresh_token,
+    });
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as { scope: string }).scope).toBe('openid email');
   });
