@@ -199,6 +199,16 @@ export const endCredentialCheck = async (organizationId: string, email: string):
   });
 };
 
+/** One more failure (an atomic ADD), the item as it is now: its count, and the lock it had. */
+const countFailure = (key: ReturnType<typeof SignInFailuresEntity.key>, now: number) =>
+  writeOne(
+    update(key, {
+      update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
+      values: { ':one': 1, ':zero': 0, ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS },
+    }),
+    { returnNew: true },
+  );
+
 /**
  * The failure of a reserved check: counted while the reservation still holds (refusals counted
  * meanwhile are in the count the write returns), then the lock it calls for, never shortening a
@@ -209,13 +219,7 @@ const recordReservedFailure = async (
   lockMillis: (failures: number) => number,
   now: number,
 ): Promise<{ failures: number; locked: boolean }> => {
-  const counted = await writeOne(
-    update(key, {
-      update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
-      values: { ':one': 1, ':zero': 0, ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS },
-    }),
-    { returnNew: true },
-  );
+  const counted = await countFailure(key, now);
   const failures = Number(counted?.failures ?? 1);
   const wait = lockMillis(failures);
   const endCheck = () => writeOne(update(key, { update: 'REMOVE checkingUntil' }));
@@ -259,13 +263,7 @@ export const recordSignInFailure = async (
 ): Promise<{ failures: number; locked: boolean }> => {
   const key = SignInFailuresEntity.key({ organizationId, email });
   if (reservation) return recordReservedFailure(key, lockMillis, now);
-  const counted = await writeOne(
-    update(key, {
-      update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
-      values: { ':one': 1, ':zero': 0, ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS },
-    }),
-    { returnNew: true },
-  );
+  const counted = await countFailure(key, now);
   const failures = Number(counted?.failures ?? 1);
   // The ADD kept the lock there was: the one this failure met.
   const lockedBefore = Number(counted?.lockedUntil ?? 0) > now;
