@@ -7,6 +7,7 @@ import {
   completeTotpEnrolment,
   issueResetLink,
   livePasswordLink,
+  RESET_EMAIL_INTERVAL_MILLIS,
   replacePasswordHash,
   setPasswordWithLink,
   useRecoveryCode,
@@ -100,7 +101,11 @@ describe('password links', () => {
     expect(await livePasswordLink(first.token, NOW)).toMatchObject({
       link: { purpose: 'reset', validUntil: NOW + HOUR },
     });
-    const second = await resetLink(user);
+    // Within the interval between reset emails another request issues nothing; the first stays.
+    const email = { organizationId, userId: user.id, to: user.email, name: user.name };
+    expect(await issueResetLink(user, email, 3600, NOW + RESET_EMAIL_INTERVAL_MILLIS - 1)).toBeUndefined();
+    expect(await livePasswordLink(first.token, NOW)).toBeDefined();
+    const second = await resetLink(user, NOW + RESET_EMAIL_INTERVAL_MILLIS);
     expect(await livePasswordLink(first.token, NOW)).toBeUndefined();
     expect(await livePasswordLink(second.token, NOW)).toBeDefined();
     expect(await livePasswordLink(invitation, NOW)).toBeDefined();
@@ -152,7 +157,7 @@ describe('password links', () => {
     const { user } = await invited();
     const first = await resetLink(user);
     const firstLink = (await livePasswordLink(first.token, NOW))?.link;
-    await resetLink(user);
+    await resetLink(user, NOW + RESET_EMAIL_INTERVAL_MILLIS);
     expect(await setPasswordWithLink(first.token, firstLink as never, 'hash', NOW)).toBe(false);
 
     const other = (await invited()).user;
