@@ -3,13 +3,12 @@ import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
 import { lockoutMillis } from '../shared/domain/sign-in-lockout.js';
-import { sendPasswordChangedEmail } from '../shared/email/account-emails.js';
+import { sendSecurityNotice } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
-import { getOrganization } from '../shared/store/organization-repository.js';
 import {
   endCredentialCheck,
   recordSignInFailure,
@@ -68,10 +67,9 @@ export const handler = groupHandler(
           changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
         },
       );
-      const organization = await getOrganization(org);
-      await sendPasswordChangedEmail(
+      await sendSecurityNotice(
         { organizationId: org, userId: user.id, to: user.email, name: user.name },
-        organization?.name ?? org,
+        'password',
       );
       return {};
     },

@@ -15,7 +15,7 @@ import {
   searchCriterionOf,
   type UserSearchCriterion,
 } from '../shared/domain/user-search.js';
-import { sendJoinEmail } from '../shared/email/account-emails.js';
+import { sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
 import { badRequest, forbidden } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
@@ -46,6 +46,7 @@ import {
   resetMfa,
   setUserStatus,
   setUserType,
+  type UserRecord,
   updateUserProfile,
 } from '../shared/store/user-repository.js';
 import { searchUsers } from '../shared/store/user-search.js';
@@ -82,6 +83,15 @@ const presentPasskey = (passkey: PasskeyRecord) => ({
   aaguid: passkey.aaguid,
   flagged: passkey.flaggedAt !== undefined,
 });
+
+/** The person whose MFA was reset hears of it (OWASP ASVS 2.5.5); nothing reset, nothing said. */
+const noticeMfaReset = async (reset: UserRecord | undefined) => {
+  if (reset)
+    await sendSecurityNotice(
+      { organizationId: reset.organizationId, userId: reset.id, to: reset.email, name: reset.name },
+      'mfa-reset',
+    );
+};
 
 /** Users and the caller's own account (spec 4.1). */
 export const handler = groupHandler(
@@ -261,14 +271,14 @@ export const handler = groupHandler(
 
     resetUserMfa: async ({ path }, { principal }) => {
       await requireUserIdWithinCaller(principal, path.id, "Resetting this user's MFA");
-      await resetMfa(principal.organizationId, path.id);
+      await noticeMfaReset(await resetMfa(principal.organizationId, path.id));
       return {};
     },
 
     resetMyMfa: async (_input, { principal }) => {
       if (principal.type !== 'user')
         throw badRequest('Only a user can reset its own MFA; this token is an API client');
-      await resetMfa(principal.organizationId, principal.id);
+      await noticeMfaReset(await resetMfa(principal.organizationId, principal.id));
       return {};
     },
 

@@ -87,14 +87,16 @@ export class IdpStack extends Stack {
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.secrets.grantSsoClientSecretRead(this.functions.federation);
     // Only the functions that send mail may: the join email (users, and scim for provisioned
-    // users), reset emails and the notice of a reset (accounts), the notice of a password change
-    // (user-passwords).
+    // users), reset emails (accounts), and the notices of a change of how a person signs in
+    // (accounts, user-passwords, users: password and MFA reset; signin: TOTP; passkeys).
     if (props.sesSender) {
       for (const mailer of [
         this.functions.users,
         this.functions.scim,
         this.functions.accounts,
         this.functions['user-passwords'],
+        this.functions.signin,
+        this.functions.passkeys,
       ])
         this.grantSendEmail(mailer, props.sesSender);
     }

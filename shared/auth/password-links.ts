@@ -7,7 +7,7 @@ import {
   INVITATION_PATH,
   RESET_PATH,
   sendAccountEmail,
-  sendPasswordChangedEmail,
+  sendSecurityNotice,
 } from '../email/account-emails.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
@@ -114,9 +114,9 @@ export const submitPasswordLink =
       clearSignInFailures(user.organizationId, user.email),
       // A first password is no change to report; a reset is.
       purpose === 'reset' &&
-        sendPasswordChangedEmail(
+        sendSecurityNotice(
           { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
-          name,
+          'password',
         ),
     ]);
     countMetric('PasswordsSet');

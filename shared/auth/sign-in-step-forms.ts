@@ -5,6 +5,7 @@ import { NotFound } from '../domain/errors.js';
 import { newRecoveryCodes, normalisedRecoveryCode } from '../domain/recovery-codes.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { matchingStep } from '../domain/totp.js';
+import { sendSecurityNotice } from '../email/account-emails.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { formOf } from '../pages/forms.js';
@@ -125,6 +126,11 @@ const confirmEnrolment = async (step: Step, secret: string, code: string): Promi
     return errorPage(400, EXPIRED);
   countMetric('MfaEnrolments');
   logger.info('TOTP enrolled', owner);
+  const { user } = context;
+  await sendSecurityNotice(
+    { organizationId: owner.organizationId, userId: user.id, to: user.email, name: user.name },
+    'mfa-enrolled',
+  );
   return recoveryCodesPage({ ...context.names, requestId: pending.id, codes });
 };
 

@@ -1,9 +1,15 @@
 import { config } from '../config.js';
+import { getOrganization } from '../store/organization-repository.js';
 import { outboxPut } from '../store/outbox.js';
 import type { JoinEmail } from '../store/user-repository.js';
 import { writeOne } from '../store/writes.js';
 import { deliverEmail } from './delivery.js';
-import { type AccountEmailKind, accountEmailText, passwordChangedText } from './messages.js';
+import {
+  type AccountEmailKind,
+  accountEmailText,
+  type SecurityChange,
+  securityNoticeText,
+} from './messages.js';
 
 /** The hosted pages that emailed links open (shared/api/routes/accounts.ts). */
 export const INVITATION_PATH = '/signin/invitation';
@@ -40,15 +46,23 @@ export const sendAccountEmail = (
 export const sendJoinEmail = (join: JoinEmail) => sendAccountEmail('invitation', join, join.invitationToken);
 
 /**
- * Tells a person their password was changed (after the change has committed: the notice is
- * recorded in the outbox, then sent). Nothing in it is a credential.
+ * Tells a person how they sign in changed (after the change has committed: the notice is recorded
+ * in the outbox, then sent). Nothing in it is a credential.
  */
-export const sendPasswordChangedEmail = async (
+export const sendSecurityNotice = async (
   person: { organizationId: string; userId: string; to: string; name: string },
-  organizationName: string,
+  change: SecurityChange,
 ) => {
-  const email = { ...person, type: 'PASSWORD_CHANGED_EMAIL' as const };
+  const organization = await getOrganization(person.organizationId);
+  const email = { ...person, type: 'SECURITY_NOTICE_EMAIL' as const };
   const outbox = outboxPut(email, Date.now());
   await writeOne(outbox.write);
-  await deliverEmail(email, outbox.ref, passwordChangedText({ name: person.name, organizationName }));
+  await deliverEmail(
+    email,
+    outbox.ref,
+    securityNoticeText(change, {
+      name: person.name,
+      organizationName: organization?.name ?? person.organizationId,
+    }),
+  );
 };

@@ -13,20 +13,44 @@ export type AccountEmailKind = 'invitation' | 'reset';
 const duration = (seconds: number) =>
   seconds >= 86_400 ? `${Math.round(seconds / 86_400)} days` : `${Math.round(seconds / 60)} minutes`;
 
-/**
- * The notice that a password was set through a reset link or changed (OWASP ASVS 2.5.5: a person
- * hears of every change of how they sign in, so someone else's change does not go unseen).
- */
-export const passwordChangedText = ({
-  name,
-  organizationName: org,
-}: {
-  name: string;
-  organizationName: string;
-}): EmailText => ({
-  subject: `Your password for ${org} was changed`,
-  text: `Hello ${name},\n\nThe password of your account at ${org} was just changed, and every place you were signed in was signed out.\n\nIf you did this, there is nothing more to do. If you did not, choose a new password at once with "Forgot your password?" on the sign-in page, and tell your administrator.`,
-});
+/** A change of how a person signs in, which they are told of (OWASP ASVS 2.5.5). */
+export type SecurityChange = 'password' | 'mfa-reset' | 'mfa-enrolled' | 'passkey-added';
+
+const NOTICES: Record<SecurityChange, { subject: string; what: string; otherwise: string }> = {
+  password: {
+    subject: 'Your password for {org} was changed',
+    what: 'The password of your account at {org} was just changed, and every place you were signed in was signed out.',
+    otherwise:
+      'choose a new password at once with "Forgot your password?" on the sign-in page, and tell your administrator.',
+  },
+  'mfa-reset': {
+    subject: 'Two-step verification for {org} was reset',
+    what: 'The two-step verification of your account at {org} was just reset: at your next sign-in you set up an authenticator app again.',
+    otherwise: 'tell your administrator at once.',
+  },
+  'mfa-enrolled': {
+    subject: 'An authenticator app was set up for {org}',
+    what: 'An authenticator app was just set up for the two-step verification of your account at {org}.',
+    otherwise: 'change your password at once and tell your administrator.',
+  },
+  'passkey-added': {
+    subject: 'A passkey was added to your account at {org}',
+    what: 'A passkey was just added to your account at {org}; it signs you in on its own.',
+    otherwise: 'remove it on your account page, change your password, and tell your administrator.',
+  },
+};
+
+/** The notice of a change of how the person signs in: what changed, and what to do if it was not them. */
+export const securityNoticeText = (
+  change: SecurityChange,
+  { name, organizationName: org }: { name: string; organizationName: string },
+): EmailText => {
+  const notice = NOTICES[change];
+  return {
+    subject: notice.subject.replace('{org}', org),
+    text: `Hello ${name},\n\n${notice.what.replace('{org}', org)}\n\nIf you did this, there is nothing more to do. If you did not, ${notice.otherwise}`,
+  };
+};
 
 /** The join email (an invitation link) or the password reset email. */
 export const accountEmailText = (

@@ -4,6 +4,7 @@ import { personActor } from '../auth/sign-in-audit.js';
 import { isPage, loadStep } from '../auth/sign-in-step-forms.js';
 import { continueSignIn, EXPIRED, type Page } from '../auth/sign-in-steps.js';
 import { Conflict, NotFound } from '../domain/errors.js';
+import { sendSecurityNotice } from '../email/account-emails.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { setCookie } from '../pages/cookies.js';
@@ -26,7 +27,7 @@ import { PASSKEY_PROMPT_PAUSE_SECONDS } from './rules.js';
 export const enrolPasskey = async (
   form: URLSearchParams,
   binding: string,
-  user: Pick<UserRecord, 'id' | 'email' | 'organizationId'>,
+  user: Pick<UserRecord, 'id' | 'email' | 'name' | 'organizationId'>,
   now = Date.now(),
 ): Promise<{ added: true } | { added: false; message: string }> => {
   const answer = registrationOf(form);
@@ -52,6 +53,7 @@ export const enrolPasskey = async (
   }
   countMetric('PasskeysRegistered');
   logger.info('passkey registered', { ...owner, backupEligible: checked.value.backupEligible });
+  await sendSecurityNotice({ ...owner, to: user.email, name: user.name }, 'passkey-added');
   return { added: true };
 };
 

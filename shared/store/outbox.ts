@@ -24,7 +24,7 @@ export const OutboxMessageEntity = defineEntity({
   attributes: () =>
     z.object({
       messageId: z.string(),
-      type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL', 'PASSWORD_CHANGED_EMAIL']),
+      type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL', 'SECURITY_NOTICE_EMAIL']),
       organizationId: z.string(),
       userId: z.string(),
       to: z.string(),

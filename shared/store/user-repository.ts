@@ -449,7 +449,12 @@ const MFA_ATTRIBUTES = ['totpSecret', 'totpLastStep', 'recoveryCodeDigests'] as 
  * Clears the user's TOTP secret so it enrolls again; only where the organization uses MFA. A user
  * not enrolled has nothing to clear: nothing is written or recorded.
  */
-export const resetMfa = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
+/** Resets a user's MFA; answers the user when something was reset (undefined: nothing enrolled). */
+export const resetMfa = async (
+  orgId: string,
+  userId: string,
+  now = Date.now(),
+): Promise<UserRecord | undefined> => {
   // The first attempt uses the user read beside the organization; a retry reads it again.
   let firstRead: Promise<UserRecord> | undefined = requireUser(orgId, userId, true);
   const [organization] = await Promise.all([
@@ -459,12 +464,12 @@ export const resetMfa = async (orgId: string, userId: string, now = Date.now()):
   if (!organization?.mfaEnabled) {
     throw new PreconditionFailed('The organization does not use multi-factor authentication');
   }
-  await retryOnConcurrentChange(async () => {
+  return retryOnConcurrentChange(async () => {
     const current = await (firstRead ?? requireUser(orgId, userId, true));
     firstRead = undefined;
     const enrolled = Object.fromEntries(MFA_ATTRIBUTES.map((name) => [name, current[name]]));
     const changes = changesBetween(enrolled, undefined);
-    if (Object.keys(changes).length === 0) return;
+    if (Object.keys(changes).length === 0) return undefined;
     await transact([
       ...(await auditWrites(
         { organizationId: orgId, action: 'mfa.reset', targets: [userTarget(current)], changes },
@@ -475,6 +480,7 @@ export const resetMfa = async (orgId: string, userId: string, now = Date.now()):
         values: { ':now': now },
       }),
     ]);
+    return current;
   });
 };
 

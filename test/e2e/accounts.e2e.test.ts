@@ -242,11 +242,11 @@ describe('password reset', () => {
     expect(link).not.toBe(voided);
     expect((await new BrowserSession().fetch(voided)).status).toBe(410);
 
-    expect(await emailsTo(service, person.id, 'PASSWORD_CHANGED_EMAIL')).toEqual([]);
+    expect(await emailsTo(service, person.id, 'SECURITY_NOTICE_EMAIL')).toEqual([]);
     const changed = await choosePassword(link, 'a brand new passphrase');
     expect(changed.answer.status).toBe(200);
     // The person hears of it (OWASP ASVS 2.5.5), in an email that carries no link.
-    const [notice] = await emailsTo(service, person.id, 'PASSWORD_CHANGED_EMAIL');
+    const [notice] = await emailsTo(service, person.id, 'SECURITY_NOTICE_EMAIL');
     expect(notice?.subject).toMatch(/^Your password for .+ was changed$/);
     expect(notice?.text).not.toMatch(/https?:/);
     expect((await new BrowserSession().fetch(link)).status).toBe(410);
@@ -373,6 +373,10 @@ describe('two-step verification (TOTP)', () => {
   it('enrols at the first sign-in, then asks for a code, each code and recovery code accepted once', async () => {
     const person = await mfaPerson();
     const { secret, step, codes, tokens } = await enrol(person.email);
+    // The person is told an authenticator app was set up (OWASP ASVS 2.5.5).
+    expect(
+      (await emailsTo(service, person.id, 'SECURITY_NOTICE_EMAIL')).map((notice) => notice.subject),
+    ).toEqual([expect.stringMatching(/^An authenticator app was set up for /)]);
     expect(decodeJwt(tokens.id_token ?? '').amr).toEqual(['pwd', 'otp', 'mfa']);
 
     // The code that confirmed enrolment was used: its time step is refused, the next one accepted.

@@ -427,7 +427,7 @@ describe('with a custom domain (context issuer)', () => {
 });
 
 describe('mail and browser origins (context sesSender, corsOrigins)', () => {
-  it('lets only the users, scim, accounts and user-passwords functions send mail, from the sender only; tells every function the extra origins', () => {
+  it('lets only the functions that send mail do so (users, scim, accounts, user-passwords, signin, passkeys), from the sender only; tells every function the extra origins', () => {
     const mailing = synthesizeIdp({
       sesSender: 'no-reply@example.com',
       corsOrigins: 'https://console.example.com',
@@ -439,7 +439,7 @@ describe('mail and browser origins (context sesSender, corsOrigins)', () => {
       );
     for (const group of FUNCTIONS) {
       const statements = sendsMail(group);
-      if (['users', 'scim', 'accounts', 'user-passwords'].includes(group)) {
+      if (['users', 'scim', 'accounts', 'user-passwords', 'signin', 'passkeys'].includes(group)) {
         expect(statements).toHaveLength(1);
         expect(statements[0]?.Condition).toEqual({
           StringEquals: { 'ses:FromAddress': 'no-reply@example.com' },

@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
+import { logger } from '../../shared/http/logger.js';
 import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
 import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
@@ -124,11 +125,17 @@ describe('the offer after a password', () => {
     });
     expect(options.attestation).toBe('none');
     expect(options.rp.id).toBe('localhost');
+    const info = vi.spyOn(logger, 'info');
     const added = await browser.post(submitPromptPasskey, {
       request,
       credential: JSON.stringify(authenticator.register(options)),
     });
     expect((await grantOf(plain, added)).amr).toEqual(['pwd']);
+    // The person is told a passkey was added (OWASP ASVS 2.5.5).
+    expect(
+      info.mock.calls.filter(([message]) => message === 'email queued').map(([, fields]) => fields),
+    ).toEqual([expect.objectContaining({ type: 'SECURITY_NOTICE_EMAIL', userId: user.id })]);
+    info.mockRestore();
     const [passkey] = await listPasskeys(plain.organization.id, user.id);
     expect(passkey).toMatchObject({
       backupEligible: false,

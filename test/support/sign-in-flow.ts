@@ -110,7 +110,7 @@ export const exchange = (
 export const emailsTo = async (
   service: TestService,
   userId: string,
-  type: 'JOIN_EMAIL' | 'PASSWORD_RESET_EMAIL' | 'PASSWORD_CHANGED_EMAIL',
+  type: 'JOIN_EMAIL' | 'PASSWORD_RESET_EMAIL' | 'SECURITY_NOTICE_EMAIL',
 ): Promise<{ subject: string; text: string }[]> => {
   const lines = (await readFile(`${service.dataDirectory}/outbox.jsonl`, 'utf8')).trim().split('\n');
   return lines

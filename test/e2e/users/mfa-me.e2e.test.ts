@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
 import type { ApiError, Caller } from '../../support/service.js';
 import { putTestRole, setMfaEnabled, useFixture, useService } from '../../support/service.js';
+import { emailsTo } from '../../support/sign-in-flow.js';
 
 /** MFA resets, the /me operations, and tokens of deactivated users. */
 // The service runs in this process: no caching of principal status, so a deactivation shows at once.
@@ -44,8 +45,12 @@ describe('PUT /users/{id}/resetMfa', () => {
     const stored = await getUser(mfaOrg, id, true);
     expect(stored).not.toHaveProperty('totpSecret');
     expect(stored?.status).toBe('ACTIVE');
-    // Idempotent.
+    // The person hears of it (OWASP ASVS 2.5.5), once: a reset of nothing says nothing.
     expect((await service.call('PUT', `/idp/users/${id}/resetMfa`, { token: mfaToken })).status).toBe(204);
+    const notices = await emailsTo(service, id, 'SECURITY_NOTICE_EMAIL');
+    expect(notices.map((notice) => notice.subject)).toEqual([
+      expect.stringMatching(/^Two-step verification for .+ was reset$/),
+    ]);
   });
 
   it("resets only that user's secret", async () => {

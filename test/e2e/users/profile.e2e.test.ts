@@ -210,7 +210,7 @@ describe('PUT /users/{id}/changePassword', () => {
     expect(response.status).toBe(204);
     expect(await livePasswordLink(link)).toBeUndefined();
     // The person hears of it (OWASP ASVS 2.5.5).
-    expect(await emailsTo(service, id, 'PASSWORD_CHANGED_EMAIL')).toHaveLength(1);
+    expect(await emailsTo(service, id, 'SECURITY_NOTICE_EMAIL')).toHaveLength(1);
     // Sessions and refresh tokens of sign-ins before this moment end (docs/sign-in.md).
     expect((await getUser(service.organizationId, id, true))?.credentialsChangedAt).toBeGreaterThanOrEqual(
       before,
