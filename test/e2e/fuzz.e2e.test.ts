@@ -27,12 +27,12 @@ import { useService } from '../support/service.js';
  */
 
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-// 12 keep the suite within its time on a 2-core machine; every run draws anew (a fresh seed), and
+// 8 keep the suite within its time on a 2-core machine; every run draws anew (a fresh seed), and
 // FUZZ_RUNS=100 runs a deeper pass locally.
-const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 12);
+const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 8);
 /** Every failing request as a JSON line, to compare runs before and after a fix. */
 const FAILURES_FILE = process.env.FUZZ_FAILURES_FILE;
-const TOKEN_RUNS = 150;
+const TOKEN_RUNS = 100;
 const CONCURRENCY = 4;
 const ANSWER_WITHIN_MS = 2000;
 const RFC_6749_ERRORS = [

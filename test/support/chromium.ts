@@ -64,8 +64,11 @@ export const pageProblems = (page: Page): string[] => {
  * govern, so the pages keep their policy while being checked.
  */
 export const seriousAccessibilityViolations = async (page: Page): Promise<string[]> => {
-  const { source } = await import('axe-core');
-  await page.evaluate(source);
+  // Loaded once a page: the console's screens are one page, and axe's 500 KB need parsing once.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) {
+    const { source } = await import('axe-core');
+    await page.evaluate(source);
+  }
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: typeof import('axe-core') }).axe;
     const results = await axe.run('html', { resultTypes: ['violations'] });
