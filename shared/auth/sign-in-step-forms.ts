@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { changesBetween } from '../audit/changes.js';
 import { auditScope, withAuditScope } from '../audit/scope.js';
 import { NotFound } from '../domain/errors.js';
-import { newRecoveryCodes, normalisedRecoveryCode } from '../domain/recovery-codes.js';
+import { newRecoveryCodes, normalisedRecoveryCode, recoveryCodeDigest } from '../domain/recovery-codes.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { matchingStep } from '../domain/totp.js';
 import { sendSecurityNotice } from '../email/account-emails.js';
@@ -106,7 +106,7 @@ const confirmEnrolment = async (step: Step, secret: string, code: string): Promi
     return seeOther(enrolmentLocation(pending.id, { retry: true }));
   }
   const codes = newRecoveryCodes();
-  const recoveryCodeDigests = codes.map(digestOf);
+  const recoveryCodeDigests = codes.map((code) => recoveryCodeDigest(context.user.id, code));
   const amr = [...new Set([...person.amr, 'otp', 'mfa'])];
   const enrolled = await completeTotpEnrolment(owner, { secret, step: timeStep, recoveryCodeDigests }, now, {
     organizationId: pending.organizationId,
@@ -148,7 +148,11 @@ const checkChallenge = async (step: Step, code: string): Promise<Page> => {
     const timeStep = matchingStep(user.totpSecret, code, now);
     const recovery = timeStep === undefined ? normalisedRecoveryCode(code) : undefined;
     if (timeStep !== undefined && (await acceptTotpStep(owner, user.totpSecret, timeStep))) method = 'otp';
-    else if (recovery && (await useRecoveryCode(owner, digestOf(recovery)))) method = 'recovery';
+    else if (
+      recovery &&
+      (await useRecoveryCode(owner, [recoveryCodeDigest(user.id, recovery), digestOf(recovery)]))
+    )
+      method = 'recovery';
   }
   if (!method) {
     const counted = await recordSignInFailure(

@@ -250,15 +250,21 @@ export const acceptTotpStep = (
 /** Uses a recovery code up: false if it is not (or no longer) one of the user's. */
 export const useRecoveryCode = (
   user: { organizationId: string; userId: string },
-  codeDigest: string,
+  /** The code's digests: as stored today, then as stored before salting (codes shown earlier). */
+  codeDigests: readonly [string, ...string[]],
 ): Promise<boolean> =>
   conditionHeld(
     update(
       keys.user(user.organizationId, user.userId),
       {
         update: 'DELETE recoveryCodeDigests :used',
-        condition: 'contains(recoveryCodeDigests, :digest)',
-        values: { ':used': new Set([codeDigest]), ':digest': codeDigest },
+        condition: codeDigests
+          .map((_digest, index) => `contains(recoveryCodeDigests, :d${index})`)
+          .join(' OR '),
+        values: {
+          ':used': new Set(codeDigests),
+          ...Object.fromEntries(codeDigests.map((digest, index) => [`:d${index}`, digest])),
+        },
       },
       () => new ConditionNotMet(),
     ),

@@ -5,13 +5,20 @@ import { hashPassword } from '../../shared/auth/passwords.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
 import { reloadConfig } from '../../shared/config.js';
+import { recoveryCodeDigest } from '../../shared/domain/recovery-codes.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
+import { digestOf } from '../../shared/store/opaque-values.js';
 import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
-import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import {
+  getUser,
+  setUserStatus,
+  type UserRecord,
+  updateUserAttributes,
+} from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
@@ -196,7 +203,11 @@ describe('enrolment', () => {
     expect(codes).toHaveLength(10);
     const stored = await getUser(shared.organization.id, user.id, true);
     expect(stored?.totpSecret).toBe(secret);
-    expect(stored?.recoveryCodeDigests?.size).toBe(10);
+    // Stored salted with the person's id (OWASP ASVS 2.6.2), never as a code's plain digest.
+    expect(stored?.recoveryCodeDigests).toEqual(
+      new Set(codes.map((match) => recoveryCodeDigest(user.id, match[1] as string))),
+    );
+    expect(stored?.recoveryCodeDigests?.has(digestOf(codes[0]?.[1] as string))).toBe(false);
     expect(stored?.totpLastStep).toBe(totpStep(codeTime));
     expect(enrolments()).toEqual([owner]);
     expect(metricsCounted()).toEqual(['MfaChallengesRefused', 'MfaEnrolments']);
@@ -405,6 +416,20 @@ describe('the code challenge', () => {
     expect((await again.post(submitTotp, { request: next.request, code: codes[1] ?? '' })).statusCode).toBe(
       303,
     );
+  });
+
+  it('still accepts, once, a recovery code stored before codes were salted', async () => {
+    const { user, codes } = await enrolledPerson();
+    const [code = ''] = codes;
+    await updateUserAttributes(shared.organization.id, user.id, {
+      recoveryCodeDigests: new Set([digestOf(code)]),
+    });
+    const first = new PagesBrowser();
+    const { request } = await afterPassword(first, user);
+    expect((await first.post(submitTotp, { request, code })).statusCode).toBe(303);
+    const again = new PagesBrowser();
+    const next = await afterPassword(again, user);
+    expect((await again.post(submitTotp, { request: next.request, code })).statusCode).toBe(401);
   });
 
   it('locks the person out after five wrong codes, even for a right one, and a right one then clears the count', async () => {
