@@ -187,17 +187,16 @@ export const reserveCredentialCheck = async (
   }
 };
 
-/** Ends a reserved check that succeeded without clearing the count (a password before its code). */
-export const endCredentialCheck = async (organizationId: string, email: string): Promise<void> => {
+/** Ends a check; an item cleared meanwhile (a sign-in by passkey) is not written again. */
+const endCheck = async (key: ReturnType<typeof SignInFailuresEntity.key>): Promise<void> => {
   await writeOne(
-    update(SignInFailuresEntity.key({ organizationId, email }), {
-      update: 'REMOVE checkingUntil',
-      condition: 'attribute_exists(pk)',
-    }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+    update(key, { update: 'REMOVE checkingUntil', condition: 'attribute_exists(pk)' }, gone),
+  ).catch(ignoreGone);
 };
+
+/** Ends a reserved check that succeeded without clearing the count (a password before its code). */
+export const endCredentialCheck = (organizationId: string, email: string): Promise<void> =>
+  endCheck(SignInFailuresEntity.key({ organizationId, email }));
 
 /** One more failure (an atomic ADD), the item as it is now: its count, and the lock it had. */
 const countFailure = (key: ReturnType<typeof SignInFailuresEntity.key>, now: number) =>
@@ -222,9 +221,8 @@ const recordReservedFailure = async (
   const counted = await countFailure(key, now);
   const failures = Number(counted?.failures ?? 1);
   const wait = lockMillis(failures);
-  const endCheck = () => writeOne(update(key, { update: 'REMOVE checkingUntil' }));
   if (wait <= 0) {
-    await endCheck();
+    await endCheck(key);
     return { failures, locked: false };
   }
   try {
@@ -243,7 +241,7 @@ const recordReservedFailure = async (
   } catch (error) {
     // A longer lock was set meanwhile (by a refusal counted without the reservation): it stays.
     ignoreGone(error);
-    await endCheck();
+    await endCheck(key);
     return { failures, locked: false };
   }
 };

@@ -10,6 +10,7 @@ import {
   completeAuthorizationRequest,
   countSignInAttempt,
   createSession,
+  endCredentialCheck,
   endSession,
   issueAuthorizationCode,
   liveSession,
@@ -393,6 +394,11 @@ describe('failed sign-ins and attempts', () => {
     });
     expect(await getItem(keys.signInFailures('org', email))).toMatchObject({ failures: 1, lockedUntil: 0 });
     expect(await getItem(keys.signInFailures('org', email))).not.toHaveProperty('checkingUntil');
+    // Ending a check whose count is gone writes nothing back.
+    await reserveCredentialCheck('org', email, NOW + 2);
+    await clearSignInFailures('org', email);
+    await endCredentialCheck('org', email);
+    expect(await getItem(keys.signInFailures('org', email))).toBeUndefined();
   });
 
   it('counts attempts per address and calendar minute', async () => {
