@@ -117,6 +117,7 @@ export const submitPasswordLink =
         sendSecurityNotice(
           { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
           'password',
+          name,
         ),
     ]);
     countMetric('PasswordsSet');

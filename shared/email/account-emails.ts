@@ -52,17 +52,18 @@ export const sendJoinEmail = (join: JoinEmail) => sendAccountEmail('invitation',
 export const sendSecurityNotice = async (
   person: { organizationId: string; userId: string; to: string; name: string },
   change: SecurityChange,
+  /** The organization's name, when the caller has read it already. */
+  knownOrganizationName?: string,
 ) => {
-  const organization = await getOrganization(person.organizationId);
   const email = { ...person, type: 'SECURITY_NOTICE_EMAIL' as const };
   const outbox = outboxPut(email, Date.now());
-  await writeOne(outbox.write);
-  await deliverEmail(
-    email,
-    outbox.ref,
-    securityNoticeText(change, {
-      name: person.name,
-      organizationName: organization?.name ?? person.organizationId,
-    }),
-  );
+  // The name is read beside the outbox write, which does not need it.
+  const [organizationName] = await Promise.all([
+    knownOrganizationName ??
+      getOrganization(person.organizationId).then(
+        (organization) => organization?.name ?? person.organizationId,
+      ),
+    writeOne(outbox.write),
+  ]);
+  await deliverEmail(email, outbox.ref, securityNoticeText(change, { name: person.name, organizationName }));
 };
