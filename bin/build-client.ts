@@ -1,7 +1,8 @@
+import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import ts from 'typescript';
 import { CONSOLE_DIST, writeConsoleBuild } from '../shared/console/console-build.js';
 
 /**
@@ -27,36 +28,17 @@ export const CLIENT_BUNDLE = {
 export const buildClient = async () => {
   rmSync(CLIENT_DIST, { recursive: true, force: true });
   await build({ ...CLIENT_BUNDLE, entryPoints: [ENTRY], outfile: `${CLIENT_DIST}/client/index.js` });
-  const config = ts.getParsedCommandLineOfConfigFile(
-    `${ROOT}tsconfig.json`,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  );
-  if (!config) throw new Error('tsconfig.json could not be read');
-  const program = ts.createProgram([ENTRY], {
-    ...config.options,
-    noEmit: false,
-    declaration: true,
-    emitDeclarationOnly: true,
-    rootDir: ROOT,
-    outDir: `${CLIENT_DIST}/types`,
-  });
-  const { diagnostics } = program.emit();
-  if (diagnostics.length > 0) {
+  // The declarations, by TypeScript 7's native compiler (a fifth of TypeScript 6's CPU time):
+  // tsconfig.client-types.json is the project's settings, emitting declarations only.
+  await promisify(execFile)(process.execPath, [
+    `${ROOT}node_modules/typescript-native/bin/tsc`,
+    '-p',
+    `${ROOT}tsconfig.client-types.json`,
+  ]).catch((failure: { stdout?: string; stderr?: string }) => {
     throw new Error(
-      ts.formatDiagnostics(diagnostics, {
-        ...ts.sys,
-        getCanonicalFileName: (name) => name,
-        getCurrentDirectory: () => ROOT,
-        getNewLine: () => '\n',
-      }),
+      `The client's type declarations did not build:\n${failure.stdout ?? ''}${failure.stderr ?? ''}`,
     );
-  }
+  });
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,6 @@
-import { Validations } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type CfnResource, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -22,7 +24,8 @@ import {
 
 afterAll(removeProjectTempDir);
 
-const { app, stack } = synthesizeIdp();
+// The app as deployed, CDK's CloudFormation validation included (checked below).
+const { app, stack } = synthesizeIdp({}, { validate: true });
 // Synthesis runs the cdk-nag plugin too: this line throws if any finding is left unacknowledged.
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources;
@@ -403,10 +406,27 @@ describe('API routes', () => {
   });
 });
 
+/**
+ * The app with every optional context set at once (each test below looks at its own): one synthesis
+ * instead of one each, a few seconds of CPU apiece.
+ */
+let configuredApp: { stack: ReturnType<typeof synthesizeIdp>['stack']; template: Template } | undefined;
+const configured = () => {
+  if (!configuredApp) {
+    const { stack: configuredStack } = synthesizeIdp({
+      issuer: 'https://id.example.com',
+      sesSender: 'no-reply@example.com',
+      corsOrigins: 'https://console.example.com',
+      secretPrefix: 'idp-staging/',
+    });
+    configuredApp = { stack: configuredStack, template: Template.fromStack(configuredStack) };
+  }
+  return configuredApp;
+};
+
 describe('with a custom domain (context issuer)', () => {
   it('trusts and issues tokens for that origin', () => {
-    const custom = synthesizeIdp({ issuer: 'https://id.example.com' });
-    const customTemplate = Template.fromStack(custom.stack);
+    const customTemplate = configured().template;
     customTemplate.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://id.example.com' },
     });
@@ -428,11 +448,8 @@ describe('with a custom domain (context issuer)', () => {
 
 describe('mail and browser origins (context sesSender, corsOrigins)', () => {
   it('lets only the functions that send mail do so (users, scim, accounts, user-passwords, signin, passkeys), from the sender only; tells every function the extra origins', () => {
-    const mailing = synthesizeIdp({
-      sesSender: 'no-reply@example.com',
-      corsOrigins: 'https://console.example.com',
-    });
-    const mailTemplate = Template.fromStack(mailing.stack);
+    const mailing = configured();
+    const mailTemplate = mailing.template;
     const sendsMail = (group: EndpointGroup) =>
       statementsOfRole(mailTemplate, logicalIdOf(mailing.stack.functions[group].role)).filter((statement) =>
         [statement.Action].flat().some((action) => String(action).startsWith('ses:')),
@@ -809,8 +826,7 @@ describe('signing-key secret', () => {
   });
 
   it('follows the secretPrefix context', () => {
-    const prefixed = synthesizeIdp({ secretPrefix: 'idp-staging/' });
-    const prefixedTemplate = Template.fromStack(prefixed.stack);
+    const prefixedTemplate = configured().template;
     prefixedTemplate.hasResourceProperties('AWS::SecretsManager::Secret', {
       Name: 'idp-staging/signing-keys',
     });
@@ -933,11 +949,29 @@ describe('cdk-nag (AWS Solutions)', () => {
   });
 });
 
-describe('upgrading a table deployed before its newer indexes (context globalIndexes)', () => {
-  const indexNamesOf = (context: Record<string, unknown>) => {
-    const tables = Template.fromStack(synthesizeIdp(context).stack).findResources(
-      'AWS::DynamoDB::GlobalTable',
+describe("CDK's built-in CloudFormation validation (resource schemas and rules)", () => {
+  /** What the validation report of a synthesized assembly lists (CDK reports these as warnings). */
+  const findingsOf = (assemblyDirectory: string): string[] =>
+    JSON.parse(
+      readFileSync(path.join(assemblyDirectory, 'validation-report.json'), 'utf8'),
+    ).pluginReports.flatMap((report: { violations: { ruleName: string; description: string }[] }) =>
+      report.violations.map((violation) => `${violation.ruleName} ${violation.description}`),
     );
+
+  it('finds nothing in the template', () => {
+    expect(findingsOf(app.synth().directory)).toEqual([]);
+  });
+
+  it('reports a property value CloudFormation does not take (what the check above would see)', () => {
+    const broken = synthesizeIdp({}, { validate: true });
+    (broken.stack.table.node.defaultChild as CfnResource).addPropertyOverride('BillingMode', 'SOMETIMES');
+    expect(findingsOf(broken.app.synth().directory)).toEqual([expect.stringMatching(/^W3030 BillingMode/)]);
+  });
+});
+
+describe('upgrading a table deployed before its newer indexes (context globalIndexes)', () => {
+  const indexNamesOf = (synthesized: Template) => {
+    const tables = synthesized.findResources('AWS::DynamoDB::GlobalTable');
     const [table] = Object.values(tables);
     return ((table?.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
       (index) => index.IndexName,
@@ -945,8 +979,11 @@ describe('upgrading a table deployed before its newer indexes (context globalInd
   };
 
   it('declares only the first N global indexes, one more per deploy; all of them by default', () => {
-    expect(indexNamesOf({ globalIndexes: 2 })).toEqual(['gsi1', 'gsi2']);
-    expect(indexNamesOf({})).toEqual(TABLE_SCHEMA.indexes.map((index) => index.name));
+    expect(indexNamesOf(Template.fromStack(synthesizeIdp({ globalIndexes: 2 }).stack))).toEqual([
+      'gsi1',
+      'gsi2',
+    ]);
+    expect(indexNamesOf(template)).toEqual(TABLE_SCHEMA.indexes.map((index) => index.name));
   });
 
   it('refuses a count outside 1 to the number of indexes', () => {

@@ -31,14 +31,17 @@ const cdkJsonContext = (): Record<string, unknown> =>
 /**
  * The app exactly as `bin/idp.ts` builds it (cdk-nag included), with extra context. Bundling is
  * skipped unless asked for: esbuild is slow and the assertion tests do not look inside bundles.
+ * So is CDK's built-in CloudFormation validation (a second or more of WebAssembly a synthesis):
+ * `test/infra/stack.unit.test.ts` runs it once on the app as deployed.
  */
 export const synthesizeIdp = (
   context: Record<string, unknown> = {},
-  options: { bundle?: boolean; outdir?: string } = {},
+  options: { bundle?: boolean; outdir?: string; validate?: boolean } = {},
 ) => {
   useProjectTempDir();
   return createIdpApp({
     outdir: options.outdir,
+    builtinCloudFormationValidation: options.validate ?? false,
     context: {
       ...cdkJsonContext(),
       ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
