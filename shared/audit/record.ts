@@ -95,3 +95,24 @@ export const auditRecord = (
   if (context.requestId) record.requestId = context.requestId;
   return record;
 };
+
+/**
+ * A stored record as the listing answers it, or undefined where the stored text is not the record
+ * its key names (edited in the table by hand: JSON that does not parse, or another record's id or
+ * organization). The listing leaves such a record out rather than failing every page it is on;
+ * `audit verify` names it.
+ */
+export const storedRecord = (
+  stored: { id: string; text: string },
+  organizationId: string,
+): AuditRecord | undefined => {
+  let record: unknown;
+  try {
+    record = JSON.parse(stored.text);
+  } catch {
+    return undefined;
+  }
+  if (typeof record !== 'object' || record === null) return undefined;
+  const { id, organizationId: owner } = record as Partial<AuditRecord>;
+  return id === stored.id && owner === organizationId ? (record as AuditRecord) : undefined;
+};

@@ -6,7 +6,7 @@ import type { AuditRecord } from '../../shared/audit/record.js';
 import { publicJwks, rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { reloadConfig } from '../../shared/config.js';
 import { verifyDigests, writeHourDigest } from '../../shared/store/audit-digests.js';
-import { auditItems, writeAuditRecord } from '../../shared/store/audit-records.js';
+import { auditItems, queryAuditRecords, writeAuditRecord } from '../../shared/store/audit-records.js';
 import { batchPut } from '../../shared/store/batch.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
@@ -82,6 +82,29 @@ describe('audit digests', () => {
       hour: THREE_HOURS_AGO + HOUR_MILLIS,
       record: { kind: 'changed', id: edited.id },
     });
+  });
+
+  it('lists the other records when one was edited into text that is not a record, and verify names it', async () => {
+    const { orgId, records } = await digestedLog(3);
+    const listedIds = async () =>
+      (await queryAuditRecords(orgId, {}, { limit: 100 })).records.map((record) => record.id);
+    // Positive control: every record is listed.
+    const listed = await listedIds();
+    expect(listed).toEqual(expect.arrayContaining(records.map((record) => record.id)));
+    const edited = records[4] as AuditRecord;
+    // Every stored copy (the record and its index entries), as an editor of the table would.
+    for (const item of auditItems(edited, { retentionDays: 90, shards: 1 }))
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET #record = :record',
+          ExpressionAttributeNames: { '#record': 'record' },
+          ExpressionAttributeValues: { ':record': '{"id": "not a record' },
+        }),
+      );
+    expect(await listedIds()).toEqual(listed.filter((id) => id !== edited.id));
+    expect(await verifyDigests(orgId)).toMatchObject({ ok: false, record: { id: edited.id } });
   });
 
   it('verify names a record deleted from the table, and one added behind the digest', async () => {
