@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { RouteDefinition } from '../../api/route-definition.js';
+import { config } from '../../config.js';
 import { countMetric, dimensionRequest } from '../../observability/metrics.js';
 import { corsHeadersFor, type RegisteredOrigin } from '../cors.js';
 import { logger } from '../logger.js';
@@ -19,11 +20,14 @@ const statusOf = (response: APIGatewayProxyResultV2 | null | undefined): number 
 
 const started = new WeakMap<object, number>();
 
+/** A year, this origin and the hosts under it (OWASP's recommended value). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
+
 /**
  * What every request of a group gets, whatever path it took through its route's chain (replays of
  * an `Idempotency-Key` among them): its metrics dimensioned by route and status class, a DEBUG log
- * line (API Gateway's access log records every request already), and the CORS headers of browser
- * applications' calls. It sits inside Powertools'
+ * line (API Gateway's access log records every request already), the CORS headers of browser
+ * applications' calls, and HSTS on an HTTPS origin. It sits inside Powertools'
  * `logMetrics`, so the dimensions are set before the metrics are published.
  */
 export const requestEnvelope = (
@@ -44,6 +48,17 @@ export const requestEnvelope = (
       const cors = await corsHeadersFor(event, route.kind === 'public' ? undefined : registeredOrigin);
       request.response = { ...request.response, headers: { ...request.response.headers, ...cors } };
     }
+    // RFC 6797 (OWASP's HTTP Strict Transport Security sheet): browsers that reached the service
+    // over HTTPS never use plain HTTP for it again. Local origins are plain HTTP, where it means nothing.
+    if (
+      request.response &&
+      typeof request.response === 'object' &&
+      config().publicOrigin.startsWith('https:')
+    )
+      request.response = {
+        ...request.response,
+        headers: { ...request.response.headers, 'strict-transport-security': STRICT_TRANSPORT_SECURITY },
+      };
     const status = statusOf(request.response);
     dimensionRequest(event.routeKey, status);
     const claims = (event.requestContext as { authorizer?: { jwt?: { claims?: Record<string, unknown> } } })
