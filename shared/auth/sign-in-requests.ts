@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
+import { addressBlock } from '../domain/address-block.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { readCookie } from '../pages/cookies.js';
@@ -22,10 +23,10 @@ export const signInTarget = async (organizationId: string, clientId: string) => 
 
 /**
  * Counts an attempt from the client's address; true when it is over the limit (DECISIONS.md:
- * 20 sign-in attempts a minute per client IP).
+ * 20 sign-in attempts a minute per client IP, an IPv6 client's /64 counting as one).
  */
 export const tooManyAttempts = async (event: APIGatewayProxyEventV2): Promise<boolean> => {
-  const attempts = await countSignInAttempt(clientAddress(event));
+  const attempts = await countSignInAttempt(addressBlock(clientAddress(event)));
   if (attempts <= config().signIn.attemptsPerAddressMinute) return false;
   countMetric('SignInsThrottled');
   if (attempts === config().signIn.attemptsPerAddressMinute + 1) logger.warn('sign-in attempts throttled');

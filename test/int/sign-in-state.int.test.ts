@@ -1,4 +1,6 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tooManyAttempts } from '../../shared/auth/sign-in-requests.js';
 import { reloadConfig } from '../../shared/config.js';
 import type { AuthorizationRequest } from '../../shared/domain/authorization.js';
 import { saveFederationState, takeFederationState } from '../../shared/store/federation-state.js';
@@ -411,6 +413,23 @@ describe('failed sign-ins and attempts', () => {
       attempts: 2,
       expiresAt: minute / 1000 + 120,
     });
+  });
+});
+
+describe('the per-address sign-in limit', () => {
+  const from = (sourceIp: string) =>
+    ({ requestContext: { http: { sourceIp } } }) as unknown as APIGatewayProxyEventV2;
+
+  it("counts an IPv6 client's /64 as one address, and another /64 apart", async () => {
+    vi.stubEnv('IDP_SIGNIN_ATTEMPTS_PER_MINUTE', '3');
+    reloadConfig();
+    // Up to the limit from three addresses of one /64 (each an address of its own, as an attacker
+    // holding the block would send them); the fourth, from yet another of its addresses, is over.
+    for (const host of ['1', '2', 'a:b:c'])
+      expect(await tooManyAttempts(from(`2001:db8:7:1::${host}`))).toBe(false);
+    expect(await tooManyAttempts(from('2001:db8:7:1:ffff::9'))).toBe(true);
+    // Positive control: an address of the next /64 is its own count.
+    expect(await tooManyAttempts(from('2001:db8:7:2::1'))).toBe(false);
   });
 });
 
