@@ -1,5 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../../shared/audit/record.js';
+import { DEFAULT_AUDIT_SETTINGS } from '../../../shared/audit/settings.js';
+import { auditItems } from '../../../shared/store/audit-records.js';
+import { db, tableName } from '../../../shared/store/dynamo.js';
 import {
   type ApiError,
   type ClientCaller,
@@ -139,6 +143,33 @@ describe('GET /idp/auditEvents', () => {
       expect(answer.status, query).toBe(400);
     }
     expect((await events(admin, '?action=user.')).status).toBe(200);
+  });
+});
+
+describe('a record edited by hand in the table', () => {
+  it('is left out of the listing, which still answers the rest, when it no longer fits the record schema', async () => {
+    const admin = await service.freshOrganization();
+    for (let created = 0; created < 3; created++) expect((await createUser(admin)).status).toBe(204);
+    // Positive control: the three records list.
+    const listed = (await events(admin, '?action=user.created')).body;
+    expect(listed).toHaveLength(3);
+    const edited = listed[1] as AuditRecord;
+    // Every stored copy (the record and its index entries): still JSON, same id and organization.
+    for (const item of auditItems(edited, DEFAULT_AUDIT_SETTINGS))
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET #record = :record',
+          ExpressionAttributeNames: { '#record': 'record' },
+          ExpressionAttributeValues: { ':record': JSON.stringify({ ...edited, outcome: 'maybe' }) },
+        }),
+      );
+    const answer = await events(admin, '?action=user.created');
+    expect(answer.status).toBe(200);
+    expect(answer.body.map((record) => record.id)).toEqual(
+      listed.filter((record) => record.id !== edited.id).map((record) => record.id),
+    );
   });
 });
 
