@@ -10,6 +10,7 @@ import { auditItems, queryAuditRecords, writeAuditRecord } from '../../shared/st
 import { batchPut } from '../../shared/store/batch.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
+import { overwriteStoredRecord } from '../support/audit-items.js';
 import { useDatabase } from '../support/database.js';
 import { createTestOrganization } from '../support/records.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
@@ -92,17 +93,7 @@ describe('audit digests', () => {
     const listed = await listedIds();
     expect(listed).toEqual(expect.arrayContaining(records.map((record) => record.id)));
     const edited = records[4] as AuditRecord;
-    // Every stored copy (the record and its index entries), as an editor of the table would.
-    for (const item of auditItems(edited, { retentionDays: 90, shards: 1 }))
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'SET #record = :record',
-          ExpressionAttributeNames: { '#record': 'record' },
-          ExpressionAttributeValues: { ':record': '{"id": "not a record' },
-        }),
-      );
+    await overwriteStoredRecord(edited, '{"id": "not a record');
     expect(await listedIds()).toEqual(listed.filter((id) => id !== edited.id));
     expect(await verifyDigests(orgId)).toMatchObject({ ok: false, record: { id: edited.id } });
   });

@@ -1,5 +1,8 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditRecord } from '../../shared/audit/record.js';
-import { type AuditQuery, queryAuditRecords } from '../../shared/store/audit-records.js';
+import { DEFAULT_AUDIT_SETTINGS } from '../../shared/audit/settings.js';
+import { type AuditQuery, auditItems, queryAuditRecords } from '../../shared/store/audit-records.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { getItem } from './records.js';
 
@@ -22,3 +25,20 @@ export const storedAuditText = async (orgId: string, records: readonly AuditReco
       ]),
     ),
   );
+
+/**
+ * Overwrites the stored text of `record` in every copy (the record and its index entries), as
+ * someone editing the table by hand would; `shards` as the organization's audit settings say.
+ */
+export const overwriteStoredRecord = async (record: AuditRecord, text: string, shards = 1): Promise<void> => {
+  for (const item of auditItems(record, { ...DEFAULT_AUDIT_SETTINGS, shards }))
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: 'SET #record = :record',
+        ExpressionAttributeNames: { '#record': 'record' },
+        ExpressionAttributeValues: { ':record': text },
+      }),
+    );
+};

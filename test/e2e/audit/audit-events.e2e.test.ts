@@ -1,9 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../../shared/audit/record.js';
-import { DEFAULT_AUDIT_SETTINGS } from '../../../shared/audit/settings.js';
-import { auditItems } from '../../../shared/store/audit-records.js';
-import { db, tableName } from '../../../shared/store/dynamo.js';
+import { overwriteStoredRecord } from '../../support/audit-items.js';
 import {
   type ApiError,
   type ClientCaller,
@@ -154,17 +151,8 @@ describe('a record edited by hand in the table', () => {
     const listed = (await events(admin, '?action=user.created')).body;
     expect(listed).toHaveLength(3);
     const edited = listed[1] as AuditRecord;
-    // Every stored copy (the record and its index entries): still JSON, same id and organization.
-    for (const item of auditItems(edited, DEFAULT_AUDIT_SETTINGS))
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'SET #record = :record',
-          ExpressionAttributeNames: { '#record': 'record' },
-          ExpressionAttributeValues: { ':record': JSON.stringify({ ...edited, outcome: 'maybe' }) },
-        }),
-      );
+    // Still JSON, with the same id and organization.
+    await overwriteStoredRecord(edited, JSON.stringify({ ...edited, outcome: 'maybe' }));
     const answer = await events(admin, '?action=user.created');
     expect(answer.status).toBe(200);
     expect(answer.body.map((record) => record.id)).toEqual(
