@@ -1,10 +1,8 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { clientsRoutes } from '../shared/api/routes/clients.js';
-import { requireRolesWithinCaller } from '../shared/auth/access-ceiling.js';
+import { requireRolesWithinCaller, requireUserTypeWithinCaller } from '../shared/auth/access-ceiling.js';
 import type { Principal } from '../shared/auth/principal.js';
-import { userTypeRefusal } from '../shared/domain/access-ceiling.js';
 import { Conflict, NotFound } from '../shared/domain/errors.js';
-import { forbidden } from '../shared/http/errors.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -79,8 +77,7 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   },
 
   createApiClient: async ({ body }, { principal }) => {
-    const refusal = userTypeRefusal(principal, undefined, body.clientType);
-    if (refusal) throw forbidden(refusal);
+    requireUserTypeWithinCaller(principal, undefined, body.clientType);
     await requireRolesWithinCaller(principal, { roleIds: body.roles }, "This client's roles");
     const client = await createApiClient({
       organizationId: principal.organizationId,

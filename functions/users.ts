@@ -5,10 +5,10 @@ import {
   requireGroupWithinCaller,
   requireRolesWithinCaller,
   requireUserIdWithinCaller,
+  requireUserTypeWithinCaller,
   requireUserWithinCaller,
 } from '../shared/auth/access-ceiling.js';
 import { config } from '../shared/config.js';
-import { userTypeRefusal } from '../shared/domain/access-ceiling.js';
 import {
   decodeSearchCursor,
   encodeSearchCursor,
@@ -16,7 +16,7 @@ import {
   type UserSearchCriterion,
 } from '../shared/domain/user-search.js';
 import { sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
-import { badRequest, forbidden } from '../shared/http/errors.js';
+import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -151,8 +151,7 @@ export const handler = groupHandler(
     },
 
     createUser: async ({ body }, { principal }) => {
-      const refusal = userTypeRefusal(principal, undefined, body.userType);
-      if (refusal) throw forbidden(refusal);
+      requireUserTypeWithinCaller(principal, undefined, body.userType);
       const { user, joinEmail } = await createUser(
         { organizationId: principal.organizationId, ...body, createdBy: principal.id },
         config().signIn.invitationSeconds,
@@ -194,8 +193,7 @@ export const handler = groupHandler(
     },
 
     setUserType: async ({ path }, { principal }) => {
-      const refusal = userTypeRefusal(principal, path.id, path.type);
-      if (refusal) throw forbidden(refusal);
+      requireUserTypeWithinCaller(principal, path.id, path.type);
       await requireUserIdWithinCaller(principal, path.id, "Changing this user's type");
       await setUserType(principal.organizationId, path.id, path.type);
       return {};

@@ -1,4 +1,4 @@
-import { beyondCallerMessage, permissionsBeyond } from '../domain/access-ceiling.js';
+import { beyondCallerMessage, permissionsBeyond, userTypeRefusal } from '../domain/access-ceiling.js';
 import { withDependencies } from '../domain/effective-permissions.js';
 import { forbidden } from '../http/errors.js';
 import { currentPermissionDependencies } from '../store/catalogue-repository.js';
@@ -18,6 +18,16 @@ import { accessOfUser } from './user-tokens.js';
 const refuseBeyond = (principal: Principal, given: Iterable<string>, what: string): void => {
   const beyond = permissionsBeyond(principal.permissions, given);
   if (beyond.length > 0) throw forbidden(beyondCallerMessage(what, beyond));
+};
+
+/** Making a user or client of `type` (`targetId` when it exists): 403 where the caller may not. */
+export const requireUserTypeWithinCaller = (
+  principal: Principal,
+  targetId: string | undefined,
+  type: 'STANDARD' | 'RESTRICTED',
+): void => {
+  const refusal = userTypeRefusal(principal, targetId, type);
+  if (refusal) throw forbidden(refusal);
 };
 
 /** Giving roles and managed roles: to a user, a user group or an API client, or as the default role. */

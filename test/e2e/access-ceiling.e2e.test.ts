@@ -248,25 +248,17 @@ describe("another user's sign-in", () => {
     expect((selfChange.body as ApiError).message).toBe('No one changes their own user type');
     const other = await newUser('RESTRICTED');
     expect((await own.call('PUT', `/idp/users/${other}/userType/standard`)).status).toBe(403);
-    expect(
+    const createAs = async (userType: 'STANDARD' | 'RESTRICTED') =>
       (
         await own.call('POST', '/idp/users', {
-          email: `s-${Date.now()}@ceiling.example`,
-          name: 'S',
-          userType: 'STANDARD',
+          email: `${userType.toLowerCase()}-${Date.now()}@ceiling.example`,
+          name: userType,
+          userType,
         })
-      ).status,
-    ).toBe(403);
+      ).status;
+    expect(await createAs('STANDARD')).toBe(403);
     // Positive controls: RESTRICTED is within a RESTRICTED caller's reach; a STANDARD one may widen.
-    expect(
-      (
-        await own.call('POST', '/idp/users', {
-          email: `r-${Date.now()}@ceiling.example`,
-          name: 'R',
-          userType: 'RESTRICTED',
-        })
-      ).status,
-    ).toBe(204);
+    expect(await createAs('RESTRICTED')).toBe(204);
     expect(
       (await (await caller(['USER.UPDATE'])).call('PUT', `/idp/users/${other}/userType/standard`)).status,
     ).toBe(204);
