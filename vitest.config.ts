@@ -7,6 +7,9 @@ import SlowestFirst from './test/support/slowest-first.js';
 // setup and every worker. Other warnings still show.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** `npm run test:profile` (bin/suite-profile.ts) has each file report its CPU and DynamoDB requests. */
+const profiling = process.env.IDP_SUITE_PROFILE ? ['test/support/suite-profile.ts'] : [];
+
 export default defineConfig({
   test: {
     // Test files share a process per worker instead of one each: each would otherwise load the
@@ -18,7 +21,7 @@ export default defineConfig({
         test: {
           name: 'own-process',
           include: OWN_PROCESS,
-          setupFiles: ['test/support/drop-file-tables.ts'],
+          setupFiles: ['test/support/drop-file-tables.ts', ...profiling],
         },
       },
       {
@@ -28,7 +31,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: OWN_PROCESS,
           isolate: false,
-          setupFiles: ['test/support/fresh-file-state.ts', 'test/support/drop-file-tables.ts'],
+          setupFiles: ['test/support/fresh-file-state.ts', 'test/support/drop-file-tables.ts', ...profiling],
         },
       },
     ],
