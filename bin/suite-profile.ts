@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { processStat } from '../test/bench/process-cpu.js';
 
 /**
  * `npm run test:profile [-- vitest arguments]`: runs the tests (all of them by default) and prints
@@ -10,10 +11,9 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 
 interface Seen {
   kind: string;
-  ticks: number;
+  cpuMillis: number;
 }
 
-const TICKS_PER_SECOND = 100;
 /** Where each test file's line goes (test/support/suite-profile.ts). */
 const SUITE_PROFILE_FILES = '.tmp/suite-profile/files.jsonl';
 
@@ -28,19 +28,10 @@ const kindOf = (command: string): string => {
 };
 
 const readProcesses = () => {
-  const processes = new Map<number, { parent: number; ticks: number }>();
+  const processes = new Map<number, NonNullable<ReturnType<typeof processStat>>>();
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      processes.set(Number(entry), {
-        parent: Number(fields[1]),
-        ticks: Number(fields[11]) + Number(fields[12]),
-      });
-    } catch {
-      // Ended between the listing and the read.
-    }
+    const stat = /^\d+$/.test(entry) ? processStat(Number(entry)) : undefined;
+    if (stat) processes.set(Number(entry), stat);
   }
   return processes;
 };
@@ -56,16 +47,16 @@ const descendsFrom = (pid: number, root: number, processes: ReturnType<typeof re
 const seen = new Map<number, Seen>();
 const sample = (root: number) => {
   const processes = readProcesses();
-  for (const [pid, { ticks }] of processes) {
+  for (const [pid, { cpuMillis }] of processes) {
     if (!descendsFrom(pid, root, processes)) continue;
     const known = seen.get(pid);
     if (known) {
-      known.ticks = Math.max(known.ticks, ticks);
+      known.cpuMillis = Math.max(known.cpuMillis, cpuMillis);
       continue;
     }
     try {
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      seen.set(pid, { kind: kindOf(command), ticks });
+      seen.set(pid, { kind: kindOf(command), cpuMillis });
     } catch {
       // Ended meanwhile.
     }
@@ -76,8 +67,8 @@ const seconds = (value: number) => `${value.toFixed(1).padStart(7)} s`;
 
 const printProcesses = () => {
   const byKind = new Map<string, number>();
-  for (const { kind, ticks } of seen.values())
-    byKind.set(kind, (byKind.get(kind) ?? 0) + ticks / TICKS_PER_SECOND);
+  for (const { kind, cpuMillis } of seen.values())
+    byKind.set(kind, (byKind.get(kind) ?? 0) + cpuMillis / 1000);
   const total = [...byKind.values()].reduce((sum, value) => sum + value, 0);
   console.log('\nCPU of the run by process kind:');
   for (const [kind, cpu] of [...byKind].sort((a, b) => b[1] - a[1])) console.log(`${seconds(cpu)}  ${kind}`);
@@ -112,12 +103,13 @@ const printFiles = () => {
       .map(([operation, count]) => `${operation} ${count}`)
       .join(', '),
   );
-  console.log('\nThe 15 files that send the most DynamoDB requests (worker CPU, requests):');
-  for (const line of [...files].sort((a, b) => requestsOf(b) - requestsOf(a)).slice(0, 15))
-    console.log(`${seconds(line.cpuSeconds)} ${String(requestsOf(line)).padStart(6)}  ${line.file}`);
-  console.log('\nThe 15 files that use the most worker CPU:');
-  for (const line of [...files].sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, 15))
-    console.log(`${seconds(line.cpuSeconds)} ${String(requestsOf(line)).padStart(6)}  ${line.file}`);
+  const printTop = (title: string, measure: (line: FileLine) => number) => {
+    console.log(`\nThe 15 files that ${title} (worker CPU, DynamoDB requests):`);
+    for (const line of [...files].sort((a, b) => measure(b) - measure(a)).slice(0, 15))
+      console.log(`${seconds(line.cpuSeconds)} ${String(requestsOf(line)).padStart(6)}  ${line.file}`);
+  };
+  printTop('send the most DynamoDB requests', requestsOf);
+  printTop('use the most worker CPU', (line) => line.cpuSeconds);
 };
 
 rmSync(SUITE_PROFILE_FILES, { force: true });

@@ -37,7 +37,9 @@ beforeAll(() => {
 afterAll(() => {
   const cpu = process.cpuUsage(startedCpu);
   const requests = Object.fromEntries(
-    [...counts].map(([operation, count]) => [operation, count - (startedCounts.get(operation) ?? 0)]),
+    [...counts]
+      .map(([operation, count]) => [operation, count - (startedCounts.get(operation) ?? 0)] as const)
+      .filter(([, count]) => count > 0),
   );
   const file = (expect.getState().testPath ?? '').replace(`${process.cwd()}/`, '');
   mkdirSync(dirname(output), { recursive: true });
