@@ -12,6 +12,7 @@ import {
   createApiClient,
   deleteApiClient,
   getApiClient,
+  idTokenSigningAlgorithm,
   listApiClients,
   rotateClientSecret,
   secretIssuedAt,
@@ -70,6 +71,9 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
         postLogoutRedirectUris: client.postLogoutRedirectUris,
         ...(client.tokenEndpointAuthMethod
           ? { tokenEndpointAuthMethod: client.tokenEndpointAuthMethod }
+          : {}),
+        ...(client.flowType === 'authorization_code'
+          ? { idTokenSignedResponseAlg: idTokenSigningAlgorithm(client) }
           : {}),
         remoteAddresses: client.remoteAddresses,
       },

@@ -11,6 +11,7 @@ import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../share
 import { SUPPORTED_SCOPES } from '../shared/auth/token-service.js';
 import { userInfo } from '../shared/auth/user-info.js';
 import { config } from '../shared/config.js';
+import { ID_TOKEN_SIGNING_ALGORITHMS } from '../shared/domain/applications.js';
 import { SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { logger } from '../shared/http/logger.js';
@@ -118,8 +119,8 @@ const issueToken = (event: APIGatewayProxyEventV2) => {
       authenticated(client);
       const tokens =
         grantType === 'authorization_code'
-          ? await exchangeAuthorizationCode(client.id, form)
-          : await refreshSignIn(client.id, form);
+          ? await exchangeAuthorizationCode(client, form)
+          : await refreshSignIn(client, form);
       countMetric('TokensIssued');
       return tokens;
     },
@@ -196,7 +197,8 @@ export const handler = groupHandler(
           'org',
         ],
         prompt_values_supported: ['none', 'login'],
-        id_token_signing_alg_values_supported: ['ES256'],
+        // Per application (idTokenSignedResponseAlg); OpenID Connect Discovery 3 requires RS256.
+        id_token_signing_alg_values_supported: ID_TOKEN_SIGNING_ALGORITHMS,
         subject_types_supported: ['public'],
         authorization_response_iss_parameter_supported: true,
       }),

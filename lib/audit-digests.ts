@@ -29,7 +29,7 @@ export class AuditDigests extends Construct {
       ],
       readsAudit: true,
     });
-    props.secrets.grantSigningKeyRead(this.writer);
+    props.secrets.grantDigestKeyRead(this.writer);
     new Rule(this, 'Hourly', {
       description: 'IDP audit digests, five minutes after each hour',
       schedule: Schedule.cron({ minute: '5' }),

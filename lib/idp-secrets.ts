@@ -2,7 +2,7 @@ import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { SSO_SECRET_FOLDER } from '../shared/auth/secret-store.js';
+import { SIGNING_KEY_SECRETS, SSO_SECRET_FOLDER } from '../shared/auth/secret-store.js';
 import type { IdpFunction } from './idp-function.js';
 
 export interface IdpSecretsProps {
@@ -12,13 +12,14 @@ export interface IdpSecretsProps {
 
 /**
  * The service's secrets in Secrets Manager (encrypted with the AWS managed key
- * aws/secretsmanager). The token-signing key set exists from the start, as a generated
- * placeholder that the oauth function replaces with a real key set on first use; SSO client
- * secrets are created at runtime under `<prefix>sso/`.
+ * aws/secretsmanager). The token-signing key sets (ES256, and RS256 for ID tokens) exist from
+ * the start, as generated placeholders that the oauth function replaces with real key sets on
+ * first use; SSO client secrets are created at runtime under `<prefix>sso/`.
  */
 export class IdpSecrets extends Construct {
   readonly prefix: string;
   readonly signingKeys: Secret;
+  readonly idTokenSigningKeys: Secret;
   /** What a function needs to find the secrets: the Secrets Manager adapter and the prefix. */
   readonly environment: Record<string, string>;
 
@@ -27,35 +28,54 @@ export class IdpSecrets extends Construct {
     this.prefix = props.prefix;
     this.environment = { IDP_SECRET_STORE: 'aws', IDP_SECRET_PREFIX: props.prefix };
 
-    this.signingKeys = new Secret(this, 'SigningKeys', {
-      secretName: `${props.prefix}signing-keys`,
-      description:
-        'IDP token-signing key set (ES256 JWKs); a placeholder until the oauth function first runs',
+    this.signingKeys = this.keySet(
+      'SigningKeys',
+      SIGNING_KEY_SECRETS.ES256,
+      'token-signing key set (ES256 JWKs)',
+    );
+    this.idTokenSigningKeys = this.keySet(
+      'IdTokenSigningKeys',
+      SIGNING_KEY_SECRETS.RS256,
+      'ID-token-signing key set (RS256 JWKs)',
+    );
+  }
+
+  private keySet(id: string, name: string, what: string): Secret {
+    const secret = new Secret(this, id, {
+      secretName: `${this.prefix}${name}`,
+      description: `IDP ${what}; a placeholder until the oauth function first runs`,
       // Losing it would invalidate every issued token and the published JWKS.
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.signingKeys).acknowledge({
+    Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'The key set is rotated by the service itself (rotateSigningKeys in shared/auth/signing-keys.ts), which keeps ' +
         'the previous public key in the JWKS until tokens signed with it expire; a Secrets Manager rotation ' +
         'Lambda would replace the set without that overlap and break tokens in flight.',
     });
+    return secret;
   }
 
-  /** Read the key set, and write it once to replace the placeholder (PutSecretValue only). */
+  /** Read both key sets, and write each once to replace its placeholder (PutSecretValue only). */
   grantSigningKeys(fn: IdpFunction): void {
-    this.signingKeys.grantRead(fn.lambda);
+    this.grantSigningKeyRead(fn);
     fn.lambda.addToRolePolicy(
       new PolicyStatement({
         actions: ['secretsmanager:PutSecretValue'],
-        resources: [this.signingKeys.secretArn],
+        resources: [this.signingKeys.secretArn, this.idTokenSigningKeys.secretArn],
       }),
     );
   }
 
   /** Read only: the sign-in function verifies the ID tokens applications hand back at logout. */
   grantSigningKeyRead(fn: IdpFunction): void {
+    this.signingKeys.grantRead(fn.lambda);
+    this.idTokenSigningKeys.grantRead(fn.lambda);
+  }
+
+  /** Read the ES256 key set only: the audit digests are signed and verified with it alone. */
+  grantDigestKeyRead(fn: IdpFunction): void {
     this.signingKeys.grantRead(fn.lambda);
   }
 

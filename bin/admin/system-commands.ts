@@ -158,10 +158,10 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
     options: ['retain-seconds'],
     run: async (options) => {
       const retainSeconds = integer(options, 'retain-seconds', 0) ?? storeConfig().tokenLifetimeSeconds;
-      const kid = await rotateSigningKeys(retainSeconds * 1000);
+      const kids = await rotateSigningKeys(retainSeconds * 1000);
       return {
-        json: { kid, previousKeyPublishedForSeconds: retainSeconds },
-        summary: `New signing key ${kid}; the previous key stays in the JWKS for ${retainSeconds} s after tokens stop using it`,
+        json: { kids, previousKeysPublishedForSeconds: retainSeconds },
+        summary: `New signing keys ${kids.RS256} (RS256) and ${kids.ES256} (ES256); the previous ones stay in the JWKS for ${retainSeconds} s after tokens stop using them`,
       };
     },
   },

@@ -74,6 +74,7 @@ const OPTION_OF_FIELD: Record<string, string> = {
   redirectUris: 'redirect-uris',
   postLogoutRedirectUris: 'post-logout-redirect-uris',
   tokenEndpointAuthMethod: 'auth-method',
+  idTokenSignedResponseAlg: 'id-token-alg',
   remoteAddresses: 'remote-addresses',
 };
 
@@ -174,7 +175,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       'client create --org ORG --name NAME [--type STANDARD|RESTRICTED] [--roles R1,R2] [--policies P1,P2] ' +
       '[--permissions USER.LIST,ROLES.ADD | --all-permissions] [--remote-addresses CIDR1,CIDR2] | ' +
       '[--flow authorization_code --redirect-uris URI1,URI2 [--post-logout-redirect-uris URI1] ' +
-      '[--auth-method client_secret_basic|client_secret_post|none]]',
+      '[--auth-method client_secret_basic|client_secret_post|none] [--id-token-alg RS256|ES256]]',
     options: [
       'org',
       'name',
@@ -187,6 +188,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       'redirect-uris',
       'post-logout-redirect-uris',
       'auth-method',
+      'id-token-alg',
       'remote-addresses',
     ],
     run: async (options) => {
@@ -203,6 +205,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         redirectUris: list('redirect-uris'),
         postLogoutRedirectUris: list('post-logout-redirect-uris'),
         tokenEndpointAuthMethod: optional(options, 'auth-method'),
+        idTokenSignedResponseAlg: optional(options, 'id-token-alg'),
         remoteAddresses: list('remote-addresses'),
       });
       refuseStandardClientPolicies(request.clientType, request.policies);
@@ -227,7 +230,11 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         json: {
           ...{ id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies, flowType },
           ...(flowType === 'authorization_code'
-            ? { redirectUris, tokenEndpointAuthMethod: client.tokenEndpointAuthMethod }
+            ? {
+                redirectUris,
+                tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
+                idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
+              }
             : {}),
           ...(granted
             ? { permissionsRole: { id: granted.role.id, name: granted.role.name, created: granted.created } }

@@ -1,21 +1,27 @@
-import { type KeyObject, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
+import type { SigningKey } from './signing-keys.js';
 
 /**
- * Signing the service's own tokens with ES256 (JWS, RFC 7515 compact form with the raw r||s
- * signature of RFC 7518 3.4) on node:crypto: one algorithm, about three times `jose`'s signing
- * rate (`npm run bench`, tokens). Verifying is never done here: the service's own tokens go
- * through aws-jwt-verify (`own-tokens.ts`), an SSO upstream's through openid-client
- * (`federation/upstream.ts`).
+ * Signing the service's own tokens (JWS, RFC 7515 compact form) on node:crypto: ES256 with the
+ * raw r||s signature of RFC 7518 3.4, about three times `jose`'s signing rate (`npm run bench`,
+ * tokens), and RS256 (RSASSA-PKCS1-v1_5, RFC 7518 3.3) for the ID tokens that ask for it.
+ * Verifying is never done here: the service's own tokens go through aws-jwt-verify
+ * (`own-tokens.ts`), an SSO upstream's through openid-client (`federation/upstream.ts`).
  */
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export const signEs256 = (
+/** A token signed with `signingKey`, whose algorithm and id the header names (`header` may add to them). */
+export const signJws = (
+  signingKey: SigningKey,
   header: Record<string, unknown>,
   payload: Record<string, unknown>,
-  key: KeyObject,
 ) => {
-  const signingInput = `${base64url({ alg: 'ES256', ...header })}.${base64url(payload)}`;
-  const signature = sign('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' });
+  const { algorithm, kid, key } = signingKey;
+  const signingInput = `${base64url({ alg: algorithm, kid, ...header })}.${base64url(payload)}`;
+  const signature =
+    algorithm === 'ES256'
+      ? sign('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' })
+      : sign('sha256', Buffer.from(signingInput), key);
   return `${signingInput}.${signature.toString('base64url')}`;
 };
 

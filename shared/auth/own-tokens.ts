@@ -1,13 +1,13 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { config } from '../config.js';
-import { publicJwks } from './signing-keys.js';
+import { verificationJwks } from './signing-keys.js';
 
 /**
  * Verifies a token this service signed (userinfo's access token, logout's ID token hint) with
  * aws-jwt-verify, against the service's own keys handed to it with `cacheJwks` and verified
  * synchronously, so nothing is ever fetched. It checks the signature, `alg` against the key's
- * (ES256), `iss`, `exp` and `aud`; the caller checks the claims of its use.
+ * (ES256 or RS256), `iss`, `exp` and `aud`; the caller checks the claims of its use.
  *
  * Two refusals it does not make are added: a part that is not strict base64url (RFC 7515 section
  * 2: no padding, only the URL-safe alphabet, and zero trailing bits, so a token has exactly one
@@ -37,7 +37,7 @@ let verifier:
 
 /** One verifier per key set and issuer: it keeps the keys it imported until either changes. */
 const ownVerifier = async () => {
-  const jwks = await publicJwks();
+  const jwks = await verificationJwks();
   const issuer = config().publicOrigin;
   if (verifier?.jwks !== jwks || verifier.issuer !== issuer) {
     const created = JwtVerifier.create({ issuer, audience: null });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
 import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js';
+import { type ApiClientRecord, idTokenSigningAlgorithm } from '../store/api-client-repository.js';
 import {
   newFamilyId,
   redeemAuthorizationCode,
@@ -8,7 +9,7 @@ import {
   rotateRefreshToken,
   startRefreshFamily,
 } from '../store/sign-in-state.js';
-import { signEs256 } from './compact-jwt.js';
+import { signJws } from './compact-jwt.js';
 import { OAuthError } from './oauth-error.js';
 import { currentSigningKey } from './signing-keys.js';
 import { signAccessToken } from './token-service.js';
@@ -54,9 +55,20 @@ export const idTokenClaims = (
 
 const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
 
+/** The application the tokens are for, as registered. */
+type TokenAudience = Pick<ApiClientRecord, 'id' | 'idTokenSignedResponseAlg'>;
+
 /** Access token, ID token and the next refresh token of a sign-in (DECISIONS.md lifetimes). */
-const tokenResponse = async (grant: SignInGrant, refreshToken: string, now: number) => {
-  const access = await activeUserAccess(grant.organizationId, grant.userId);
+const tokenResponse = async (
+  application: TokenAudience,
+  grant: SignInGrant,
+  refreshToken: string,
+  now: number,
+) => {
+  const [access, idTokenKey] = await Promise.all([
+    activeUserAccess(grant.organizationId, grant.userId),
+    currentSigningKey(idTokenSigningAlgorithm(application)),
+  ]);
   // The person was deactivated (or deleted) since signing in: nothing more is issued.
   if (!access) throw invalidGrant('The user can no longer sign in');
   // A password reset ends every earlier sign-in (DECISIONS.md), refresh tokens included.
@@ -64,16 +76,15 @@ const tokenResponse = async (grant: SignInGrant, refreshToken: string, now: numb
     throw invalidGrant('The password was changed after this sign-in; sign in again');
   }
   const { publicOrigin, signIn } = config();
-  const { kid, key } = await currentSigningKey();
   const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {
     lifetimeSeconds: signIn.userTokenSeconds,
     clientId: grant.clientId,
     ...(grant.scope.split(' ').includes('profile') ? { name: access.user.name } : {}),
   });
-  const idToken = signEs256(
-    { kid, typ: 'JWT' },
+  const idToken = signJws(
+    idTokenKey,
+    { typ: 'JWT' },
     idTokenClaims(grant, access.user, publicOrigin, Math.floor(now / 1000), signIn.userTokenSeconds),
-    key,
   );
   return {
     access_token: accessToken,
@@ -96,10 +107,11 @@ const refreshLifetimes = () => {
  * A second redemption revokes the refresh tokens the first one started.
  */
 export const exchangeAuthorizationCode = async (
-  clientId: string,
+  application: TokenAudience,
   form: URLSearchParams,
   now = Date.now(),
 ) => {
+  const clientId = application.id;
   const code = form.get('code');
   const redirectUri = form.get('redirect_uri');
   const verifier = form.get('code_verifier');
@@ -137,14 +149,14 @@ export const exchangeAuthorizationCode = async (
   // A replay of the code while this exchange was under way revoked what it would issue.
   if (refreshToken === undefined)
     throw invalidGrant('The authorization code was already used; what it issued is revoked');
-  return tokenResponse(signInGrant, refreshToken, now);
+  return tokenResponse(application, signInGrant, refreshToken, now);
 };
 
 /**
  * The refresh token grant (RFC 6749 6): rotated at every use; a rotated token presented again
  * revokes its whole family (OAuth 2.0 Security BCP 4.14.2). The scope cannot grow.
  */
-export const refreshSignIn = async (clientId: string, form: URLSearchParams, now = Date.now()) => {
+export const refreshSignIn = async (application: TokenAudience, form: URLSearchParams, now = Date.now()) => {
   const presented = form.get('refresh_token');
   if (!presented) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
   const requested = form.get('scope') || undefined;
@@ -153,7 +165,7 @@ export const refreshSignIn = async (clientId: string, form: URLSearchParams, now
   // A scope no sign-in is granted is refused at once; the others are checked in the rotation.
   const widened = () => new OAuthError(400, 'invalid_scope', 'A refresh cannot add scopes to the sign-in');
   if (scopes.some((scope) => !(SIGN_IN_SCOPES as readonly string[]).includes(scope))) throw widened();
-  const rotation = await rotateRefreshToken(presented, clientId, refreshLifetimes(), now, scopes);
+  const rotation = await rotateRefreshToken(presented, application.id, refreshLifetimes(), now, scopes);
   if (rotation.outcome === 'reused') {
     await revokeRefreshFamily(rotation.familyId);
     throw invalidGrant('The refresh token was already used; every token of this sign-in is revoked');
@@ -161,5 +173,5 @@ export const refreshSignIn = async (clientId: string, form: URLSearchParams, now
   if (rotation.outcome === 'widened') throw widened();
   if (rotation.outcome === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked');
   const { grant } = rotation;
-  return tokenResponse({ ...grant, scope: requested ?? grant.scope }, rotation.token, now);
+  return tokenResponse(application, { ...grant, scope: requested ?? grant.scope }, rotation.token, now);
 };

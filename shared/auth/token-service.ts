@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { UserType } from '../api/route-definition.js';
 import { config } from '../config.js';
 import type { EffectiveAccess } from '../domain/effective-permissions.js';
-import { signEs256 } from './compact-jwt.js';
+import { signJws } from './compact-jwt.js';
 import { currentSigningKey } from './signing-keys.js';
 
 /** Scopes the service knows (spec section 5); others are ignored, not refused. */
@@ -42,10 +42,11 @@ export const signAccessToken = async (
 ): Promise<{ accessToken: string; expiresIn: number }> => {
   const { publicOrigin: issuer, audience } = config();
   const lifetimeSeconds = options.lifetimeSeconds ?? config().tokenLifetimeSeconds;
-  const { kid, key } = await currentSigningKey();
+  const signingKey = await currentSigningKey();
   const issuedAt = Math.floor(now / 1000);
-  const accessToken = signEs256(
-    { kid, typ: 'at+jwt' },
+  const accessToken = signJws(
+    signingKey,
+    { typ: 'at+jwt' },
     {
       org: subject.organizationId,
       principal_type: subject.type,
@@ -64,7 +65,6 @@ export const signAccessToken = async (
       exp: issuedAt + lifetimeSeconds,
       jti: randomUUID(),
     },
-    key,
   );
   return { accessToken, expiresIn: lifetimeSeconds };
 };

@@ -12,6 +12,14 @@ export type FlowType = (typeof FLOW_TYPES)[number];
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
+/**
+ * What an application's ID tokens are signed with (OpenID Connect Registration's
+ * `id_token_signed_response_alg`): RS256 first, the default, which OpenID Connect Core 15.1 and
+ * Discovery 3 make every provider offer; ES256 as well, with shorter keys and signatures.
+ */
+export const ID_TOKEN_SIGNING_ALGORITHMS = ['RS256', 'ES256'] as const;
+export type IdTokenSigningAlgorithm = (typeof ID_TOKEN_SIGNING_ALGORITHMS)[number];
+
 export const IMPLICIT_REFUSED =
   'The implicit flow is not offered: it hands tokens over in the URL (OAuth 2.0 Security BCP). ' +
   'Register an authorization_code application (PKCE is required); a browser application uses ' +

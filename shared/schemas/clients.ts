@@ -1,6 +1,7 @@
 import {
   addressRangeProblem,
   FLOW_TYPES,
+  ID_TOKEN_SIGNING_ALGORITHMS,
   IMPLICIT_REFUSED,
   redirectUriProblem,
   TOKEN_ENDPOINT_AUTH_METHODS,
@@ -57,6 +58,7 @@ const flowType = z.enum(FLOW_TYPES, {
   error: (issue) => (issue.input === 'implicit' ? IMPLICIT_REFUSED : undefined),
 });
 const tokenEndpointAuthMethod = z.enum(TOKEN_ENDPOINT_AUTH_METHODS);
+const idTokenSignedResponseAlg = z.enum(ID_TOKEN_SIGNING_ALGORITHMS);
 const redirectUris = z
   .array(z.withMeta(checked(redirectUriProblem), { format: 'uri' }))
   .check(z.maxLength(20));
@@ -81,10 +83,21 @@ const applicationFields = {
     description:
       'authorization_code only (default client_secret_basic); none: a public application without a secret',
   }),
+  idTokenSignedResponseAlg: z.withMeta(z.optional(idTokenSignedResponseAlg), {
+    description:
+      "authorization_code only: what its ID tokens are signed with (OpenID Connect Registration's id_token_signed_response_alg; default RS256)",
+  }),
   remoteAddresses: z.withMeta(z.optional(remoteAddresses), {
     description: 'api_key only: addresses or CIDR blocks client credentials may be used from',
   }),
 };
+
+const APPLICATION_ONLY_FIELDS = [
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'tokenEndpointAuthMethod',
+  'idTokenSignedResponseAlg',
+] as const;
 
 const createApiClientFields = z.strictObject({
   name: clientName,
@@ -105,7 +118,7 @@ export const createApiClientRequest = z.withMeta(
         if (request.remoteAddresses)
           misplaced('remoteAddresses', 'Only an api_key client is restricted by address');
       } else {
-        for (const field of ['redirectUris', 'postLogoutRedirectUris', 'tokenEndpointAuthMethod'] as const)
+        for (const field of APPLICATION_ONLY_FIELDS)
           if (request[field] !== undefined) misplaced(field, 'Only for an authorization_code application');
       }
     }),
@@ -121,6 +134,9 @@ export const apiClientDetails = z.withMeta(
     redirectUris,
     postLogoutRedirectUris: redirectUris,
     tokenEndpointAuthMethod: z.optional(tokenEndpointAuthMethod),
+    idTokenSignedResponseAlg: z.withMeta(z.optional(idTokenSignedResponseAlg), {
+      description: 'authorization_code only; ES256 for applications registered before RS256 was offered',
+    }),
     remoteAddresses,
   }),
   { id: 'APIClientDetails' },

@@ -3,6 +3,7 @@ import type { UserType } from '../api/route-definition.js';
 import { changesBetween } from '../audit/changes.js';
 import { storeConfig } from '../config.js';
 import { refuseStandardClientPolicies } from '../domain/api-client-rules.js';
+import type { IdTokenSigningAlgorithm } from '../domain/applications.js';
 import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
 import { accessVersionBump } from './access-versions.js';
 import { auditWrites } from './audit-records.js';
@@ -19,11 +20,17 @@ type ApplicationField =
   | 'redirectUris'
   | 'postLogoutRedirectUris'
   | 'tokenEndpointAuthMethod'
+  | 'idTokenSignedResponseAlg'
   | 'remoteAddresses';
 
 /** Whether the client authenticates with a secret (every client but a public application). */
 export const hasSecret = (client: Pick<ApiClientRecord, 'tokenEndpointAuthMethod'>): boolean =>
   client.tokenEndpointAuthMethod !== 'none';
+
+/** What an application's ID tokens are signed with: ES256 for those registered before RS256 was offered. */
+export const idTokenSigningAlgorithm = (
+  application: Pick<ApiClientRecord, 'idTokenSignedResponseAlg'>,
+): IdTokenSigningAlgorithm => application.idTokenSignedResponseAlg ?? 'ES256';
 
 export const newClientSecret = (): string => randomBytes(32).toString('base64url');
 
@@ -82,8 +89,8 @@ export const createApiClient = async (
   const policies = [...new Set(input.policies)].sort();
   const { sequence } = await nextSequence(orgId, 'clientSequence');
   const flowType = input.flowType ?? 'api_key';
-  const authMethod =
-    flowType === 'authorization_code' ? (input.tokenEndpointAuthMethod ?? 'client_secret_basic') : undefined;
+  const isApplication = flowType === 'authorization_code';
+  const authMethod = isApplication ? (input.tokenEndpointAuthMethod ?? 'client_secret_basic') : undefined;
   const client: ApiClientRecord = {
     id: input.id ?? randomUUID(),
     organizationId: orgId,
@@ -94,6 +101,7 @@ export const createApiClient = async (
     redirectUris: input.redirectUris ?? [],
     postLogoutRedirectUris: input.postLogoutRedirectUris ?? [],
     ...(authMethod ? { tokenEndpointAuthMethod: authMethod } : {}),
+    ...(isApplication ? { idTokenSignedResponseAlg: input.idTokenSignedResponseAlg ?? 'RS256' } : {}),
     remoteAddresses: input.remoteAddresses ?? [],
     secretIssuedAt: now,
     clientType: input.clientType,

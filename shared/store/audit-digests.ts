@@ -13,7 +13,7 @@ import {
   pageHash,
 } from '../audit/digest.js';
 import { recordIdAt } from '../audit/record.js';
-import { signEs256 } from '../auth/compact-jwt.js';
+import { signJws } from '../auth/compact-jwt.js';
 import { currentSigningKey, everySigningPublicJwk } from '../auth/signing-keys.js';
 import { auditSettings } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
@@ -146,8 +146,7 @@ export const writeHourDigest = async (orgId: string, hour: number): Promise<Dige
   await Promise.all(
     pageItems(orgId, hour, pages).map((Item) => db().send(new PutCommand({ TableName: tableName(), Item }))),
   );
-  const { kid, key } = await currentSigningKey();
-  const jws = signEs256({ kid, typ: DIGEST_TYP }, { ...head }, key);
+  const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
   try {
     await db().send(
       new PutCommand({

@@ -1,4 +1,8 @@
-import { FLOW_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from '../domain/applications.js';
+import {
+  FLOW_TYPES,
+  ID_TOKEN_SIGNING_ALGORITHMS,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+} from '../domain/applications.js';
 import * as z from '../zod.js';
 import { defineEntity, stringSet } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
@@ -400,6 +404,8 @@ export const ApiClientEntity = defineEntity({
       redirectUris: z._default(z.array(storedString), []),
       postLogoutRedirectUris: z._default(z.array(storedString), []),
       tokenEndpointAuthMethod: z.optional(z.enum(TOKEN_ENDPOINT_AUTH_METHODS)),
+      /** Applications only; absent on those registered before RS256 was offered: they stay on ES256. */
+      idTokenSignedResponseAlg: z.optional(z.enum(ID_TOKEN_SIGNING_ALGORITHMS)),
       remoteAddresses: z._default(z.array(storedString), []),
     }),
 });

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signEs256 } from '../../shared/auth/compact-jwt.js';
+import { signJws } from '../../shared/auth/compact-jwt.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
 import { setUserStatus, updateUserAttributes } from '../../shared/store/user-repository.js';
@@ -702,12 +702,11 @@ describe('sessions and logout', () => {
     const configuration = await confidentialParty();
     const flow = await signIn(configuration);
     const idToken = (await exchange(configuration, flow)).id_token as string;
-    const { kid, key } = await currentSigningKey();
     const issuedAt = Math.floor(Date.now() / 1000) - 3600;
-    const expired = signEs256(
-      { kid, typ: 'JWT' },
+    const expired = signJws(
+      await currentSigningKey('RS256'),
+      { typ: 'JWT' },
       { ...decodeJwt(idToken), iat: issuedAt, exp: issuedAt + 900 },
-      key,
     );
     const signedOut = await flow.browser.fetch(
       logoutUrl({ id_token_hint: expired, post_logout_redirect_uri: AFTER_LOGOUT }),

@@ -1,7 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signEs256 } from '../../shared/auth/compact-jwt.js';
+import { signJws } from '../../shared/auth/compact-jwt.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
 import { userInfo } from '../../shared/auth/user-info.js';
 import { config } from '../../shared/config.js';
@@ -25,10 +25,10 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const signedByService = async (
   header: Record<string, unknown>,
   claims: Record<string, unknown>,
-  key?: Parameters<typeof signEs256>[2],
+  key?: KeyObject,
 ) => {
   const current = await currentSigningKey();
-  return signEs256({ kid: current.kid, ...header }, claims, key ?? current.key);
+  return signJws({ ...current, ...(key ? { key } : {}) }, header, claims);
 };
 
 /** The same token's claims issued at `issuedAt` (epoch seconds) with the same lifetime. */

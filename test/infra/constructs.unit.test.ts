@@ -100,6 +100,7 @@ describe('IdpSecrets.grantSsoClientSecrets', () => {
     const ssoStatement = statements.find((s) => s.Action.includes('secretsmanager:CreateSecret'));
     expect(JSON.stringify(ssoStatement?.Resource)).toContain(':secret:idp/sso/*');
     expect(JSON.stringify(statements)).not.toContain(logicalIdOf(secrets.signingKeys));
+    expect(JSON.stringify(statements)).not.toContain(logicalIdOf(secrets.idTokenSigningKeys));
     expect(new AwsSolutionsChecks(app).validateScope(app).violations).toEqual([]);
   });
 });

@@ -280,8 +280,8 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} CODE#*, REFRESH#*, RFAMILY#*`,
     AUDIT_APPEND,
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
-    'secretsmanager:PutSecretValue on signing-keys secret',
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys secret',
+    'secretsmanager:PutSecretValue on signing-keys-rs256 secret, signing-keys secret',
   ],
   openapi: [LOGS],
   organizations: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
@@ -295,7 +295,7 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, SESSION#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys secret',
   ],
   sso: [
     LOGS,
@@ -558,6 +558,7 @@ describe('least privilege per function', () => {
     const names = new Map([
       [logicalIdOf(stack.table), 'table'],
       [logicalIdOf(stack.secrets.signingKeys), 'signing-keys secret'],
+      [logicalIdOf(stack.secrets.idTokenSigningKeys), 'signing-keys-rs256 secret'],
       [logicalIdOf(stack.pictures.bucket), 'pictures bucket'],
       [logicalIdOf(stack.systemData.handler.lambda), 'system-data handler'],
       [logicalIdOf(stack.auditStream.bus), 'events bus'],
@@ -604,35 +605,29 @@ describe('least privilege per function', () => {
   });
 
   it('only the oauth function can read and put the signing keys; the signin function only reads them', () => {
-    const secretRef = { Ref: logicalIdOf(stack.secrets.signingKeys) };
-    const secretActionsOf = (fn: IdpFunction) =>
-      statementsOf(fn)
-        .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
-        .flatMap((statement) => statement.Action)
-        .sort();
-    expect(secretActionsOf(stack.functions.oauth)).toEqual([
-      'secretsmanager:DescribeSecret',
-      'secretsmanager:GetSecretValue',
-      'secretsmanager:PutSecretValue',
-    ]);
-    expect(secretActionsOf(stack.functions.signin)).toEqual([
-      'secretsmanager:DescribeSecret',
-      'secretsmanager:GetSecretValue',
-    ]);
-    const others = FUNCTIONS.filter((group) => group !== 'oauth' && group !== 'signin').map(
-      (group) => stack.functions[group],
-    );
-    // The audit digests are signed with the same key.
-    expect(secretActionsOf(stack.auditDigests.writer)).toEqual([
-      'secretsmanager:DescribeSecret',
-      'secretsmanager:GetSecretValue',
-    ]);
-    for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
-    // Nothing else in the template points at the secret either (no resource policy, no other role).
-    const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
-      JSON.stringify(policy).includes(JSON.stringify(secretRef)),
-    );
-    expect(referencing).toHaveLength(3);
+    const READ = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
+    const { signingKeys, idTokenSigningKeys } = stack.secrets;
+    for (const secret of [signingKeys, idTokenSigningKeys]) {
+      const secretRef = { Ref: logicalIdOf(secret) };
+      const secretActionsOf = (fn: IdpFunction) =>
+        statementsOf(fn)
+          .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
+          .flatMap((statement) => statement.Action)
+          .sort();
+      expect(secretActionsOf(stack.functions.oauth)).toEqual([...READ, 'secretsmanager:PutSecretValue']);
+      expect(secretActionsOf(stack.functions.signin)).toEqual(READ);
+      const others = FUNCTIONS.filter((group) => group !== 'oauth' && group !== 'signin').map(
+        (group) => stack.functions[group],
+      );
+      // The audit digests are signed with the ES256 key, and with nothing else.
+      expect(secretActionsOf(stack.auditDigests.writer)).toEqual(secret === signingKeys ? READ : []);
+      for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
+      // Nothing else in the template points at the secret either (no resource policy, no other role).
+      const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+        JSON.stringify(policy).includes(JSON.stringify(secretRef)),
+      );
+      expect(referencing).toHaveLength(secret === signingKeys ? 3 : 2);
+    }
   });
 
   it('only sso writes SSO client secrets and only federation reads them, under <prefix>sso/ only', () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
-import { signEs256 } from '../../shared/auth/compact-jwt.js';
+import { signJws } from '../../shared/auth/compact-jwt.js';
 import { confirmLogout, logout } from '../../shared/auth/logout.js';
 import { exchangeAuthorizationCode } from '../../shared/auth/sign-in-tokens.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
@@ -59,7 +59,7 @@ const signedIn = async () => {
     password: PASSWORD,
   });
   const tokens = await exchangeAuthorizationCode(
-    shared.application.id,
+    shared.application,
     new URLSearchParams({
       code: locationOf(done).searchParams.get('code') ?? '',
       redirect_uri: REDIRECT,
@@ -79,12 +79,11 @@ const signOutsOf = async (browser: PagesBrowser) =>
 
 /** An ID token signed with the service's own key, of these claims. */
 const ownToken = async (claims: Record<string, unknown>) => {
-  const { kid, key } = await currentSigningKey();
   const now = Math.floor(Date.now() / 1000);
-  return signEs256(
-    { kid, typ: 'JWT' },
+  return signJws(
+    await currentSigningKey(),
+    { typ: 'JWT' },
     { iss: 'http://localhost', iat: now, exp: now + 600, ...claims },
-    key,
   );
 };
 

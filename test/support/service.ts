@@ -1,6 +1,9 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalService } from '../../bin/local/service.js';
+import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { SIGNING_KEY_SECRETS } from '../../shared/auth/secret-store.js';
+import { newSigningKeySet } from '../../shared/auth/signing-keys.js';
 import { issueUserToken } from '../../shared/auth/user-tokens.js';
 import { IdpClient } from '../../shared/client/index.js';
 import { ALL_PERMISSION_IDS, type PermissionId } from '../../shared/domain/permission-catalogue.js';
@@ -99,6 +102,20 @@ const bodyOf = (options: CallOptions): RequestInit['body'] => {
   return options.body === undefined ? undefined : JSON.stringify(options.body);
 };
 
+/**
+ * An RSA key takes a few hundred milliseconds of CPU to make, and every service publishes one (its
+ * JWKS): one RS256 key set per worker process, stored into each service's secrets before it
+ * starts. ES256 keys cost next to nothing and are made by each service, as deployed.
+ */
+let workerRs256KeySet: Promise<string> | undefined;
+const storeWorkerRs256Keys = async (dataDirectory: string) => {
+  workerRs256KeySet ??= newSigningKeySet('RS256');
+  await new FileSecretStore(`${dataDirectory}/secrets`).put(
+    SIGNING_KEY_SECRETS.RS256,
+    await workerRs256KeySet,
+  );
+};
+
 /** Starts the local service (API Gateway emulation + functions) on a free port with its own database. */
 const startService = async (
   dataDirectory: string,
@@ -106,6 +123,7 @@ const startService = async (
   clock?: () => number,
   auditEventsFile = false,
 ) => {
+  await storeWorkerRs256Keys(dataDirectory);
   const local = await startLocalService({
     port: 0,
     ...isolatedServiceDatabase(),

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signEs256 } from '../../shared/auth/compact-jwt.js';
+import { signJws } from '../../shared/auth/compact-jwt.js';
 import type { OwnTokenExpectation } from '../../shared/auth/own-tokens.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
@@ -39,8 +39,7 @@ const claims = (overrides: Record<string, unknown> = {}) => ({
 
 /** A token signed with the service's current key. */
 const ownToken = async (header: Record<string, unknown> = {}, payload = claims()) => {
-  const { kid, key } = await modules.currentSigningKey();
-  return signEs256({ kid, typ: 'at+jwt', ...header }, payload, key);
+  return signJws(await modules.currentSigningKey(), { typ: 'at+jwt', ...header }, payload);
 };
 
 const verified = (token: string, expectation = ACCESS) => modules.verifiedOwnToken(token, expectation);
@@ -57,9 +56,9 @@ describe('the claims and keys checked', () => {
     expect(await verified(await ownToken({}, claims({ iss: 'https://elsewhere.example' })))).toBeUndefined();
     expect(await verified(await ownToken({}, claims({ aud: 'another-api' })))).toBeUndefined();
     expect(await verified(await ownToken({}, claims({ exp: nowSeconds() - 60 })))).toBeUndefined();
-    const { kid } = await modules.currentSigningKey();
+    const ours = await modules.currentSigningKey();
     const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    expect(await verified(signEs256({ kid, typ: 'at+jwt' }, claims(), stranger))).toBeUndefined();
+    expect(await verified(signJws({ ...ours, key: stranger }, { typ: 'at+jwt' }, claims()))).toBeUndefined();
     expect(await verified(await ownToken({ kid: 'not-a-key-of-ours' }))).toBeUndefined();
   });
 
@@ -82,6 +81,21 @@ describe('the claims and keys checked', () => {
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt' })
       .sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
     expect(await verified(rsa)).toBeUndefined();
+  });
+});
+
+describe('ID tokens, signed with either ring', () => {
+  it('verifies an RS256 token of the RS256 key, and refuses one naming the other key or algorithm', async () => {
+    const hint = { typ: 'JWT', audience: null } as const;
+    const rs256 = await modules.currentSigningKey('RS256');
+    const es256 = await modules.currentSigningKey('ES256');
+    // Positive controls: each ring's own token.
+    expect(await verified(signJws(rs256, { typ: 'JWT' }, claims()), hint)).toMatchObject({ sub: 'person' });
+    expect(await verified(signJws(es256, { typ: 'JWT' }, claims()), hint)).toMatchObject({ sub: 'person' });
+    // The RSA signature under the EC key's id, and an ES256 signature under the RSA key's id: the
+    // key named decides the algorithm, not the header.
+    expect(await verified(signJws(rs256, { typ: 'JWT', kid: es256.kid }, claims()), hint)).toBeUndefined();
+    expect(await verified(signJws(es256, { typ: 'JWT', kid: rs256.kid }, claims()), hint)).toBeUndefined();
   });
 });
 

@@ -16,25 +16,65 @@ describe('signing key rotation', () => {
     );
     const first = (await currentSigningKey()).kid;
     const start = Date.now();
+    const firstRs256 = (await currentSigningKey('RS256')).kid;
     const second = await rotateSigningKeys(HOUR, start);
-    expect((await currentSigningKey()).kid).toBe(second);
+    expect((await currentSigningKey()).kid).toBe(second.ES256);
+    expect((await currentSigningKey('RS256')).kid).toBe(second.RS256);
     // Two rotations within one token lifetime: the first key's tokens are still valid, keep it.
     const third = await rotateSigningKeys(HOUR, start + HOUR / 2);
-    expect((await publicJwks()).keys.map((key) => key.kid)).toEqual([third, second, first]);
+    expect((await publicJwks()).keys.map((key) => key.kid)).toEqual([
+      ...[third.RS256, second.RS256, firstRs256],
+      ...[third.ES256, second.ES256, first],
+    ]);
     // Long after: only keys retired within a lifetime (plus cache time) remain.
     const fourth = await rotateSigningKeys(HOUR, start + 3 * HOUR);
-    expect((await publicJwks()).keys.map((key) => key.kid)).toEqual([fourth, third]);
+    expect((await publicJwks()).keys.map((key) => key.kid)).toEqual([
+      ...[fourth.RS256, third.RS256],
+      ...[fourth.ES256, third.ES256],
+    ]);
     // The dropped keys' public halves stay for the audit digests they signed; never a private one.
     const { everySigningPublicJwk } = await import('../../shared/auth/signing-keys.js');
     const everSigned = (await everySigningPublicJwk()).keys;
-    expect(everSigned.map((key) => key.kid)).toEqual([fourth, third, second, first]);
+    expect(everSigned.map((key) => key.kid)).toEqual([fourth.ES256, third.ES256, second.ES256, first]);
     expect(everSigned.filter((key) => 'd' in key)).toEqual([]);
     const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
     const stored = JSON.parse(
       (await new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`).get('signing-keys')) ?? '{}',
     ) as { keys: unknown[]; retiredPublicKeys: { kid: string; d?: string }[] };
-    expect(stored.retiredPublicKeys.map((key) => key.kid)).toEqual([second, first]);
+    expect(stored.retiredPublicKeys.map((key) => key.kid)).toEqual([second.ES256, first]);
     expect(stored.retiredPublicKeys.some((key) => key.d !== undefined)).toBe(false);
+    // RS256 signs ID tokens only: a dropped key has nothing left to verify.
+    const storedRs256 = JSON.parse(
+      (await new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`).get('signing-keys-rs256')) ?? '{}',
+    ) as { retiredPublicKeys?: unknown };
+    expect(storedRs256.retiredPublicKeys).toBeUndefined();
+  });
+});
+
+describe('a deployment that signed with ES256 alone', () => {
+  it('keeps its key, adds the RS256 ring when publishing, and never creates one to verify', async () => {
+    vi.resetModules();
+    process.env.IDP_DATA_DIR = newDataDirectory();
+    const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
+    const store = new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`);
+    const { newSigningKeySet, publicJwks, verificationJwks } = await import(
+      '../../shared/auth/signing-keys.js'
+    );
+    const before = JSON.parse(await newSigningKeySet('ES256')) as { keys: { kid: string }[] };
+    await store.put('signing-keys', JSON.stringify(before));
+    const esKid = before.keys[0]?.kid;
+    // A function that only verifies (the signin function may not write the secrets) reads what is there.
+    expect((await verificationJwks()).keys.map((key) => key.kid)).toEqual([esKid]);
+    expect(await store.get('signing-keys-rs256')).toBeUndefined();
+    // The JWKS (the oauth function) creates the RS256 ring beside the same ES256 key.
+    const published = (await publicJwks()).keys;
+    expect(published.map((key) => [key.kty, key.alg])).toEqual([
+      ['RSA', 'RS256'],
+      ['EC', 'ES256'],
+    ]);
+    expect(published[1]?.kid).toBe(esKid);
+    // The ring missing a moment ago was not remembered as missing: verification sees it at once.
+    expect((await verificationJwks()).keys).toEqual(published);
   });
 });
 
@@ -51,5 +91,21 @@ describe('a signing key secret that does not hold a key set', () => {
     const problem = 'The secret "signing-keys" does not hold a signing key set';
     await expect(publicJwks()).rejects.toThrow(problem);
     await expect(currentSigningKey()).rejects.toThrow(problem);
+  });
+
+  it('refuses keys of the other type in a ring, naming its secret', async () => {
+    vi.resetModules();
+    process.env.IDP_DATA_DIR = newDataDirectory();
+    const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
+    const { currentSigningKey, newSigningKeySet } = await import('../../shared/auth/signing-keys.js');
+    const store = new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`);
+    // Positive control: the ES256 key set in its own secret signs.
+    const es256Keys = await newSigningKeySet('ES256');
+    await store.put('signing-keys', es256Keys);
+    expect((await currentSigningKey('ES256')).algorithm).toBe('ES256');
+    await store.put('signing-keys-rs256', es256Keys);
+    await expect(currentSigningKey('RS256')).rejects.toThrow(
+      'The secret "signing-keys-rs256" does not hold a signing key set ({"keys": [...]} of RSA keys)',
+    );
   });
 });

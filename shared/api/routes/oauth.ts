@@ -45,9 +45,9 @@ export const oauthRoutes = routeGroup('oauth')({
   jwks: {
     route: 'GET /.well-known/jwks.json',
     kind: 'public',
-    summary: 'Public keys that verify access tokens',
+    summary: 'Public keys that verify access and ID tokens',
     description:
-      'Public, no token: every ES256 key of the signing key set; after a rotation the previous key stays until the tokens it signed have expired.',
+      'Public, no token: every key of the RS256 key set (ID tokens) and of the ES256 key set (access tokens; ID tokens of applications registered for ES256); after a rotation the previous keys stay until the tokens they signed have expired.',
     response: { status: 200, description: 'JSON Web Key Set' },
   },
 });
