@@ -12,7 +12,7 @@ import { SUPPORTED_SCOPES } from '../shared/auth/token-service.js';
 import { userInfo } from '../shared/auth/user-info.js';
 import { config } from '../shared/config.js';
 import { ID_TOKEN_SIGNING_ALGORITHMS } from '../shared/domain/applications.js';
-import { SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
+import { PROMPT_VALUES, SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { logger } from '../shared/http/logger.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
@@ -196,7 +196,7 @@ export const handler = groupHandler(
           'name',
           'org',
         ],
-        prompt_values_supported: ['none', 'login'],
+        prompt_values_supported: PROMPT_VALUES,
         // Per application (idTokenSignedResponseAlg); OpenID Connect Discovery 3 requires RS256.
         id_token_signing_alg_values_supported: ID_TOKEN_SIGNING_ALGORITHMS,
         subject_types_supported: ['public'],

@@ -105,6 +105,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchPara
     ...target.names,
     ...offered(options),
     requestId: pending.id,
+    ...(outcome.loginHint ? { email: outcome.loginHint } : {}),
     cookies: binding.cookies,
   });
 };

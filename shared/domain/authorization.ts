@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ONE_LINE } from '../schemas/text.js';
 import type { ApiClientRecord } from '../store/entities.js';
 
 /**
@@ -30,6 +31,7 @@ export interface AuthorizationRequest {
   state?: string;
   nonce?: string;
   codeChallenge: string;
+  /** What `prompt` asks of the sign-in, reduced to what it changes here (`promptOf`). */
   prompt?: 'none' | 'login';
   /** OpenID Connect Core 3.1.2.1: seconds since the person last authenticated, at most. */
   maxAge?: number;
@@ -40,7 +42,33 @@ export type AuthorizationOutcome =
   | { kind: 'error-page'; message: string }
   /** Verified client and redirect URI: the error goes back to the application. */
   | { kind: 'error-redirect'; redirectUri: string; state?: string; error: string; description: string }
-  | { kind: 'valid'; request: AuthorizationRequest };
+  /** `loginHint`: what the sign-in form's email field starts with (not kept with the request). */
+  | { kind: 'valid'; request: AuthorizationRequest; loginHint?: string };
+
+/** OpenID Connect Core 3.1.2.1's `prompt` values, all taken (discovery's `prompt_values_supported`). */
+export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'] as const;
+
+/**
+ * What a `prompt` (space-separated values) asks of the sign-in here, or why it is refused.
+ * `select_account` is `login`: a browser holds one session, so choosing an account is signing in
+ * with it. `consent` asks for nothing: applications are registered by the organization's
+ * administrators, so there is no per-application grant for the person to give (as Keycloak does
+ * for a client that does not require consent); the organization's agreement is asked for
+ * whenever a new version awaits.
+ */
+export const promptOf = (
+  value: string,
+): { prompt?: 'none' | 'login'; problem?: undefined } | { problem: string } => {
+  const values = new Set(value.split(' ').filter(Boolean));
+  if (![...values].every((one) => (PROMPT_VALUES as readonly string[]).includes(one)))
+    return { problem: `prompt takes ${PROMPT_VALUES.join(', ')}` };
+  if (values.has('none')) {
+    return values.size === 1
+      ? { prompt: 'none' }
+      : { problem: 'prompt=none cannot be combined with other values' };
+  }
+  return values.has('login') || values.has('select_account') ? { prompt: 'login' } : {};
+};
 
 /** A parameter's value; an empty one counts as missing. Whether it is repeated is asked apart. */
 const single = (query: URLSearchParams, name: string): string | undefined => query.get(name) || undefined;
@@ -67,6 +95,17 @@ export const isRegisteredRedirect = (registered: readonly string[], uri: string)
   return (
     portless !== undefined && registered.some((candidate) => withoutLoopbackPort(candidate) === portless)
   );
+};
+
+/**
+ * OpenID Connect Core 3.1.2.1's `login_hint`: the email the person will likely sign in with, as
+ * the application knows it. Only a hint: one that could not be an email field's value (repeated,
+ * longer than 320 characters, several lines) is left out, never refused.
+ */
+const loginHintOf = (query: URLSearchParams): string | undefined => {
+  const hint = single(query, 'login_hint')?.trim();
+  if (!hint || repeated(query, 'login_hint') || hint.length > 320) return undefined;
+  return ONE_LINE.test(hint) ? hint : undefined;
 };
 
 /** Checks an authorization request against the client it names (undefined: no such live client). */
@@ -133,17 +172,18 @@ export const checkAuthorizationRequest = (
   if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
   if (!S256_CHALLENGE.test(challenge))
     return back('invalid_request', 'code_challenge is not an S256 challenge');
-  const prompt = single(query, 'prompt');
-  if (prompt !== undefined && prompt !== 'none' && prompt !== 'login') {
-    return back('invalid_request', 'prompt must be none or login');
-  }
+  const asked = promptOf(single(query, 'prompt') ?? '');
+  if (asked.problem !== undefined) return back('invalid_request', asked.problem);
+  const { prompt } = asked;
   const maxAge = single(query, 'max_age');
   if (maxAge !== undefined && !MAX_AGE.test(maxAge)) {
     return back('invalid_request', 'max_age must be a whole number of seconds');
   }
   const nonce = single(query, 'nonce');
+  const loginHint = loginHintOf(query);
   return {
     kind: 'valid',
+    ...(loginHint ? { loginHint } : {}),
     request: {
       clientId: client.id,
       organizationId: client.organizationId,

@@ -365,6 +365,18 @@ describe('authorization code flow with openid-client as the application', () => 
     expect(unreadable.headers.get('location')).toBeNull();
   });
 
+  it("starts the email field with the application's login_hint, as text", async () => {
+    const configuration = await configurationOf(publicApp, oidc.None());
+    const hinted = await startSignIn(configuration, { extra: { login_hint: person.email } });
+    expect(await hinted.response.text()).toContain(`value="${person.email}"`);
+    const hostile = await startSignIn(configuration, {
+      extra: { login_hint: '"><img src=x onerror=alert(1)>' },
+    });
+    const page = await hostile.response.text();
+    expect(page).toContain('value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"');
+    expect(page).not.toContain('<img');
+  });
+
   it('signs a public application in with PKCE alone', async () => {
     const configuration = await configurationOf(publicApp, oidc.None());
     const tokens = await exchange(configuration, await signIn(configuration));
@@ -642,6 +654,35 @@ describe('sessions and logout', () => {
   };
   const confirm = (browser: BrowserSession, fields: Record<string, string>) =>
     browser.submit(`${service.baseUrl}/oauth2/logout`, fields);
+
+  it('answers prompt=consent from the session, and prompt=select_account with the sign-in page', async () => {
+    const configuration = await confidentialParty();
+    expect(configuration.serverMetadata().prompt_values_supported).toEqual([
+      'none',
+      'login',
+      'consent',
+      'select_account',
+    ]);
+    const { browser } = await signIn(configuration);
+    // Positive control: the session answers a request with no prompt at once.
+    const reused = await signIn(configuration, { browser });
+    expect((await exchange(configuration, reused)).claims()?.sub).toBe(person.id);
+    // consent, as a relying party asking for offline_access sends it (OpenID Connect Core 11):
+    // the organization registered the application, so there is nothing more to ask.
+    const consented = await signIn(configuration, {
+      browser,
+      extra: { prompt: 'consent', scope: 'openid offline_access' },
+    });
+    const offline = await exchange(configuration, consented);
+    expect(offline.refresh_token).toBeTruthy();
+    // select_account: the sign-in page, where this browser may sign in as someone else.
+    const switched = await signIn(configuration, {
+      browser,
+      email: other.email,
+      extra: { prompt: 'select_account' },
+    });
+    expect((await exchange(configuration, switched)).claims()?.sub).toBe(other.id);
+  });
 
   it('asks before signing out without an ID token hint, and signs out on the confirmation of this session', async () => {
     const configuration = await confidentialParty();

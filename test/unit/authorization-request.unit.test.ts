@@ -141,8 +141,41 @@ describe('an authorization request', () => {
     });
   });
 
-  it.each(['none', 'login'])('takes prompt=%s', (prompt) => {
-    expect(check({ prompt })).toMatchObject({ kind: 'valid', request: { prompt } });
+  it.each([
+    ['none', 'none'],
+    ['login', 'login'],
+    // One session per browser: choosing an account is signing in again.
+    ['select_account', 'login'],
+    ['consent select_account', 'login'],
+    ['login consent', 'login'],
+    [' login  ', 'login'],
+  ])('takes prompt=%j as %s', (prompt, meaning) => {
+    expect(check({ prompt })).toMatchObject({ kind: 'valid', request: { prompt: meaning } });
+  });
+
+  it('hands login_hint to the sign-in form, trimmed, and never keeps it with the request', () => {
+    const hinted = check({ login_hint: ' ada@example.com ' });
+    expect(hinted).toMatchObject({ kind: 'valid', loginHint: 'ada@example.com' });
+    expect(hinted).not.toHaveProperty('request.loginHint');
+  });
+
+  it.each([
+    ['repeated', {}, [['login_hint', 'a@example.com']]],
+    ['longer than an email field takes', { login_hint: `${'a'.repeat(309)}@example.com` }, []],
+    ['of two lines', { login_hint: 'a@example.com\nb@example.com' }, []],
+  ] as [string, Record<string, string>, [string, string][]][])(
+    'leaves out a login_hint %s, refusing nothing',
+    (_case, changes, extra) => {
+      const base = check({ login_hint: 'a@example.com', ...changes }, extra);
+      expect(base).toMatchObject({ kind: 'valid' });
+      expect(base).not.toHaveProperty('loginHint');
+    },
+  );
+
+  it('takes prompt=consent (OpenID Connect Core 11, with offline_access) as asking nothing more', () => {
+    const asked = check({ prompt: 'consent', scope: 'openid offline_access' });
+    expect(asked).toMatchObject({ kind: 'valid', request: { scope: 'openid offline_access' } });
+    expect(asked).not.toHaveProperty('request.prompt');
   });
 
   describe('stays on our error page, never redirecting, when', () => {
@@ -262,7 +295,18 @@ describe('an authorization request', () => {
         'code_challenge is not an S256 challenge',
         { code_challenge: `${CHALLENGE.slice(1)}+` },
       ],
-      ['prompt=consent', 'invalid_request', 'prompt must be none or login', { prompt: 'consent' }],
+      [
+        'an unknown prompt value',
+        'invalid_request',
+        'prompt takes none, login, consent, select_account',
+        { prompt: 'login create' },
+      ],
+      [
+        'prompt=none with another value',
+        'invalid_request',
+        'prompt=none cannot be combined with other values',
+        { prompt: 'none consent' },
+      ],
       [
         'a negative max_age',
         'invalid_request',
