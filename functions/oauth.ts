@@ -2,7 +2,12 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { routeUrl } from '../shared/api/route-url.js';
 import { oauthRoutes } from '../shared/api/routes/oauth.js';
 import { signinRoutes } from '../shared/api/routes/signin.js';
-import { authenticateApplication, issueClientToken } from '../shared/auth/client-credentials.js';
+import {
+  authenticateApplication,
+  authenticateClient,
+  issueClientToken,
+} from '../shared/auth/client-credentials.js';
+import { introspect } from '../shared/auth/introspection.js';
 import { countIssuedToken, recordEndedMinutes } from '../shared/auth/issued-token-records.js';
 import { type KnownClient, OAuthError } from '../shared/auth/oauth-error.js';
 import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
@@ -143,6 +148,20 @@ const revokeToken = (event: APIGatewayProxyEventV2) =>
     return undefined;
   });
 
+/**
+ * RFC 7662: a client with a secret asks whether a token is active. Either way of sending the
+ * secret is taken, as for client credentials; a public application has none to prove itself with.
+ */
+const introspectToken = (event: APIGatewayProxyEventV2) =>
+  answeringOAuthErrors(event, async () => {
+    const form = tokenRequestForm(event);
+    const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
+    const client = await authenticateClient(clientId, clientSecret);
+    const token = form.get('token');
+    if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
+    return introspect(client, token);
+  });
+
 const getUserInfo = async (event: APIGatewayProxyEventV2) => {
   const answer = await userInfo(event.headers.authorization);
   if ('claims' in answer) return { raw: jsonResponse(200, answer.claims, NO_STORE) };
@@ -162,6 +181,7 @@ export const handler = groupHandler(
     getUserInfo: (_input, { event }) => getUserInfo(event),
     postUserInfo: (_input, { event }) => getUserInfo(event),
     revokeToken: (_input, { event }) => revokeToken(event),
+    introspectToken: (_input, { event }) => introspectToken(event),
 
     openIdConfiguration: () => ({
       raw: jsonResponse(200, {
@@ -170,6 +190,7 @@ export const handler = groupHandler(
         token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
         userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
         revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
+        introspection_endpoint: routeUrl(oauthRoutes.introspectToken, {}),
         end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
         jwks_uri: routeUrl(oauthRoutes.jwks, {}),
         grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
@@ -181,6 +202,7 @@ export const handler = groupHandler(
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
         claims_supported: [
           'sub',

@@ -1,7 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config.js';
-import { checkAuthorizationRequest, redirectBack, sessionRecentEnough } from '../domain/authorization.js';
+import {
+  checkAuthorizationRequest,
+  redirectBack,
+  sessionRecentEnough,
+  signInStillStands,
+} from '../domain/authorization.js';
 import { MAX_PASSWORD_LENGTH } from '../domain/limits.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
@@ -46,9 +51,6 @@ const liveClient = async (clientId: string | null) =>
   clientId && CLIENT_ID.test(clientId) ? getApiClient(clientId) : undefined;
 
 /** A user who may still use a session of theirs: ACTIVE, and no password reset since it began. */
-const sessionStillValid = (user: UserRecord | undefined, authTime: number): user is UserRecord =>
-  user?.status === 'ACTIVE' && authTime >= (user.credentialsChangedAt ?? 0);
-
 /** `GET /oauth2/authorize` (OpenID Connect Core 3.1.2). */
 export const authorize = (event: APIGatewayProxyEventV2): Promise<Page> =>
   authorizeWith(event, new URLSearchParams(event.rawQueryString));
@@ -83,7 +85,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchPara
     sessionRecentEnough(request, session.authTime, Date.now())
   ) {
     const user = await getUser(session.organizationId, session.userId, true);
-    if (sessionStillValid(user, session.authTime)) {
+    if (signInStillStands(user, session.authTime)) {
       return continueSignIn(event, request, session, { user, ...target }, true);
     }
   }

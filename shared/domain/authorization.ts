@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ONE_LINE } from '../schemas/text.js';
-import type { ApiClientRecord } from '../store/entities.js';
+import type { ApiClientRecord, UserRecord } from '../store/entities.js';
 
 /**
  * The rules of an OpenID Connect authorization request (`GET /oauth2/authorize`), pure: which
@@ -208,6 +208,13 @@ export const sessionRecentEnough = (
   now: number,
 ): boolean =>
   request.prompt !== 'login' && (request.maxAge === undefined || now - authTime <= request.maxAge * 1000);
+
+/**
+ * Whether what a person's sign-in at `authTime` (epoch ms) gave still stands: they are still
+ * ACTIVE and have not set a new password since (a reset ends every earlier sign-in).
+ */
+export const signInStillStands = (user: UserRecord | undefined, authTime: number): user is UserRecord =>
+  user?.status === 'ACTIVE' && authTime >= (user.credentialsChangedAt ?? 0);
 
 /**
  * The redirect back to the application (RFC 6749 4.1.2, with `iss` of RFC 9207 so a client

@@ -474,6 +474,12 @@ export type Rotation =
   | { outcome: 'widened' }
   | { outcome: 'invalid' };
 
+/** A sign-in's refresh tokens are honoured while it is neither revoked nor past its absolute end. */
+const familyLive = <F extends { revoked?: boolean; endsAt: number }>(
+  family: F | undefined,
+  now: number,
+): family is F => family !== undefined && !family.revoked && family.endsAt > now;
+
 /**
  * Exchanges a refresh token for its successor: marks it rotated (one conditional write, so a
  * token is exchanged once), checks its family is neither revoked nor past its absolute end, and
@@ -528,7 +534,7 @@ export const rotateRefreshToken = async (
     return { outcome: 'invalid' };
   }
   const family = await RefreshFamilyEntity.get({ id: grant.familyId });
-  if (!family || family.revoked || family.endsAt <= now) return { outcome: 'invalid' };
+  if (!familyLive(family, now)) return { outcome: 'invalid' };
   const successor = newOpaqueValue();
   const { familyId, clientId: client, organizationId, userId, scope, authTime, amr } = grant;
   await writeOne(
@@ -569,6 +575,24 @@ export const revokeRefreshFamily = async (familyId: string, now = Date.now()): P
 export const refreshFamilyOf = async (token: string, clientId: string): Promise<string | undefined> => {
   const record = await RefreshTokenEntity.get({ digest: digestOf(token) });
   return record?.clientId === clientId ? record.familyId : undefined;
+};
+
+/**
+ * A refresh token as introspection sees it (RFC 7662): held by `clientId`, neither rotated nor
+ * expired, of a sign-in neither revoked nor past its absolute end (what `rotateRefreshToken`
+ * writes under, read instead); with `expiresAt`, epoch seconds, the earlier of the two ends.
+ */
+export const liveRefreshToken = async (
+  token: string,
+  clientId: string,
+  now = Date.now(),
+): Promise<RefreshTokenRecord | undefined> => {
+  const record = await RefreshTokenEntity.get({ digest: digestOf(token) });
+  if (!record || record.clientId !== clientId || record.rotated || record.expiresAt <= Math.floor(now / 1000))
+    return undefined;
+  const family = await RefreshFamilyEntity.get({ id: record.familyId });
+  if (!familyLive(family, now)) return undefined;
+  return { ...record, expiresAt: Math.min(record.expiresAt, Math.floor(family.endsAt / 1000)) };
 };
 
 // Attempts per client address -----------------------------------------------------------------

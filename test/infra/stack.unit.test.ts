@@ -168,6 +168,7 @@ const ROUTE_TABLE = [
   'POST /idp/userGroups/{id}/duplicate user-groups JWT',
   'POST /idp/users users JWT',
   'POST /oauth2/authorize signin NONE',
+  'POST /oauth2/introspect oauth NONE',
   'POST /oauth2/logout signin NONE',
   'POST /oauth2/revoke oauth NONE',
   'POST /oauth2/token oauth NONE',

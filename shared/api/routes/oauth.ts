@@ -34,6 +34,14 @@ export const oauthRoutes = routeGroup('oauth')({
       'Called by the application holding the token, authenticated as at the token endpoint. A refresh token is revoked with every refresh token of its sign-in; anything else answers 200 and changes nothing, as RFC 7009 asks.',
     response: { status: 200, description: 'Revoked, or nothing to revoke' },
   },
+  introspectToken: {
+    route: 'POST /oauth2/introspect',
+    kind: 'oauth',
+    summary: 'OAuth 2.0 token introspection (RFC 7662): whether a token is active, and what it grants',
+    description:
+      'Called by a client with a secret (a resource server), authenticated as at the token endpoint; form-encoded `token` (`token_type_hint` is not needed). An access token is active for clients of its organization while it is valid and its client and person still are (ACTIVE, no new password since); a refresh token only for the client it was issued to. Anything else answers `{"active": false}`.',
+    response: { status: 200, description: 'The token is active with its claims, or `{"active": false}`' },
+  },
   openIdConfiguration: {
     route: 'GET /.well-known/openid-configuration',
     kind: 'public',

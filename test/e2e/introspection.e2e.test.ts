@@ -1,0 +1,207 @@
+import { decodeJwt } from 'jose';
+import * as oidc from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { signJws } from '../../shared/auth/compact-jwt.js';
+import { hashPassword } from '../../shared/auth/passwords.js';
+import { currentSigningKey } from '../../shared/auth/signing-keys.js';
+import { setUserStatus, updateUserAttributes } from '../../shared/store/user-repository.js';
+import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
+import {
+  type Application,
+  exchange,
+  newApplication,
+  PASSWORD,
+  REDIRECT,
+  registerApplication,
+  relyingParty,
+  signIn,
+} from '../support/sign-in-flow.js';
+
+/**
+ * Token introspection (RFC 7662): active while a token stands, for the callers it may be shown
+ * to, and `{"active": false}` for everything else. Each refusal starts from the same question
+ * answered active.
+ */
+const service = useService();
+
+interface Credentials {
+  id: string;
+  secret: string;
+}
+
+let application: Application;
+let personId: string;
+/** The administrator client: the resource server of these tests. */
+let resourceServer: Credentials;
+
+beforeAll(async () => {
+  application = await newApplication(service);
+  const email = uniqueEmail('introspected');
+  personId = await service.createUser({ email, name: 'Introspected Person' });
+  await updateUserAttributes(service.organizationId, personId, {
+    passwordHash: await hashPassword(PASSWORD),
+  });
+  resourceServer = { id: service.clientId, secret: service.clientSecret };
+});
+
+const credentialsOf = (caller: ClientCaller): Credentials => ({
+  id: caller.principalId,
+  secret: caller.clientSecret,
+});
+
+const introspection = (token: string | undefined, as: Credentials, how: 'basic' | 'post' = 'basic') =>
+  fetch(`${service.baseUrl}/oauth2/introspect`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(how === 'basic' ? { authorization: `Basic ${btoa(`${as.id}:${as.secret}`)}` } : {}),
+    },
+    body: new URLSearchParams({
+      ...(token === undefined ? {} : { token }),
+      ...(how === 'post' ? { client_id: as.id, client_secret: as.secret } : {}),
+    }),
+  });
+
+const introspect = async (token: string, as: Credentials) => {
+  const answer = await introspection(token, as);
+  expect(answer.status).toBe(200);
+  return (await answer.json()) as Record<string, unknown>;
+};
+
+/** A person signed in to the application through openid-client: their access and refresh tokens. */
+const signedIn = async () => {
+  const configuration = await relyingParty(
+    service,
+    application,
+    oidc.ClientSecretBasic(application.clientSecret),
+  );
+  const email = uniqueEmail('introspected-person');
+  const id = await service.createUser({ email, name: 'Signed-in Person' });
+  await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+  const tokens = await exchange(configuration, await signIn(service, configuration, { email }));
+  return { configuration, id, tokens, refreshToken: tokens.refresh_token as string };
+};
+
+const appCredentials = () => ({ id: application.id, secret: application.clientSecret });
+
+describe('token introspection', () => {
+  it("answers a client's own token active with its claims, whichever way the secret is sent", async () => {
+    const token = await service.token();
+    const basic = await introspection(token, resourceServer);
+    expect(basic.status).toBe(200);
+    expect(basic.headers.get('cache-control')).toBe('no-store');
+    const claims = decodeJwt(token);
+    expect(await basic.json()).toEqual({
+      active: true,
+      token_type: 'Bearer',
+      scope: claims.scope,
+      client_id: service.clientId,
+      sub: service.clientId,
+      aud: 'idp',
+      iss: service.baseUrl,
+      exp: claims.exp,
+      iat: claims.iat,
+      jti: claims.jti,
+      org: service.organizationId,
+    });
+    const posted = await introspection(token, resourceServer, 'post');
+    expect(await posted.json()).toMatchObject({ active: true, sub: service.clientId });
+    const metadata = (await (await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).json()) as {
+      introspection_endpoint: string;
+    };
+    expect(metadata.introspection_endpoint).toBe(`${service.baseUrl}/oauth2/introspect`);
+  });
+
+  it("answers a person's tokens while the sign-in stands: the refresh token to its application alone", async () => {
+    const { configuration, id, tokens, refreshToken } = await signedIn();
+    expect(await introspect(tokens.access_token, resourceServer)).toMatchObject({
+      active: true,
+      sub: id,
+      client_id: application.id,
+      org: service.organizationId,
+    });
+    const refresh = await introspect(refreshToken, appCredentials());
+    expect(refresh).toMatchObject({ active: true, sub: id, client_id: application.id, scope: tokens.scope });
+    expect(refresh.exp).toBeGreaterThan(Date.now() / 1000);
+    // Another client of the organization may not learn about the application's refresh token.
+    expect(await introspect(refreshToken, resourceServer)).toEqual({ active: false });
+    // Rotated: the old one is spent, its successor active; revoked: neither.
+    const rotated = await oidc.refreshTokenGrant(configuration, refreshToken);
+    expect(await introspect(refreshToken, appCredentials())).toEqual({ active: false });
+    const successor = rotated.refresh_token as string;
+    expect(await introspect(successor, appCredentials())).toMatchObject({ active: true });
+    await oidc.tokenRevocation(configuration, successor);
+    expect(await introspect(successor, appCredentials())).toEqual({ active: false });
+  });
+
+  it('answers a person deactivated since as inactive, access and refresh tokens alike', async () => {
+    const { id, tokens, refreshToken } = await signedIn();
+    expect(await introspect(tokens.access_token, resourceServer)).toMatchObject({ active: true });
+    expect(await introspect(refreshToken, appCredentials())).toMatchObject({ active: true });
+    await setUserStatus(service.organizationId, id, 'INACTIVE');
+    expect(await introspect(tokens.access_token, resourceServer)).toEqual({ active: false });
+    expect(await introspect(refreshToken, appCredentials())).toEqual({ active: false });
+  });
+
+  it("answers a deleted client's token as inactive", async () => {
+    const doomed = await service.callerWith(['USER.LIST']);
+    expect(await introspect(doomed.token, resourceServer)).toMatchObject({
+      active: true,
+      sub: doomed.principalId,
+    });
+    const deleted = await service.call('DELETE', `/idp/clients/${doomed.principalId}`, {
+      token: service.admin.token,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await introspect(doomed.token, resourceServer)).toEqual({ active: false });
+  });
+
+  it("never answers another organization's token active, either way", async () => {
+    const other = await service.freshOrganization();
+    const ownToken = await service.token();
+    // Positive controls: each organization's client sees its own organization's token.
+    expect(await introspect(ownToken, resourceServer)).toMatchObject({ active: true });
+    expect(await introspect(other.token, credentialsOf(other))).toMatchObject({ active: true });
+    expect(await introspect(ownToken, credentialsOf(other))).toEqual({ active: false });
+    expect(await introspect(other.token, resourceServer)).toEqual({ active: false });
+  });
+
+  it('answers a token signed with the service key but another issuer or organization as inactive', async () => {
+    const claims = decodeJwt(await service.token());
+    const resigned = async (changes: Record<string, unknown>) =>
+      signJws(await currentSigningKey(), { typ: 'at+jwt' }, { ...claims, ...changes });
+    // Positive control: the same claims signed again are active.
+    expect(await introspect(await resigned({}), resourceServer)).toMatchObject({ active: true });
+    expect(await introspect(await resigned({ iss: 'https://elsewhere.example' }), resourceServer)).toEqual({
+      active: false,
+    });
+    expect(await introspect(await resigned({ org: 'another-organization' }), resourceServer)).toEqual({
+      active: false,
+    });
+    expect(await introspect('not-a-token', resourceServer)).toEqual({ active: false });
+  });
+
+  it('refuses a wrong secret, a public application and a missing token', async () => {
+    const token = await service.token();
+    expect((await introspection(token, resourceServer)).status).toBe(200);
+    const wrong = await introspection(token, { ...resourceServer, secret: `${resourceServer.secret}x` });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ error: 'invalid_client' });
+    expect(wrong.headers.get('www-authenticate')).toBe('Basic realm="idp"');
+    const registered = await registerApplication(service, {
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+      tokenEndpointAuthMethod: 'none',
+    });
+    const publicApp = await fetch(`${service.baseUrl}/oauth2/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: registered.body.id }),
+    });
+    expect(publicApp.status).toBe(401);
+    expect(await publicApp.json()).toMatchObject({ error: 'invalid_client' });
+    const missing = await introspection(undefined, resourceServer);
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});
