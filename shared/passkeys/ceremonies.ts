@@ -19,6 +19,10 @@ import type { NewPasskey } from '../store/passkeys.js';
  * authenticator (discoverable credential, user verification, no attestation), and the checks of
  * its answers. The relying party is the issuer: its host is the RP ID and its origin the only
  * origin accepted (exactly; `localhost` over http is a secure context browsers allow).
+ *
+ * The library and its ASN.1 parsers are about half of the passkeys function's code: the function
+ * loads this module on the first ceremony (`ceremonies()` in options.ts), not at start, so the script, the
+ * account page and the prompt's answers never wait for it.
  */
 
 export const relyingParty = () => {

@@ -14,9 +14,8 @@ import { errorPage } from '../pages/sign-in-pages.js';
 import { takeChallenge } from '../store/passkey-challenges.js';
 import { addPasskey } from '../store/passkeys.js';
 import type { UserRecord } from '../store/user-repository.js';
-import { checkRegistration } from './ceremonies.js';
 import { registrationOf } from './credential-form.js';
-import { offeredPerson, requestBinding } from './options.js';
+import { ceremonies, offeredPerson, requestBinding } from './options.js';
 import { PASSKEY_PROMPT_PAUSE_SECONDS } from './rules.js';
 
 /**
@@ -34,7 +33,7 @@ export const enrolPasskey = async (
   if (!answer) return { added: false, message: 'The passkey answer could not be read. Try again.' };
   if (!(await takeChallenge(answer.challenge, binding, now)))
     return { added: false, message: 'This passkey request expired or was used already. Try again.' };
-  const checked = await checkRegistration(answer.response, answer.challenge);
+  const checked = await (await ceremonies()).checkRegistration(answer.response, answer.challenge);
   const owner = { organizationId: user.organizationId, userId: user.id };
   if (!checked.verified) {
     logger.info('passkey registration refused', { ...owner, reason: checked.reason });

@@ -10,7 +10,6 @@ import { listPasskeys } from '../store/passkeys.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
 import { getUser } from '../store/user-repository.js';
 import { accountOf } from './account-session.js';
-import { authenticationOptions, registrationOptions } from './ceremonies.js';
 import { MAX_PASSKEYS_PER_USER } from './rules.js';
 
 /**
@@ -19,6 +18,9 @@ import { MAX_PASSKEYS_PER_USER } from './rules.js';
  * (or second factor) of a pending request, the passkey offered after a password, or the account
  * page's session.
  */
+
+/** The WebAuthn ceremonies, loaded on the first that is needed (ceremonies.ts says why). */
+export const ceremonies = () => import('./ceremonies.js');
 
 const json = (status: number, body: unknown): Page => ({
   statusCode: status,
@@ -46,7 +48,7 @@ const signInOptions = async (event: APIGatewayProxyEventV2, form: URLSearchParam
   // A second factor: only the person's own passkeys. A first: any discoverable one.
   const allowed = pending.userId ? await listPasskeys(pending.organizationId, pending.userId) : undefined;
   return {
-    options: await authenticationOptions(allowed),
+    options: await (await ceremonies()).authenticationOptions(allowed),
     binding: requestBinding('sign-in', pending.id, event),
   };
 };
@@ -62,7 +64,7 @@ const enrolOptions = async (event: APIGatewayProxyEventV2, form: URLSearchParams
   ]);
   if (user?.status !== 'ACTIVE') return undefined;
   return {
-    options: await registrationOptions(user, target.names.organizationName, existing),
+    options: await (await ceremonies()).registrationOptions(user, target.names.organizationName, existing),
     binding: requestBinding('enrol', pending.id, event),
   };
 };
@@ -84,7 +86,11 @@ export const passkeyOptions = async (event: APIGatewayProxyEventV2): Promise<Pag
         409,
         `You hold ${MAX_PASSKEYS_PER_USER} passkeys, the most a person may. Remove one first.`,
       );
-    const options = await registrationOptions(account.user, account.organizationName, existing);
+    const options = await (await ceremonies()).registrationOptions(
+      account.user,
+      account.organizationName,
+      existing,
+    );
     await saveChallenge(options.challenge, account.binding);
     return json(200, options);
   }

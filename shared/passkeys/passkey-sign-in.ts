@@ -15,9 +15,8 @@ import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
 import { signInOptions } from '../store/sign-in-providers.js';
 import { clearSignInFailures, signInLockedUntil } from '../store/sign-in-state.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
-import { checkAssertion } from './ceremonies.js';
 import { assertionOf } from './credential-form.js';
-import { requestBinding } from './options.js';
+import { ceremonies, requestBinding } from './options.js';
 import { amrOfPasskey, signCountVerdict, userHandleRefusal } from './rules.js';
 
 /**
@@ -123,7 +122,7 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   const now = Date.now();
   if ((await signInLockedUntil(pending.organizationId, user.email)) > now)
     return refuse('locked', NOT_ACCEPTED);
-  const checked = await checkAssertion(answer.response, answer.challenge, passkey);
+  const checked = await (await ceremonies()).checkAssertion(answer.response, answer.challenge, passkey);
   if (!checked.verified) return refuse(checked.reason, NOT_ACCEPTED);
   const handleRefused = userHandleRefusal(
     answer.response.response.userHandle,
