@@ -215,6 +215,7 @@ export const handler = groupHandler(
           'amr',
           'azp',
           'email',
+          'email_verified',
           'name',
           'org',
         ],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
 import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js';
+import { emailVerified } from '../domain/email-verification.js';
 import { type ApiClientRecord, idTokenSigningAlgorithm } from '../store/api-client-repository.js';
 import {
   newFamilyId,
@@ -30,7 +31,7 @@ export interface SignInGrant {
 /** The claims of an ID token (OpenID Connect Core 2), pure. */
 export const idTokenClaims = (
   grant: SignInGrant,
-  user: { email: string; name: string },
+  user: { email: string; name: string; verifiedEmail?: string | undefined },
   issuer: string,
   issuedAt: number,
   lifetimeSeconds: number,
@@ -47,7 +48,7 @@ export const idTokenClaims = (
     amr: grant.amr,
     ...(grant.nonce ? { nonce: grant.nonce } : {}),
     org: grant.organizationId,
-    ...(scopes.has('email') ? { email: user.email } : {}),
+    ...(scopes.has('email') ? { email: user.email, email_verified: emailVerified(user) } : {}),
     ...(scopes.has('profile') ? { name: user.name } : {}),
     jti: randomUUID(),
   };

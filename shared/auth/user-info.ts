@@ -1,4 +1,5 @@
 import { config } from '../config.js';
+import { emailVerified } from '../domain/email-verification.js';
 import { getUser } from '../store/user-repository.js';
 import { verifiedOwnToken } from './own-tokens.js';
 
@@ -29,7 +30,7 @@ export const userInfo = async (
     claims: {
       sub: user.id,
       org: user.organizationId,
-      ...(scopes.has('email') ? { email: user.email } : {}),
+      ...(scopes.has('email') ? { email: user.email, email_verified: emailVerified(user) } : {}),
       ...(scopes.has('profile') ? { name: user.name } : {}),
     },
   };

@@ -138,8 +138,10 @@ export const setPasswordWithLink = async (
         keys.user(link.organizationId, link.userId),
         {
           // Both links go: a password set through one leaves no other way to set it (an old join link).
+          // The link went to the email the user still has (changing it voids the links), so that
+          // email is proven: copied as it is (a path operand).
           update:
-            'SET passwordHash = :hash, credentialsChangedAt = :changed, updatedAt = :now REMOVE invitationDigest, resetDigest',
+            'SET passwordHash = :hash, credentialsChangedAt = :changed, updatedAt = :now, verifiedEmail = email REMOVE invitationDigest, resetDigest',
           condition: '#link = :digest AND #status = :active',
           names: { '#link': LINK_ATTRIBUTE[link.purpose], '#status': 'status' },
           values: {

@@ -203,6 +203,11 @@ export const UserEntity = defineEntity({
       pictureContentType: z.optional(storedString),
       pictureUpdatedAt: z.optional(storedNumber),
       passwordHash: z.optional(storedString),
+      /**
+       * The email the person last proved to hold: an emailed link they used, or an SSO provider
+       * that vouched for it. `email_verified` is whether it is still `email` (emailVerified).
+       */
+      verifiedEmail: z.optional(storedString),
       /** Epoch ms: sessions and refresh tokens of sign-ins before it are void (password reset). */
       credentialsChangedAt: z.optional(storedNumber),
       /** Digests of the live invitation and reset links: a new link voids the previous one. */

@@ -373,6 +373,7 @@ type DirectAttributes = Pick<
   | 'totpLastStep'
   | 'recoveryCodeDigests'
   | 'passwordHash'
+  | 'verifiedEmail'
   | 'pictureContentType'
   | 'pictureUpdatedAt'
 >;

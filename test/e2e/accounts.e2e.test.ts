@@ -122,6 +122,32 @@ describe('invitation', () => {
     });
   });
 
+  it('says email_verified once the person used a link sent to their email, and not after it changes', async () => {
+    const verifiedOf = async (email: string, password = PASSWORD) => {
+      const tokens = await exchanged(rp, await signIn(service, rp, { email, password }));
+      const info = await oidc.fetchUserInfo(rp, tokens.access_token, tokens.claims()?.sub ?? '');
+      return { idToken: tokens.claims()?.email_verified, userinfo: info.email_verified };
+    };
+    // Positive control: a person whose password was not set through a link has proven nothing.
+    const unproven = await signedInPerson();
+    expect(await verifiedOf(unproven.email)).toEqual({ idToken: false, userinfo: false });
+    const person = await createPerson();
+    await choosePassword(await emailedLink(service, person.id, 'JOIN_EMAIL'), PASSWORD);
+    expect(await verifiedOf(person.email)).toEqual({ idToken: true, userinfo: true });
+    // A new email is not proven by the old one's link; a link sent to it proves it.
+    const newEmail = uniqueEmail('moved');
+    const moved = await service.call('PUT', `/idp/users/${person.id}`, {
+      token: service.admin.token,
+      body: { name: 'Pat Person', email: newEmail },
+    });
+    expect(moved.status).toBe(200);
+    expect(await verifiedOf(newEmail)).toEqual({ idToken: false, userinfo: false });
+    await forgotPassword(newEmail);
+    const newPassword = `${PASSWORD} again`;
+    await choosePassword(await emailedLink(service, person.id, 'PASSWORD_RESET_EMAIL'), newPassword);
+    expect(await verifiedOf(newEmail, newPassword)).toEqual({ idToken: true, userinfo: true });
+  });
+
   it('refuses an invitation form posted from another browser, its own binding cookie valid (login CSRF)', async () => {
     // Positive control: an invitation's form, posted from the browser that opened it, sets the password.
     const control = await createPerson();

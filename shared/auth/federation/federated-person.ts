@@ -1,3 +1,4 @@
+import { emailVerified } from '../../domain/email-verification.js';
 import { Conflict } from '../../domain/errors.js';
 import { federatedAuthTime } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
@@ -5,7 +6,12 @@ import { countMetric } from '../../observability/metrics.js';
 import { asOneLine } from '../../schemas/text.js';
 import type { SignInOption } from '../../store/sign-in-providers.js';
 import type { SsoProvider } from '../../store/sso-provider-repository.js';
-import { createFederatedUser, findUserByEmail, type UserRecord } from '../../store/user-repository.js';
+import {
+  createFederatedUser,
+  findUserByEmail,
+  type UserRecord,
+  updateUserAttributes,
+} from '../../store/user-repository.js';
 import type { Person } from '../sign-in-steps.js';
 import type { UpstreamIdentity } from './upstream.js';
 
@@ -95,6 +101,9 @@ export const federatedPerson = async (
   if (user.status !== 'ACTIVE') {
     return { refusal: 'inactive', message: 'This account cannot sign in. Contact your administrator.', user };
   }
+  // The provider vouched for the email (checked above): it is verified from now on, as written here.
+  if (!emailVerified(user))
+    await updateUserAttributes(user.organizationId, user.id, { verifiedEmail: user.email });
   // Trusted for MFA: the upstream's own multi-factor sign-in (RFC 8176 `mfa`) replaces the TOTP step.
   const mfa = provider.trustedForMfa === true && identity.amr.includes('mfa');
   const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);
