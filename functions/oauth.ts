@@ -6,6 +6,8 @@ import {
   authenticateApplication,
   authenticateClient,
   issueClientToken,
+  refuseOtherMethod,
+  refuseOutsideAddresses,
 } from '../shared/auth/client-credentials.js';
 import { introspect } from '../shared/auth/introspection.js';
 import { countIssuedToken, recordEndedMinutes } from '../shared/auth/issued-token-records.js';
@@ -149,18 +151,28 @@ const revokeToken = (event: APIGatewayProxyEventV2) =>
   });
 
 /**
- * RFC 7662: a client with a secret asks whether a token is active. Either way of sending the
- * secret is taken, as for client credentials; a public application has none to prove itself with.
+ * RFC 7662: a client with a secret asks whether a token is active, authenticated as at the token
+ * endpoint (an application by its registered method, an API client from its registered
+ * addresses); a public application has no secret to prove itself with. Refusals are recorded.
  */
 const introspectToken = (event: APIGatewayProxyEventV2) =>
-  answeringOAuthErrors(event, async () => {
-    const form = tokenRequestForm(event);
-    const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
-    const client = await authenticateClient(clientId, clientSecret);
-    const token = form.get('token');
-    if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
-    return introspect(client, token);
-  });
+  answeringOAuthErrors(
+    event,
+    async (authenticated) => {
+      const form = tokenRequestForm(event);
+      const presented = presentedClient(form, event.headers.authorization);
+      if (!presented.clientSecret)
+        throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
+      const client = await authenticateClient(presented.clientId, presented.clientSecret);
+      authenticated(client);
+      refuseOtherMethod(client, presented.method);
+      refuseOutsideAddresses(client, event.requestContext.http.sourceIp);
+      const token = form.get('token');
+      if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
+      return introspect(client, token);
+    },
+    recordTokenRefusal,
+  );
 
 const getUserInfo = async (event: APIGatewayProxyEventV2) => {
   const answer = await userInfo(event.headers.authorization);

@@ -29,7 +29,7 @@ export class AuditDigests extends Construct {
       ],
       readsAudit: true,
     });
-    props.secrets.grantDigestKeyRead(this.writer);
+    props.secrets.grantAccessTokenKeyRead(this.writer);
     new Rule(this, 'Hourly', {
       description: 'IDP audit digests, five minutes after each hour',
       schedule: Schedule.cron({ minute: '5' }),

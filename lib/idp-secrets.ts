@@ -74,8 +74,11 @@ export class IdpSecrets extends Construct {
     this.idTokenSigningKeys.grantRead(fn.lambda);
   }
 
-  /** Read the ES256 key set only: the audit digests are signed and verified with it alone. */
-  grantDigestKeyRead(fn: IdpFunction): void {
+  /**
+   * Read the ES256 key set only: access tokens and audit digests are signed with it alone (the
+   * scim function verifies API clients' tokens; the digests function signs and verifies).
+   */
+  grantAccessTokenKeyRead(fn: IdpFunction): void {
     this.signingKeys.grantRead(fn.lambda);
   }
 

@@ -83,6 +83,8 @@ export class IdpStack extends Stack {
     ) as Record<EndpointGroup, IdpFunction>;
     this.secrets.grantSigningKeys(this.functions.oauth);
     this.secrets.grantSigningKeyRead(this.functions.signin);
+    // SCIM takes an API client's token as well as its own bearer secrets, and verifies it itself.
+    this.secrets.grantAccessTokenKeyRead(this.functions.scim);
     // Only sso writes SSO secrets; only federation reads them.
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.secrets.grantSsoClientSecretRead(this.functions.federation);

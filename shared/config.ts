@@ -88,6 +88,8 @@ const storeSettings = {
   IDP_SECRETS_MANAGER_ENDPOINT: optional(url),
   IDP_DATA_DIR: withDefault(anyText, '.data'),
   IDP_TOKEN_TTL_SECONDS: seconds(3600),
+  /** How long a browser session lasts at most, and an expired ID token is taken as a logout hint. */
+  IDP_SESSION_ABSOLUTE_SECONDS: seconds(12 * 3600),
   IDP_CLIENT_SECRET_GRACE_SECONDS: seconds(24 * 3600),
   IDP_PICTURE_BUCKET: optional(anyText),
   IDP_OUTBOX_FILE: optional(anyText),
@@ -111,7 +113,6 @@ const settings = {
   IDP_REFRESH_SLIDING_SECONDS: seconds(14 * 24 * 3600),
   IDP_REFRESH_ABSOLUTE_SECONDS: seconds(30 * 24 * 3600),
   IDP_SESSION_IDLE_SECONDS: seconds(3600),
-  IDP_SESSION_ABSOLUTE_SECONDS: seconds(12 * 3600),
   IDP_INVITATION_TTL_SECONDS: seconds(7 * 24 * 3600),
   IDP_RESET_TTL_SECONDS: seconds(3600),
   /**
@@ -140,6 +141,11 @@ export interface StoreConfig {
   secretStore: { kind: 'aws'; prefix: string; endpoint?: string } | { kind: 'file'; directory: string };
   dataDirectory: string;
   tokenLifetimeSeconds: number;
+  /**
+   * How long a rotated signing key stays published by default: the longest a token it signed is
+   * taken (an access token's lifetime, or an ID token's as a logout hint: the session's).
+   */
+  signingKeyRetainSeconds: number;
   clientSecretGraceSeconds: number;
   /** S3 bucket of user pictures (deployed); files under the data directory otherwise. */
   pictureBucket: string | undefined;
@@ -215,6 +221,7 @@ const storeConfigOf = (s: Values<typeof storeSettings>): StoreConfig => ({
       : { kind: 'file', directory: `${s.IDP_DATA_DIR}/secrets` },
   dataDirectory: s.IDP_DATA_DIR,
   tokenLifetimeSeconds: s.IDP_TOKEN_TTL_SECONDS,
+  signingKeyRetainSeconds: Math.max(s.IDP_TOKEN_TTL_SECONDS, s.IDP_SESSION_ABSOLUTE_SECONDS),
   clientSecretGraceSeconds: s.IDP_CLIENT_SECRET_GRACE_SECONDS,
   pictureBucket: s.IDP_PICTURE_BUCKET,
   outboxFile: s.IDP_OUTBOX_FILE,

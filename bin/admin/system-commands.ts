@@ -157,7 +157,7 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
     usage: 'signing-keys rotate [--retain-seconds S]',
     options: ['retain-seconds'],
     run: async (options) => {
-      const retainSeconds = integer(options, 'retain-seconds', 0) ?? storeConfig().tokenLifetimeSeconds;
+      const retainSeconds = integer(options, 'retain-seconds', 0) ?? storeConfig().signingKeyRetainSeconds;
       const kids = await rotateSigningKeys(retainSeconds * 1000);
       return {
         json: { kids, previousKeysPublishedForSeconds: retainSeconds },

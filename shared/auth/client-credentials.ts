@@ -160,14 +160,7 @@ export const issueClientToken = async (
       client,
     );
   }
-  if (sourceIp !== undefined && !addressAllowed(client.remoteAddresses, sourceIp)) {
-    throw new OAuthError(
-      400,
-      'unauthorized_client',
-      'The client may not request tokens from this address',
-      client,
-    );
-  }
+  refuseOutsideAddresses(client, sourceIp);
   const access = await accessOf(client, now);
   const scope = grantedScope(requestedScope);
   const token = await signAccessToken(
@@ -208,7 +201,13 @@ export const authenticateApplication = async (
       client,
     );
   }
-  if (client.tokenEndpointAuthMethod !== presented.method) {
+  refuseOtherMethod(client, presented.method);
+  return client;
+};
+
+/** An application authenticates by the method it registered, and no other. */
+export const refuseOtherMethod = (client: ApiClientRecord, method: string): void => {
+  if (client.flowType === 'authorization_code' && client.tokenEndpointAuthMethod !== method) {
     throw new OAuthError(
       401,
       'invalid_client',
@@ -216,5 +215,16 @@ export const authenticateApplication = async (
       client,
     );
   }
-  return client;
+};
+
+/** An API client that registered addresses uses its credentials from those alone. */
+export const refuseOutsideAddresses = (client: ApiClientRecord, sourceIp: string | undefined): void => {
+  if (sourceIp !== undefined && !addressAllowed(client.remoteAddresses, sourceIp)) {
+    throw new OAuthError(
+      400,
+      'unauthorized_client',
+      'The client may not use its credentials from this address',
+      client,
+    );
+  }
 };

@@ -10,14 +10,14 @@ import type { SigningKey } from './signing-keys.js';
  */
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** A token signed with `signingKey`, whose algorithm and id the header names (`header` may add to them). */
+/** A token signed with `signingKey`, whose algorithm the header names (`header` adds to it, or names another key id). */
 export const signJws = (
   signingKey: SigningKey,
   header: Record<string, unknown>,
   payload: Record<string, unknown>,
 ) => {
   const { algorithm, kid, key } = signingKey;
-  const signingInput = `${base64url({ alg: algorithm, kid, ...header })}.${base64url(payload)}`;
+  const signingInput = `${base64url({ kid, ...header, alg: algorithm })}.${base64url(payload)}`;
   const signature =
     algorithm === 'ES256'
       ? sign('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' })

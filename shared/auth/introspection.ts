@@ -14,7 +14,9 @@ type Answer = Record<string, unknown> & { active: boolean };
  * An access token of this service, as a resource server of its organization sees it now: signed
  * by the service, for its API, not expired; its client still registered; its person still ACTIVE
  * with no new password since it was issued. Stricter than the token alone, which lives out its
- * lifetime: that is what introspection is asked for.
+ * lifetime: that is what introspection is asked for. Who may ask (RFC 7662 section 4): an API
+ * client of the organization (a resource server) about any of its tokens; an application about
+ * the tokens issued to it alone, not about other applications' users.
  */
 const accessTokenAnswer = async (caller: ApiClientRecord, token: string): Promise<Answer> => {
   const claims = await verifiedOwnToken(token, { typ: 'at+jwt', audience: config().audience });
@@ -24,6 +26,7 @@ const accessTokenAnswer = async (caller: ApiClientRecord, token: string): Promis
   // A person's token names the application it was issued to (the operator's tooling issues some
   // that name none); a client's token is the client's own.
   const clientId = person ? claims.client_id : claims.sub;
+  if (caller.flowType === 'authorization_code' && clientId !== caller.id) return INACTIVE;
   const [client, user] = await Promise.all([
     typeof clientId === 'string' ? getApiClient(clientId) : undefined,
     person ? getUser(caller.organizationId, claims.sub, true) : undefined,

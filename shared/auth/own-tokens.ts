@@ -31,32 +31,35 @@ const refuse = (reason: string): never => {
   throw new Error(reason);
 };
 
-let verifier:
-  | { jwks: object; issuer: string; verify: (token: string, expectation: OwnTokenExpectation) => JwtPayload }
-  | undefined;
+type Verify = (token: string, expectation: OwnTokenExpectation) => JwtPayload;
+
+/**
+ * Access tokens are ES256 only: they are verified against that ring alone, and a key of another
+ * ring could not stand in. ID tokens (logout's hints) come from either.
+ */
+const ringsOf = (typ: string) => (typ === 'at+jwt' ? (['ES256'] as const) : undefined);
 
 /** One verifier per key set and issuer: it keeps the keys it imported until either changes. */
-const ownVerifier = async () => {
-  const jwks = await verificationJwks();
+const verifiers = new Map<string, { jwks: object; issuer: string; verify: Verify }>();
+
+const ownVerifier = async (typ: string): Promise<Verify> => {
+  const jwks = await verificationJwks(ringsOf(typ));
   const issuer = config().publicOrigin;
-  if (verifier?.jwks !== jwks || verifier.issuer !== issuer) {
-    const created = JwtVerifier.create({ issuer, audience: null });
-    created.cacheJwks(jwks as Parameters<typeof created.cacheJwks>[0]);
-    verifier = {
-      jwks,
-      issuer,
-      verify: (token, { typ, audience, graceSeconds }) =>
-        created.verifySync(token, {
-          audience,
-          graceSeconds: graceSeconds ?? 0,
-          customJwtCheck: ({ header }: { header: JwtHeader }) => {
-            if (header.typ !== typ) refuse('unexpected typ');
-            if (header.crit !== undefined) refuse('crit names an extension this service does not understand');
-          },
-        }),
-    };
-  }
-  return verifier.verify;
+  const known = verifiers.get(typ);
+  if (known?.jwks === jwks && known.issuer === issuer) return known.verify;
+  const created = JwtVerifier.create({ issuer, audience: null });
+  created.cacheJwks(jwks as Parameters<typeof created.cacheJwks>[0]);
+  const verify: Verify = (token, { typ: expected, audience, graceSeconds }) =>
+    created.verifySync(token, {
+      audience,
+      graceSeconds: graceSeconds ?? 0,
+      customJwtCheck: ({ header }: { header: JwtHeader }) => {
+        if (header.typ !== expected) refuse('unexpected typ');
+        if (header.crit !== undefined) refuse('crit names an extension this service does not understand');
+      },
+    });
+  verifiers.set(typ, { jwks, issuer, verify });
+  return verify;
 };
 
 /** The payload of a token of this service meeting `expectation`; undefined for any other. */
@@ -66,7 +69,7 @@ export const verifiedOwnToken = async (
 ): Promise<JwtPayload | undefined> => {
   const parts = token.split('.');
   if (parts.length !== 3 || !parts.every(isStrictBase64url)) return undefined;
-  const verify = await ownVerifier();
+  const verify = await ownVerifier(expectation.typ);
   try {
     return verify(token, expectation);
   } catch {

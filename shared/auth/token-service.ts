@@ -4,6 +4,7 @@ import { config } from '../config.js';
 import type { EffectiveAccess } from '../domain/effective-permissions.js';
 import { signJws } from './compact-jwt.js';
 import { currentSigningKey } from './signing-keys.js';
+import { activeUserAccess } from './user-tokens.js';
 
 /** Scopes the service knows (spec section 5); others are ignored, not refused. */
 export const SUPPORTED_SCOPES = [
@@ -67,4 +68,11 @@ export const signAccessToken = async (
     },
   );
   return { accessToken, expiresIn: lifetimeSeconds };
+};
+
+/** An access token for a user without a sign-in (no application, no ID token): what tests call. */
+export const issueUserToken = async (orgId: string, userId: string, requestedScope?: string) => {
+  const subject = (await activeUserAccess(orgId, userId))?.subject;
+  if (!subject) throw new Error('Only an ACTIVE user of the organization can receive a token');
+  return signAccessToken(subject, grantedScope(requestedScope));
 };

@@ -4,17 +4,7 @@ import { batchGet } from '../store/batch.js';
 import { UserGroupEntity } from '../store/entities.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
 import { resolveAccess } from './grant-resolution.js';
-import { grantedScope, signAccessToken, type TokenSubject } from './token-service.js';
-
-/**
- * What a user may do: its roles, managed roles and policies, plus those of its ACTIVE user
- * groups (`shared/domain/effective-permissions.ts`). Three sequential reads: the user, its groups
- * (one BatchGet), then every role, managed role and policy at once (one BatchGet). Nothing of it
- * is cached, so changes to users and groups need not move the access version; the cached
- * dependency graph is checked against the versions, read beside the user.
- */
-export const userTokenSubject = async (orgId: string, userId: string): Promise<TokenSubject | undefined> =>
-  (await activeUserAccess(orgId, userId))?.subject;
+import type { TokenSubject } from './token-service.js';
 
 /** What a user's grants and groups amount to, whatever its status (two reads: groups, then grants). */
 export const accessOfUser = async (user: UserRecord): Promise<EffectiveAccess> => {
@@ -37,7 +27,14 @@ export const accessOfUser = async (user: UserRecord): Promise<EffectiveAccess> =
   );
 };
 
-/** An ACTIVE user of the organization with what it may do; undefined for any other. */
+/**
+ * An ACTIVE user of the organization with what it may do (its roles, managed roles and policies,
+ * plus those of its ACTIVE user groups: `shared/domain/effective-permissions.ts`); undefined for
+ * any other. Three sequential reads: the user, its groups (one BatchGet), then every role,
+ * managed role and policy at once (one BatchGet). Nothing of it is cached, so changes to users
+ * and groups need not move the access version; the cached dependency graph is checked against
+ * the versions, read beside the user.
+ */
 export const activeUserAccess = async (
   orgId: string,
   userId: string,
@@ -50,14 +47,4 @@ export const activeUserAccess = async (
     user,
     subject: { id: user.id, type: 'user', organizationId: orgId, userType: user.userType, ...access },
   };
-};
-
-/**
- * An access token for a user. Not reachable over HTTP until user sign-in exists; tests and
- * operator tooling call it directly.
- */
-export const issueUserToken = async (orgId: string, userId: string, requestedScope?: string) => {
-  const subject = await userTokenSubject(orgId, userId);
-  if (!subject) throw new Error('Only an ACTIVE user of the organization can receive a token');
-  return signAccessToken(subject, grantedScope(requestedScope));
 };

@@ -2,9 +2,12 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signJws } from '../../shared/auth/compact-jwt.js';
+import { introspect as introspectAt } from '../../shared/auth/introspection.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
+import { getApiClient } from '../../shared/store/api-client-repository.js';
 import { setUserStatus, updateUserAttributes } from '../../shared/store/user-repository.js';
+import { auditTrail } from '../support/audit.js';
 import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
 import {
   type Application,
@@ -143,6 +146,32 @@ describe('token introspection', () => {
     expect(await introspect(refreshToken, appCredentials())).toEqual({ active: false });
   });
 
+  it('answers a sign-in ended by a new password, or by time, as inactive', async () => {
+    const { id, tokens, refreshToken } = await signedIn();
+    const caller = await getApiClient(application.id);
+    if (!caller) throw new Error('the application is registered');
+    // Positive control: now, both stand.
+    expect(await introspectAt(caller, refreshToken)).toMatchObject({ active: true });
+    // Past its sliding lifetime (14 days without use), within the sign-in's 30.
+    const later = Date.now() + 15 * 24 * 3600 * 1000;
+    expect(await introspectAt(caller, refreshToken, later)).toEqual({ active: false });
+    // A new password ends every earlier sign-in (as a reset does), the person still ACTIVE.
+    await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: Date.now() });
+    expect(await introspect(tokens.access_token, resourceServer)).toEqual({ active: false });
+    expect(await introspect(refreshToken, appCredentials())).toEqual({ active: false });
+  });
+
+  it("shows an application its own users' tokens, not another application's", async () => {
+    const { tokens } = await signedIn();
+    const other = await newApplication(service);
+    // Positive control: the application the token was issued to, and a resource server.
+    expect(await introspect(tokens.access_token, appCredentials())).toMatchObject({ active: true });
+    expect(await introspect(tokens.access_token, resourceServer)).toMatchObject({ active: true });
+    expect(await introspect(tokens.access_token, { id: other.id, secret: other.clientSecret })).toEqual({
+      active: false,
+    });
+  });
+
   it("answers a deleted client's token as inactive", async () => {
     const doomed = await service.callerWith(['USER.LIST']);
     expect(await introspect(doomed.token, resourceServer)).toMatchObject({
@@ -179,6 +208,32 @@ describe('token introspection', () => {
       active: false,
     });
     expect(await introspect('not-a-token', resourceServer)).toEqual({ active: false });
+  });
+
+  it('takes an application by its registered method, and an API client from its registered addresses', async () => {
+    const token = await service.token();
+    const since = Date.now();
+    // The application registered client_secret_basic: the same secret in the form is refused.
+    expect((await introspection(token, appCredentials(), 'basic')).status).toBe(200);
+    const posted = await introspection(token, appCredentials(), 'post');
+    expect(posted.status).toBe(401);
+    expect(await posted.json()).toMatchObject({ error: 'invalid_client' });
+    const addresses = async (remoteAddresses: string[]) => {
+      const registered = await service.call<{ id: string; clientSecret: string }>('POST', '/idp/clients', {
+        token: service.admin.token,
+        body: { name: 'Resource server', clientType: 'STANDARD', remoteAddresses },
+      });
+      return { id: registered.body.id, secret: registered.body.clientSecret };
+    };
+    const here = await addresses(['127.0.0.0/8', '::1/128', '::ffff:127.0.0.1']);
+    expect(await introspect(token, here)).toMatchObject({ active: true });
+    const elsewhere = await addresses(['203.0.113.0/24']);
+    const refused = await introspection(token, elsewhere);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'unauthorized_client' });
+    // Each refusal of a client that exists is recorded, as at the token endpoint.
+    const records = await auditTrail(service.organizationId, { action: 'token.refused', since });
+    expect(records.map((record) => record.actor.id).sort()).toEqual([application.id, elsewhere.id].sort());
   });
 
   it('refuses a wrong secret, a public application and a missing token', async () => {

@@ -2,9 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IdpFunction } from '../../lib/idp-function.js';
-import { logicalIdOf, removeProjectTempDir, synthesizeIdp, useProjectTempDir } from './synthesize.js';
+import {
+  logicalIdOf,
+  removeProjectTempDir,
+  statementsOfRole,
+  synthesizeIdp,
+  useProjectTempDir,
+} from './synthesize.js';
 
 /**
  * The deployed functions' bundles: ESM, everything inside (the AWS SDK bundled, not the runtime's
@@ -133,6 +140,31 @@ describe('what the functions run on', () => {
     expect(Object.fromEntries(missing)).toEqual(
       Object.fromEntries(Object.keys(RUNS_ON).map((entry) => [entry, []])),
     );
+  });
+});
+
+describe('what the functions may read', () => {
+  it('lets every function whose code loads a signing key set read that secret, and no other', () => {
+    const template = Template.fromStack(stack);
+    const functions: [string, IdpFunction][] = [...bundled, ['audit-digest', stack.auditDigests.writer]];
+    const { signingKeys, idTokenSigningKeys } = stack.secrets;
+    const readable = (fn: IdpFunction) =>
+      [signingKeys, idTokenSigningKeys].filter((secret) =>
+        statementsOfRole(template, logicalIdOf(fn.role)).some(
+          (statement) =>
+            [statement.Action].flat().includes('secretsmanager:GetSecretValue') &&
+            JSON.stringify(statement.Resource).includes(logicalIdOf(secret)),
+        ),
+      );
+    // Whose code can reach the key sets at all (its source maps), and whose verifies a person's
+    // ID token too (logout's hints: both rings); the rest sign or verify access tokens (ES256).
+    const loadsKeys = (fn: IdpFunction) =>
+      sourcesOf(fn).some((source) => source.endsWith('shared/auth/signing-keys.ts'));
+    const both = new Set(['oauth', 'signin']);
+    for (const [name, fn] of functions) {
+      const wanted = !loadsKeys(fn) ? [] : both.has(name) ? [signingKeys, idTokenSigningKeys] : [signingKeys];
+      expect(readable(fn).map(logicalIdOf), name).toEqual(wanted.map(logicalIdOf));
+    }
   });
 });
 

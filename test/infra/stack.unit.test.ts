@@ -330,7 +330,15 @@ const GRANTS: Record<string, string[]> = {
     's3:GetObject s3:PutObject on pictures bucket/pictures/*/*',
   ],
   users: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
-  scim: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
+  // API clients' tokens are verified by the function itself (SCIM bearer secrets are not JWTs).
+  scim: [
+    LOGS,
+    READS,
+    NO_AUDIT,
+    NO_DIGEST_CHANGES,
+    WRITES,
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
+  ],
   'system-data handler': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   // The only role that reads the table's stream; it writes nothing to the table.
   'audit digests': [
@@ -605,7 +613,7 @@ describe('least privilege per function', () => {
     expect(JSON.stringify(everyStatement)).not.toContain('/index/*');
   });
 
-  it('only the oauth function can read and put the signing keys; the signin function only reads them', () => {
+  it('only the oauth function can read and put the signing keys; signin, scim and the digests only read them', () => {
     const READ = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
     const { signingKeys, idTokenSigningKeys } = stack.secrets;
     for (const secret of [signingKeys, idTokenSigningKeys]) {
@@ -617,17 +625,18 @@ describe('least privilege per function', () => {
           .sort();
       expect(secretActionsOf(stack.functions.oauth)).toEqual([...READ, 'secretsmanager:PutSecretValue']);
       expect(secretActionsOf(stack.functions.signin)).toEqual(READ);
-      const others = FUNCTIONS.filter((group) => group !== 'oauth' && group !== 'signin').map(
+      const others = FUNCTIONS.filter((group) => !['oauth', 'signin', 'scim'].includes(group)).map(
         (group) => stack.functions[group],
       );
-      // The audit digests are signed with the ES256 key, and with nothing else.
-      expect(secretActionsOf(stack.auditDigests.writer)).toEqual(secret === signingKeys ? READ : []);
+      // The audit digests are signed with the ES256 key, and SCIM verifies access tokens with it.
+      for (const fn of [stack.auditDigests.writer, stack.functions.scim])
+        expect(secretActionsOf(fn)).toEqual(secret === signingKeys ? READ : []);
       for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
       // Nothing else in the template points at the secret either (no resource policy, no other role).
       const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
         JSON.stringify(policy).includes(JSON.stringify(secretRef)),
       );
-      expect(referencing).toHaveLength(secret === signingKeys ? 3 : 2);
+      expect(referencing).toHaveLength(secret === signingKeys ? 4 : 2);
     }
   });
 

@@ -104,7 +104,7 @@ describe('the client credentials grant', () => {
     ).toEqual({
       status: 400,
       error: 'unauthorized_client',
-      description: 'The client may not request tokens from this address',
+      description: 'The client may not use its credentials from this address',
     });
     // The address is API Gateway's; without one (a call in process) there is nothing to check.
     expect(await refusal(issueClientToken(client.id, client.clientSecret))).toBe('accepted');

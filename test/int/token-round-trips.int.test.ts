@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
-import { issueUserToken } from '../../shared/auth/user-tokens.js';
+import { issueUserToken } from '../../shared/auth/token-service.js';
 import { MAX_GRANTS_PER_HOLDER } from '../../shared/domain/limits.js';
 import { permissionDependencies, seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { grantTarget } from '../../shared/store/grant-targets.js';

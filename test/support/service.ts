@@ -4,7 +4,7 @@ import { startLocalService } from '../../bin/local/service.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { SIGNING_KEY_SECRETS } from '../../shared/auth/secret-store.js';
 import { newSigningKeySet } from '../../shared/auth/signing-keys.js';
-import { issueUserToken } from '../../shared/auth/user-tokens.js';
+import { issueUserToken } from '../../shared/auth/token-service.js';
 import { IdpClient } from '../../shared/client/index.js';
 import { ALL_PERMISSION_IDS, type PermissionId } from '../../shared/domain/permission-catalogue.js';
 import type { RateLimitSettings } from '../../shared/domain/rate-limit.js';

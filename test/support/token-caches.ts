@@ -1,7 +1,7 @@
 import { decodeJwt, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
-import { issueUserToken } from '../../shared/auth/user-tokens.js';
+import { issueUserToken } from '../../shared/auth/token-service.js';
 import { reloadConfig } from '../../shared/config.js';
 
 /**

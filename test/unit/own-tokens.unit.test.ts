@@ -97,6 +97,12 @@ describe('ID tokens, signed with either ring', () => {
     expect(await verified(signJws(rs256, { typ: 'JWT', kid: es256.kid }, claims()), hint)).toBeUndefined();
     expect(await verified(signJws(es256, { typ: 'JWT', kid: rs256.kid }, claims()), hint)).toBeUndefined();
   });
+
+  it('verifies access tokens against the ES256 keys alone: the RS256 key signs none', async () => {
+    const rs256 = await modules.currentSigningKey('RS256');
+    expect(await verified(await ownToken())).toMatchObject({ sub: 'person' });
+    expect(await verified(signJws(rs256, { typ: 'at+jwt' }, claims()))).toBeUndefined();
+  });
 });
 
 describe('what aws-jwt-verify lets through, refused on top of it', () => {

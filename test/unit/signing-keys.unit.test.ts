@@ -1,7 +1,24 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTempDirs } from '../support/temp-dir.js';
 
 const HOUR = 3_600_000;
+
+/** A key set of one RSA key of `bits`, its JWKs labelled `alg` (2048 and RS256: a good one). */
+const rsaKeySet = (bits: number, alg = 'RS256') => {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+  const kid = `rsa-${bits}`;
+  return JSON.stringify({
+    keys: [
+      {
+        kid,
+        createdAt: 0,
+        privateJwk: { ...privateKey.export({ format: 'jwk' }), kid, alg },
+        publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg, use: 'sig' },
+      },
+    ],
+  });
+};
 const newDataDirectory = useTempDirs('keys');
 
 beforeAll(() => {
@@ -52,7 +69,7 @@ describe('signing key rotation', () => {
 });
 
 describe('a deployment that signed with ES256 alone', () => {
-  it('keeps its key, adds the RS256 ring when publishing, and never creates one to verify', async () => {
+  it('keeps its key, and a function that only verifies sees the RS256 ring within 10 s of its creation', async () => {
     vi.resetModules();
     process.env.IDP_DATA_DIR = newDataDirectory();
     const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
@@ -60,21 +77,42 @@ describe('a deployment that signed with ES256 alone', () => {
     const { newSigningKeySet, publicJwks, verificationJwks } = await import(
       '../../shared/auth/signing-keys.js'
     );
-    const before = JSON.parse(await newSigningKeySet('ES256')) as { keys: { kid: string }[] };
-    await store.put('signing-keys', JSON.stringify(before));
-    const esKid = before.keys[0]?.kid;
-    // A function that only verifies (the signin function may not write the secrets) reads what is there.
-    expect((await verificationJwks()).keys.map((key) => key.kid)).toEqual([esKid]);
+    const kidOf = (keySet: string) => (JSON.parse(keySet) as { keys: { kid: string }[] }).keys[0]?.kid;
+    const esKeys = await newSigningKeySet('ES256');
+    await store.put('signing-keys', esKeys);
+    const kids = async () => (await verificationJwks()).keys.map((key) => key.kid);
+    // A function that may only read the secrets (signin) reads what is there, and creates nothing.
+    expect(await kids()).toEqual([kidOf(esKeys)]);
     expect(await store.get('signing-keys-rs256')).toBeUndefined();
-    // The JWKS (the oauth function) creates the RS256 ring beside the same ES256 key.
-    const published = (await publicJwks()).keys;
-    expect(published.map((key) => [key.kty, key.alg])).toEqual([
-      ['RSA', 'RS256'],
-      ['EC', 'ES256'],
+    // Another instance (the oauth function) creates the RS256 ring: looked for again after 10 s,
+    // not at every request anyone can send.
+    const rsKeys = await newSigningKeySet('RS256');
+    await store.put('signing-keys-rs256', rsKeys);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      expect(await kids()).toEqual([kidOf(esKeys)]);
+      vi.setSystemTime(Date.now() + 10_000);
+      expect(await kids()).toEqual([kidOf(rsKeys), kidOf(esKeys)]);
+    } finally {
+      vi.useRealTimers();
+    }
+    // The JWKS publishes the same keys: nothing new was created over them.
+    expect((await publicJwks()).keys.map((key) => [key.kid, key.kty, key.alg])).toEqual([
+      [kidOf(rsKeys), 'RSA', 'RS256'],
+      [kidOf(esKeys), 'EC', 'ES256'],
     ]);
-    expect(published[1]?.kid).toBe(esKid);
-    // The ring missing a moment ago was not remembered as missing: verification sees it at once.
-    expect((await verificationJwks()).keys).toEqual(published);
+  });
+
+  it('publishes an RS256 ring it creates at once, to verification in the same instance too', async () => {
+    vi.resetModules();
+    process.env.IDP_DATA_DIR = newDataDirectory();
+    const { publicJwks, verificationJwks, currentSigningKey } = await import(
+      '../../shared/auth/signing-keys.js'
+    );
+    await currentSigningKey('ES256');
+    expect((await verificationJwks()).keys.map((key) => key.alg)).toEqual(['ES256']);
+    expect((await publicJwks()).keys.map((key) => key.alg)).toEqual(['RS256', 'ES256']);
+    expect((await verificationJwks()).keys.map((key) => key.alg)).toEqual(['RS256', 'ES256']);
   });
 });
 
@@ -93,6 +131,25 @@ describe('a signing key secret that does not hold a key set', () => {
     await expect(currentSigningKey()).rejects.toThrow(problem);
   });
 
+  it.each([
+    ['an RSA key of 1024 bits', 'signing-keys-rs256', 'RS256', () => rsaKeySet(1024)],
+    [
+      'an RSA key labelled for another algorithm',
+      'signing-keys-rs256',
+      'RS256',
+      () => rsaKeySet(2048, 'RS512'),
+    ],
+  ])('refuses %s, naming the secret', async (_case, secret, algorithm, keySet) => {
+    vi.resetModules();
+    process.env.IDP_DATA_DIR = newDataDirectory();
+    const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
+    const { currentSigningKey } = await import('../../shared/auth/signing-keys.js');
+    await new FileSecretStore(`${process.env.IDP_DATA_DIR}/secrets`).put(secret, keySet());
+    await expect(currentSigningKey(algorithm as 'RS256')).rejects.toThrow(
+      `The secret "${secret}" does not hold a signing key set`,
+    );
+  });
+
   it('refuses keys of the other type in a ring, naming its secret', async () => {
     vi.resetModules();
     process.env.IDP_DATA_DIR = newDataDirectory();
@@ -105,7 +162,7 @@ describe('a signing key secret that does not hold a key set', () => {
     expect((await currentSigningKey('ES256')).algorithm).toBe('ES256');
     await store.put('signing-keys-rs256', es256Keys);
     await expect(currentSigningKey('RS256')).rejects.toThrow(
-      'The secret "signing-keys-rs256" does not hold a signing key set ({"keys": [...]} of RSA keys)',
+      'The secret "signing-keys-rs256" does not hold a signing key set ({"keys": [...]} of RS256 keys)',
     );
   });
 });
