@@ -7,12 +7,12 @@ import { formOf, sessionCsrfHolds } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
 import { accountPage, notSignedInPage } from '../pages/passkey-pages.js';
 import { errorPage } from '../pages/sign-in-pages.js';
-import { PASSKEY_ID } from '../schemas/users.js';
 import type { PasskeyRecord } from '../store/passkey-entities.js';
 import { listPasskeys, removePasskey, renamePasskey } from '../store/passkeys.js';
 import { type Account, accountOf } from './account-session.js';
 import { passkeyNameOf } from './credential-form.js';
 import { enrolPasskey } from './enrolment.js';
+import { PASSKEY_ID } from './rules.js';
 
 /**
  * `/signin/account`: the signed-in person's passkeys: list, add (after a recent sign-in), rename,

@@ -91,3 +91,6 @@ export const accountAddRefusal = (
     return 'To add a passkey, sign in again with two-step verification.';
   return undefined;
 };
+
+/** A passkey's id in the API and on the pages: SHA-256 of its WebAuthn credential id, hex. */
+export const PASSKEY_ID = /^[0-9a-f]{64}$/;

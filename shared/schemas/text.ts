@@ -21,3 +21,6 @@ export const oneLine = (max: number) =>
 /** Free text such as a description: tabs and line breaks, but no other control characters. */
 export const freeText = (max: number) =>
   z.string().check(z.maxLength(max), z.regex(LINES, 'No control characters but tabs and line breaks'));
+
+/** A person's name; also what single sign-on brings (shared/auth/federation/federated-person.ts). */
+export const displayName = oneLine(200);

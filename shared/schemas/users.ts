@@ -1,17 +1,16 @@
-import { MAX_ADDITIONAL_PROPERTY_NAMES, MAX_PASSWORD_LENGTH } from '../domain/limits.js';
+import { MAX_ADDITIONAL_PROPERTY_NAMES } from '../domain/limits.js';
 import { decodeSearchCursor, searchCriterionOf, USER_SEARCH_BY } from '../domain/user-search.js';
+import { PASSKEY_ID } from '../passkeys/rules.js';
 import * as z from '../zod.js';
 import { epochMillis, identifier, MAX_PAGE_SIZE, pagingQuery, storableNumber } from './common.js';
 import { grantedIds } from './grants.js';
-import { freeText, NO_CONTROL_CHARACTERS, ONE_LINE, oneLine } from './text.js';
+import { displayName, freeText, NO_CONTROL_CHARACTERS, ONE_LINE, oneLine } from './text.js';
 
 export const userStatus = z.enum(['ACTIVE', 'INACTIVE']);
 export type UserStatus = z.infer<typeof userStatus>;
 export const userType = z.enum(['STANDARD', 'RESTRICTED']);
 
 const email = z.email().check(z.maxLength(254));
-/** A person's name; also what single sign-on brings (shared/auth/federation/federated-person.ts). */
-export const displayName = oneLine(200);
 
 export const user = z.withMeta(
   z.strictObject({
@@ -37,17 +36,6 @@ export const newUserRequest = z.withMeta(z.strictObject({ email, name: displayNa
 export const updateUserRequest = z.withMeta(z.strictObject({ name: displayName, email: z.optional(email) }), {
   id: 'UpdateUserRequest',
 });
-
-const password = z.withMeta(z.string().check(z.maxLength(MAX_PASSWORD_LENGTH)), { format: 'password' });
-
-export const changePasswordRequest = z.withMeta(
-  z.strictObject({
-    currentPassword: password.check(z.minLength(1)),
-    newPassword: password,
-    confirmPassword: password,
-  }),
-  { id: 'ChangePasswordRequest' },
-);
 
 export const changeStatusRequest = z.withMeta(z.strictObject({ userStatus }), { id: 'ChangeStatusRequest' });
 
@@ -144,7 +132,6 @@ export const searchUsersQuery = searchFields.check(
  * A passkey's id: hex, so that it is an identifier wherever ids go (audit record targets, paths),
  * which a base64url digest starting with `-` or `_` is not.
  */
-export const PASSKEY_ID = /^[0-9a-f]{64}$/;
 
 /** A passkey as the management API shows it (docs/passkeys.md): never its public key. */
 export const passkey = z.withMeta(
@@ -173,10 +160,6 @@ export const userPasskeyPath = z.strictObject({
 });
 
 export const userPath = z.strictObject({ id: identifier });
-/** `v` changes with every upload, so caches never serve an old picture under the same URL. */
-export const pictureQuery = z.strictObject({
-  v: z.optional(z.string().check(z.maxLength(20), z.regex(/^\d+$/))),
-});
 export const userTypePath = z.strictObject({
   id: identifier,
   type: z.pipe(

@@ -1,4 +1,4 @@
-import { displayName as displayNameSchema } from '../schemas/users.js';
+import { displayName as displayNameSchema } from '../schemas/text.js';
 import * as z from '../zod.js';
 import { invalidValue } from './errors.js';
 import { SCIM_SCHEMAS } from './schema-ids.js';

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   accountAddRefusal,
   amrOfPasskey,
+  PASSKEY_ID,
   RECENT_SIGN_IN_MILLIS,
   shouldOfferPasskey,
   signCountVerdict,
   userHandleRefusal,
 } from '../../shared/passkeys/rules.js';
 import { identifier } from '../../shared/schemas/common.js';
-import { PASSKEY_ID } from '../../shared/schemas/users.js';
 import { credentialKeyOf } from '../../shared/store/passkeys.js';
 
 describe('amrOfPasskey', () => {

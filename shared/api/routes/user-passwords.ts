@@ -1,4 +1,4 @@
-import { changePasswordRequest } from '../../schemas/users.js';
+import { changePasswordRequest } from '../../schemas/passwords.js';
 import { noContent, routeGroup } from '../route-definition.js';
 
 /**

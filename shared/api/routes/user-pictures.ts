@@ -1,4 +1,4 @@
-import { pictureQuery } from '../../schemas/users.js';
+import { pictureQuery } from '../../schemas/pictures.js';
 import { noContent, routeGroup } from '../route-definition.js';
 
 export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
