@@ -29,6 +29,7 @@ import {
   useSession,
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
+import { idTokenHint } from './id-token-hints.js';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import {
   attemptedEmailActor,
@@ -73,16 +74,31 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchPara
   }
   const { request } = outcome;
   const secure = secureCookies();
-  const [session, target] = await Promise.all([
+  const [session, target, hint] = await Promise.all([
     request.prompt === 'login'
       ? undefined
       : useSession(readCookie(event.cookies, 'session', secure), config().signIn.sessionIdleSeconds),
     signInTarget(request.organizationId, request.clientId),
+    outcome.idTokenHint ? idTokenHint(outcome.idTokenHint) : undefined,
   ]);
-  // A session signs in to its own organization only, and only if recent enough for max_age.
+  const back = (error: string, description: string) =>
+    seeOther(
+      redirectBack(
+        request.redirectUri,
+        { error, error_description: description, state: request.state },
+        config().publicOrigin,
+      ),
+    );
+  if (outcome.idTokenHint && hint?.organizationId !== request.organizationId) {
+    return back('invalid_request', 'id_token_hint is not an ID token this organization issued');
+  }
+  // A session signs in to its own organization only, only if recent enough for max_age, and only
+  // as the person an ID token hint names (OpenID Connect Core 3.1.2.1): an application renewing a
+  // sign-in silently never gets someone else who signed in to this browser since.
   if (
     session?.organizationId === request.organizationId &&
-    sessionRecentEnough(request, session.authTime, Date.now())
+    sessionRecentEnough(request, session.authTime, Date.now()) &&
+    (hint === undefined || hint.userId === session.userId)
   ) {
     const user = await getUser(session.organizationId, session.userId, true);
     if (signInStillStands(user, session.authTime)) {
@@ -90,12 +106,9 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchPara
     }
   }
   if (request.prompt === 'none') {
-    return seeOther(
-      redirectBack(
-        request.redirectUri,
-        { error: 'login_required', error_description: 'The person is not signed in', state: request.state },
-        config().publicOrigin,
-      ),
+    return back(
+      'login_required',
+      hint ? 'The person the ID token hint names is not signed in' : 'The person is not signed in',
     );
   }
   const binding = browserBinding(event);

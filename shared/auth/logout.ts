@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { config } from '../config.js';
 import { hintMatchesSession, type IdTokenHint } from '../domain/logout-hint.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
@@ -10,10 +9,9 @@ import { confirmSignOutPage, errorPage, signedOutPage } from '../pages/sign-in-p
 import { getApiClient } from '../store/api-client-repository.js';
 import { getOrganization } from '../store/organization-repository.js';
 import { endSession, liveSession } from '../store/sign-in-state.js';
-import { verifiedOwnToken } from './own-tokens.js';
+import { idTokenHint } from './id-token-hints.js';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from './sign-in-audit.js';
 import type { Page } from './sign-in-steps.js';
-import { CLIENT_ID } from './token-request.js';
 
 /**
  * OpenID Connect RP-Initiated Logout 1.0. An ID token hint of this browser's session (its person
@@ -22,28 +20,6 @@ import { CLIENT_ID } from './token-request.js';
  * only that form's POST signs out. The browser goes back to a post-logout redirect URI only when
  * a valid hint names the application that registered it.
  */
-
-/**
- * An ID token of this service. Expired is fine (section 2: the OP SHOULD accept it), up to the
- * longest a session lives: no older one can belong to a live session, and no key signing it is
- * kept much longer anyway.
- */
-const idTokenHint = async (token: string): Promise<IdTokenHint | undefined> => {
-  const claims = await verifiedOwnToken(token, {
-    typ: 'JWT',
-    audience: null,
-    graceSeconds: config().signIn.sessionAbsoluteSeconds,
-  });
-  const { aud, org, sub, auth_time: authTime } = claims ?? {};
-  // `aud` is the application's client_id (OpenID Connect Core 2).
-  return typeof aud === 'string' &&
-    CLIENT_ID.test(aud) &&
-    typeof org === 'string' &&
-    typeof sub === 'string' &&
-    typeof authTime === 'number'
-    ? { clientId: aud, organizationId: org, userId: sub, authTime }
-    : undefined;
-};
 
 /** The parameters of a logout request this endpoint reads (and its confirmation form carries). */
 const PARAMETERS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;

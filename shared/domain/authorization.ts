@@ -42,8 +42,11 @@ export type AuthorizationOutcome =
   | { kind: 'error-page'; message: string }
   /** Verified client and redirect URI: the error goes back to the application. */
   | { kind: 'error-redirect'; redirectUri: string; state?: string; error: string; description: string }
-  /** `loginHint`: what the sign-in form's email field starts with (not kept with the request). */
-  | { kind: 'valid'; request: AuthorizationRequest; loginHint?: string };
+  /**
+   * `loginHint`: what the sign-in form's email field starts with; `idTokenHint`: the ID token
+   * naming who the application expects to be signed in (neither kept with the request).
+   */
+  | { kind: 'valid'; request: AuthorizationRequest; loginHint?: string; idTokenHint?: string };
 
 /** OpenID Connect Core 3.1.2.1's `prompt` values, all taken (discovery's `prompt_values_supported`). */
 export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'] as const;
@@ -145,6 +148,7 @@ export const checkAuthorizationRequest = (
     'prompt',
     'max_age',
     'response_mode',
+    'id_token_hint',
   ]) {
     if (repeated(query, name)) return back('invalid_request', `The parameter ${name} is repeated`);
   }
@@ -181,9 +185,11 @@ export const checkAuthorizationRequest = (
   }
   const nonce = single(query, 'nonce');
   const loginHint = loginHintOf(query);
+  const idTokenHint = single(query, 'id_token_hint');
   return {
     kind: 'valid',
     ...(loginHint ? { loginHint } : {}),
+    ...(idTokenHint ? { idTokenHint } : {}),
     request: {
       clientId: client.id,
       organizationId: client.organizationId,

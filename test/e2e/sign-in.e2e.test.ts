@@ -655,6 +655,29 @@ describe('sessions and logout', () => {
   const confirm = (browser: BrowserSession, fields: Record<string, string>) =>
     browser.submit(`${service.baseUrl}/oauth2/logout`, fields);
 
+  it('reuses the session only as the person an id_token_hint names, and refuses a hint not ours', async () => {
+    const configuration = await confidentialParty();
+    const first = await signIn(configuration);
+    const hint = (await exchange(configuration, first)).id_token as string;
+    const silently = (extra: Record<string, string>) =>
+      signIn(configuration, { browser: first.browser, extra: { prompt: 'none', ...extra } });
+    // Positive control: the hint names the session's person, so a code comes at once.
+    expect((await silently({ id_token_hint: hint })).location?.searchParams.get('code')).toBeTruthy();
+    // Someone else signs in on this browser; the application then renews silently with its hint.
+    const switched = await signIn(configuration, {
+      browser: first.browser,
+      email: other.email,
+      extra: { prompt: 'login' },
+    });
+    expect((await exchange(configuration, switched)).claims()?.sub).toBe(other.id);
+    expect((await silently({})).location?.searchParams.get('code')).toBeTruthy();
+    const renewed = await silently({ id_token_hint: hint });
+    expect(renewed.location?.searchParams.get('error')).toBe('login_required');
+    expect(renewed.location?.searchParams.get('code')).toBeNull();
+    const forged = await silently({ id_token_hint: `${hint.slice(0, -4)}AAAA` });
+    expect(forged.location?.searchParams.get('error')).toBe('invalid_request');
+  });
+
   it('answers prompt=consent from the session, and prompt=select_account with the sign-in page', async () => {
     const configuration = await confidentialParty();
     expect(configuration.serverMetadata().prompt_values_supported).toEqual([

@@ -172,6 +172,12 @@ describe('an authorization request', () => {
     },
   );
 
+  it('hands id_token_hint to the endpoint, which checks it, and never keeps it with the request', () => {
+    const hinted = check({ id_token_hint: 'a.b.c' });
+    expect(hinted).toMatchObject({ kind: 'valid', idTokenHint: 'a.b.c' });
+    expect(hinted).not.toHaveProperty('request.idTokenHint');
+  });
+
   it('takes prompt=consent (OpenID Connect Core 11, with offline_access) as asking nothing more', () => {
     const asked = check({ prompt: 'consent', scope: 'openid offline_access' });
     expect(asked).toMatchObject({ kind: 'valid', request: { scope: 'openid offline_access' } });
@@ -225,8 +231,15 @@ describe('an authorization request', () => {
       'code_challenge_method',
       'prompt',
       'max_age',
+      'id_token_hint',
     ])('when %s is repeated (with the state, unless that is what is repeated)', (name) => {
-      const first = { state: 'st', nonce: 'n', prompt: 'none', max_age: '1' } as Record<string, string>;
+      const first = {
+        state: 'st',
+        nonce: 'n',
+        prompt: 'none',
+        max_age: '1',
+        id_token_hint: 'a.b.c',
+      } as Record<string, string>;
       const outcome = check(first, [
         [name, (first[name] ?? (VALID as Record<string, string>)[name]) as string],
       ]);
