@@ -9,6 +9,7 @@ import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { nextPageLink } from '../shared/http/next-page-link.js';
 import {
   type ApiClientRecord,
+  changeApiClient,
   createApiClient,
   deleteApiClient,
   getApiClient,
@@ -35,7 +36,23 @@ const presentClient = (client: ApiClientRecord, archived: ArchivedIds = NO_ARCHI
   lastModifiedDate: client.lastModifiedDate,
 });
 
-/** API clients (spec 4.5 and, beyond it, registration, rotation, deletion). */
+/** Everything a client registered but its secret (APIClientDetails). */
+const presentDetails = (client: ApiClientRecord, archived: ArchivedIds) => {
+  const { clientSecret: _secret, ...shown } = presentClient(client, archived);
+  return {
+    ...shown,
+    flowType: client.flowType,
+    redirectUris: client.redirectUris,
+    postLogoutRedirectUris: client.postLogoutRedirectUris,
+    ...(client.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: client.tokenEndpointAuthMethod } : {}),
+    ...(client.flowType === 'authorization_code'
+      ? { idTokenSignedResponseAlg: idTokenSigningAlgorithm(client) }
+      : {}),
+    remoteAddresses: client.remoteAddresses,
+  };
+};
+
+/** API clients (spec 4.5 and, beyond it, registration, changes, rotation, deletion). */
 const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   listApiClients: async ({ query }, { principal }) => {
     const [{ clients, hasMore }, archived] = await Promise.all([
@@ -62,22 +79,17 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
       archivedIds(principal.organizationId),
     ]);
     if (client?.organizationId !== principal.organizationId) throw new NotFound('API client', path.id);
-    const { clientSecret: _secret, ...shown } = presentClient(client, archived);
-    return {
-      body: {
-        ...shown,
-        flowType: client.flowType,
-        redirectUris: client.redirectUris,
-        postLogoutRedirectUris: client.postLogoutRedirectUris,
-        ...(client.tokenEndpointAuthMethod
-          ? { tokenEndpointAuthMethod: client.tokenEndpointAuthMethod }
-          : {}),
-        ...(client.flowType === 'authorization_code'
-          ? { idTokenSignedResponseAlg: idTokenSigningAlgorithm(client) }
-          : {}),
-        remoteAddresses: client.remoteAddresses,
-      },
-    };
+    return { body: presentDetails(client, archived) };
+  },
+
+  updateApiClient: async ({ path, body }, { principal }) => {
+    // Where a client's sign-ins go is the client's: the caller must be able to give what it holds.
+    await clientWithinCaller(principal, path.id, 'Changing this client');
+    const [client, archived] = await Promise.all([
+      changeApiClient(principal.organizationId, path.id, body, principal.id),
+      archivedIds(principal.organizationId),
+    ]);
+    return { body: presentDetails(client, archived) };
   },
 
   createApiClient: async ({ body }, { principal }) => {

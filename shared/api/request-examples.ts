@@ -28,6 +28,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   DefaultRoleRequest: { roleId: ROLE_ID },
   PolicyRequest: { name: 'Only their own region' },
   CreateAPIClientRequest: { name: 'Billing service', clientType: 'STANDARD', roles: [ROLE_ID] },
+  UpdateAPIClientRequest: { name: 'Billing service (EU)', remoteAddresses: ['203.0.113.0/24'] },
   UpdateSSOProviderRequest: {
     clientSecret: 'the-new-secret-from-the-provider',
     clientSecretExpirationDate: 1798761600000,

@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'policy.updated',
   'policy.archived',
   'client.created',
+  'client.updated',
   'client.secret.rotated',
   'client.deleted',
   'sso.provider.created',

@@ -126,6 +126,32 @@ export const createApiClientRequest = z.withMeta(
   { id: 'CreateAPIClientRequest' },
 );
 
+/**
+ * What may change after registration (extension): the name, where an application's browsers go,
+ * what its ID tokens are signed with, where an API client's credentials may be used from. Its
+ * type, flow, roles, policies and authentication method stay as registered. Each field left out
+ * keeps its value; at least one is given.
+ */
+export const updateApiClientRequest = z.withMeta(
+  z
+    .strictObject({
+      name: z.optional(clientName),
+      redirectUris: z.optional(redirectUris),
+      postLogoutRedirectUris: z.optional(redirectUris),
+      idTokenSignedResponseAlg: z.optional(idTokenSignedResponseAlg),
+      remoteAddresses: z.optional(remoteAddresses),
+    })
+    .check(
+      z.refine(
+        (request: Record<string, unknown>) => Object.values(request).some((value) => value !== undefined),
+        {
+          message: 'Give at least one field to change',
+        },
+      ),
+    ),
+  { id: 'UpdateAPIClientRequest' },
+);
+
 /** One client with every registered field but its secret (extension). */
 export const apiClientDetails = z.withMeta(
   z.strictObject({

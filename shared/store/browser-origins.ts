@@ -19,6 +19,23 @@ export const browserOriginWrites = (client: { id: string; redirectUris: readonly
 export const browserOriginRemovals = (client: { id: string; redirectUris: readonly string[] }): Write[] =>
   originsOf(client).map((origin) => remove(keys.browserOrigin(origin, client.id)));
 
+/** What a change of an application's redirect URIs changes of its origins: only those that come or go. */
+export const browserOriginChanges = (
+  clientId: string,
+  before: readonly string[],
+  after: readonly string[],
+): Write[] => {
+  const [was, is] = [originsOf({ redirectUris: before }), originsOf({ redirectUris: after })];
+  return [
+    ...was
+      .filter((origin) => !is.includes(origin))
+      .map((origin) => remove(keys.browserOrigin(origin, clientId))),
+    ...is
+      .filter((origin) => !was.includes(origin))
+      .map((origin) => put({ ...keys.browserOrigin(origin, clientId), clientId })),
+  ];
+};
+
 /** Whether some live application redirects to this origin (one Query of at most one item). */
 export const isRegisteredOrigin = async (origin: string): Promise<boolean> => {
   const { pk } = keys.browserOrigin(origin, '');

@@ -185,7 +185,7 @@ describe('API clients', () => {
     ).toBe(201);
   });
 
-  it('replaces the secret of, or deletes, only a client holding nothing the caller lacks', async () => {
+  it('replaces the secret of, changes or deletes only a client holding nothing the caller lacks', async () => {
     const powerful = await service.callerWith(['AUDIT.READ'], { organization: org.orgId });
     const plain = await service.callerWith([], { organization: org.orgId });
     const writer = await caller(['API_CLIENTS.WRITE']);
@@ -194,6 +194,12 @@ describe('API clients', () => {
     const powerfulId = clientIdOf(powerful.token);
     expectBeyond(await writer.call('POST', `/idp/clients/${powerfulId}/rotateSecret`), 'AUDIT.READ');
     expectBeyond(await writer.call('DELETE', `/idp/clients/${powerfulId}`), 'AUDIT.READ');
+    // Changing where its credentials may be used from is the client's too.
+    const narrowed = { remoteAddresses: ['203.0.113.0/24'] };
+    expectBeyond(await writer.call('PATCH', `/idp/clients/${powerfulId}`, narrowed), 'AUDIT.READ');
+    expect((await writer.call('PATCH', `/idp/clients/${clientIdOf(plain.token)}`, narrowed)).status).toBe(
+      200,
+    );
     // The powerful client still authenticates with its secret.
     expect((await service.requestToken(powerfulId, powerful.clientSecret)).status).toBe(200);
     expect((await writer.call('POST', `/idp/clients/${clientIdOf(plain.token)}/rotateSecret`)).status).toBe(

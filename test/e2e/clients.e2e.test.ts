@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { reloadConfig } from '../../shared/config.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import { isRegisteredOrigin } from '../../shared/store/browser-origins.js';
 import type { ApiClient, ApiClientName, ApiError, ApiResponse, ClientCaller } from '../support/service.js';
 import {
   createTestOrganization,
@@ -480,5 +481,134 @@ describe('audit records of API clients', () => {
       expect(secret.length).toBeGreaterThanOrEqual(32);
       expect(stored).not.toContain(secret);
     }
+  });
+});
+
+describe('PATCH /clients/{id}', () => {
+  const change = (token: string, id: string, body: unknown) =>
+    service.call<Record<string, unknown> & ApiError>('PATCH', `/idp/clients/${id}`, { token, body });
+  const details = async (token: string, id: string) =>
+    (await service.call<Record<string, unknown>>('GET', `/idp/clients/${id}`, { token })).body;
+  const preflightFrom = (origin: string) =>
+    fetch(`${service.baseUrl}/oauth2/token`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST' },
+    });
+  const authorizeTo = (clientId: string, redirectUri: string) =>
+    fetch(
+      `${service.baseUrl}/oauth2/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      })}`,
+      { redirect: 'manual' },
+    );
+
+  it("changes an application's name, redirect URIs and ID token algorithm, keeps the rest, and records it", async () => {
+    const org = await newOrganization();
+    const app = await newClient(org.token, {
+      name: 'before',
+      flowType: 'authorization_code',
+      redirectUris: ['https://old.example/cb'],
+      postLogoutRedirectUris: ['https://old.example/bye'],
+    });
+    expect((await preflightFrom('https://old.example')).status).toBe(204);
+    const changed = await change(org.token, app.id, {
+      name: 'after',
+      redirectUris: ['https://new.example/cb'],
+      idTokenSignedResponseAlg: 'ES256',
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({
+      id: app.id,
+      name: 'after',
+      flowType: 'authorization_code',
+      redirectUris: ['https://new.example/cb'],
+      postLogoutRedirectUris: ['https://old.example/bye'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      idTokenSignedResponseAlg: 'ES256',
+      roles: app.roles,
+      lastModifiedBy: org.principalId,
+    });
+    expect(changed.body).not.toHaveProperty('clientSecret');
+    expect(await details(org.token, app.id)).toEqual(changed.body);
+    // Its browsers go to the new origin only: the authorization endpoint and CORS follow.
+    expect((await authorizeTo(app.id, 'https://new.example/cb')).status).toBe(200);
+    expect((await authorizeTo(app.id, 'https://old.example/cb')).status).toBe(400);
+    // CORS: the new origin at once; the old one is gone from the table (an instance trusts what it
+    // read about an origin for 30 s).
+    expect((await preflightFrom('https://new.example')).status).toBe(204);
+    expect(await isRegisteredOrigin('https://old.example')).toBe(false);
+    // Recorded, and the secret never in the record.
+    const stored = await storedAuditText(org.orgId);
+    expect(stored).toContain('client.updated');
+    expect(stored).not.toContain(app.clientSecret);
+  });
+
+  it("changes an API client's addresses: its credentials stop working elsewhere at once", async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'addressed' });
+    expect((await service.requestToken(client.id, client.clientSecret)).status).toBe(200);
+    const changed = await change(org.token, client.id, { remoteAddresses: ['203.0.113.0/24'] });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ remoteAddresses: ['203.0.113.0/24'] });
+    const refused = await service.requestToken(client.id, client.clientSecret);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'unauthorized_client' });
+  });
+
+  it('refuses a field of the other kind of client, no redirect URI, nothing to change and what stays as registered', async () => {
+    const org = await newOrganization();
+    const client = await newClient(org.token, { name: 'api' });
+    const app = await newClient(org.token, {
+      name: 'app',
+      flowType: 'authorization_code',
+      redirectUris: ['https://app.example/cb'],
+    });
+    const [clientBefore, appBefore] = [await details(org.token, client.id), await details(org.token, app.id)];
+    // Positive control: a change each may make.
+    expect((await change(org.token, client.id, { name: 'api' })).status).toBe(200);
+    expect((await change(org.token, app.id, { name: 'app' })).status).toBe(200);
+    for (const [id, body, field] of [
+      [client.id, { redirectUris: ['https://x.example/cb'] }, 'redirectUris'],
+      [client.id, { idTokenSignedResponseAlg: 'RS256' }, 'idTokenSignedResponseAlg'],
+      [app.id, { remoteAddresses: ['10.0.0.0/8'] }, 'remoteAddresses'],
+      [app.id, { redirectUris: [] }, 'redirectUris'],
+    ] as const) {
+      const refused = await change(org.token, id, body);
+      expectStatus(refused, 400, 'Bad Request');
+      expect(JSON.stringify(refused.body)).toContain(field);
+    }
+    for (const body of [
+      {},
+      { roles: [] },
+      { clientType: 'RESTRICTED' },
+      { redirectUris: ['http://app.example/cb'] },
+    ]) {
+      expectStatus(await change(org.token, app.id, body), 400, 'Bad Request');
+    }
+    expect(await details(org.token, client.id)).toMatchObject({
+      ...clientBefore,
+      lastModifiedDate: expect.any(Number),
+    });
+    expect(await details(org.token, app.id)).toMatchObject({
+      ...appBefore,
+      lastModifiedDate: expect.any(Number),
+    });
+  });
+
+  it("answers 404 for another organization's client and 403 without API_CLIENTS.WRITE, changing nothing", async () => {
+    const org = await newOrganization();
+    const other = await newOrganization();
+    const client = await newClient(org.token, { name: 'kept' });
+    expectStatus(await change(other.token, client.id, { name: 'taken' }), 404, 'Not Found');
+    const caller = await service.callerWith(permissionsWithout('API_CLIENTS.WRITE'), {
+      organization: org.orgId,
+    });
+    expectStatus(await change(caller.token, client.id, { name: 'taken' }), 403, 'Forbidden');
+    expect(await details(org.token, client.id)).toMatchObject({ name: 'kept' });
   });
 });

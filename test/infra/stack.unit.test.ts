@@ -147,6 +147,7 @@ const ROUTE_TABLE = [
   'GET /signin/sso federation NONE',
   'GET /signin/sso/callback/{clientId} federation NONE',
   'OPTIONS /{proxy+} cors NONE',
+  'PATCH /idp/clients/{id} clients JWT',
   'PATCH /idp/userGroups/{id} user-groups JWT',
   'PATCH /scim/v2/Groups/{id} scim NONE',
   'PATCH /scim/v2/Me scim NONE',

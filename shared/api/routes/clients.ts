@@ -1,4 +1,10 @@
-import { apiClient, apiClientDetails, apiClientName, createApiClientRequest } from '../../schemas/clients.js';
+import {
+  apiClient,
+  apiClientDetails,
+  apiClientName,
+  createApiClientRequest,
+  updateApiClientRequest,
+} from '../../schemas/clients.js';
 import { noContent, ok, pagedListing, routeGroup } from '../route-definition.js';
 
 /** API clients (spec 4.5; registration, rotation and deletion beyond it). */
@@ -42,6 +48,17 @@ export const clientsRoutes = routeGroup('clients')({
       secretField: 'clientSecret',
     },
     audit: ['client.created'],
+    extension: true,
+  },
+  updateApiClient: {
+    route: 'PATCH /idp/clients/{id}',
+    summary: "Change an API client's or application's name, redirect URIs, ID token algorithm or addresses",
+    description:
+      'Changes what is given and keeps the rest: `name`; for an application `redirectUris` (at least one), `postLogoutRedirectUris` and `idTokenSignedResponseAlg`; for an API client `remoteAddresses`. Its type, flow, roles, policies, authentication method and secret stay (400 for a field of the other kind of client). Answers the client as `GET /idp/clients/{id}` does. A client of another organization is 404; one holding more than the caller may give is 403.',
+    permissions: ['API_CLIENTS.WRITE'],
+    request: { body: updateApiClientRequest },
+    response: ok('The client as changed', apiClientDetails),
+    audit: ['client.updated'],
     extension: true,
   },
   rotateApiClientSecret: {

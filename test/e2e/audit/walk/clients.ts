@@ -18,6 +18,12 @@ export const CLIENTS_CALLS: WalkCalls = {
     body: () => ({ name: 'Walk Client', clientType: 'STANDARD', roles: [], policies: [] }),
     target: (_made, answer) => idFromLocation(answer),
   }),
+  updateApiClient: walkCall({
+    prepare: withClient,
+    path: ({ clientId }) => `/idp/clients/${clientId}`,
+    body: () => ({ name: 'Walk Client, renamed' }),
+    target: ({ clientId }) => clientId,
+  }),
   rotateApiClientSecret: walkCall({
     prepare: withClient,
     path: ({ clientId }) => `/idp/clients/${clientId}/rotateSecret`,
