@@ -14,11 +14,11 @@ import { countMetric } from '../observability/metrics.js';
 import { readCookie } from '../pages/cookies.js';
 import { browserBinding, formOf, secureCookies } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
-import { errorPage, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
+import { errorPage, offered, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
 import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
-import { providerForEmail, type SignInOption, signInOptions } from '../store/sign-in-providers.js';
+import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
 import {
   type CredentialCheck,
   clearSignInFailures,
@@ -124,12 +124,6 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchPara
     cookies: binding.cookies,
   });
 };
-
-/** What the sign-in page says about SSO providers: a link for each, and whether emails route. */
-export const offered = (options: readonly SignInOption[]) => ({
-  providers: options,
-  routesByEmail: options.some((option) => option.emailDomains.length > 0),
-});
 
 const WRONG_CREDENTIALS = 'The email or password is not right.';
 

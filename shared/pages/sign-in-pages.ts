@@ -29,6 +29,12 @@ export interface SignInProvider {
 }
 
 /** One GET form: each provider's button sends `provider` with the pending request. */
+/** What the sign-in page says about SSO providers: a link for each, and whether emails route. */
+export const offered = (options: readonly (SignInProvider & { emailDomains: readonly string[] })[]) => ({
+  providers: options,
+  routesByEmail: options.some((option) => option.emailDomains.length > 0),
+});
+
 const providerButtons = (requestId: string, providers: readonly SignInProvider[]) =>
   providers.length
     ? html`<p class="links note">or</p>

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { offered } from '../auth/browser-sign-in.js';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from '../auth/sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from '../auth/sign-in-requests.js';
 import { continueSignIn, EXPIRED, type Page } from '../auth/sign-in-steps.js';
@@ -7,7 +6,13 @@ import { continueSignIn, EXPIRED, type Page } from '../auth/sign-in-steps.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { formOf } from '../pages/forms.js';
-import { errorPage, signInPage, tooManyAttemptsPage, totpChallengePage } from '../pages/sign-in-pages.js';
+import {
+  errorPage,
+  offered,
+  signInPage,
+  tooManyAttemptsPage,
+  totpChallengePage,
+} from '../pages/sign-in-pages.js';
 import { takeChallenge } from '../store/passkey-challenges.js';
 import { PasskeyEntity, type PasskeyRecord } from '../store/passkey-entities.js';
 import { credentialKeyOf, flagPasskey, passkeyOwner, recordPasskeyUse } from '../store/passkeys.js';
