@@ -3,13 +3,19 @@ import { storeConfig } from '../../shared/config.js';
 import { refuseStandardClientPolicies } from '../../shared/domain/api-client-rules.js';
 import { NotFound, PreconditionFailed } from '../../shared/domain/errors.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '../../shared/domain/rate-limit.js';
-import { createApiClientRequest, MAX_CLIENT_GRANTS } from '../../shared/schemas/clients.js';
+import {
+  createApiClientRequest,
+  MAX_CLIENT_GRANTS,
+  updateApiClientRequest,
+} from '../../shared/schemas/clients.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { organizationName } from '../../shared/schemas/organization.js';
 import {
+  changeApiClient,
   createApiClient,
   deleteApiClient,
   getApiClient,
+  idTokenSigningAlgorithm,
   rotateClientSecret,
 } from '../../shared/store/api-client-repository.js';
 import {
@@ -20,6 +26,7 @@ import {
 } from '../../shared/store/organization-repository.js';
 import { requirePolicy } from '../../shared/store/policy-repository.js';
 import { requireRole } from '../../shared/store/role-repository.js';
+import type * as z from '../../shared/zod.js';
 import { roleHoldingExactly } from './client-role.js';
 import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
 import { commaList, integer, type Options, optional, required, validated } from './options.js';
@@ -78,17 +85,21 @@ const OPTION_OF_FIELD: Record<string, string> = {
   remoteAddresses: 'remote-addresses',
 };
 
-/** A client registration checked by the API's schema; a problem names the option it came from. */
-const validatedRequest = (request: Record<string, unknown>) => {
+/** A client registration (or change) checked by the API's schema; a problem names the option it came from. */
+const validatedRequest = <S extends typeof createApiClientRequest | typeof updateApiClientRequest>(
+  schema: S,
+  request: Record<string, unknown>,
+): z.output<S> => {
   const defined = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
-  const result = createApiClientRequest.safeParse(defined);
-  if (result.success) return result.data;
+  const result = schema.safeParse(defined);
+  if (result.success) return result.data as z.output<S>;
   const issue = result.error.issues[0];
   const [field, ...rest] = issue?.path ?? [];
-  const option = OPTION_OF_FIELD[String(field)] ?? String(field ?? 'name');
-  throw new UsageError(
-    `--${option}${rest.length > 0 ? ` (${rest.join('.')})` : ''}: ${issue?.message ?? 'invalid'}`,
-  );
+  const message = issue?.message ?? 'invalid';
+  // A problem of the whole request (a change of nothing) names no option.
+  if (field === undefined) throw new UsageError(message);
+  const option = OPTION_OF_FIELD[String(field)] ?? String(field);
+  throw new UsageError(`--${option}${rest.length > 0 ? ` (${rest.join('.')})` : ''}: ${message}`);
 };
 
 export const TENANT_COMMANDS: Record<string, Command> = {
@@ -196,7 +207,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       const list = (name: string) =>
         optional(options, name) === undefined ? undefined : commaList(optional(options, name));
       // The whole request through the API's own schema, so the CLI refuses what the API refuses.
-      const request = validatedRequest({
+      const request = validatedRequest(createApiClientRequest, {
         name: required(options, 'name'),
         clientType: optional(options, 'type') ?? 'STANDARD',
         roles: commaList(optional(options, 'roles')),
@@ -248,6 +259,46 @@ export const TENANT_COMMANDS: Record<string, Command> = {
           `  roles:         ${client.roles.join(', ') || '(none)'}`,
           granted &&
             `  ${granted.created ? 'created' : 'reused'} role ${granted.role.name} with ${granted.role.permissions?.size ?? 0} permission(s)`,
+        ),
+      };
+    },
+  },
+
+  'client update': {
+    usage:
+      'client update --id CLIENT_ID [--name NAME] [--redirect-uris URI1,URI2] [--post-logout-redirect-uris URI1] ' +
+      '[--id-token-alg RS256|ES256] [--remote-addresses CIDR1,CIDR2]',
+    options: ['id', 'name', 'redirect-uris', 'post-logout-redirect-uris', 'id-token-alg', 'remote-addresses'],
+    run: async (options) => {
+      const list = (name: string) =>
+        optional(options, name) === undefined ? undefined : commaList(optional(options, name));
+      // The API's own schema and rules (PATCH /idp/clients/{id}): what it refuses, the CLI refuses.
+      const changes = validatedRequest(updateApiClientRequest, {
+        name: optional(options, 'name'),
+        redirectUris: list('redirect-uris'),
+        postLogoutRedirectUris: list('post-logout-redirect-uris'),
+        idTokenSignedResponseAlg: optional(options, 'id-token-alg'),
+        remoteAddresses: list('remote-addresses'),
+      });
+      const client = await liveClient(options);
+      const changed = await changeApiClient(client.organizationId, client.id, changes, OPERATOR);
+      const { id, name, flowType, redirectUris, remoteAddresses } = changed;
+      const application = flowType === 'authorization_code';
+      return {
+        json: {
+          ...{ id, name, organizationId: changed.organizationId, flowType },
+          ...(application
+            ? {
+                redirectUris,
+                postLogoutRedirectUris: changed.postLogoutRedirectUris,
+                idTokenSignedResponseAlg: idTokenSigningAlgorithm(changed),
+              }
+            : { remoteAddresses }),
+        },
+        summary: lines(
+          `Changed API client ${id} (${name})`,
+          application && `  redirect URIs: ${redirectUris.join(', ')}`,
+          !application && `  addresses: ${remoteAddresses.join(', ') || '(any)'}`,
         ),
       };
     },

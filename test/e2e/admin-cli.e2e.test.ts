@@ -295,6 +295,26 @@ describe('idp-admin', () => {
     ]);
     expect((await tokenResponse(client.id, rotated.clientSecret)).status).toBe(401);
 
+    // A change through the API's own rules: an API client's addresses, and nothing of the other kind.
+    const narrowed = await adminJson<{ remoteAddresses: string[] }>([
+      ...['client', 'update', '--id', client.id, '--remote-addresses', '203.0.113.0/24'],
+    ]);
+    expect(narrowed.remoteAddresses).toEqual(['203.0.113.0/24']);
+    expect((await tokenResponse(client.id, noGrace.clientSecret)).status).toBe(400);
+    const misplaced = await admin([
+      'client',
+      'update',
+      '--id',
+      client.id,
+      '--redirect-uris',
+      'https://x.example/cb',
+    ]);
+    expect(misplaced.code).toBe(1);
+    expect(misplaced.stderr).toContain('Only for an authorization_code application');
+    const nothing = await admin(['client', 'update', '--id', client.id]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('Give at least one field to change');
+
     await adminJson(['client', 'delete', '--id', client.id]);
     expect((await tokenResponse(client.id, noGrace.clientSecret)).status).toBe(401);
     const again = await admin(['client', 'delete', '--id', client.id]);
