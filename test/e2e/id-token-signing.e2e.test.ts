@@ -2,16 +2,14 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../shared/auth/passwords.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
-import { updateUserAttributes } from '../../shared/store/user-repository.js';
-import { uniqueEmail, useService } from '../support/service.js';
+import { useService } from '../support/service.js';
 import {
   type Application,
   exchange,
   newApplication,
-  PASSWORD,
+  personWithPassword,
   REDIRECT,
   registerApplication,
   signIn,
@@ -27,9 +25,7 @@ const service = useService();
 let email: string;
 
 beforeAll(async () => {
-  email = uniqueEmail('id-token');
-  const id = await service.createUser({ email, name: 'Signing Person' });
-  await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+  ({ email } = await personWithPassword(service, 'id-token'));
 });
 
 /** An application's relying party that accepts ID tokens signed with `alg` only. */

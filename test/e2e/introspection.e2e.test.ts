@@ -3,17 +3,16 @@ import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signJws } from '../../shared/auth/compact-jwt.js';
 import { introspect as introspectAt } from '../../shared/auth/introspection.js';
-import { hashPassword } from '../../shared/auth/passwords.js';
 import { currentSigningKey } from '../../shared/auth/signing-keys.js';
 import { getApiClient } from '../../shared/store/api-client-repository.js';
 import { setUserStatus, updateUserAttributes } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
-import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
+import { type ClientCaller, useService } from '../support/service.js';
 import {
   type Application,
   exchange,
   newApplication,
-  PASSWORD,
+  personWithPassword,
   REDIRECT,
   registerApplication,
   relyingParty,
@@ -33,17 +32,11 @@ interface Credentials {
 }
 
 let application: Application;
-let personId: string;
 /** The administrator client: the resource server of these tests. */
 let resourceServer: Credentials;
 
 beforeAll(async () => {
   application = await newApplication(service);
-  const email = uniqueEmail('introspected');
-  personId = await service.createUser({ email, name: 'Introspected Person' });
-  await updateUserAttributes(service.organizationId, personId, {
-    passwordHash: await hashPassword(PASSWORD),
-  });
   resourceServer = { id: service.clientId, secret: service.clientSecret };
 });
 
@@ -78,9 +71,7 @@ const signedIn = async () => {
     application,
     oidc.ClientSecretBasic(application.clientSecret),
   );
-  const email = uniqueEmail('introspected-person');
-  const id = await service.createUser({ email, name: 'Signed-in Person' });
-  await updateUserAttributes(service.organizationId, id, { passwordHash: await hashPassword(PASSWORD) });
+  const { id, email } = await personWithPassword(service, 'introspected-person');
   const tokens = await exchange(configuration, await signIn(service, configuration, { email }));
   return { configuration, id, tokens, refreshToken: tokens.refresh_token as string };
 };

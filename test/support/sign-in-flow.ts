@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import * as oidc from 'openid-client';
 import { expect } from 'vitest';
+import { hashPassword } from '../../shared/auth/passwords.js';
+import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { BrowserSession, hiddenField } from './browser-session.js';
+import { uniqueEmail } from './records.js';
 import type { Caller, TestService } from './service.js';
 
 /** Sign-in as an application (openid-client) and a person (BrowserSession) go through it. */
@@ -9,6 +12,20 @@ import type { Caller, TestService } from './service.js';
 export const REDIRECT = 'http://127.0.0.1:4999/callback';
 export const AFTER_LOGOUT = 'http://127.0.0.1:4999/signed-out';
 export const PASSWORD = 'correct horse battery staple';
+
+let passwordHash: Promise<string> | undefined;
+
+/**
+ * A person of the service's organization who signs in with PASSWORD (set directly, not through a
+ * link: their email is not verified). PASSWORD is hashed once per worker: hashing is most of it.
+ */
+export const personWithPassword = async (service: TestService, label: string, name = 'Signing Person') => {
+  const email = uniqueEmail(label);
+  const id = await service.createUser({ email, name });
+  passwordHash ??= hashPassword(PASSWORD);
+  await updateUserAttributes(service.organizationId, id, { passwordHash: await passwordHash });
+  return { id, email };
+};
 
 export interface Application {
   id: string;
