@@ -27,6 +27,7 @@ import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { grantTarget } from '../shared/store/grant-targets.js';
 import type { PasskeyRecord } from '../shared/store/passkey-entities.js';
 import { listPasskeys, removePasskey } from '../shared/store/passkeys.js';
+import { listSsoLinks, removeSsoLink } from '../shared/store/sso-links.js';
 import {
   addUserToGroup,
   changeAdditionalProperties,
@@ -147,6 +148,22 @@ export const handler = groupHandler(
       // Another person's passkey is part of how they sign in (their MFA): as their MFA.
       await requireUserIdWithinCaller(principal, path.id, "Removing this user's passkey");
       await removePasskey(principal.organizationId, path.id, path.passkeyId);
+      return {};
+    },
+
+    listUserSsoLinks: async ({ path }, { principal }) => {
+      const [links] = await Promise.all([
+        listSsoLinks(principal.organizationId, path.id),
+        requireUser(principal.organizationId, path.id),
+      ]);
+      return { body: links.map(({ clientId, subject, linkedAt }) => ({ clientId, subject, linkedAt })) };
+    },
+
+    deleteUserSsoLink: async ({ path }, { principal }) => {
+      // Who may sign in to another person's account: as their MFA and passkeys.
+      const user = await requireUser(principal.organizationId, path.id, true);
+      await requireUserWithinCaller(principal, user, "Unlinking this user's SSO identity");
+      await removeSsoLink(user, path.clientId);
       return {};
     },
 

@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   'passkey.registered',
   'passkey.removed',
   'passkey.renamed',
+  'ssoLink.created',
+  'ssoLink.removed',
   'scimToken.created',
   'scimToken.revoked',
   'organization.created',

@@ -31,6 +31,10 @@ export const OPERATIONS = {
   listUserPasskeys: { method: 'GET', path: '/idp/users/{id}/passkeys', repeatable: true },
   /** Remove a passkey of a user (a lost device). Removes the passkey: a sign-in with it is refused from then on. 404 for a passkey the user does not hold, and for a user of another organization. The caller needs `USER.UPDATE`. */
   deleteUserPasskey: { method: 'DELETE', path: '/idp/users/{id}/passkeys/{passkeyId}' },
+  /** A user's single sign-on links. The upstream identities the user's federated sign-ins linked to the account, one per SSO provider at most: the provider, the upstream's subject and when it was linked. Once linked, a provider signs in only that subject to the account. A user of another organization is 404. The caller needs `USER.DETAILS`. */
+  listUserSsoLinks: { method: 'GET', path: '/idp/users/{id}/sso-links', repeatable: true },
+  /** Unlink a user from an SSO provider (an upstream account re-created). Removes the link: the user's next sign-in through the provider is matched by verified email again and links the subject it brings. 404 when the user is not linked to the provider, and for a user of another organization. The caller needs `USER.UPDATE`. */
+  deleteUserSsoLink: { method: 'DELETE', path: '/idp/users/{id}/sso-links/{clientId}' },
   /** Create a user (email unique per organization) and send the join email. The email is unique in the organization, compared case-insensitively (409), and kept as written; the organization's default role is granted and the join email with its invitation link sent. Answers 204 with `Location`. The caller needs `USER.ADD`. */
   createUser: { method: 'POST', path: '/idp/users' },
   /** One user. Reads one user of the caller's organization; a user of another organization is 404, like an unknown id. The caller needs `USER.DETAILS`. */

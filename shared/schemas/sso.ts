@@ -1,19 +1,10 @@
 import { isLoopbackHost } from '../domain/applications.js';
 import * as z from '../zod.js';
 import { epochMillis } from './common.js';
+import { ssoClientId } from './sso-links.js';
 import { oneLine } from './text.js';
 
-/**
- * An SSO provider's client id: also the name of its secret (`sso/<clientId>`), so only the
- * characters both an identifier and a Secrets Manager name allow.
- */
-export const ssoClientId = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(128),
-    z.regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'Letters, digits and . _ @ - only'),
-  );
+export { ssoClientId } from './sso-links.js';
 
 // Bounded so that any accepted value can be stored as it is (DynamoDB numbers, safe integers).
 const expirationHint = z.withMeta(epochMillis.check(z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)), {

@@ -201,6 +201,16 @@ export const keys = {
   /** A WebAuthn challenge handed out and not yet answered (by its digest): used once, short-lived. */
   passkeyChallenge: (challengeDigest: string) => key(`WEBAUTHN#${challengeDigest}`, 'WEBAUTHN'),
 
+  // Single sign-on links (shared/store/sso-links.ts): a person's upstream identity per SSO
+  // provider, pinned at their first federated sign-in. One item per person and provider (listed
+  // per person), and one per provider and upstream subject (found at sign-in), each unique.
+  // The subject is keyed by a digest: an upstream may send one longer than a sort key holds.
+  ssoLink: (orgId: string, userId: string, clientId: string) =>
+    key(`ORG#${orgId}`, `SSOLINK#${userId}#${clientId}`),
+  ssoLinkPrefix: (userId: string) => `SSOLINK#${userId}#`,
+  ssoSubject: (orgId: string, clientId: string, subjectKey: string) =>
+    key(`ORG#${orgId}`, `SSOSUBJECT#${clientId}#${subjectKey}`),
+
   // Consents: one per principal and agreement.
   consent: (orgId: string, principalId: string, agreementId: string) =>
     key(`ORG#${orgId}`, `CONSENT#${principalId}#${agreementId}`),

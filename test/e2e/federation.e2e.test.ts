@@ -553,6 +553,106 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     }
   });
 
+  describe("the person's link to the upstream subject (OpenID Connect Core 5.7)", () => {
+    const links = (userId: string, as: ClientCaller = admin) =>
+      service.call<{ clientId: string; subject: string }[]>('GET', `/idp/users/${userId}/sso-links`, {
+        token: as.token,
+      });
+    const signedInAs = async (flow: Awaited<ReturnType<typeof signInThroughScripted>>) =>
+      decodeJwt((await exchange(rp, flow)).id_token ?? '').sub;
+
+    it('links the first subject; the same email with another subject is refused until an administrator unlinks it', async () => {
+      scripted.script((claims, sign) => sign(claims));
+      const email = uniqueEmail('linked');
+      const userId = await personInIdp(email);
+      try {
+        scripted.signInAs(email, `first-${userId}`);
+        expect(await signedInAs(await signInThroughScripted())).toBe(userId);
+        expect((await links(userId)).body).toEqual([
+          { clientId: SCRIPTED, subject: `first-${userId}`, linkedAt: expect.any(Number) },
+        ]);
+        // Positive control: the linked subject signs in again.
+        expect(await signedInAs(await signInThroughScripted())).toBe(userId);
+
+        // The upstream gives the address to someone else (another subject), and vouches for it.
+        scripted.signInAs(email, `second-${userId}`);
+        const refused = await signInThroughScripted();
+        expect(refused.response.status).toBe(403);
+        expect(await refused.response.text()).toContain(
+          'This account is linked to another Scripted identity',
+        );
+        expect(
+          (await auditTrail(admin.orgId, { actorId: userId, action: 'signin.failed' })).map((r) => r.reason),
+        ).toEqual(['linked-to-another-identity']);
+        expect((await links(userId)).body).toEqual([expect.objectContaining({ subject: `first-${userId}` })]);
+
+        const unlinked = await service.call('DELETE', `/idp/users/${userId}/sso-links/${SCRIPTED}`, {
+          token: admin.token,
+        });
+        expect(unlinked.status).toBe(204);
+        expect(await signedInAs(await signInThroughScripted())).toBe(userId);
+        expect((await links(userId)).body).toEqual([
+          expect.objectContaining({ subject: `second-${userId}` }),
+        ]);
+        expect(
+          (await auditTrail(admin.orgId, { action: 'ssoLink.' }))
+            .filter((record) => record.targets[0]?.id === userId)
+            .map((record) => [record.action, record.actor.id, record.targets[1]?.name]),
+        ).toEqual([
+          ['ssoLink.created', userId, `first-${userId}`],
+          ['ssoLink.removed', admin.principalId, `first-${userId}`],
+          ['ssoLink.created', userId, `second-${userId}`],
+        ]);
+      } finally {
+        scripted.signInAs(scriptedEmail, 'scripted-subject');
+      }
+    });
+
+    it('signs the linked subject in to its own account, whatever email the upstream says now', async () => {
+      scripted.script((claims, sign) => sign(claims));
+      const email = uniqueEmail('moved');
+      const userId = await personInIdp(email);
+      const holderOfNewAddress = uniqueEmail('holder');
+      const holderId = await personInIdp(holderOfNewAddress);
+      try {
+        scripted.signInAs(email, `moved-${userId}`);
+        expect(await signedInAs(await signInThroughScripted())).toBe(userId);
+        // Positive control: an unlinked subject with the other address gets that address's account.
+        scripted.signInAs(holderOfNewAddress, `holder-${holderId}`);
+        expect(await signedInAs(await signInThroughScripted())).toBe(holderId);
+        // The linked person's upstream address becomes one another account holds: still their own.
+        scripted.signInAs(holderOfNewAddress, `moved-${userId}`);
+        expect(await signedInAs(await signInThroughScripted())).toBe(userId);
+      } finally {
+        scripted.signInAs(scriptedEmail, 'scripted-subject');
+      }
+    });
+
+    it("shows and removes links only of the caller's organization", async () => {
+      scripted.script((claims, sign) => sign(claims));
+      const email = uniqueEmail('isolated');
+      const userId = await personInIdp(email);
+      const other = await service.freshOrganization({ name: 'Elsewhere' });
+      try {
+        scripted.signInAs(email, `isolated-${userId}`);
+        await signInThroughScripted();
+        expect((await links(userId)).body).toHaveLength(1);
+        expect((await links(userId, other)).status).toBe(404);
+        const foreign = await service.call('DELETE', `/idp/users/${userId}/sso-links/${SCRIPTED}`, {
+          token: other.token,
+        });
+        expect(foreign.status).toBe(404);
+        expect((await links(userId)).body).toHaveLength(1);
+        const notLinked = await service.call('DELETE', `/idp/users/${userId}/sso-links/${CLIENT_ID}`, {
+          token: admin.token,
+        });
+        expect(notLinked.status).toBe(404);
+      } finally {
+        scripted.signInAs(scriptedEmail, 'scripted-subject');
+      }
+    });
+  });
+
   it('accepts the same upstream when its ID token is right', async () => {
     scripted.script((claims, sign) => sign(claims));
     const flow = await signInThroughScripted();

@@ -26,6 +26,7 @@ export const startScriptedUpstream = async (clientId: string) => {
   /** RFC 9207: the `iss` its authorization responses carry (none by default). */
   let responseIssuer: string | undefined;
   let email = 'pat@scripted.test';
+  let subject = 'scripted-subject';
   /** What its discovery document says besides the defaults (or instead of them). */
   let advertised: Record<string, unknown> = {};
   /** The key set it publishes instead of its own signing key, when set. */
@@ -90,7 +91,7 @@ export const startScriptedUpstream = async (clientId: string) => {
         const claims = {
           iss: issuer,
           aud: clientId,
-          sub: 'scripted-subject',
+          sub: subject,
           email,
           email_verified: true,
           nonce: nonces.get(code),
@@ -114,8 +115,10 @@ export const startScriptedUpstream = async (clientId: string) => {
     script(next: IdTokenScript) {
       script = next;
     },
-    signInAs(next: string) {
+    /** Who its next ID tokens say signed in: an email, and the subject (unchanged unless given). */
+    signInAs(next: string, nextSubject = subject) {
       email = next;
+      subject = nextSubject;
     },
     answerTokenRequests(answer: { status: number; body: string } | undefined) {
       tokenAnswer = answer;

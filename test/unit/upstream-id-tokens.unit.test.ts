@@ -93,6 +93,20 @@ describe('upstream ID token signatures', () => {
     },
   );
 
+  it('takes a `sub` of 1 to 255 printable ASCII characters (OpenID Connect Core 2), which links the account', async () => {
+    const upstream = await newUpstream();
+    upstream.signInAs('pat@scripted.test', 's'.repeat(255));
+    expect(await signIn(upstream)).toBe('pat@scripted.test');
+    for (const subject of ['s'.repeat(256), 'caf\u00e9', 'line\nbreak', '']) {
+      upstream.signInAs('pat@scripted.test', subject);
+      expect(await signIn(upstream), JSON.stringify(subject)).toEqual(
+        subject === ''
+          ? expect.objectContaining({ failure: 'invalid-answer' })
+          : refused('claims of the wrong type'),
+      );
+    }
+  });
+
   it('refuses HMAC keyed with the client secret and none, even when the upstream advertises them', async () => {
     const upstream = await newUpstream();
     upstream.advertise({ id_token_signing_alg_values_supported: ['ES256', 'HS256', 'none'] });

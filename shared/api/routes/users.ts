@@ -1,5 +1,6 @@
 import { MAX_PAGE_SIZE } from '../../schemas/common.js';
 import { minePermissions } from '../../schemas/mine-permissions.js';
+import { ssoLink, userSsoLinkPath } from '../../schemas/sso-links.js';
 import {
   additionalUserProperties,
   changeStatusRequest,
@@ -64,6 +65,26 @@ export const usersRoutes = routeGroup('users')({
     extension: true,
     request: { path: userPasskeyPath },
     response: noContent('Removed'),
+  },
+  listUserSsoLinks: {
+    route: 'GET /idp/users/{id}/sso-links',
+    summary: "A user's single sign-on links",
+    description:
+      "The upstream identities the user's federated sign-ins linked to the account, one per SSO provider at most: the provider, the upstream's subject and when it was linked. Once linked, a provider signs in only that subject to the account. A user of another organization is 404.",
+    permissions: ['USER.DETAILS'],
+    extension: true,
+    response: ok("The user's SSO links", z.array(ssoLink).check(z.maxLength(100))),
+  },
+  deleteUserSsoLink: {
+    route: 'DELETE /idp/users/{id}/sso-links/{clientId}',
+    audit: ['ssoLink.removed'],
+    summary: 'Unlink a user from an SSO provider (an upstream account re-created)',
+    description:
+      "Removes the link: the user's next sign-in through the provider is matched by verified email again and links the subject it brings. 404 when the user is not linked to the provider, and for a user of another organization.",
+    permissions: ['USER.UPDATE'],
+    extension: true,
+    request: { path: userSsoLinkPath },
+    response: noContent('Unlinked'),
   },
   createUser: {
     route: 'POST /idp/users',

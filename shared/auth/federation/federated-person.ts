@@ -5,10 +5,12 @@ import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { asOneLine } from '../../schemas/text.js';
 import type { SignInOption } from '../../store/sign-in-providers.js';
+import { linkedUserId, linkSsoSubject, SsoLinkTaken } from '../../store/sso-links.js';
 import type { SsoProvider } from '../../store/sso-provider-repository.js';
 import {
   createFederatedUser,
   findUserByEmail,
+  getUser,
   type UserRecord,
   updateUserAttributes,
 } from '../../store/user-repository.js';
@@ -16,8 +18,9 @@ import type { Person } from '../sign-in-steps.js';
 import type { UpstreamIdentity } from './upstream.js';
 
 /**
- * Who the upstream's validated answer is in the organization: matched by verified email, or
- * created just in time when the provider allows it; or why nobody is.
+ * Who the upstream's validated answer is in the organization: the person its subject is linked
+ * to; otherwise matched by verified email, or created just in time when the provider allows it,
+ * and linked; or why nobody is.
  */
 
 type Outcome =
@@ -41,8 +44,8 @@ const findOrCreate = async (
   provider: SsoProvider,
   identity: UpstreamIdentity,
   email: string,
+  existing: UserRecord | undefined,
 ) => {
-  const existing = await findUserByEmail(organizationId, email);
   if (existing || !provider.jitProvisioning) return existing;
   try {
     const created = await createFederatedUser({
@@ -64,6 +67,47 @@ const findOrCreate = async (
     if (error instanceof Conflict) return findUserByEmail(organizationId, email);
     throw error;
   }
+};
+
+/** The person, and whether their address is now verified (the provider vouched for it). */
+const withEmailVouched = async (user: UserRecord, email: string): Promise<UserRecord> => {
+  if (emailVerified(user) || user.email.toLowerCase() !== email.toLowerCase()) return user;
+  await updateUserAttributes(user.organizationId, user.id, { verifiedEmail: user.email });
+  return { ...user, verifiedEmail: user.email };
+};
+
+/**
+ * The account of the upstream's subject: the one it is linked to; otherwise the one its verified
+ * email matches (or creates), linked to it from now on. `taken`: the matched account is linked to
+ * another subject of the provider.
+ */
+const accountOf = async (
+  organizationId: string,
+  provider: SsoProvider,
+  identity: UpstreamIdentity,
+  email: string,
+): Promise<{ user?: UserRecord | undefined; taken?: true }> => {
+  const [linkedId, byEmail] = await Promise.all([
+    linkedUserId(organizationId, provider.clientId, identity.subject),
+    findUserByEmail(organizationId, email),
+  ]);
+  if (linkedId !== undefined) {
+    const linked = linkedId === byEmail?.id ? byEmail : await getUser(organizationId, linkedId, true);
+    return { user: linked && (await withEmailVouched(linked, email)) };
+  }
+  const user = await findOrCreate(organizationId, provider, identity, email, byEmail);
+  if (!user || user.status !== 'ACTIVE') return { user };
+  // The provider vouched for the email it was matched by: verified from now on, as written here.
+  const verifiedEmail = emailVerified(user) ? undefined : user.email;
+  try {
+    await linkSsoSubject(user, { clientId: provider.clientId, subject: identity.subject, verifiedEmail });
+  } catch (error) {
+    if (!(error instanceof SsoLinkTaken)) throw error;
+    // The same person's concurrent sign-in (another tab) linked them first; anyone else is refused.
+    const linkedMeanwhile = await linkedUserId(organizationId, provider.clientId, identity.subject);
+    return linkedMeanwhile === user.id ? { user } : { user, taken: true };
+  }
+  return { user: verifiedEmail === undefined ? user : { ...user, verifiedEmail } };
 };
 
 export const federatedPerson = async (
@@ -91,7 +135,14 @@ export const federatedPerson = async (
       message: `${name} does not sign in people with ${domain} addresses here. Contact your administrator.`,
     };
   }
-  const user = await findOrCreate(target.organizationId, provider, identity, email);
+  const { user, taken } = await accountOf(target.organizationId, provider, identity, email);
+  if (user && taken) {
+    return {
+      refusal: 'linked-to-another-identity',
+      message: `This account is linked to another ${name} identity. Contact your administrator.`,
+      user,
+    };
+  }
   if (!user) {
     return {
       refusal: 'no-such-user',
@@ -101,9 +152,6 @@ export const federatedPerson = async (
   if (user.status !== 'ACTIVE') {
     return { refusal: 'inactive', message: 'This account cannot sign in. Contact your administrator.', user };
   }
-  // The provider vouched for the email (checked above): it is verified from now on, as written here.
-  if (!emailVerified(user))
-    await updateUserAttributes(user.organizationId, user.id, { verifiedEmail: user.email });
   // Trusted for MFA: the upstream's own multi-factor sign-in (RFC 8176 `mfa`) replaces the TOTP step.
   const mfa = provider.trustedForMfa === true && identity.amr.includes('mfa');
   const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { isLoopbackHost } from '../../domain/applications.js';
+import { upstreamSubject } from '../../schemas/sso-links.js';
 import * as z from '../../zod.js';
 import { FederationError, federationErrorOf, newDeadline, upstreamFetch } from './upstream-http.js';
 
@@ -163,7 +164,7 @@ export const authorizationUrl = async (
 };
 
 const identityClaims = z.object({
-  sub: z.string().check(z.minLength(1), z.maxLength(255)),
+  sub: upstreamSubject,
   // ASCII addresses only: a lookalike (the Kelvin sign lowercases to k) never matches an account.
   email: z.optional(z.email().check(z.maxLength(254))),
   email_verified: z.optional(z.union([z.boolean(), z.literal('true'), z.literal('false')])),

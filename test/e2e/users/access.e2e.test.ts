@@ -19,7 +19,7 @@ import {
 } from '../../support/service.js';
 
 /**
- * Who may call each of the 24 user operations: 401 without a token, 403 with every permission
+ * Who may call each of the user operations: 401 without a token, 403 with every permission
  * except the required one (and everything implying it), success with exactly that permission.
  */
 const service = useService();
@@ -84,6 +84,21 @@ const permissioned: Operation[] = [
     method: 'DELETE',
     // A passkey the user does not hold: past the permission check, the answer is 404.
     path: user(`/passkeys/${'a'.repeat(64)}`),
+    permission: 'USER.UPDATE',
+    success: 404,
+  },
+  {
+    name: 'listUserSsoLinks',
+    method: 'GET',
+    path: user('/sso-links'),
+    permission: 'USER.DETAILS',
+    success: 200,
+  },
+  {
+    name: 'deleteUserSsoLink',
+    method: 'DELETE',
+    // A provider the user is not linked to: past the permission check, the answer is 404.
+    path: user('/sso-links/no-such-provider'),
     permission: 'USER.UPDATE',
     success: 404,
   },
@@ -216,10 +231,10 @@ const call = (operation: Operation, token?: string) =>
 /** The users' operations (spec 4.1), their pictures' included. */
 const userRoutes = { ...usersRoutes, ...userPasswordsRoutes, ...userPicturesRoutes };
 
-it('covers exactly the 27 operations of the users, passwords and pictures route tables', () => {
+it('covers exactly the 29 operations of the users, passwords and pictures route tables', () => {
   const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
   expect(covered).toEqual(Object.keys(userRoutes).sort());
-  expect(covered).toHaveLength(27);
+  expect(covered).toHaveLength(29);
   for (const operation of permissioned) {
     const route = userRoutes[operation.name as keyof typeof userRoutes];
     expect([route.method, route.permissions]).toEqual([operation.method, [operation.permission]]);

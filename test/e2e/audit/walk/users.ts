@@ -1,4 +1,5 @@
 import { addPasskey } from '../../../../shared/store/passkeys.js';
+import { linkSsoSubject } from '../../../../shared/store/sso-links.js';
 import { updateUserAttributes } from '../../../../shared/store/user-repository.js';
 import {
   idFromLocation,
@@ -158,6 +159,16 @@ export const USERS_CALLS: WalkCalls = {
       return { userId, passkeyId: passkey.credentialKey };
     },
     path: ({ userId, passkeyId }) => `/idp/users/${userId}/passkeys/${passkeyId}`,
+    target: targetUser,
+  }),
+  deleteUserSsoLink: walkCall({
+    prepare: async (service: TestService, org: ClientCaller) => {
+      const made = await withUser(service, org);
+      const user = { organizationId: org.orgId, id: made.userId, email: `${made.userId}@walk.test` };
+      await linkSsoSubject(user, { clientId: 'walk-provider', subject: `walk-${made.userId}` });
+      return made;
+    },
+    path: ({ userId }) => `/idp/users/${userId}/sso-links/walk-provider`,
     target: targetUser,
   }),
   resetUserMfa: walkCall({
