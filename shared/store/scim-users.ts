@@ -8,6 +8,7 @@ import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './exter
 import { keys, LISTINGS } from './keys.js';
 import { leaveGroups } from './scim-groups.js';
 import { bucketCountDelta } from './sequenced-listing.js';
+import { listSsoLinks, unlinkWrites } from './sso-links.js';
 import {
   createProvisionedUser,
   emailGuard,
@@ -19,7 +20,14 @@ import {
   userTarget,
   versioned,
 } from './user-repository.js';
-import { assignments, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
+import {
+  assignments,
+  concurrentChange,
+  remove,
+  retryOnConcurrentChange,
+  transact,
+  type Write,
+} from './writes.js';
 
 /**
  * Users as a SCIM directory provisions them (docs/scim.md): the same users as everywhere, with
@@ -104,7 +112,10 @@ export const replaceUserFromDirectory = (
   now = Date.now(),
 ): Promise<UserRecord> =>
   retryOnConcurrentChange(async () => {
-    const current = await getUser(orgId, userId, true);
+    const [current, links] = await Promise.all([
+      getUser(orgId, userId, true),
+      options.revive ? listSsoLinks(orgId, userId) : [],
+    ]);
     if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
     const status = desired.active ? 'ACTIVE' : 'INACTIVE';
     const next: UserRecord = {
@@ -199,7 +210,10 @@ export const replaceUserFromDirectory = (
           )
         : []),
     ];
-    await transact([...records, ...writes]);
+    // A directory provisioning the address again may mean another person: the upstream identities
+    // the deleted one signed in with no longer reach the account (docs/single-sign-on.md).
+    const unlinks = await unlinkWrites(current, links, concurrentChange, now);
+    await transact([...records, ...writes, ...unlinks]);
     return next;
   });
 

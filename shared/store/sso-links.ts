@@ -6,7 +6,7 @@ import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
 import { type UserRecord, userTarget } from './user-repository.js';
-import { create, remove, transact, update } from './writes.js';
+import { create, remove, transact, update, type Write } from './writes.js';
 
 /**
  * A person's upstream identity at an SSO provider (OpenID Connect Core 5.7: `iss` and `sub` are
@@ -125,6 +125,36 @@ export const listSsoLinks = async (orgId: string, userId: string): Promise<SsoLi
     .map((item) => SsoLinkEntity.decode(item));
 
 /**
+ * The writes that unlink the person from each of `links` (as read), with their records: each
+ * link's removal fails with `gone` when it changed or went meanwhile.
+ */
+export const unlinkWrites = async (
+  user: Pick<UserRecord, 'organizationId' | 'id' | 'email'>,
+  links: readonly SsoLinkRecord[],
+  gone: (link: SsoLinkRecord) => Error,
+  now = Date.now(),
+): Promise<Write[]> => {
+  const { organizationId } = user;
+  const removals = links.flatMap((link) => [
+    remove(
+      SsoLinkEntity.key(link),
+      { condition: 'subject = :subject', values: { ':subject': link.subject } },
+      () => gone(link),
+    ),
+    remove(SsoSubjectEntity.key({ organizationId, clientId: link.clientId, subject: link.subject })),
+  ]);
+  const records = await Promise.all(
+    links.map((link) =>
+      auditWrites(
+        { organizationId, action: 'ssoLink.removed', targets: [userTarget(user), linkTarget(link)] },
+        now,
+      ),
+    ),
+  );
+  return [...removals, ...records.flat()];
+};
+
+/**
  * Unlinks the person from the provider (404 when not linked): their next sign-in through it is
  * matched by email again and links whoever the upstream says then.
  */
@@ -133,20 +163,8 @@ export const removeSsoLink = async (
   clientId: string,
   now = Date.now(),
 ): Promise<void> => {
-  const organizationId = user.organizationId;
-  const link = await SsoLinkEntity.get({ organizationId, userId: user.id, clientId });
+  const link = await SsoLinkEntity.get({ organizationId: user.organizationId, userId: user.id, clientId });
   const notLinked = () => new NotFound('SSO link', clientId);
   if (!link) throw notLinked();
-  await transact([
-    remove(
-      SsoLinkEntity.key(link),
-      { condition: 'subject = :subject', values: { ':subject': link.subject } },
-      notLinked,
-    ),
-    remove(SsoSubjectEntity.key({ organizationId, clientId, subject: link.subject })),
-    ...(await auditWrites(
-      { organizationId, action: 'ssoLink.removed', targets: [userTarget(user), linkTarget(link)] },
-      now,
-    )),
-  ]);
+  await transact(await unlinkWrites(user, [link], notLinked, now));
 };

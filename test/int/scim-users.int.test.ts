@@ -10,7 +10,9 @@ import {
   replaceUserFromDirectory,
 } from '../../shared/store/scim-users.js';
 import { listingSize } from '../../shared/store/sequenced-listing.js';
+import { linkedUserId, linkSsoSubject, listSsoLinks } from '../../shared/store/sso-links.js';
 import { createUser, getUser } from '../../shared/store/user-repository.js';
+import { auditTrail } from '../support/audit.js';
 import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -111,6 +113,36 @@ describe('users a directory provisions', () => {
     expect(back.user).toMatchObject({ id: user.id, status: 'ACTIVE', name: 'Returner' });
     expect((await getUser(org, user.id, true))?.deprovisionedAt).toBeUndefined();
     expect(await sizes(org)).toEqual({ active: 1, inactive: 0 });
+  });
+
+  it("unlinks the deleted person's SSO identities when the directory brings the address back", async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('rehired@dir.example'), 'dir', 3600);
+    await linkSsoSubject(user, { clientId: 'corp-login', subject: 'the-leaver' });
+    await linkSsoSubject(user, { clientId: 'other-login', subject: 'the-leaver-elsewhere' });
+    // Positive control: a directory's change that is no return keeps the links.
+    await replaceUserFromDirectory(org, user.id, person('rehired@dir.example', { name: 'Renamed' }));
+    expect(await listSsoLinks(org, user.id)).toHaveLength(2);
+
+    await deprovisionUser(org, user.id);
+    await createUserFromDirectory(org, person('rehired@dir.example'), 'dir', 3600);
+    expect(await listSsoLinks(org, user.id)).toEqual([]);
+    expect(await linkedUserId(org, 'corp-login', 'the-leaver')).toBeUndefined();
+    expect(
+      (await auditTrail(org, { action: 'ssoLink.removed' })).map((record) => [
+        record.actor.id,
+        record.targets,
+      ]),
+    ).toEqual([
+      [
+        expect.any(String),
+        [expect.objectContaining({ id: user.id }), expect.objectContaining({ id: 'corp-login' })],
+      ],
+      [
+        expect.any(String),
+        [expect.objectContaining({ id: user.id }), expect.objectContaining({ id: 'other-login' })],
+      ],
+    ]);
   });
 
   it('does not take over a user the management API created: its email is a conflict', async () => {
