@@ -156,7 +156,14 @@ export const handler = groupHandler(
         listSsoLinks(principal.organizationId, path.id),
         requireUser(principal.organizationId, path.id),
       ]);
-      return { body: links.map(({ clientId, subject, linkedAt }) => ({ clientId, subject, linkedAt })) };
+      return {
+        body: links.map(({ clientId, issuer, subject, linkedAt }) => ({
+          clientId,
+          issuer,
+          subject,
+          linkedAt,
+        })),
+      };
     },
 
     deleteUserSsoLink: async ({ path }, { principal }) => {

@@ -22,6 +22,9 @@ export const upstreamSubject = z
 export const ssoLink = z.withMeta(
   z.strictObject({
     clientId: z.withMeta(ssoClientId, { description: 'The SSO provider' }),
+    issuer: z.withMeta(z.url().check(z.maxLength(2048)), {
+      description: "The provider's issuer when the link was made",
+    }),
     subject: z.withMeta(upstreamSubject, {
       description: "The person's identifier at the provider's upstream (its ID tokens' `sub`)",
     }),

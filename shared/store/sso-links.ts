@@ -6,15 +6,16 @@ import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
 import { type UserRecord, userTarget } from './user-repository.js';
-import { create, remove, transact, update, type Write } from './writes.js';
+import { assignments, create, remove, transact, update, type Write } from './writes.js';
 
 /**
  * A person's upstream identity at an SSO provider (OpenID Connect Core 5.7: `iss` and `sub` are
  * the only stable identifier), pinned at their first federated sign-in. From then on the provider
  * signs in whoever holds that subject, whatever email the upstream says, and nobody else into
  * this account: an upstream that gives the person's address to someone else cannot hand them
- * the account (docs/single-sign-on.md). Keyed per provider rather than per issuer, as an
- * upstream may give each client its own subjects (pairwise identifiers, Core 8).
+ * the account (docs/single-sign-on.md). Kept per provider, as an upstream may give each client
+ * its own subjects (pairwise identifiers, Core 8), and with the provider's issuer: a subject of
+ * another issuer is another person's, should the operator point the provider elsewhere.
  */
 
 export const SsoLinkEntity = defineEntity({
@@ -27,6 +28,8 @@ export const SsoLinkEntity = defineEntity({
       userId: z.string(),
       /** The SSO provider's client id. */
       clientId: z.string(),
+      /** The provider's issuer when it was linked. */
+      issuer: z.string(),
       /** The upstream's `sub`: an identifier, not a secret. */
       subject: z.string(),
       /** Epoch ms. */
@@ -37,18 +40,23 @@ export type SsoLinkRecord = z.output<typeof SsoLinkEntity.attributes>;
 
 const MAX_LISTED = 100;
 
+/** An upstream identity: the subject as one issuer gives it to one provider. */
+export interface UpstreamSubject {
+  clientId: string;
+  issuer: string;
+  subject: string;
+}
+
 /** Whose an upstream subject is, for the sign-in that brings it. */
 const SsoSubjectEntity = defineEntity({
   name: 'SSO link',
-  key: ({
-    organizationId,
-    clientId,
-    subject,
-  }: {
-    organizationId: string;
-    clientId: string;
-    subject: string;
-  }) => keys.ssoSubject(organizationId, clientId, createHash('sha256').update(subject).digest('hex')),
+  // Neither an issuer (a URL) nor a subject (printable ASCII) holds a line break.
+  key: ({ organizationId, clientId, issuer, subject }: UpstreamSubject & { organizationId: string }) =>
+    keys.ssoSubject(
+      organizationId,
+      clientId,
+      createHash('sha256').update(`${issuer}\n${subject}`).digest('hex'),
+    ),
   attributes: () => z.object({ userId: z.string() }),
 });
 
@@ -65,54 +73,89 @@ const linkTarget = (link: Pick<SsoLinkRecord, 'clientId' | 'subject'>) => ({
   name: link.subject,
 });
 
-/** The person the provider's subject is linked to, if anyone (strongly consistent). */
-export const linkedUserId = async (orgId: string, clientId: string, subject: string) =>
-  (await SsoSubjectEntity.get({ organizationId: orgId, clientId, subject }))?.userId;
+/** The person the upstream subject is linked to, if anyone (strongly consistent). */
+export const linkedUserId = async (orgId: string, upstream: UpstreamSubject) =>
+  (await SsoSubjectEntity.get({ organizationId: orgId, ...upstream }))?.userId;
+
+/** A link the provider's issuer has changed since: the person is matched and linked anew. */
+class LinkOfAnotherIssuer extends Error {
+  constructor(readonly link: SsoLinkRecord) {
+    super('The SSO link was made with another issuer');
+  }
+}
 
 /**
  * Links the subject to the person in one transaction, refused with {@link SsoLinkTaken} when either
- * side is linked already (a concurrent first sign-in included); `verifiedEmail` rides along, as the
- * provider vouched for the address the person was matched by.
+ * side is linked already (a concurrent first sign-in included); a link of the provider's former
+ * issuer is replaced. `verifiedEmail` rides along, as the provider vouched for the address the
+ * person was matched by.
  */
 export const linkSsoSubject = async (
   user: Pick<UserRecord, 'organizationId' | 'id' | 'email'>,
-  link: { clientId: string; subject: string; verifiedEmail?: string | undefined },
+  upstream: UpstreamSubject & { verifiedEmail?: string | undefined },
   now = Date.now(),
 ): Promise<void> => {
-  const organizationId = user.organizationId;
-  const record: SsoLinkRecord = {
-    organizationId,
-    userId: user.id,
-    clientId: link.clientId,
-    subject: link.subject,
-    linkedAt: now,
-  };
+  const { organizationId } = user;
+  const { verifiedEmail, ...identity } = upstream;
+  const record: SsoLinkRecord = { organizationId, userId: user.id, ...identity, linkedAt: now };
   const taken = () => new SsoLinkTaken();
-  await transact([
-    create(SsoLinkEntity.item(record, record), taken),
-    create(
-      SsoSubjectEntity.item(
-        { organizationId, clientId: link.clientId, subject: link.subject },
-        { userId: user.id },
-      ),
-      taken,
-    ),
-    link.verifiedEmail !== undefined &&
-      update(keys.user(organizationId, user.id), {
-        update: 'SET verifiedEmail = :email',
-        condition: 'attribute_exists(pk)',
-        values: { ':email': link.verifiedEmail },
-      }),
-    ...(await auditWrites(
+  const link = (replacing?: SsoLinkRecord) => {
+    const assigned = assignments(record, 'l');
+    return update(
+      SsoLinkEntity.key(record),
       {
-        organizationId,
-        action: 'ssoLink.created',
-        actor: { type: 'user', id: user.id, name: user.email },
-        targets: [userTarget(user), linkTarget(record)],
+        update: `SET ${assigned.update}`,
+        condition: replacing
+          ? 'issuer = :formerIssuer AND subject = :formerSubject'
+          : 'attribute_not_exists(pk)',
+        names: assigned.names,
+        values: {
+          ...assigned.values,
+          ...(replacing ? { ':formerIssuer': replacing.issuer, ':formerSubject': replacing.subject } : {}),
+        },
+        seeItemOnFailure: true,
       },
-      now,
-    )),
-  ]);
+      (seen) => {
+        const found = seen && SsoLinkEntity.decode(seen);
+        return !replacing && found && found.issuer !== identity.issuer
+          ? new LinkOfAnotherIssuer(found)
+          : taken();
+      },
+    );
+  };
+  const attempt = async (replacing?: SsoLinkRecord) =>
+    transact([
+      link(replacing),
+      replacing && remove(SsoSubjectEntity.key(replacing)),
+      create(SsoSubjectEntity.item({ organizationId, ...identity }, { userId: user.id }), taken),
+      verifiedEmail !== undefined &&
+        update(keys.user(organizationId, user.id), {
+          update: 'SET verifiedEmail = :email',
+          condition: 'attribute_exists(pk)',
+          values: { ':email': verifiedEmail },
+        }),
+      ...(replacing
+        ? await auditWrites(
+            { organizationId, action: 'ssoLink.removed', targets: [userTarget(user), linkTarget(replacing)] },
+            now,
+          )
+        : []),
+      ...(await auditWrites(
+        {
+          organizationId,
+          action: 'ssoLink.created',
+          actor: { type: 'user', id: user.id, name: user.email },
+          targets: [userTarget(user), linkTarget(record)],
+        },
+        now,
+      )),
+    ]);
+  try {
+    await attempt();
+  } catch (error) {
+    if (!(error instanceof LinkOfAnotherIssuer)) throw error;
+    await attempt(error.link);
+  }
 };
 
 /**
@@ -141,7 +184,7 @@ export const unlinkWrites = async (
       { condition: 'subject = :subject', values: { ':subject': link.subject } },
       () => gone(link),
     ),
-    remove(SsoSubjectEntity.key({ organizationId, clientId: link.clientId, subject: link.subject })),
+    remove(SsoSubjectEntity.key(link)),
   ]);
   const records = await Promise.all(
     links.map((link) =>

@@ -569,7 +569,12 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
         scripted.signInAs(email, `first-${userId}`);
         expect(await signedInAs(await signInThroughScripted())).toBe(userId);
         expect((await links(userId)).body).toEqual([
-          { clientId: SCRIPTED, subject: `first-${userId}`, linkedAt: expect.any(Number) },
+          {
+            clientId: SCRIPTED,
+            issuer: scripted.issuer,
+            subject: `first-${userId}`,
+            linkedAt: expect.any(Number),
+          },
         ]);
         // Positive control: the linked subject signs in again.
         expect(await signedInAs(await signInThroughScripted())).toBe(userId);

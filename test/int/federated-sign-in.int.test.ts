@@ -101,6 +101,7 @@ const newProvider = async (settings: Partial<Parameters<typeof configureSsoProvi
 
 /** The identity of the shared person as the upstream vouches for it. */
 const person = (change: Partial<UpstreamIdentity> = {}): UpstreamIdentity => ({
+  issuer: 'https://upstream.example',
   subject: 'upstream-subject',
   email: shared.user.email,
   emailVerified: true,

@@ -87,8 +87,9 @@ const accountOf = async (
   identity: UpstreamIdentity,
   email: string,
 ): Promise<{ user?: UserRecord | undefined; taken?: true }> => {
+  const upstream = { clientId: provider.clientId, issuer: identity.issuer, subject: identity.subject };
   const [linkedId, byEmail] = await Promise.all([
-    linkedUserId(organizationId, provider.clientId, identity.subject),
+    linkedUserId(organizationId, upstream),
     findUserByEmail(organizationId, email),
   ]);
   if (linkedId !== undefined) {
@@ -100,11 +101,11 @@ const accountOf = async (
   // The provider vouched for the email it was matched by: verified from now on, as written here.
   const verifiedEmail = emailVerified(user) ? undefined : user.email;
   try {
-    await linkSsoSubject(user, { clientId: provider.clientId, subject: identity.subject, verifiedEmail });
+    await linkSsoSubject(user, { ...upstream, verifiedEmail });
   } catch (error) {
     if (!(error instanceof SsoLinkTaken)) throw error;
     // The same person's concurrent sign-in (another tab) linked them first; anyone else is refused.
-    const linkedMeanwhile = await linkedUserId(organizationId, provider.clientId, identity.subject);
+    const linkedMeanwhile = await linkedUserId(organizationId, upstream);
     return linkedMeanwhile === user.id ? { user } : { user, taken: true };
   }
   return { user: verifiedEmail === undefined ? user : { ...user, verifiedEmail } };

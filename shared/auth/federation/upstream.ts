@@ -172,6 +172,8 @@ const identityClaims = z.object({
 });
 
 export interface UpstreamIdentity {
+  /** The issuer that vouched for the person (its ID token's `iss`, as configured). */
+  issuer: string;
   subject: string;
   email: string | undefined;
   emailVerified: boolean;
@@ -265,6 +267,7 @@ export const upstreamIdentity = async (
         }
       : fromToken.data;
   return {
+    issuer,
     subject: claims.sub,
     email: claims.email,
     emailVerified: claims.email_verified === true || claims.email_verified === 'true',

@@ -165,7 +165,11 @@ export const USERS_CALLS: WalkCalls = {
     prepare: async (service: TestService, org: ClientCaller) => {
       const made = await withUser(service, org);
       const user = { organizationId: org.orgId, id: made.userId, email: `${made.userId}@walk.test` };
-      await linkSsoSubject(user, { clientId: 'walk-provider', subject: `walk-${made.userId}` });
+      await linkSsoSubject(user, {
+        clientId: 'walk-provider',
+        issuer: 'https://walk.example',
+        subject: `walk-${made.userId}`,
+      });
       return made;
     },
     path: ({ userId }) => `/idp/users/${userId}/sso-links/walk-provider`,
