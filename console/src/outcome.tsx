@@ -62,6 +62,13 @@ export const useOutcome = () => {
 /** What a part of a screen needs to report through the screen's one outcome. */
 export type Reporter = Pick<ReturnType<typeof useOutcome>, 'setOutcome' | 'act'>;
 
+/** A section of a user's page: the user, what the person's token holds, and where it reports. */
+export interface UserSectionProps {
+  userId: string;
+  permissions: readonly string[];
+  report: Reporter;
+}
+
 type Checked<T> =
   | { success: true; data: T }
   | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };

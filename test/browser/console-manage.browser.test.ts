@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
+import { addPasskey } from '../../shared/store/passkeys.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { createRole } from '../../shared/store/role-repository.js';
+import { linkSsoSubject } from '../../shared/store/sso-links.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
 import { createUser } from '../../shared/store/user-repository.js';
 import { idFromLocation } from '../support/api.js';
@@ -65,6 +67,23 @@ beforeAll(async () => {
     user,
     policy: idFromLocation(policy),
   });
+  await Promise.all([
+    linkSsoSubject(
+      { organizationId: admin.orgId, id: user, email: grace.email },
+      { clientId: 'corp-login', issuer: 'https://login.corp.example', subject: 'grace-at-corp' },
+    ),
+    addPasskey({
+      organizationId: admin.orgId,
+      userId: user,
+      credentialId: `grace-${user}`,
+      publicKey: 'pQECAyYgASFYIA',
+      signCount: 0,
+      backupEligible: true,
+      backedUp: true,
+      aaguid: '00000000-0000-0000-0000-000000000000',
+      name: 'Grace’s laptop',
+    }),
+  ]);
   // More roles than the 100 the console once offered (its first page), the newest made last.
   await Promise.all(
     Array.from({ length: 100 }, (_, index) =>
@@ -100,6 +119,7 @@ const signedIn = async () => {
 /** Opens a page of the console by its address, as a link or a reload would. */
 const visit = (place: string) => page.evaluate(`location.hash = ${JSON.stringify(place)}`);
 const status = () => page.getByRole('status').textContent();
+const today = () => new Date().toISOString().slice(0, 10);
 const held = (title: string) =>
   page.getByRole('list', { name: title, exact: true }).locator('li').allTextContents();
 
@@ -153,7 +173,7 @@ it('grants a user a managed role, a policy and the newest of 102 roles, and sets
   // What is not a number is said before anything is sent.
   await page.getByLabel('Property to set').fill('level');
   await page.getByLabel('Value').fill('high');
-  await page.getByLabel('As').selectOption('Number');
+  await page.getByLabel('As', { exact: true }).selectOption('Number');
   await page.getByRole('button', { name: 'Set property' }).click();
   await expect.poll(() => page.getByRole('alert').textContent()).toBe('level: "high" is not a number.');
   await shot(page, 'user-grants');
@@ -161,6 +181,23 @@ it('grants a user a managed role, a policy and the newest of 102 roles, and sets
   await page.getByLabel('Property to remove').fill('costCentre');
   await page.getByRole('button', { name: 'Remove property' }).click();
   await expect.poll(status).toBe('costCentre was removed.');
+
+  // Her sign-in methods: a passkey and an SSO link, each removable.
+  expect(await held('Passkeys')).toEqual([
+    `Grace’s laptop, added ${today()}, never used Remove passkey Grace’s laptop`,
+  ]);
+  expect(await held('Single sign-on links')).toEqual([
+    `corp-login: grace-at-corp at https://login.corp.example, since ${today()} Unlink corp-login`,
+  ]);
+  await page.getByRole('button', { name: 'Unlink corp-login' }).click();
+  await expect
+    .poll(status)
+    .toBe('The link to corp-login was removed: the next sign-in through it links again.');
+  expect(await held('Single sign-on links')).toEqual(['Not linked to any SSO provider.']);
+  expect((await api('GET', `/idp/users/${made.user}/sso-links`)).body).toEqual([]);
+  await page.getByRole('button', { name: 'Remove passkey Grace’s laptop' }).click();
+  await expect.poll(status).toBe('The passkey Grace’s laptop was removed.');
+  expect(await held('Passkeys')).toEqual(['No passkey.']);
 
   // The profile, the user type and the status: the spec's User has neither, the page finds both.
   const standing = () => page.locator('dl.standing dd').allTextContents();

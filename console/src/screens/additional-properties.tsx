@@ -5,7 +5,7 @@ import {
   setAdditionalPropertiesRequest,
 } from '../../../shared/schemas/users.js';
 import { idp, messageOf } from '../api.js';
-import { type Reporter, submitChecked } from '../outcome.js';
+import { submitChecked, type UserSectionProps } from '../outcome.js';
 import { mayCall } from './screens.js';
 
 /**
@@ -14,15 +14,7 @@ import { mayCall } from './screens.js';
  * section offers the names in use in the organization and says each change; the audit log keeps
  * the values set.
  */
-export const AdditionalProperties = ({
-  userId,
-  permissions,
-  report,
-}: {
-  userId: string;
-  permissions: readonly string[];
-  report: Reporter;
-}) => {
+export const AdditionalProperties = ({ userId, permissions, report }: UserSectionProps) => {
   const [names, setNames] = useState<string[]>([]);
   const readNames = async () =>
     setNames(

@@ -13,11 +13,12 @@ import {
   RoleAndPolicyGrants,
 } from './grants.js';
 import { mayCallWith } from './screens.js';
+import { SignInMethods } from './sign-in-methods.js';
 import { UserProfile } from './user-profile.js';
 
 /**
  * One user: profile, status and type, and the account's actions; roles, managed roles,
- * policies and groups (granted and taken away); additional properties. Each action shows only when the person's
+ * policies and groups (granted and taken away); additional properties; passkeys and SSO links. Each action shows only when the person's
  * token holds its route's permissions, and says what it did or what the API answered.
  */
 
@@ -110,6 +111,7 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
             )}
           />
           <AdditionalProperties userId={id} permissions={permissions} report={{ setOutcome, act: run }} />
+          <SignInMethods userId={id} permissions={permissions} report={{ setOutcome, act: run }} />
         </>
       )}
     </section>
