@@ -8,7 +8,7 @@ import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './exter
 import { keys, LISTINGS } from './keys.js';
 import { leaveGroups } from './scim-groups.js';
 import { bucketCountDelta } from './sequenced-listing.js';
-import { listSsoLinks, unlinkWrites } from './sso-links.js';
+import { removeAllSsoLinks } from './sso-links.js';
 import {
   createProvisionedUser,
   emailGuard,
@@ -20,14 +20,7 @@ import {
   userTarget,
   versioned,
 } from './user-repository.js';
-import {
-  assignments,
-  concurrentChange,
-  remove,
-  retryOnConcurrentChange,
-  transact,
-  type Write,
-} from './writes.js';
+import { assignments, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
 
 /**
  * Users as a SCIM directory provisions them (docs/scim.md): the same users as everywhere, with
@@ -94,6 +87,10 @@ export const createUserFromDirectory = async (
     const holder = await EmailGuardEntity.get({ organizationId: orgId, email: desired.email });
     const deleted = holder && (await getUser(orgId, holder.userId, true));
     if (!deleted || deleted.deprovisionedAt === undefined) throw error;
+    // The address provisioned again may be another person's: the upstream identities the deleted
+    // one signed in with no longer reach the account (docs/single-sign-on.md). First, so that a
+    // failure leaves the user deprovisioned and the directory's retry finishes both.
+    await removeAllSsoLinks(deleted);
     return { user: await replaceUserFromDirectory(orgId, deleted.id, desired, { revive: true }) };
   }
 };
@@ -112,10 +109,7 @@ export const replaceUserFromDirectory = (
   now = Date.now(),
 ): Promise<UserRecord> =>
   retryOnConcurrentChange(async () => {
-    const [current, links] = await Promise.all([
-      getUser(orgId, userId, true),
-      options.revive ? listSsoLinks(orgId, userId) : [],
-    ]);
+    const current = await getUser(orgId, userId, true);
     if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
     const status = desired.active ? 'ACTIVE' : 'INACTIVE';
     const next: UserRecord = {
@@ -210,10 +204,7 @@ export const replaceUserFromDirectory = (
           )
         : []),
     ];
-    // A directory provisioning the address again may mean another person: the upstream identities
-    // the deleted one signed in with no longer reach the account (docs/single-sign-on.md).
-    const unlinks = await unlinkWrites(current, links, concurrentChange, now);
-    await transact([...records, ...writes, ...unlinks]);
+    await transact([...records, ...writes]);
     return next;
   });
 

@@ -5,8 +5,18 @@ import { auditWrites } from './audit-records.js';
 import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
-import { type UserRecord, userTarget } from './user-repository.js';
-import { assignments, create, remove, transact, update, type Write } from './writes.js';
+import { type UserRecord, userTarget, versioned } from './user-repository.js';
+import {
+  assignments,
+  check,
+  concurrentChange,
+  create,
+  remove,
+  retryOnConcurrentChange,
+  transact,
+  update,
+  type Write,
+} from './writes.js';
 
 /**
  * A person's upstream identity at an SSO provider (OpenID Connect Core 5.7: `iss` and `sub` are
@@ -37,8 +47,6 @@ export const SsoLinkEntity = defineEntity({
     }),
 });
 export type SsoLinkRecord = z.output<typeof SsoLinkEntity.attributes>;
-
-const MAX_LISTED = 100;
 
 /** An upstream identity: the subject as one issuer gives it to one provider. */
 export interface UpstreamSubject {
@@ -77,6 +85,10 @@ const linkTarget = (link: Pick<SsoLinkRecord, 'clientId' | 'subject'>) => ({
 export const linkedUserId = async (orgId: string, upstream: UpstreamSubject) =>
   (await SsoSubjectEntity.get({ organizationId: orgId, ...upstream }))?.userId;
 
+/** A link's condition: it is still the one read, of the same issuer and subject. */
+const AS_READ = 'issuer = :readIssuer AND subject = :readSubject';
+const asRead = (link: SsoLinkRecord) => ({ ':readIssuer': link.issuer, ':readSubject': link.subject });
+
 /** A link the provider's issuer has changed since: the person is matched and linked anew. */
 class LinkOfAnotherIssuer extends Error {
   constructor(readonly link: SsoLinkRecord) {
@@ -86,12 +98,13 @@ class LinkOfAnotherIssuer extends Error {
 
 /**
  * Links the subject to the person in one transaction, refused with {@link SsoLinkTaken} when either
- * side is linked already (a concurrent first sign-in included); a link of the provider's former
- * issuer is replaced. `verifiedEmail` rides along, as the provider vouched for the address the
- * person was matched by.
+ * side is linked already (a concurrent first sign-in included), and with ConcurrentChange when the
+ * person changed since `user` was read (deactivated, deleted by a directory and brought back, a
+ * new email): the match is made again. A link of the provider's former issuer is replaced.
+ * `verifiedEmail` rides along, as the provider vouched for the address the person was matched by.
  */
 export const linkSsoSubject = async (
-  user: Pick<UserRecord, 'organizationId' | 'id' | 'email'>,
+  user: Pick<UserRecord, 'organizationId' | 'id' | 'email' | 'version'>,
   upstream: UpstreamSubject & { verifiedEmail?: string | undefined },
   now = Date.now(),
 ): Promise<void> => {
@@ -105,14 +118,9 @@ export const linkSsoSubject = async (
       SsoLinkEntity.key(record),
       {
         update: `SET ${assigned.update}`,
-        condition: replacing
-          ? 'issuer = :formerIssuer AND subject = :formerSubject'
-          : 'attribute_not_exists(pk)',
+        condition: replacing ? AS_READ : 'attribute_not_exists(pk)',
         names: assigned.names,
-        values: {
-          ...assigned.values,
-          ...(replacing ? { ':formerIssuer': replacing.issuer, ':formerSubject': replacing.subject } : {}),
-        },
+        values: { ...assigned.values, ...(replacing ? asRead(replacing) : {}) },
         seeItemOnFailure: true,
       },
       (seen) => {
@@ -128,12 +136,13 @@ export const linkSsoSubject = async (
       link(replacing),
       replacing && remove(SsoSubjectEntity.key(replacing)),
       create(SsoSubjectEntity.item({ organizationId, ...identity }, { userId: user.id }), taken),
-      verifiedEmail !== undefined &&
-        update(keys.user(organizationId, user.id), {
-          update: 'SET verifiedEmail = :email',
-          condition: 'attribute_exists(pk)',
-          values: { ':email': verifiedEmail },
-        }),
+      verifiedEmail === undefined
+        ? check(
+            keys.user(organizationId, user.id),
+            { condition: 'version = :version', values: { ':version': user.version } },
+            concurrentChange,
+          )
+        : versioned(user, { update: 'SET verifiedEmail = :email', values: { ':email': verifiedEmail } }),
       ...(replacing
         ? await auditWrites(
             { organizationId, action: 'ssoLink.removed', targets: [userTarget(user), linkTarget(replacing)] },
@@ -158,32 +167,25 @@ export const linkSsoSubject = async (
   }
 };
 
-/**
- * The person's links, one per provider at most, in provider order; the first 100 (a link outlives
- * its provider's binding, but an organization has at most 50 providers at a time).
- */
+/** The person's links, one per provider at most, in provider order. */
 export const listSsoLinks = async (orgId: string, userId: string): Promise<SsoLinkRecord[]> =>
-  (await queryPartition(keys.organizationPartition(orgId), keys.ssoLinkPrefix(userId), { consistent: true }))
-    .slice(0, MAX_LISTED)
-    .map((item) => SsoLinkEntity.decode(item));
+  (
+    await queryPartition(keys.organizationPartition(orgId), keys.ssoLinkPrefix(userId), { consistent: true })
+  ).map((item) => SsoLinkEntity.decode(item));
 
 /**
- * The writes that unlink the person from each of `links` (as read), with their records: each
- * link's removal fails with `gone` when it changed or went meanwhile.
+ * The writes that unlink the person from each of `links` (as read: the same issuer and subject),
+ * with their records; a link that changed or went meanwhile fails with `gone`.
  */
-export const unlinkWrites = async (
+const unlinkWrites = async (
   user: Pick<UserRecord, 'organizationId' | 'id' | 'email'>,
   links: readonly SsoLinkRecord[],
-  gone: (link: SsoLinkRecord) => Error,
+  gone: () => Error,
   now = Date.now(),
 ): Promise<Write[]> => {
   const { organizationId } = user;
   const removals = links.flatMap((link) => [
-    remove(
-      SsoLinkEntity.key(link),
-      { condition: 'subject = :subject', values: { ':subject': link.subject } },
-      () => gone(link),
-    ),
+    remove(SsoLinkEntity.key(link), { condition: AS_READ, values: asRead(link) }, gone),
     remove(SsoSubjectEntity.key(link)),
   ]);
   const records = await Promise.all(
@@ -198,6 +200,33 @@ export const unlinkWrites = async (
 };
 
 /**
+ * Unlinks the person from `links` as read, in one transaction; a link that changed or went
+ * meanwhile fails it with `gone` (and nothing is unlinked).
+ */
+export const removeSsoLinks = async (
+  user: Pick<UserRecord, 'organizationId' | 'id' | 'email'>,
+  links: readonly SsoLinkRecord[],
+  gone: () => Error,
+  now = Date.now(),
+) => transact(await unlinkWrites(user, links, gone, now));
+
+/** Links unlinked per transaction: four items each (two deletes, the record and its copy) stay within 100. */
+const UNLINKS_PER_TRANSACTION = 20;
+
+/**
+ * Unlinks the person from every provider, a transaction per 20 links: what a directory that
+ * provisions a deleted person's address again does first (the address may be someone else's now).
+ * Nobody links a deprovisioned person meanwhile (linkSsoSubject checks the person as read).
+ */
+export const removeAllSsoLinks = (user: Pick<UserRecord, 'organizationId' | 'id' | 'email'>) =>
+  retryOnConcurrentChange(async () => {
+    const links = await listSsoLinks(user.organizationId, user.id);
+    for (let first = 0; first < links.length; first += UNLINKS_PER_TRANSACTION) {
+      await removeSsoLinks(user, links.slice(first, first + UNLINKS_PER_TRANSACTION), concurrentChange);
+    }
+  });
+
+/**
  * Unlinks the person from the provider (404 when not linked): their next sign-in through it is
  * matched by email again and links whoever the upstream says then.
  */
@@ -209,5 +238,5 @@ export const removeSsoLink = async (
   const link = await SsoLinkEntity.get({ organizationId: user.organizationId, userId: user.id, clientId });
   const notLinked = () => new NotFound('SSO link', clientId);
   if (!link) throw notLinked();
-  await transact(await unlinkWrites(user, [link], notLinked, now));
+  await removeSsoLinks(user, [link], notLinked, now);
 };

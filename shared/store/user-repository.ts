@@ -272,7 +272,7 @@ export const listUsers = async (orgId: string, status: UserStatus, page: number,
 
 /** The user's own item, changed only if nobody changed it since it was read (its version). */
 export const versioned = (
-  current: UserRecord,
+  current: Pick<UserRecord, 'organizationId' | 'id' | 'version'>,
   expression: { update: string; names?: Record<string, string>; values?: Record<string, unknown> },
 ) =>
   update(

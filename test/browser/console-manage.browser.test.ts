@@ -7,7 +7,7 @@ import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository
 import { createRole } from '../../shared/store/role-repository.js';
 import { linkSsoSubject } from '../../shared/store/sso-links.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
-import { createUser } from '../../shared/store/user-repository.js';
+import { createUser, getUser } from '../../shared/store/user-repository.js';
 import { idFromLocation } from '../support/api.js';
 import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
 import { consoleInChromium } from '../support/console-browser.js';
@@ -68,9 +68,12 @@ beforeAll(async () => {
     policy: idFromLocation(policy),
   });
   await Promise.all([
-    linkSsoSubject(
-      { organizationId: admin.orgId, id: user, email: grace.email },
-      { clientId: 'corp-login', issuer: 'https://login.corp.example', subject: 'grace-at-corp' },
+    getUser(admin.orgId, user).then((record) =>
+      linkSsoSubject(record as NonNullable<typeof record>, {
+        clientId: 'corp-login',
+        issuer: 'https://login.corp.example',
+        subject: 'grace-at-corp',
+      }),
     ),
     addPasskey({
       organizationId: admin.orgId,

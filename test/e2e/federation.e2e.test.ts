@@ -609,7 +609,7 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
           ['ssoLink.created', userId, `second-${userId}`],
         ]);
       } finally {
-        scripted.signInAs(scriptedEmail, 'scripted-subject');
+        scripted.signInAs(scriptedEmail);
       }
     });
 
@@ -629,7 +629,7 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
         scripted.signInAs(holderOfNewAddress, `moved-${userId}`);
         expect(await signedInAs(await signInThroughScripted())).toBe(userId);
       } finally {
-        scripted.signInAs(scriptedEmail, 'scripted-subject');
+        scripted.signInAs(scriptedEmail);
       }
     });
 
@@ -653,7 +653,7 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
         });
         expect(notLinked.status).toBe(404);
       } finally {
-        scripted.signInAs(scriptedEmail, 'scripted-subject');
+        scripted.signInAs(scriptedEmail);
       }
     });
   });

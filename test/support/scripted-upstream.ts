@@ -26,7 +26,7 @@ export const startScriptedUpstream = async (clientId: string) => {
   /** RFC 9207: the `iss` its authorization responses carry (none by default). */
   let responseIssuer: string | undefined;
   let email = 'pat@scripted.test';
-  let subject = 'scripted-subject';
+  let subject = `subject-of-${email}`;
   /** What its discovery document says besides the defaults (or instead of them). */
   let advertised: Record<string, unknown> = {};
   /** The key set it publishes instead of its own signing key, when set. */
@@ -115,8 +115,8 @@ export const startScriptedUpstream = async (clientId: string) => {
     script(next: IdTokenScript) {
       script = next;
     },
-    /** Who its next ID tokens say signed in: an email, and the subject (unchanged unless given). */
-    signInAs(next: string, nextSubject = subject) {
+    /** Who its next ID tokens say signed in: an email, and the subject (by default one of that email's own). */
+    signInAs(next: string, nextSubject = `subject-of-${next}`) {
       email = next;
       subject = nextSubject;
     },

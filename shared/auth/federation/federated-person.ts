@@ -14,6 +14,7 @@ import {
   type UserRecord,
   updateUserAttributes,
 } from '../../store/user-repository.js';
+import { retryOnConcurrentChange } from '../../store/writes.js';
 import type { Person } from '../sign-in-steps.js';
 import type { UpstreamIdentity } from './upstream.js';
 
@@ -26,7 +27,7 @@ import type { UpstreamIdentity } from './upstream.js';
 type Outcome =
   | { person: Person; user: UserRecord }
   /** `user`: the person it matched, when there is one. */
-  | { refusal: string; message: string; user?: UserRecord };
+  | { refusal: string; message: string; user?: UserRecord; status?: 409 };
 
 /** How the pages name a provider. */
 export const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
@@ -69,47 +70,63 @@ const findOrCreate = async (
   }
 };
 
-/** The person, and whether their address is now verified (the provider vouched for it). */
-const withEmailVouched = async (user: UserRecord, email: string): Promise<UserRecord> => {
-  if (emailVerified(user) || user.email.toLowerCase() !== email.toLowerCase()) return user;
+/**
+ * The person the subject is linked to; an ACTIVE one's address is verified from now on when it is
+ * the one the provider vouched for (an inactive one is refused, and nothing is written for it).
+ */
+const linkedAccount = async (
+  linkedId: string,
+  byEmail: UserRecord | undefined,
+  organizationId: string,
+  email: string,
+): Promise<{ user?: UserRecord | undefined }> => {
+  const user = linkedId === byEmail?.id ? byEmail : await getUser(organizationId, linkedId, true);
+  if (
+    !user ||
+    user.status !== 'ACTIVE' ||
+    emailVerified(user) ||
+    user.email.toLowerCase() !== email.toLowerCase()
+  )
+    return { user };
   await updateUserAttributes(user.organizationId, user.id, { verifiedEmail: user.email });
-  return { ...user, verifiedEmail: user.email };
+  return { user: { ...user, verifiedEmail: user.email } };
 };
 
 /**
  * The account of the upstream's subject: the one it is linked to; otherwise the one its verified
  * email matches (or creates), linked to it from now on. `taken`: the matched account is linked to
- * another subject of the provider.
+ * another subject of the provider. Matched again when the person changed meanwhile.
  */
-const accountOf = async (
+const accountOf = (
   organizationId: string,
   provider: SsoProvider,
   identity: UpstreamIdentity,
   email: string,
-): Promise<{ user?: UserRecord | undefined; taken?: true }> => {
-  const upstream = { clientId: provider.clientId, issuer: identity.issuer, subject: identity.subject };
-  const [linkedId, byEmail] = await Promise.all([
-    linkedUserId(organizationId, upstream),
-    findUserByEmail(organizationId, email),
-  ]);
-  if (linkedId !== undefined) {
-    const linked = linkedId === byEmail?.id ? byEmail : await getUser(organizationId, linkedId, true);
-    return { user: linked && (await withEmailVouched(linked, email)) };
-  }
-  const user = await findOrCreate(organizationId, provider, identity, email, byEmail);
-  if (!user || user.status !== 'ACTIVE') return { user };
-  // The provider vouched for the email it was matched by: verified from now on, as written here.
-  const verifiedEmail = emailVerified(user) ? undefined : user.email;
-  try {
-    await linkSsoSubject(user, { ...upstream, verifiedEmail });
-  } catch (error) {
-    if (!(error instanceof SsoLinkTaken)) throw error;
-    // The same person's concurrent sign-in (another tab) linked them first; anyone else is refused.
-    const linkedMeanwhile = await linkedUserId(organizationId, upstream);
-    return linkedMeanwhile === user.id ? { user } : { user, taken: true };
-  }
-  return { user: verifiedEmail === undefined ? user : { ...user, verifiedEmail } };
-};
+): Promise<{ user?: UserRecord | undefined; taken?: true }> =>
+  retryOnConcurrentChange(async () => {
+    const upstream = { clientId: provider.clientId, issuer: identity.issuer, subject: identity.subject };
+    const [linkedId, byEmail] = await Promise.all([
+      linkedUserId(organizationId, upstream),
+      findUserByEmail(organizationId, email),
+    ]);
+    if (linkedId !== undefined) return linkedAccount(linkedId, byEmail, organizationId, email);
+    const user = await findOrCreate(organizationId, provider, identity, email, byEmail);
+    if (!user || user.status !== 'ACTIVE') return { user };
+    // The provider vouched for the email it was matched by: verified from now on, as written here.
+    const verifiedEmail = emailVerified(user) ? undefined : user.email;
+    try {
+      await linkSsoSubject(user, { ...upstream, verifiedEmail });
+    } catch (error) {
+      if (!(error instanceof SsoLinkTaken)) throw error;
+      // A concurrent sign-in linked the subject first (this person's, in another tab): whoever
+      // holds it now. Otherwise the person is linked to another subject of the provider.
+      const linkedMeanwhile = await linkedUserId(organizationId, upstream);
+      if (linkedMeanwhile !== undefined)
+        return linkedAccount(linkedMeanwhile, byEmail, organizationId, email);
+      return { user, taken: true };
+    }
+    return { user: verifiedEmail === undefined ? user : { ...user, verifiedEmail } };
+  }, 3);
 
 export const federatedPerson = async (
   identity: UpstreamIdentity,
@@ -136,7 +153,19 @@ export const federatedPerson = async (
       message: `${name} does not sign in people with ${domain} addresses here. Contact your administrator.`,
     };
   }
-  const { user, taken } = await accountOf(target.organizationId, provider, identity, email);
+  let account: Awaited<ReturnType<typeof accountOf>>;
+  try {
+    account = await accountOf(target.organizationId, provider, identity, email);
+  } catch (error) {
+    // The person kept changing (or the writes kept colliding) while this sign-in matched them.
+    if (!(error instanceof Conflict)) throw error;
+    return {
+      refusal: 'concurrent-change',
+      status: 409,
+      message: 'Your account was being changed while you signed in. Try again.',
+    };
+  }
+  const { user, taken } = account;
   if (user && taken) {
     return {
       refusal: 'linked-to-another-identity',

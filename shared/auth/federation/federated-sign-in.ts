@@ -265,7 +265,7 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
       targets: matched.user ? [personTarget(matched.user)] : [],
       signIn: signInDetails(pending.clientId, { amr: ['fed'], provider: provider.clientId }),
     });
-    return errorPage(403, matched.message);
+    return errorPage(matched.status ?? 403, matched.message);
   }
   return continueSignIn(event, pending, matched.person, { user: matched.user, ...target });
 };

@@ -1,6 +1,6 @@
 import { addPasskey } from '../../../../shared/store/passkeys.js';
 import { linkSsoSubject } from '../../../../shared/store/sso-links.js';
-import { updateUserAttributes } from '../../../../shared/store/user-repository.js';
+import { getUser, updateUserAttributes } from '../../../../shared/store/user-repository.js';
 import {
   idFromLocation,
   putTestPolicy,
@@ -164,7 +164,8 @@ export const USERS_CALLS: WalkCalls = {
   deleteUserSsoLink: walkCall({
     prepare: async (service: TestService, org: ClientCaller) => {
       const made = await withUser(service, org);
-      const user = { organizationId: org.orgId, id: made.userId, email: `${made.userId}@walk.test` };
+      const user = await getUser(org.orgId, made.userId);
+      if (!user) throw new Error('The walk user is missing');
       await linkSsoSubject(user, {
         clientId: 'walk-provider',
         issuer: 'https://walk.example',
