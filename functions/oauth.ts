@@ -12,6 +12,7 @@ import {
 import { introspect } from '../shared/auth/introspection.js';
 import { countIssuedToken, recordEndedMinutes } from '../shared/auth/issued-token-records.js';
 import { type KnownClient, OAuthError } from '../shared/auth/oauth-error.js';
+import { pushedRequestAnswer } from '../shared/auth/pushed-authorization.js';
 import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
 import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../shared/auth/token-request.js';
@@ -70,6 +71,7 @@ const answeringOAuthErrors = async (
   event: APIGatewayProxyEventV2,
   answer: (authenticated: (client: KnownClient) => void) => Promise<Record<string, unknown> | undefined>,
   refused?: (error: OAuthError, client: KnownClient) => Promise<void>,
+  successStatus: 200 | 201 = 200,
 ) => {
   const usedBasic = /^Basic\s/i.test(event.headers.authorization ?? '');
   let known: KnownClient | undefined;
@@ -77,7 +79,7 @@ const answeringOAuthErrors = async (
     const body = await answer((client) => {
       known = client;
     });
-    return { raw: jsonResponse(200, body ?? {}, NO_STORE) };
+    return { raw: jsonResponse(successStatus, body ?? {}, NO_STORE) };
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
     countMetric('TokensRefused');
@@ -174,6 +176,20 @@ const introspectToken = (event: APIGatewayProxyEventV2) =>
     recordTokenRefusal,
   );
 
+/** RFC 9126: an application pushes its authorization request; refusals are recorded. */
+const pushAuthorizationRequest = (event: APIGatewayProxyEventV2) =>
+  answeringOAuthErrors(
+    event,
+    async (authenticated) => {
+      const form = tokenRequestForm(event);
+      const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
+      authenticated(client);
+      return pushedRequestAnswer(form, client);
+    },
+    recordTokenRefusal,
+    201,
+  );
+
 const getUserInfo = async (event: APIGatewayProxyEventV2) => {
   const answer = await userInfo(event.headers.authorization);
   if ('claims' in answer) return { raw: jsonResponse(200, answer.claims, NO_STORE) };
@@ -194,6 +210,7 @@ export const handler = groupHandler(
     postUserInfo: (_input, { event }) => getUserInfo(event),
     revokeToken: (_input, { event }) => revokeToken(event),
     introspectToken: (_input, { event }) => introspectToken(event),
+    pushAuthorizationRequest: (_input, { event }) => pushAuthorizationRequest(event),
 
     openIdConfiguration: () => ({
       raw: jsonResponse(200, {
@@ -203,6 +220,8 @@ export const handler = groupHandler(
         userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
         revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
         introspection_endpoint: routeUrl(oauthRoutes.introspectToken, {}),
+        pushed_authorization_request_endpoint: routeUrl(oauthRoutes.pushAuthorizationRequest, {}),
+        require_pushed_authorization_requests: false,
         end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
         jwks_uri: routeUrl(oauthRoutes.jwks, {}),
         grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],

@@ -32,14 +32,22 @@ const SIGN_IN_STEP_PARTITIONS = [
 const ATTEMPT_COUNT_PARTITIONS = [keys.signInFailures('*', '*').pk, keys.signInAttempts('*', '*').pk];
 
 export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
-  // Redeems codes, rotates and revokes refresh tokens; records refused and issued tokens.
+  // Redeems codes, rotates and revokes refresh tokens, stores pushed authorization requests;
+  // records refused and issued tokens.
   oauth: {
-    writesPartitions: [keys.authorizationCode('*').pk, keys.refreshToken('*').pk, keys.refreshFamily('*').pk],
+    writesPartitions: [
+      keys.authorizationCode('*').pk,
+      keys.refreshToken('*').pk,
+      keys.refreshFamily('*').pk,
+      keys.pushedRequest('*').pk,
+    ],
   },
-  // Pending requests, sessions, the codes it issues, attempt counts; and in organizations'
-  // partitions users' TOTP secrets and recovery codes, and consents; the records of all that.
+  // Pending requests (taking pushed ones), sessions, the codes it issues, attempt counts; and in
+  // organizations' partitions users' TOTP secrets and recovery codes, and consents; the records
+  // of all that.
   signin: {
     writesPartitions: [
+      keys.pushedRequest('*').pk,
       ...SIGN_IN_STEP_PARTITIONS,
       ...ATTEMPT_COUNT_PARTITIONS,
       keys.organizationPartition('*'),

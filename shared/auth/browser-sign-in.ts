@@ -18,6 +18,7 @@ import { errorPage, offered, signInPage, tooManyAttemptsPage } from '../pages/si
 import { getApiClient } from '../store/api-client-repository.js';
 import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
+import { isPushedRequestUri, takePushedRequest } from '../store/pushed-requests.js';
 import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
 import {
   type CredentialCheck,
@@ -63,7 +64,27 @@ export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Pa
   return authorizeWith(event, form);
 };
 
-const authorizeWith = async (event: APIGatewayProxyEventV2, query: URLSearchParams): Promise<Page> => {
+/**
+ * The request's parameters: those sent, or those the application pushed (RFC 9126), which a
+ * `request_uri` names for its own client, once; undefined when that is unknown, used or expired.
+ * Parameters sent beside a `request_uri` are not taken (section 4).
+ */
+const requestOf = async (sent: URLSearchParams): Promise<URLSearchParams | undefined> => {
+  const requestUri = sent.get('request_uri');
+  const clientId = sent.get('client_id');
+  // Any other request_uri is refused with request_uri_not_supported, as before pushing existed.
+  if (requestUri === null || !isPushedRequestUri(requestUri)) return sent;
+  return clientId ? takePushedRequest(requestUri, clientId) : undefined;
+};
+
+const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParams): Promise<Page> => {
+  const query = await requestOf(sent);
+  if (!query) {
+    return errorPage(
+      400,
+      'This sign-in request is unknown, was used already or has expired. Go back to the application and sign in again.',
+    );
+  }
   const outcome = checkAuthorizationRequest(query, await liveClient(query.get('client_id')));
   if (outcome.kind === 'error-page') return errorPage(400, outcome.message);
   if (outcome.kind === 'error-redirect') {

@@ -1,3 +1,5 @@
+import type { AuthorizationError } from '../domain/authorization.js';
+
 /** A client the token endpoint read: its refusals are recorded in its organization. */
 export interface KnownClient {
   id: string;
@@ -18,7 +20,10 @@ export class OAuthError extends Error {
       | 'invalid_scope'
       | 'unauthorized_client'
       | 'unsupported_grant_type'
-      | 'unsupported_token_type',
+      | 'unsupported_token_type'
+      // The authorization endpoint's (RFC 6749 4.1.2.1; OpenID Connect Core 6), as a pushed
+      // authorization request answers them (RFC 9126 section 2.3).
+      | AuthorizationError,
     readonly description: string,
     // A whole client record is narrowed here: an error may be logged, its secret never.
     client?: KnownClient,

@@ -37,11 +37,25 @@ export interface AuthorizationRequest {
   maxAge?: number;
 }
 
+/** What an authorization request refused after its client and redirect URI were verified is told. */
+export type AuthorizationError =
+  | 'invalid_request'
+  | 'invalid_scope'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
+  | 'unsupported_response_type';
+
 export type AuthorizationOutcome =
   /** The client or redirect URI is not verified: show our error page, never redirect. */
   | { kind: 'error-page'; message: string }
   /** Verified client and redirect URI: the error goes back to the application. */
-  | { kind: 'error-redirect'; redirectUri: string; state?: string; error: string; description: string }
+  | {
+      kind: 'error-redirect';
+      redirectUri: string;
+      state?: string;
+      error: AuthorizationError;
+      description: string;
+    }
   /**
    * `loginHint`: what the sign-in form's email field starts with; `idTokenHint`: the ID token
    * naming who the application expects to be signed in (neither kept with the request).
@@ -131,7 +145,7 @@ export const checkAuthorizationRequest = (
     return { kind: 'error-page', message: 'The redirect URI is not registered for this application.' };
   }
   const state = single(query, 'state');
-  const back = (error: string, description: string): AuthorizationOutcome => ({
+  const back = (error: AuthorizationError, description: string): AuthorizationOutcome => ({
     kind: 'error-redirect',
     redirectUri,
     ...(state && !repeated(query, 'state') ? { state } : {}),

@@ -249,6 +249,8 @@ export const keys = {
   authorizationCode: (codeDigest: string) => key(`CODE#${codeDigest}`, 'CODE'),
   session: (sessionDigest: string) => key(`SESSION#${sessionDigest}`, 'SESSION'),
   federationState: (stateDigest: string) => key(`FEDSTATE#${stateDigest}`, 'FEDSTATE'),
+  /** A pushed authorization request (RFC 9126), by the digest of its request_uri's random part. */
+  pushedRequest: (handleDigest: string) => key(`PAR#${handleDigest}`, 'PAR'),
   refreshToken: (tokenDigest: string) => key(`REFRESH#${tokenDigest}`, 'REFRESH'),
   /** Consecutive failed sign-ins of an email in an organization (known or not: no enumeration). */
   signInFailures: (orgId: string, email: string) => key(`LOCKOUT#${orgId}#${email.toLowerCase()}`, 'LOCKOUT'),

@@ -20,7 +20,8 @@ import { useService } from '../support/service.js';
 /**
  * Walks every operation of the served OpenAPI document with malformed input (fast-check) and a
  * fixed list of inputs that broke the service before. Each request must get a documented error
- * (never 5xx, never success) within 2 s; afterwards the service must still answer and show the
+ * (never 5xx, never success) within 10 s (a hang, not a speed: the suite loads this machine's two
+ * cores, and `npm run bench` measures speed); afterwards the service must still answer and show the
  * organization's data unchanged. Failures are collected, not thrown, so one run reports them all.
  * Replay a run with FUZZ_SEED=<printed seed>; FUZZ_RUNS sets the runs per operation;
  * FUZZ_FAILURES_FILE=<path> appends every failing request there as a JSON line.
@@ -34,7 +35,7 @@ const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 8);
 const FAILURES_FILE = process.env.FUZZ_FAILURES_FILE;
 const TOKEN_RUNS = 100;
 const CONCURRENCY = 4;
-const ANSWER_WITHIN_MS = 2000;
+const ANSWER_WITHIN_MS = 10_000;
 const RFC_6749_ERRORS = [
   'invalid_request',
   'invalid_client',
@@ -216,7 +217,7 @@ const expectNoFailures = () => {
 };
 
 describe('malformed requests', () => {
-  it('known nasty inputs get documented errors, no 5xx, within 2 s', async () => {
+  it('known nasty inputs get documented errors, no 5xx, within 10 s', async () => {
     await inParallel(knownNastyRequests(operations, context), exercise);
     expectNoFailures();
   }, 120_000);

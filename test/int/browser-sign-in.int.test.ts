@@ -605,6 +605,8 @@ describe('the sign-in form', () => {
   });
 
   it('throttles the attempts of one address past the limit a minute', async () => {
+    // Every attempt in one minute: the clock stands at the start of the next one.
+    vi.useFakeTimers({ toFake: ['Date'], now: (Math.floor(Date.now() / 60_000) + 1) * 60_000 });
     process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE = '2';
     reloadConfig();
     const { application, user } = shared;

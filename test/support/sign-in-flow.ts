@@ -58,16 +58,12 @@ export const relyingParty = (service: TestService, application: Application, aut
     execute: [oidc.allowInsecureRequests],
   });
 
-/** An authorization request of the application, with fresh PKCE, state and nonce values. */
-export const authorizationRequest = async (
-  configuration: oidc.Configuration,
-  redirectUri: string,
-  extra: Record<string, string> = {},
-) => {
+/** An authorization request's parameters, with fresh PKCE, state and nonce values. */
+export const authorizationParameters = async (redirectUri: string, extra: Record<string, string> = {}) => {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(configuration, {
+  const parameters = {
     redirect_uri: redirectUri,
     scope: 'openid email profile',
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
@@ -75,8 +71,18 @@ export const authorizationRequest = async (
     state,
     nonce,
     ...extra,
-  });
-  return { url, verifier, state, nonce };
+  };
+  return { parameters, verifier, state, nonce };
+};
+
+/** An authorization request of the application, with fresh PKCE, state and nonce values. */
+export const authorizationRequest = async (
+  configuration: oidc.Configuration,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+) => {
+  const { parameters, ...values } = await authorizationParameters(redirectUri, extra);
+  return { url: oidc.buildAuthorizationUrl(configuration, parameters), ...values };
 };
 
 /** Opens the authorization endpoint in a browser session; answers the page (or redirect) and the PKCE values. */

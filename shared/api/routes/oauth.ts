@@ -11,6 +11,14 @@ export const oauthRoutes = routeGroup('oauth')({
       "Called by API clients and applications with exactly one client authentication method (HTTP Basic, the form's secret, or none for a public application); form-encoded only. Access tokens are ES256 JWTs (3,600 s for client credentials, 900 s for people); errors follow RFC 6749, section 5.2.",
     response: { status: 200, description: 'Access token' },
   },
+  pushAuthorizationRequest: {
+    route: 'POST /oauth2/par',
+    kind: 'oauth',
+    summary: 'Pushed authorization request (RFC 9126): the authorization request, posted by the application',
+    description:
+      'Called by an application authenticated as at the token endpoint, with the parameters it would send to `GET /oauth2/authorize`, form-encoded. Checked as the authorization endpoint checks them; a refusal is a JSON error here, never a redirect. Answers a `request_uri` that `GET /oauth2/authorize?client_id=…&request_uri=…` takes once, within 60 s, for this client only.',
+    response: { status: 201, description: 'The request_uri naming the stored request, and its lifetime' },
+  },
   getUserInfo: {
     route: 'GET /oauth2/userinfo',
     kind: 'oauth',

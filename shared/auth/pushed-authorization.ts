@@ -1,0 +1,32 @@
+import { checkAuthorizationRequest } from '../domain/authorization.js';
+import type { ApiClientRecord } from '../store/api-client-repository.js';
+import { PUSHED_REQUEST_SECONDS, pushAuthorizationRequest } from '../store/pushed-requests.js';
+import { OAuthError } from './oauth-error.js';
+
+/** How a client proves itself: never kept with the request it pushed. */
+const CLIENT_CREDENTIALS = new Set(['client_secret', 'client_assertion', 'client_assertion_type']);
+
+/**
+ * RFC 9126: an application authenticated as at the token endpoint pushes its authorization
+ * request; it is checked as the authorization endpoint checks it, and any error is answered here
+ * (JSON, section 2.3) rather than in a redirect. Answers the `request_uri` the browser is sent with.
+ */
+export const pushedRequestAnswer = async (
+  form: URLSearchParams,
+  client: ApiClientRecord,
+  now = Date.now(),
+) => {
+  // Section 2.1: a pushed request does not name another.
+  if (form.has('request_uri'))
+    throw new OAuthError(400, 'invalid_request', 'request_uri cannot be pushed', client);
+  const parameters = new URLSearchParams([...form].filter(([name]) => !CLIENT_CREDENTIALS.has(name)));
+  parameters.set('client_id', client.id);
+  const outcome = checkAuthorizationRequest(parameters, client);
+  if (outcome.kind === 'error-page') throw new OAuthError(400, 'invalid_request', outcome.message, client);
+  if (outcome.kind === 'error-redirect')
+    throw new OAuthError(400, outcome.error, outcome.description, client);
+  return {
+    request_uri: await pushAuthorizationRequest(client.id, parameters, now),
+    expires_in: PUSHED_REQUEST_SECONDS,
+  };
+};

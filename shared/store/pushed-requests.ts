@@ -1,0 +1,82 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from '../zod.js';
+import { db, tableName } from './dynamo.js';
+import { defineEntity, ttlSeconds } from './entity.js';
+import { keys } from './keys.js';
+import { digestOf, newOpaqueValue } from './opaque-values.js';
+import { isConditionFailure, put, writeOne } from './writes.js';
+
+/**
+ * Pushed authorization requests (RFC 9126): an application posts its authorization request to the
+ * token side, authenticated, and sends the browser only a `request_uri` naming it. The request's
+ * parameters then never pass through the browser, where they could be read or changed.
+ */
+
+const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+/** A `request_uri` of this service's own: a request object elsewhere is not supported (Core 6). */
+export const isPushedRequestUri = (requestUri: string) => requestUri.startsWith(REQUEST_URI_PREFIX);
+
+/** RFC 9126 section 2.2: short-lived; the browser is sent on at once. Keycloak's default too. */
+export const PUSHED_REQUEST_SECONDS = 60;
+
+const PushedRequestEntity = defineEntity({
+  name: 'Pushed authorization request',
+  key: ({ digest }: { digest: string }) => keys.pushedRequest(digest),
+  attributes: () =>
+    z.object({
+      clientId: z.string(),
+      /** The request's parameters, form-encoded, without the client's credentials. */
+      parameters: z.string(),
+      /** Epoch ms; the TTL (`expiresAt`, seconds) removes it later. */
+      validUntil: z.number(),
+      expiresAt: z.number(),
+    }),
+});
+
+/** Stores a checked request of `clientId`; answers the `request_uri` that names it (only its digest is kept). */
+export const pushAuthorizationRequest = async (
+  clientId: string,
+  parameters: URLSearchParams,
+  now = Date.now(),
+): Promise<string> => {
+  const handle = newOpaqueValue();
+  const validUntil = now + PUSHED_REQUEST_SECONDS * 1000;
+  await writeOne(
+    put(
+      PushedRequestEntity.item(
+        { digest: digestOf(handle) },
+        { clientId, parameters: parameters.toString(), validUntil, expiresAt: ttlSeconds(validUntil) },
+      ),
+    ),
+  );
+  return `${REQUEST_URI_PREFIX}${handle}`;
+};
+
+/**
+ * The parameters a `request_uri` names, taken once (RFC 9126 section 4: one-time use) and only
+ * for the client that pushed them; undefined when unknown, used, expired or another client's.
+ */
+export const takePushedRequest = async (
+  requestUri: string,
+  clientId: string,
+  now = Date.now(),
+): Promise<URLSearchParams | undefined> => {
+  if (!isPushedRequestUri(requestUri)) return undefined;
+  try {
+    const { Attributes } = await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: PushedRequestEntity.key({ digest: digestOf(requestUri.slice(REQUEST_URI_PREFIX.length)) }),
+        // Another client's attempt leaves it in place.
+        ConditionExpression: 'clientId = :client',
+        ExpressionAttributeValues: { ':client': clientId },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const pushed = Attributes ? PushedRequestEntity.decode(Attributes) : undefined;
+    return pushed && pushed.validUntil > now ? new URLSearchParams(pushed.parameters) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+};

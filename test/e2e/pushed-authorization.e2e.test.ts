@@ -1,0 +1,142 @@
+import * as oidc from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BrowserSession, hiddenField } from '../support/browser-session.js';
+import { useService } from '../support/service.js';
+import {
+  type Application,
+  authorizationParameters,
+  newApplication,
+  PASSWORD,
+  personWithPassword,
+  REDIRECT,
+  relyingParty,
+} from '../support/sign-in-flow.js';
+
+/**
+ * Pushed authorization requests (RFC 9126) with openid-client as the application: the request is
+ * posted, authenticated, and the browser carries only `client_id` and a `request_uri`, which
+ * works once, for its own client, with the parameters pushed and no others.
+ */
+const service = useService();
+
+let application: Application;
+let rp: oidc.Configuration;
+let person: { id: string; email: string };
+
+beforeAll(async () => {
+  application = await newApplication(service);
+  rp = await relyingParty(service, application, oidc.ClientSecretBasic(application.clientSecret));
+  person = await personWithPassword(service, 'pushed');
+});
+
+/** Pushes a fresh request of `configuration` (PKCE, state, nonce): the URL the browser opens. */
+const pushed = async (configuration = rp) => {
+  const { parameters, ...values } = await authorizationParameters(REDIRECT);
+  return { url: await oidc.buildAuthorizationUrlWithPAR(configuration, parameters), ...values };
+};
+
+/** Opens the URL in a new browser and signs in with the password: answers where it was sent. */
+const signInAt = async (url: URL) => {
+  const browser = new BrowserSession();
+  const page = await browser.fetch(url.href);
+  if (page.status !== 200) return { status: page.status, page: await page.text() };
+  const answer = await browser.submit(`${service.baseUrl}/signin`, {
+    request: hiddenField(await page.text(), 'request') ?? '',
+    email: person.email,
+    password: PASSWORD,
+  });
+  return { status: answer.status, location: new URL(answer.headers.get('location') ?? '', service.baseUrl) };
+};
+
+const push = (body: Record<string, string>, secret = application.clientSecret) =>
+  fetch(`${service.baseUrl}/oauth2/par`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${application.id}:${secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams(body),
+  });
+
+describe('pushed authorization requests', () => {
+  it('signs a person in through a pushed request: the browser carries only client_id and request_uri', async () => {
+    const discovered = rp.serverMetadata();
+    expect(discovered.pushed_authorization_request_endpoint).toBe(`${service.baseUrl}/oauth2/par`);
+    const request = await pushed();
+    expect([...request.url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    const signedIn = await signInAt(request.url);
+    expect(signedIn.location?.href.startsWith(REDIRECT)).toBe(true);
+    const tokens = await oidc.authorizationCodeGrant(rp, signedIn.location as URL, {
+      pkceCodeVerifier: request.verifier,
+      expectedState: request.state,
+      expectedNonce: request.nonce,
+    });
+    expect(tokens.claims()?.sub).toBe(person.id);
+  });
+
+  it('takes a request_uri once', async () => {
+    const request = await pushed();
+    expect((await signInAt(request.url)).location?.href.startsWith(REDIRECT)).toBe(true);
+    const again = await signInAt(request.url);
+    expect(again.status).toBe(400);
+    expect(again.page).toContain('This sign-in request is unknown, was used already or has expired');
+  });
+
+  it('takes a request_uri only for the client that pushed it, and leaves it to that client', async () => {
+    const other = await service.freshOrganization({ name: 'Elsewhere' });
+    const stranger = await newApplication(service, other);
+    const request = await pushed();
+    const misused = new URL(request.url);
+    misused.searchParams.set('client_id', stranger.id);
+    const refused = await signInAt(misused);
+    expect(refused.status).toBe(400);
+    expect(refused.page).toContain('This sign-in request is unknown, was used already or has expired');
+    // The request is still there for its own client.
+    expect((await signInAt(request.url)).location?.href.startsWith(REDIRECT)).toBe(true);
+  });
+
+  it('takes only the pushed parameters, not those sent beside the request_uri', async () => {
+    const request = await pushed();
+    const added = new URL(request.url);
+    added.searchParams.set('redirect_uri', 'https://attacker.example/callback');
+    added.searchParams.set('state', 'changed');
+    const signedIn = await signInAt(added);
+    expect(signedIn.location?.href.startsWith(REDIRECT)).toBe(true);
+    expect(signedIn.location?.searchParams.get('state')).toBe(request.state);
+  });
+});
+
+describe('what the pushed authorization request endpoint refuses (JSON, never a redirect)', () => {
+  const valid = () => ({
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  });
+
+  it('stores a valid request (the positive control), and refuses a wrong secret with 401', async () => {
+    const accepted = await push(valid());
+    expect(accepted.status).toBe(201);
+    expect(await accepted.json()).toEqual({
+      request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/),
+      expires_in: 60,
+    });
+    const refused = await push(valid(), `${application.clientSecret}x`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it.each([
+    ['an unregistered redirect URI', { redirect_uri: 'https://attacker.example/cb' }, 'invalid_request'],
+    ['no PKCE', { code_challenge: '' }, 'invalid_request'],
+    ['a request_uri of its own', { request_uri: 'urn:ietf:params:oauth:request_uri:x' }, 'invalid_request'],
+    ['another response type', { response_type: 'token' }, 'unsupported_response_type'],
+    ['a request object', { request: 'eyJhbGciOiJub25lIn0.e30.' }, 'request_not_supported'],
+  ])('refuses %s', async (_case, change: Record<string, string>, error) => {
+    const response = await push({ ...valid(), ...change });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.json()).toMatchObject({ error });
+  });
+});
