@@ -1,7 +1,9 @@
 import type { UserSearchCursor } from '../../shared/domain/user-search.js';
 import { identifier, MAX_PAGE_SIZE } from '../../shared/schemas/common.js';
+import { ssoClientId } from '../../shared/schemas/sso-links.js';
 import { searchUsersQuery, type UserStatus, userStatus } from '../../shared/schemas/users.js';
-import { type ListedUser, listUsers } from '../../shared/store/user-repository.js';
+import { listSsoLinks, removeSsoLink } from '../../shared/store/sso-links.js';
+import { type ListedUser, listUsers, requireUser } from '../../shared/store/user-repository.js';
 import { indexUsersForSearch, searchUsers } from '../../shared/store/user-search.js';
 import { columns } from './columns.js';
 import { type Command, lines, requireOrganization } from './command.js';
@@ -77,6 +79,13 @@ const readUsers = async (orgId: string, options: Options, limit: number) => {
   return { users, more: after !== undefined };
 };
 
+/** The user --org and --user name (an error naming what is missing). */
+const userOf = async (options: Options) => {
+  const orgId = validated(identifier, required(options, 'org'), 'org');
+  await requireOrganization(orgId);
+  return requireUser(orgId, validated(identifier, required(options, 'user'), 'user'), true);
+};
+
 export const USER_COMMANDS: Record<string, Command> = {
   'user reindex': {
     usage: 'user reindex --org ORG',
@@ -93,6 +102,53 @@ export const USER_COMMANDS: Record<string, Command> = {
       return {
         json: { organizationId: orgId, indexed },
         summary: `${indexed} user(s) of organization ${orgId} indexed for search`,
+      };
+    },
+  },
+
+  'user sso-links': {
+    usage: 'user sso-links --org ORG --user USER_ID',
+    options: ['org', 'user'],
+    notes: "The user's single sign-on links, as GET /idp/users/{id}/sso-links answers them.",
+    run: async (options) => {
+      const user = await userOf(options);
+      const links = (await listSsoLinks(user.organizationId, user.id)).map(
+        ({ clientId, issuer, subject, linkedAt }) => ({ clientId, issuer, subject, linkedAt }),
+      );
+      const rows = links.map((link) => [
+        link.clientId,
+        link.subject,
+        link.issuer,
+        new Date(link.linkedAt).toISOString(),
+      ]);
+      return {
+        json: links,
+        jsonLines: links,
+        summary: lines(
+          `${links.length} SSO link(s) of user ${user.id} (${user.email})`,
+          ...(links.length > 0
+            ? columns(['PROVIDER', 'SUBJECT', 'ISSUER', 'LINKED'], rows).map((line) => `  ${line}`)
+            : []),
+        ),
+      };
+    },
+  },
+
+  'user unlink-sso': {
+    usage: 'user unlink-sso --org ORG --user USER_ID --provider SSO_CLIENT_ID',
+    options: ['org', 'user', 'provider'],
+    notes: [
+      "As DELETE /idp/users/{id}/sso-links/{clientId}: the user's next sign-in through the provider is",
+      'matched by verified email again and links the subject it brings (an upstream account that was',
+      "re-created). Recorded as the operator's ssoLink.removed.",
+    ].join('\n'),
+    run: async (options) => {
+      const user = await userOf(options);
+      const provider = validated(ssoClientId, required(options, 'provider'), 'provider');
+      await removeSsoLink(user, provider);
+      return {
+        json: { organizationId: user.organizationId, userId: user.id, clientId: provider, unlinked: true },
+        summary: `Unlinked user ${user.id} (${user.email}) from SSO provider ${provider}`,
       };
     },
   },

@@ -10,6 +10,8 @@ import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { scimTokenOf } from '../../shared/store/scim-tokens.js';
+import { linkSsoSubject } from '../../shared/store/sso-links.js';
+import { getUser } from '../../shared/store/user-repository.js';
 import { runsAdminCli } from '../support/database.js';
 import { getItem, uniqueEmail, useService } from '../support/service.js';
 
@@ -775,6 +777,69 @@ describe('idp-admin', () => {
     const refused = await admin(['audit', 'verify', '--org', org.orgId]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`record ${(record as AuditRecord).id} changed`);
+  });
+
+  it("user sso-links shows a user's links and user unlink-sso removes one, recorded by the operator", async () => {
+    const org = await service.freshOrganization();
+    const userId = await service.createUser({ as: org, email: uniqueEmail('linked') });
+    const user = await getUser(org.orgId, userId, true);
+    await linkSsoSubject(user as NonNullable<typeof user>, {
+      clientId: 'corp-login',
+      issuer: 'https://login.corp.example',
+      subject: 'linked-at-corp',
+    });
+    const listed = await jsonLines<{ clientId: string; subject: string }>([
+      'user',
+      'sso-links',
+      '--org',
+      org.orgId,
+      '--user',
+      userId,
+    ]);
+    expect(listed).toEqual([expect.objectContaining({ clientId: 'corp-login', subject: 'linked-at-corp' })]);
+    // Another organization's user is as unknown: nothing is unlinked.
+    const other = await service.freshOrganization();
+    const foreign = await admin([
+      'user',
+      'unlink-sso',
+      '--org',
+      other.orgId,
+      '--user',
+      userId,
+      '--provider',
+      'corp-login',
+    ]);
+    expect([foreign.code, foreign.stderr]).toEqual([1, `error: User ${userId} not found\n`]);
+
+    const unlinked = await admin([
+      'user',
+      'unlink-sso',
+      '--org',
+      org.orgId,
+      '--user',
+      userId,
+      '--provider',
+      'corp-login',
+    ]);
+    expect([unlinked.code, unlinked.stderr]).toEqual([0, '']);
+    expect(unlinked.stdout).toContain(`Unlinked user ${userId}`);
+    const api = await service.call('GET', `/idp/users/${userId}/sso-links`, { token: org.token });
+    expect(api.body).toEqual([]);
+    const again = await admin([
+      'user',
+      'unlink-sso',
+      '--org',
+      org.orgId,
+      '--user',
+      userId,
+      '--provider',
+      'corp-login',
+    ]);
+    expect([again.code, again.stderr]).toEqual([1, 'error: SSO link corp-login not found\n']);
+    const records = await auditList(org.orgId, '--action', 'ssoLink.removed');
+    expect(records.map((record) => [record.actor, record.targets[1]?.name])).toEqual([
+      [operator(), 'linked-at-corp'],
+    ]);
   });
 
   it('user list lists or searches users, as a table or JSON lines, refusing what the API refuses', async () => {
