@@ -797,44 +797,19 @@ describe('idp-admin', () => {
       userId,
     ]);
     expect(listed).toEqual([expect.objectContaining({ clientId: 'corp-login', subject: 'linked-at-corp' })]);
+    const unlink = (orgId: string) =>
+      admin(['user', 'unlink-sso', '--org', orgId, '--user', userId, '--provider', 'corp-login']);
     // Another organization's user is as unknown: nothing is unlinked.
     const other = await service.freshOrganization();
-    const foreign = await admin([
-      'user',
-      'unlink-sso',
-      '--org',
-      other.orgId,
-      '--user',
-      userId,
-      '--provider',
-      'corp-login',
-    ]);
+    const foreign = await unlink(other.orgId);
     expect([foreign.code, foreign.stderr]).toEqual([1, `error: User ${userId} not found\n`]);
 
-    const unlinked = await admin([
-      'user',
-      'unlink-sso',
-      '--org',
-      org.orgId,
-      '--user',
-      userId,
-      '--provider',
-      'corp-login',
-    ]);
+    const unlinked = await unlink(org.orgId);
     expect([unlinked.code, unlinked.stderr]).toEqual([0, '']);
     expect(unlinked.stdout).toContain(`Unlinked user ${userId}`);
     const api = await service.call('GET', `/idp/users/${userId}/sso-links`, { token: org.token });
     expect(api.body).toEqual([]);
-    const again = await admin([
-      'user',
-      'unlink-sso',
-      '--org',
-      org.orgId,
-      '--user',
-      userId,
-      '--provider',
-      'corp-login',
-    ]);
+    const again = await unlink(org.orgId);
     expect([again.code, again.stderr]).toEqual([1, 'error: SSO link corp-login not found\n']);
     const records = await auditList(org.orgId, '--action', 'ssoLink.removed');
     expect(records.map((record) => [record.actor, record.targets[1]?.name])).toEqual([
