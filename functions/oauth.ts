@@ -12,7 +12,7 @@ import {
 import { introspect } from '../shared/auth/introspection.js';
 import { countIssuedToken, recordEndedMinutes } from '../shared/auth/issued-token-records.js';
 import { type KnownClient, OAuthError } from '../shared/auth/oauth-error.js';
-import { pushedRequestAnswer } from '../shared/auth/pushed-authorization.js';
+import { PUSHED_REQUEST_LIMIT, pushedRequestAnswer } from '../shared/auth/pushed-authorization.js';
 import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
 import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../shared/auth/token-request.js';
@@ -181,7 +181,7 @@ const pushAuthorizationRequest = (event: APIGatewayProxyEventV2) =>
   answeringOAuthErrors(
     event,
     async (authenticated) => {
-      const form = tokenRequestForm(event);
+      const form = tokenRequestForm(event, PUSHED_REQUEST_LIMIT);
       const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
       authenticated(client);
       return pushedRequestAnswer(form, client);
@@ -228,6 +228,7 @@ export const handler = groupHandler(
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
         // Their defaults would say otherwise (OpenID Connect Discovery 3): request_uri's is true.
+        // Request objects by reference (Core 6.2); a pushed request's request_uri is RFC 9126's.
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
         code_challenge_methods_supported: ['S256'],

@@ -3,6 +3,12 @@ import type { ApiClientRecord } from '../store/api-client-repository.js';
 import { PUSHED_REQUEST_SECONDS, pushAuthorizationRequest } from '../store/pushed-requests.js';
 import { OAuthError } from './oauth-error.js';
 
+/**
+ * A pushed request is stored (a DynamoDB item holds 400 KB) and copied into the pending sign-in
+ * and the redirect back; one sent through a browser is bounded by the URL anyway.
+ */
+export const PUSHED_REQUEST_LIMIT = { bytes: 64 * 1024, said: '64 KiB' };
+
 /** How a client proves itself: never kept with the request it pushed. */
 const CLIENT_CREDENTIALS = new Set(['client_secret', 'client_assertion', 'client_assertion_type']);
 

@@ -11,16 +11,19 @@ export interface TokenRequestInput {
 }
 
 /**
- * The token request's form: `application/x-www-form-urlencoded`, at most 1 MiB, and every
- * parameter at most once (RFC 6749 section 3.2).
+ * The token request's form: `application/x-www-form-urlencoded`, at most 1 MiB (or `limit`), and
+ * every parameter at most once (RFC 6749 section 3.2).
  */
-export const tokenRequestForm = (request: TokenRequestInput): URLSearchParams => {
+export const tokenRequestForm = (
+  request: TokenRequestInput,
+  limit = { bytes: MAX_REQUEST_BODY_BYTES, said: '1 MiB' },
+): URLSearchParams => {
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
     throw new OAuthError(400, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
   }
   const bytes = Buffer.from(request.body ?? '', request.isBase64Encoded ? 'base64' : 'utf8');
-  if (bytes.byteLength > MAX_REQUEST_BODY_BYTES) {
-    throw new OAuthError(413, 'invalid_request', 'The request body is larger than 1 MiB');
+  if (bytes.byteLength > limit.bytes) {
+    throw new OAuthError(413, 'invalid_request', `The request body is larger than ${limit.said}`);
   }
   const form = new URLSearchParams(bytes.toString('utf8'));
   const names = [...form.keys()];

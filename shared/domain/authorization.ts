@@ -125,6 +125,14 @@ const loginHintOf = (query: URLSearchParams): string | undefined => {
   return ONE_LINE.test(hint) ? hint : undefined;
 };
 
+/**
+ * `state` and `nonce` are kept with the pending sign-in and echoed to the application (in the
+ * redirect, in the ID token): bounded, as a pushed request is not bounded by a URL's length.
+ */
+const MAX_ECHOED_VALUE = 4096;
+/** An ID token of ours is about a kilobyte; a hint far beyond is not one. */
+const MAX_ID_TOKEN_HINT = 16_384;
+
 /** Checks an authorization request against the client it names (undefined: no such live client). */
 export const checkAuthorizationRequest = (
   query: URLSearchParams,
@@ -148,7 +156,7 @@ export const checkAuthorizationRequest = (
   const back = (error: AuthorizationError, description: string): AuthorizationOutcome => ({
     kind: 'error-redirect',
     redirectUri,
-    ...(state && !repeated(query, 'state') ? { state } : {}),
+    ...(state && !repeated(query, 'state') && state.length <= MAX_ECHOED_VALUE ? { state } : {}),
     error,
     description,
   });
@@ -200,6 +208,14 @@ export const checkAuthorizationRequest = (
   const nonce = single(query, 'nonce');
   const loginHint = loginHintOf(query);
   const idTokenHint = single(query, 'id_token_hint');
+  for (const [name, value, most] of [
+    ['state', state, MAX_ECHOED_VALUE],
+    ['nonce', nonce, MAX_ECHOED_VALUE],
+    ['id_token_hint', idTokenHint, MAX_ID_TOKEN_HINT],
+  ] as const) {
+    if (value !== undefined && value.length > most)
+      return back('invalid_request', `${name} is longer than ${most} characters`);
+  }
   return {
     kind: 'valid',
     ...(loginHint ? { loginHint } : {}),

@@ -1,4 +1,5 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../http/logger.js';
 import * as z from '../zod.js';
 import { db, tableName } from './dynamo.js';
 import { defineEntity, ttlSeconds } from './entity.js';
@@ -52,6 +53,17 @@ export const pushAuthorizationRequest = async (
   return `${REQUEST_URI_PREFIX}${handle}`;
 };
 
+/** A stored request another version wrote in another shape is as good as none: the person starts again. */
+const decodedOrNothing = (item: Record<string, unknown>) => {
+  try {
+    return PushedRequestEntity.decode(item);
+  } catch (error) {
+    // Its name only: the message may quote what it holds (a login hint).
+    logger.warn('pushed authorization request unreadable', { errorName: (error as Error).name });
+    return undefined;
+  }
+};
+
 /**
  * The parameters a `request_uri` names, taken once (RFC 9126 section 4: one-time use) and only
  * for the client that pushed them; undefined when unknown, used, expired or another client's.
@@ -73,7 +85,7 @@ export const takePushedRequest = async (
         ReturnValues: 'ALL_OLD',
       }),
     );
-    const pushed = Attributes ? PushedRequestEntity.decode(Attributes) : undefined;
+    const pushed = Attributes ? decodedOrNothing(Attributes) : undefined;
     return pushed && pushed.validUntil > now ? new URLSearchParams(pushed.parameters) : undefined;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { auditTrail } from '../support/audit.js';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { useService } from '../support/service.js';
 import {
@@ -9,6 +10,7 @@ import {
   PASSWORD,
   personWithPassword,
   REDIRECT,
+  registerApplication,
   relyingParty,
 } from '../support/sign-in-flow.js';
 
@@ -30,8 +32,8 @@ beforeAll(async () => {
 });
 
 /** Pushes a fresh request of `configuration` (PKCE, state, nonce): the URL the browser opens. */
-const pushed = async (configuration = rp) => {
-  const { parameters, ...values } = await authorizationParameters(REDIRECT);
+const pushed = async (configuration = rp, extra: Record<string, string> = {}) => {
+  const { parameters, ...values } = await authorizationParameters(REDIRECT, extra);
   return { url: await oidc.buildAuthorizationUrlWithPAR(configuration, parameters), ...values };
 };
 
@@ -48,12 +50,21 @@ const signInAt = async (url: URL) => {
   return { status: answer.status, location: new URL(answer.headers.get('location') ?? '', service.baseUrl) };
 };
 
-const push = (body: Record<string, string>, secret = application.clientSecret) =>
+/** Posts a request to the PAR endpoint, the application authenticated by Basic unless `basic` is null. */
+const push = (
+  body: Record<string, string>,
+  basic: { id: string; secret: string } | null = {
+    id: application.id,
+    secret: application.clientSecret,
+  },
+) =>
   fetch(`${service.baseUrl}/oauth2/par`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${application.id}:${secret}`).toString('base64')}`,
+      ...(basic
+        ? { authorization: `Basic ${Buffer.from(`${basic.id}:${basic.secret}`).toString('base64')}` }
+        : {}),
     },
     body: new URLSearchParams(body),
   });
@@ -95,6 +106,33 @@ describe('pushed authorization requests', () => {
     expect((await signInAt(request.url)).location?.href.startsWith(REDIRECT)).toBe(true);
   });
 
+  it('takes a pushed request at POST /oauth2/authorize too', async () => {
+    const request = await pushed();
+    const browser = new BrowserSession();
+    const page = await browser.submit(`${service.baseUrl}/oauth2/authorize`, {
+      client_id: application.id,
+      request_uri: request.url.searchParams.get('request_uri') ?? '',
+    });
+    expect(page.status).toBe(200);
+    expect(hiddenField(await page.text(), 'request')).toBeDefined();
+  });
+
+  it('honours prompt=none pushed, and not one sent beside the request_uri', async () => {
+    const silent = await pushed(rp, { prompt: 'none' });
+    const refused = await new BrowserSession().fetch(silent.url.href);
+    const back = new URL(refused.headers.get('location') ?? '');
+    expect([back.searchParams.get('error'), back.searchParams.get('state')]).toEqual([
+      'login_required',
+      silent.state,
+    ]);
+    // Positive control above; now prompt=none beside a request pushed without it: the sign-in page.
+    const plain = await pushed();
+    const added = new URL(plain.url);
+    added.searchParams.set('prompt', 'none');
+    const page = await new BrowserSession().fetch(added.href);
+    expect(page.status).toBe(200);
+  });
+
   it('takes only the pushed parameters, not those sent beside the request_uri', async () => {
     const request = await pushed();
     const added = new URL(request.url);
@@ -122,7 +160,7 @@ describe('what the pushed authorization request endpoint refuses (JSON, never a 
       request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/),
       expires_in: 60,
     });
-    const refused = await push(valid(), `${application.clientSecret}x`);
+    const refused = await push(valid(), { id: application.id, secret: `${application.clientSecret}x` });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
   });
@@ -138,5 +176,46 @@ describe('what the pushed authorization request endpoint refuses (JSON, never a 
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
     expect(await response.json()).toMatchObject({ error });
+  });
+  it('refuses a body over 64 KiB (413, before the client is known) and a state over 4,096 characters (recorded)', async () => {
+    const since = Date.now();
+    const large = await push({ ...valid(), state: 's'.repeat(65 * 1024) });
+    expect(large.status).toBe(413);
+    expect(await large.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'The request body is larger than 64 KiB',
+    });
+    const long = await push({ ...valid(), state: 's'.repeat(4097) });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ error: 'invalid_request' });
+    expect((await push({ ...valid(), state: 's'.repeat(4096) })).status).toBe(201);
+    const records = await auditTrail(service.organizationId, {
+      action: 'token.refused',
+      actorId: application.id,
+      since,
+    });
+    expect(records.map((record) => record.reason)).toEqual([
+      'invalid_request: state is longer than 4096 characters',
+    ]);
+  });
+
+  it('authenticates as the token endpoint does: a public application by its id, a confidential one by its registered method', async () => {
+    const registered = await registerApplication(service, {
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+      tokenEndpointAuthMethod: 'none',
+    });
+    expect((await push({ ...valid(), client_id: registered.body.id }, null)).status).toBe(201);
+    // Without a secret, or with it in the form when it registered Basic: refused.
+    const bare = await push({ ...valid(), client_id: application.id }, null);
+    expect([bare.status, ((await bare.json()) as { error: string }).error]).toEqual([401, 'invalid_client']);
+    const posted = await push(
+      { ...valid(), client_id: application.id, client_secret: application.clientSecret },
+      null,
+    );
+    expect([posted.status, ((await posted.json()) as { error: string }).error]).toEqual([
+      401,
+      'invalid_client',
+    ]);
   });
 });

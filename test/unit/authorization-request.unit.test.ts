@@ -178,6 +178,20 @@ describe('an authorization request', () => {
     expect(hinted).not.toHaveProperty('request.idTokenHint');
   });
 
+  it('bounds state and nonce at 4,096 characters and id_token_hint at 16,384, echoing no state beyond', () => {
+    const [state, nonce, hint] = ['s'.repeat(4096), 'n'.repeat(4096), 'h'.repeat(16_384)];
+    expect(check({ state, nonce, id_token_hint: hint })).toMatchObject({ kind: 'valid', idTokenHint: hint });
+    expect(check({ state: `${state}s` })).toEqual(
+      backWith('invalid_request', 'state is longer than 4096 characters'),
+    );
+    expect(check({ state, nonce: `${nonce}n` })).toEqual(
+      backWith('invalid_request', 'nonce is longer than 4096 characters', state),
+    );
+    expect(check({ id_token_hint: `${hint}h` })).toEqual(
+      backWith('invalid_request', 'id_token_hint is longer than 16384 characters'),
+    );
+  });
+
   it('takes prompt=consent (OpenID Connect Core 11, with offline_access) as asking nothing more', () => {
     const asked = check({ prompt: 'consent', scope: 'openid offline_access' });
     expect(asked).toMatchObject({ kind: 'valid', request: { scope: 'openid offline_access' } });
