@@ -1,9 +1,7 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
 import { FederationStateEntity, type FederationStateRecord } from './sign-in-entities.js';
-import { isConditionFailure, put, writeOne } from './writes.js';
+import { put, takeItem, writeOne } from './writes.js';
 
 /** Long enough to sign in at the upstream (its own MFA included), short enough to be useless later. */
 const FEDERATION_LIFETIME_MILLIS = 10 * 60 * 1000;
@@ -37,20 +35,10 @@ export const takeFederationState = async (
   now = Date.now(),
 ): Promise<FederationStateRecord | undefined> => {
   if (!browserBinding) return undefined;
-  try {
-    const { Attributes } = await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: FederationStateEntity.key({ digest: digestOf(state) }),
-        ConditionExpression: 'browserDigest = :browser',
-        ExpressionAttributeValues: { ':browser': digestOf(browserBinding) },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const record = Attributes ? FederationStateEntity.decode(Attributes) : undefined;
-    return record && record.expiresAt * 1000 > now ? record : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const taken = await takeItem(FederationStateEntity.key({ digest: digestOf(state) }), {
+    condition: 'browserDigest = :browser',
+    values: { ':browser': digestOf(browserBinding) },
+  });
+  const record = taken ? FederationStateEntity.decode(taken) : undefined;
+  return record && record.expiresAt * 1000 > now ? record : undefined;
 };

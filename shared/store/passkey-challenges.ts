@@ -1,9 +1,7 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
 import { digestOf } from './opaque-values.js';
 import { PasskeyChallengeEntity } from './passkey-entities.js';
-import { isConditionFailure, put, writeOne } from './writes.js';
+import { put, takeItem, writeOne } from './writes.js';
 
 /** WebAuthn L2 13.4.3 asks for challenges short-lived and used once; the issue fixes 5 minutes. */
 export const CHALLENGE_LIFETIME_MILLIS = 5 * 60 * 1000;
@@ -31,20 +29,10 @@ export const takeChallenge = async (
   binding: string,
   now = Date.now(),
 ): Promise<boolean> => {
-  try {
-    const { Attributes } = await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: PasskeyChallengeEntity.key({ digest: digestOf(challenge) }),
-        ConditionExpression: '#binding = :binding',
-        ExpressionAttributeNames: { '#binding': 'binding' },
-        ExpressionAttributeValues: { ':binding': digestOf(binding) },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return Attributes !== undefined && PasskeyChallengeEntity.decode(Attributes).validUntil > now;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const taken = await takeItem(PasskeyChallengeEntity.key({ digest: digestOf(challenge) }), {
+    condition: '#binding = :binding',
+    names: { '#binding': 'binding' },
+    values: { ':binding': digestOf(binding) },
+  });
+  return taken !== undefined && PasskeyChallengeEntity.decode(taken).validUntil > now;
 };

@@ -1,11 +1,9 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../http/logger.js';
 import * as z from '../zod.js';
-import { db, tableName } from './dynamo.js';
 import { defineEntity, ttlSeconds } from './entity.js';
 import { keys } from './keys.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
-import { isConditionFailure, put, writeOne } from './writes.js';
+import { put, takeItem, writeOne } from './writes.js';
 
 /**
  * Pushed authorization requests (RFC 9126): an application posts its authorization request to the
@@ -74,21 +72,11 @@ export const takePushedRequest = async (
   now = Date.now(),
 ): Promise<URLSearchParams | undefined> => {
   if (!isPushedRequestUri(requestUri)) return undefined;
-  try {
-    const { Attributes } = await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: PushedRequestEntity.key({ digest: digestOf(requestUri.slice(REQUEST_URI_PREFIX.length)) }),
-        // Another client's attempt leaves it in place.
-        ConditionExpression: 'clientId = :client',
-        ExpressionAttributeValues: { ':client': clientId },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const pushed = Attributes ? decodedOrNothing(Attributes) : undefined;
-    return pushed && pushed.validUntil > now ? new URLSearchParams(pushed.parameters) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const taken = await takeItem(
+    PushedRequestEntity.key({ digest: digestOf(requestUri.slice(REQUEST_URI_PREFIX.length)) }),
+    // Another client's attempt leaves it in place.
+    { condition: 'clientId = :client', values: { ':client': clientId } },
+  );
+  const pushed = taken ? decodedOrNothing(taken) : undefined;
+  return pushed && pushed.validUntil > now ? new URLSearchParams(pushed.parameters) : undefined;
 };

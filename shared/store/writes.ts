@@ -222,6 +222,31 @@ export const writeOne = async (
   }
 };
 
+/**
+ * Takes an item once: one Delete answering what it deleted, only if `condition` holds (the
+ * browser or client it belongs to), so a value handed out is spent by its holder alone; another's
+ * attempt leaves it in place. Undefined when there was none or the condition failed.
+ */
+export const takeItem = async (
+  key: ItemKey,
+  expression: Expression & { condition: string },
+): Promise<Record<string, unknown> | undefined> => {
+  try {
+    const { Attributes } = await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: key,
+        ...expressionParts(expression),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+};
+
 /** A version or state condition failed: someone changed the item between our read and our write. */
 export class ConcurrentChange extends Error {
   constructor() {
