@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
-import { freePort, TEST_RUN_JAVA_OPTIONS } from '../support/global-setup.js';
+import { freePort, SHORT_RUN_JAVA_OPTIONS } from '../support/global-setup.js';
 import { PASSWORD } from '../support/sign-in-flow.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
@@ -19,7 +19,7 @@ const shellEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
     IDP_TABLE_NAME: _table,
     ...rest
   } = process.env;
-  return { ...rest, JAVA_TOOL_OPTIONS: TEST_RUN_JAVA_OPTIONS, ...env };
+  return { ...rest, JAVA_TOOL_OPTIONS: SHORT_RUN_JAVA_OPTIONS, ...env };
 };
 
 /** `npm start` as a developer runs it, in its own process group so Ctrl-C can be simulated. */
