@@ -46,7 +46,10 @@ const presentDetails = (client: ApiClientRecord, archived: ArchivedIds) => {
     postLogoutRedirectUris: client.postLogoutRedirectUris,
     ...(client.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: client.tokenEndpointAuthMethod } : {}),
     ...(client.flowType === 'authorization_code'
-      ? { idTokenSignedResponseAlg: idTokenSigningAlgorithm(client) }
+      ? {
+          idTokenSignedResponseAlg: idTokenSigningAlgorithm(client),
+          requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests === true,
+        }
       : {}),
     remoteAddresses: client.remoteAddresses,
   };

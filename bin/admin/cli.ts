@@ -24,6 +24,8 @@ const FLAGS = new Set([
   'no-jit',
   'trust-mfa',
   'no-trust-mfa',
+  'require-par',
+  'no-require-par',
 ]);
 
 const commandOptions = [...new Set(Object.values(COMMANDS).flatMap((command) => command.options))];

@@ -15,6 +15,13 @@ export const optional = (options: Options, name: string): string | undefined => 
   return typeof value === 'string' ? value : undefined;
 };
 
+/** `--name` (true) or `--no-name` (false), both flags of the CLI (`FLAGS`); undefined when neither is given. */
+export const switchOption = (options: Options, name: string): boolean | undefined => {
+  if (options[name] && options[`no-${name}`])
+    throw new UsageError(`give --${name} or --no-${name}, not both`);
+  return options[name] ? true : options[`no-${name}`] ? false : undefined;
+};
+
 /** `A,B, C` -> ['A', 'B', 'C'] (empty entries dropped). */
 export const commaList = (value: string | undefined): string[] =>
   (value ?? '')

@@ -16,16 +16,10 @@ import {
   unbindSsoProvider,
 } from '../../shared/store/sso-provider-repository.js';
 import { type Command, lines, OPERATOR } from './command.js';
-import { commaList, integer, type Options, optional, required, validated } from './options.js';
+import { commaList, integer, type Options, optional, required, switchOption, validated } from './options.js';
 import { UsageError } from './target.js';
 
 /** `--x` / `--no-x`: true, false, or undefined (unchanged). */
-const switchOption = (options: Options, name: string): boolean | undefined => {
-  if (options[name] && options[`no-${name}`])
-    throw new UsageError(`give --${name} or --no-${name}, not both`);
-  return options[name] ? true : options[`no-${name}`] ? false : undefined;
-};
-
 const federationOptions = (options: Options): FederationSettings => {
   const issuer = optional(options, 'issuer');
   const scopes = optional(options, 'scopes');

@@ -29,7 +29,7 @@ import { requireRole } from '../../shared/store/role-repository.js';
 import type * as z from '../../shared/zod.js';
 import { roleHoldingExactly } from './client-role.js';
 import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
-import { commaList, integer, type Options, optional, required, validated } from './options.js';
+import { commaList, integer, type Options, optional, required, switchOption, validated } from './options.js';
 import { UsageError } from './target.js';
 
 /** Requests per second an organization's override may allow (rate and burst each). */
@@ -82,6 +82,7 @@ const OPTION_OF_FIELD: Record<string, string> = {
   postLogoutRedirectUris: 'post-logout-redirect-uris',
   tokenEndpointAuthMethod: 'auth-method',
   idTokenSignedResponseAlg: 'id-token-alg',
+  requirePushedAuthorizationRequests: 'require-par',
   remoteAddresses: 'remote-addresses',
 };
 
@@ -138,8 +139,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
     run: async (options) => {
       const orgId = validated(identifier, required(options, 'id'), 'id');
       const rateLimit = rateLimitOption(options);
-      if (options.mfa && options['no-mfa']) throw new UsageError('give --mfa or --no-mfa, not both');
-      const mfaEnabled = options.mfa ? true : options['no-mfa'] ? false : undefined;
+      const mfaEnabled = switchOption(options, 'mfa');
       if (rateLimit === undefined && mfaEnabled === undefined) {
         throw new UsageError('nothing to change: give --rate and --burst, --mfa or --no-mfa');
       }
@@ -186,7 +186,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       'client create --org ORG --name NAME [--type STANDARD|RESTRICTED] [--roles R1,R2] [--policies P1,P2] ' +
       '[--permissions USER.LIST,ROLES.ADD | --all-permissions] [--remote-addresses CIDR1,CIDR2] | ' +
       '[--flow authorization_code --redirect-uris URI1,URI2 [--post-logout-redirect-uris URI1] ' +
-      '[--auth-method client_secret_basic|client_secret_post|none] [--id-token-alg RS256|ES256]]',
+      '[--auth-method client_secret_basic|client_secret_post|none] [--id-token-alg RS256|ES256] ' +
+      '[--require-par]]',
     options: [
       'org',
       'name',
@@ -200,6 +201,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       'post-logout-redirect-uris',
       'auth-method',
       'id-token-alg',
+      'require-par',
+      'no-require-par',
       'remote-addresses',
     ],
     run: async (options) => {
@@ -217,6 +220,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         postLogoutRedirectUris: list('post-logout-redirect-uris'),
         tokenEndpointAuthMethod: optional(options, 'auth-method'),
         idTokenSignedResponseAlg: optional(options, 'id-token-alg'),
+        requirePushedAuthorizationRequests: switchOption(options, 'require-par'),
         remoteAddresses: list('remote-addresses'),
       });
       refuseStandardClientPolicies(request.clientType, request.policies);
@@ -245,6 +249,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
                 redirectUris,
                 tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
                 idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
+                requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests === true,
               }
             : {}),
           ...(granted
@@ -267,8 +272,17 @@ export const TENANT_COMMANDS: Record<string, Command> = {
   'client update': {
     usage:
       'client update --id CLIENT_ID [--name NAME] [--redirect-uris URI1,URI2] [--post-logout-redirect-uris URI1] ' +
-      '[--id-token-alg RS256|ES256] [--remote-addresses CIDR1,CIDR2]',
-    options: ['id', 'name', 'redirect-uris', 'post-logout-redirect-uris', 'id-token-alg', 'remote-addresses'],
+      '[--id-token-alg RS256|ES256] [--require-par | --no-require-par] [--remote-addresses CIDR1,CIDR2]',
+    options: [
+      'id',
+      'name',
+      'redirect-uris',
+      'post-logout-redirect-uris',
+      'id-token-alg',
+      'require-par',
+      'no-require-par',
+      'remote-addresses',
+    ],
     run: async (options) => {
       const list = (name: string) =>
         optional(options, name) === undefined ? undefined : commaList(optional(options, name));
@@ -278,6 +292,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         redirectUris: list('redirect-uris'),
         postLogoutRedirectUris: list('post-logout-redirect-uris'),
         idTokenSignedResponseAlg: optional(options, 'id-token-alg'),
+        requirePushedAuthorizationRequests: switchOption(options, 'require-par'),
         remoteAddresses: list('remote-addresses'),
       });
       const client = await liveClient(options);
@@ -292,6 +307,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
                 redirectUris,
                 postLogoutRedirectUris: changed.postLogoutRedirectUris,
                 idTokenSignedResponseAlg: idTokenSigningAlgorithm(changed),
+                requirePushedAuthorizationRequests: changed.requirePushedAuthorizationRequests === true,
               }
             : { remoteAddresses }),
         },

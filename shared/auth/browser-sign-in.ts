@@ -52,7 +52,6 @@ import { CLIENT_ID } from './token-request.js';
 const liveClient = async (clientId: string | null) =>
   clientId && CLIENT_ID.test(clientId) ? getApiClient(clientId) : undefined;
 
-/** A user who may still use a session of theirs: ACTIVE, and no password reset since it began. */
 /** `GET /oauth2/authorize` (OpenID Connect Core 3.1.2). */
 export const authorize = (event: APIGatewayProxyEventV2): Promise<Page> =>
   authorizeWith(event, new URLSearchParams(event.rawQueryString));
@@ -69,23 +68,27 @@ export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Pa
  * `request_uri` names for its own client, once; undefined when that is unknown, used or expired.
  * Parameters sent beside a `request_uri` are not taken (section 4).
  */
-const requestOf = async (sent: URLSearchParams): Promise<URLSearchParams | undefined> => {
+const requestOf = async (
+  sent: URLSearchParams,
+): Promise<{ query: URLSearchParams; pushed: boolean } | undefined> => {
   const requestUri = sent.get('request_uri');
   const clientId = sent.get('client_id');
   // Any other request_uri is refused with request_uri_not_supported, as before pushing existed.
-  if (requestUri === null || !isPushedRequestUri(requestUri)) return sent;
-  return clientId ? takePushedRequest(requestUri, clientId) : undefined;
+  if (requestUri === null || !isPushedRequestUri(requestUri)) return { query: sent, pushed: false };
+  const pushed = clientId ? await takePushedRequest(requestUri, clientId) : undefined;
+  return pushed && { query: pushed, pushed: true };
 };
 
 const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParams): Promise<Page> => {
-  const query = await requestOf(sent);
-  if (!query) {
+  const taken = await requestOf(sent);
+  if (!taken) {
     return errorPage(
       400,
       'This sign-in request is unknown, was used already or has expired. Go back to the application and sign in again.',
     );
   }
-  const outcome = checkAuthorizationRequest(query, await liveClient(query.get('client_id')));
+  const { query, pushed } = taken;
+  const outcome = checkAuthorizationRequest(query, await liveClient(query.get('client_id')), pushed);
   if (outcome.kind === 'error-page') return errorPage(400, outcome.message);
   if (outcome.kind === 'error-redirect') {
     const { redirectUri, error, description, state } = outcome;

@@ -27,7 +27,7 @@ export const pushedRequestAnswer = async (
     throw new OAuthError(400, 'invalid_request', 'request_uri cannot be pushed', client);
   const parameters = new URLSearchParams([...form].filter(([name]) => !CLIENT_CREDENTIALS.has(name)));
   parameters.set('client_id', client.id);
-  const outcome = checkAuthorizationRequest(parameters, client);
+  const outcome = checkAuthorizationRequest(parameters, client, true);
   if (outcome.kind === 'error-page') throw new OAuthError(400, 'invalid_request', outcome.message, client);
   if (outcome.kind === 'error-redirect')
     throw new OAuthError(400, outcome.error, outcome.description, client);

@@ -133,10 +133,14 @@ const MAX_ECHOED_VALUE = 4096;
 /** An ID token of ours is about a kilobyte; a hint far beyond is not one. */
 const MAX_ID_TOKEN_HINT = 16_384;
 
-/** Checks an authorization request against the client it names (undefined: no such live client). */
+/**
+ * Checks an authorization request against the client it names (undefined: no such live client).
+ * `pushed`: it came through POST /oauth2/par (or is being pushed), not straight from a browser.
+ */
 export const checkAuthorizationRequest = (
   query: URLSearchParams,
   client: ApiClientRecord | undefined,
+  pushed: boolean,
 ): AuthorizationOutcome => {
   const clientId = single(query, 'client_id');
   if (!clientId || repeated(query, 'client_id'))
@@ -160,6 +164,10 @@ export const checkAuthorizationRequest = (
     error,
     description,
   });
+  // RFC 9126 section 6: such an application's requests are only accepted pushed, so what a
+  // browser carries cannot change them.
+  if (client.requirePushedAuthorizationRequests && !pushed)
+    return back('invalid_request', 'This application must push its authorization requests (PAR, RFC 9126)');
   for (const name of [
     'response_type',
     'scope',

@@ -87,6 +87,10 @@ const applicationFields = {
     description:
       "authorization_code only: what its ID tokens are signed with (OpenID Connect Registration's id_token_signed_response_alg; default RS256)",
   }),
+  requirePushedAuthorizationRequests: z.withMeta(z.optional(z.boolean()), {
+    description:
+      "authorization_code only: its sign-in requests must be pushed first (POST /oauth2/par; RFC 9126's require_pushed_authorization_requests; default false)",
+  }),
   remoteAddresses: z.withMeta(z.optional(remoteAddresses), {
     description: 'api_key only: addresses or CIDR blocks client credentials may be used from',
   }),
@@ -97,6 +101,7 @@ const APPLICATION_ONLY_FIELDS = [
   'postLogoutRedirectUris',
   'tokenEndpointAuthMethod',
   'idTokenSignedResponseAlg',
+  'requirePushedAuthorizationRequests',
 ] as const;
 
 const createApiClientFields = z.strictObject({
@@ -128,7 +133,7 @@ export const createApiClientRequest = z.withMeta(
 
 /**
  * What may change after registration (extension): the name, where an application's browsers go,
- * what its ID tokens are signed with, where an API client's credentials may be used from. Its
+ * what its ID tokens are signed with, whether its sign-in requests must be pushed, where an API client's credentials may be used from. Its
  * type, flow, roles, policies and authentication method stay as registered. Each field left out
  * keeps its value; at least one is given.
  */
@@ -139,6 +144,7 @@ export const updateApiClientRequest = z.withMeta(
       redirectUris: z.optional(redirectUris),
       postLogoutRedirectUris: z.optional(redirectUris),
       idTokenSignedResponseAlg: z.optional(idTokenSignedResponseAlg),
+      requirePushedAuthorizationRequests: z.optional(z.boolean()),
       remoteAddresses: z.optional(remoteAddresses),
     })
     .check(
@@ -162,6 +168,9 @@ export const apiClientDetails = z.withMeta(
     tokenEndpointAuthMethod: z.optional(tokenEndpointAuthMethod),
     idTokenSignedResponseAlg: z.withMeta(z.optional(idTokenSignedResponseAlg), {
       description: 'authorization_code only; ES256 for applications registered before RS256 was offered',
+    }),
+    requirePushedAuthorizationRequests: z.withMeta(z.optional(z.boolean()), {
+      description: 'authorization_code only',
     }),
     remoteAddresses,
   }),

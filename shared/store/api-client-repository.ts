@@ -21,6 +21,7 @@ type ApplicationField =
   | 'postLogoutRedirectUris'
   | 'tokenEndpointAuthMethod'
   | 'idTokenSignedResponseAlg'
+  | 'requirePushedAuthorizationRequests'
   | 'remoteAddresses';
 
 /** Whether the client authenticates with a secret (every client but a public application). */
@@ -102,6 +103,9 @@ export const createApiClient = async (
     postLogoutRedirectUris: input.postLogoutRedirectUris ?? [],
     ...(authMethod ? { tokenEndpointAuthMethod: authMethod } : {}),
     ...(isApplication ? { idTokenSignedResponseAlg: input.idTokenSignedResponseAlg ?? 'RS256' } : {}),
+    ...(isApplication && input.requirePushedAuthorizationRequests
+      ? { requirePushedAuthorizationRequests: true }
+      : {}),
     remoteAddresses: input.remoteAddresses ?? [],
     secretIssuedAt: now,
     clientType: input.clientType,
@@ -276,7 +280,12 @@ export const rotateClientSecret = (
 export type ApiClientChanges = Partial<
   Pick<
     ApiClientRecord,
-    'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'remoteAddresses'
+    | 'name'
+    | 'redirectUris'
+    | 'postLogoutRedirectUris'
+    | 'idTokenSignedResponseAlg'
+    | 'requirePushedAuthorizationRequests'
+    | 'remoteAddresses'
   >
 >;
 
@@ -284,6 +293,7 @@ const APPLICATION_ONLY: readonly (keyof ApiClientChanges)[] = [
   'redirectUris',
   'postLogoutRedirectUris',
   'idTokenSignedResponseAlg',
+  'requirePushedAuthorizationRequests',
 ];
 
 /** A change that does not fit the kind of client: a field of the other kind, or no redirect URI left. */

@@ -411,6 +411,8 @@ export const ApiClientEntity = defineEntity({
       tokenEndpointAuthMethod: z.optional(z.enum(TOKEN_ENDPOINT_AUTH_METHODS)),
       /** Applications only; absent on those registered before RS256 was offered: they stay on ES256. */
       idTokenSignedResponseAlg: z.optional(z.enum(ID_TOKEN_SIGNING_ALGORITHMS)),
+      /** Applications only (RFC 9126 section 6): absent is false. */
+      requirePushedAuthorizationRequests: z.optional(storedBoolean),
       remoteAddresses: z._default(z.array(storedString), []),
     }),
 });

@@ -264,6 +264,43 @@ describe('idp-admin', () => {
     expect((await create('Third')).permissionsRole).toEqual({ ...second, created: false });
   });
 
+  it('registers an application that must push its sign-in requests, and changes that', async () => {
+    const application = await adminJson<{ id: string; requirePushedAuthorizationRequests: boolean }>([
+      ...['client', 'create', '--org', service.organizationId, '--name', 'Pushing'],
+      ...['--flow', 'authorization_code', '--redirect-uris', 'https://app.example/cb', '--require-par'],
+    ]);
+    expect(application.requirePushedAuthorizationRequests).toBe(true);
+    const shown = async () =>
+      (
+        await service.call<{ requirePushedAuthorizationRequests: boolean }>(
+          'GET',
+          `/idp/clients/${application.id}`,
+          { token: await service.token() },
+        )
+      ).body.requirePushedAuthorizationRequests;
+    expect(await shown()).toBe(true);
+    const off = await adminJson<{ requirePushedAuthorizationRequests: boolean }>([
+      ...['client', 'update', '--id', application.id, '--no-require-par'],
+    ]);
+    expect([off.requirePushedAuthorizationRequests, await shown()]).toEqual([false, false]);
+    const both = await admin([
+      'client',
+      'update',
+      '--id',
+      application.id,
+      '--require-par',
+      '--no-require-par',
+    ]);
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      expect.stringContaining('give --require-par or --no-require-par, not both'),
+    ]);
+    const apiClient = await admin([
+      ...['client', 'create', '--org', service.organizationId, '--name', 'Machine', '--require-par'],
+    ]);
+    expect([apiClient.code, apiClient.stderr]).toEqual([2, expect.stringContaining('--require-par')]);
+  });
+
   it('prints a readable summary without --json, with the id and secret of a new client', async () => {
     const run = await admin(['client', 'create', '--org', service.organizationId, '--name', 'Readable']);
     expect(run.code).toBe(0);

@@ -6,6 +6,7 @@ import { useService } from '../support/service.js';
 import {
   type Application,
   authorizationParameters,
+  authorizationRequest,
   newApplication,
   PASSWORD,
   personWithPassword,
@@ -141,6 +142,96 @@ describe('pushed authorization requests', () => {
     const signedIn = await signInAt(added);
     expect(signedIn.location?.href.startsWith(REDIRECT)).toBe(true);
     expect(signedIn.location?.searchParams.get('state')).toBe(request.state);
+  });
+});
+
+describe('an application that must push its requests (RFC 9126 section 6)', () => {
+  let pushing: Application;
+  let pushingRp: oidc.Configuration;
+  beforeAll(async () => {
+    const registered = await registerApplication(service, {
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+      requirePushedAuthorizationRequests: true,
+    });
+    expect(registered.status).toBe(201);
+    pushing = registered.body;
+    pushingRp = await relyingParty(service, pushing, oidc.ClientSecretBasic(pushing.clientSecret));
+  });
+
+  const details = async (id: string) =>
+    (
+      await service.call<{ requirePushedAuthorizationRequests?: boolean }>('GET', `/idp/clients/${id}`, {
+        token: service.admin.token,
+      })
+    ).body.requirePushedAuthorizationRequests;
+  const change = (id: string, body: Record<string, unknown>) =>
+    service.call('PATCH', `/idp/clients/${id}`, { token: service.admin.token, body });
+  /** Where a request sent straight from the browser (not pushed) of `configuration` ends. */
+  const straight = async (configuration: oidc.Configuration) => {
+    const request = await authorizationRequest(configuration, REDIRECT);
+    const answer = await new BrowserSession().fetch(request.url.href);
+    return { status: answer.status, location: answer.headers.get('location'), state: request.state };
+  };
+
+  it('is registered and shown so; an application by default need not push', async () => {
+    expect(await details(pushing.id)).toBe(true);
+    expect(await details(application.id)).toBe(false);
+  });
+
+  it('signs in through a pushed request, and sends a request sent straight back with invalid_request', async () => {
+    const request = await pushed(pushingRp);
+    expect((await signInAt(request.url)).location?.href.startsWith(REDIRECT)).toBe(true);
+    // Positive control: the same request sent straight by an application that need not push.
+    expect((await straight(rp)).status).toBe(200);
+    const refused = await straight(pushingRp);
+    expect(refused.status).toBe(303);
+    const back = new URL(refused.location ?? '');
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect([
+      back.searchParams.get('error'),
+      back.searchParams.get('error_description'),
+      back.searchParams.get('state'),
+    ]).toEqual([
+      'invalid_request',
+      'This application must push its authorization requests (PAR, RFC 9126)',
+      refused.state,
+    ]);
+  });
+
+  it('is changed with PATCH /idp/clients/{id}, recorded, and applies from the next request', async () => {
+    const since = Date.now();
+    expect((await change(pushing.id, { requirePushedAuthorizationRequests: false })).status).toBe(200);
+    expect(await details(pushing.id)).toBe(false);
+    expect((await straight(pushingRp)).status).toBe(200);
+    expect((await change(pushing.id, { requirePushedAuthorizationRequests: true })).status).toBe(200);
+    expect((await straight(pushingRp)).status).toBe(303);
+    const records = await auditTrail(service.organizationId, {
+      action: 'client.updated',
+      targetId: pushing.id,
+      since,
+    });
+    expect(records.map((record) => record.changes?.requirePushedAuthorizationRequests)).toEqual([
+      { from: true, to: false },
+      { from: false, to: true },
+    ]);
+  });
+
+  it('is for applications only: an API client given it is refused with 400, at registration and in a change', async () => {
+    const apiClient = await service.call<{ id: string }>('POST', '/idp/clients', {
+      token: service.admin.token,
+      body: { name: 'Machine', clientType: 'STANDARD' },
+    });
+    expect(apiClient.status).toBe(201);
+    const registered = await service.call('POST', '/idp/clients', {
+      token: service.admin.token,
+      body: { name: 'Machine', clientType: 'STANDARD', requirePushedAuthorizationRequests: true },
+    });
+    expect(registered.status).toBe(400);
+    expect(JSON.stringify(registered.body)).toContain('requirePushedAuthorizationRequests');
+    const changed = await change(apiClient.body.id, { requirePushedAuthorizationRequests: true });
+    expect(changed.status).toBe(400);
+    expect(JSON.stringify(changed.body)).toContain('requirePushedAuthorizationRequests');
   });
 });
 

@@ -38,13 +38,14 @@ const check = (
   changes: Record<string, string | undefined> = {},
   extra: [string, string][] = [],
   client: ApiClientRecord = application,
+  pushed = false,
 ) => {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries({ ...VALID, ...changes })) {
     if (value !== undefined) query.append(name, value);
   }
   for (const [name, value] of extra) query.append(name, value);
-  return checkAuthorizationRequest(query, client);
+  return checkAuthorizationRequest(query, client, pushed);
 };
 
 const backWith = (error: string, description: string, state?: string) => ({
@@ -226,7 +227,7 @@ describe('an authorization request', () => {
 
     it('the client is unknown, or an API client', () => {
       const message = 'The application is not registered for sign-in.';
-      expect(checkAuthorizationRequest(new URLSearchParams(VALID), undefined)).toEqual({
+      expect(checkAuthorizationRequest(new URLSearchParams(VALID), undefined, false)).toEqual({
         kind: 'error-page',
         message,
       });
@@ -236,6 +237,22 @@ describe('an authorization request', () => {
   });
 
   describe('goes back to the application', () => {
+    it('when an application that must push its requests (RFC 9126 section 6) sends one straight', () => {
+      const pushing = { ...application, requirePushedAuthorizationRequests: true } as ApiClientRecord;
+      // Positive controls: pushed, it is valid; straight, it is valid for an application that need not push.
+      expect(check({ state: 'st' }, [], pushing, true).kind).toBe('valid');
+      expect(check({ state: 'st' }, [], application, false).kind).toBe('valid');
+      expect(check({ state: 'st' }, [], pushing, false)).toEqual(
+        backWith(
+          'invalid_request',
+          'This application must push its authorization requests (PAR, RFC 9126)',
+          'st',
+        ),
+      );
+      // Its client and redirect URI still come first: an unverified one stays on our page.
+      expect(check({ redirect_uri: 'https://evil.example/cb' }, [], pushing, false).kind).toBe('error-page');
+    });
+
     it.each([
       'response_type',
       'scope',

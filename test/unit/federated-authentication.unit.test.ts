@@ -30,6 +30,7 @@ describe('max_age of an authorization request', () => {
         ...extra,
       }),
       client,
+      false,
     );
 
   it('takes a whole number of seconds, and nothing else', () => {

@@ -52,9 +52,10 @@ export const clientsRoutes = routeGroup('clients')({
   },
   updateApiClient: {
     route: 'PATCH /idp/clients/{id}',
-    summary: "Change an API client's or application's name, redirect URIs, ID token algorithm or addresses",
+    summary:
+      "Change an API client's or application's name, redirect URIs, ID token algorithm, pushed requests or addresses",
     description:
-      'Changes what is given and keeps the rest: `name`; for an application `redirectUris` (at least one), `postLogoutRedirectUris` and `idTokenSignedResponseAlg`; for an API client `remoteAddresses`. Its type, flow, roles, policies, authentication method and secret stay (400 for a field of the other kind of client). Answers the client as `GET /idp/clients/{id}` does. A client of another organization is 404; one holding more than the caller may give is 403.',
+      'Changes what is given and keeps the rest: `name`; for an application `redirectUris` (at least one), `postLogoutRedirectUris`, `idTokenSignedResponseAlg` and `requirePushedAuthorizationRequests`; for an API client `remoteAddresses`. Its type, flow, roles, policies, authentication method and secret stay (400 for a field of the other kind of client). Answers the client as `GET /idp/clients/{id}` does. A client of another organization is 404; one holding more than the caller may give is 403.',
     permissions: ['API_CLIENTS.WRITE'],
     request: { body: updateApiClientRequest },
     response: ok('The client as changed', apiClientDetails),
