@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
+import { clientsRoutes } from '../../shared/api/routes/clients.js';
 import { rolesRoutes } from '../../shared/api/routes/roles.js';
 import { userGroupsRoutes } from '../../shared/api/routes/user-groups.js';
 import { usersRoutes } from '../../shared/api/routes/users.js';
 import { organizationId, type Session, signOut, startSignIn } from './auth.js';
 import { AuditScreen } from './screens/audit.js';
+import { ClientPage } from './screens/client-page.js';
 import { ClientsScreen } from './screens/clients.js';
 import { GroupPage } from './screens/group-page.js';
 import { GroupsScreen } from './screens/groups.js';
@@ -103,7 +105,11 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
         ) : current.path === 'policies' ? (
           <PoliciesScreen permissions={held} />
         ) : current.path === 'clients' ? (
-          <ClientsScreen permissions={held} />
+          detail && mayCall(clientsRoutes.getApiClient, held) ? (
+            <ClientPage key={detail} id={detail} permissions={held} />
+          ) : (
+            <ClientsScreen permissions={held} />
+          )
         ) : current.path === 'sso' ? (
           <SsoScreen />
         ) : current.path === 'audit' ? (

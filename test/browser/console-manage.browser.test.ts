@@ -348,3 +348,57 @@ it("changes a role's permissions, seeing what they bring along, and its plugin p
   );
   expect(plugin.body.pluginPermissions).toEqual([`${made.plugin}-export`]);
 });
+
+it("changes an application's redirect URIs, algorithm and pushed requests, and an API client's addresses", async () => {
+  const [application, apiClient] = await Promise.all([
+    api<{ id: string }>('POST', '/idp/clients', {
+      name: 'Storefront',
+      clientType: 'STANDARD',
+      flowType: 'authorization_code',
+      redirectUris: ['https://shop.example/callback'],
+    }),
+    api<{ id: string }>('POST', '/idp/clients', { name: 'Nightly export', clientType: 'STANDARD' }),
+  ]);
+  await signedIn();
+  await chromium.openScreen('Clients');
+  await page.getByRole('link', { name: 'Storefront', exact: true }).click();
+  await page.getByRole('heading', { name: 'Storefront', level: 1 }).waitFor();
+  await page
+    .getByLabel('Redirect URIs (one per line)')
+    .fill('https://shop.example/callback\nhttps://shop.example/again');
+  await page.getByLabel('ID tokens signed with').selectOption('ES256');
+  await page.getByLabel('Sign-in requests must be pushed first (PAR, RFC 9126)').check();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect.poll(status).toBe('Storefront was saved.');
+  // What was saved shows, and the API answers it.
+  await expect
+    .poll(() => page.getByLabel('Sign-in requests must be pushed first (PAR, RFC 9126)').isChecked())
+    .toBe(true);
+  expect((await api('GET', `/idp/clients/${application.body.id}`)).body).toMatchObject({
+    redirectUris: ['https://shop.example/callback', 'https://shop.example/again'],
+    idTokenSignedResponseAlg: 'ES256',
+    requirePushedAuthorizationRequests: true,
+  });
+  await shot(page, 'client-page');
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  // What the API refuses is said: an application keeps at least one redirect URI.
+  await page.getByLabel('Redirect URIs (one per line)').fill('');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect.poll(() => page.getByRole('alert').textContent()).toContain('redirect URI');
+
+  await visit(`#/clients/${apiClient.body.id}`);
+  await page.getByRole('heading', { name: 'Nightly export', level: 1 }).waitFor();
+  expect(await page.getByLabel(/Redirect URIs/).count()).toBe(0);
+  // Plainly not an address: said at once, nothing sent.
+  await page.getByLabel(/Used only from these addresses/).fill('the office');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect
+    .poll(() => page.getByRole('alert').textContent())
+    .toContain('Must be an IPv4 or IPv6 address or CIDR block');
+  await page.getByLabel(/Used only from these addresses/).fill('203.0.113.0/24');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect.poll(status).toBe('Nightly export was saved.');
+  expect((await api('GET', `/idp/clients/${apiClient.body.id}`)).body).toMatchObject({
+    remoteAddresses: ['203.0.113.0/24'],
+  });
+});

@@ -10,7 +10,8 @@ import { mayCallWith } from './screens.js';
 
 /**
  * API clients and applications: the list (never their secrets, though the listing answers them),
- * registering one (checked with the API's schema), rotating a secret and deleting. A new secret
+ * registering one (checked with the API's schema), rotating a secret and deleting; each one's
+ * page (client-page.tsx) shows and changes what it registered. A new secret
  * is shown once, with a copy button.
  */
 
@@ -128,7 +129,13 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
         columns={['Name', 'Client id', 'Actions']}
         row={(client) => (
           <tr key={client.id}>
-            <td>{client.name}</td>
+            <td>
+              {may(clientsRoutes.getApiClient) ? (
+                <a href={`#/clients/${encodeURIComponent(client.id)}`}>{client.name}</a>
+              ) : (
+                client.name
+              )}
+            </td>
             <td>
               <code>{client.id}</code>
             </td>

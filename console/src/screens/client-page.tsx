@@ -1,0 +1,172 @@
+import { useEffect, useState } from 'preact/hooks';
+import { clientsRoutes } from '../../../shared/api/routes/clients.js';
+import { ID_TOKEN_SIGNING_ALGORITHMS } from '../../../shared/domain/applications.js';
+import { type apiClientDetails, updateApiClientRequest } from '../../../shared/schemas/clients.js';
+import type * as z from '../../../shared/zod.js';
+import { idp, messageOf } from '../api.js';
+import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { mayCallWith } from './screens.js';
+
+/**
+ * One API client or application: what it registered (never its secret), and the fields
+ * `PATCH /idp/clients/{id}` may change, checked with the API's schema. Its type, flow, roles,
+ * policies and authentication method stay as registered, so they are shown, not offered.
+ */
+
+type ClientDetails = z.output<typeof apiClientDetails>;
+
+/** One URI a line, as the registration form takes them. */
+const lines = (value: FormDataEntryValue | null) =>
+  String(value ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+
+const listed = (values: readonly string[]) => (values.length === 0 ? 'None.' : values.join(', '));
+
+/** A field of one value a line (URIs, addresses), starting with what is registered. */
+const LinesField = (field: { id: string; name: string; label: string; values: readonly string[] }) => (
+  <>
+    <label for={field.id}>{field.label}</label>
+    <textarea id={field.id} name={field.name} rows={3} defaultValue={field.values.join('\n')} />
+  </>
+);
+
+export const ClientPage = ({ id, permissions }: { id: string; permissions: readonly string[] }) => {
+  const [client, setClient] = useState<ClientDetails>();
+  const { outcome, setOutcome, act } = useOutcome();
+  const may = mayCallWith(permissions);
+
+  const readClient = async () =>
+    setClient((await idp.getApiClient({ path: { id } })) as unknown as ClientDetails);
+  useEffect(() => {
+    readClient().catch((error) => setOutcome({ problem: messageOf(error) }));
+  }, [id]);
+
+  const application = client?.flowType === 'authorization_code';
+  const save = submitChecked(
+    { setOutcome, act },
+    updateApiClientRequest,
+    (form) =>
+      application
+        ? {
+            name: form.get('name'),
+            redirectUris: lines(form.get('redirectUris')),
+            postLogoutRedirectUris: lines(form.get('postLogoutRedirectUris')),
+            idTokenSignedResponseAlg: form.get('idTokenSignedResponseAlg'),
+            requirePushedAuthorizationRequests: form.get('requirePushed') === 'yes',
+          }
+        : { name: form.get('name'), remoteAddresses: lines(form.get('remoteAddresses')) },
+    (body) => ({
+      done: `${body.name ?? client?.name} was saved.`,
+      call: () => idp.updateApiClient({ path: { id }, body }),
+    }),
+    readClient,
+  );
+
+  return (
+    <section aria-labelledby="client-title">
+      <p>
+        <a href="#/clients">← Clients</a>
+      </p>
+      <h1 id="client-title">{client ? client.name : 'Client'}</h1>
+      <OutcomeMessage outcome={outcome} />
+      {client && (
+        <>
+          <dl>
+            <dt>Client id</dt>
+            <dd>
+              <code>{client.id}</code>
+            </dd>
+            <dt>Kind</dt>
+            <dd>
+              {application
+                ? `Application people sign in to (${client.tokenEndpointAuthMethod === 'none' ? 'public: PKCE, no secret' : client.tokenEndpointAuthMethod})`
+                : `API client (client credentials), ${client.clientType}`}
+            </dd>
+            {application ? (
+              <>
+                <dt>Redirect URIs</dt>
+                <dd>{listed(client.redirectUris)}</dd>
+                <dt>After sign-out</dt>
+                <dd>{listed(client.postLogoutRedirectUris)}</dd>
+                <dt>ID tokens signed with</dt>
+                <dd>{client.idTokenSignedResponseAlg}</dd>
+                <dt>Sign-in requests</dt>
+                <dd>
+                  {client.requirePushedAuthorizationRequests
+                    ? 'Pushed first only (PAR)'
+                    : 'Sent through the browser or pushed first'}
+                </dd>
+              </>
+            ) : (
+              <>
+                <dt>Used from</dt>
+                <dd>
+                  {client.remoteAddresses.length === 0 ? 'Anywhere.' : client.remoteAddresses.join(', ')}
+                </dd>
+              </>
+            )}
+          </dl>
+          {may(clientsRoutes.updateApiClient) && (
+            // Keyed by what was read, so that the fields show what was saved.
+            <form
+              class="panel"
+              onSubmit={save}
+              aria-labelledby="edit-client-title"
+              key={JSON.stringify(client)}
+            >
+              <h2 id="edit-client-title">Change {client.name}</h2>
+              <label for="client-name">Name</label>
+              <input id="client-name" name="name" required maxLength={200} defaultValue={client.name} />
+              {application ? (
+                <>
+                  <LinesField
+                    id="client-redirects"
+                    name="redirectUris"
+                    label="Redirect URIs (one per line)"
+                    values={client.redirectUris}
+                  />
+                  <LinesField
+                    id="client-logout-redirects"
+                    name="postLogoutRedirectUris"
+                    label="After sign-out, the application may send people to (one per line)"
+                    values={client.postLogoutRedirectUris}
+                  />
+                  <label for="client-id-token-alg">ID tokens signed with</label>
+                  <select
+                    id="client-id-token-alg"
+                    name="idTokenSignedResponseAlg"
+                    defaultValue={client.idTokenSignedResponseAlg}
+                  >
+                    {ID_TOKEN_SIGNING_ALGORITHMS.map((algorithm) => (
+                      <option key={algorithm} value={algorithm}>
+                        {algorithm}
+                      </option>
+                    ))}
+                  </select>
+                  <label class="choice">
+                    <input
+                      type="checkbox"
+                      name="requirePushed"
+                      value="yes"
+                      defaultChecked={client.requirePushedAuthorizationRequests === true}
+                    />{' '}
+                    Sign-in requests must be pushed first (PAR, RFC 9126)
+                  </label>
+                </>
+              ) : (
+                <LinesField
+                  id="client-addresses"
+                  name="remoteAddresses"
+                  label="Used only from these addresses or CIDR blocks (one per line; none: anywhere)"
+                  values={client.remoteAddresses}
+                />
+              )}
+              <button type="submit">Save</button>
+            </form>
+          )}
+        </>
+      )}
+    </section>
+  );
+};
