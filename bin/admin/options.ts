@@ -15,7 +15,10 @@ export const optional = (options: Options, name: string): string | undefined => 
   return typeof value === 'string' ? value : undefined;
 };
 
-/** `--name` (true) or `--no-name` (false), both flags of the CLI (`FLAGS`); undefined when neither is given. */
+/**
+ * `--name` (true) or `--no-name` (false), both flags of the CLI (`FLAGS`); undefined when neither
+ * is given (unchanged).
+ */
 export const switchOption = (options: Options, name: string): boolean | undefined => {
   if (options[name] && options[`no-${name}`])
     throw new UsageError(`give --${name} or --no-${name}, not both`);

@@ -19,7 +19,6 @@ import { type Command, lines, OPERATOR } from './command.js';
 import { commaList, integer, type Options, optional, required, switchOption, validated } from './options.js';
 import { UsageError } from './target.js';
 
-/** `--x` / `--no-x`: true, false, or undefined (unchanged). */
 const federationOptions = (options: Options): FederationSettings => {
   const issuer = optional(options, 'issuer');
   const scopes = optional(options, 'scopes');

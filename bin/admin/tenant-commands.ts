@@ -314,6 +314,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         summary: lines(
           `Changed API client ${id} (${name})`,
           application && `  redirect URIs: ${redirectUris.join(', ')}`,
+          application &&
+            `  sign-in requests: ${changed.requirePushedAuthorizationRequests ? 'pushed first only (PAR)' : 'straight or pushed'}`,
           !application && `  addresses: ${remoteAddresses.join(', ') || '(any)'}`,
         ),
       };

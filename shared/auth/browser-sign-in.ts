@@ -73,7 +73,8 @@ const requestOf = async (
 ): Promise<{ query: URLSearchParams; pushed: boolean } | undefined> => {
   const requestUri = sent.get('request_uri');
   const clientId = sent.get('client_id');
-  // Any other request_uri is refused with request_uri_not_supported, as before pushing existed.
+  // Any other request_uri is refused with request_uri_not_supported, as before pushing existed
+  // (or, for an application that must push, as a request not pushed).
   if (requestUri === null || !isPushedRequestUri(requestUri)) return { query: sent, pushed: false };
   const pushed = clientId ? await takePushedRequest(requestUri, clientId) : undefined;
   return pushed && { query: pushed, pushed: true };

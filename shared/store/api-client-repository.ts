@@ -57,8 +57,14 @@ const clientTarget = (client: Pick<ApiClientRecord, 'id' | 'name'>) => ({
   name: client.name,
 });
 
-/** What a record of a client's registration shows (its secret only as "changed"). */
-const auditedFields = ({ organizationId: _org, sequence: _sequence, ...fields }: ApiClientRecord) => fields;
+/**
+ * What a record of a client's registration shows (its secret only as "changed"). An application
+ * stored without `requirePushedAuthorizationRequests` has it false: setting false is no change.
+ */
+const auditedFields = ({ organizationId: _org, sequence: _sequence, ...fields }: ApiClientRecord) =>
+  fields.flowType === 'authorization_code'
+    ? { ...fields, requirePushedAuthorizationRequests: fields.requirePushedAuthorizationRequests === true }
+    : fields;
 
 const unknownReference = (field: 'roles' | 'policies', id: string) => () =>
   new InvalidReference(`Unknown ${field === 'roles' ? 'role' : 'policy'}`, [

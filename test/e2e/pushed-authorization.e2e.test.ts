@@ -217,6 +217,71 @@ describe('an application that must push its requests (RFC 9126 section 6)', () =
     ]);
   });
 
+  it('refuses every other way of sending a request straight: a form post, another request_uri, prompt=none', async () => {
+    const { parameters } = await authorizationParameters(REDIRECT, { state: 'st' });
+    const formPost = await new BrowserSession().submit(`${service.baseUrl}/oauth2/authorize`, {
+      client_id: pushing.id,
+      response_type: 'code',
+      ...parameters,
+    });
+    const refusedWith = (answer: Response) => {
+      const back = new URL(answer.headers.get('location') ?? '', service.baseUrl);
+      return [answer.status, back.searchParams.get('error'), back.searchParams.get('error_description')];
+    };
+    const mustPush = [
+      303,
+      'invalid_request',
+      'This application must push its authorization requests (PAR, RFC 9126)',
+    ];
+    expect(refusedWith(formPost)).toEqual(mustPush);
+    const straightUrl = (await authorizationRequest(pushingRp, REDIRECT)).url;
+    const otherUri = new URL(straightUrl);
+    otherUri.searchParams.set('request_uri', 'https://app.example/request.jwt');
+    expect(refusedWith(await new BrowserSession().fetch(otherUri.href))).toEqual(mustPush);
+    const silent = (await authorizationRequest(pushingRp, REDIRECT, { prompt: 'none' })).url;
+    expect(refusedWith(await new BrowserSession().fetch(silent.href))).toEqual(mustPush);
+    // Pushed, the silent request is answered as any: login_required without a session.
+    const pushedSilent = await pushed(pushingRp, { prompt: 'none' });
+    expect(refusedWith(await new BrowserSession().fetch(pushedSilent.url.href))).toEqual([
+      303,
+      'login_required',
+      'The person is not signed in',
+    ]);
+  });
+
+  it('holds for a public application: pushed with its client_id alone, refused sent straight', async () => {
+    const registered = await registerApplication(service, {
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+      tokenEndpointAuthMethod: 'none',
+      requirePushedAuthorizationRequests: true,
+    });
+    expect(registered.status).toBe(201);
+    const publicRp = await relyingParty(service, registered.body, oidc.None());
+    const request = await pushed(publicRp);
+    expect((await signInAt(request.url)).location?.href.startsWith(REDIRECT)).toBe(true);
+    expect((await straight(publicRp)).status).toBe(303);
+  });
+
+  it('records nothing of it when an application registered without it is set to false', async () => {
+    const registered = await registerApplication(service, {
+      flowType: 'authorization_code',
+      redirectUris: [REDIRECT],
+    });
+    // Registered without it, its item holds none (it is stored only when true).
+    const since = Date.now();
+    expect((await change(registered.body.id, { requirePushedAuthorizationRequests: false })).status).toBe(
+      200,
+    );
+    expect(await details(registered.body.id)).toBe(false);
+    const [record] = await auditTrail(service.organizationId, {
+      action: 'client.updated',
+      targetId: registered.body.id,
+      since,
+    });
+    expect(record?.changes).not.toHaveProperty('requirePushedAuthorizationRequests');
+  });
+
   it('is for applications only: an API client given it is refused with 400, at registration and in a change', async () => {
     const apiClient = await service.call<{ id: string }>('POST', '/idp/clients', {
       token: service.admin.token,
@@ -229,9 +294,13 @@ describe('an application that must push its requests (RFC 9126 section 6)', () =
     });
     expect(registered.status).toBe(400);
     expect(JSON.stringify(registered.body)).toContain('requirePushedAuthorizationRequests');
-    const changed = await change(apiClient.body.id, { requirePushedAuthorizationRequests: true });
-    expect(changed.status).toBe(400);
-    expect(JSON.stringify(changed.body)).toContain('requirePushedAuthorizationRequests');
+    // Positive control: a field of its own kind is changed.
+    expect((await change(apiClient.body.id, { remoteAddresses: ['203.0.113.0/24'] })).status).toBe(200);
+    for (const value of [true, false]) {
+      const changed = await change(apiClient.body.id, { requirePushedAuthorizationRequests: value });
+      expect(changed.status).toBe(400);
+      expect(JSON.stringify(changed.body)).toContain('requirePushedAuthorizationRequests');
+    }
   });
 });
 
