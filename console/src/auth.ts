@@ -25,7 +25,9 @@ const origin = new URL(location.origin);
 const insecure = origin.protocol === 'http:' ? { [oauth.allowInsecureRequests]: true } : {};
 
 export const organizationId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
-const client: oauth.Client = { client_id: `console-${organizationId}`, token_endpoint_auth_method: 'none' };
+/** The console's own application, which signs people in to it (shared/console/console-application.ts). */
+export const consoleClientId = `console-${organizationId}`;
+const client: oauth.Client = { client_id: consoleClientId, token_endpoint_auth_method: 'none' };
 const redirectUri = `${origin.origin}/console/${encodeURIComponent(organizationId)}`;
 
 let server: oauth.AuthorizationServer | undefined;

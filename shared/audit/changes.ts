@@ -13,8 +13,11 @@ export type Changes = Record<string, FieldChange>;
  */
 const SECRET_NAME =
   /secret|password|passphrase|hash|digest|token|recovery|totp|otp|credential|privatekey|salt/i;
+/** Settings whose names say "token" but hold none: how tokens are made, which a record should show. */
+const TOKEN_SETTINGS = new Set(['idTokenSignedResponseAlg', 'tokenEndpointAuthMethod']);
 
-export const isSecretField = (field: string): boolean => SECRET_NAME.test(field);
+export const isSecretField = (field: string): boolean =>
+  SECRET_NAME.test(field) && !TOKEN_SETTINGS.has(field);
 
 /** Fields that describe the item rather than the resource: keys, versions, timestamps. */
 const BOOKKEEPING = new Set([

@@ -9,6 +9,7 @@ import { linkSsoSubject } from '../../shared/store/sso-links.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
 import { createUser, getUser } from '../../shared/store/user-repository.js';
 import { idFromLocation } from '../support/api.js';
+import { auditTrail } from '../support/audit.js';
 import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
 import { consoleInChromium } from '../support/console-browser.js';
 import { personWithPassword } from '../support/hosted-pages.js';
@@ -359,46 +360,72 @@ it("changes an application's redirect URIs, algorithm and pushed requests, and a
     }),
     api<{ id: string }>('POST', '/idp/clients', { name: 'Nightly export', clientType: 'STANDARD' }),
   ]);
+  const registered = (id: string) => api<Record<string, unknown>>('GET', `/idp/clients/${id}`);
+  const save = () => page.getByRole('button', { name: 'Save', exact: true }).click();
+  const alert = () => page.getByRole('alert').textContent();
   await signedIn();
+  const algorithm = page.getByLabel('ID tokens signed with', { exact: true });
+  const pushedOnly = page.getByLabel('Sign-in requests must be pushed first (PAR, RFC 9126)');
+  const redirects = page.getByLabel('Redirect URIs (one per line)');
   await chromium.openScreen('Clients');
   await page.getByRole('link', { name: 'Storefront', exact: true }).click();
   await page.getByRole('heading', { name: 'Storefront', level: 1 }).waitFor();
-  await page
-    .getByLabel('Redirect URIs (one per line)')
-    .fill('https://shop.example/callback\nhttps://shop.example/again');
-  await page.getByLabel('ID tokens signed with').selectOption('ES256');
-  await page.getByLabel('Sign-in requests must be pushed first (PAR, RFC 9126)').check();
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  expect(await algorithm.inputValue()).toBe('RS256');
+  await redirects.fill('https://shop.example/callback\nhttps://shop.example/again');
+  await algorithm.selectOption('ES256');
+  await pushedOnly.check();
+  await save();
   await expect.poll(status).toBe('Storefront was saved.');
-  // What was saved shows, and the API answers it.
-  await expect
-    .poll(() => page.getByLabel('Sign-in requests must be pushed first (PAR, RFC 9126)').isChecked())
-    .toBe(true);
-  expect((await api('GET', `/idp/clients/${application.body.id}`)).body).toMatchObject({
+  expect((await registered(application.body.id)).body).toMatchObject({
     redirectUris: ['https://shop.example/callback', 'https://shop.example/again'],
     idTokenSignedResponseAlg: 'ES256',
     requirePushedAuthorizationRequests: true,
   });
+  // The form shows what was saved.
+  await expect.poll(() => algorithm.inputValue()).toBe('ES256');
+  expect(await pushedOnly.isChecked()).toBe(true);
   await shot(page, 'client-page');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
-  // What the API refuses is said: an application keeps at least one redirect URI.
-  await page.getByLabel('Redirect URIs (one per line)').fill('');
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect.poll(() => page.getByRole('alert').textContent()).toContain('redirect URI');
+
+  // Only what changed is sent: nothing changed is refused in words, a rename changes the name alone.
+  await save();
+  await expect.poll(alert).toContain('Give at least one field to change');
+  const since = Date.now();
+  await page.getByLabel('Name', { exact: true }).fill('Storefront EU');
+  await save();
+  await expect.poll(status).toBe('Storefront EU was saved.');
+  expect((await registered(application.body.id)).body).toMatchObject({ idTokenSignedResponseAlg: 'ES256' });
+  const [renamed] = await auditTrail(admin.orgId, {
+    action: 'client.updated',
+    targetId: application.body.id,
+    since,
+  });
+  expect(Object.keys(renamed?.changes ?? {}).filter((field) => !field.startsWith('lastModified'))).toEqual([
+    'name',
+  ]);
+  // What the API refuses is said, and nothing changes: an application keeps a redirect URI.
+  await redirects.fill('');
+  await save();
+  await expect.poll(alert).toContain('redirect URI');
+  expect((await registered(application.body.id)).body.redirectUris).toHaveLength(2);
 
   await visit(`#/clients/${apiClient.body.id}`);
   await page.getByRole('heading', { name: 'Nightly export', level: 1 }).waitFor();
   expect(await page.getByLabel(/Redirect URIs/).count()).toBe(0);
-  // Plainly not an address: said at once, nothing sent.
-  await page.getByLabel(/Used only from these addresses/).fill('the office');
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect
-    .poll(() => page.getByRole('alert').textContent())
-    .toContain('Must be an IPv4 or IPv6 address or CIDR block');
-  await page.getByLabel(/Used only from these addresses/).fill('203.0.113.0/24');
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  const addresses = page.getByLabel(/Used only from these addresses/);
+  // Not an address though made of its characters: Node's isIP would refuse it, so does the page.
+  await addresses.fill('10.0.0');
+  await save();
+  await expect.poll(alert).toContain('Must be an IPv4 or IPv6 address or CIDR block');
+  await addresses.fill('203.0.113.0/24\n2001:db8::/32');
+  await save();
   await expect.poll(status).toBe('Nightly export was saved.');
-  expect((await api('GET', `/idp/clients/${apiClient.body.id}`)).body).toMatchObject({
-    remoteAddresses: ['203.0.113.0/24'],
+  expect((await registered(apiClient.body.id)).body).toMatchObject({
+    remoteAddresses: ['203.0.113.0/24', '2001:db8::/32'],
   });
+
+  // The console's own application is shown, never changed from here.
+  await visit(`#/clients/${consoleClientId(admin.orgId)}`);
+  await page.getByText("This is the console's own application").waitFor();
+  expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
 });

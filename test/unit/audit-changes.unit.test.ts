@@ -164,10 +164,29 @@ describe('changesBetween', () => {
   });
 
   it('knows the secret names case-insensitively, and ordinary names as ordinary', () => {
-    for (const field of [...Object.keys(SECRETS), 'PASSWORD', 'apiToken', 'Salt', 'privateKey', 'otpCode']) {
+    for (const field of [
+      ...Object.keys(SECRETS),
+      'PASSWORD',
+      'apiToken',
+      'Salt',
+      'privateKey',
+      'otpCode',
+      'idTokenHint',
+      'idTokenSignedResponseAlgSecret',
+    ]) {
       expect(isSecretField(field), field).toBe(true);
     }
-    for (const field of ['name', 'email', 'roles', 'status', 'redirectUris', 'canSendEmail']) {
+    for (const field of [
+      'name',
+      'email',
+      'roles',
+      'status',
+      'redirectUris',
+      'canSendEmail',
+      // Settings of how an application's tokens are made, not tokens: named exactly.
+      'idTokenSignedResponseAlg',
+      'tokenEndpointAuthMethod',
+    ]) {
       expect(isSecretField(field), field).toBe(false);
     }
   });

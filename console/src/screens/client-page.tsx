@@ -4,13 +4,16 @@ import { ID_TOKEN_SIGNING_ALGORITHMS } from '../../../shared/domain/applications
 import { type apiClientDetails, updateApiClientRequest } from '../../../shared/schemas/clients.js';
 import type * as z from '../../../shared/zod.js';
 import { idp, messageOf } from '../api.js';
+import { consoleClientId } from '../auth.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { mayCallWith } from './screens.js';
 
 /**
  * One API client or application: what it registered (never its secret), and the fields
- * `PATCH /idp/clients/{id}` may change, checked with the API's schema. Its type, flow, roles,
- * policies and authentication method stay as registered, so they are shown, not offered.
+ * `PATCH /idp/clients/{id}` may change, checked with the API's schema; only what differs from
+ * what was read is sent, so a save records only real changes. Its kind and authentication method
+ * stay as registered: shown, not offered. The console's own application is shown only: a change
+ * to it could lock everyone out of the console.
  */
 
 type ClientDetails = z.output<typeof apiClientDetails>;
@@ -22,6 +25,33 @@ const lines = (value: FormDataEntryValue | null) =>
     .filter(Boolean);
 
 const listed = (values: readonly string[]) => (values.length === 0 ? 'None.' : values.join(', '));
+
+const AUTHENTICATION: Record<string, string> = {
+  client_secret_basic: 'with its secret in the Authorization header',
+  client_secret_post: 'with its secret in the form',
+  none: 'public: PKCE, no secret',
+};
+
+/** What the form holds that differs from what was read: the body of the change. */
+const changed = (client: ClientDetails, form: FormData): Record<string, unknown> => {
+  const given: Record<string, unknown> =
+    client.flowType === 'authorization_code'
+      ? {
+          name: form.get('name'),
+          redirectUris: lines(form.get('redirectUris')),
+          postLogoutRedirectUris: lines(form.get('postLogoutRedirectUris')),
+          idTokenSignedResponseAlg: form.get('idTokenSignedResponseAlg'),
+          requirePushedAuthorizationRequests: form.get('requirePushed') === 'yes',
+        }
+      : { name: form.get('name'), remoteAddresses: lines(form.get('remoteAddresses')) };
+  const read: Record<string, unknown> = {
+    ...client,
+    requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests === true,
+  };
+  return Object.fromEntries(
+    Object.entries(given).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(read[field])),
+  );
+};
 
 /** A field of one value a line (URIs, addresses), starting with what is registered. */
 const LinesField = (field: { id: string; name: string; label: string; values: readonly string[] }) => (
@@ -46,16 +76,8 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
   const save = submitChecked(
     { setOutcome, act },
     updateApiClientRequest,
-    (form) =>
-      application
-        ? {
-            name: form.get('name'),
-            redirectUris: lines(form.get('redirectUris')),
-            postLogoutRedirectUris: lines(form.get('postLogoutRedirectUris')),
-            idTokenSignedResponseAlg: form.get('idTokenSignedResponseAlg'),
-            requirePushedAuthorizationRequests: form.get('requirePushed') === 'yes',
-          }
-        : { name: form.get('name'), remoteAddresses: lines(form.get('remoteAddresses')) },
+    // Nothing changed is refused by the schema itself ("Give at least one field to change").
+    (form) => (client ? changed(client, form) : {}),
     (body) => ({
       done: `${body.name ?? client?.name} was saved.`,
       call: () => idp.updateApiClient({ path: { id }, body }),
@@ -72,6 +94,7 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
       <OutcomeMessage outcome={outcome} />
       {client && (
         <>
+          <h2>Registered</h2>
           <dl>
             <dt>Client id</dt>
             <dd>
@@ -80,7 +103,7 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
             <dt>Kind</dt>
             <dd>
               {application
-                ? `Application people sign in to (${client.tokenEndpointAuthMethod === 'none' ? 'public: PKCE, no secret' : client.tokenEndpointAuthMethod})`
+                ? `Application people sign in to, ${AUTHENTICATION[client.tokenEndpointAuthMethod ?? ''] ?? client.tokenEndpointAuthMethod}`
                 : `API client (client credentials), ${client.clientType}`}
             </dd>
             {application ? (
@@ -107,63 +130,78 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
               </>
             )}
           </dl>
-          {may(clientsRoutes.updateApiClient) && (
-            // Keyed by what was read, so that the fields show what was saved.
-            <form
-              class="panel"
-              onSubmit={save}
-              aria-labelledby="edit-client-title"
-              key={JSON.stringify(client)}
-            >
-              <h2 id="edit-client-title">Change {client.name}</h2>
-              <label for="client-name">Name</label>
-              <input id="client-name" name="name" required maxLength={200} defaultValue={client.name} />
-              {application ? (
-                <>
+          {client.id === consoleClientId ? (
+            <p class="note">
+              This is the console's own application: a change here could stop everyone signing in to the
+              console, so the console does not make one.
+            </p>
+          ) : (
+            may(clientsRoutes.updateApiClient) && (
+              // Keyed by what the form shows, so that after a change it shows what was saved.
+              <form
+                class="panel"
+                onSubmit={save}
+                aria-labelledby="edit-client-title"
+                key={JSON.stringify([
+                  client.name,
+                  client.redirectUris,
+                  client.postLogoutRedirectUris,
+                  client.idTokenSignedResponseAlg,
+                  client.requirePushedAuthorizationRequests,
+                  client.remoteAddresses,
+                ])}
+              >
+                <h2 id="edit-client-title">Change {client.name}</h2>
+                <label for="client-name">Name</label>
+                <input id="client-name" name="name" required maxLength={200} defaultValue={client.name} />
+                {application ? (
+                  <>
+                    <LinesField
+                      id="client-redirects"
+                      name="redirectUris"
+                      label="Redirect URIs (one per line)"
+                      values={client.redirectUris}
+                    />
+                    <LinesField
+                      id="client-logout-redirects"
+                      name="postLogoutRedirectUris"
+                      label="After sign-out, the application may send people to (one per line)"
+                      values={client.postLogoutRedirectUris}
+                    />
+                    <label for="client-id-token-alg">ID tokens signed with</label>
+                    {/* A select has no defaultValue in the DOM: the option says it is chosen. */}
+                    <select id="client-id-token-alg" name="idTokenSignedResponseAlg">
+                      {ID_TOKEN_SIGNING_ALGORITHMS.map((algorithm) => (
+                        <option
+                          key={algorithm}
+                          value={algorithm}
+                          selected={algorithm === client.idTokenSignedResponseAlg}
+                        >
+                          {algorithm}
+                        </option>
+                      ))}
+                    </select>
+                    <label class="choice">
+                      <input
+                        type="checkbox"
+                        name="requirePushed"
+                        value="yes"
+                        defaultChecked={client.requirePushedAuthorizationRequests === true}
+                      />{' '}
+                      Sign-in requests must be pushed first (PAR, RFC 9126)
+                    </label>
+                  </>
+                ) : (
                   <LinesField
-                    id="client-redirects"
-                    name="redirectUris"
-                    label="Redirect URIs (one per line)"
-                    values={client.redirectUris}
+                    id="client-addresses"
+                    name="remoteAddresses"
+                    label="Used only from these addresses or CIDR blocks (one per line; none: anywhere)"
+                    values={client.remoteAddresses}
                   />
-                  <LinesField
-                    id="client-logout-redirects"
-                    name="postLogoutRedirectUris"
-                    label="After sign-out, the application may send people to (one per line)"
-                    values={client.postLogoutRedirectUris}
-                  />
-                  <label for="client-id-token-alg">ID tokens signed with</label>
-                  <select
-                    id="client-id-token-alg"
-                    name="idTokenSignedResponseAlg"
-                    defaultValue={client.idTokenSignedResponseAlg}
-                  >
-                    {ID_TOKEN_SIGNING_ALGORITHMS.map((algorithm) => (
-                      <option key={algorithm} value={algorithm}>
-                        {algorithm}
-                      </option>
-                    ))}
-                  </select>
-                  <label class="choice">
-                    <input
-                      type="checkbox"
-                      name="requirePushed"
-                      value="yes"
-                      defaultChecked={client.requirePushedAuthorizationRequests === true}
-                    />{' '}
-                    Sign-in requests must be pushed first (PAR, RFC 9126)
-                  </label>
-                </>
-              ) : (
-                <LinesField
-                  id="client-addresses"
-                  name="remoteAddresses"
-                  label="Used only from these addresses or CIDR blocks (one per line; none: anywhere)"
-                  values={client.remoteAddresses}
-                />
-              )}
-              <button type="submit">Save</button>
-            </form>
+                )}
+                <button type="submit">Save</button>
+              </form>
+            )
           )}
         </>
       )}
