@@ -197,28 +197,6 @@ export const clientNameOf = (item: Record<string, unknown>, orgId: string): stri
   return client.organizationId === orgId && !client.deleted ? client.name : undefined;
 };
 
-/** A change of a live client of the organization (another organization's answers as unknown). */
-const liveClientUpdate = (
-  orgId: string,
-  clientId: string,
-  change: {
-    update: string;
-    values: Record<string, unknown>;
-    names?: Record<string, string>;
-  },
-) =>
-  update(
-    keys.apiClient(clientId),
-    {
-      update: change.update,
-      // Another organization's client answers exactly like an unknown one.
-      condition: `attribute_exists(pk) AND organizationId = :org AND ${NOT_DELETED}`,
-      names: change.names ?? {},
-      values: { ':org': orgId, ':false': false, ...change.values },
-    },
-    clientNotFound(clientId),
-  );
-
 /**
  * Issues a new secret; the previous one keeps working for `graceSeconds` (by default the
  * configured grace, 24 h), then stops. Read first, then written on condition that nobody changed
@@ -328,6 +306,48 @@ const changeProblem = (
 };
 
 /**
+ * The writes of a change of `client` as read into `updated` (`given` holds the fields set): its
+ * record, and the item's update on condition that nobody changed it since, nor deleted it.
+ */
+const changeWrites = async (
+  client: ApiClientRecord,
+  updated: ApiClientRecord,
+  given: Record<string, unknown>,
+  now: number,
+  { remove = [] }: { remove?: readonly string[] } = {},
+) => {
+  const names = Object.keys(given);
+  return [
+    ...(await auditWrites(
+      {
+        organizationId: client.organizationId,
+        action: 'client.updated',
+        targets: [clientTarget(updated)],
+        changes: changesBetween(auditedFields(client), auditedFields(updated)),
+      },
+      now,
+    )),
+    update(
+      keys.apiClient(client.id),
+      {
+        update: `SET ${[...names.map((_name, index) => `#f${index} = :f${index}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        // A deletion or another change since the read: read again (and refuse a deleted client).
+        condition: `attribute_exists(pk) AND ${NOT_DELETED} AND lastModifiedDate = :readAt`,
+        names: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
+        values: {
+          ...Object.fromEntries(names.map((name, index) => [`:f${index}`, given[name]])),
+          ':false': false,
+          ':readAt': client.lastModifiedDate,
+          ':by': updated.lastModifiedBy,
+          ':now': now,
+        },
+      },
+      concurrentChange,
+    ),
+  ];
+};
+
+/**
  * Changes a client's registration: the item, its browser origins (those that come or go) and its
  * record in one transaction, conditional on the client being as read and live. The token
  * endpoint's remembered records are read again (the access version moves): an address
@@ -358,34 +378,8 @@ export const changeApiClient = (
       lastModifiedBy: updatedBy,
       lastModifiedDate: now,
     };
-    const names = Object.keys(given);
     await transact([
-      ...(await auditWrites(
-        {
-          organizationId: orgId,
-          action: 'client.updated',
-          targets: [clientTarget(updated)],
-          changes: changesBetween(auditedFields(client), auditedFields(updated)),
-        },
-        now,
-      )),
-      update(
-        keys.apiClient(clientId),
-        {
-          update: `SET ${[...names.map((_name, index) => `#f${index} = :f${index}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}`,
-          // A deletion or another change since the read: read again (and refuse a deleted client).
-          condition: `attribute_exists(pk) AND ${NOT_DELETED} AND lastModifiedDate = :readAt`,
-          names: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
-          values: {
-            ...Object.fromEntries(names.map((name, index) => [`:f${index}`, given[name]])),
-            ':false': false,
-            ':readAt': client.lastModifiedDate,
-            ':by': updatedBy,
-            ':now': now,
-          },
-        },
-        concurrentChange,
-      ),
+      ...(await changeWrites(client, updated, given, now)),
       ...(changes.redirectUris
         ? browserOriginChanges(clientId, client.redirectUris, changes.redirectUris)
         : []),
@@ -397,31 +391,39 @@ export const changeApiClient = (
 /**
  * Operators (local bootstrap, CLI): replace the secret or roles outright, without a grace period.
  * Roles and policies may be taken away: the organization's access version moves with the change.
+ * Read first, then written with its record on condition that nobody changed the client meanwhile
+ * (the actor is the scope's: the system for the local bootstrap).
  */
-export const updateApiClient = async (
+export const updateApiClient = (
   orgId: string,
   clientId: string,
   changes: Partial<Pick<ApiClientRecord, 'name' | 'clientSecret' | 'roles' | 'policies'>>,
   updatedBy: string,
   now = Date.now(),
-): Promise<void> => {
-  const fields = Object.entries({
-    ...changes,
-    ...(changes.clientSecret ? { secretIssuedAt: now } : {}),
-  }).filter(([, value]) => value !== undefined);
-  await transact([
-    liveClientUpdate(orgId, clientId, {
-      update: `SET ${[...fields.map(([field]) => `#${field} = :${field}`), 'lastModifiedBy = :by', 'lastModifiedDate = :now'].join(', ')}${changes.clientSecret ? ' REMOVE previousSecret, previousSecretExpiresAt' : ''}`,
-      names: Object.fromEntries(fields.map(([field]) => [`#${field}`, field])),
-      values: {
-        ...Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])),
-        ':by': updatedBy,
-        ':now': now,
-      },
-    }),
-    accessVersionBump(orgId),
-  ]);
-};
+): Promise<void> =>
+  retryOnConcurrentChange(async () => {
+    const client = await getApiClient(clientId);
+    if (client?.organizationId !== orgId) throw clientNotFound(clientId)();
+    const given: Record<string, unknown> = Object.fromEntries(
+      Object.entries({ ...changes, ...(changes.clientSecret ? { secretIssuedAt: now } : {}) }).filter(
+        ([, value]) => value !== undefined,
+      ),
+    );
+    // A secret replaced outright leaves no previous one working.
+    const { previousSecret: _secret, previousSecretExpiresAt: _expires, ...current } = client;
+    const updated: ApiClientRecord = {
+      ...(changes.clientSecret ? current : client),
+      ...given,
+      lastModifiedBy: updatedBy,
+      lastModifiedDate: now,
+    };
+    await transact([
+      ...(await changeWrites(client, updated, given, now, {
+        remove: changes.clientSecret ? ['previousSecret', 'previousSecretExpiresAt'] : [],
+      })),
+      accessVersionBump(orgId),
+    ]);
+  });
 
 /**
  * Deletes a client: it stops authenticating (within a second at the token endpoint), leaves the

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { authenticateClient } from '../../shared/auth/client-credentials.js';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
 import { toApiError } from '../../shared/http/error-mapping.js';
-import { deleteApiClient, rotateClientSecret } from '../../shared/store/api-client-repository.js';
+import {
+  deleteApiClient,
+  rotateClientSecret,
+  updateApiClient,
+} from '../../shared/store/api-client-repository.js';
+import { auditTrail } from '../support/audit.js';
 import { createTestClient, createTestOrganization, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -73,6 +78,30 @@ describe('client secret rotation', () => {
         (error) => toApiError(error).status,
       );
     expect(await statusOf(rotateClientSecret(other.id, clientId, 'test', HOUR_SECONDS))).toBe(404);
+    expect(await statusOf(updateApiClient(other.id, clientId, { roles: [] }, 'test'))).toBe(404);
     expect(await statusOf(deleteApiClient(other.id, clientId, 'test'))).toBe(404);
+  });
+});
+
+describe("an operator's outright change (the local bootstrap's)", () => {
+  it('replaces the secret at once, with its record: the secret only as "changed"', async () => {
+    const org = (await createTestOrganization()).id;
+    const { clientId, clientSecret: first, roleId } = await createTestClient(org, []);
+    const since = Date.now();
+    await rotateClientSecret(org, clientId, 'test', HOUR_SECONDS);
+    await updateApiClient(org, clientId, { clientSecret: 'chosen-by-the-operator', roles: [] }, 'bootstrap');
+    expect(await accepted(clientId, 'chosen-by-the-operator', Date.now())).toBe(true);
+    // No grace: the secret before it is gone too.
+    expect(await accepted(clientId, first, Date.now())).toBe(false);
+    const [record] = await auditTrail(org, { action: 'client.updated', targetId: clientId, since });
+    expect(record).toMatchObject({
+      actor: { type: 'system' },
+      changes: {
+        clientSecret: 'changed',
+        previousSecret: 'changed',
+        roles: { from: [roleId], to: [] },
+      },
+    });
+    expect(JSON.stringify(record)).not.toContain('chosen-by-the-operator');
   });
 });
