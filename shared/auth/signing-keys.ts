@@ -54,9 +54,23 @@ const loaded = perStoreSettings(() => ({
 }));
 
 /**
+ * The stack's placeholder is a generated password (lib/idp-secrets.ts), never JSON; anything JSON
+ * was written as a key set, and a wrong one is refused rather than replaced, as replacing it
+ * would lose keys that tokens in flight were signed with.
+ */
+const isPlaceholder = (value: string): boolean => {
+  try {
+    JSON.parse(value);
+    return false;
+  } catch {
+    return true;
+  }
+};
+
+/**
  * A ring's key set; with `create`, a missing secret or the stack's placeholder is initialized
- * once (the first writer wins, so all instances agree on one key). An initialized secret that no
- * longer parses fails, naming the secret.
+ * once (the first writer wins, so all instances agree on one key). An initialized secret that
+ * does not hold this ring's key set fails, naming the secret, and is left as it is.
  */
 const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<LoadedKeys | undefined> => {
   const ring = RINGS[algorithm];
@@ -66,9 +80,13 @@ const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<L
   if (!create && (current === undefined || !isKeySet(current))) return undefined;
   const keySet = parseKeySet(
     algorithm,
-    current !== undefined && isKeySet(current)
+    current !== undefined && !isPlaceholder(current)
       ? current
-      : await store.initialize(ring.secret, await newSigningKeySet(algorithm), isKeySet),
+      : await store.initialize(
+          ring.secret,
+          await newSigningKeySet(algorithm),
+          (value) => !isPlaceholder(value),
+        ),
   );
   const [newest] = keySet.keys;
   if (!newest) throw new Error('The signing key set is empty');

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { startFakeSecretsManager } from '../support/fake-secrets-manager.js';
 import { useTempDirs } from '../support/temp-dir.js';
 
 const HOUR = 3_600_000;
@@ -164,5 +165,40 @@ describe('a signing key secret that does not hold a key set', () => {
     await expect(currentSigningKey('RS256')).rejects.toThrow(
       'The secret "signing-keys-rs256" does not hold a signing key set ({"keys": [...]} of RS256 keys)',
     );
+  });
+});
+
+describe('a signing key secret in Secrets Manager (the SDK client against a stand-in of its API)', () => {
+  it("replaces the stack's placeholder with a key set, and leaves a key set of the other type as it is, naming it", async () => {
+    const fake = await startFakeSecretsManager();
+    const before = { ...process.env };
+    try {
+      vi.resetModules();
+      Object.assign(process.env, {
+        IDP_SECRET_STORE: 'aws',
+        IDP_SECRET_PREFIX: 'idp/',
+        IDP_SECRETS_MANAGER_ENDPOINT: fake.endpoint,
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+      });
+      const { currentSigningKey } = await import('../../shared/auth/signing-keys.js');
+      // Positive control: the password CloudFormation generated is replaced by a key set.
+      fake.secrets.set('idp/signing-keys', { value: 'k3#Vq{x9-Generated|Placeholder!7' });
+      expect((await currentSigningKey('ES256')).algorithm).toBe('ES256');
+      const es256Keys = fake.secrets.get('idp/signing-keys')?.value ?? '';
+      expect(JSON.parse(es256Keys)).toHaveProperty('keys');
+      // The ES256 key set in the RS256 secret: refused, and not replaced (its keys would be lost).
+      fake.secrets.set('idp/signing-keys-rs256', { value: es256Keys });
+      await expect(currentSigningKey('RS256')).rejects.toThrow(
+        'The secret "signing-keys-rs256" does not hold a signing key set',
+      );
+      expect(fake.secrets.get('idp/signing-keys-rs256')?.value).toBe(es256Keys);
+      expect(fake.calls('PutSecretValue').map((call) => call.input.SecretId)).toEqual(['idp/signing-keys']);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in before)) delete process.env[name];
+      Object.assign(process.env, before);
+      vi.resetModules();
+      await fake.close();
+    }
   });
 });
