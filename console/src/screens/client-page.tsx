@@ -6,6 +6,7 @@ import type * as z from '../../../shared/zod.js';
 import { idp, messageOf } from '../api.js';
 import { consoleClientId } from '../auth.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
+import { lines } from './clients.js';
 import { mayCallWith } from './screens.js';
 
 /**
@@ -17,12 +18,6 @@ import { mayCallWith } from './screens.js';
  */
 
 type ClientDetails = z.output<typeof apiClientDetails>;
-
-/** One URI a line, as the registration form takes them. */
-const lines = (value: FormDataEntryValue | null) =>
-  String(value ?? '')
-    .split(/\s+/)
-    .filter(Boolean);
 
 const listed = (values: readonly string[]) => (values.length === 0 ? 'None.' : values.join(', '));
 
@@ -44,10 +39,8 @@ const changed = (client: ClientDetails, form: FormData): Record<string, unknown>
           requirePushedAuthorizationRequests: form.get('requirePushed') === 'yes',
         }
       : { name: form.get('name'), remoteAddresses: lines(form.get('remoteAddresses')) };
-  const read: Record<string, unknown> = {
-    ...client,
-    requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests === true,
-  };
+  // The API answers every field an application or API client may change (its details).
+  const read: Record<string, unknown> = client;
   return Object.fromEntries(
     Object.entries(given).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(read[field])),
   );

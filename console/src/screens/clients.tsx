@@ -62,6 +62,12 @@ const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) 
   );
 };
 
+/** One value a line (redirect URIs, addresses), as the client forms take them. */
+export const lines = (value: FormDataEntryValue | null): string[] =>
+  String(value ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+
 /** A listed client without its secret: the listing answers secrets, the console keeps none. */
 const listed = (page: unknown) =>
   (page as Client[]).map(({ id, name, clientType }) => ({ id, name, clientType, clientSecret: '' }));
@@ -99,9 +105,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
     { setOutcome, act: run },
     createApiClientRequest,
     (form) => {
-      const uris = String(form.get('redirectUris') ?? '')
-        .split(/\s+/)
-        .filter(Boolean);
+      const uris = lines(form.get('redirectUris'));
       const application = form.get('kind') === 'application';
       return {
         name: form.get('name'),
