@@ -52,6 +52,7 @@ const presentDetails = (client: ApiClientRecord, archived: ArchivedIds) => {
         }
       : {}),
     remoteAddresses: client.remoteAddresses,
+    ...(client.jwks ? { jwks: client.jwks } : {}),
   };
 };
 

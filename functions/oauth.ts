@@ -15,12 +15,18 @@ import { type KnownClient, OAuthError } from '../shared/auth/oauth-error.js';
 import { PUSHED_REQUEST_LIMIT, pushedRequestAnswer } from '../shared/auth/pushed-authorization.js';
 import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
-import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../shared/auth/token-request.js';
+import {
+  clientCredentialsOf,
+  presentedClient,
+  proofOf,
+  tokenRequestForm,
+} from '../shared/auth/token-request.js';
 import { SUPPORTED_SCOPES } from '../shared/auth/token-service.js';
 import { userInfo } from '../shared/auth/user-info.js';
 import { config } from '../shared/config.js';
-import { ID_TOKEN_SIGNING_ALGORITHMS } from '../shared/domain/applications.js';
+import { ID_TOKEN_SIGNING_ALGORITHMS, TOKEN_ENDPOINT_AUTH_METHODS } from '../shared/domain/applications.js';
 import { PROMPT_VALUES, SIGN_IN_SCOPES } from '../shared/domain/authorization.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../shared/domain/client-keys.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { logger } from '../shared/http/logger.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
@@ -104,10 +110,10 @@ const issueToken = (event: APIGatewayProxyEventV2) => {
       const grantType = form.get('grant_type');
       if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
       if (grantType === 'client_credentials') {
-        const { clientId, clientSecret } = clientCredentialsOf(form, event.headers.authorization);
+        const { clientId, proof } = clientCredentialsOf(form, event.headers.authorization);
         const token = await issueClientToken(
           clientId,
-          clientSecret,
+          proof,
           form.get('scope') ?? undefined,
           now,
           event.requestContext.http.sourceIp,
@@ -163,9 +169,9 @@ const introspectToken = (event: APIGatewayProxyEventV2) =>
     async (authenticated) => {
       const form = tokenRequestForm(event);
       const presented = presentedClient(form, event.headers.authorization);
-      if (!presented.clientSecret)
-        throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
-      const client = await authenticateClient(presented.clientId, presented.clientSecret);
+      const proof = proofOf(presented);
+      if (proof === undefined) throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
+      const client = await authenticateClient(presented.clientId, proof);
       authenticated(client);
       refuseOtherMethod(client, presented.method);
       refuseOutsideAddresses(client, event.requestContext.http.sourceIp);
@@ -232,9 +238,14 @@ export const handler = groupHandler(
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
         code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        token_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+        token_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
+        revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+        revocation_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
+        introspection_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS.filter(
+          (m) => m !== 'none',
+        ),
+        introspection_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
         scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
         claims_supported: [
           'sub',

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type * as z from '../../shared/zod.js';
 import { UsageError } from './target.js';
 
@@ -23,6 +24,20 @@ export const switchOption = (options: Options, name: string): boolean | undefine
   if (options[name] && options[`no-${name}`])
     throw new UsageError(`give --${name} or --no-${name}, not both`);
   return options[name] ? true : options[`no-${name}`] ? false : undefined;
+};
+
+/** The JSON in the file `--name` names; undefined when the option is not given. */
+export const jsonFileOption = async (options: Options, name: string): Promise<unknown> => {
+  const file = optional(options, name);
+  if (file === undefined) return undefined;
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`--${name}: cannot read ${file} (${error.code ?? error.message})`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`--${name}: ${file} is not JSON`);
+  }
 };
 
 /** `A,B, C` -> ['A', 'B', 'C'] (empty entries dropped). */

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { storeConfig } from '../../shared/config.js';
 import { NotFound } from '../../shared/domain/errors.js';
@@ -17,7 +16,7 @@ import { keys } from '../../shared/store/keys.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import * as z from '../../shared/zod.js';
 import { type Command, lines, permissionsOption, requireOrganization } from './command.js';
-import { integer, required, validated } from './options.js';
+import { integer, jsonFileOption, required, validated } from './options.js';
 import { UsageError } from './target.js';
 
 /** At most MAX_PLUGIN_PERMISSION_DEFINITIONS of each, as the plugin's API answer states. */
@@ -51,16 +50,8 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
     options: ['id', 'definitions'],
     run: async (options) => {
       const id = validated(identifier, required(options, 'id'), 'id');
-      const file = required(options, 'definitions');
-      const text = await readFile(file, 'utf8').catch((error: Error) => {
-        throw new UsageError(`--definitions: cannot read ${file} (${error.message})`);
-      });
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (error) {
-        throw new UsageError(`--definitions: ${file} is not JSON (${(error as Error).message})`);
-      }
+      required(options, 'definitions');
+      const parsed = await jsonFileOption(options, 'definitions');
       const definitions = validated(pluginDefinitionsFile, parsed, 'definitions');
       await definePlugin({ id, ...definitions });
       return {

@@ -29,7 +29,16 @@ import { requireRole } from '../../shared/store/role-repository.js';
 import type * as z from '../../shared/zod.js';
 import { roleHoldingExactly } from './client-role.js';
 import { type Command, lines, OPERATOR, permissionsOption, requireOrganization } from './command.js';
-import { commaList, integer, type Options, optional, required, switchOption, validated } from './options.js';
+import {
+  commaList,
+  integer,
+  jsonFileOption,
+  type Options,
+  optional,
+  required,
+  switchOption,
+  validated,
+} from './options.js';
 import { UsageError } from './target.js';
 
 /** Requests per second an organization's override may allow (rate and burst each). */
@@ -84,6 +93,7 @@ const OPTION_OF_FIELD: Record<string, string> = {
   idTokenSignedResponseAlg: 'id-token-alg',
   requirePushedAuthorizationRequests: 'require-par',
   remoteAddresses: 'remote-addresses',
+  jwks: 'jwks-file',
 };
 
 /** A client registration (or change) checked by the API's schema; a problem names the option it came from. */
@@ -184,10 +194,11 @@ export const TENANT_COMMANDS: Record<string, Command> = {
   'client create': {
     usage:
       'client create --org ORG --name NAME [--type STANDARD|RESTRICTED] [--roles R1,R2] [--policies P1,P2] ' +
-      '[--permissions USER.LIST,ROLES.ADD | --all-permissions] [--remote-addresses CIDR1,CIDR2] | ' +
+      '[--permissions USER.LIST,ROLES.ADD | --all-permissions] [--remote-addresses CIDR1,CIDR2] ' +
+      '[--auth-method private_key_jwt --jwks-file JWKS.json] | ' +
       '[--flow authorization_code --redirect-uris URI1,URI2 [--post-logout-redirect-uris URI1] ' +
-      '[--auth-method client_secret_basic|client_secret_post|none] [--id-token-alg RS256|ES256] ' +
-      '[--require-par]]',
+      '[--auth-method client_secret_basic|client_secret_post|none|private_key_jwt [--jwks-file JWKS.json]] ' +
+      '[--id-token-alg RS256|ES256] [--require-par]]',
     options: [
       'org',
       'name',
@@ -204,6 +215,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       'require-par',
       'no-require-par',
       'remote-addresses',
+      'jwks-file',
     ],
     run: async (options) => {
       const orgId = validated(identifier, required(options, 'org'), 'org');
@@ -222,6 +234,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         idTokenSignedResponseAlg: optional(options, 'id-token-alg'),
         requirePushedAuthorizationRequests: switchOption(options, 'require-par'),
         remoteAddresses: list('remote-addresses'),
+        jwks: await jsonFileOption(options, 'jwks-file'),
       });
       refuseStandardClientPolicies(request.clientType, request.policies);
       const permissions = permissionsOption(options);
@@ -244,6 +257,9 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       return {
         json: {
           ...{ id, clientSecret, name, organizationId: orgId, clientType: type, roles, policies, flowType },
+          ...(client.tokenEndpointAuthMethod === 'private_key_jwt'
+            ? { tokenEndpointAuthMethod: client.tokenEndpointAuthMethod, jwks: client.jwks }
+            : {}),
           ...(flowType === 'authorization_code'
             ? {
                 redirectUris,
@@ -259,7 +275,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         summary: lines(
           `Created API client ${client.name} in organization ${orgId}`,
           `  client_id:     ${client.id}`,
-          `  client_secret: ${client.clientSecret || '(none: a public application)'}`,
+          `  client_secret: ${client.clientSecret || (client.tokenEndpointAuthMethod === 'private_key_jwt' ? '(none: it signs assertions with its registered keys)' : '(none: a public application)')}`,
           flowType === 'authorization_code' && `  redirect URIs: ${redirectUris.join(', ')}`,
           `  roles:         ${client.roles.join(', ') || '(none)'}`,
           granted &&
@@ -272,7 +288,8 @@ export const TENANT_COMMANDS: Record<string, Command> = {
   'client update': {
     usage:
       'client update --id CLIENT_ID [--name NAME] [--redirect-uris URI1,URI2] [--post-logout-redirect-uris URI1] ' +
-      '[--id-token-alg RS256|ES256] [--require-par | --no-require-par] [--remote-addresses CIDR1,CIDR2]',
+      '[--id-token-alg RS256|ES256] [--require-par | --no-require-par] [--remote-addresses CIDR1,CIDR2] ' +
+      '[--jwks-file JWKS.json]',
     options: [
       'id',
       'name',
@@ -282,6 +299,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
       'require-par',
       'no-require-par',
       'remote-addresses',
+      'jwks-file',
     ],
     run: async (options) => {
       const list = (name: string) =>
@@ -294,6 +312,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
         idTokenSignedResponseAlg: optional(options, 'id-token-alg'),
         requirePushedAuthorizationRequests: switchOption(options, 'require-par'),
         remoteAddresses: list('remote-addresses'),
+        jwks: await jsonFileOption(options, 'jwks-file'),
       });
       const client = await liveClient(options);
       const changed = await changeApiClient(client.organizationId, client.id, changes, OPERATOR);
@@ -310,6 +329,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
                 requirePushedAuthorizationRequests: changed.requirePushedAuthorizationRequests === true,
               }
             : { remoteAddresses }),
+          ...(changed.jwks ? { jwks: changed.jwks } : {}),
         },
         summary: lines(
           `Changed API client ${id} (${name})`,
@@ -317,6 +337,7 @@ export const TENANT_COMMANDS: Record<string, Command> = {
           application &&
             `  sign-in requests: ${changed.requirePushedAuthorizationRequests ? 'pushed first only (PAR)' : 'straight or pushed'}`,
           !application && `  addresses: ${remoteAddresses.join(', ') || '(any)'}`,
+          changed.jwks && `  keys: ${changed.jwks.keys.map((key) => key.kid ?? key.kty).join(', ')}`,
         ),
       };
     },

@@ -4,10 +4,14 @@ import { ExpiringCache } from '../cache/expiring-cache.js';
 import { config } from '../config.js';
 import { addressAllowed } from '../domain/applications.js';
 import { type EffectiveAccess, type GrantedIds, grantedIds } from '../domain/effective-permissions.js';
+import { Conflict } from '../domain/errors.js';
 import { isCurrent, prefetchAccessVersions, type Stamped, stamped } from '../store/access-versions.js';
 import { type ApiClientRecord, getApiClient, hasSecret } from '../store/api-client-repository.js';
+import { spendClientAssertion } from '../store/used-client-assertions.js';
+import { type AcceptedAssertion, acceptedAssertion, type PresentedAssertion } from './client-assertions.js';
 import { resolveAccess } from './grant-resolution.js';
 import { OAuthError } from './oauth-error.js';
+import { type PresentedClient, proofOf } from './token-request.js';
 import { grantedScope, signAccessToken } from './token-service.js';
 
 const digest = (secret: string) => createHash('sha256').update(secret).digest();
@@ -76,20 +80,59 @@ const acceptsSecret = ({ client, current, previous }: KnownClient, presented: Bu
   return client !== undefined && (matchesCurrent || matchesPrevious);
 };
 
+/** How a client proves itself: its secret, or an assertion signed with a registered key (private_key_jwt). */
+export type ClientProof = string | PresentedAssertion;
+
+/**
+ * Whether the client's `proof` holds for a record read; an assertion's verdict is kept (to spend
+ * its `jti`, or say why it was refused). Each record read is judged once.
+ */
+const checkerOf = (proof: ClientProof, now: number) => {
+  const presented = typeof proof === 'string' ? digest(proof) : undefined;
+  let judged: { entry: KnownClient; accepted: boolean } | undefined;
+  let verdict: ReturnType<typeof acceptedAssertion>;
+  const judge = (entry: KnownClient): boolean => {
+    if (presented) {
+      // A public application, or one that signs assertions, has no secret: nothing presented as one counts.
+      return acceptsSecret(entry, presented, now) && entry.client !== undefined && hasSecret(entry.client);
+    }
+    verdict = acceptedAssertion((proof as PresentedAssertion).assertion, entry.client, now);
+    return verdict !== undefined && 'jti' in verdict;
+  };
+  return {
+    accepts: (entry: KnownClient) => {
+      if (judged?.entry !== entry) judged = { entry, accepted: judge(entry) };
+      return judged.accepted;
+    },
+    verdict: () => verdict,
+  };
+};
+
+/** Spends an accepted assertion's `jti`: a second use within its lifetime is refused (RFC 7523 3). */
+const spend = async (client: ApiClientRecord, verdict: AcceptedAssertion) => {
+  try {
+    await spendClientAssertion(client.id, verdict.jti, verdict.exp);
+  } catch (error) {
+    if (!(error instanceof Conflict)) throw error;
+    throw new OAuthError(401, 'invalid_client', 'The client assertion was used before (jti)', client);
+  }
+};
+
 /**
  * Accepts the client's secret, or the one it had before its last rotation while that one's grace
- * period lasts. A secret the remembered record refuses is checked against a fresh read, so a
- * rotation takes effect at once; so is a record its organization may have changed since (a
- * deletion, other roles). `meanwhile` is told the remembered record while that is checked.
+ * period lasts; or an assertion signed with one of its registered keys, once. A proof the
+ * remembered record refuses is checked against a fresh read, so a rotation takes effect at once;
+ * so is a record its organization may have changed since (a deletion, other roles, other keys).
+ * `meanwhile` is told the remembered record while that is checked.
  */
 export const authenticateClient = async (
   clientId: string,
-  clientSecret: string,
+  proof: ClientProof,
   now = Date.now(),
   meanwhile?: (remembered: ApiClientRecord) => void,
 ): Promise<ApiClientRecord> => {
   const maxAge = config().tokenClientCacheSeconds * 1000;
-  const presented = digest(clientSecret);
+  const checker = checkerOf(proof, now);
   const load = loadClient(clientId, now);
   // Read beside the record when an earlier read told the organization; needed once a second.
   prefetchAccessVersions(clientOrganizations.get(clientId), now);
@@ -102,19 +145,23 @@ export const authenticateClient = async (
       const { client } = remembered.value;
       // An unknown client is read again below anyway.
       if (!client) return true;
-      if (acceptsSecret(remembered.value, presented, now)) meanwhile?.(client);
+      if (checker.accepts(remembered.value)) meanwhile?.(client);
       return isCurrent(remembered, client.organizationId, now);
     },
     now,
   );
-  if (!acceptsSecret(entry, presented, now) && maxAge > 0) {
+  if (!checker.accepts(entry) && maxAge > 0) {
     clients.forget(clientId);
     ({ value: entry } = await clients.get(clientId, maxAge, load, now));
   }
-  // A public application has no secret: nothing a caller presents authenticates it.
-  if (!entry.client || !hasSecret(entry.client) || !acceptsSecret(entry, presented, now)) {
-    throw new OAuthError(401, 'invalid_client', 'Client authentication failed', entry.client);
+  if (!entry.client || !checker.accepts(entry)) {
+    const verdict = checker.verdict();
+    const reason =
+      verdict && 'refused' in verdict ? `Client assertion refused: ${verdict.refused}` : undefined;
+    throw new OAuthError(401, 'invalid_client', reason ?? 'Client authentication failed', entry.client);
   }
+  const verdict = checker.verdict();
+  if (verdict && 'jti' in verdict) await spend(entry.client, verdict);
   return entry.client;
 };
 
@@ -142,14 +189,14 @@ const accessOf = async (client: ApiClientRecord, now: number): Promise<Effective
  */
 export const issueClientToken = async (
   clientId: string,
-  clientSecret: string,
+  proof: ClientProof,
   requestedScope?: string,
   now = Date.now(),
   sourceIp?: string,
 ) => {
   // The remembered record's grants are looked up while the record is checked: no round trip waits
   // for the other (a record found out of date is read again, and its grants with it if they changed).
-  const client = await authenticateClient(clientId, clientSecret, now, (remembered) => {
+  const client = await authenticateClient(clientId, proof, now, (remembered) => {
     if (remembered.flowType === 'api_key') accessOf(remembered, now).catch(() => undefined);
   });
   if (client.flowType !== 'api_key') {
@@ -178,21 +225,22 @@ export const issueClientToken = async (
 
 /**
  * The client of an authorization code or refresh token request: a confidential application
- * with its secret, by the method it registered; a public one by its id alone (PKCE binds its
- * codes). Only applications (`authorization_code`) use these grants.
+ * with its secret or assertion, by the method it registered; a public one by its id alone (PKCE
+ * binds its codes). Only applications (`authorization_code`) use these grants.
  */
 export const authenticateApplication = async (
-  presented: { clientId: string; clientSecret?: string; method: string },
+  presented: PresentedClient,
   now = Date.now(),
 ): Promise<ApiClientRecord> => {
-  if (!presented.clientSecret) {
+  const proof = proofOf(presented);
+  if (proof === undefined) {
     const client = await getApiClient(presented.clientId);
     if (client?.tokenEndpointAuthMethod !== 'none') {
       throw new OAuthError(401, 'invalid_client', 'Client authentication failed', client);
     }
     return client;
   }
-  const client = await authenticateClient(presented.clientId, presented.clientSecret, now);
+  const client = await authenticateClient(presented.clientId, proof, now);
   if (client.flowType !== 'authorization_code') {
     throw new OAuthError(
       400,

@@ -27,6 +27,12 @@ export interface OwnTokenExpectation {
 const isStrictBase64url = (part: string): boolean =>
   /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part;
 
+/** A compact JWS of three strict base64url parts (the one spelling a token may have). */
+export const isStrictCompactJws = (token: string): boolean => {
+  const parts = token.split('.');
+  return parts.length === 3 && parts.every(isStrictBase64url);
+};
+
 const refuse = (reason: string): never => {
   throw new Error(reason);
 };
@@ -67,8 +73,7 @@ export const verifiedOwnToken = async (
   token: string,
   expectation: OwnTokenExpectation,
 ): Promise<JwtPayload | undefined> => {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every(isStrictBase64url)) return undefined;
+  if (!isStrictCompactJws(token)) return undefined;
   const verify = await ownVerifier(expectation.typ);
   try {
     return verify(token, expectation);

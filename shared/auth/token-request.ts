@@ -1,4 +1,7 @@
+import { CLIENT_ASSERTION_TYPE } from '../domain/client-keys.js';
 import { MAX_REQUEST_BODY_BYTES } from '../http/body-limits.js';
+import { assertedClientId } from './client-assertions.js';
+import type { ClientProof } from './client-credentials.js';
 import { OAuthError } from './oauth-error.js';
 
 /** Client ids are identifiers of the API (letters, digits, `. _ : @ -`, at most 128 characters). */
@@ -54,23 +57,61 @@ const basicCredentials = (authorization: string | undefined) => {
   };
 };
 
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+
+/** Who the client says it is, and its secret or signed assertion (neither: a public application). */
+export interface PresentedClient {
+  clientId: string;
+  clientSecret?: string;
+  assertion?: string;
+  method: ClientAuthMethod;
+}
 
 /**
- * Who the client says it is and how it proves it: HTTP Basic or the form, never both; or, for
- * a public application, `client_id` alone (`none`). A client id that no client can have is
- * refused here, without asking the table.
+ * A client assertion (RFC 7521 4.2): its type must be the JWT one; the client it names (`sub`)
+ * is the client, and a `client_id` beside it must be the same.
+ */
+const presentedAssertion = (form: URLSearchParams, assertion: string | null): PresentedClient | undefined => {
+  const type = form.get('client_assertion_type');
+  if (type === null && assertion === null) return undefined;
+  if (type !== CLIENT_ASSERTION_TYPE || !assertion) {
+    throw new OAuthError(
+      401,
+      'invalid_client',
+      `A client assertion needs client_assertion and client_assertion_type ${CLIENT_ASSERTION_TYPE}`,
+    );
+  }
+  const clientId = assertedClientId(assertion);
+  if (!clientId || !CLIENT_ID.test(clientId)) {
+    throw new OAuthError(401, 'invalid_client', 'The client assertion is not a JWT naming a client (sub)');
+  }
+  const postedId = form.get('client_id');
+  if (postedId !== null && postedId !== clientId) {
+    throw new OAuthError(400, 'invalid_request', 'client_id does not match the client assertion');
+  }
+  return { clientId, assertion, method: 'private_key_jwt' };
+};
+
+/**
+ * Who the client says it is and how it proves it: HTTP Basic, the form's secret, or a signed
+ * assertion (private_key_jwt), never two; or, for a public application, `client_id` alone
+ * (`none`). A client id that no client can have is refused here, without asking the table.
  */
 export const presentedClient = (
   form: URLSearchParams,
   authorization: string | undefined,
-): { clientId: string; clientSecret?: string; method: ClientAuthMethod } => {
+): PresentedClient => {
   const basic = basicCredentials(authorization);
   const postedId = form.get('client_id');
   const postedSecret = form.get('client_secret');
-  if (basic && postedSecret !== null) {
+  const assertion = form.get('client_assertion');
+  if (
+    [basic, postedSecret, assertion ?? form.get('client_assertion_type')].filter((m) => m != null).length > 1
+  ) {
     throw new OAuthError(400, 'invalid_request', 'Use one client authentication method, not two');
   }
+  const asserted = presentedAssertion(form, assertion);
+  if (asserted) return asserted;
   if (basic && postedId !== null && postedId !== basic.clientId) {
     throw new OAuthError(400, 'invalid_request', 'client_id does not match the Basic credentials');
   }
@@ -82,9 +123,14 @@ export const presentedClient = (
   return { clientId, clientSecret, method: basic ? 'client_secret_basic' : 'client_secret_post' };
 };
 
-/** The client's id and secret, both required (client credentials grant). */
+/** What the client presented to prove itself: its secret or its assertion; undefined for none. */
+export const proofOf = (presented: PresentedClient): ClientProof | undefined =>
+  presented.assertion !== undefined ? { assertion: presented.assertion } : presented.clientSecret;
+
+/** The client's id and its proof, both required (client credentials grant). */
 export const clientCredentialsOf = (form: URLSearchParams, authorization: string | undefined) => {
-  const { clientId, clientSecret, method } = presentedClient(form, authorization);
-  if (!clientSecret) throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
-  return { clientId, clientSecret, usedBasic: method === 'client_secret_basic' };
+  const presented = presentedClient(form, authorization);
+  const proof = proofOf(presented);
+  if (!proof) throw new OAuthError(401, 'invalid_client', 'Client credentials are required');
+  return { clientId: presented.clientId, proof, usedBasic: presented.method === 'client_secret_basic' };
 };

@@ -9,7 +9,12 @@ import { BlockList, isIP } from 'node:net';
 export const FLOW_TYPES = ['api_key', 'authorization_code'] as const;
 export type FlowType = (typeof FLOW_TYPES)[number];
 
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'none',
+  'private_key_jwt',
+] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 /**

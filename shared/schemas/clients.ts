@@ -6,6 +6,13 @@ import {
   redirectUriProblem,
   TOKEN_ENDPOINT_AUTH_METHODS,
 } from '../domain/applications.js';
+import {
+  CLIENT_ASSERTION_ALGORITHMS,
+  type ClientJwks,
+  clientKeySetProblem,
+  MAX_CLIENT_KEYS,
+  PRIVATE_KEY_JWT,
+} from '../domain/client-keys.js';
 import * as z from '../zod.js';
 import { epochMillis, identifier } from './common.js';
 import { oneLine } from './text.js';
@@ -70,6 +77,44 @@ const remoteAddresses = z
   )
   .check(z.maxLength(50));
 
+const base64url = z.string().check(z.minLength(1), z.maxLength(2000), z.regex(/^[A-Za-z0-9_-]+$/));
+/**
+ * A public JSON Web Key as registered (RFC 7517, RFC 7518 6): its members are checked as a whole
+ * by shared/domain/client-keys.ts. A private member (`d`, …) is refused as unknown.
+ */
+const jwk = z.strictObject({
+  kty: z.enum(['EC', 'RSA', 'OKP']),
+  kid: z.optional(z.string().check(z.minLength(1), z.maxLength(200), z.regex(/^[\x20-\x7E]+$/))),
+  alg: z.optional(z.enum(CLIENT_ASSERTION_ALGORITHMS)),
+  use: z.optional(z.enum(['sig'])),
+  key_ops: z.optional(z.array(z.enum(['verify'])).check(z.maxLength(1))),
+  crv: z.optional(z.enum(['P-256', 'P-384', 'P-521', 'Ed25519'])),
+  x: z.optional(base64url),
+  y: z.optional(base64url),
+  n: z.optional(base64url),
+  e: z.optional(base64url),
+});
+/** A JWK Set as stored, once checked (shared/store/entities.ts). */
+export const storedJwks = z.object({ keys: z.array(jwk) });
+/** The public keys of a client that authenticates with private_key_jwt (OpenID Connect Core 9). */
+const clientJwks = z.withMeta(
+  z.strictObject({ keys: z.array(jwk).check(z.minLength(1), z.maxLength(MAX_CLIENT_KEYS)) }).check(
+    z.superRefine((jwks: ClientJwks, context) => {
+      const problem = clientKeySetProblem(jwks);
+      if (problem)
+        context.addIssue({
+          code: 'custom',
+          path: problem.index === undefined ? ['keys'] : ['keys', problem.index],
+          message: problem.message,
+        });
+    }),
+  ),
+  {
+    description:
+      'private_key_jwt only: 1 to 5 public signing keys (a JWK Set: EC P-256/384/521, RSA of 2048 bits or more, or OKP Ed25519); with several, each has its own kid',
+  },
+);
+
 /** What an application registers beyond an API client (extension; docs/sign-in.md). */
 const applicationFields = {
   flowType: z.withMeta(z._default(flowType, 'api_key'), {
@@ -81,8 +126,9 @@ const applicationFields = {
   postLogoutRedirectUris: z.withMeta(z.optional(redirectUris), { description: 'authorization_code only' }),
   tokenEndpointAuthMethod: z.withMeta(z.optional(tokenEndpointAuthMethod), {
     description:
-      'authorization_code only (default client_secret_basic); none: a public application without a secret',
+      'How the client proves itself at the token endpoint. An application: client_secret_basic (default), client_secret_post, none (a public application without a secret) or private_key_jwt. An api_key client: a secret (leave this out) or private_key_jwt',
   }),
+  jwks: z.optional(clientJwks),
   idTokenSignedResponseAlg: z.withMeta(z.optional(idTokenSignedResponseAlg), {
     description:
       "authorization_code only: what its ID tokens are signed with (OpenID Connect Registration's id_token_signed_response_alg; default RS256)",
@@ -99,7 +145,6 @@ const applicationFields = {
 const APPLICATION_ONLY_FIELDS = [
   'redirectUris',
   'postLogoutRedirectUris',
-  'tokenEndpointAuthMethod',
   'idTokenSignedResponseAlg',
   'requirePushedAuthorizationRequests',
 ] as const;
@@ -125,7 +170,19 @@ export const createApiClientRequest = z.withMeta(
       } else {
         for (const field of APPLICATION_ONLY_FIELDS)
           if (request[field] !== undefined) misplaced(field, 'Only for an authorization_code application');
+        if (
+          request.tokenEndpointAuthMethod !== undefined &&
+          request.tokenEndpointAuthMethod !== PRIVATE_KEY_JWT
+        )
+          misplaced(
+            'tokenEndpointAuthMethod',
+            'An api_key client authenticates with a secret (leave this out) or private_key_jwt',
+          );
       }
+      if (request.tokenEndpointAuthMethod === PRIVATE_KEY_JWT && !request.jwks)
+        misplaced('jwks', 'A private_key_jwt client registers its public keys');
+      if (request.tokenEndpointAuthMethod !== PRIVATE_KEY_JWT && request.jwks)
+        misplaced('jwks', 'Only for a client that authenticates with private_key_jwt');
     }),
   ),
   { id: 'CreateAPIClientRequest' },
@@ -133,7 +190,8 @@ export const createApiClientRequest = z.withMeta(
 
 /**
  * What may change after registration (extension): the name, where an application's browsers go,
- * what its ID tokens are signed with, whether its sign-in requests must be pushed, where an API client's credentials may be used from. Its
+ * what its ID tokens are signed with, whether its sign-in requests must be pushed, where an API
+ * client's credentials may be used from, the public keys of a private_key_jwt client. Its
  * type, flow, roles, policies and authentication method stay as registered. Each field left out
  * keeps its value; at least one is given.
  */
@@ -146,6 +204,7 @@ export const updateApiClientRequest = z.withMeta(
       idTokenSignedResponseAlg: z.optional(idTokenSignedResponseAlg),
       requirePushedAuthorizationRequests: z.optional(z.boolean()),
       remoteAddresses: z.optional(remoteAddresses),
+      jwks: z.optional(clientJwks),
     })
     .check(
       z.refine(
@@ -173,6 +232,7 @@ export const apiClientDetails = z.withMeta(
       description: 'authorization_code only',
     }),
     remoteAddresses,
+    jwks: z.optional(clientJwks),
   }),
   { id: 'APIClientDetails' },
 );

@@ -8,6 +8,7 @@ import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
 import { accessVersionBump } from './access-versions.js';
 import { auditWrites } from './audit-records.js';
 import { browserOriginChanges, browserOriginRemovals, browserOriginWrites } from './browser-origins.js';
+import { refuseUnusableKeys } from './client-key-material.js';
 import { ApiClientEntity, type ApiClientRecord, PolicyEntity, RoleEntity } from './entities.js';
 import { keys, LISTINGS, TABLE_SCHEMA } from './keys.js';
 import { bucketCountDelta, type ListingIndex, nextSequence, readPage } from './sequenced-listing.js';
@@ -22,11 +23,15 @@ type ApplicationField =
   | 'tokenEndpointAuthMethod'
   | 'idTokenSignedResponseAlg'
   | 'requirePushedAuthorizationRequests'
-  | 'remoteAddresses';
+  | 'remoteAddresses'
+  | 'jwks';
 
-/** Whether the client authenticates with a secret (every client but a public application). */
+/** Whether the client authenticates with a secret: not a public application, nor one that signs assertions. */
 export const hasSecret = (client: Pick<ApiClientRecord, 'tokenEndpointAuthMethod'>): boolean =>
-  client.tokenEndpointAuthMethod !== 'none';
+  client.tokenEndpointAuthMethod !== 'none' && client.tokenEndpointAuthMethod !== 'private_key_jwt';
+
+const NO_SECRET =
+  'This client has no secret: it is a public application, or authenticates with private_key_jwt';
 
 /** What an application's ID tokens are signed with: ES256 for those registered before RS256 was offered. */
 export const idTokenSigningAlgorithm = (
@@ -91,19 +96,26 @@ export const createApiClient = async (
   now = Date.now(),
 ): Promise<ApiClientRecord> => {
   refuseStandardClientPolicies(input.clientType, input.policies);
+  refuseUnusableKeys(input.jwks);
   const orgId = input.organizationId;
   const roles = [...new Set(input.roles)].sort();
   const policies = [...new Set(input.policies)].sort();
   const { sequence } = await nextSequence(orgId, 'clientSequence');
   const flowType = input.flowType ?? 'api_key';
   const isApplication = flowType === 'authorization_code';
-  const authMethod = isApplication ? (input.tokenEndpointAuthMethod ?? 'client_secret_basic') : undefined;
+  // An API client authenticates with its secret (no method stored) or with private_key_jwt.
+  const authMethod = isApplication
+    ? (input.tokenEndpointAuthMethod ?? 'client_secret_basic')
+    : input.tokenEndpointAuthMethod;
   const client: ApiClientRecord = {
     id: input.id ?? randomUUID(),
     organizationId: orgId,
     name: input.name,
-    // A public application (browser, native) has no secret: it proves itself with PKCE alone.
-    clientSecret: authMethod === 'none' ? '' : (input.clientSecret ?? newClientSecret()),
+    // A public application (browser, native) has no secret: it proves itself with PKCE alone; a
+    // private_key_jwt client proves itself with its keys.
+    clientSecret: hasSecret({ tokenEndpointAuthMethod: authMethod })
+      ? (input.clientSecret ?? newClientSecret())
+      : '',
     flowType,
     redirectUris: input.redirectUris ?? [],
     postLogoutRedirectUris: input.postLogoutRedirectUris ?? [],
@@ -113,6 +125,7 @@ export const createApiClient = async (
       ? { requirePushedAuthorizationRequests: true }
       : {}),
     remoteAddresses: input.remoteAddresses ?? [],
+    ...(authMethod === 'private_key_jwt' && input.jwks ? { jwks: input.jwks } : {}),
     secretIssuedAt: now,
     clientType: input.clientType,
     roles,
@@ -212,9 +225,7 @@ export const rotateClientSecret = (
   retryOnConcurrentChange(async () => {
     const client = await getApiClient(clientId);
     if (client?.organizationId !== orgId) throw clientNotFound(clientId)();
-    if (!hasSecret(client)) {
-      throw new Conflict('API client', 'A public application (tokenEndpointAuthMethod none) has no secret');
-    }
+    if (!hasSecret(client)) throw new Conflict('API client', NO_SECRET);
     const rotated: ApiClientRecord = {
       ...client,
       clientSecret: newClientSecret(),
@@ -270,6 +281,7 @@ export type ApiClientChanges = Partial<
     | 'idTokenSignedResponseAlg'
     | 'requirePushedAuthorizationRequests'
     | 'remoteAddresses'
+    | 'jwks'
   >
 >;
 
@@ -297,6 +309,8 @@ const changeProblem = (
         : 'Only for an authorization_code application',
     };
   }
+  if (changes.jwks !== undefined && client.tokenEndpointAuthMethod !== 'private_key_jwt')
+    return { field: 'jwks', message: 'Only for a client that authenticates with private_key_jwt' };
   if (changes.redirectUris?.length === 0)
     return {
       field: 'redirectUris',
@@ -369,6 +383,7 @@ export const changeApiClient = (
         { message: problem.message, field: problem.field, rejectedValue: changes[problem.field] },
       ]);
     }
+    refuseUnusableKeys(changes.jwks);
     const given: Record<string, unknown> = Object.fromEntries(
       Object.entries(changes).filter(([, value]) => value !== undefined),
     );
@@ -404,6 +419,7 @@ export const updateApiClient = (
   retryOnConcurrentChange(async () => {
     const client = await getApiClient(clientId);
     if (client?.organizationId !== orgId) throw clientNotFound(clientId)();
+    if (changes.clientSecret && !hasSecret(client)) throw new Conflict('API client', NO_SECRET);
     const given: Record<string, unknown> = Object.fromEntries(
       Object.entries({ ...changes, ...(changes.clientSecret ? { secretIssuedAt: now } : {}) }).filter(
         ([, value]) => value !== undefined,

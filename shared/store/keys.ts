@@ -252,6 +252,8 @@ export const keys = {
   /** A pushed authorization request (RFC 9126), by the digest of its request_uri's random part. */
   pushedRequest: (handleDigest: string) => key(`PAR#${handleDigest}`, 'PAR'),
   refreshToken: (tokenDigest: string) => key(`REFRESH#${tokenDigest}`, 'REFRESH'),
+  /** A client assertion's `jti`, kept until the assertion expires: each is accepted once (RFC 7523 3). */
+  usedClientAssertion: (clientId: string, jti: string) => key(`ASSERTION#${clientId}#${jti}`, 'JTI'),
   /** Consecutive failed sign-ins of an email in an organization (known or not: no enumeration). */
   signInFailures: (orgId: string, email: string) => key(`LOCKOUT#${orgId}#${email.toLowerCase()}`, 'LOCKOUT'),
   /** Every refresh token descended from one code: reuse of a rotated one revokes them all. */

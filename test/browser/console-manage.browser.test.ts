@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
@@ -350,7 +350,7 @@ it("changes a role's permissions, seeing what they bring along, and its plugin p
   expect(plugin.body.pluginPermissions).toEqual([`${made.plugin}-export`]);
 });
 
-it("changes an application's redirect URIs, algorithm and pushed requests, and an API client's addresses", async () => {
+it("changes an application's redirect URIs, algorithm and pushed requests, an API client's addresses, and a private_key_jwt client's keys", async () => {
   const [application, apiClient] = await Promise.all([
     api<{ id: string }>('POST', '/idp/clients', {
       name: 'Storefront',
@@ -423,6 +423,31 @@ it("changes an application's redirect URIs, algorithm and pushed requests, and a
   expect((await registered(apiClient.body.id)).body).toMatchObject({
     remoteAddresses: ['203.0.113.0/24', '2001:db8::/32'],
   });
+
+  // A private_key_jwt client's keys are replaced as JSON; what is not a key set is refused in words.
+  const keyOf = (kid: string) => ({
+    ...(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as object),
+    kid,
+  });
+  const signing = await api<{ id: string }>('POST', '/idp/clients', {
+    name: 'Signing export',
+    clientType: 'STANDARD',
+    tokenEndpointAuthMethod: 'private_key_jwt',
+    jwks: { keys: [keyOf('first')] },
+  });
+  await visit(`#/clients/${signing.body.id}`);
+  await page.getByRole('heading', { name: 'Signing export', level: 1 }).waitFor();
+  await page.getByText('first', { exact: true }).waitFor();
+  const keySet = page.getByLabel(/Public keys \(a JWK Set, JSON\)/);
+  await keySet.fill('{"keys": [');
+  await save();
+  await expect.poll(alert).toContain('jwks');
+  const next = { keys: [keyOf('second')] };
+  await keySet.fill(JSON.stringify(next));
+  await save();
+  await expect.poll(status).toBe('Signing export was saved.');
+  expect((await registered(signing.body.id)).body.jwks).toEqual(next);
+  await page.getByText('second', { exact: true }).waitFor();
 
   // The console's own application is shown, never changed from here.
   await visit(`#/clients/${consoleClientId(admin.orgId)}`);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -299,6 +300,59 @@ describe('idp-admin', () => {
       ...['client', 'create', '--org', service.organizationId, '--name', 'Machine', '--require-par'],
     ]);
     expect([apiClient.code, apiClient.stderr]).toEqual([2, expect.stringContaining('--require-par')]);
+  });
+
+  it('registers a private_key_jwt client from a key set file, changes its keys, and refuses a file that is no key set', async () => {
+    const file = (name: string, content: unknown) => {
+      const path = join(service.dataDirectory, name);
+      writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+      return path;
+    };
+    const keyOf = (kid: string) => ({
+      ...(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as object),
+      kid,
+    });
+    const first = file('first.jwks.json', { keys: [keyOf('k1')] });
+    const client = await adminJson<{ id: string; clientSecret: string; tokenEndpointAuthMethod: string }>([
+      ...['client', 'create', '--org', service.organizationId, '--name', 'Signing machine'],
+      ...['--auth-method', 'private_key_jwt', '--jwks-file', first],
+    ]);
+    expect([client.clientSecret, client.tokenEndpointAuthMethod]).toEqual(['', 'private_key_jwt']);
+    const next = { keys: [keyOf('k2')] };
+    const changed = await adminJson<{ jwks: unknown }>([
+      ...['client', 'update', '--id', client.id, '--jwks-file', file('next.jwks.json', next)],
+    ]);
+    expect(changed.jwks).toEqual(next);
+    const broken = await admin([
+      'client',
+      'update',
+      '--id',
+      client.id,
+      '--jwks-file',
+      file('broken.json', '{'),
+    ]);
+    expect([broken.code, broken.stderr]).toEqual([2, expect.stringContaining('is not JSON')]);
+    const missing = await admin([
+      'client',
+      'update',
+      '--id',
+      client.id,
+      '--jwks-file',
+      join(service.dataDirectory, 'none.json'),
+    ]);
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('cannot read')]);
+    const privateKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      format: 'jwk',
+    });
+    const refused = await admin([
+      'client',
+      'update',
+      '--id',
+      client.id,
+      '--jwks-file',
+      file('private.json', { keys: [privateKey] }),
+    ]);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--jwks-file')]);
   });
 
   it('prints a readable summary without --json, with the id and secret of a new client', async () => {

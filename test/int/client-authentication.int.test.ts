@@ -7,6 +7,7 @@ import {
 } from '../../shared/auth/client-credentials.js';
 import { resolveAccess } from '../../shared/auth/grant-resolution.js';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
+import type { ClientAuthMethod } from '../../shared/auth/token-request.js';
 import { reloadConfig } from '../../shared/config.js';
 import { createApiClient } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
@@ -129,7 +130,7 @@ describe('an application at the token endpoint', () => {
   it('authenticates with its secret by the method it registered, and no other', async () => {
     const basic = await application('client_secret_basic');
     const post = await application('client_secret_post');
-    const presented = (app: typeof basic, method: string, secret = app.clientSecret) =>
+    const presented = (app: typeof basic, method: ClientAuthMethod, secret = app.clientSecret) =>
       refusal(authenticateApplication({ clientId: app.id, clientSecret: secret, method }));
     expect(await presented(basic, 'client_secret_basic')).toBe('accepted');
     expect(await presented(post, 'client_secret_post')).toBe('accepted');

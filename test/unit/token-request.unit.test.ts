@@ -100,11 +100,11 @@ describe('client credentials', () => {
   it('takes them from the form or from HTTP Basic, never both', () => {
     expect(clientCredentialsOf(form({ client_id: 'c1', client_secret: 's' }), undefined)).toMatchObject({
       clientId: 'c1',
-      clientSecret: 's',
+      proof: 's',
     });
     expect(clientCredentialsOf(form({}), basic('c1', 's%3A1'))).toMatchObject({
       clientId: 'c1',
-      clientSecret: 's:1',
+      proof: 's:1',
     });
     expect(refusal(() => clientCredentialsOf(form({ client_secret: 's' }), basic('c1', 's')))).toMatchObject({
       status: 400,
@@ -146,7 +146,7 @@ describe('client credentials', () => {
     // The same client_id posted beside Basic is no second method.
     expect(clientCredentialsOf(form({ client_id: 'c1' }), basic('c1', 's'))).toEqual({
       clientId: 'c1',
-      clientSecret: 's',
+      proof: 's',
       usedBasic: true,
     });
   });
@@ -154,7 +154,7 @@ describe('client credentials', () => {
   it('says which method was used', () => {
     expect(clientCredentialsOf(form({ client_id: 'c1', client_secret: 's' }), undefined)).toEqual({
       clientId: 'c1',
-      clientSecret: 's',
+      proof: 's',
       usedBasic: false,
     });
     expect(presentedClient(form({ client_id: 'c1', client_secret: 's' }), undefined)).toEqual({
@@ -190,7 +190,7 @@ describe('client credentials', () => {
     const encoded = Buffer.from('my%3Aapp:a+b%2Bc').toString('base64');
     expect(clientCredentialsOf(form({}), `basic  ${encoded}`)).toEqual({
       clientId: 'my:app',
-      clientSecret: 'a b+c',
+      proof: 'a b+c',
       usedBasic: true,
     });
   });
@@ -231,6 +231,90 @@ describe('client credentials', () => {
     expect(refusal(() => presentedClient(form({ client_id: 'c'.repeat(129) }), undefined))).toMatchObject({
       status: 401,
       description: 'Client authentication failed',
+    });
+  });
+});
+
+describe('client assertions (private_key_jwt)', () => {
+  const TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  /** Signature unchecked here: only who it names matters before the client's keys are read. */
+  const jwt = (payload: object) => `${part({ alg: 'ES256' })}.${part(payload)}.${part({ s: 1 })}`;
+  const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+  const basic = `Basic ${Buffer.from('c1:s').toString('base64')}`;
+
+  it('finds the client the assertion names, with client_id the same or left out', () => {
+    const assertion = jwt({ sub: 'c1', iss: 'c1' });
+    const expected = { clientId: 'c1', assertion, method: 'private_key_jwt' };
+    expect(
+      presentedClient(form({ client_assertion_type: TYPE, client_assertion: assertion }), undefined),
+    ).toEqual(expected);
+    expect(
+      presentedClient(
+        form({ client_assertion_type: TYPE, client_assertion: assertion, client_id: 'c1' }),
+        undefined,
+      ),
+    ).toEqual(expected);
+    expect(
+      clientCredentialsOf(form({ client_assertion_type: TYPE, client_assertion: assertion }), undefined),
+    ).toEqual({ clientId: 'c1', proof: { assertion }, usedBasic: false });
+  });
+
+  it.each([
+    [
+      'another client_id',
+      { client_id: 'c2' },
+      undefined,
+      400,
+      'client_id does not match the client assertion',
+    ],
+    [
+      'a secret beside it',
+      { client_secret: 's' },
+      undefined,
+      400,
+      'Use one client authentication method, not two',
+    ],
+    ['Basic beside it', {}, basic, 400, 'Use one client authentication method, not two'],
+    [
+      'another assertion type',
+      { client_assertion_type: 'urn:other' },
+      undefined,
+      401,
+      /needs client_assertion and/,
+    ],
+    ['no assertion type', { client_assertion_type: '' }, undefined, 401, /needs client_assertion and/],
+  ])('refuses an assertion with %s', (_case, fields, authorization, status, description) => {
+    const assertion = jwt({ sub: 'c1', iss: 'c1' });
+    const presented = { client_assertion_type: TYPE, client_assertion: assertion, ...fields };
+    const refused = refusal(() => presentedClient(form(presented), authorization));
+    expect(refused).toMatchObject({ status });
+    expect(String((refused as { description: string }).description)).toMatch(description);
+  });
+
+  it.each([
+    ['not a JWT', 'abc'],
+    ['no sub', jwt({ iss: 'c1' })],
+    ['a sub no client can have', jwt({ sub: 'a/b' })],
+    ['padded base64url', `${jwt({ sub: 'c1' })}=`],
+  ])('refuses an assertion that is %s before any lookup', (_case, assertion) => {
+    expect(
+      refusal(() =>
+        presentedClient(form({ client_assertion_type: TYPE, client_assertion: assertion }), undefined),
+      ),
+    ).toEqual({
+      status: 401,
+      error: 'invalid_client',
+      description: 'The client assertion is not a JWT naming a client (sub)',
+    });
+  });
+
+  it('refuses an assertion type without an assertion', () => {
+    expect(
+      refusal(() => presentedClient(form({ client_assertion_type: TYPE, client_id: 'c1' }), undefined)),
+    ).toMatchObject({
+      status: 401,
+      error: 'invalid_client',
     });
   });
 });

@@ -13,7 +13,7 @@ import { mayCallWith } from './screens.js';
  * One API client or application: what it registered (never its secret), and the fields
  * `PATCH /idp/clients/{id}` may change, checked with the API's schema; only what differs from
  * what was read is sent, so a save records only real changes. Its kind and authentication method
- * stay as registered: shown, not offered. The console's own application is shown only: a change
+ * stay as registered: shown, not offered; a private_key_jwt client's public keys are replaced here. The console's own application is shown only: a change
  * to it could lock everyone out of the console.
  */
 
@@ -25,10 +25,25 @@ const AUTHENTICATION: Record<string, string> = {
   client_secret_basic: 'with its secret in the Authorization header',
   client_secret_post: 'with its secret in the form',
   none: 'public: PKCE, no secret',
+  private_key_jwt: 'with assertions signed by its registered keys (private_key_jwt)',
 };
+
+/** A key set as typed in the form: JSON, or the text itself, which the schema then refuses in words. */
+const keySetOf = (text: FormDataEntryValue | null): unknown => {
+  try {
+    return JSON.parse(String(text));
+  } catch {
+    return String(text);
+  }
+};
+
+/** How each registered key is named on the page: its kid, else its type and curve. */
+const keyNames = (client: ClientDetails) =>
+  (client.jwks?.keys ?? []).map((key) => key.kid ?? [key.kty, key.crv].filter(Boolean).join(' ')).join(', ');
 
 /** What the form holds that differs from what was read: the body of the change. */
 const changed = (client: ClientDetails, form: FormData): Record<string, unknown> => {
+  const keys = client.jwks ? { jwks: keySetOf(form.get('jwks')) } : {};
   const given: Record<string, unknown> =
     client.flowType === 'authorization_code'
       ? {
@@ -37,8 +52,9 @@ const changed = (client: ClientDetails, form: FormData): Record<string, unknown>
           postLogoutRedirectUris: lines(form.get('postLogoutRedirectUris')),
           idTokenSignedResponseAlg: form.get('idTokenSignedResponseAlg'),
           requirePushedAuthorizationRequests: form.get('requirePushed') === 'yes',
+          ...keys,
         }
-      : { name: form.get('name'), remoteAddresses: lines(form.get('remoteAddresses')) };
+      : { name: form.get('name'), remoteAddresses: lines(form.get('remoteAddresses')), ...keys };
   // The API answers every field an application or API client may change (its details).
   const read: Record<string, unknown> = client;
   return Object.fromEntries(
@@ -97,8 +113,14 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
             <dd>
               {application
                 ? `Application people sign in to, ${AUTHENTICATION[client.tokenEndpointAuthMethod ?? ''] ?? client.tokenEndpointAuthMethod}`
-                : `API client (client credentials), ${client.clientType}`}
+                : `API client (client credentials), ${client.clientType}${client.jwks ? `, ${AUTHENTICATION.private_key_jwt}` : ''}`}
             </dd>
+            {client.jwks && (
+              <>
+                <dt>Public keys</dt>
+                <dd>{keyNames(client)}</dd>
+              </>
+            )}
             {application ? (
               <>
                 <dt>Redirect URIs</dt>
@@ -142,6 +164,7 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
                   client.idTokenSignedResponseAlg,
                   client.requirePushedAuthorizationRequests,
                   client.remoteAddresses,
+                  client.jwks,
                 ])}
               >
                 <h2 id="edit-client-title">Change {client.name}</h2>
@@ -191,6 +214,20 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
                     label="Used only from these addresses or CIDR blocks (one per line; none: anywhere)"
                     values={client.remoteAddresses}
                   />
+                )}
+                {client.jwks && (
+                  <>
+                    <label for="client-jwks">
+                      Public keys (a JWK Set, JSON): add the next key beside the current one, then remove the
+                      old
+                    </label>
+                    <textarea
+                      id="client-jwks"
+                      name="jwks"
+                      rows={8}
+                      defaultValue={JSON.stringify(client.jwks, null, 2)}
+                    />
+                  </>
                 )}
                 <button type="submit">Save</button>
               </form>
