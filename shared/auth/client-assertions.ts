@@ -4,6 +4,7 @@ import type { JwtHeader } from 'aws-jwt-verify/jwt-model';
 import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
 import { config } from '../config.js';
 import {
+  algorithmFitsKey,
   assertionClaimsProblem,
   assertionHeaderProblem,
   type ClientJwks,
@@ -61,7 +62,8 @@ export const acceptedAssertion = (
   try {
     const { header } = decomposeUnverifiedJwt(assertion);
     const jwk = keyForAssertion(client.jwks as unknown as ClientJwks, header.kid);
-    if (!jwk) return undefined;
+    // The library ties alg to the key only when the key names its alg: here always.
+    if (!jwk || !algorithmFitsKey(header.alg, jwk)) return undefined;
     const payload = verifyJwtSync(assertion, jwk as never, {
       issuer: client.id,
       audience: null,

@@ -60,6 +60,13 @@ const CURVES: Record<string, readonly string[]> = {
   RSA: [],
 };
 
+/** Whether `alg` signs with a key of this type (and, for EC, this curve): RFC 7518 3.1. */
+export const algorithmFitsKey = (alg: unknown, jwk: Pick<ClientJwk, 'kty' | 'crv'>): boolean => {
+  if (typeof alg !== 'string' || !Object.hasOwn(KEY_OF_ALGORITHM, alg)) return false;
+  const fits = KEY_OF_ALGORITHM[alg as keyof typeof KEY_OF_ALGORITHM];
+  return fits.kty === jwk.kty && (fits.crv === undefined || fits.crv === jwk.crv);
+};
+
 const keyProblem = (jwk: ClientJwk): string | undefined => {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return 'A key is a JSON object';
   const curves = Object.hasOwn(CURVES, jwk.kty) ? CURVES[jwk.kty] : undefined;
@@ -68,32 +75,45 @@ const keyProblem = (jwk: ClientJwk): string | undefined => {
     return 'Register the public key only: it holds private members';
   if (jwk.use !== undefined && jwk.use !== 'sig') return 'use must be sig';
   if (jwk.alg !== undefined) {
-    const fits = Object.hasOwn(KEY_OF_ALGORITHM, jwk.alg)
-      ? KEY_OF_ALGORITHM[jwk.alg as keyof typeof KEY_OF_ALGORITHM]
-      : undefined;
-    if (!fits) return `alg must be one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`;
-    if (fits.kty !== jwk.kty || (fits.crv !== undefined && fits.crv !== jwk.crv))
-      return `alg ${jwk.alg} does not fit this key`;
+    if (!(CLIENT_ASSERTION_ALGORITHMS as readonly unknown[]).includes(jwk.alg))
+      return `alg must be one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`;
+    if (!algorithmFitsKey(jwk.alg, jwk)) return `alg ${jwk.alg} does not fit this key`;
   }
   if (jwk.kid !== undefined && (typeof jwk.kid !== 'string' || jwk.kid.length === 0 || jwk.kid.length > 200))
     return 'kid must be a string of 1 to 200 characters';
   if (curves.length > 0 && !curves.includes(String(jwk.crv)))
     return `crv must be one of ${curves.join(', ')}`;
-  if (jwk.kty === 'RSA' && modulusBits(jwk.n) < MIN_RSA_BITS)
-    return `An RSA key must have at least ${MIN_RSA_BITS} bits`;
+  if (jwk.kty === 'RSA') return rsaProblem(jwk);
   return undefined;
 };
 
-/** The bits of an RSA modulus as a JWK spells it (base64url, big-endian, no leading zero octet). */
-const modulusBits = (n: unknown): number => {
-  if (typeof n !== 'string' || !/^[A-Za-z0-9_-]+$/.test(n)) return 0;
-  const octets = atob(
-    n
+/** The octets of a base64url member, or undefined when it is not one spelling of some octets. */
+const octetsOf = (value: unknown): string | undefined => {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value) || value.length % 4 === 1)
+    return undefined;
+  return atob(
+    value
       .replace(/-/g, '+')
       .replace(/_/g, '/')
-      .padEnd(Math.ceil(n.length / 4) * 4, '='),
+      .padEnd(Math.ceil(value.length / 4) * 4, '='),
   );
-  return octets.length === 0 ? 0 : (octets.length - 1) * 8 + octets.charCodeAt(0).toString(2).length;
+};
+
+/**
+ * An RSA key's modulus has at least 2048 bits and its exponent is odd and at least 65537 (NIST SP
+ * 800-56B; e = 1 would let anyone sign). Both big-endian without a leading zero octet (RFC 7518
+ * 6.3.1), so their length is their size.
+ */
+const rsaProblem = (jwk: ClientJwk): string | undefined => {
+  const n = octetsOf(jwk.n);
+  const e = octetsOf(jwk.e);
+  if (!n || !e || n.charCodeAt(0) === 0 || e.charCodeAt(0) === 0)
+    return 'n and e must be base64url without leading zero octets';
+  const bits = (n.length - 1) * 8 + n.charCodeAt(0).toString(2).length;
+  if (bits < MIN_RSA_BITS) return `An RSA key must have at least ${MIN_RSA_BITS} bits`;
+  const exponent = [...e].reduce((value, octet) => value * 256n + BigInt(octet.charCodeAt(0)), 0n);
+  if (exponent < 65537n || exponent % 2n === 0n) return 'e must be odd and at least 65537';
+  return undefined;
 };
 
 /**

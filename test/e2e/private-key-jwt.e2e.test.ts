@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, KeyObject, randomUUID, sign } from 'node:crypto';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +157,7 @@ describe('an API client with private_key_jwt', () => {
   });
 
   it('refuses an HMAC assertion keyed with its public key', async () => {
+    expect((await withAssertion(await assertion(apiClient.id, apiKey))).status).toBe(200);
     const forged = await new SignJWT({
       iss: apiClient.id,
       sub: apiClient.id,
@@ -193,6 +194,87 @@ describe('an API client with private_key_jwt', () => {
     const answer = await answerOf(await withAssertion(await assertion(apiClient.id, apiKey, change())));
     expect(answer).toMatchObject({ status: 401, error: 'invalid_client' });
     expect(String(answer.error_description)).toMatch(description);
+  });
+
+  it('refuses an unsigned assertion, one naming an extension, and one not valid yet', async () => {
+    expect((await withAssertion(await assertion(apiClient.id, apiKey))).status).toBe(200);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: apiClient.id, sub: apiClient.id, aud: issuer(), jti: randomUUID(), exp: now + 60 };
+    const unsigned = `${part({ alg: 'none', kid: apiKey.kid })}.${part(claims)}.`;
+    expect(await answerOf(await withAssertion(unsigned))).toMatchObject({
+      status: 401,
+      error: 'invalid_client',
+    });
+    // Signed by hand: jose refuses to make a token naming an extension it does not know.
+    const handSigned = (header: object) => {
+      const input = `${part({ alg: 'ES256', kid: apiKey.kid, ...header })}.${part({ ...claims, jti: randomUUID() })}`;
+      const signature = sign('sha256', Buffer.from(input), {
+        key: KeyObject.from(apiKey.privateKey),
+        dsaEncoding: 'ieee-p1363',
+      });
+      return `${input}.${signature.toString('base64url')}`;
+    };
+    expect((await withAssertion(handSigned({}))).status).toBe(200);
+    const critical = handSigned({ crit: ['urn:example:ext'], 'urn:example:ext': 1 });
+    expect(await answerOf(await withAssertion(critical))).toMatchObject({
+      status: 401,
+      error: 'invalid_client',
+      error_description: expect.stringMatching(/crit/),
+    });
+    const early = await assertion(apiClient.id, apiKey, { nbf: now + 120 });
+    expect(await answerOf(await withAssertion(early))).toMatchObject({
+      status: 401,
+      error: 'invalid_client',
+    });
+  });
+
+  it('takes the one key without kid, but with several keys needs the kid, and an alg that fits the key', async () => {
+    const [ec, rsa] = [await newKey(), await newKey('RS256')];
+    // Keys registered without alg: only the key type says which algorithms they verify.
+    const withoutAlg = ({ alg: _alg, ...jwk }: JWK) => jwk;
+    const created = await service.call<{ id: string }>('POST', '/idp/clients', {
+      token: service.admin.token,
+      body: {
+        name: 'Two keys',
+        clientType: 'STANDARD',
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        jwks: { keys: [withoutAlg(ec.jwk), withoutAlg(rsa.jwk)] },
+      },
+    });
+    const id = created.body.id;
+    expect((await withAssertion(await assertion(id, ec))).status).toBe(200);
+    const unnamed = await new SignJWT({
+      iss: id,
+      sub: id,
+      aud: issuer(),
+      jti: randomUUID(),
+      exp: Math.floor(Date.now() / 1000) + 60,
+    })
+      .setProtectedHeader({ alg: 'ES256' })
+      .sign(ec.privateKey);
+    expect(await answerOf(await withAssertion(unnamed))).toMatchObject({
+      status: 401,
+      error: 'invalid_client',
+    });
+    // An RS256 signature under its own alg passes; labelled ES256, the key's type refuses it.
+    const rsaSigned = (alg: string) => {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const claims = {
+        iss: id,
+        sub: id,
+        aud: issuer(),
+        jti: randomUUID(),
+        exp: Math.floor(Date.now() / 1000) + 60,
+      };
+      const input = `${part({ alg, kid: rsa.kid })}.${part(claims)}`;
+      return `${input}.${sign('sha256', Buffer.from(input), KeyObject.from(rsa.privateKey)).toString('base64url')}`;
+    };
+    expect((await withAssertion(rsaSigned('RS256'))).status).toBe(200);
+    expect(await answerOf(await withAssertion(rsaSigned('ES256')))).toMatchObject({
+      status: 401,
+      error: 'invalid_client',
+    });
   });
 
   it('refuses an assertion typed as another kind of token', async () => {
@@ -324,6 +406,46 @@ describe('an application with private_key_jwt', () => {
     await expect(oidc.refreshTokenGrant(rp, refreshed.refresh_token as string)).rejects.toThrow();
   });
 
+  it.each([
+    [
+      '/oauth2/par',
+      {
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      },
+      201,
+    ],
+    ['/oauth2/introspect', { token: 'not-a-token' }, 200],
+    ['/oauth2/revoke', { token: 'not-a-token' }, 200],
+  ])(
+    'refuses a replayed or foreign assertion at %s, where its first use passes',
+    async (path, form, status) => {
+      const post = (assertion: string) =>
+        fetch(`${service.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            ...form,
+            client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+            client_assertion: assertion,
+          }),
+        });
+      const signed = await assertion(application.id, key);
+      expect((await post(signed)).status).toBe(status);
+      expect(await answerOf(await post(signed))).toMatchObject({ status: 401, error: 'invalid_client' });
+      const stranger = await newKey('RS256');
+      expect(
+        await answerOf(await post(await assertion(application.id, { ...stranger, kid: key.kid }))),
+      ).toMatchObject({
+        status: 401,
+        error: 'invalid_client',
+      });
+    },
+  );
+
   it('refuses its secret-less client id alone, and an application with a secret refuses assertions', async () => {
     expect(
       await answerOf(
@@ -377,6 +499,7 @@ describe('registering keys', () => {
       },
       { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [] } },
       { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ ...good.jwk, x: 'AAAA' }] } },
+      { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'RSA', n: 'AAAAA', e: 'AQAB' }] } },
       { tokenEndpointAuthMethod: 'private_key_jwt' },
       { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ ...good.jwk, kty: 'constructor' }] } },
       { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ ...good.jwk, alg: 'RS256' }] } },

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  algorithmFitsKey,
   assertionClaimsProblem,
   assertionHeaderProblem,
   type ClientJwk,
@@ -21,6 +22,7 @@ const ed = publicJwk('ed25519');
 
 describe('registered key sets', () => {
   it('takes public EC, RSA and Ed25519 keys, with fitting alg and use', () => {
+    expect(clientKeySetProblem({ keys: [{ ...rsa, e: 'AQAB' }] })).toBeUndefined();
     expect(clientKeySetProblem({ keys: [ec] })).toBeUndefined();
     expect(
       clientKeySetProblem({
@@ -50,6 +52,23 @@ describe('registered key sets', () => {
     ['an inherited name as kty', { keys: [{ ...ec, kty: 'constructor' }] }, 'kty must be EC, RSA or OKP'],
     ['a key that is not an object', { keys: ['key'] }, 'A key is a JSON object'],
     ['an RSA key of 1024 bits', { keys: [publicJwk('rsa', { modulusLength: 1024 })] }, /at least 2048 bits/],
+    [
+      'a 1024-bit modulus padded with zero octets',
+      {
+        keys: [
+          (() => {
+            const weak = publicJwk('rsa', { modulusLength: 1024 });
+            const padded = Buffer.concat([Buffer.alloc(128), Buffer.from(String(weak.n), 'base64url')]);
+            return { ...weak, n: padded.toString('base64url') };
+          })(),
+        ],
+      },
+      /without leading zero octets/,
+    ],
+    ['an exponent of 1', { keys: [{ ...rsa, e: 'AQ' }] }, 'e must be odd and at least 65537'],
+    ['an exponent of 3', { keys: [{ ...rsa, e: 'Aw' }] }, 'e must be odd and at least 65537'],
+    ['an even exponent', { keys: [{ ...rsa, e: 'AQAC' }] }, 'e must be odd and at least 65537'],
+    ['a modulus of no possible length', { keys: [{ ...rsa, n: 'AAAAA' }] }, /n and e must be base64url/],
     ['a curve not offered', { keys: [publicJwk('ec', { namedCurve: 'secp256k1' })] }, /crv must be one of/],
     ['an encryption key', { keys: [{ ...ec, use: 'enc' }] }, 'use must be sig'],
     ['an HMAC alg', { keys: [{ ...ec, alg: 'HS256' }] }, /alg must be one of/],
@@ -85,6 +104,17 @@ describe('registered key sets', () => {
     expect(keyForAssertion({ keys: [ec] }, undefined)).toBe(ec);
     expect(keyForAssertion({ keys: [ec] }, 'other')).toBeUndefined();
   });
+});
+
+it('ties an algorithm to the key type and curve it signs with', () => {
+  expect(algorithmFitsKey('ES256', ec)).toBe(true);
+  expect(algorithmFitsKey('RS256', rsa)).toBe(true);
+  expect(algorithmFitsKey('EdDSA', ed)).toBe(true);
+  expect(algorithmFitsKey('ES256', rsa)).toBe(false);
+  expect(algorithmFitsKey('ES384', ec)).toBe(false);
+  expect(algorithmFitsKey('EdDSA', rsa)).toBe(false);
+  expect(algorithmFitsKey('HS256', ec)).toBe(false);
+  expect(algorithmFitsKey('constructor', ec)).toBe(false);
 });
 
 describe('client assertion claims', () => {
