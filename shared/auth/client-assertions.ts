@@ -1,4 +1,9 @@
-import { JwtInvalidClaimError } from 'aws-jwt-verify/error';
+import {
+  JwtExpiredError,
+  JwtInvalidClaimError,
+  JwtInvalidIssuerError,
+  JwtNotBeforeError,
+} from 'aws-jwt-verify/error';
 import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
 import type { JwtHeader } from 'aws-jwt-verify/jwt-model';
 import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
@@ -82,9 +87,12 @@ export const acceptedAssertion = (
     });
     return problem ? { refused: problem } : { jti: payload.jti as string, exp: payload.exp as number };
   } catch (error) {
-    // The library's claim errors (expired, not yet valid, another issuer) come after the signature.
-    return signed || error instanceof JwtInvalidClaimError
-      ? { refused: (error as Error).message }
-      : undefined;
+    if (signed) return { refused: (error as Error).message };
+    // The library's claim errors come after the signature; said in fixed words, as its own
+    // messages quote the assertion, and an error_description keeps to RFC 6749 5.2's characters.
+    if (error instanceof JwtExpiredError) return { refused: 'exp has passed' };
+    if (error instanceof JwtNotBeforeError) return { refused: 'nbf has not come yet' };
+    if (error instanceof JwtInvalidIssuerError) return { refused: 'iss and sub must be the client_id' };
+    return error instanceof JwtInvalidClaimError ? { refused: 'a claim is not valid' } : undefined;
   }
 };
