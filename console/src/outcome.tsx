@@ -30,9 +30,26 @@ export const OutcomeMessage = ({ outcome }: { outcome: Outcome }) => (
   </>
 );
 
-/** What a form's schema refused, one sentence per field. */
-export const refusalOf = (issues: readonly { path: readonly PropertyKey[]; message: string }[]) =>
-  issues.map((issue) => `${issue.path.map(String).join('.') || 'form'}: ${issue.message}`).join('; ');
+/** The words a person sees for a field: its label in `form`, else the name the API gives it. */
+const fieldName = (path: readonly PropertyKey[], form: HTMLFormElement | undefined) => {
+  const [field, ...within] = path.map(String);
+  if (field === undefined) return 'form';
+  // An input, select or textarea has labels; a group of radio buttons (a RadioNodeList) has none.
+  const control = form?.elements.namedItem(field) as
+    | { labels?: NodeListOf<HTMLLabelElement> }
+    | null
+    | undefined;
+  const label = control?.labels?.[0]?.textContent?.trim();
+  return label
+    ? `${label}${within.length > 0 ? ` (${within.join('.')})` : ''}`
+    : [field, ...within].join('.');
+};
+
+/** What a form's schema refused, one sentence per field, each named as the form labels it. */
+export const refusalOf = (
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  form?: HTMLFormElement,
+) => issues.map((issue) => `${fieldName(issue.path, form)}: ${issue.message}`).join('; ');
 
 /**
  * The screen's outcome, and `act`: runs an action and `then` (e.g. a reload), then says `done`, so
@@ -90,7 +107,7 @@ export const submitChecked =
     const element = event.currentTarget as HTMLFormElement;
     const parsed = schema.safeParse(read(new FormData(element)));
     if (!parsed.success) {
-      setOutcome({ problem: refusalOf(parsed.error.issues) });
+      setOutcome({ problem: refusalOf(parsed.error.issues, element) });
       return;
     }
     const { done, call } = send(parsed.data);

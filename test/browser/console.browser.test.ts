@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { enableConsole } from '../../shared/console/console-application.js';
@@ -179,7 +180,8 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   await page.getByLabel('Email', { exact: true }).evaluate((input) => input.removeAttribute('type'));
   await page.getByLabel('Name').fill('X');
   await page.getByRole('button', { name: 'Create user' }).click();
-  await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^email: /);
+  // Named as the form labels it.
+  await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Email: /);
 
   // Tokens are in memory only.
   expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
@@ -230,7 +232,7 @@ it('keeps the users screen from a person whose token may list users but who lack
     .toBe('You may not open Users: it needs USER.LIST and UI.USERS.');
 });
 
-it('registers an application, shows its secret once with a copy button, and rotates it', async () => {
+it('registers an application, shows its secret once with a copy button, and rotates it; an API client with keys has none', async () => {
   await openPage();
   await signIn(people.manager.email);
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Clients' }).click();
@@ -279,6 +281,28 @@ it('registers an application, shows its secret once with a copy button, and rota
   expect(second.length).toBeGreaterThan(20);
   expect(second).not.toBe(first);
   await shot(page, 'clients');
+
+  // An API client with public keys instead of a secret: no secret shown, its keys registered.
+  await page.getByRole('button', { name: 'Done' }).click();
+  const jwks = {
+    keys: [
+      {
+        ...(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as object),
+        kid: 'export-2026',
+      },
+    ],
+  };
+  await page.getByLabel('Name').fill('Key export');
+  await page.getByLabel(/^Public keys instead of a secret/).fill(JSON.stringify(jwks));
+  await page.getByRole('button', { name: 'Register' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Key export was registered.');
+  expect(await page.locator('code.secret').count()).toBe(0);
+  await page.getByText('No secret:').waitFor();
+  const keyed = (
+    await service.call<{ id: string; name: string }[]>('GET', '/idp/clients', { token: admin.token })
+  ).body.find((client) => client.name === 'Key export');
+  const keyedDetails = await service.call('GET', `/idp/clients/${keyed?.id}`, { token: admin.token });
+  expect(keyedDetails.body).toMatchObject({ tokenEndpointAuthMethod: 'private_key_jwt', jwks });
 });
 
 it('updates an SSO secret and warns that its new expiry is near', async () => {

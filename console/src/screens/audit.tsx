@@ -46,7 +46,8 @@ export const AuditScreen = () => {
   /** The filters, checked with the API's own query schema before anything is sent. */
   const filter = (event: Event) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const element = event.currentTarget as HTMLFormElement;
+    const form = new FormData(element);
     const given = Object.fromEntries(
       Object.entries({
         action: String(form.get('action') ?? '').trim(),
@@ -59,7 +60,7 @@ export const AuditScreen = () => {
     );
     const checked = auditQuery.safeParse(given);
     if (!checked.success) {
-      setOutcome({ problem: refusalOf(checked.error.issues) });
+      setOutcome({ problem: refusalOf(checked.error.issues, element) });
       return;
     }
     list(given);

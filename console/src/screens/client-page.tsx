@@ -6,7 +6,7 @@ import type * as z from '../../../shared/zod.js';
 import { idp, messageOf } from '../api.js';
 import { consoleClientId } from '../auth.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
-import { lines } from './clients.js';
+import { keySetOf, lines } from './clients.js';
 import { mayCallWith } from './screens.js';
 
 /**
@@ -26,15 +26,6 @@ const AUTHENTICATION: Record<string, string> = {
   client_secret_post: 'with its secret in the form',
   none: 'public: PKCE, no secret',
   private_key_jwt: 'with assertions signed by its registered keys (private_key_jwt)',
-};
-
-/** A key set as typed in the form: JSON, or the text itself, which the schema then refuses in words. */
-const keySetOf = (text: FormDataEntryValue | null): unknown => {
-  try {
-    return JSON.parse(String(text));
-  } catch {
-    return String(text);
-  }
 };
 
 /** How each registered key is named on the page: its kid, else its type and curve. */
@@ -217,13 +208,15 @@ export const ClientPage = ({ id, permissions }: { id: string; permissions: reado
                 )}
                 {client.jwks && (
                   <>
-                    <label for="client-jwks">
-                      Public keys (a JWK Set, JSON): add the next key beside the current one, then remove the
-                      old
-                    </label>
+                    <label for="client-jwks">Public keys (a JWK Set, JSON)</label>
+                    <p id="client-jwks-hint" class="note">
+                      To change keys without a gap: add the next key beside the current one and save, move the
+                      client to it, then remove the old one and save.
+                    </p>
                     <textarea
                       id="client-jwks"
                       name="jwks"
+                      aria-describedby="client-jwks-hint"
                       rows={8}
                       defaultValue={JSON.stringify(client.jwks, null, 2)}
                     />

@@ -10,7 +10,8 @@ import { mayCallWith } from './screens.js';
 
 /**
  * API clients and applications: the list (never their secrets, though the listing answers them),
- * registering one (checked with the API's schema), rotating a secret and deleting; each one's
+ * registering one (checked with the API's schema; with a secret, none, or public keys for
+ * private_key_jwt), rotating a secret and deleting; each one's
  * page (client-page.tsx) shows and changes what it registered. A new secret
  * is shown once, with a copy button.
  */
@@ -50,7 +51,10 @@ const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) 
           </button>
         </>
       ) : (
-        <p>A public application has no secret: it signs people in with PKCE alone.</p>
+        <p>
+          No secret: a public application signs people in with PKCE alone, and a client that registered public
+          keys proves itself with assertions signed by its private key.
+        </p>
       )}
       <p>
         Client id: <code>{client.id}</code>
@@ -67,6 +71,15 @@ export const lines = (value: FormDataEntryValue | null): string[] =>
   String(value ?? '')
     .split(/\s+/)
     .filter(Boolean);
+
+/** A key set as typed in a form: JSON, or the text itself, which the schema then refuses in words. */
+export const keySetOf = (text: FormDataEntryValue | null): unknown => {
+  try {
+    return JSON.parse(String(text));
+  } catch {
+    return String(text);
+  }
+};
 
 /** A listed client without its secret: the listing answers secrets, the console keeps none. */
 const listed = (page: unknown) =>
@@ -107,11 +120,14 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
     (form) => {
       const uris = lines(form.get('redirectUris'));
       const application = form.get('kind') === 'application';
+      const keys = String(form.get('jwks') ?? '').trim();
       return {
         name: form.get('name'),
         clientType: 'STANDARD',
         roles: form.getAll('role'),
         ...(application ? { flowType: 'authorization_code', redirectUris: uris } : {}),
+        // Keys and "public" together are refused by the schema, in words.
+        ...(keys ? { tokenEndpointAuthMethod: 'private_key_jwt', jwks: keySetOf(keys) } : {}),
         ...(application && form.get('public') ? { tokenEndpointAuthMethod: 'none' } : {}),
       };
     },
@@ -193,6 +209,13 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
           <label class="choice">
             <input type="checkbox" name="public" value="yes" /> Public application (PKCE, no secret)
           </label>
+          <label for="client-new-jwks">
+            Public keys instead of a secret (private_key_jwt; a JWK Set, JSON)
+          </label>
+          <textarea id="client-new-jwks" name="jwks" rows={3} aria-describedby="client-new-jwks-hint" />
+          <p id="client-new-jwks-hint" class="note">
+            Leave empty for a secret. With keys, the client signs its token requests with the private key.
+          </p>
           {roles.length > 0 && (
             <fieldset class="permissions">
               <legend>Roles (an API client holds what they grant)</legend>
