@@ -31,7 +31,7 @@ describe('token request form', () => {
       expect(refusal(() => tokenRequestForm({ headers: FORM, body }))).toEqual({
         status: 400,
         error: 'invalid_request',
-        description: `The parameter "${name}" is repeated`,
+        description: `The parameter '${name}' is repeated`,
       });
     },
   );
