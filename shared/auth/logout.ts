@@ -66,7 +66,8 @@ const logoutRequestOf = async (parameters: URLSearchParams): Promise<LogoutReque
 const isPage = (outcome: LogoutRequest | Page): outcome is Page => 'statusCode' in outcome;
 
 const signOut = async (cookie: string | undefined, request: LogoutRequest): Promise<Page> => {
-  const ended = await endSession(cookie);
+  // Signing out ends the refresh tokens the session began without offline_access too.
+  const ended = await endSession(cookie, { revokeFamilies: true });
   if (ended) {
     countMetric('SignOuts');
     logger.info('signed out', { organizationId: ended.organizationId, userId: ended.userId });

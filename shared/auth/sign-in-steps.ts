@@ -20,6 +20,7 @@ import {
   issueAuthorizationCode,
   recordSignInProgress,
   saveAuthorizationRequest,
+  sessionDigestOf,
 } from '../store/sign-in-state.js';
 import type { UserRecord } from '../store/user-repository.js';
 import { personActor, personTarget, signInDetails } from './sign-in-audit.js';
@@ -67,8 +68,16 @@ const TAKEN_OVER =
 const backToApplication = (request: AuthorizationRequest, parameters: Record<string, string | undefined>) =>
   seeOther(redirectBack(request.redirectUri, { ...parameters, state: request.state }, config().publicOrigin));
 
-/** Sends the browser back to the application with a code for this person. */
-const redirectWithCode = async (request: AuthorizationRequest, person: Person, cookies: string[]) => {
+/**
+ * Sends the browser back to the application with a code for this person, from the browser
+ * session `sessionCookie` (what the code starts ends when the person signs out of it).
+ */
+const redirectWithCode = async (
+  request: AuthorizationRequest,
+  person: Person,
+  cookies: string[],
+  sessionCookie: string | undefined,
+) => {
   const code = await issueAuthorizationCode(
     {
       clientId: request.clientId,
@@ -80,6 +89,7 @@ const redirectWithCode = async (request: AuthorizationRequest, person: Person, c
       ...(request.nonce ? { nonce: request.nonce } : {}),
       authTime: person.authTime,
       amr: person.amr,
+      ...(sessionCookie ? { sessionDigest: sessionDigestOf(sessionCookie) } : {}),
     },
     config().signIn.codeSeconds,
   );
@@ -102,8 +112,8 @@ const finishSignIn = async (
   fromSession: boolean,
 ): Promise<Page> => {
   if (request.id && !(await completeAuthorizationRequest(request.id))) return errorPage(400, EXPIRED);
-  if (fromSession) return redirectWithCode(request, person, []);
   const secure = secureCookies();
+  if (fromSession) return redirectWithCode(request, person, [], readCookie(event.cookies, 'session', secure));
   const { signIn } = config();
   const { provider, ...subject } = person;
   const [{ cookieValue }] = await Promise.all([
@@ -128,7 +138,7 @@ const finishSignIn = async (
     userId: person.userId,
     amr: person.amr,
   });
-  return redirectWithCode(request, person, [setCookie('session', cookieValue, secure)]);
+  return redirectWithCode(request, person, [setCookie('session', cookieValue, secure)], cookieValue);
 };
 
 /** Where the TOTP enrolment page of a pending request is (the accounts function renders it). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
 import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js';
 import { emailVerified } from '../domain/email-verification.js';
+import { PreconditionFailed } from '../domain/errors.js';
 import { type ApiClientRecord, idTokenSigningAlgorithm } from '../store/api-client-repository.js';
 import {
   newFamilyId,
@@ -146,7 +147,18 @@ export const exchangeAuthorizationCode = async (
     amr: grant.amr,
     ...(grant.nonce ? { nonce: grant.nonce } : {}),
   };
-  const refreshToken = await startRefreshFamily(familyId, signInGrant, refreshLifetimes(), now);
+  // Without offline_access the refresh tokens live with the browser session they came from.
+  const offline = grant.scope.split(' ').includes('offline_access');
+  const refreshToken = await startRefreshFamily(
+    familyId,
+    signInGrant,
+    refreshLifetimes(),
+    now,
+    offline ? undefined : grant.sessionDigest,
+  ).catch((error: unknown) => {
+    if (error instanceof PreconditionFailed) throw invalidGrant(error.message);
+    throw error;
+  });
   // A replay of the code while this exchange was under way revoked what it would issue.
   if (refreshToken === undefined)
     throw invalidGrant('The authorization code was already used; what it issued is revoked');

@@ -1,5 +1,5 @@
 import * as z from '../zod.js';
-import { defineEntity } from './entity.js';
+import { defineEntity, stringSet } from './entity.js';
 import { keys } from './keys.js';
 
 /**
@@ -67,6 +67,8 @@ export const AuthorizationCodeEntity = defineEntity({
       validUntil: z.number(),
       /** Set by the one redemption: the refresh token family it started (revoked on a replay). */
       redeemedFamily: z.optional(z.string()),
+      /** The browser session the code came from (its key's digest): signing out ends what it started. */
+      sessionDigest: z.optional(z.string()),
       expiresAt: z.number(),
     }),
 });
@@ -87,6 +89,8 @@ export const SessionEntity = defineEntity({
       endsAt: z.number(),
       /** Epoch seconds: idle expiry, pushed forward by use (and DynamoDB's TTL). */
       expiresAt: z.number(),
+      /** The refresh token families begun in this session without offline_access: they end with it. */
+      families: stringSet,
     }),
 });
 export type SessionRecord = z.output<typeof SessionEntity.attributes>;

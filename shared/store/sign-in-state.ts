@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEvent } from '../audit/record.js';
 import type { AuthorizationRequest } from '../domain/authorization.js';
+import { PreconditionFailed } from '../domain/errors.js';
 import { auditWrites } from './audit-records.js';
 import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
@@ -334,7 +335,15 @@ export const useSession = async (
   return { ...session, expiresAt };
 };
 
-export const endSession = async (cookieValue: string | undefined): Promise<SessionRecord | undefined> => {
+/**
+ * Ends a browser session: deletes it, answering what it was. A person who signs out also ends the
+ * refresh tokens the session began without offline_access (`revokeFamilies`), in parallel.
+ */
+export const endSession = async (
+  cookieValue: string | undefined,
+  { revokeFamilies = false }: { revokeFamilies?: boolean } = {},
+  now = Date.now(),
+): Promise<SessionRecord | undefined> => {
   if (!cookieValue) return undefined;
   const { Attributes } = await db().send(
     new DeleteCommand({
@@ -343,8 +352,14 @@ export const endSession = async (cookieValue: string | undefined): Promise<Sessi
       ReturnValues: 'ALL_OLD',
     }),
   );
-  return Attributes ? SessionEntity.decode(Attributes) : undefined;
+  const ended = Attributes ? SessionEntity.decode(Attributes) : undefined;
+  if (revokeFamilies && ended?.families)
+    await Promise.all([...ended.families].map((familyId) => revokeRefreshFamily(familyId, now)));
+  return ended;
 };
+
+/** The key of a browser session's item (the digest of its cookie), which codes carry. */
+export const sessionDigestOf = (cookieValue: string): string => digestOf(cookieValue);
 
 // Authorization codes -------------------------------------------------------------------------
 
@@ -430,12 +445,21 @@ export const newFamilyId = (): string => randomUUID();
 const refreshItem = (token: string, record: RefreshTokenRecord) =>
   RefreshTokenEntity.item({ digest: digestOf(token) }, record);
 
-/** The first refresh token of a sign-in, with its family (one transaction). */
+/** The session a family belongs to was ended (signed out) before the family began. */
+const sessionEnded = () => new PreconditionFailed('The person signed out before the code was exchanged');
+
+/**
+ * The first refresh token of a sign-in, with its family (one transaction). A family bound to the
+ * browser session its code came from (`sessionDigest`: no offline_access) is listed on the session
+ * in the same transaction, so signing out ends it; a session already ended refuses it
+ * ({@link PreconditionFailed}). Undefined when the family was revoked before it began.
+ */
 export const startRefreshFamily = async (
   familyId: string,
   grant: RefreshGrant,
   lifetimes: RefreshLifetimes,
   now = Date.now(),
+  sessionDigest?: string,
 ): Promise<string | undefined> => {
   const token = newOpaqueValue();
   const endsAt = now + lifetimes.absoluteSeconds * 1000;
@@ -458,6 +482,19 @@ export const startRefreshFamily = async (
           expiresAt: ttlSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
         }),
       ),
+      ...(sessionDigest
+        ? [
+            update(
+              SessionEntity.key({ digest: sessionDigest }),
+              {
+                update: 'ADD families :family',
+                condition: 'attribute_exists(pk)',
+                values: { ':family': new Set([familyId]) },
+              },
+              sessionEnded,
+            ),
+          ]
+        : []),
     ]);
   } catch (error) {
     ignoreGone(error);

@@ -625,6 +625,40 @@ describe('sessions and logout', () => {
     });
   });
 
+  it('ends the refresh tokens the session began when the person signs out, but not offline ones', async () => {
+    const configuration = await configurationOf(
+      confidential,
+      oidc.ClientSecretBasic(confidential.clientSecret),
+    );
+    const first = await signIn(configuration);
+    const online = await exchange(configuration, first);
+    // The same session's next code, this time with offline_access.
+    const offlineCode = await signIn(configuration, {
+      browser: first.browser,
+      extra: { prompt: 'none', scope: 'openid offline_access' },
+    });
+    const offline = await exchange(configuration, offlineCode);
+    // Positive control: both refresh while the session lives (each rotation keeps its family).
+    const onlineRefreshed = await oidc.refreshTokenGrant(configuration, online.refresh_token as string);
+    const offlineRefreshed = await oidc.refreshTokenGrant(configuration, offline.refresh_token as string);
+    // A code of the session not exchanged yet when the person signs out starts nothing.
+    const pending = await signIn(configuration, { browser: first.browser, extra: { prompt: 'none' } });
+    const signedOut = await first.browser.fetch(
+      oidc.buildEndSessionUrl(configuration, { id_token_hint: online.id_token as string }).href,
+    );
+    expect(signedOut.status).toBe(200);
+    await expect(
+      oidc.refreshTokenGrant(configuration, onlineRefreshed.refresh_token as string),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(
+      (await oidc.refreshTokenGrant(configuration, offlineRefreshed.refresh_token as string)).access_token,
+    ).toBeTruthy();
+    await expect(exchange(configuration, pending)).rejects.toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'The person signed out before the code was exchanged',
+    });
+  });
+
   const logoutUrl = (parameters: Record<string, string> = {}) =>
     `${service.baseUrl}/oauth2/logout?${new URLSearchParams(parameters)}`;
   const confidentialParty = () =>
