@@ -34,12 +34,13 @@ export const OutcomeMessage = ({ outcome }: { outcome: Outcome }) => (
 const fieldName = (path: readonly PropertyKey[], form: HTMLFormElement | undefined) => {
   const [field, ...within] = path.map(String);
   if (field === undefined) return 'form';
-  // An input, select or textarea has labels; a group of radio buttons (a RadioNodeList) has none.
-  const control = form?.elements.namedItem(field) as
-    | { labels?: NodeListOf<HTMLLabelElement> }
-    | null
-    | undefined;
-  const label = control?.labels?.[0]?.textContent?.trim();
+  // An input, select or textarea has labels (or an aria-label); a group of radio buttons or
+  // checkboxes sharing the name is named by its fieldset's legend.
+  const named = form?.querySelector<HTMLInputElement>(`[name="${CSS.escape(field)}"]`);
+  const legend = named?.closest('fieldset')?.querySelector('legend')?.textContent;
+  const own = named?.labels?.[0]?.textContent ?? named?.getAttribute('aria-label');
+  const grouped = named?.type === 'radio' || named?.type === 'checkbox';
+  const label = ((grouped ? (legend ?? own) : (own ?? legend)) ?? undefined)?.trim();
   return label
     ? `${label}${within.length > 0 ? ` (${within.join('.')})` : ''}`
     : [field, ...within].join('.');

@@ -17,10 +17,13 @@ import {
   completeAuthorizationRequest,
   createSession,
   endSession,
+  handOverFamilies,
   issueAuthorizationCode,
   recordSignInProgress,
+  revokeSessionFamilies,
   saveAuthorizationRequest,
   sessionDigestOf,
+  sessionIsLive,
 } from '../store/sign-in-state.js';
 import type { UserRecord } from '../store/user-repository.js';
 import { personActor, personTarget, signInDetails } from './sign-in-audit.js';
@@ -116,7 +119,7 @@ const finishSignIn = async (
   if (fromSession) return redirectWithCode(request, person, [], readCookie(event.cookies, 'session', secure));
   const { signIn } = config();
   const { provider, ...subject } = person;
-  const [{ cookieValue }] = await Promise.all([
+  const [{ cookieValue }, replaced] = await Promise.all([
     createSession(
       { organizationId: request.organizationId, ...subject },
       { idleSeconds: signIn.sessionIdleSeconds, absoluteSeconds: signIn.sessionAbsoluteSeconds },
@@ -131,6 +134,13 @@ const finishSignIn = async (
     ),
     endSession(readCookie(event.cookies, 'session', secure)),
   ]);
+  // What the replaced session began ends with the new one when the same person signed in again;
+  // another person's sign-in ends the first person's session, and with it what it began.
+  if (replaced && sessionIsLive(replaced)) {
+    if (replaced.userId === person.userId && replaced.organizationId === request.organizationId)
+      await handOverFamilies(replaced, cookieValue);
+    else await revokeSessionFamilies(replaced);
+  }
   countMetric('SignIns');
   logger.info('signed in', {
     organizationId: request.organizationId,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEvent } from '../audit/record.js';
 import type { AuthorizationRequest } from '../domain/authorization.js';
 import { PreconditionFailed } from '../domain/errors.js';
@@ -26,6 +26,7 @@ import {
   isConditionFailure,
   put,
   remove,
+  type SeenItem,
   transact,
   update,
   writeOne,
@@ -308,7 +309,7 @@ export const liveSession = async (
 ): Promise<SessionRecord | undefined> => {
   if (!cookieValue) return undefined;
   const session = await SessionEntity.get({ digest: digestOf(cookieValue) });
-  return session && session.endsAt > now && session.expiresAt * 1000 > now ? session : undefined;
+  return session && sessionIsLive(session, now) ? session : undefined;
 };
 
 /** The live session of a cookie, its idle lifetime renewed; undefined when there is none. */
@@ -335,9 +336,25 @@ export const useSession = async (
   return { ...session, expiresAt };
 };
 
+const sessionItemOf = async (digest: string) => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: SessionEntity.key({ digest }), ConsistentRead: true }),
+  );
+  return Item ? SessionEntity.decode(Item) : undefined;
+};
+
+/** Within both its lifetimes (TTL removes an expired item only later). */
+export const sessionIsLive = (session: SessionRecord, now = Date.now()): boolean =>
+  session.endsAt > now && session.expiresAt * 1000 > now;
+
+/** A session listed another family by the time it was deleted: read it again. */
+class FamilyAdded extends Error {}
 /**
- * Ends a browser session: deletes it, answering what it was. A person who signs out also ends the
- * refresh tokens the session began without offline_access (`revokeFamilies`), in parallel.
+ * Ends a browser session, answering what it was. A person signing out of a live session
+ * (`revokeFamilies`) also ends the refresh tokens it began without offline_access: they are
+ * revoked first, then the session is deleted on condition that it lists no family added
+ * meanwhile (else read again), so a failure leaves the session to sign out of again, never a
+ * family nobody can reach. A session past its lifetimes is deleted alone: its tokens keep their own.
  */
 export const endSession = async (
   cookieValue: string | undefined,
@@ -345,17 +362,58 @@ export const endSession = async (
   now = Date.now(),
 ): Promise<SessionRecord | undefined> => {
   if (!cookieValue) return undefined;
+  const digest = digestOf(cookieValue);
+  for (let attempt = 0; revokeFamilies && attempt < 3; attempt++) {
+    const session = await sessionItemOf(digest);
+    if (!session?.families?.size || !sessionIsLive(session, now)) break;
+    await revokeSessionFamilies(session, now);
+    try {
+      // Gone meanwhile (another sign-out) is as good: what it listed is revoked.
+      const unchanged = {
+        condition: 'attribute_not_exists(pk) OR families = :families',
+        values: { ':families': session.families },
+      };
+      await writeOne(remove(SessionEntity.key({ digest }), unchanged, () => new FamilyAdded()));
+      return session;
+    } catch (error) {
+      if (!(error instanceof FamilyAdded)) throw error;
+    }
+  }
   const { Attributes } = await db().send(
     new DeleteCommand({
       TableName: tableName(),
-      Key: SessionEntity.key({ digest: digestOf(cookieValue) }),
+      Key: SessionEntity.key({ digest }),
       ReturnValues: 'ALL_OLD',
     }),
   );
   const ended = Attributes ? SessionEntity.decode(Attributes) : undefined;
-  if (revokeFamilies && ended?.families)
-    await Promise.all([...ended.families].map((familyId) => revokeRefreshFamily(familyId, now)));
+  // Only when families kept being added while it was read: what the delete answered.
+  if (revokeFamilies && ended && sessionIsLive(ended, now)) await revokeSessionFamilies(ended, now);
   return ended;
+};
+
+/** Revokes every refresh token family a session listed. */
+export const revokeSessionFamilies = async (session: SessionRecord, now = Date.now()): Promise<void> => {
+  await Promise.all([...(session.families ?? [])].map((familyId) => revokeRefreshFamily(familyId, now)));
+};
+
+/**
+ * The families of a session that the same person's new sign-in replaced go on the new session,
+ * so signing out of it ends them too.
+ */
+export const handOverFamilies = async (from: SessionRecord, toCookie: string): Promise<void> => {
+  if (!from.families?.size) return;
+  await writeOne(
+    update(
+      SessionEntity.key({ digest: digestOf(toCookie) }),
+      {
+        update: 'ADD families :families',
+        condition: 'attribute_exists(pk)',
+        values: { ':families': from.families },
+      },
+      gone,
+    ),
+  ).catch(ignoreGone);
 };
 
 /** The key of a browser session's item (the digest of its cookie), which codes carry. */
@@ -445,14 +503,27 @@ export const newFamilyId = (): string => randomUUID();
 const refreshItem = (token: string, record: RefreshTokenRecord) =>
   RefreshTokenEntity.item({ digest: digestOf(token) }, record);
 
-/** The session a family belongs to was ended (signed out) before the family began. */
-const sessionEnded = () => new PreconditionFailed('The person signed out before the code was exchanged');
+/**
+ * Refresh token families a session may list: each code exchange without offline_access adds one
+ * (a renewal every five minutes for the session's 12 hours is 144), so the item stays far below
+ * DynamoDB's 400 KB whatever an application does.
+ */
+export const MAX_SESSION_FAMILIES = 1000;
+
+/** Why a session could not take a family: gone (signed out, replaced, expired) or full. */
+const sessionRefuses = (seen: SeenItem) =>
+  new PreconditionFailed(
+    seen
+      ? 'This browser session has begun too many sign-ins: sign in again'
+      : 'The browser session of this code has ended (signed out, replaced by another sign-in, or expired)',
+  );
 
 /**
  * The first refresh token of a sign-in, with its family (one transaction). A family bound to the
  * browser session its code came from (`sessionDigest`: no offline_access) is listed on the session
- * in the same transaction, so signing out ends it; a session already ended refuses it
- * ({@link PreconditionFailed}). Undefined when the family was revoked before it began.
+ * in the same transaction, so signing out ends it; a session already ended, or holding
+ * {@link MAX_SESSION_FAMILIES}, refuses it ({@link PreconditionFailed}). Undefined when the
+ * family was revoked before it began.
  */
 export const startRefreshFamily = async (
   familyId: string,
@@ -488,10 +559,12 @@ export const startRefreshFamily = async (
               SessionEntity.key({ digest: sessionDigest }),
               {
                 update: 'ADD families :family',
-                condition: 'attribute_exists(pk)',
-                values: { ':family': new Set([familyId]) },
+                condition:
+                  'attribute_exists(pk) AND (attribute_not_exists(families) OR size(families) < :max)',
+                values: { ':family': new Set([familyId]), ':max': MAX_SESSION_FAMILIES },
+                seeItemOnFailure: true,
               },
-              sessionEnded,
+              sessionRefuses,
             ),
           ]
         : []),

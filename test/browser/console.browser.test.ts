@@ -284,6 +284,7 @@ it('registers an application, shows its secret once with a copy button, and rota
 
   // An API client with public keys instead of a secret: no secret shown, its keys registered.
   await page.getByRole('button', { name: 'Done' }).click();
+  await expect.poll(() => page.locator('code.secret').count()).toBe(0);
   const jwks = {
     keys: [
       {
@@ -296,8 +297,9 @@ it('registers an application, shows its secret once with a copy button, and rota
   await page.getByLabel(/^Public keys instead of a secret/).fill(JSON.stringify(jwks));
   await page.getByRole('button', { name: 'Register' }).click();
   await expect.poll(() => page.getByRole('status').textContent()).toBe('Key export was registered.');
-  expect(await page.locator('code.secret').count()).toBe(0);
+  // The new client's panel says it has no secret (wait for it: the previous panel held one).
   await page.getByText('No secret:').waitFor();
+  expect(await page.locator('code.secret').count()).toBe(0);
   const keyed = (
     await service.call<{ id: string; name: string }[]>('GET', '/idp/clients', { token: admin.token })
   ).body.find((client) => client.name === 'Key export');

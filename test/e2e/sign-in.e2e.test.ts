@@ -655,7 +655,8 @@ describe('sessions and logout', () => {
     ).toBeTruthy();
     await expect(exchange(configuration, pending)).rejects.toMatchObject({
       error: 'invalid_grant',
-      error_description: 'The person signed out before the code was exchanged',
+      error_description:
+        'The browser session of this code has ended (signed out, replaced by another sign-in, or expired)',
     });
   });
 
@@ -688,6 +689,52 @@ describe('sessions and logout', () => {
   };
   const confirm = (browser: BrowserSession, fields: Record<string, string>) =>
     browser.submit(`${service.baseUrl}/oauth2/logout`, fields);
+
+  it("ends a session's refresh tokens through the confirmation page, with a replaced session's, but not another browser's", async () => {
+    const configuration = await confidentialParty();
+    const refreshes = async (token: string | undefined) =>
+      oidc.refreshTokenGrant(configuration, token as string).then(
+        (answer) => answer.refresh_token as string,
+        () => undefined,
+      );
+    const first = await signIn(configuration);
+    let before = (await exchange(configuration, first)).refresh_token;
+    // The same person signs in again in this browser (prompt=login): a new session takes over.
+    const again = await signIn(configuration, { browser: first.browser, extra: { prompt: 'login' } });
+    let after = (await exchange(configuration, again)).refresh_token;
+    // The same person in another browser: a session of its own.
+    const elsewhere = await signIn(configuration);
+    let kept = (await exchange(configuration, elsewhere)).refresh_token;
+    // Positive control: all three refresh while their sessions live.
+    before = await refreshes(before);
+    after = await refreshes(after);
+    kept = await refreshes(kept);
+    expect([before, after, kept].every(Boolean)).toBe(true);
+    // Signing out through the confirmation page (no hint): this browser's tokens end, old and new.
+    expect(
+      (await confirm(first.browser, await confirmationOf(await first.browser.fetch(logoutUrl())))).status,
+    ).toBe(200);
+    expect(await refreshes(before)).toBeUndefined();
+    expect(await refreshes(after)).toBeUndefined();
+    expect(await refreshes(kept)).toBeTruthy();
+  });
+
+  it("ends the first person's refresh tokens when another person signs in in the same browser", async () => {
+    const configuration = await confidentialParty();
+    const first = await signIn(configuration);
+    const theirs = (await exchange(configuration, first)).refresh_token as string;
+    // Positive control: it refreshes while their session lives.
+    const rotated = (await oidc.refreshTokenGrant(configuration, theirs)).refresh_token as string;
+    const otherPerson = await signIn(configuration, {
+      browser: first.browser,
+      email: other.email,
+      extra: { prompt: 'login' },
+    });
+    expect(otherPerson.location?.searchParams.get('code')).toBeTruthy();
+    await expect(oidc.refreshTokenGrant(configuration, rotated)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
 
   it('reuses the session only as the person an id_token_hint names, and refuses a hint not ours', async () => {
     const configuration = await confidentialParty();

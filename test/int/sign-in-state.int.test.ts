@@ -1,8 +1,10 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tooManyAttempts } from '../../shared/auth/sign-in-requests.js';
 import { reloadConfig } from '../../shared/config.js';
 import type { AuthorizationRequest } from '../../shared/domain/authorization.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
 import { saveFederationState, takeFederationState } from '../../shared/store/federation-state.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
@@ -16,6 +18,7 @@ import {
   endSession,
   issueAuthorizationCode,
   liveSession,
+  MAX_SESSION_FAMILIES,
   newFamilyId,
   pendingAuthorizationRequest,
   recordSignInFailure,
@@ -475,5 +478,68 @@ describe('the state of a federated sign-in', () => {
     const state = await saveFederationState(fields, NOW);
     tableMissing();
     await expect(takeFederationState(state, BROWSER, NOW)).rejects.toThrow();
+  });
+});
+
+describe('refresh token families of a browser session', () => {
+  const lifetimes = { slidingSeconds: 3600, absoluteSeconds: 4 * 3600 };
+  const sessionLifetimes = { idleSeconds: 3600, absoluteSeconds: 12 * 3600 };
+  const grant = {
+    clientId: 'app',
+    organizationId: 'org',
+    userId: 'u',
+    scope: 'openid',
+    authTime: NOW,
+    amr: ['pwd'],
+  };
+  const familyRevoked = async (familyId: string) =>
+    (await getItem(keys.refreshFamily(familyId)))?.revoked === true;
+
+  /** A live session and one family it began. */
+  const sessionWithFamily = async () => {
+    const { cookieValue } = await createSession(
+      { organizationId: 'org', userId: 'u', amr: ['pwd'], authTime: NOW },
+      sessionLifetimes,
+      NOW,
+    );
+    const familyId = newFamilyId();
+    expect(await startRefreshFamily(familyId, grant, lifetimes, NOW, digestOf(cookieValue))).toBeTruthy();
+    return { cookieValue, familyId };
+  };
+
+  it('are revoked when a person signs out of the live session, and left when it had expired', async () => {
+    const live = await sessionWithFamily();
+    expect(await familyRevoked(live.familyId)).toBe(false);
+    await endSession(live.cookieValue, { revokeFamilies: true }, NOW + MINUTE);
+    expect(await familyRevoked(live.familyId)).toBe(true);
+    // Past its idle lifetime (TTL not yet run): deleted alone; its tokens keep their own lifetimes.
+    const expired = await sessionWithFamily();
+    expect(await endSession(expired.cookieValue, { revokeFamilies: true }, NOW + 2 * 3600_000)).toBeTruthy();
+    expect(await familyRevoked(expired.familyId)).toBe(false);
+    expect(await getItem(keys.session(digestOf(expired.cookieValue)))).toBeUndefined();
+  });
+
+  it('are refused past the cap, and for a session that has ended, so no family is left unreachable', async () => {
+    const { cookieValue } = await sessionWithFamily();
+    // Full, as a thousand exchanges would leave it.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.session(digestOf(cookieValue)),
+        UpdateExpression: 'SET families = :full',
+        ExpressionAttributeValues: {
+          ':full': new Set(Array.from({ length: MAX_SESSION_FAMILIES }, (_, index) => `family-${index}`)),
+        },
+      }),
+    );
+    await expect(
+      startRefreshFamily(newFamilyId(), grant, lifetimes, NOW, digestOf(cookieValue)),
+    ).rejects.toThrow('This browser session has begun too many sign-ins: sign in again');
+    await endSession(cookieValue);
+    await expect(
+      startRefreshFamily(newFamilyId(), grant, lifetimes, NOW, digestOf(cookieValue)),
+    ).rejects.toThrow(/The browser session of this code has ended/);
+    // Positive control: without a session (offline_access), the same family begins.
+    expect(await startRefreshFamily(newFamilyId(), grant, lifetimes, NOW)).toBeTruthy();
   });
 });
