@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { consoleClientId as consoleClientIdOf } from '../../shared/domain/console-client.js';
 
 /**
  * The console signs its person in as a public application of their organization
@@ -26,7 +27,7 @@ const insecure = origin.protocol === 'http:' ? { [oauth.allowInsecureRequests]: 
 
 export const organizationId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
 /** The console's own application, which signs people in to it (shared/console/console-application.ts). */
-export const consoleClientId = `console-${organizationId}`;
+export const consoleClientId = consoleClientIdOf(organizationId);
 const client: oauth.Client = { client_id: consoleClientId, token_endpoint_auth_method: 'none' };
 const redirectUri = `${origin.origin}/console/${encodeURIComponent(organizationId)}`;
 

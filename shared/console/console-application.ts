@@ -1,12 +1,8 @@
 import { config } from '../config.js';
+import { consoleClientId } from '../domain/console-client.js';
 import { createApiClient, getApiClient } from '../store/api-client-repository.js';
 
-/**
- * The console signs people in as a public application of their organization (authorization code
- * with PKCE, no secret), with a fixed id so that the page finds it from the organization in its
- * address. It holds no role: what a person may do is their own token's.
- */
-export const consoleClientId = (organizationId: string) => `console-${organizationId}`;
+export { consoleClientId };
 
 /** The console's address for an organization: its redirect URI and its post-logout URI. */
 export const consoleAddress = (organizationId: string) =>

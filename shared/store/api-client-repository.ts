@@ -4,6 +4,7 @@ import { changesBetween } from '../audit/changes.js';
 import { storeConfig } from '../config.js';
 import { refuseStandardClientPolicies } from '../domain/api-client-rules.js';
 import type { IdTokenSigningAlgorithm } from '../domain/applications.js';
+import { CONSOLE_CLIENT_MANAGED, consoleClientId } from '../domain/console-client.js';
 import { Conflict, InvalidReference, NotFound } from '../domain/errors.js';
 import { accessVersionBump } from './access-versions.js';
 import { auditWrites } from './audit-records.js';
@@ -29,6 +30,12 @@ type ApplicationField =
 /** Whether the client authenticates with a secret: not a public application, nor one that signs assertions. */
 export const hasSecret = (client: Pick<ApiClientRecord, 'tokenEndpointAuthMethod'>): boolean =>
   client.tokenEndpointAuthMethod !== 'none' && client.tokenEndpointAuthMethod !== 'private_key_jwt';
+
+/** The console's own application is the service's to manage (shared/domain/console-client.ts). */
+const refuseConsoleClient = (client: ApiClientRecord) => {
+  if (client.id === consoleClientId(client.organizationId))
+    throw new Conflict('API client', CONSOLE_CLIENT_MANAGED);
+};
 
 const NO_SECRET =
   'This client has no secret: it is a public application, or authenticates with private_key_jwt';
@@ -377,6 +384,7 @@ export const changeApiClient = (
   retryOnConcurrentChange(async () => {
     const client = await getApiClient(clientId);
     if (client?.organizationId !== orgId) throw clientNotFound(clientId)();
+    refuseConsoleClient(client);
     const problem = changeProblem(client, changes);
     if (problem) {
       throw new InvalidReference(problem.message, [
@@ -454,6 +462,7 @@ export const deleteApiClient = async (
 ) => {
   const client = await getApiClient(clientId);
   if (!client || client.organizationId !== orgId) throw clientNotFound(clientId)();
+  refuseConsoleClient(client);
   await transact([
     ...(await auditWrites(
       {

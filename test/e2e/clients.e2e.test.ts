@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { reloadConfig } from '../../shared/config.js';
+import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
 import { isRegisteredOrigin } from '../../shared/store/browser-origins.js';
 import type { ApiClient, ApiClientName, ApiError, ApiResponse, ClientCaller } from '../support/service.js';
@@ -558,6 +559,30 @@ describe('PATCH /clients/{id}', () => {
     const refused = await service.requestToken(client.id, client.clientSecret);
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'unauthorized_client' });
+  });
+
+  it("neither changes nor deletes the console's own application, which the service manages", async () => {
+    const org = await newOrganization();
+    await enableConsole(org.orgId, 'test');
+    const consoleApp = consoleClientId(org.orgId);
+    // Positive control: another application of the organization is renamed and deleted.
+    const other = await newClient(org.token, {
+      name: 'other app',
+      flowType: 'authorization_code',
+      redirectUris: ['https://app.example/cb'],
+    });
+    expect((await change(org.token, other.id, { name: 'renamed' })).status).toBe(200);
+    expect((await service.call('DELETE', `/idp/clients/${other.id}`, { token: org.token })).status).toBe(204);
+    const renamed = await change(org.token, consoleApp, { name: 'renamed' });
+    expect(renamed.status).toBe(409);
+    expect(JSON.stringify(renamed.body)).toContain("The console's own application is managed by the service");
+    const deleted = await service.call('DELETE', `/idp/clients/${consoleApp}`, { token: org.token });
+    expect(deleted.status).toBe(409);
+    // Still there, unchanged: the console keeps signing people in.
+    const shown = await service.call<{ name: string }>('GET', `/idp/clients/${consoleApp}`, {
+      token: org.token,
+    });
+    expect([shown.status, shown.body.name]).toEqual([200, 'IDP console']);
   });
 
   it('refuses a field of the other kind of client, no redirect URI, nothing to change and what stays as registered', async () => {
