@@ -20,6 +20,8 @@ export const enableConsole = async (organizationId: string, createdBy: string) =
     roles: [],
     policies: [],
     createdBy,
+    // An application deleted before the service managed it left a tombstone under this id.
+    overDeleted: true,
     flowType: 'authorization_code',
     tokenEndpointAuthMethod: 'none',
     redirectUris: [consoleAddress(organizationId)],

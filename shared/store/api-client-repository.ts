@@ -13,7 +13,7 @@ import { refuseUnusableKeys } from './client-key-material.js';
 import { ApiClientEntity, type ApiClientRecord, PolicyEntity, RoleEntity } from './entities.js';
 import { keys, LISTINGS, TABLE_SCHEMA } from './keys.js';
 import { bucketCountDelta, type ListingIndex, nextSequence, readPage } from './sequenced-listing.js';
-import { checkLive, concurrentChange, create, retryOnConcurrentChange, transact, update } from './writes.js';
+import { checkLive, concurrentChange, put, retryOnConcurrentChange, transact, update } from './writes.js';
 
 export type { ApiClientRecord } from './entities.js';
 
@@ -99,6 +99,8 @@ export const createApiClient = async (
     createdBy: string;
     id?: string;
     clientSecret?: string;
+    /** The id may be a deleted client's (the console's own application, registered again). */
+    overDeleted?: boolean;
   } & Partial<Pick<ApiClientRecord, ApplicationField>>,
   now = Date.now(),
 ): Promise<ApiClientRecord> => {
@@ -153,8 +155,12 @@ export const createApiClient = async (
       },
       now,
     )),
-    create(
+    put(
       ApiClientEntity.item(client, client),
+      // A fixed id the service manages may take the place of a deleted client's tombstone.
+      input.overDeleted
+        ? { condition: 'attribute_not_exists(pk) OR deleted = :true', values: { ':true': true } }
+        : { condition: 'attribute_not_exists(pk)' },
       () => new Conflict('API client', 'An API client with this id already exists'),
     ),
     bucketCountDelta(orgId, LISTINGS.clients, sequence, 1),

@@ -739,6 +739,26 @@ describe('idp-admin', () => {
     expect(more).toContain('more may follow');
     expect(table.stdout).not.toContain(client.clientSecret);
   });
+  it('console enable registers the console application again over one deleted before the service managed it', async () => {
+    const org = await service.freshOrganization();
+    expect((await admin(['console', 'enable', '--org', org.orgId])).code).toBe(0);
+    // As an earlier version's DELETE /idp/clients/{id} left it: a tombstone under the fixed id.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.apiClient(`console-${org.orgId}`),
+        UpdateExpression: 'SET deleted = :true',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    );
+    const gone = await service.call('GET', `/idp/clients/console-${org.orgId}`, { token: org.token });
+    expect(gone.status).toBe(404);
+    const enabled = await adminJson<{ created: boolean }>(['console', 'enable', '--org', org.orgId]);
+    expect(enabled.created).toBe(true);
+    const back = await service.call('GET', `/idp/clients/console-${org.orgId}`, { token: org.token });
+    expect(back.status).toBe(200);
+  });
+
   it("console enable registers the organization's public console application once", async () => {
     const org = await service.freshOrganization();
     const address = `${service.baseUrl}/console/${org.orgId}`;
