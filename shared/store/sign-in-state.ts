@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEvent } from '../audit/record.js';
 import type { AuthorizationRequest } from '../domain/authorization.js';
 import { PreconditionFailed } from '../domain/errors.js';
 import { auditWrites } from './audit-records.js';
 import { db, tableName } from './dynamo.js';
 import { ttlSeconds } from './entity.js';
+import type { ItemKey } from './keys.js';
 import { digestOf, newOpaqueValue } from './opaque-values.js';
 import {
   AuthorizationCodeEntity,
@@ -336,25 +337,37 @@ export const useSession = async (
   return { ...session, expiresAt };
 };
 
-const sessionItemOf = async (digest: string) => {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: SessionEntity.key({ digest }), ConsistentRead: true }),
-  );
-  return Item ? SessionEntity.decode(Item) : undefined;
-};
-
 /** Within both its lifetimes (TTL removes an expired item only later). */
 export const sessionIsLive = (session: SessionRecord, now = Date.now()): boolean =>
   session.endsAt > now && session.expiresAt * 1000 > now;
 
-/** A session listed another family by the time it was deleted: read it again. */
-class FamilyAdded extends Error {}
+/**
+ * Deletes a session item, answering what it held; with `unless`, only where that condition holds,
+ * else a condition failure carrying the item it met.
+ */
+const deleteSession = (key: ItemKey, unless?: { condition: string; values?: Record<string, unknown> }) =>
+  db().send(
+    new DeleteCommand({
+      TableName: tableName(),
+      Key: key,
+      ReturnValues: 'ALL_OLD',
+      ...(unless
+        ? {
+            ConditionExpression: unless.condition,
+            ...(unless.values ? { ExpressionAttributeValues: unless.values } : {}),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }
+        : {}),
+    }),
+  );
+
 /**
  * Ends a browser session, answering what it was. A person signing out of a live session
- * (`revokeFamilies`) also ends the refresh tokens it began without offline_access: they are
+ * (`revokeFamilies`) also ends the refresh tokens it began without offline_access. A session
+ * that lists none is one delete. Otherwise the refused delete shows its families: they are
  * revoked first, then the session is deleted on condition that it lists no family added
- * meanwhile (else read again), so a failure leaves the session to sign out of again, never a
- * family nobody can reach. A session past its lifetimes is deleted alone: its tokens keep their own.
+ * meanwhile, so a failure leaves the session to sign out of again, never a family nobody can
+ * reach. A session past its lifetimes is deleted alone: its tokens keep their own.
  */
 export const endSession = async (
   cookieValue: string | undefined,
@@ -362,32 +375,29 @@ export const endSession = async (
   now = Date.now(),
 ): Promise<SessionRecord | undefined> => {
   if (!cookieValue) return undefined;
-  const digest = digestOf(cookieValue);
-  for (let attempt = 0; revokeFamilies && attempt < 3; attempt++) {
-    const session = await sessionItemOf(digest);
-    if (!session?.families?.size || !sessionIsLive(session, now)) break;
-    await revokeSessionFamilies(session, now);
+  const key = SessionEntity.key({ digest: digestOf(cookieValue) });
+  let unless: { condition: string; values?: Record<string, unknown> } | undefined = revokeFamilies
+    ? { condition: 'attribute_not_exists(families)' }
+    : undefined;
+  for (let attempt = 0; unless && attempt < 3; attempt++) {
     try {
-      // Gone meanwhile (another sign-out) is as good: what it listed is revoked.
-      const unchanged = {
-        condition: 'attribute_not_exists(pk) OR families = :families',
-        values: { ':families': session.families },
-      };
-      await writeOne(remove(SessionEntity.key({ digest }), unchanged, () => new FamilyAdded()));
-      return session;
+      const { Attributes } = await deleteSession(key, unless);
+      return Attributes ? SessionEntity.decode(Attributes) : undefined;
     } catch (error) {
-      if (!(error instanceof FamilyAdded)) throw error;
+      if (!isConditionFailure(error)) throw error;
+      const seen = SessionEntity.decode(conditionItem(error.Item) ?? {});
+      if (!sessionIsLive(seen, now)) break;
+      await revokeSessionFamilies(seen, now);
+      // Gone meanwhile (another sign-out) is as good: what it listed is revoked.
+      unless = {
+        condition: 'attribute_not_exists(pk) OR families = :families',
+        values: { ':families': seen.families },
+      };
     }
   }
-  const { Attributes } = await db().send(
-    new DeleteCommand({
-      TableName: tableName(),
-      Key: SessionEntity.key({ digest }),
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
+  const { Attributes } = await deleteSession(key);
   const ended = Attributes ? SessionEntity.decode(Attributes) : undefined;
-  // Only when families kept being added while it was read: what the delete answered.
+  // Only when families kept being added while it was deleted: what the delete answered.
   if (revokeFamilies && ended && sessionIsLive(ended, now)) await revokeSessionFamilies(ended, now);
   return ended;
 };
