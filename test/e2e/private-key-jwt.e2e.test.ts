@@ -37,22 +37,19 @@ const newKey = async (alg: 'ES256' | 'RS256' = 'ES256'): Promise<KeyPair> => {
 const issuer = () => service.baseUrl;
 
 /** An assertion of `clientId` signed with `key`; `claims` and `header` change what a valid one holds. */
+/** The claims of a valid assertion of `clientId`, with a `jti` of its own. */
+const claimsOf = (clientId: string) => {
+  const now = Math.floor(Date.now() / 1000);
+  return { iss: clientId, sub: clientId, aud: issuer(), jti: randomUUID(), exp: now + 60, iat: now };
+};
+
 const assertion = (
   clientId: string,
   key: KeyPair,
   claims: Record<string, unknown> = {},
   header: Record<string, unknown> = {},
-) => {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({
-    iss: clientId,
-    sub: clientId,
-    aud: issuer(),
-    jti: randomUUID(),
-    exp: now + 60,
-    iat: now,
-    ...claims,
-  })
+) =>
+  new SignJWT({ ...claimsOf(clientId), ...claims })
     .setProtectedHeader({
       alg: String(key.jwk.alg),
       kid: key.kid,
@@ -60,6 +57,20 @@ const assertion = (
       ...header,
     })
     .sign(key.privateKey);
+
+const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A valid assertion signed by hand with Node's crypto (`header` names the alg): jose refuses to
+ * make some of the tokens the refusals need (an unknown `crit`, an alg that does not fit the key).
+ */
+const handSigned = (clientId: string, key: KeyPair, header: Record<string, unknown>) => {
+  const input = `${part({ kid: key.kid, ...header })}.${part(claimsOf(clientId))}`;
+  const signature = sign('sha256', Buffer.from(input), {
+    key: KeyObject.from(key.privateKey),
+    dsaEncoding: 'ieee-p1363',
+  });
+  return `${input}.${signature.toString('base64url')}`;
 };
 
 const postToken = (form: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -158,13 +169,7 @@ describe('an API client with private_key_jwt', () => {
 
   it('refuses an HMAC assertion keyed with its public key', async () => {
     expect((await withAssertion(await assertion(apiClient.id, apiKey))).status).toBe(200);
-    const forged = await new SignJWT({
-      iss: apiClient.id,
-      sub: apiClient.id,
-      aud: issuer(),
-      jti: randomUUID(),
-      exp: Math.floor(Date.now() / 1000) + 60,
-    })
+    const forged = await new SignJWT(claimsOf(apiClient.id))
       .setProtectedHeader({ alg: 'HS256', kid: apiKey.kid })
       .sign(new TextEncoder().encode(JSON.stringify(apiKey.jwk)));
     expect(await answerOf(await withAssertion(forged))).toMatchObject({
@@ -202,31 +207,23 @@ describe('an API client with private_key_jwt', () => {
 
   it('refuses an unsigned assertion, one naming an extension, and one not valid yet', async () => {
     expect((await withAssertion(await assertion(apiClient.id, apiKey))).status).toBe(200);
-    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const now = Math.floor(Date.now() / 1000);
-    const claims = { iss: apiClient.id, sub: apiClient.id, aud: issuer(), jti: randomUUID(), exp: now + 60 };
-    const unsigned = `${part({ alg: 'none', kid: apiKey.kid })}.${part(claims)}.`;
+    const unsigned = `${part({ alg: 'none', kid: apiKey.kid })}.${part(claimsOf(apiClient.id))}.`;
     expect(await answerOf(await withAssertion(unsigned))).toMatchObject({
       status: 401,
       error: 'invalid_client',
     });
-    // Signed by hand: jose refuses to make a token naming an extension it does not know.
-    const handSigned = (header: object) => {
-      const input = `${part({ alg: 'ES256', kid: apiKey.kid, ...header })}.${part({ ...claims, jti: randomUUID() })}`;
-      const signature = sign('sha256', Buffer.from(input), {
-        key: KeyObject.from(apiKey.privateKey),
-        dsaEncoding: 'ieee-p1363',
-      });
-      return `${input}.${signature.toString('base64url')}`;
-    };
-    expect((await withAssertion(handSigned({}))).status).toBe(200);
-    const critical = handSigned({ crit: ['urn:example:ext'], 'urn:example:ext': 1 });
+    expect((await withAssertion(handSigned(apiClient.id, apiKey, { alg: 'ES256' }))).status).toBe(200);
+    const critical = handSigned(apiClient.id, apiKey, {
+      alg: 'ES256',
+      crit: ['urn:example:ext'],
+      'urn:example:ext': 1,
+    });
     expect(await answerOf(await withAssertion(critical))).toMatchObject({
       status: 401,
       error: 'invalid_client',
       error_description: expect.stringMatching(/crit/),
     });
-    const early = await assertion(apiClient.id, apiKey, { nbf: now + 120 });
+    const early = await assertion(apiClient.id, apiKey, { nbf: Math.floor(Date.now() / 1000) + 120 });
     expect(await answerOf(await withAssertion(early))).toMatchObject({
       status: 401,
       error: 'invalid_client',
@@ -249,34 +246,14 @@ describe('an API client with private_key_jwt', () => {
     });
     const id = created.body.id;
     expect((await withAssertion(await assertion(id, ec))).status).toBe(200);
-    const unnamed = await new SignJWT({
-      iss: id,
-      sub: id,
-      aud: issuer(),
-      jti: randomUUID(),
-      exp: Math.floor(Date.now() / 1000) + 60,
-    })
-      .setProtectedHeader({ alg: 'ES256' })
-      .sign(ec.privateKey);
+    const unnamed = await new SignJWT(claimsOf(id)).setProtectedHeader({ alg: 'ES256' }).sign(ec.privateKey);
     expect(await answerOf(await withAssertion(unnamed))).toMatchObject({
       status: 401,
       error: 'invalid_client',
     });
     // An RS256 signature under its own alg passes; labelled ES256, the key's type refuses it.
-    const rsaSigned = (alg: string) => {
-      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      const claims = {
-        iss: id,
-        sub: id,
-        aud: issuer(),
-        jti: randomUUID(),
-        exp: Math.floor(Date.now() / 1000) + 60,
-      };
-      const input = `${part({ alg, kid: rsa.kid })}.${part(claims)}`;
-      return `${input}.${sign('sha256', Buffer.from(input), KeyObject.from(rsa.privateKey)).toString('base64url')}`;
-    };
-    expect((await withAssertion(rsaSigned('RS256'))).status).toBe(200);
-    expect(await answerOf(await withAssertion(rsaSigned('ES256')))).toMatchObject({
+    expect((await withAssertion(handSigned(id, rsa, { alg: 'RS256' }))).status).toBe(200);
+    expect(await answerOf(await withAssertion(handSigned(id, rsa, { alg: 'ES256' })))).toMatchObject({
       status: 401,
       error: 'invalid_client',
     });

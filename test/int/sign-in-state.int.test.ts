@@ -224,16 +224,18 @@ describe('an authorization code', () => {
   });
 });
 
+/** What a refresh token family is begun with, and its lifetimes, in the refresh token tests. */
+const familyGrant = {
+  clientId: 'app',
+  organizationId: 'org',
+  userId: 'u',
+  scope: 'openid',
+  authTime: NOW,
+  amr: ['pwd'],
+};
+const familyLifetimes = { slidingSeconds: 3600, absoluteSeconds: 4 * 3600 };
+
 describe('refresh tokens', () => {
-  const grant = {
-    clientId: 'app',
-    organizationId: 'org',
-    userId: 'u',
-    scope: 'openid',
-    authTime: NOW,
-    amr: ['pwd'],
-  };
-  const lifetimes = { slidingSeconds: 3600, absoluteSeconds: 4 * 3600 };
   /** A family begun, and its first token. */
   const begin = async (...args: Parameters<typeof startRefreshFamily>) => {
     const token = await startRefreshFamily(...args);
@@ -246,7 +248,7 @@ describe('refresh tokens', () => {
     const start = NOW + 500;
     const long = { slidingSeconds: 3 * 3600, absoluteSeconds: 4 * 3600 };
     const familyId = newFamilyId();
-    const first = await begin(familyId, grant, long, start);
+    const first = await begin(familyId, familyGrant, long, start);
     expect(await getItem(keys.refreshFamily(familyId))).toMatchObject({
       id: familyId,
       clientId: 'app',
@@ -264,10 +266,10 @@ describe('refresh tokens', () => {
     expect(await rotateRefreshToken(first, 'other', long, start)).toEqual({ outcome: 'invalid' });
     const rotated = await rotateRefreshToken(first, 'app', long, start + 1000);
     if (rotated.outcome !== 'rotated') throw new Error(rotated.outcome);
-    expect(rotated.grant).toMatchObject({ ...grant, familyId, rotated: true });
+    expect(rotated.grant).toMatchObject({ ...familyGrant, familyId, rotated: true });
     const successor = await getItem(keys.refreshToken(digestOf(rotated.token)));
     expect(successor).toMatchObject({
-      ...grant,
+      ...familyGrant,
       familyId,
       expiresAt: Math.ceil((start + 1000 + 3 * 3600_000) / 1000),
     });
@@ -290,35 +292,37 @@ describe('refresh tokens', () => {
   });
 
   it('expire after the sliding lifetime unused', async () => {
-    const first = await begin(newFamilyId(), grant, lifetimes, NOW);
-    expect(await rotateRefreshToken(first, 'app', lifetimes, NOW + 3600_000)).toEqual({ outcome: 'invalid' });
-    expect((await rotateRefreshToken(first, 'app', lifetimes, NOW + 3600_000 - 1000)).outcome).toBe(
+    const first = await begin(newFamilyId(), familyGrant, familyLifetimes, NOW);
+    expect(await rotateRefreshToken(first, 'app', familyLifetimes, NOW + 3600_000)).toEqual({
+      outcome: 'invalid',
+    });
+    expect((await rotateRefreshToken(first, 'app', familyLifetimes, NOW + 3600_000 - 1000)).outcome).toBe(
       'rotated',
     );
   });
 
   it('of a revoked family are refused, though not rotated yet', async () => {
     const familyId = newFamilyId();
-    const first = await begin(familyId, grant, lifetimes, NOW);
+    const first = await begin(familyId, familyGrant, familyLifetimes, NOW);
     await revokeRefreshFamily(familyId);
     expect(await getItem(keys.refreshFamily(familyId))).toMatchObject({ revoked: true });
-    expect(await rotateRefreshToken(first, 'app', lifetimes, NOW)).toEqual({ outcome: 'invalid' });
+    expect(await rotateRefreshToken(first, 'app', familyLifetimes, NOW)).toEqual({ outcome: 'invalid' });
     // A family revoked before it began (a code replayed while its first exchange is under way)
     // never begins.
     const early = newFamilyId();
     await revokeRefreshFamily(early);
     expect(await getItem(keys.refreshFamily(early))).toMatchObject({ revoked: true });
-    expect(await startRefreshFamily(early, grant, lifetimes, NOW)).toBeUndefined();
+    expect(await startRefreshFamily(early, familyGrant, familyLifetimes, NOW)).toBeUndefined();
     expect(await getItem(keys.refreshFamily(early))).not.toHaveProperty('clientId');
   });
 
   it('whose family is missing are refused', async () => {
     const familyId = newFamilyId();
-    const first = await begin(familyId, grant, lifetimes, NOW);
+    const first = await begin(familyId, familyGrant, familyLifetimes, NOW);
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../shared/store/dynamo.js');
     await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.refreshFamily(familyId) }));
-    expect(await rotateRefreshToken(first, 'app', lifetimes, NOW)).toEqual({ outcome: 'invalid' });
+    expect(await rotateRefreshToken(first, 'app', familyLifetimes, NOW)).toEqual({ outcome: 'invalid' });
   });
 });
 
@@ -482,16 +486,7 @@ describe('the state of a federated sign-in', () => {
 });
 
 describe('refresh token families of a browser session', () => {
-  const lifetimes = { slidingSeconds: 3600, absoluteSeconds: 4 * 3600 };
   const sessionLifetimes = { idleSeconds: 3600, absoluteSeconds: 12 * 3600 };
-  const grant = {
-    clientId: 'app',
-    organizationId: 'org',
-    userId: 'u',
-    scope: 'openid',
-    authTime: NOW,
-    amr: ['pwd'],
-  };
   const familyRevoked = async (familyId: string) =>
     (await getItem(keys.refreshFamily(familyId)))?.revoked === true;
 
@@ -503,7 +498,9 @@ describe('refresh token families of a browser session', () => {
       NOW,
     );
     const familyId = newFamilyId();
-    expect(await startRefreshFamily(familyId, grant, lifetimes, NOW, digestOf(cookieValue))).toBeTruthy();
+    expect(
+      await startRefreshFamily(familyId, familyGrant, familyLifetimes, NOW, digestOf(cookieValue)),
+    ).toBeTruthy();
     return { cookieValue, familyId };
   };
 
@@ -533,13 +530,13 @@ describe('refresh token families of a browser session', () => {
       }),
     );
     await expect(
-      startRefreshFamily(newFamilyId(), grant, lifetimes, NOW, digestOf(cookieValue)),
+      startRefreshFamily(newFamilyId(), familyGrant, familyLifetimes, NOW, digestOf(cookieValue)),
     ).rejects.toThrow('This browser session has begun too many sign-ins: sign in again');
     await endSession(cookieValue);
     await expect(
-      startRefreshFamily(newFamilyId(), grant, lifetimes, NOW, digestOf(cookieValue)),
+      startRefreshFamily(newFamilyId(), familyGrant, familyLifetimes, NOW, digestOf(cookieValue)),
     ).rejects.toThrow(/The browser session of this code has ended/);
     // Positive control: without a session (offline_access), the same family begins.
-    expect(await startRefreshFamily(newFamilyId(), grant, lifetimes, NOW)).toBeTruthy();
+    expect(await startRefreshFamily(newFamilyId(), familyGrant, familyLifetimes, NOW)).toBeTruthy();
   });
 });
