@@ -21,7 +21,7 @@ export default defineConfig({
         test: {
           name: 'own-process',
           include: OWN_PROCESS,
-          setupFiles: ['test/support/drop-file-tables.ts', ...profiling],
+          setupFiles: ['test/support/scrypt-memo.ts', 'test/support/drop-file-tables.ts', ...profiling],
         },
       },
       {
@@ -31,7 +31,12 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: OWN_PROCESS,
           isolate: false,
-          setupFiles: ['test/support/fresh-file-state.ts', 'test/support/drop-file-tables.ts', ...profiling],
+          setupFiles: [
+            'test/support/scrypt-memo.ts',
+            'test/support/fresh-file-state.ts',
+            'test/support/drop-file-tables.ts',
+            ...profiling,
+          ],
         },
       },
     ],
