@@ -232,7 +232,7 @@ it('keeps the users screen from a person whose token may list users but who lack
     .toBe('You may not open Users: it needs USER.LIST and UI.USERS.');
 });
 
-it('registers an application, shows its secret once with a copy button, and rotates it; an API client with keys has none', async () => {
+it('registers an application, shows its secret once with a copy button, and rotates it; an API client with keys has none to show or rotate', async () => {
   await openPage();
   await signIn(people.manager.email);
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Clients' }).click();
@@ -305,6 +305,24 @@ it('registers an application, shows its secret once with a copy button, and rota
   ).body.find((client) => client.name === 'Key export');
   const keyedDetails = await service.call('GET', `/idp/clients/${keyed?.id}`, { token: admin.token });
   expect(keyedDetails.body).toMatchObject({ tokenEndpointAuthMethod: 'private_key_jwt', jwks });
+  // Its row offers no secret to rotate (a 409 in words before), while the application's still does.
+  const rowOf = (name: string) => page.getByRole('row').filter({ hasText: name });
+  await rowOf('Key export').waitFor();
+  expect(
+    await rowOf('Shop front')
+      .getByRole('button', { name: /^Rotate secret/ })
+      .count(),
+  ).toBe(1);
+  expect(
+    await rowOf('Key export')
+      .getByRole('button', { name: /^Delete/ })
+      .count(),
+  ).toBe(1);
+  expect(
+    await rowOf('Key export')
+      .getByRole('button', { name: /^Rotate secret/ })
+      .count(),
+  ).toBe(0);
 });
 
 it('updates an SSO secret and warns that its new expiry is near', async () => {

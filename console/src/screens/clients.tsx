@@ -27,7 +27,7 @@ interface Client {
  * A client as a button's accessible name gives it: names need not be unique, so the id tells two
  * of the same name apart (and the visible text stays the start of the name, WCAG 2.5.3).
  */
-const named = (client: Client) => `${client.name} (client id ${client.id})`;
+const named = (client: { id: string; name: string }) => `${client.name} (client id ${client.id})`;
 
 const SecretOnce = ({ client, onDone }: { client: Client; onDone: () => void }) => {
   const [copied, setCopied] = useState<string>();
@@ -81,12 +81,19 @@ export const keySetOf = (text: FormDataEntryValue | null): unknown => {
   }
 };
 
-/** A listed client without its secret: the listing answers secrets, the console keeps none. */
-const listed = (page: unknown) =>
-  (page as Client[]).map(({ id, name, clientType }) => ({ id, name, clientType, clientSecret: '' }));
+/** A listed client: whether it has a secret, not the secret (the listing answers secrets, the console keeps none). */
+interface ListedClient {
+  id: string;
+  name: string;
+  hasSecret: boolean;
+}
+
+/** A public application or a client with keys is listed with an empty secret: none to rotate. */
+const listed = (page: unknown): ListedClient[] =>
+  (page as Client[]).map(({ id, name, clientSecret }) => ({ id, name, hasSecret: clientSecret !== '' }));
 
 export const ClientsScreen = ({ permissions }: { permissions: readonly string[] }) => {
-  const paged = usePages<Client>(listed);
+  const paged = usePages<ListedClient>(listed);
   const [roles, setRoles] = useState<Named[]>([]);
   const [shown, setShown] = useState<Client>();
 
@@ -108,7 +115,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
       return load();
     });
 
-  const deletion = useConfirmation<Client>({
+  const deletion = useConfirmation<ListedClient>({
     consequence: () => 'Its tokens stop working at once.',
     confirm: (client) =>
       act(() => idp.deleteApiClient({ path: { id: client.id } }), `${client.name} was deleted.`),
@@ -160,7 +167,7 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
               <code>{client.id}</code>
             </td>
             <td>
-              {may(clientsRoutes.rotateApiClientSecret) && (
+              {may(clientsRoutes.rotateApiClientSecret) && client.hasSecret && (
                 <button
                   type="button"
                   class="secondary inline"
