@@ -7,13 +7,13 @@ import {
   TOKEN_ENDPOINT_AUTH_METHODS,
 } from '../domain/applications.js';
 import {
-  CLIENT_ASSERTION_ALGORITHMS,
   type ClientJwks,
   clientKeySetProblem,
   MAX_CLIENT_KEYS,
   PRIVATE_KEY_JWT,
 } from '../domain/client-keys.js';
 import * as z from '../zod.js';
+import { jwkSchemas } from './client-jwk.js';
 import { epochMillis, identifier } from './common.js';
 import { oneLine } from './text.js';
 
@@ -77,38 +77,21 @@ const remoteAddresses = z
   )
   .check(z.maxLength(50));
 
-const base64url = z.string().check(z.minLength(1), z.maxLength(2000), z.regex(/^[A-Za-z0-9_-]+$/));
-/**
- * A public JSON Web Key as registered (RFC 7517, RFC 7518 6): its members are checked as a whole
- * by shared/domain/client-keys.ts. A private member (`d`, …) is refused as unknown.
- */
-const jwk = z.strictObject({
-  kty: z.enum(['EC', 'RSA', 'OKP']),
-  kid: z.optional(z.string().check(z.minLength(1), z.maxLength(200), z.regex(/^[\x20-\x7E]+$/))),
-  alg: z.optional(z.enum(CLIENT_ASSERTION_ALGORITHMS)),
-  use: z.optional(z.enum(['sig'])),
-  key_ops: z.optional(z.array(z.enum(['verify'])).check(z.maxLength(1))),
-  crv: z.optional(z.enum(['P-256', 'P-384', 'P-521', 'Ed25519'])),
-  x: z.optional(base64url),
-  y: z.optional(base64url),
-  n: z.optional(base64url),
-  e: z.optional(base64url),
-});
-/** A JWK Set as stored, once checked (shared/store/entities.ts). */
-export const storedJwks = z.object({ keys: z.array(jwk) });
 /** The public keys of a client that authenticates with private_key_jwt (OpenID Connect Core 9). */
 const clientJwks = z.withMeta(
-  z.strictObject({ keys: z.array(jwk).check(z.minLength(1), z.maxLength(MAX_CLIENT_KEYS)) }).check(
-    z.superRefine((jwks: ClientJwks, context) => {
-      const problem = clientKeySetProblem(jwks);
-      if (problem)
-        context.addIssue({
-          code: 'custom',
-          path: problem.index === undefined ? ['keys'] : ['keys', problem.index],
-          message: problem.message,
-        });
-    }),
-  ),
+  z
+    .strictObject({ keys: z.array(jwkSchemas().jwk).check(z.minLength(1), z.maxLength(MAX_CLIENT_KEYS)) })
+    .check(
+      z.superRefine((jwks: ClientJwks, context) => {
+        const problem = clientKeySetProblem(jwks);
+        if (problem)
+          context.addIssue({
+            code: 'custom',
+            path: problem.index === undefined ? ['keys'] : ['keys', problem.index],
+            message: problem.message,
+          });
+      }),
+    ),
   {
     description:
       'private_key_jwt only: 1 to 5 public signing keys (a JWK Set: EC P-256/384/521, RSA of 2048 bits or more, or OKP Ed25519); with several, each has its own kid',

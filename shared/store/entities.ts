@@ -3,7 +3,7 @@ import {
   ID_TOKEN_SIGNING_ALGORITHMS,
   TOKEN_ENDPOINT_AUTH_METHODS,
 } from '../domain/applications.js';
-import { storedJwks } from '../schemas/clients.js';
+import { jwkSchemas } from '../schemas/client-jwk.js';
 import * as z from '../zod.js';
 import { defineEntity, stringSet } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
@@ -415,7 +415,7 @@ export const ApiClientEntity = defineEntity({
       /** Applications only (RFC 9126 section 6): absent is false. */
       requirePushedAuthorizationRequests: z.optional(storedBoolean),
       /** The public keys of a client that authenticates with private_key_jwt (shared/domain/client-keys.ts). */
-      jwks: z.optional(storedJwks),
+      jwks: z.optional(jwkSchemas().storedJwks),
       remoteAddresses: z._default(z.array(storedString), []),
     }),
 });

@@ -187,6 +187,15 @@ describe('function bundles', () => {
     for (const [name, fn] of bundled) expect(codeOf(fn), name).not.toContain('esbuild');
   });
 
+  it("hold the client schemas only where clients are registered or documented, not in every function's entities", () => {
+    // The stored client entity once imported them all (about a hundred schemas built at each cold
+    // start of every function): shared/schemas/client-jwk.ts is what the entity needs.
+    const holders = bundled
+      .filter(([, fn]) => sourcesOf(fn).some((source) => source.endsWith('shared/schemas/clients.ts')))
+      .map(([name]) => name);
+    expect(holders.sort()).toEqual(['clients', 'openapi']);
+  });
+
   it('are one per function, each of its own code', () => {
     const keys = bundled.map(([, fn]) => resources[logicalIdOf(fn.lambda)].Properties.Code.S3Key);
     expect(new Set(keys).size).toBe(bundled.length);
