@@ -105,6 +105,19 @@ export const removePasskey = async (
   ]);
 };
 
+/** Removes every passkey of the person, each with its record (a directory deleted them). */
+export const removeAllPasskeys = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
+  const passkeys = await listPasskeys(orgId, userId);
+  await Promise.all(
+    passkeys.map((passkey) =>
+      removePasskey(orgId, userId, passkey.credentialKey, now).catch((error: unknown) => {
+        // Removed meanwhile (the person, an administrator): gone either way.
+        if (!(error instanceof NotFound)) throw error;
+      }),
+    ),
+  );
+};
+
 /** Whose a credential is (a strongly consistent read): a removed one is nobody's at once. */
 export const passkeyOwner = (credentialId: string) =>
   PasskeyLookupEntity.get({ credentialKey: credentialKeyOf(credentialId) });

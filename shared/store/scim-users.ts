@@ -6,6 +6,7 @@ import { batchGetByKey } from './batch.js';
 import { EmailGuardEntity, UserEntity } from './entities.js';
 import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys, LISTINGS } from './keys.js';
+import { removeAllPasskeys } from './passkeys.js';
 import { leaveGroups } from './scim-groups.js';
 import { bucketCountDelta } from './sequenced-listing.js';
 import { removeAllSsoLinks } from './sso-links.js';
@@ -15,6 +16,7 @@ import {
   findUserByEmail,
   getUser,
   type ProvisioningFields,
+  queueJoinEmail,
   type UserRecord,
   userNotFound,
   userTarget,
@@ -91,7 +93,9 @@ export const createUserFromDirectory = async (
     // one signed in with no longer reach the account (docs/single-sign-on.md). First, so that a
     // failure leaves the user deprovisioned and the directory's retry finishes both.
     await removeAllSsoLinks(deleted);
-    return { user: await replaceUserFromDirectory(orgId, deleted.id, desired, { revive: true }) };
+    const user = await replaceUserFromDirectory(orgId, deleted.id, desired, { revive: true });
+    // The leaver's credentials went with the DELETE: the person sets a password as a new one does.
+    return { user, joinEmail: await queueJoinEmail(orgId, user.id, invitationSeconds) };
   }
 };
 
@@ -209,15 +213,31 @@ export const replaceUserFromDirectory = (
   });
 
 /**
- * What a directory's DELETE does (the service deletes users only by deactivation): the user leaves
- * every group (no Group then lists a member SCIM answers 404 for), then is INACTIVE and
- * deprovisioned in one transaction with its record; later reads through SCIM answer 404. Groups
- * first: a DELETE that fails part-way leaves the user provisioned, and the directory's retry
- * finishes it.
+ * What a person signs in with, and the links that would set it: a DELETE clears them all, since a
+ * directory that provisions the address again may give it to someone else (its passkeys are
+ * items of their own, removed first; its SSO links go at the return: removeAllSsoLinks).
+ */
+const SIGN_IN_CREDENTIALS = [
+  'passwordHash',
+  'totpSecret',
+  'totpLastStep',
+  'recoveryCodeDigests',
+  'invitationDigest',
+  'resetDigest',
+  'resetRequestedAt',
+] as const;
+
+/**
+ * What a directory's DELETE does (the service deletes users only by deactivation): the user's
+ * passkeys are removed and the user leaves every group (no Group then lists a member SCIM answers
+ * 404 for), then is INACTIVE, deprovisioned and without password, TOTP or recovery codes in one
+ * transaction with its record; later reads through SCIM answer 404. Passkeys and groups first: a
+ * DELETE that fails part-way leaves the user provisioned, and the directory's retry finishes it.
  */
 export const deprovisionUser = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
   const user = await provisionedUser(orgId, userId);
   if (!user) throw userNotFound(userId)();
+  if (user.passkeyCount) await removeAllPasskeys(orgId, userId, now);
   const groups = [...(user.userGroups ?? [])];
   await leaveGroups(orgId, userId, groups);
   // Leaving a group changes the user's item; without any, the read above is still the latest.
@@ -233,7 +253,11 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
           action: 'user.status.changed',
           targets: [userTarget(current)],
           changes: changesBetween(
-            { status: current.status, deprovisioned: false },
+            {
+              status: current.status,
+              deprovisioned: false,
+              ...Object.fromEntries(SIGN_IN_CREDENTIALS.map((field) => [field, current[field]])),
+            },
             { status: 'INACTIVE', deprovisioned: true },
           ),
         },
@@ -241,8 +265,8 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
       )),
       versioned(current, {
         // As any deactivation: the person's sessions and refresh tokens end (user-repository.ts).
-        update:
-          'SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now',
+        // REMOVE first: `versioned` appends the version's increment to the SET list at the end.
+        update: `REMOVE ${SIGN_IN_CREDENTIALS.join(', ')} SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now`,
         names: { '#status': 'status', '#listing': keys.listingSortKey },
         values: {
           ':status': 'INACTIVE',

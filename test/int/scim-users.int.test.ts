@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { hashPassword, verifyPassword } from '../../shared/auth/passwords.js';
 import { Conflict, NotFound } from '../../shared/domain/errors.js';
 import { keys, LISTINGS } from '../../shared/store/keys.js';
+import { addPasskey, listPasskeys, passkeyOwner } from '../../shared/store/passkeys.js';
 import {
   createUserFromDirectory,
   deprovisionUser,
@@ -11,7 +13,7 @@ import {
 } from '../../shared/store/scim-users.js';
 import { listingSize } from '../../shared/store/sequenced-listing.js';
 import { linkedUserId, linkSsoSubject, listSsoLinks } from '../../shared/store/sso-links.js';
-import { createUser, getUser } from '../../shared/store/user-repository.js';
+import { createUser, getUser, updateUserAttributes } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
 
@@ -114,6 +116,57 @@ describe('users a directory provisions', () => {
     expect(back.user).toMatchObject({ id: user.id, status: 'ACTIVE', name: 'Returner' });
     expect((await getUser(org, user.id, true))?.deprovisionedAt).toBeUndefined();
     expect(await sizes(org)).toEqual({ active: 1, inactive: 0 });
+  });
+
+  it("clears the deleted person's password, TOTP, recovery codes and passkeys, and invites whoever comes back", async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('handed-on@dir.example'), 'dir', 3600);
+    const credentials = {
+      passwordHash: await hashPassword('the leaver password'),
+      totpSecret: 'JBSWY3DPEHPK3PXP',
+      recoveryCodeDigests: new Set(['digest-of-a-recovery-code']),
+    };
+    await updateUserAttributes(org, user.id, credentials);
+    await addPasskey({
+      organizationId: org,
+      userId: user.id,
+      credentialId: 'the-leavers-credential',
+      publicKey: 'cHVibGlj',
+      signCount: 0,
+      backupEligible: false,
+      backedUp: false,
+      aaguid: '00000000-0000-0000-0000-000000000000',
+      name: 'Leaver laptop',
+    });
+    const held = async () => {
+      const stored = await getUser(org, user.id, true);
+      return {
+        password:
+          stored?.passwordHash !== undefined &&
+          (await verifyPassword('the leaver password', stored.passwordHash)),
+        totp: stored?.totpSecret !== undefined,
+        recoveryCodes: stored?.recoveryCodeDigests?.size ?? 0,
+        passkeys: (await listPasskeys(org, user.id)).length,
+        passkeyOwner: (await passkeyOwner('the-leavers-credential'))?.userId,
+      };
+    };
+    // Positive control: a directory's change that is no DELETE leaves them all.
+    await replaceUserFromDirectory(org, user.id, person('handed-on@dir.example', { name: 'Renamed' }));
+    const all = { password: true, totp: true, recoveryCodes: 1, passkeys: 1, passkeyOwner: user.id };
+    expect(await held()).toEqual(all);
+
+    await deprovisionUser(org, user.id);
+    const none = { password: false, totp: false, recoveryCodes: 0, passkeys: 0, passkeyOwner: undefined };
+    expect(await held()).toEqual(none);
+    const [deleted] = await auditTrail(org, { action: 'user.status.changed' });
+    expect(deleted?.changes).toMatchObject({ passwordHash: 'changed', totpSecret: 'changed' });
+    expect(JSON.stringify(deleted)).not.toContain(credentials.passwordHash);
+
+    // The address comes back, maybe as someone else's: nothing of the leaver's, and a join email.
+    const back = await createUserFromDirectory(org, person('handed-on@dir.example'), 'dir', 3600);
+    expect(back.user.id).toBe(user.id);
+    expect(await held()).toEqual(none);
+    expect(back.joinEmail?.email).toMatchObject({ to: 'handed-on@dir.example' });
   });
 
   it("unlinks the deleted person's SSO identities when the directory brings the address back", async () => {
