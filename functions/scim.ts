@@ -42,6 +42,7 @@ import {
   replaceUserFromDirectory,
 } from '../shared/store/scim-users.js';
 import { listingSize, readAt } from '../shared/store/sequenced-listing.js';
+import type { UserRecord } from '../shared/store/user-repository.js';
 
 /** SCIM 2.0 provisioning of users and groups (docs/scim.md). */
 
@@ -276,18 +277,20 @@ export const handler = groupHandler(
     getScimUser: async ({ path }, { principal }) => ({
       body: asScimUser(await requireUser(principal.organizationId, path.id)),
     }),
+    // Both work out the user from the latest read, again at each retry of a concurrent change: a
+    // change computed from an earlier read would overwrite what another request wrote meanwhile.
     replaceScimUser: async ({ path, body }, { principal }) => {
-      const org = principal.organizationId;
-      const current = await requireUser(org, path.id);
-      const desired = provisionedUserOf({ ...body, active: body.active ?? current.status === 'ACTIVE' });
-      return { body: asScimUser(await replaceUserFromDirectory(org, path.id, desired)) };
+      const desired = (current: UserRecord) =>
+        provisionedUserOf({ ...body, active: body.active ?? current.status === 'ACTIVE' });
+      return { body: asScimUser(await replaceUserFromDirectory(principal.organizationId, path.id, desired)) };
     },
     patchScimUser: async ({ path, body }, { principal }) => {
-      const org = principal.organizationId;
-      const current = asScimUser(await requireUser(org, path.id));
-      const patched = parsedPatch(scimUserBody, applyScimPatch(current, body, 'User'));
-      const desired = provisionedUserOf(patched, parsedPatch(scimUserBody, current));
-      return { body: asScimUser(await replaceUserFromDirectory(org, path.id, desired)) };
+      const desired = (current: UserRecord) => {
+        const read = asScimUser(current);
+        const patched = parsedPatch(scimUserBody, applyScimPatch(read, body, 'User'));
+        return provisionedUserOf(patched, parsedPatch(scimUserBody, read));
+      };
+      return { body: asScimUser(await replaceUserFromDirectory(principal.organizationId, path.id, desired)) };
     },
     deleteScimUser: async ({ path }, { principal }) => {
       await deprovisionUser(principal.organizationId, path.id);
@@ -318,7 +321,8 @@ export const handler = groupHandler(
       const org = principal.organizationId;
       const current = await asScimGroup(org, await requireGroup(org, path.id), true);
       const patched = parsedPatch(scimGroupBody, applyScimPatch(current, body, 'Group'));
-      await replaceGroupFromDirectory(org, path.id, directoryGroupOf(patched, 'keep'), principal.id);
+      const before = (current.members ?? []).map((member) => member.value);
+      await replaceGroupFromDirectory(org, path.id, directoryGroupOf(patched, 'keep'), principal.id, before);
       return {};
     },
     deleteScimGroup: async ({ path }, { principal }) => {

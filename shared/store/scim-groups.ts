@@ -73,13 +73,24 @@ const inRounds = async (ids: readonly string[], change: (id: string) => Promise<
 export const leaveGroups = (orgId: string, userId: string, groupIds: readonly string[]) =>
   inRounds(groupIds, (groupId) => removeUserFromGroup(orgId, userId, groupId));
 
-/** What makes the group's members exactly `wanted`, each joining member checked. */
-const membershipChanges = async (orgId: string, groupId: string, wanted: readonly string[]) => {
+/**
+ * What takes the group's members from `basis` to `wanted`, each joining member checked: without a
+ * basis (a PUT), the members become exactly `wanted`; with one (a PATCH, applied to the members it
+ * read), only what the PATCH itself added or removed changes, so members that another request
+ * added or removed meanwhile stay as that request left them.
+ */
+const membershipChanges = async (
+  orgId: string,
+  groupId: string,
+  wanted: readonly string[],
+  basis?: readonly string[],
+) => {
   const current = new Set(await memberIdsOf(orgId, groupId));
+  const before = new Set(basis ?? current);
   const target = new Set(wanted);
-  const joining = [...target].filter((id) => !current.has(id));
+  const joining = [...target].filter((id) => !before.has(id) && !current.has(id));
   await requireMembers(orgId, joining);
-  return { joining, leaving: [...current].filter((id) => !target.has(id)) };
+  return { joining, leaving: [...before].filter((id) => !target.has(id) && current.has(id)) };
 };
 
 export const createGroupFromDirectory = async (orgId: string, desired: DirectoryGroup, createdBy: string) => {
@@ -94,17 +105,23 @@ export const createGroupFromDirectory = async (orgId: string, desired: Directory
   return group;
 };
 
-/** Makes the group what the directory describes; `members` absent leaves them as they are. */
+/**
+ * Makes the group what the directory describes; `members` absent leaves them as they are, and
+ * `membersBefore` (a PATCH's) limits the change to what the directory changed (membershipChanges).
+ */
 export const replaceGroupFromDirectory = async (
   orgId: string,
   groupId: string,
   desired: DirectoryGroup,
   updatedBy: string,
+  membersBefore?: readonly string[],
 ) => {
   // Members are checked before anything changes: one the directory may not name (400) leaves the
   // group as it was, its name included (RFC 7644 section 3.5.2: a PATCH is all or nothing).
   const changes =
-    desired.members === undefined ? undefined : await membershipChanges(orgId, groupId, desired.members);
+    desired.members === undefined
+      ? undefined
+      : await membershipChanges(orgId, groupId, desired.members, membersBefore);
   await updateUserGroup(
     orgId,
     groupId,

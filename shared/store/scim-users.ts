@@ -108,13 +108,15 @@ export const createUserFromDirectory = async (
 export const replaceUserFromDirectory = (
   orgId: string,
   userId: string,
-  desired: ProvisionedUser,
+  /** The user the directory describes, or how to work it out from the user as read (at each try). */
+  describe: ProvisionedUser | ((current: UserRecord) => ProvisionedUser),
   options: { revive?: boolean } = {},
   now = Date.now(),
 ): Promise<UserRecord> =>
   retryOnConcurrentChange(async () => {
     const current = await getUser(orgId, userId, true);
     if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
+    const desired = typeof describe === 'function' ? describe(current) : describe;
     const status = desired.active ? 'ACTIVE' : 'INACTIVE';
     const next: UserRecord = {
       ...current,

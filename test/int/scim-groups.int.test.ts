@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createGroupFromDirectory,
+  membersOf,
+  replaceGroupFromDirectory,
+} from '../../shared/store/scim-groups.js';
+import { createUserFromDirectory } from '../../shared/store/scim-users.js';
+import { addUserToGroup } from '../../shared/store/user-grants.js';
+import { createTestOrganization, useDatabase } from '../support/service.js';
+
+useDatabase();
+
+const person = async (org: string, label: string) =>
+  (
+    await createUserFromDirectory(
+      org,
+      {
+        email: `${label}-${Math.random().toString(36).slice(2, 8)}@groups.example`,
+        name: label,
+        active: true,
+      },
+      'dir',
+      3600,
+    )
+  ).user.id;
+
+describe('a group a directory changes', () => {
+  it("changes only what a PATCH changed, keeping a member another request added after the PATCH's read", async () => {
+    const org = (await createTestOrganization()).id;
+    const [early, meanwhile, patched] = [
+      await person(org, 'early'),
+      await person(org, 'meanwhile'),
+      await person(org, 'patched'),
+    ];
+    const group = await createGroupFromDirectory(
+      org,
+      { displayName: 'Side by side', members: [early] },
+      'dir',
+    );
+    // The PATCH read the members as [early]; another request adds `meanwhile` before it writes.
+    const read = await membersOf(org, group.id);
+    await addUserToGroup(org, meanwhile, group.id);
+    // The PATCH removes `early` and adds `patched`: `meanwhile` is none of its business.
+    await replaceGroupFromDirectory(
+      org,
+      group.id,
+      { displayName: 'Side by side', members: [patched] },
+      'dir',
+      read,
+    );
+    expect((await membersOf(org, group.id)).sort()).toEqual([meanwhile, patched].sort());
+
+    // Positive control of the difference: a PUT (no members read before) makes them exactly its own.
+    await replaceGroupFromDirectory(org, group.id, { displayName: 'Side by side', members: [early] }, 'dir');
+    expect(await membersOf(org, group.id)).toEqual([early]);
+  });
+
+  it('leaves a member a PATCH removed that another request removed first, and adds nobody twice', async () => {
+    const org = (await createTestOrganization()).id;
+    const [staying, leaving] = [await person(org, 'staying'), await person(org, 'leaving')];
+    const group = await createGroupFromDirectory(
+      org,
+      { displayName: 'Twice', members: [staying, leaving] },
+      'dir',
+    );
+    const read = await membersOf(org, group.id);
+    await replaceGroupFromDirectory(org, group.id, { displayName: 'Twice', members: [staying] }, 'dir', read);
+    await replaceGroupFromDirectory(org, group.id, { displayName: 'Twice', members: [staying] }, 'dir', read);
+    expect(await membersOf(org, group.id)).toEqual([staying]);
+  });
+});
