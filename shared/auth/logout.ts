@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { signinRoutes } from '../api/routes/signin.js';
 import { hintMatchesSession, type IdTokenHint } from '../domain/logout-hint.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
@@ -101,9 +102,21 @@ export const logout = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   });
 };
 
-/** `POST /oauth2/logout`: the confirmation form, valid only with the token of this session. */
+/**
+ * `POST /oauth2/logout`: the confirmation form, valid only with the token of this session; or an
+ * application's logout request sent as a form (RP-Initiated Logout 1.0 section 2: the OP supports
+ * GET and POST), which carries no token of ours. That one comes from the application's site, so
+ * the browser leaves the `SameSite=Lax` session cookie out: it is sent on, as the GET (a top-level
+ * GET carries the cookie), rather than answered as if no one were signed in.
+ */
 export const confirmLogout = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const form = formOf(event);
+  if (form && !form.has('csrf')) {
+    const forwarded = new URLSearchParams(
+      PARAMETERS.flatMap((name) => form.getAll(name).map((value): [string, string] => [name, value])),
+    );
+    return seeOther(`${signinRoutes.endSession.path}?${forwarded}`);
+  }
   if (!form || !sessionCsrfHolds(event, form)) {
     return errorPage(
       403,

@@ -759,6 +759,30 @@ describe('sessions and logout', () => {
     expect(forged.location?.searchParams.get('error')).toBe('invalid_request');
   });
 
+  it('takes an ID token of ours expired for longer than a session lives as a hint, not as a foreign token', async () => {
+    const configuration = await confidentialParty();
+    const first = await signIn(configuration);
+    const hint = (await exchange(configuration, first)).id_token as string;
+    const claims = decodeJwt(hint);
+    // The same ID token as if issued 13 hours ago: older than any session (12 hours at most).
+    const shift = 13 * 3600;
+    const old = signJws(
+      await currentSigningKey(),
+      { typ: 'JWT' },
+      { ...claims, iat: (claims.iat as number) - shift, exp: (claims.exp as number) - shift },
+    );
+    const silently = (idTokenHint: string) =>
+      signIn(configuration, {
+        browser: first.browser,
+        extra: { prompt: 'none', id_token_hint: idTokenHint },
+      });
+    // Positive control: the fresh hint renews silently; the old one names the same person, so it does too.
+    expect((await silently(hint)).location?.searchParams.get('code')).toBeTruthy();
+    const renewed = await silently(old);
+    expect(renewed.location?.searchParams.get('error')).toBeNull();
+    expect(renewed.location?.searchParams.get('code')).toBeTruthy();
+  });
+
   it('answers prompt=consent from the session, and prompt=select_account with the sign-in page', async () => {
     const configuration = await confidentialParty();
     expect(configuration.serverMetadata().prompt_values_supported).toEqual([

@@ -135,6 +135,24 @@ describe('logout with an ID token hint of this session', () => {
     expect(back.headers?.location).toBe(AFTER_LOGOUT);
   });
 
+  it('takes the same request sent as a form POST (RP-Initiated Logout 1.0 section 2) on to the GET, which carries the session cookie', async () => {
+    const { browser, idToken } = await signedIn();
+    const cookie = browser.cookies.get('idp-session') ?? '';
+    const request = { id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT, state: 'p' };
+    // The application's site posts it: the browser sends no SameSite=Lax cookie with it, so the
+    // POST changes nothing and sends the browser on to the GET of the same request.
+    const posted = await browser.post(confirmLogout, { ...request, ui_locales: 'en' });
+    expect(posted.statusCode).toBe(303);
+    const onward = new URL(posted.headers?.location ?? '', 'http://localhost');
+    expect(onward.pathname).toBe('/oauth2/logout');
+    expect(Object.fromEntries(onward.searchParams)).toEqual(request);
+    expect(await liveSession(cookie)).toBeDefined();
+    // The GET, a top-level navigation with the cookie: signed out, back to the registered URI.
+    const page = await browser.get(logout, Object.fromEntries(onward.searchParams));
+    expect(page.headers?.location).toBe(`${AFTER_LOGOUT}?state=p`);
+    expect(await liveSession(cookie)).toBeUndefined();
+  });
+
   it('accepts an expired ID token up to the longest a session lives', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const { browser, idToken } = await signedIn();

@@ -68,9 +68,10 @@ export const signinRoutes = routeGroup('signin')({
   confirmEndSession: {
     route: 'POST /oauth2/logout',
     kind: 'page',
-    summary: 'Signs out after the person confirmed it on the page the logout endpoint showed',
+    summary:
+      "Signs out after the person confirmed it on the page the logout endpoint showed, or takes an application's logout request sent as a form",
     description:
-      'The confirmation form of `GET /oauth2/logout`: its token is bound to the browser session, so only the page this browser was shown can sign it out (403 otherwise, and nothing changes). Redirects only as `GET /oauth2/logout` would with the same parameters.',
+      "The confirmation form of `GET /oauth2/logout`: its token (`csrf`) is bound to the browser session, so only the page this browser was shown can sign it out (403 otherwise, and nothing changes). Redirects only as `GET /oauth2/logout` would with the same parameters. A form without `csrf` is an application's logout request sent by POST (OpenID Connect RP-Initiated Logout 1.0, section 2): it changes nothing and sends the browser on to `GET /oauth2/logout` with its parameters (303), whose top-level GET carries the `SameSite=Lax` session cookie that a cross-site POST does not.",
     response: { status: 200, description: 'Signed out, or a redirect to a registered post-logout URI' },
   },
 });
