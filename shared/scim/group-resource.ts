@@ -28,7 +28,8 @@ export const directoryGroupOf = (
   const name = groupName.safeParse(body.displayName.trim());
   if (!name.success || name.data === '')
     throw invalidValue('displayName must be one line of 1 to 200 characters');
-  const externalId = body.externalId?.trim() || undefined;
+  // Kept exactly as sent (RFC 7643 3.1: the client's identifier, caseExact); blank is none.
+  const externalId = body.externalId?.trim() ? body.externalId : undefined;
   const members = body.members ?? (membersAbsentMeans === 'none' ? [] : undefined);
   return {
     displayName: name.data,

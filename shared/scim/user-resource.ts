@@ -95,7 +95,8 @@ export const provisionedUserOf = (body: ScimUserBody, before?: ScimUserBody): Pr
   const name = changed || ways.find(Boolean) || userName;
   const parsedName = oneLineName.safeParse(name);
   if (!parsedName.success) throw invalidValue('name must be one line of at most 200 characters');
-  const externalId = body.externalId?.trim() || undefined;
+  // Kept exactly as sent (RFC 7643 3.1: the client's identifier, caseExact); blank is none.
+  const externalId = body.externalId?.trim() ? body.externalId : undefined;
   return {
     email: userName,
     name: parsedName.data,

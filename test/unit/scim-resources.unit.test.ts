@@ -31,15 +31,19 @@ describe('provisionedUserOf', () => {
     expect(provisionedUserOf(body({ userName: 'ann@example.com' })).name).toBe('ann@example.com');
   });
 
-  it('reads active as a boolean or as "True"/"False", and keeps a trimmed externalId', () => {
+  it('reads active as a boolean or as "True"/"False", and keeps an externalId exactly as sent', () => {
     expect(provisionedUserOf(body({ userName: 'a@example.com', active: 'False' })).active).toBe(false);
     expect(provisionedUserOf(body({ userName: 'a@example.com', active: 'TRUE' })).active).toBe(true);
+    // RFC 7643 3.1: the directory's own identifier, caseExact: `externalId eq " e1 "` must find it.
     expect(
       provisionedUserOf(body({ userName: 'a@example.com', active: false, externalId: ' e1 ' })),
     ).toMatchObject({
       active: false,
-      externalId: 'e1',
+      externalId: ' e1 ',
     });
+    expect(
+      provisionedUserOf(body({ userName: 'a@example.com', externalId: '  ' })).externalId,
+    ).toBeUndefined();
     expect(scimUserBody.safeParse({ userName: 'a@example.com', active: 'maybe' }).success).toBe(false);
   });
 
@@ -128,12 +132,13 @@ describe('groups', () => {
   it('reads displayName, externalId and distinct members; members absent keep or clear as asked', () => {
     const parsed = scimGroupBody.parse({
       displayName: ' Team ',
-      externalId: 'x',
+      externalId: ' x ',
       members: [{ value: 'u1' }, { value: 'u1', display: 'dup' }],
     });
+    // The name is trimmed; the directory's identifier is kept exactly as sent (caseExact).
     expect(directoryGroupOf(parsed, 'keep')).toEqual({
       displayName: 'Team',
-      externalId: 'x',
+      externalId: ' x ',
       members: ['u1'],
     });
     expect(directoryGroupOf(scimGroupBody.parse({ displayName: 'Team' }), 'keep')).toEqual({
