@@ -1,3 +1,4 @@
+import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { invalidValue } from '../scim/errors.js';
 import { batchGetByKey } from './batch.js';
 import { GroupNameGuardEntity, UserEntity, UserGroupEntity, type UserGroupRecord } from './entities.js';
@@ -48,7 +49,7 @@ export const groupsByExternalId = async (orgId: string, externalId: string): Pro
 
 export const membersOf = (orgId: string, groupId: string) => memberIdsOf(orgId, groupId);
 
-/** Members a directory names must be users it sees (400 invalidValue naming the first that is not). */
+/** Members a directory names must be users it sees who may join one more group (400 invalidValue naming the first that may not). */
 const requireMembers = async (orgId: string, memberIds: readonly string[]) => {
   if (memberIds.length === 0) return;
   const read = await batchGetByKey(memberIds.map((id) => keys.user(orgId, id)));
@@ -58,6 +59,11 @@ const requireMembers = async (orgId: string, memberIds: readonly string[]) => {
     if (!user || user.deprovisionedAt !== undefined) throw invalidValue(`members: no user ${id}`);
     if (user.userType !== 'STANDARD')
       throw invalidValue(`members: user ${id} is RESTRICTED, and groups hold STANDARD users only`);
+    // Here rather than at the join, which would refuse it after the group was made or renamed.
+    if ((user.userGroups?.size ?? 0) >= MAX_GRANTS_PER_HOLDER)
+      throw invalidValue(
+        `members: user ${id} is in ${MAX_GRANTS_PER_HOLDER} user groups already, the most one may`,
+      );
   }
 };
 

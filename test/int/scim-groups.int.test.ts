@@ -1,11 +1,18 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { MAX_GRANTS_PER_HOLDER } from '../../shared/domain/limits.js';
+import { ScimError } from '../../shared/scim/errors.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
+import { keys } from '../../shared/store/keys.js';
 import {
   createGroupFromDirectory,
+  groupsByExternalId,
   membersOf,
   replaceGroupFromDirectory,
 } from '../../shared/store/scim-groups.js';
 import { createUserFromDirectory } from '../../shared/store/scim-users.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
+import { getUserGroup } from '../../shared/store/user-group-repository.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -67,5 +74,45 @@ describe('a group a directory changes', () => {
     await replaceGroupFromDirectory(org, group.id, { displayName: 'Twice', members: [staying] }, 'dir', read);
     await replaceGroupFromDirectory(org, group.id, { displayName: 'Twice', members: [staying] }, 'dir', read);
     expect(await membersOf(org, group.id)).toEqual([staying]);
+  });
+
+  it('refuses a member who is in the most groups one may before it makes or renames anything', async () => {
+    const org = (await createTestOrganization()).id;
+    const member = await person(org, 'busy');
+    // The user as if in groups already (the count the join checks), one short of the most.
+    const inGroups = (count: number) =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.user(org, member),
+          UpdateExpression: 'SET userGroups = :groups',
+          ExpressionAttributeValues: {
+            ':groups': new Set(Array.from({ length: count }, (_, index) => `elsewhere-${index}`)),
+          },
+        }),
+      );
+    await inGroups(MAX_GRANTS_PER_HOLDER - 1);
+    // Positive control: one more group is allowed.
+    await createGroupFromDirectory(
+      org,
+      { displayName: 'Last one', externalId: 'last', members: [member] },
+      'dir',
+    );
+    expect(await groupsByExternalId(org, 'last')).toHaveLength(1);
+
+    await inGroups(MAX_GRANTS_PER_HOLDER);
+    await expect(
+      createGroupFromDirectory(
+        org,
+        { displayName: 'One too many', externalId: 'too-many', members: [member] },
+        'dir',
+      ),
+    ).rejects.toMatchObject({ status: 400, scimType: 'invalidValue' });
+    expect(await groupsByExternalId(org, 'too-many')).toEqual([]);
+    const kept = await createGroupFromDirectory(org, { displayName: 'Kept', members: [] }, 'dir');
+    await expect(
+      replaceGroupFromDirectory(org, kept.id, { displayName: 'Renamed', members: [member] }, 'dir', []),
+    ).rejects.toBeInstanceOf(ScimError);
+    expect((await getUserGroup(org, kept.id))?.name).toBe('Kept');
   });
 });
