@@ -138,7 +138,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
   }
   const binding = browserBinding(event);
   const [pending, options] = await Promise.all([
-    saveAuthorizationRequest(request, binding.value),
+    saveAuthorizationRequest(hint ? { ...request, hintedUserId: hint.userId } : request, binding.value),
     signInOptions(request.organizationId),
   ]);
   return signInPage({

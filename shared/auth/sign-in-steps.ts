@@ -169,6 +169,14 @@ export const continueSignIn = async (
   // One person per sign-in: what a request holds for the person it identified first (the steps
   // they completed, a passkey offer) never passes to someone identified on it later.
   if (request.userId !== undefined && request.userId !== person.userId) return errorPage(400, TAKEN_OVER);
+  // The application asked for the person its ID token hint names; someone else signed in instead
+  // (OpenID Connect Core 3.1.2.1: "otherwise, it SHOULD return an error, such as login_required").
+  if (request.hintedUserId !== undefined && request.hintedUserId !== person.userId) {
+    return backToApplication(request, {
+      error: 'login_required',
+      error_description: 'Someone other than the person the ID token hint names signed in',
+    });
+  }
   const needsMfa = context.organization.mfaEnabled && !person.amr.includes('mfa');
   const agreement = needsMfa
     ? undefined

@@ -35,6 +35,8 @@ export interface AuthorizationRequest {
   prompt?: 'none' | 'login';
   /** OpenID Connect Core 3.1.2.1: seconds since the person last authenticated, at most. */
   maxAge?: number;
+  /** The person an `id_token_hint` named (Core 3.1.2.1): a sign-in as anyone else is refused. */
+  hintedUserId?: string;
 }
 
 /** What an authorization request refused after its client and redirect URI were verified is told. */

@@ -27,6 +27,8 @@ export const AuthorizationRequestEntity = defineEntity({
       prompt: z.optional(z.enum(['none', 'login'])),
       /** Seconds since the person last authenticated, at most (`max_age`). */
       maxAge: z.optional(z.number()),
+      /** Who an ID token hint of the request named: nobody else may finish it (sign-in-steps.ts). */
+      hintedUserId: z.optional(z.string()),
       /** Digest of the browser's binding cookie: only that browser may complete it (login CSRF). */
       browserDigest: z.string(),
       /** Set once the person proved who they are, while further steps (MFA, consent) remain. */

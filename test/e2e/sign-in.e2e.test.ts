@@ -759,6 +759,25 @@ describe('sessions and logout', () => {
     expect(forged.location?.searchParams.get('error')).toBe('invalid_request');
   });
 
+  it('lets only the person an id_token_hint names finish a sign-in the hint started (login_required otherwise)', async () => {
+    const configuration = await confidentialParty();
+    const hint = (await exchange(configuration, await signIn(configuration))).id_token as string;
+    // Positive control: in a fresh browser, the person the hint names signs in and gets a code.
+    const named = await signIn(configuration, {
+      browser: new BrowserSession(),
+      extra: { id_token_hint: hint },
+    });
+    expect((await exchange(configuration, named)).claims()?.sub).toBe(person.id);
+    // Someone else signs in on the request: back to the application without a code.
+    const someoneElse = await signIn(configuration, {
+      browser: new BrowserSession(),
+      email: other.email,
+      extra: { id_token_hint: hint },
+    });
+    expect(someoneElse.location?.searchParams.get('code')).toBeNull();
+    expect(someoneElse.location?.searchParams.get('error')).toBe('login_required');
+  });
+
   it('takes an ID token of ours expired for longer than a session lives as a hint, not as a foreign token', async () => {
     const configuration = await confidentialParty();
     const first = await signIn(configuration);
