@@ -186,5 +186,10 @@ export const refreshSignIn = async (application: TokenAudience, form: URLSearchP
   if (rotation.outcome === 'widened') throw widened();
   if (rotation.outcome === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked');
   const { grant } = rotation;
-  return tokenResponse(application, { ...grant, scope: requested ?? grant.scope }, rotation.token, now);
+  const scope = requested === undefined ? grant.scope : scopes.join(' ');
+  const response = await tokenResponse(application, { ...grant, scope }, rotation.token, now);
+  if (scopes.length === 0 || scopes.includes('openid')) return response;
+  // Narrowed to leave `openid` out: an OAuth answer, not an OpenID Connect one (no ID token).
+  const { id_token: _idToken, ...oauth } = response;
+  return oauth;
 };

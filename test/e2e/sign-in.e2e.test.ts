@@ -256,13 +256,26 @@ describe('authorization code flow with openid-client as the application', () => 
       scope: Array.from({ length: 300 }, () => 'openid').join(' '),
     });
     expect(repeated.status).toBe(200);
-    const afterRepeated = (await repeated.json()) as { refresh_token: string };
+    const afterRepeated = (await repeated.json()) as { refresh_token: string; scope: string };
+    expect(afterRepeated.scope).toBe('openid');
     const retried = await tokenRequest({
       grant_type: 'refresh_token',
       refresh_token: afterRepeated.refresh_token,
     });
     expect(retried.status).toBe(200);
-    expect(((await retried.json()) as { scope: string }).scope).toBe('openid email');
+    const full = (await retried.json()) as { scope: string; refresh_token: string; id_token?: string };
+    expect(full.scope).toBe('openid email');
+    expect(full.id_token).toBeDefined();
+    // Narrowed to leave openid out: an OAuth answer, without an ID token (the positive control above has one).
+    const oauthOnly = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: full.refresh_token,
+      scope: 'email',
+    });
+    expect(oauthOnly.status).toBe(200);
+    const body = (await oauthOnly.json()) as { scope: string; id_token?: string; access_token: string };
+    expect(body).toMatchObject({ scope: 'email', access_token: expect.any(String) });
+    expect(body.id_token).toBeUndefined();
   });
 
   it('refuses a code the second time and revokes what the first use issued', async () => {
