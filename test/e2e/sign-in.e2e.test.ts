@@ -44,6 +44,9 @@ const signIn = (
   } = {},
 ) => signInAs(service, configuration, { email: person.email, ...options });
 
+/** openid-client as the confidential application, authenticating with its secret (Basic). */
+const confidentialParty = () =>
+  configurationOf(confidential, oidc.ClientSecretBasic(confidential.clientSecret));
 const tokenRequest = (body: Record<string, string>, application = confidential) =>
   fetch(`${service.baseUrl}/oauth2/token`, {
     method: 'POST',
@@ -140,10 +143,7 @@ describe('applications', () => {
 
 describe('authorization code flow with openid-client as the application', () => {
   it('signs a person in: code, tokens, the management API, userinfo, refresh', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const metadata = configuration.serverMetadata();
     expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
     // Discovery's defaults would promise request_uri (OpenID Connect Discovery 3): said otherwise.
@@ -207,10 +207,7 @@ describe('authorization code flow with openid-client as the application', () => 
   });
 
   it('revokes the whole family when a rotated refresh token comes back', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const tokens = await exchange(configuration, await signIn(configuration));
     const first = tokens.refresh_token as string;
     const second = (await oidc.refreshTokenGrant(configuration, first)).refresh_token as string;
@@ -227,10 +224,7 @@ describe('authorization code flow with openid-client as the application', () => 
   });
 
   it('narrows the scope on a refresh, and refuses a wider one without using the refresh token up', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const flow = await signIn(configuration, { extra: { scope: 'openid email' } });
     const tokens = await exchange(configuration, flow);
     const narrowed = await tokenRequest({
@@ -279,10 +273,7 @@ describe('authorization code flow with openid-client as the application', () => 
   });
 
   it('refuses a code the second time and revokes what the first use issued', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const flow = await signIn(configuration);
     const tokens = await exchange(configuration, flow);
     const code = flow.location?.searchParams.get('code') as string;
@@ -306,10 +297,7 @@ describe('authorization code flow with openid-client as the application', () => 
   });
 
   it('refuses a wrong verifier, another redirect URI and another client, leaving the code usable', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const flow = await signIn(configuration);
     const code = flow.location?.searchParams.get('code') as string;
     const since = Date.now();
@@ -350,10 +338,7 @@ describe('authorization code flow with openid-client as the application', () => 
   });
 
   it('takes the authorization request posted as a form too (OpenID Connect Core 3.1.2.1)', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const { url, ...flow } = await authorizationRequest(configuration, REDIRECT);
     const browser = new BrowserSession();
     const page = await browser.submit(
@@ -468,10 +453,7 @@ describe('authorization request refusals', () => {
     new URL(answer.headers.get('location') ?? '', service.baseUrl).searchParams.get('code');
 
   it("refuses a sign-in form posted with another browser's request (login CSRF)", async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const victim = await pendingSignIn(configuration);
     const attacker = await pendingSignIn(configuration);
     // Positive control: the attacker's browser posts its own request and signs in.
@@ -491,10 +473,7 @@ describe('authorization request refusals', () => {
   });
 
   it('answers a wrong password, an unknown email and an INACTIVE user alike: the same status and page', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const inactive = uniqueEmail('inactive');
     const inactiveId = await service.createUser({ email: inactive, name: 'Inactive Person' });
     await updateUserAttributes(service.organizationId, inactiveId, { passwordHash });
@@ -548,10 +527,7 @@ describe('authorization request refusals', () => {
   });
 
   it("does not reuse a session of another organization: that organization's application asks for sign-in", async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const elsewhere = await service.freshOrganization({ name: 'Elsewhere' });
     const foreignApplication = await newApplication(service, elsewhere);
     const foreign = await configurationOf(
@@ -580,10 +556,7 @@ describe('authorization request refusals', () => {
 
 describe('sessions and logout', () => {
   it('reuses the session for the next request, honours prompt=login, and signs out', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const since = Date.now();
     const first = await signIn(configuration);
     const tokens = await exchange(configuration, first);
@@ -639,10 +612,7 @@ describe('sessions and logout', () => {
   });
 
   it('ends the refresh tokens the session began when the person signs out, but not offline ones', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const first = await signIn(configuration);
     const online = await exchange(configuration, first);
     // The same session's next code, this time with offline_access.
@@ -675,8 +645,6 @@ describe('sessions and logout', () => {
 
   const logoutUrl = (parameters: Record<string, string> = {}) =>
     `${service.baseUrl}/oauth2/logout?${new URLSearchParams(parameters)}`;
-  const confidentialParty = () =>
-    configurationOf(confidential, oidc.ClientSecretBasic(confidential.clientSecret));
   /** Whether the browser's session still signs in silently (prompt=none gets a code). */
   const signedIn = async (configuration: oidc.Configuration, browser: BrowserSession) =>
     Boolean(
@@ -1034,10 +1002,7 @@ describe('sessions and logout', () => {
   });
 
   it('revokes a refresh token (RFC 7009) and answers 200 for anything unknown', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const tokens = await exchange(configuration, await signIn(configuration));
     await oidc.tokenRevocation(configuration, tokens.refresh_token as string);
     const refresh = await tokenRequest({
@@ -1073,10 +1038,7 @@ describe('sessions and logout', () => {
 
 describe('brute force', () => {
   it('locks an email after 5 failures, answering exactly like a wrong password, and only that email', async () => {
-    const configuration = await configurationOf(
-      confidential,
-      oidc.ClientSecretBasic(confidential.clientSecret),
-    );
+    const configuration = await confidentialParty();
     const email = uniqueEmail('locked');
     const id = await service.createUser({ email, name: 'Locked Person' });
     await updateUserAttributes(service.organizationId, id, { passwordHash });
