@@ -4,6 +4,7 @@ import { type ApiClientRecord, getApiClient } from '../store/api-client-reposito
 import { liveRefreshToken } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
 import { verifiedOwnToken } from './own-tokens.js';
+import { standingPerson } from './standing-person.js';
 
 /** RFC 7662 2.2: a token that is not active for the caller says nothing more. */
 const INACTIVE = { active: false } as const;
@@ -23,17 +24,13 @@ const accessTokenAnswer = async (caller: ApiClientRecord, token: string): Promis
   // Another organization's token is as unknown to the caller as a forged one.
   if (!claims || claims.org !== caller.organizationId || typeof claims.sub !== 'string') return INACTIVE;
   const person = claims.principal_type === 'user';
-  // A person's token names the application it was issued to (the operator's tooling issues some
-  // that name none); a client's token is the client's own.
+  // A person's token names the application it was issued to; a client's token is the client's own.
   const clientId = person ? claims.client_id : claims.sub;
   if (caller.flowType === 'authorization_code' && clientId !== caller.id) return INACTIVE;
-  const [client, user] = await Promise.all([
-    typeof clientId === 'string' ? getApiClient(clientId) : undefined,
-    person ? getUser(caller.organizationId, claims.sub, true) : undefined,
-  ]);
-  if (clientId !== undefined && client?.organizationId !== caller.organizationId) return INACTIVE;
-  // `iat` is whole seconds: a token of the very second of a password change counts as before it.
-  if (person && !signInStillStands(user, (claims.iat ?? 0) * 1000)) return INACTIVE;
+  const stands = person
+    ? (await standingPerson({ ...claims, org: caller.organizationId, sub: claims.sub })) !== undefined
+    : (await getApiClient(claims.sub))?.organizationId === caller.organizationId;
+  if (!stands) return INACTIVE;
   return {
     active: true,
     token_type: 'Bearer',

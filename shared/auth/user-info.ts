@@ -1,11 +1,12 @@
 import { config } from '../config.js';
 import { emailVerified } from '../domain/email-verification.js';
-import { getUser } from '../store/user-repository.js';
 import { verifiedOwnToken } from './own-tokens.js';
+import { standingPerson } from './standing-person.js';
 
 /**
  * OpenID Connect UserInfo (Core 5.3): the bearer access token is one of ours, for a person, still
- * valid, and the person is still ACTIVE; the claims follow the token's scopes.
+ * valid, and still standing as introspection sees it (standingPerson); the claims follow the
+ * token's scopes.
  */
 export const userInfo = async (
   authorization: string | undefined,
@@ -23,8 +24,10 @@ export const userInfo = async (
     typeof claims.org === 'string' &&
     typeof claims.sub === 'string';
   if (!valid) return { error: 'invalid_token' };
-  const user = await getUser(claims.org as string, claims.sub as string);
-  if (user?.status !== 'ACTIVE') return { error: 'invalid_token' };
+  // What introspection would answer inactive is refused here too: a new password, a deactivated
+  // person or a deleted application ends what the token gave.
+  const user = await standingPerson({ ...claims, org: claims.org as string, sub: claims.sub as string });
+  if (!user) return { error: 'invalid_token' };
   const scopes = new Set(String(claims.scope ?? '').split(' '));
   return {
     claims: {

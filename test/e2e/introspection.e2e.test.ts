@@ -65,18 +65,18 @@ const introspect = async (token: string, as: Credentials) => {
 };
 
 /** A person signed in to the application through openid-client: their access and refresh tokens. */
-const signedIn = async () => {
-  const configuration = await relyingParty(
-    service,
-    application,
-    oidc.ClientSecretBasic(application.clientSecret),
-  );
+const signedIn = async (to: Application = application) => {
+  const configuration = await relyingParty(service, to, oidc.ClientSecretBasic(to.clientSecret));
   const { id, email } = await personWithPassword(service, 'introspected-person');
   const tokens = await exchange(configuration, await signIn(service, configuration, { email }));
   return { configuration, id, tokens, refreshToken: tokens.refresh_token as string };
 };
 
 const appCredentials = () => ({ id: application.id, secret: application.clientSecret });
+
+/** A new password's time (epoch ms) in the second after the access token's `iat`. */
+const secondAfter = (tokens: { access_token: string }) =>
+  ((decodeJwt(tokens.access_token).iat as number) + 1) * 1000;
 
 describe('token introspection', () => {
   it("answers a client's own token active with its claims, whichever way the secret is sent", async () => {
@@ -146,8 +146,9 @@ describe('token introspection', () => {
     // Past its sliding lifetime (14 days without use), within the sign-in's 30.
     const later = Date.now() + 15 * 24 * 3600 * 1000;
     expect(await introspectAt(caller, refreshToken, later)).toEqual({ active: false });
-    // A new password ends every earlier sign-in (as a reset does), the person still ACTIVE.
-    await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: Date.now() });
+    // A new password ends every earlier sign-in (as a reset does), the person still ACTIVE; the
+    // access token's iat is whole seconds, so the change is a second after it.
+    await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: secondAfter(tokens) });
     expect(await introspect(tokens.access_token, resourceServer)).toEqual({ active: false });
     expect(await introspect(refreshToken, appCredentials())).toEqual({ active: false });
   });
@@ -249,5 +250,38 @@ describe('token introspection', () => {
     const missing = await introspection(undefined, resourceServer);
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
+describe('userinfo, as introspection sees the token', () => {
+  const userInfo = async (token: string) => {
+    const answer = await fetch(`${service.baseUrl}/oauth2/userinfo`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return { status: answer.status, challenge: answer.headers.get('www-authenticate') };
+  };
+  const refused = { status: 401, challenge: expect.stringContaining('error="invalid_token"') };
+
+  it('answers no more once a new password ends the sign-in, a token of its very second apart', async () => {
+    const { id, tokens } = await signedIn();
+    const issuedAt = (decodeJwt(tokens.access_token).iat as number) * 1000;
+    // Positive control: a password set in the second the token was issued (iat is whole seconds:
+    // a sign-in just after setting it must not be ended by it).
+    await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: issuedAt });
+    expect(await userInfo(tokens.access_token)).toMatchObject({ status: 200 });
+    expect(await introspect(tokens.access_token, resourceServer)).toMatchObject({ active: true });
+    await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: secondAfter(tokens) });
+    expect(await userInfo(tokens.access_token)).toEqual(refused);
+    expect(await introspect(tokens.access_token, resourceServer)).toEqual({ active: false });
+  });
+
+  it('answers no more once the application the token was issued to is deleted', async () => {
+    const doomed = await newApplication(service);
+    const { tokens } = await signedIn(doomed);
+    expect(await userInfo(tokens.access_token)).toMatchObject({ status: 200 });
+    const deleted = await service.call('DELETE', `/idp/clients/${doomed.id}`, { token: service.admin.token });
+    expect(deleted.status).toBe(204);
+    expect(await userInfo(tokens.access_token)).toEqual(refused);
+    expect(await introspect(tokens.access_token, resourceServer)).toEqual({ active: false });
   });
 });
