@@ -82,8 +82,7 @@ const linkedAccount = async (
 ): Promise<{ user?: UserRecord | undefined }> => {
   const user = linkedId === byEmail?.id ? byEmail : await getUser(organizationId, linkedId, true);
   if (
-    !user ||
-    user.status !== 'ACTIVE' ||
+    user?.status !== 'ACTIVE' ||
     emailVerified(user) ||
     user.email.toLowerCase() !== email.toLowerCase()
   )
@@ -111,7 +110,7 @@ const accountOf = (
     ]);
     if (linkedId !== undefined) return linkedAccount(linkedId, byEmail, organizationId, email);
     const user = await findOrCreate(organizationId, provider, identity, email, byEmail);
-    if (!user || user.status !== 'ACTIVE') return { user };
+    if (user?.status !== 'ACTIVE') return { user };
     // The provider vouched for the email it was matched by: verified from now on, as written here.
     const verifiedEmail = emailVerified(user) ? undefined : user.email;
     try {
