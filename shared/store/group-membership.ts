@@ -17,14 +17,15 @@ export const groupLimitReached = (userId: string) =>
  * group. Every change writes both in one transaction, so they never disagree. A user belongs to at
  * most MAX_GRANTS_PER_HOLDER groups; joining a group the user is in already stays a success. With
  * `onlyNew`, joining it again fails with AlreadyAsAsked instead, so that nothing is written (or
- * recorded) for it.
+ * recorded) for it. With `provisionedOnly` (a directory's join), a user its DELETE deprovisioned
+ * is not found.
  */
 export const joinGroupWrites = (
   orgId: string,
   userId: string,
   groupId: string,
   now: number,
-  options: { onlyNew?: boolean } = {},
+  options: { onlyNew?: boolean; provisionedOnly?: boolean } = {},
 ): Write[] => {
   const limit = withinGrantLimit('userGroups', groupId);
   return [
@@ -32,13 +33,19 @@ export const joinGroupWrites = (
       keys.user(orgId, userId),
       {
         update: 'ADD #field :group',
-        condition: `attribute_exists(pk) AND ${limit.condition}${options.onlyNew ? ' AND NOT contains(#field, :id)' : ''}`,
+        condition: [
+          'attribute_exists(pk)',
+          limit.condition,
+          ...(options.onlyNew ? ['NOT contains(#field, :id)'] : []),
+          ...(options.provisionedOnly ? ['attribute_not_exists(deprovisionedAt)'] : []),
+        ].join(' AND '),
         names: limit.names,
         values: { ':group': new Set([groupId]), ...limit.values },
         seeItemOnFailure: true,
       },
       (user) => {
-        if (!user) return new NotFound('User', userId);
+        if (!user || (options.provisionedOnly && user.deprovisionedAt !== undefined))
+          return new NotFound('User', userId);
         return heldIn(user, 'userGroups').has(groupId) ? new AlreadyAsAsked() : groupLimitReached(userId);
       },
     ),

@@ -1,3 +1,4 @@
+import { NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { invalidValue } from '../scim/errors.js';
 import { batchGetByKey } from './batch.js';
@@ -75,6 +76,15 @@ const inRounds = async (ids: readonly string[], change: (id: string) => Promise<
     await Promise.all(ids.slice(index, index + PARALLEL_MEMBERSHIP_CHANGES).map(change));
 };
 
+/**
+ * Joins a member the directory named. One its DELETE deprovisioned since requireMembers read it
+ * does not join, as if the DELETE had come after this request (and taken it out again).
+ */
+const joinFromDirectory = (orgId: string, groupId: string) => (userId: string) =>
+  addUserToGroup(orgId, userId, groupId, Date.now(), { provisionedOnly: true }).catch((error: unknown) => {
+    if (!(error instanceof NotFound && error.entity === 'User')) throw error;
+  });
+
 /** Takes the user out of these groups, each its own transaction with its record. */
 export const leaveGroups = (orgId: string, userId: string, groupIds: readonly string[]) =>
   inRounds(groupIds, (groupId) => removeUserFromGroup(orgId, userId, groupId));
@@ -107,7 +117,7 @@ export const createGroupFromDirectory = async (orgId: string, desired: Directory
     ...(desired.externalId !== undefined ? { externalId: desired.externalId } : {}),
     createdBy,
   });
-  await inRounds(desired.members ?? [], (id) => addUserToGroup(orgId, id, group.id));
+  await inRounds(desired.members ?? [], joinFromDirectory(orgId, group.id));
   return group;
 };
 
@@ -135,7 +145,7 @@ export const replaceGroupFromDirectory = async (
     updatedBy,
   );
   if (!changes) return;
-  await inRounds(changes.joining, (id) => addUserToGroup(orgId, id, groupId));
+  await inRounds(changes.joining, joinFromDirectory(orgId, groupId));
   await inRounds(changes.leaving, (id) => removeUserFromGroup(orgId, id, groupId));
 };
 

@@ -235,18 +235,22 @@ const SIGN_IN_CREDENTIALS = [
  * 404 for), then is INACTIVE, deprovisioned and without password, TOTP or recovery codes in one
  * transaction with its record; later reads through SCIM answer 404. Passkeys and groups first: a
  * DELETE that fails part-way leaves the user provisioned, and the directory's retry finishes it.
+ * The last write needs the user in no group, so a group a concurrent PATCH joined meanwhile is
+ * left in the next round; a PATCH after it cannot join a deprovisioned user (addUserToGroup).
  */
 export const deprovisionUser = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
   const user = await provisionedUser(orgId, userId);
   if (!user) throw userNotFound(userId)();
   if (user.passkeyCount) await removeAllPasskeys(orgId, userId, now);
-  const groups = [...(user.userGroups ?? [])];
-  await leaveGroups(orgId, userId, groups);
-  // Leaving a group changes the user's item; without any, the read above is still the latest.
-  let unchanged: UserRecord | undefined = groups.length === 0 ? user : undefined;
+  let unchanged: UserRecord | undefined = user;
   await retryOnConcurrentChange(async () => {
-    const current = unchanged ?? (await provisionedUser(orgId, userId));
+    let current = unchanged ?? (await provisionedUser(orgId, userId));
     unchanged = undefined;
+    if (current?.userGroups?.size) {
+      await leaveGroups(orgId, userId, [...current.userGroups]);
+      // Leaving a group changes the user's item.
+      current = await provisionedUser(orgId, userId);
+    }
     if (!current) throw userNotFound(userId)();
     await transact([
       ...(await auditWrites(
@@ -269,6 +273,8 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
         // As any deactivation: the person's sessions and refresh tokens end (user-repository.ts).
         // REMOVE first: `versioned` appends the version's increment to the SET list at the end.
         update: `REMOVE ${SIGN_IN_CREDENTIALS.join(', ')} SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now`,
+        // An emptied set is no attribute: in no group, as read.
+        condition: 'attribute_not_exists(userGroups)',
         names: { '#status': 'status', '#listing': keys.listingSortKey },
         values: {
           ':status': 'INACTIVE',

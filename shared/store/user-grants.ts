@@ -155,7 +155,13 @@ const membershipRecord = (orgId: string, userId: string, groupId: string, action
  * Adds the user to the group, both sides at once, with its audit record; a group being copied or
  * deleted takes no one. A member already is a success that writes (and records) nothing.
  */
-export const addUserToGroup = async (orgId: string, userId: string, groupId: string, now = Date.now()) => {
+export const addUserToGroup = async (
+  orgId: string,
+  userId: string,
+  groupId: string,
+  now = Date.now(),
+  options: { provisionedOnly?: boolean } = {},
+) => {
   await unlessAlreadyAsAsked(
     transact([
       check(
@@ -163,7 +169,7 @@ export const addUserToGroup = async (orgId: string, userId: string, groupId: str
         { condition: 'attribute_exists(pk) AND attribute_not_exists(lifecycle)' },
         () => new NotFound('User group', groupId),
       ),
-      ...joinGroupWrites(orgId, userId, groupId, now, { onlyNew: true }),
+      ...joinGroupWrites(orgId, userId, groupId, now, { onlyNew: true, ...options }),
       ...(await auditWrites(membershipRecord(orgId, userId, groupId, 'user.group.added'), now)),
     ]),
   );

@@ -273,13 +273,19 @@ export const listUsers = async (orgId: string, status: UserStatus, page: number,
 /** The user's own item, changed only if nobody changed it since it was read (its version). */
 export const versioned = (
   current: Pick<UserRecord, 'organizationId' | 'id' | 'version'>,
-  expression: { update: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  expression: {
+    update: string;
+    names?: Record<string, string>;
+    values?: Record<string, unknown>;
+    /** More that must hold; when it does not, the write fails as a concurrent change too. */
+    condition?: string;
+  },
 ) =>
   update(
     keys.user(current.organizationId, current.id),
     {
       update: `${expression.update}, version = version + :one`,
-      condition: 'version = :version',
+      condition: `version = :version${expression.condition ? ` AND ${expression.condition}` : ''}`,
       names: expression.names ?? {},
       values: { ...expression.values, ':one': 1, ':version': current.version },
     },

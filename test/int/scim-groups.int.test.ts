@@ -10,9 +10,10 @@ import {
   membersOf,
   replaceGroupFromDirectory,
 } from '../../shared/store/scim-groups.js';
-import { createUserFromDirectory } from '../../shared/store/scim-users.js';
+import { createUserFromDirectory, deprovisionUser } from '../../shared/store/scim-users.js';
 import { addUserToGroup } from '../../shared/store/user-grants.js';
 import { getUserGroup } from '../../shared/store/user-group-repository.js';
+import { getUser } from '../../shared/store/user-repository.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -114,5 +115,79 @@ describe('a group a directory changes', () => {
       replaceGroupFromDirectory(org, kept.id, { displayName: 'Renamed', members: [member] }, 'dir', []),
     ).rejects.toBeInstanceOf(ScimError);
     expect((await getUserGroup(org, kept.id))?.name).toBe('Kept');
+  });
+});
+
+type SentItems = { Update?: { Key?: Record<string, unknown>; UpdateExpression?: string } }[];
+
+/**
+ * Runs `meanwhile` once, just before the first transaction whose updates `matches` is sent: what
+ * another request commits at that moment. Answers whether it ran; `stop` takes the hook away.
+ */
+const beforeTransaction = (matches: (updates: SentItems) => boolean, meanwhile: () => Promise<unknown>) => {
+  const name = `before-transaction-${Math.random()}`;
+  const state = { ran: false, stop: () => db().middlewareStack.remove(name) };
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const items = (args.input as { TransactItems?: SentItems }).TransactItems;
+      if (!state.ran && items && matches(items)) {
+        state.ran = true;
+        await meanwhile();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return state;
+};
+
+const sameKey = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+describe('a member the directory deletes while a group takes them', () => {
+  it('leaves a group the user joined between the DELETE reading them and its last write', async () => {
+    const org = (await createTestOrganization()).id;
+    const leaver = await person(org, 'leaver');
+    const group = await createGroupFromDirectory(org, { displayName: 'Meanwhile', members: [] }, 'dir');
+    // A PATCH's join, committed while the DELETE runs: it found the user still provisioned.
+    const join = beforeTransaction(
+      (items) => items.some((item) => item.Update?.UpdateExpression?.includes('deprovisionedAt')),
+      () => addUserToGroup(org, leaver, group.id),
+    );
+    try {
+      await deprovisionUser(org, leaver);
+    } finally {
+      join.stop();
+    }
+    expect(join.ran).toBe(true);
+    expect(await membersOf(org, group.id)).toEqual([]);
+    const after = await getUser(org, leaver, true);
+    expect(after?.deprovisionedAt).toEqual(expect.any(Number));
+    expect(after?.userGroups).toBeUndefined();
+  });
+
+  it('adds no member a DELETE deprovisioned after the PATCH checked its members; the others join', async () => {
+    const org = (await createTestOrganization()).id;
+    const [stays, leaver] = [await person(org, 'stays'), await person(org, 'leaver')];
+    const group = await createGroupFromDirectory(org, { displayName: 'Checked', members: [] }, 'dir');
+    // The DELETE commits just before the leaver's join is sent, after the PATCH checked the members.
+    const deletion = beforeTransaction(
+      (items) => items.some((item) => sameKey(item.Update?.Key, keys.user(org, leaver))),
+      () => deprovisionUser(org, leaver),
+    );
+    try {
+      await replaceGroupFromDirectory(
+        org,
+        group.id,
+        { displayName: 'Checked', members: [stays, leaver] },
+        'dir',
+        [],
+      );
+    } finally {
+      deletion.stop();
+    }
+    expect(deletion.ran).toBe(true);
+    // Positive control: the member who stayed provisioned joined through the same PATCH.
+    expect(await membersOf(org, group.id)).toEqual([stays]);
+    expect((await getUser(org, leaver, true))?.userGroups).toBeUndefined();
   });
 });

@@ -81,11 +81,7 @@ const linkedAccount = async (
   email: string,
 ): Promise<{ user?: UserRecord | undefined }> => {
   const user = linkedId === byEmail?.id ? byEmail : await getUser(organizationId, linkedId, true);
-  if (
-    user?.status !== 'ACTIVE' ||
-    emailVerified(user) ||
-    user.email.toLowerCase() !== email.toLowerCase()
-  )
+  if (user?.status !== 'ACTIVE' || emailVerified(user) || user.email.toLowerCase() !== email.toLowerCase())
     return { user };
   await updateUserAttributes(user.organizationId, user.id, { verifiedEmail: user.email });
   return { user: { ...user, verifiedEmail: user.email } };
