@@ -127,7 +127,9 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
   ) {
     const user = await getUser(session.organizationId, session.userId, true);
     if (signInStillStands(user, session.authTime)) {
-      return continueSignIn(event, request, session, { user, ...target }, true);
+      const { userId, authTime, amr, endsAt } = session;
+      const person = { userId, authTime, amr, sessionEndsAt: endsAt };
+      return continueSignIn(event, request, person, { user, ...target }, true);
     }
   }
   if (request.prompt === 'none') {

@@ -58,7 +58,7 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
   const form = formOf(event);
   if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
   const pending = await pendingRequestOf(event, form.get('request'));
-  const { userId, authTime, amr, provider } = pending ?? {};
+  const { userId, authTime, amr, provider, sessionEndsAt } = pending ?? {};
   if (!pending || !userId || authTime === undefined || !amr) return errorPage(400, EXPIRED);
   const [user, target] = await Promise.all([
     getUser(pending.organizationId, userId, true),
@@ -69,7 +69,13 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
   // A password reset (or a deactivation) since this sign-in began ends it, as it ends sessions:
   // whoever is parked at a later step with the old password must not finish it.
   if (authTime < (user.credentialsChangedAt ?? 0)) return errorPage(400, EXPIRED);
-  const person = { userId, authTime, amr, ...(provider ? { provider } : {}) };
+  const person = {
+    userId,
+    authTime,
+    amr,
+    ...(provider ? { provider } : {}),
+    ...(sessionEndsAt !== undefined ? { sessionEndsAt } : {}),
+  };
   return { event, pending, person, context: { user, ...target }, form };
 };
 

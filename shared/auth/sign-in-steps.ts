@@ -51,6 +51,11 @@ export interface Person {
   amr: string[];
   /** The SSO provider (its client id) of a federated sign-in. */
   provider?: string;
+  /**
+   * Epoch ms: when the person came with a live session, its absolute end. A session made from it
+   * (after a consent or a second factor) keeps that end, so steps never stretch its lifetime.
+   */
+  sessionEndsAt?: number;
 }
 
 /** What a step needs to know besides the request: the user, its organization, the names to show. */
@@ -118,11 +123,15 @@ const finishSignIn = async (
   const secure = secureCookies();
   if (fromSession) return redirectWithCode(request, person, [], readCookie(event.cookies, 'session', secure));
   const { signIn } = config();
-  const { provider, ...subject } = person;
+  const { provider, sessionEndsAt, ...subject } = person;
   const [{ cookieValue }, replaced] = await Promise.all([
     createSession(
       { organizationId: request.organizationId, ...subject },
-      { idleSeconds: signIn.sessionIdleSeconds, absoluteSeconds: signIn.sessionAbsoluteSeconds },
+      {
+        idleSeconds: signIn.sessionIdleSeconds,
+        absoluteSeconds: signIn.sessionAbsoluteSeconds,
+        endsBy: sessionEndsAt,
+      },
       Date.now(),
       {
         organizationId: request.organizationId,
@@ -209,6 +218,7 @@ export const continueSignIn = async (
     authTime: person.authTime,
     amr: person.amr,
     provider: person.provider,
+    sessionEndsAt: person.sessionEndsAt,
     totpEnrolment: enrolment,
     ...(request.passkeyCapable ? { passkeyCapable: true } : {}),
     ...(offerPasskey ? { passkeyOffered: true } : {}),

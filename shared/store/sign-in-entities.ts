@@ -37,6 +37,8 @@ export const AuthorizationRequestEntity = defineEntity({
       amr: z.optional(amr()),
       /** The SSO provider (its client id) a federated person signed in through, for the records. */
       provider: z.optional(z.string()),
+      /** Epoch ms: the absolute end of the session the person came with, which a new one keeps. */
+      sessionEndsAt: z.optional(z.number()),
       /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
       totpEnrolment: z.optional(z.string()),
       /** The sign-in page's script found WebAuthn in the browser: a passkey may be offered. */

@@ -52,7 +52,14 @@ const REQUEST_LIFETIME_MILLIS = 30 * 60 * 1000;
 /** Who a pending request has identified so far, and an enrolment under way. */
 export type SignInProgress = Pick<
   AuthorizationRequestRecord,
-  'userId' | 'authTime' | 'amr' | 'provider' | 'totpEnrolment' | 'passkeyCapable' | 'passkeyOffered'
+  | 'userId'
+  | 'authTime'
+  | 'amr'
+  | 'provider'
+  | 'sessionEndsAt'
+  | 'totpEnrolment'
+  | 'passkeyCapable'
+  | 'passkeyOffered'
 >;
 
 export const saveAuthorizationRequest = async (
@@ -283,19 +290,24 @@ export const clearSignInFailures = async (organizationId: string, email: string)
 
 /**
  * A new browser session for a person who authenticated at `authTime` (epoch ms), with the record
- * of their sign-in (`audit`) in the same transaction when given.
+ * of their sign-in (`audit`) in the same transaction when given. `lifetimes.endsBy` (epoch ms)
+ * caps its absolute end: a session made from an earlier one never outlives it.
  */
 export const createSession = async (
   subject: { organizationId: string; userId: string; amr: string[]; authTime: number },
-  lifetimes: { idleSeconds: number; absoluteSeconds: number },
+  lifetimes: { idleSeconds: number; absoluteSeconds: number; endsBy?: number | undefined },
   now = Date.now(),
   audit?: AuditEvent,
 ): Promise<{ cookieValue: string; session: SessionRecord }> => {
   const cookieValue = newOpaqueValue();
+  const endsAt = Math.min(
+    now + lifetimes.absoluteSeconds * 1000,
+    lifetimes.endsBy ?? Number.POSITIVE_INFINITY,
+  );
   const session: SessionRecord = {
     ...subject,
-    endsAt: now + lifetimes.absoluteSeconds * 1000,
-    expiresAt: ttlSeconds(now + lifetimes.idleSeconds * 1000),
+    endsAt,
+    expiresAt: ttlSeconds(Math.min(now + lifetimes.idleSeconds * 1000, endsAt)),
   };
   const write = put(SessionEntity.item({ digest: digestOf(cookieValue) }, session));
   if (audit) await transact([write, ...(await auditWrites(audit, now))]);

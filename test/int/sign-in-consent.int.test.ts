@@ -1,6 +1,8 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitConsent } from '../../shared/auth/sign-in-step-forms.js';
+import { config } from '../../shared/config.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import {
@@ -9,7 +11,9 @@ import {
   publishAgreement,
   recordConsent,
 } from '../../shared/store/consent-repository.js';
+import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
+import { digestOf } from '../../shared/store/opaque-values.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
@@ -55,6 +59,10 @@ beforeAll(async () => {
   shared = await signInSetup();
   agreement = await publishAgreement('https://example.com/terms-1');
 });
+
+const sessionKey = (browser: PagesBrowser) =>
+  keys.session(digestOf(browser.cookies.get('idp-session') ?? ''));
+const sessionOf = (browser: PagesBrowser) => getItem(sessionKey(browser));
 
 /** A new person's password, answered with the consent page. */
 const consentAsked = async (browser = new PagesBrowser()) => {
@@ -203,6 +211,37 @@ describe('consent during a sign-in', () => {
     expect(asked.statusCode).toBe(200);
     expect(textOf(asked)).toContain(`value="${newer.id}"`);
     expect(await getItem(keys.authorizationRequest(requestIdOf(asked)))).toMatchObject({ amr: ['pwd'] });
+  });
+
+  it('keeps the absolute end of the session a person came with when they accept a newer agreement', async () => {
+    const { browser, request } = await consentAsked();
+    await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    // Positive control: a sign-in with a password starts a session of the whole absolute lifetime.
+    const started = Date.now();
+    const fresh = await sessionOf(browser);
+    expect(fresh?.endsAt).toBeGreaterThan(started + (config().signIn.sessionAbsoluteSeconds - 60) * 1000);
+    // A minute before that session ends, a newer agreement asks the person again.
+    const endsAt = Date.now() + 60_000;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: sessionKey(browser),
+        UpdateExpression: 'SET endsAt = :endsAt',
+        ExpressionAttributeValues: { ':endsAt': endsAt },
+      }),
+    );
+    agreement = await publishAgreement('https://example.com/terms-4');
+    const asked = await browser.get(authorize, authorizationQuery(shared.application.id));
+    expect(textOf(asked)).toContain(`value="${agreement.id}"`);
+    const done = await browser.post(submitConsent, {
+      request: requestIdOf(asked),
+      decision: 'accept',
+      agreement: agreement.id,
+    });
+    expect(locationOf(done).searchParams.get('code')).toBeTruthy();
+    // Accepting is no sign-in: the session it hands over to ends when the one it replaced would have.
+    expect(done.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
+    expect(await sessionOf(browser)).toMatchObject({ endsAt, expiresAt: Math.ceil(endsAt / 1000) });
   });
 
   it('lets a failure to record the consent through as the failure it is', async () => {
