@@ -24,10 +24,11 @@ import {
   type CredentialCheck,
   clearSignInFailures,
   endCredentialCheck,
+  liveSession,
   recordSignInFailure,
+  renewSession,
   reserveCredentialCheck,
   saveAuthorizationRequest,
-  useSession,
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { idTokenHint } from './id-token-hints.js';
@@ -99,10 +100,9 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
   }
   const { request } = outcome;
   const secure = secureCookies();
+  const cookie = readCookie(event.cookies, 'session', secure);
   const [session, target, hint] = await Promise.all([
-    request.prompt === 'login'
-      ? undefined
-      : useSession(readCookie(event.cookies, 'session', secure), config().signIn.sessionIdleSeconds),
+    request.prompt === 'login' ? undefined : liveSession(cookie),
     signInTarget(request.organizationId, request.clientId),
     outcome.idTokenHint ? idTokenHint(outcome.idTokenHint) : undefined,
   ]);
@@ -125,7 +125,12 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
     sessionRecentEnough(request, session.authTime, Date.now()) &&
     (hint === undefined || hint.userId === session.userId)
   ) {
-    const user = await getUser(session.organizationId, session.userId, true);
+    // Renewed only when used: a session another organization's application or an older max_age
+    // passes over keeps its idle end.
+    const [user] = await Promise.all([
+      getUser(session.organizationId, session.userId, true),
+      renewSession(cookie as string, session, config().signIn.sessionIdleSeconds),
+    ]);
     if (signInStillStands(user, session.authTime)) {
       const { userId, authTime, amr, endsAt } = session;
       const person = { userId, authTime, amr, sessionEndsAt: endsAt };

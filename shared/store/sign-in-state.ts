@@ -325,14 +325,16 @@ export const liveSession = async (
   return session && sessionIsLive(session, now) ? session : undefined;
 };
 
-/** The live session of a cookie, its idle lifetime renewed; undefined when there is none. */
-export const useSession = async (
-  cookieValue: string | undefined,
+/**
+ * A live session the person uses (liveSession read it): its idle lifetime renewed, never past its
+ * absolute end. One ended meanwhile (a sign-out) is not brought back.
+ */
+export const renewSession = async (
+  cookieValue: string,
+  session: SessionRecord,
   idleSeconds: number,
   now = Date.now(),
-): Promise<SessionRecord | undefined> => {
-  const session = await liveSession(cookieValue, now);
-  if (!cookieValue || !session) return undefined;
+): Promise<SessionRecord> => {
   const digest = digestOf(cookieValue);
   const expiresAt = Math.min(ttlSeconds(now + idleSeconds * 1000), ttlSeconds(session.endsAt));
   await writeOne(

@@ -760,4 +760,21 @@ describe('a session', () => {
       Math.ceil((Date.now() + 3_600_000) / 1000),
     );
   });
+
+  it('is not renewed by a request it is too old for (max_age), which asks for the password', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { application, user } = shared;
+    const browser = new PagesBrowser();
+    await signIn(browser, application.id, user.email);
+    const before = await liveSession(browser.cookies.get('idp-session'));
+    vi.advanceTimersByTime(600_000);
+    const asked = await browser.get(authorize, authorizationQuery(application.id, { max_age: '60' }));
+    expect(asked.statusCode).toBe(200);
+    expect((await liveSession(browser.cookies.get('idp-session')))?.expiresAt).toBe(before?.expiresAt);
+    // Positive control: a request the session is recent enough for uses it, and renews it.
+    expect((await browser.get(authorize, authorizationQuery(application.id))).statusCode).toBe(303);
+    expect((await liveSession(browser.cookies.get('idp-session')))?.expiresAt).toBe(
+      Math.ceil((Date.now() + 3_600_000) / 1000),
+    );
+  });
 });

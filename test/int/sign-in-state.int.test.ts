@@ -25,13 +25,13 @@ import {
   recordSignInProgress,
   redeemAuthorizationCode,
   refreshFamilyOf,
+  renewSession,
   reserveCredentialCheck,
   revokeRefreshFamily,
   rotateRefreshToken,
   saveAuthorizationRequest,
   signInLockedUntil,
   startRefreshFamily,
-  useSession,
 } from '../../shared/store/sign-in-state.js';
 import { fileTable, useDatabase } from '../support/database.js';
 import { getItem } from '../support/records.js';
@@ -124,6 +124,11 @@ describe('a pending request in a table that cannot be reached', () => {
 describe('a browser session', () => {
   const subject = { organizationId: 'org', userId: 'u', amr: ['pwd'], authTime: NOW - 1000 };
   const lifetimes = { idleSeconds: 3600, absoluteSeconds: 12 * 3600 };
+  /** What a sign-in that uses the session does: read it live, then renew its idle hour. */
+  const usedAt = async (cookieValue: string, now: number) => {
+    const session = await liveSession(cookieValue, now);
+    return session && renewSession(cookieValue, session, 3600, now);
+  };
 
   it('lives an hour unused, and at most 12 hours however used', async () => {
     const { cookieValue, session } = await createSession(subject, lifetimes, NOW);
@@ -138,16 +143,16 @@ describe('a browser session', () => {
     // Each use renews the idle hour, never past the absolute end.
     for (let use = 1; use <= 13; use++) {
       const now = NOW + use * 50 * MINUTE;
-      expect((await useSession(cookieValue, 3600, now))?.expiresAt).toBe((now + 3600_000) / 1000);
+      expect((await usedAt(cookieValue, now))?.expiresAt).toBe((now + 3600_000) / 1000);
     }
     expect((await getItem(keys.session(digestOf(cookieValue))))?.expiresAt).toBe(
       (NOW + 13 * 50 * MINUTE + 3600_000) / 1000,
     );
-    const late = await useSession(cookieValue, 3600, NOW + 11.5 * 3600_000);
+    const late = await usedAt(cookieValue, NOW + 11.5 * 3600_000);
     expect(late?.expiresAt).toBe((NOW + 12 * 3600_000) / 1000);
     expect(await liveSession(cookieValue, NOW + 12 * 3600_000 - 1)).toBeDefined();
     expect(await liveSession(cookieValue, NOW + 12 * 3600_000)).toBeUndefined();
-    expect(await useSession(cookieValue, 3600, NOW + 12 * 3600_000)).toBeUndefined();
+    expect(await usedAt(cookieValue, NOW + 12 * 3600_000)).toBeUndefined();
   });
 
   it('ends at its absolute end even while its idle hour lasts', async () => {
@@ -161,7 +166,7 @@ describe('a browser session', () => {
     await endSession(cookieValue);
     // Read before the sign-out, renewed after it.
     vi.spyOn(SessionEntity, 'get').mockResolvedValueOnce(session);
-    await useSession(cookieValue, 3600, NOW);
+    await usedAt(cookieValue, NOW);
     expect(await getItem(keys.session(digestOf(cookieValue)))).toBeUndefined();
   });
 
@@ -172,7 +177,7 @@ describe('a browser session', () => {
     expect(await endSession(undefined)).toBeUndefined();
     expect(await liveSession(cookieValue, NOW)).toBeUndefined();
     // Using an ended session neither renews nor recreates it.
-    expect(await useSession(cookieValue, 3600, NOW)).toBeUndefined();
+    expect(await usedAt(cookieValue, NOW)).toBeUndefined();
     expect(await getItem(keys.session(digestOf(cookieValue)))).toBeUndefined();
   });
 });
