@@ -2,7 +2,7 @@ import { oneLine } from '../schemas/text.js';
 import type { DirectoryGroup } from '../store/scim-groups.js';
 import * as z from '../zod.js';
 import { invalidValue } from './errors.js';
-import { SCIM_SCHEMAS } from './schema-ids.js';
+import { requireCoreSchema, SCIM_SCHEMAS } from './schema-ids.js';
 
 /** The attributes of a SCIM Group body the service reads (RFC 7643 section 4.2); the object is open. */
 export const scimGroupBody = z.looseObject({
@@ -25,6 +25,7 @@ export const directoryGroupOf = (
   body: ScimGroupBody,
   membersAbsentMeans: 'keep' | 'none',
 ): DirectoryGroup => {
+  requireCoreSchema(body.schemas, 'Group');
   const name = groupName.safeParse(body.displayName.trim());
   if (!name.success || name.data === '')
     throw invalidValue('displayName must be one line of 1 to 200 characters');

@@ -1,7 +1,7 @@
 import { displayName as displayNameSchema } from '../schemas/text.js';
 import * as z from '../zod.js';
 import { invalidValue } from './errors.js';
-import { SCIM_SCHEMAS } from './schema-ids.js';
+import { requireCoreSchema, SCIM_SCHEMAS } from './schema-ids.js';
 
 /** What the service keeps of a SCIM User (docs/scim.md, "Mapping"); everything else is ignored. */
 export interface ProvisionedUser {
@@ -87,6 +87,7 @@ const namesIn = (body: ScimUserBody) => {
  * the name's parts, never `formatted`.
  */
 export const provisionedUserOf = (body: ScimUserBody, before?: ScimUserBody): ProvisionedUser => {
+  requireCoreSchema(body.schemas, 'User');
   const userName = body.userName.trim();
   if (!email.safeParse(userName).success) throw invalidValue('userName must be an email address');
   const { givenName, familyName, ways } = namesIn(body);

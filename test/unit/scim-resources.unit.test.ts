@@ -4,10 +4,36 @@ import { scimErrorResponse } from '../../shared/scim/error-body.js';
 import { invalidFilter, ScimError } from '../../shared/scim/errors.js';
 import { directoryGroupOf, scimGroup, scimGroupBody } from '../../shared/scim/group-resource.js';
 import { listResponse, scimWindow, windowOverListings } from '../../shared/scim/list-paging.js';
+import { SCIM_SCHEMAS } from '../../shared/scim/schema-ids.js';
 import { provisionedUserOf, scimUser, scimUserBody } from '../../shared/scim/user-resource.js';
 
 const locate = (type: 'Users' | 'Groups', id: string) => `https://idp.example/scim/v2/${type}/${id}`;
-const body = (value: unknown) => scimUserBody.parse(value);
+/** A User body as a directory sends it, its core schema named (RFC 7643 section 3). */
+const body = (value: Record<string, unknown>) =>
+  scimUserBody.parse({ schemas: [SCIM_SCHEMAS.user], ...value });
+const groupBody = (value: Record<string, unknown>) =>
+  scimGroupBody.parse({ schemas: [SCIM_SCHEMAS.group], ...value });
+
+describe("a resource body's schemas (RFC 7643 section 3)", () => {
+  it('must name the core schema of the resource it is sent as', () => {
+    const user = { userName: 'a@example.com' };
+    const group = { displayName: 'Team' };
+    // Positive controls: each with its own core schema, an extension beside it.
+    expect(
+      provisionedUserOf(body({ ...user, schemas: [SCIM_SCHEMAS.user, SCIM_SCHEMAS.enterpriseUser] })).email,
+    ).toBe('a@example.com');
+    expect(directoryGroupOf(groupBody(group), 'keep').displayName).toBe('Team');
+    const refusal = { status: 400, scimType: 'invalidSyntax' };
+    for (const schemas of [undefined, [], [SCIM_SCHEMAS.group], [SCIM_SCHEMAS.enterpriseUser]])
+      expect(() => provisionedUserOf(scimUserBody.parse({ ...user, schemas }))).toThrow(
+        expect.objectContaining(refusal),
+      );
+    for (const schemas of [undefined, [SCIM_SCHEMAS.user]])
+      expect(() => directoryGroupOf(scimGroupBody.parse({ ...group, schemas }), 'keep')).toThrow(
+        expect.objectContaining(refusal),
+      );
+  });
+});
 
 describe('provisionedUserOf', () => {
   it('takes userName as the email and the name from formatted, then given and family, then displayName', () => {
@@ -130,7 +156,7 @@ describe('scimUser', () => {
 
 describe('groups', () => {
   it('reads displayName, externalId and distinct members; members absent keep or clear as asked', () => {
-    const parsed = scimGroupBody.parse({
+    const parsed = groupBody({
       displayName: ' Team ',
       externalId: ' x ',
       members: [{ value: 'u1' }, { value: 'u1', display: 'dup' }],
@@ -141,14 +167,14 @@ describe('groups', () => {
       externalId: ' x ',
       members: ['u1'],
     });
-    expect(directoryGroupOf(scimGroupBody.parse({ displayName: 'Team' }), 'keep')).toEqual({
+    expect(directoryGroupOf(groupBody({ displayName: 'Team' }), 'keep')).toEqual({
       displayName: 'Team',
     });
-    expect(directoryGroupOf(scimGroupBody.parse({ displayName: 'Team' }), 'none')).toEqual({
+    expect(directoryGroupOf(groupBody({ displayName: 'Team' }), 'none')).toEqual({
       displayName: 'Team',
       members: [],
     });
-    expect(() => directoryGroupOf(scimGroupBody.parse({ displayName: '  ' }), 'keep')).toThrow(ScimError);
+    expect(() => directoryGroupOf(groupBody({ displayName: '  ' }), 'keep')).toThrow(ScimError);
   });
 
   it('answers members only when read', () => {
