@@ -22,5 +22,7 @@ export const oneLine = (max: number) =>
 export const freeText = (max: number) =>
   z.string().check(z.maxLength(max), z.regex(LINES, 'No control characters but tabs and line breaks'));
 
+export const DISPLAY_NAME_MAX = 200;
+
 /** A person's name; also what single sign-on brings (shared/auth/federation/federated-person.ts). */
-export const displayName = oneLine(200);
+export const displayName = oneLine(DISPLAY_NAME_MAX);

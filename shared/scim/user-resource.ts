@@ -1,4 +1,4 @@
-import { displayName as displayNameSchema } from '../schemas/text.js';
+import { DISPLAY_NAME_MAX, displayName as displayNameSchema } from '../schemas/text.js';
 import * as z from '../zod.js';
 import { invalidValue } from './errors.js';
 import { requireCoreSchema, SCIM_SCHEMAS } from './schema-ids.js';
@@ -93,7 +93,8 @@ export const provisionedUserOf = (body: ScimUserBody, before?: ScimUserBody): Pr
   const { givenName, familyName, ways } = namesIn(body);
   const previous = before && namesIn(before).ways;
   const changed = previous && ways.find((way, index) => way && way !== previous[index]);
-  const name = changed || ways.find(Boolean) || userName;
+  // Without a name, the userName stands for one, cut to a name's length (an email may be longer).
+  const name = changed || ways.find(Boolean) || userName.slice(0, DISPLAY_NAME_MAX);
   const parsedName = oneLineName.safeParse(name);
   if (!parsedName.success) throw invalidValue('name must be one line of at most 200 characters');
   // Kept exactly as sent (RFC 7643 3.1: the client's identifier, caseExact); blank is none.

@@ -55,6 +55,13 @@ describe('provisionedUserOf', () => {
       'Display',
     );
     expect(provisionedUserOf(body({ userName: 'ann@example.com' })).name).toBe('ann@example.com');
+    // An email longer than a name may be: the name is its first 200 characters.
+    const long = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
+    expect(long.length).toBeGreaterThan(200);
+    expect(provisionedUserOf(body({ userName: long }))).toMatchObject({
+      email: long,
+      name: long.slice(0, 200),
+    });
   });
 
   it('reads active as a boolean or as "True"/"False", and keeps an externalId exactly as sent', () => {
