@@ -8,6 +8,7 @@ import {
   requireUserTypeWithinCaller,
   requireUserWithinCaller,
 } from '../shared/auth/access-ceiling.js';
+import { requireRecentSignIn } from '../shared/auth/step-up.js';
 import { config } from '../shared/config.js';
 import {
   decodeSearchCursor,
@@ -190,16 +191,26 @@ export const handler = groupHandler(
     },
 
     updateUser: async ({ path, body }, { principal }) => {
-      // A new email is a new way into the account (its reset links go there).
-      if (body.email !== undefined) {
-        const current = await requireUser(principal.organizationId, path.id, true);
-        if (current.email.toLowerCase() !== body.email.trim().toLowerCase())
-          await requireUserWithinCaller(principal, current, "Changing this user's email");
+      // A new email is a new way into the account (its reset links go there): the caller must
+      // reach the user, a person changing their own must have signed in recently, and the old
+      // address is told.
+      const current =
+        body.email === undefined ? undefined : await requireUser(principal.organizationId, path.id, true);
+      const emailChanges =
+        current !== undefined && current.email.toLowerCase() !== body.email?.trim().toLowerCase();
+      if (current && emailChanges) {
+        if (principal.id === current.id) requireRecentSignIn(principal, 'Changing your own email');
+        await requireUserWithinCaller(principal, current, "Changing this user's email");
       }
       const [user, archived] = await Promise.all([
         updateUserProfile(principal.organizationId, path.id, body),
         archivedIds(principal.organizationId),
       ]);
+      if (current && emailChanges)
+        await sendSecurityNotice(
+          { organizationId: current.organizationId, userId: current.id, to: current.email, name: user.name },
+          'email-changed',
+        );
       return { body: presentUser(user, archived) };
     },
 
@@ -300,6 +311,7 @@ export const handler = groupHandler(
     resetMyMfa: async (_input, { principal }) => {
       if (principal.type !== 'user')
         throw badRequest('Only a user can reset its own MFA; this token is an API client');
+      requireRecentSignIn(principal, 'Resetting your own two-step verification');
       await noticeMfaReset(await resetMfa(principal.organizationId, principal.id));
       return {};
     },

@@ -11,6 +11,8 @@ export interface Principal {
   permissions: ReadonlySet<string>;
   policies: readonly string[];
   pluginPermissions: Readonly<Record<string, readonly string[]>>;
+  /** Epoch ms (whole seconds) of a person's authentication, when the token says (`auth_time`). */
+  authTime?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export const accessTokenClaims = once(() =>
     policies: z.array(z.string()),
     plugin_permissions: z.record(z.string(), z.array(z.string())),
     scope: z.optional(z.string()),
+    auth_time: z.optional(z.number()),
   }),
 );
 export type AccessTokenClaims = z.infer<ReturnType<typeof accessTokenClaims>>;
@@ -44,4 +47,5 @@ export const principalFromClaims = (claims: AccessTokenClaims): Principal => ({
   permissions: new Set(claims.permissions),
   policies: claims.policies,
   pluginPermissions: claims.plugin_permissions,
+  ...(claims.auth_time !== undefined ? { authTime: claims.auth_time * 1000 } : {}),
 });

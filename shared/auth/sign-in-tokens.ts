@@ -81,6 +81,7 @@ const tokenResponse = async (
   const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {
     lifetimeSeconds: signIn.userTokenSeconds,
     clientId: grant.clientId,
+    authTime: grant.authTime,
     ...(grant.scope.split(' ').includes('profile') ? { name: access.user.name } : {}),
   });
   const idToken = signJws(

@@ -39,7 +39,13 @@ export const signAccessToken = async (
   subject: TokenSubject,
   scope: string,
   now = Date.now(),
-  options: { lifetimeSeconds?: number; clientId?: string; name?: string } = {},
+  options: {
+    lifetimeSeconds?: number;
+    clientId?: string;
+    name?: string;
+    /** Epoch ms of the person's authentication (RFC 9068 `auth_time`): steps up read it. */
+    authTime?: number;
+  } = {},
 ): Promise<{ accessToken: string; expiresIn: number }> => {
   const { publicOrigin: issuer, audience } = config();
   const lifetimeSeconds = options.lifetimeSeconds ?? config().tokenLifetimeSeconds;
@@ -59,6 +65,7 @@ export const signAccessToken = async (
       ...(options.clientId ? { client_id: options.clientId } : {}),
       // A person's name when the sign-in granted `profile`: audit records name who acted.
       ...(options.name ? { name: options.name } : {}),
+      ...(options.authTime !== undefined ? { auth_time: Math.floor(options.authTime / 1000) } : {}),
       iss: issuer,
       aud: audience,
       sub: subject.id,
@@ -70,9 +77,17 @@ export const signAccessToken = async (
   return { accessToken, expiresIn: lifetimeSeconds };
 };
 
-/** An access token for a user without a sign-in (no application, no ID token): what tests call. */
-export const issueUserToken = async (orgId: string, userId: string, requestedScope?: string) => {
+/**
+ * An access token for a user without a sign-in (no application, no ID token), as if the person
+ * authenticated at `authTime` (epoch ms; by default now): what tests call.
+ */
+export const issueUserToken = async (
+  orgId: string,
+  userId: string,
+  requestedScope?: string,
+  authTime = Date.now(),
+) => {
   const subject = (await activeUserAccess(orgId, userId))?.subject;
   if (!subject) throw new Error('Only an ACTIVE user of the organization can receive a token');
-  return signAccessToken(subject, grantedScope(requestedScope));
+  return signAccessToken(subject, grantedScope(requestedScope), Date.now(), { authTime });
 };

@@ -14,7 +14,7 @@ const duration = (seconds: number) =>
   seconds >= 86_400 ? `${Math.round(seconds / 86_400)} days` : `${Math.round(seconds / 60)} minutes`;
 
 /** A change of how a person signs in, which they are told of (OWASP ASVS 2.5.5). */
-export type SecurityChange = 'password' | 'mfa-reset' | 'mfa-enrolled' | 'passkey-added';
+export type SecurityChange = 'password' | 'email-changed' | 'mfa-reset' | 'mfa-enrolled' | 'passkey-added';
 
 const NOTICES: Record<SecurityChange, { subject: string; what: string; otherwise: string }> = {
   password: {
@@ -22,6 +22,11 @@ const NOTICES: Record<SecurityChange, { subject: string; what: string; otherwise
     what: 'The password of your account at {org} was just changed, and every place you were signed in was signed out.',
     otherwise:
       'choose a new password at once with "Forgot your password?" on the sign-in page, and tell your administrator.',
+  },
+  'email-changed': {
+    subject: 'The email of your account at {org} was changed',
+    what: 'The email address you sign in with at {org} was just changed: this address no longer receives its emails, such as password reset links.',
+    otherwise: 'tell your administrator at once: whoever changed it can now reset your password.',
   },
   'mfa-reset': {
     subject: 'Two-step verification for {org} was reset',

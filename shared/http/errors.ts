@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly details: ErrorDetail[] = [],
+    /** A 401's `WWW-Authenticate` challenge, when it says more than that a token is needed. */
+    readonly challenge?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -26,6 +28,17 @@ export const badRequest = (message: string, details: ErrorDetail[] = []) =>
   new ApiError(400, message, details);
 export const unauthorized = (message = 'A valid bearer token is required') => new ApiError(401, message);
 export const forbidden = (message = 'The token does not allow this operation') => new ApiError(403, message);
+/**
+ * RFC 9470 (OAuth 2.0 Step Up Authentication Challenge): the person's sign-in is older than the
+ * operation allows; the client signs them in again within `maxAgeSeconds` (`max_age`) and retries.
+ */
+export const insufficientUserAuthentication = (message: string, maxAgeSeconds: number) =>
+  new ApiError(
+    401,
+    message,
+    [],
+    `Bearer error="insufficient_user_authentication", error_description="${message.replaceAll('"', "'")}", max_age=${maxAgeSeconds}`,
+  );
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
 export const conflict = (message: string) => new ApiError(409, message);
 export const payloadTooLarge = (message: string) => new ApiError(413, message);

@@ -64,8 +64,11 @@ export interface TestService {
   requestToken(clientId?: string, clientSecret?: string): Promise<Response>;
   /** A client-credentials access token (the admin client's unless told otherwise). */
   token(clientId?: string, clientSecret?: string): Promise<string>;
-  /** A user's access token, signed by the token service's own code (no sign-in endpoint yet). */
-  userToken(userId: string, organizationId?: string): Promise<string>;
+  /**
+   * A user's access token, signed by the token service's own code, as if the person signed in at
+   * `signedInAt` (epoch ms; by default now).
+   */
+  userToken(userId: string, organizationId?: string, signedInAt?: number): Promise<string>;
   /** Creates a user through the API (as the admin client unless told otherwise); answers its id. */
   createUser(options?: {
     email?: string;
@@ -234,7 +237,8 @@ const startService = async (
     openApi: loadOpenApi,
     requestToken,
     token,
-    userToken: async (userId, orgId = organizationId) => (await issueUserToken(orgId, userId)).accessToken,
+    userToken: async (userId, orgId = organizationId, signedInAt = Date.now()) =>
+      (await issueUserToken(orgId, userId, undefined, signedInAt)).accessToken,
     createUser,
     callerWith,
     freshOrganization,
@@ -312,7 +316,8 @@ export const useService = (
     openApi: () => running().openApi(),
     requestToken: (clientId, clientSecret) => running().requestToken(clientId, clientSecret),
     token: (clientId, clientSecret) => running().token(clientId, clientSecret),
-    userToken: (userId, organizationId) => running().userToken(userId, organizationId),
+    userToken: (userId, organizationId, signedInAt) =>
+      running().userToken(userId, organizationId, signedInAt),
     createUser: (userOptions) => running().createUser(userOptions),
     callerWith: (permissions, callerOptions) => running().callerWith(permissions, callerOptions),
     freshOrganization: (overrides) => running().freshOrganization(overrides),

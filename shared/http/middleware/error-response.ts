@@ -22,7 +22,11 @@ export type ErrorPage = (status: number, message: string) => APIGatewayProxyStru
 export type ErrorRenderer = (error: ApiError, requestId: string) => APIGatewayProxyStructuredResultV2;
 
 const oneErrorShape: ErrorRenderer = (error, requestId) =>
-  jsonResponse(error.status, errorBody(error, requestId));
+  jsonResponse(
+    error.status,
+    errorBody(error, requestId),
+    error.challenge ? { 'www-authenticate': error.challenge } : {},
+  );
 
 /** A hosted page's error renderer: its page, naming the request for support. */
 export const pageErrors =

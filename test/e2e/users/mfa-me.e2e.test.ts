@@ -87,6 +87,27 @@ describe('PUT /users/{id}/resetMfa', () => {
 });
 
 describe('PUT /me/resetMfa', () => {
+  it('asks for a sign-in of the last 5 minutes (RFC 9470): a stolen older token resets nothing', async () => {
+    await setMfaEnabled(mfaOrg, true);
+    const id = await withTotp(mfaAdmin);
+    const reset = async (signedInAt: number) =>
+      service.call<ApiError>('PUT', '/idp/me/resetMfa', {
+        token: await service.userToken(id, mfaOrg, signedInAt),
+      });
+    const stale = await reset(Date.now() - 6 * 60_000);
+    expect(stale.status).toBe(401);
+    expect(stale.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_user_authentication", error_description="${stale.body.message}", max_age=300`,
+    );
+    expect(stale.body.message).toMatch(
+      /^Resetting your own two-step verification needs a sign-in of the last 5 minutes/,
+    );
+    expect(await totpOf(mfaOrg, id)).toBe(TOTP);
+    // Positive control: the same person, signed in four minutes ago.
+    expect((await reset(Date.now() - 4 * 60_000)).status).toBe(204);
+    expect(await totpOf(mfaOrg, id)).toBeUndefined();
+  });
+
   it('clears the calling user secret (204), and nobody else', async () => {
     await setMfaEnabled(mfaOrg, true);
     const id = await withTotp(mfaAdmin);

@@ -75,6 +75,39 @@ describe('PUT /users/{id}', () => {
     expect(taken.status).toBe(409);
   });
 
+  it('tells the old address of a new email, whoever changed it; a name alone tells nobody', async () => {
+    const oldEmail = uniqueEmail('told');
+    const id = await service.createUser({ email: oldEmail });
+    expect((await update(id, { name: 'Renamed only' })).status).toBe(200);
+    expect(await emailsTo(service, id, 'SECURITY_NOTICE_EMAIL')).toEqual([]);
+    expect((await update(id, { name: 'Moved', email: uniqueEmail('moved') })).status).toBe(200);
+    const notices = await emailsTo(service, id, 'SECURITY_NOTICE_EMAIL');
+    expect(notices).toEqual([
+      expect.objectContaining({
+        to: oldEmail,
+        subject: expect.stringMatching(/^The email of your account at .+ was changed$/),
+      }),
+    ]);
+  });
+
+  it('lets a person change their own email only with a sign-in of the last 5 minutes (RFC 9470)', async () => {
+    const oldEmail = uniqueEmail('self-mover');
+    const id = await service.createUser({ email: oldEmail, name: 'Self Mover' });
+    const stolen = await service.userToken(id, undefined, Date.now() - 6 * 60_000);
+    // Renaming needs no recent sign-in: only a new email hands the account over.
+    expect((await update(id, { name: 'Still Self' }, stolen)).status).toBe(200);
+    const refused = await update(id, { name: 'Still Self', email: uniqueEmail('attacker') }, stolen);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_user_authentication"');
+    expect(refused.headers.get('www-authenticate')).toContain('max_age=300');
+    expect((await getUser(service.organizationId, id, true))?.email).toBe(oldEmail);
+    // Positive control: the same change with a sign-in of a minute ago.
+    const recent = await service.userToken(id, undefined, Date.now() - 60_000);
+    const moved = uniqueEmail('self-moved');
+    expect((await update(id, { name: 'Still Self', email: moved }, recent)).status).toBe(200);
+    expect((await getUser(service.organizationId, id, true))?.email).toBe(moved);
+  });
+
   it("answers 409 for another user's email in any case and changes nothing", async () => {
     const takenEmail = uniqueEmail('taken');
     await service.createUser({ email: takenEmail });
