@@ -67,6 +67,8 @@ const refuseAnonymous = async (pending: AuthorizationRequestRecord, reason: stri
   return pageAgain(pending, message, 401);
 };
 
+const NOT_ACTIVE = 'user not active';
+
 /** A refusal of a person's passkey: recorded with them as actor, not counted toward their lockout. */
 const refusePerson = async (
   pending: AuthorizationRequestRecord,
@@ -86,9 +88,10 @@ const refusePerson = async (
     targets: [personTarget(user), { type: 'passkey', id: passkey.credentialKey, name: passkey.name }],
     signIn: signInDetails(pending.clientId, { amr: amrOfPasskey(passkey) }),
   });
-  return user.status === 'ACTIVE'
-    ? pageAgain(pending, message, 401)
-    : errorPage(403, 'This account cannot sign in. Contact your administrator.');
+  // Only a verified assertion learns that its person may not sign in.
+  return reason === NOT_ACTIVE
+    ? errorPage(403, 'This account cannot sign in. Contact your administrator.')
+    : pageAgain(pending, message, 401);
 };
 
 export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promise<Page> => {
@@ -119,14 +122,8 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   if (!passkey || !user) return refuseAnonymous(pending, 'unknown passkey', UNKNOWN);
   const refuse = (reason: string, message: string) => refusePerson(pending, user, passkey, reason, message);
   if (!taken) return refuse('passkey challenge expired or used', CHALLENGE_GONE);
-  if (pending.userId && pending.userId !== user.id) return refuse('passkey of another person', OTHER_PERSON);
-  // A password reset since the first factor ends this sign-in, as it does at every later step.
-  if (pending.userId && (pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0))
-    return errorPage(400, EXPIRED);
-  if (user.status !== 'ACTIVE') return refuse('user not active', NOT_ACCEPTED);
-  const now = Date.now();
-  if ((await signInLockedUntil(pending.organizationId, user.email)) > now)
-    return refuse('locked', NOT_ACCEPTED);
+  // The signature first: whoever merely knows a credential id learns nothing of its person (their
+  // status, whose sign-in this is) from a made-up assertion.
   const checked = await (await ceremonies()).checkAssertion(answer.response, answer.challenge, passkey);
   if (!checked.verified) return refuse(checked.reason, NOT_ACCEPTED);
   const handleRefused = userHandleRefusal(
@@ -135,6 +132,14 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
     Boolean(pending.userId),
   );
   if (handleRefused) return refuse(handleRefused, NOT_ACCEPTED);
+  if (pending.userId && pending.userId !== user.id) return refuse('passkey of another person', OTHER_PERSON);
+  // A password reset since the first factor ends this sign-in, as it does at every later step.
+  if (pending.userId && (pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0))
+    return errorPage(400, EXPIRED);
+  if (user.status !== 'ACTIVE') return refuse(NOT_ACTIVE, NOT_ACCEPTED);
+  const now = Date.now();
+  if ((await signInLockedUntil(pending.organizationId, user.email)) > now)
+    return refuse('locked', NOT_ACCEPTED);
   const verdict = signCountVerdict(passkey.signCount, checked.value.signCount);
   if (!verdict.accepted) {
     await flagPasskey(passkey, now);

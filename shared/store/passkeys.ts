@@ -27,7 +27,11 @@ const userTarget = (userId: string) => ({ type: 'user', id: userId });
 
 export type NewPasskey = Omit<PasskeyRecord, 'credentialKey' | 'createdAt' | 'lastUsedAt' | 'flaggedAt'>;
 
-/** Stores a verified registration: refused (409) for an 11th passkey or a credential stored already. */
+/**
+ * Stores a verified registration: refused (409) for an 11th passkey or a credential stored already,
+ * and as no such user (404) unless the person is ACTIVE and not deprovisioned when it is written (a
+ * directory's DELETE may commit between the check of the page and this write).
+ */
 export const addPasskey = async (passkey: NewPasskey, now = Date.now()): Promise<PasskeyRecord> => {
   const record: PasskeyRecord = {
     ...passkey,
@@ -48,13 +52,15 @@ export const addPasskey = async (passkey: NewPasskey, now = Date.now()): Promise
       keys.user(organizationId, userId),
       {
         update: 'ADD passkeyCount :one',
-        condition: 'attribute_exists(pk) AND (attribute_not_exists(passkeyCount) OR passkeyCount < :max)',
-        values: { ':one': 1, ':max': MAX_PASSKEYS_PER_USER },
+        condition:
+          'attribute_exists(pk) AND #status = :active AND attribute_not_exists(deprovisionedAt) AND (attribute_not_exists(passkeyCount) OR passkeyCount < :max)',
+        names: { '#status': 'status' },
+        values: { ':one': 1, ':max': MAX_PASSKEYS_PER_USER, ':active': 'ACTIVE' },
         seeItemOnFailure: true,
       },
-      // No user: nobody to enrol; a user: one who holds the most already.
+      // No one who may sign in: nobody to enrol; else one who holds the most already.
       (seen) =>
-        seen
+        seen?.status === 'ACTIVE' && seen.deprovisionedAt === undefined
           ? new Conflict('Passkey', `A person holds at most ${MAX_PASSKEYS_PER_USER} passkeys`)
           : new NotFound('User', userId),
     ),

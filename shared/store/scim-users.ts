@@ -235,20 +235,20 @@ const SIGN_IN_CREDENTIALS = [
  * 404 for), then is INACTIVE, deprovisioned and without password, TOTP or recovery codes in one
  * transaction with its record; later reads through SCIM answer 404. Passkeys and groups first: a
  * DELETE that fails part-way leaves the user provisioned, and the directory's retry finishes it.
- * The last write needs the user in no group, so a group a concurrent PATCH joined meanwhile is
- * left in the next round; a PATCH after it cannot join a deprovisioned user (addUserToGroup).
+ * The last write needs the user in no group and without a passkey, so a group a concurrent PATCH
+ * joined (or a passkey the account page added) meanwhile is removed in the next round; neither can
+ * reach a deprovisioned user afterwards (addUserToGroup, addPasskey).
  */
 export const deprovisionUser = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
-  const user = await provisionedUser(orgId, userId);
-  if (!user) throw userNotFound(userId)();
-  if (user.passkeyCount) await removeAllPasskeys(orgId, userId, now);
-  let unchanged: UserRecord | undefined = user;
+  let unchanged = await provisionedUser(orgId, userId);
+  if (!unchanged) throw userNotFound(userId)();
   await retryOnConcurrentChange(async () => {
     let current = unchanged ?? (await provisionedUser(orgId, userId));
     unchanged = undefined;
-    if (current?.userGroups?.size) {
-      await leaveGroups(orgId, userId, [...current.userGroups]);
-      // Leaving a group changes the user's item.
+    if (current?.passkeyCount || current?.userGroups?.size) {
+      if (current.passkeyCount) await removeAllPasskeys(orgId, userId, now);
+      if (current.userGroups?.size) await leaveGroups(orgId, userId, [...current.userGroups]);
+      // Removing a passkey or leaving a group changes the user's item.
       current = await provisionedUser(orgId, userId);
     }
     if (!current) throw userNotFound(userId)();
@@ -273,13 +273,15 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
         // As any deactivation: the person's sessions and refresh tokens end (user-repository.ts).
         // REMOVE first: `versioned` appends the version's increment to the SET list at the end.
         update: `REMOVE ${SIGN_IN_CREDENTIALS.join(', ')} SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now`,
-        // An emptied set is no attribute: in no group, as read.
-        condition: 'attribute_not_exists(userGroups)',
+        // In no group (an emptied set is no attribute) and without a passkey, as read.
+        condition:
+          'attribute_not_exists(userGroups) AND (attribute_not_exists(passkeyCount) OR passkeyCount = :none)',
         names: { '#status': 'status', '#listing': keys.listingSortKey },
         values: {
           ':status': 'INACTIVE',
           ':listing': keys.listingEntry(LISTINGS.users('INACTIVE'), current.sequence),
           ':now': now,
+          ':none': 0,
         },
       }),
       current.status === 'ACTIVE' && bucketCountDelta(orgId, LISTINGS.users('ACTIVE'), current.sequence, -1),

@@ -11,6 +11,7 @@ import { passkeyOptions } from '../../shared/passkeys/options.js';
 import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { MAX_PASSKEYS_PER_USER } from '../../shared/passkeys/rules.js';
 import { listPasskeys } from '../../shared/store/passkeys.js';
+import { createUserFromDirectory, deprovisionUser } from '../../shared/store/scim-users.js';
 import type { UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
@@ -26,6 +27,7 @@ import {
   signInSetup,
   textOf,
 } from '../support/hosted-pages.js';
+import { beforeTransaction } from '../support/interleave.js';
 import { BROKEN_JSON, EXOTIC_STRINGS, LONG_STRINGS, PROTOTYPE_NAMES } from '../support/nasty-inputs.js';
 import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
 import { measureRoundTrips, roundTrips } from '../support/round-trips.js';
@@ -115,6 +117,35 @@ describe('a signed-in person', () => {
     expect(JSON.parse(textOf(refused)).message).toContain('sign in again');
     expect(textOf(await browser.get(showAccount, {}))).not.toContain('data-passkey="account"');
     expect(await listPasskeys(setup.organization.id, user.id)).toHaveLength(1);
+  });
+
+  it('keeps no passkey added while a directory deletes the person: the leaver cannot sign in again', async () => {
+    const { user, browser } = await signedIn();
+    const device = new SoftAuthenticator(RP);
+    // Positive control: the same page adds a passkey for the person before the DELETE.
+    expect((await addThroughPage(browser)).statusCode).toBe(303);
+    // The SCIM DELETE commits after the page checked the person, just before its passkey's write.
+    const deletion = beforeTransaction(
+      (items) => items.some((item) => item.Update?.UpdateExpression?.includes('ADD passkeyCount')),
+      () => deprovisionUser(setup.organization.id, user.id),
+    );
+    let added: Page;
+    try {
+      added = await addThroughPage(browser, device);
+    } finally {
+      deletion.stop();
+    }
+    expect(deletion.ran).toBe(true);
+    expect(added.statusCode).toBe(400);
+    // Provisioned again (the same user, the address perhaps someone else's): no passkey of the leaver.
+    const revived = await createUserFromDirectory(
+      setup.organization.id,
+      { email: user.email, name: 'Someone New', active: true },
+      'dir',
+      3600,
+    );
+    expect(revived.user.id).toBe(user.id);
+    expect(await listPasskeys(setup.organization.id, user.id)).toEqual([]);
   });
 
   it(`holds at most ${MAX_PASSKEYS_PER_USER} passkeys`, async () => {

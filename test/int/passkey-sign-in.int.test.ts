@@ -327,6 +327,33 @@ describe('signing in with a passkey: refusals', () => {
     );
   });
 
+  it('tells whoever knows only a credential id nothing of its person: a made-up signature is refused alike', async () => {
+    const [active, inactive] = await Promise.all([
+      personWithPassword(plain.organization.id),
+      personWithPassword(plain.organization.id),
+    ]);
+    const [activeKey, inactiveKey] = await Promise.all([givePasskey(active), givePasskey(inactive)]);
+    await setUserStatus(plain.organization.id, inactive.id, 'INACTIVE');
+    /** A fresh sign-in answered with the passkey's credential id and a signature that is made up. */
+    const forgedWith = async (authenticator: SoftAuthenticator) => {
+      const browser = new PagesBrowser();
+      const request = requestIdOf(await browser.get(authorize, authorizationQuery(plain.application.id)));
+      const answer = authenticator.assert(
+        json(await browser.post(passkeyOptions, { purpose: 'sign-in', request })),
+      );
+      const signature = Buffer.from('not a signature').toString('base64url');
+      const credential = JSON.stringify({ ...answer, response: { ...answer.response, signature } });
+      const page = await browser.post(submitPasskeySignIn, { request, credential });
+      return { status: page.statusCode, alert: alertOf(page) };
+    };
+    // Positive control: on an ACTIVE person's passkey, the answer to any signature that fails.
+    const onActive = await forgedWith(activeKey);
+    expect(onActive).toEqual({ status: 401, alert: NOT_ACCEPTED });
+    const since = Date.now();
+    expect(await forgedWith(inactiveKey)).toEqual(onActive);
+    expect(await refusalsSince(plain, since)).toEqual(['passkey response not valid']);
+  });
+
   it("never counts a refusal toward the owner's lockout: whoever knows a credential id cannot lock its owner", async () => {
     const person = await personWithPassword(plain.organization.id);
     const theirs = await givePasskey(person);

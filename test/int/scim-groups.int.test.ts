@@ -14,6 +14,7 @@ import { createUserFromDirectory, deprovisionUser } from '../../shared/store/sci
 import { addUserToGroup } from '../../shared/store/user-grants.js';
 import { getUserGroup } from '../../shared/store/user-group-repository.js';
 import { getUser } from '../../shared/store/user-repository.js';
+import { beforeTransaction, sameKey } from '../support/interleave.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -117,31 +118,6 @@ describe('a group a directory changes', () => {
     expect((await getUserGroup(org, kept.id))?.name).toBe('Kept');
   });
 });
-
-type SentItems = { Update?: { Key?: Record<string, unknown>; UpdateExpression?: string } }[];
-
-/**
- * Runs `meanwhile` once, just before the first transaction whose updates `matches` is sent: what
- * another request commits at that moment. Answers whether it ran; `stop` takes the hook away.
- */
-const beforeTransaction = (matches: (updates: SentItems) => boolean, meanwhile: () => Promise<unknown>) => {
-  const name = `before-transaction-${Math.random()}`;
-  const state = { ran: false, stop: () => db().middlewareStack.remove(name) };
-  db().middlewareStack.add(
-    (next) => async (args) => {
-      const items = (args.input as { TransactItems?: SentItems }).TransactItems;
-      if (!state.ran && items && matches(items)) {
-        state.ran = true;
-        await meanwhile();
-      }
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  return state;
-};
-
-const sameKey = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 describe('a member the directory deletes while a group takes them', () => {
   it('leaves a group the user joined between the DELETE reading them and its last write', async () => {

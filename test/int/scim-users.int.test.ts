@@ -15,6 +15,7 @@ import { listingSize } from '../../shared/store/sequenced-listing.js';
 import { linkedUserId, linkSsoSubject, listSsoLinks } from '../../shared/store/sso-links.js';
 import { createUser, getUser, updateUserAttributes } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
+import { beforeTransaction } from '../support/interleave.js';
 import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -30,6 +31,17 @@ const sizes = async (org: string) => ({
   active: (await listingSize(org, LISTINGS.users('ACTIVE'))).size,
   inactive: (await listingSize(org, LISTINGS.users('INACTIVE'))).size,
 });
+
+/** A passkey as stored (no ceremony needed to store one). */
+const LEAVERS_PASSKEY = {
+  credentialId: 'the-leavers-credential',
+  publicKey: 'cHVibGlj',
+  signCount: 0,
+  backupEligible: false,
+  backedUp: false,
+  aaguid: '00000000-0000-0000-0000-000000000000',
+  name: 'Leaver laptop',
+};
 
 describe('users a directory provisions', () => {
   it('moves the email guard, the external id entry and the listing in one change; frees what it left', async () => {
@@ -127,17 +139,7 @@ describe('users a directory provisions', () => {
       recoveryCodeDigests: new Set(['digest-of-a-recovery-code']),
     };
     await updateUserAttributes(org, user.id, credentials);
-    await addPasskey({
-      organizationId: org,
-      userId: user.id,
-      credentialId: 'the-leavers-credential',
-      publicKey: 'cHVibGlj',
-      signCount: 0,
-      backupEligible: false,
-      backedUp: false,
-      aaguid: '00000000-0000-0000-0000-000000000000',
-      name: 'Leaver laptop',
-    });
+    await addPasskey({ ...LEAVERS_PASSKEY, organizationId: org, userId: user.id });
     const held = async () => {
       const stored = await getUser(org, user.id, true);
       return {
@@ -167,6 +169,24 @@ describe('users a directory provisions', () => {
     expect(back.user.id).toBe(user.id);
     expect(await held()).toEqual(none);
     expect(back.joinEmail?.email).toMatchObject({ to: 'handed-on@dir.example' });
+  });
+
+  it('removes a passkey added between the DELETE reading the person and its last write', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('racing@dir.example'), 'dir', 3600);
+    const added = beforeTransaction(
+      (items) => items.some((item) => item.Update?.UpdateExpression?.includes('deprovisionedAt')),
+      () => addPasskey({ ...LEAVERS_PASSKEY, organizationId: org, userId: user.id }),
+    );
+    try {
+      await deprovisionUser(org, user.id);
+    } finally {
+      added.stop();
+    }
+    expect(added.ran).toBe(true);
+    expect(await listPasskeys(org, user.id)).toEqual([]);
+    expect(await passkeyOwner(LEAVERS_PASSKEY.credentialId)).toBeUndefined();
+    expect((await getUser(org, user.id, true))?.deprovisionedAt).toEqual(expect.any(Number));
   });
 
   it("unlinks the deleted person's SSO identities when the directory brings the address back", async () => {
