@@ -155,7 +155,9 @@ const plan = (query: AuditQuery) => {
     filterOn('actorId = :actorId', { ':actorId': query.actorId });
   if (action && 'exact' in action && dimension !== 'action')
     filterOn('#action = :action', { ':action': action.exact });
-  if (action && 'prefix' in action && action.prefix !== value)
+  // Only the namespace index read for this very prefix needs no filter (a target or actor id may
+  // look like a namespace: `user.`).
+  if (action && 'prefix' in action && !(dimension === 'namespace' && action.prefix === value))
     filterOn('begins_with(#action, :prefix)', { ':prefix': action.prefix });
   if (query.outcome !== undefined && dimension !== 'outcome')
     filterOn('outcome = :outcome', { ':outcome': query.outcome });

@@ -505,3 +505,25 @@ describe('a query after the shards grew', () => {
     expect(page.records.map((record) => record.id).sort()).toEqual(records.map((record) => record.id).sort());
   });
 });
+
+describe('a namespace filter beside another', () => {
+  it('holds when the target id looks like the namespace', async () => {
+    const orgId = (await createTestOrganization()).id;
+    const onTarget = (action: 'role.archived' | 'user.created', at: number) => ({
+      id: ulid(at),
+      organizationId: orgId,
+      time: at,
+      action,
+      actor: { type: 'client' as const, id: 'looker' },
+      targets: [{ type: 'role', id: 'user.' }],
+      outcome: 'success' as const,
+    });
+    const now = Date.now();
+    const [archived, created] = [onTarget('role.archived', now - 2), onTarget('user.created', now - 1)];
+    await batchPut([archived, created].flatMap((record) => auditItems(record, DEFAULT_AUDIT_SETTINGS)));
+    // Positive control: by the target alone, both.
+    expect(idsOf(await readAll(orgId, { targetId: 'user.' }, 100))).toEqual([created.id, archived.id]);
+    expect(idsOf(await readAll(orgId, { targetId: 'user.', action: 'user.' }, 100))).toEqual([created.id]);
+    expect(idsOf(await readAll(orgId, { actorId: 'looker', action: 'role.' }, 100))).toEqual([archived.id]);
+  });
+});
