@@ -45,8 +45,13 @@ export interface AuditRecord {
   changes?: Changes;
   requestId?: string;
   signIn?: SignInDetails;
-  /** `token.issued` only: how many tokens the client was issued in the record's minute. */
+  /** `token.issued` only: how many tokens the client was issued in the minute `minute`. */
   count?: number;
+  /**
+   * `token.issued` only: the first millisecond of the minute counted. The record is timed when
+   * written, after the minute (it may be a later hour, whose digest then lists it).
+   */
+  minute?: number;
 }
 
 /** What the code that makes a change tells about it; the scope adds who and where. */
@@ -59,6 +64,7 @@ export interface AuditEvent {
   reason?: string;
   signIn?: SignInDetails;
   count?: number;
+  minute?: number;
   /**
    * Who acted, where the scope does not know: a person signing in is the actor of their sign-in
    * (the scope's address and user agent stay).

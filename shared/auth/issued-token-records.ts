@@ -18,8 +18,12 @@ let writing: Promise<void> = Promise.resolve();
 /** Counts a client-credentials token: memory only. */
 export const countIssuedToken = (client: KnownClient, now = Date.now()): void => counts.count(client, now);
 
-/** One record of a client's minute, by the client, timed at the minute's start. */
-const recordMinute = (entry: ClientMinute) =>
+/**
+ * One record of a client's minute, by the client, timed when written and naming its minute: a
+ * record timed at its minute could land in an hour whose digest was written meanwhile, which
+ * `audit verify` would then rightly call unlisted.
+ */
+const recordMinute = (entry: ClientMinute, now: number) =>
   withAuditScope({ actor: { type: 'client', id: entry.id } }, () =>
     writeAuditRecord(
       {
@@ -27,8 +31,9 @@ const recordMinute = (entry: ClientMinute) =>
         action: 'token.issued',
         targets: [{ type: 'client', id: entry.id }],
         count: entry.count,
+        minute: entry.minute,
       },
-      entry.minute,
+      now,
     ),
   ).then(
     () => undefined,
@@ -50,7 +55,9 @@ const recordMinute = (entry: ClientMinute) =>
 export const recordEndedMinutes = (now = Date.now()): Promise<void> => {
   const ended = counts.takeEnded(now);
   if (ended.length > 0) {
-    writing = writing.then(() => Promise.all(ended.map(recordMinute))).then(() => undefined);
+    writing = writing
+      .then(() => Promise.all(ended.map((entry) => recordMinute(entry, now))))
+      .then(() => undefined);
   }
   return writing;
 };

@@ -95,7 +95,15 @@ export const auditRecordModel = z.withMeta(
         provider: z.optional(identifier),
       }),
     ),
-    count: z.optional(z.withMeta(z.number(), { description: '`token.issued`: tokens issued in the minute' })),
+    count: z.optional(
+      z.withMeta(z.number(), { description: '`token.issued`: tokens issued in the minute `minute`' }),
+    ),
+    minute: z.optional(
+      z.withMeta(z.number(), {
+        description:
+          '`token.issued`: the first millisecond (epoch) of the minute counted; the record is timed when written, after it',
+      }),
+    ),
   }),
   { id: 'AuditRecord', description: 'One audit record (docs/audit.md)' },
 );

@@ -3,6 +3,8 @@ import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIGEST_PAGE_SIZE, HOUR_MILLIS, hourOf } from '../../shared/audit/digest.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
+import { withAuditScope } from '../../shared/audit/scope.js';
+import { countIssuedToken, recordEndedMinutes } from '../../shared/auth/issued-token-records.js';
 import { publicJwks, rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { reloadConfig } from '../../shared/config.js';
 import { verifyDigests, writeHourDigest } from '../../shared/store/audit-digests.js';
@@ -187,5 +189,30 @@ describe('audit digests', () => {
     );
     expect((await writeHourDigest(organization.id, hour))?.records).toBe(1);
     expect(await verifyDigests(organization.id)).toEqual({ ok: true, digests: 1, records: 1 });
+  });
+});
+
+describe('token.issued records and digests', () => {
+  it('lists a minute counted before an hour ended but written after its digest in a later hour', async () => {
+    const organization = await createTestOrganization();
+    const hour = THREE_HOURS_AGO;
+    await withAuditScope({ actor: { type: 'client', id: 'writer' } }, () =>
+      writeAuditRecord(
+        { organizationId: organization.id, action: 'user.updated', targets: [] },
+        hour + 10_000,
+      ),
+    );
+    // A token at 59:30; the instance's next token request comes 6 minutes after the hour, once the
+    // hour's digest was written.
+    countIssuedToken({ id: 'counted-client', organizationId: organization.id }, hour + 59 * 60_000 + 30_000);
+    expect((await writeHourDigest(organization.id, hour))?.records).toBe(1);
+    const written = hour + HOUR_MILLIS + 6 * 60_000;
+    await recordEndedMinutes(written);
+    const [issued] = (await queryAuditRecords(organization.id, { action: 'token.issued' }, { limit: 10 }))
+      .records;
+    expect(issued).toMatchObject({ time: written, minute: hour + 59 * 60_000, count: 1 });
+    // The next hour's digest lists it, and the log verifies as written.
+    expect((await writeHourDigest(organization.id, hour + HOUR_MILLIS))?.records).toBe(1);
+    expect(await verifyDigests(organization.id)).toEqual({ ok: true, digests: 2, records: 2 });
   });
 });

@@ -167,23 +167,34 @@ describe('token.issued', () => {
     const next = await clientCredentials(api);
     expect(bodyOf(next)).toHaveProperty('access_token');
     await recordEndedMinutes();
-    const records = await auditTrail(organizationId, { action: 'token.issued', since: minute });
+    // Timed when written: the earlier minutes' records went out at minute + 10 s, above.
+    const records = await auditTrail(organizationId, { action: 'token.issued', since: minute + 61_000 });
     expect(
-      records.map(({ actor, targets, count, time, outcome }) => ({ actor, targets, count, time, outcome })),
+      records.map(({ actor, targets, count, minute, time, outcome }) => ({
+        actor,
+        targets,
+        count,
+        minute,
+        time,
+        outcome,
+      })),
     ).toEqual(
       expect.arrayContaining([
         {
           actor: { type: 'client', id: api.clientId },
           targets: [{ type: 'client', id: api.clientId }],
           count: 3,
-          time: minute,
+          minute,
+          // Timed when written, by the next request after the minute.
+          time: minute + 61_000,
           outcome: 'success',
         },
         {
           actor: { type: 'client', id: other.clientId },
           targets: [{ type: 'client', id: other.clientId }],
           count: 1,
-          time: minute,
+          minute,
+          time: minute + 61_000,
           outcome: 'success',
         },
       ]),
@@ -194,8 +205,12 @@ describe('token.issued', () => {
     await recordEndedMinutes();
     expect(
       (
-        await auditTrail(organizationId, { action: 'token.issued', actorId: api.clientId, since: minute })
-      ).map((record) => [record.time, record.count]),
+        await auditTrail(organizationId, {
+          action: 'token.issued',
+          actorId: api.clientId,
+          since: minute + 61_000,
+        })
+      ).map((record) => [record.minute, record.count]),
     ).toEqual([
       [minute, 3],
       [minute + 60_000, 1],
