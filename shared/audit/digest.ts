@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
  * all the hour's record texts together, and of the previous digest's head, and is signed with the
  * service's signing key (ES256, a JWS). Editing a record changes its hash; deleting one leaves
  * its id in the digest; editing or removing a digest breaks the next one's `previous` or its own
- * signature. Pure: the store reads and writes, `npm run admin -- audit verify` compares.
+ * signature. Records expire after their organization's retention: each entry keeps its record's
+ * expiry, so a record gone after it is no discrepancy, and a digest expires with the last of its
+ * records, its successor naming that time (`previousExpiresAt`). Pure: the store reads and writes,
+ * `npm run admin -- audit verify` compares.
  */
 export const DIGEST_PAGE_SIZE = 1000;
 export const HOUR_MILLIS = 3_600_000;
@@ -18,12 +21,21 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export interface DigestEntry {
   id: string;
   sha256: string;
+  /** Epoch seconds: the record's expiry (its item's TTL); absent in digests written before it. */
+  expiresAt?: number;
 }
 
-export const digestEntry = (id: string, storedText: string): DigestEntry => ({
+export const digestEntry = (id: string, storedText: string, expiresAt?: number): DigestEntry => ({
   id,
   sha256: sha256(storedText),
+  ...(expiresAt !== undefined ? { expiresAt } : {}),
 });
+
+/** Epoch seconds when the last of the entries expires; undefined when one never does. */
+export const lastExpiry = (entries: readonly DigestEntry[]): number | undefined =>
+  entries.every((entry) => entry.expiresAt !== undefined)
+    ? Math.max(...entries.map((entry) => entry.expiresAt as number))
+    : undefined;
 
 /** What the head of an hour's digest signs. */
 export interface DigestHead {
@@ -35,6 +47,8 @@ export interface DigestHead {
   pages: string[];
   /** SHA-256 of the previous digest's signed head; null for an organization's first. */
   previous: string | null;
+  /** Epoch seconds when the previous digest expires (with its records): gone after it, no gap. */
+  previousExpiresAt?: number;
 }
 
 export const pageHash = (entries: readonly DigestEntry[]): string => sha256(JSON.stringify(entries));
@@ -50,12 +64,20 @@ export const hourDigest = (
   hour: number,
   entries: readonly DigestEntry[],
   previous: string | null,
+  previousExpiresAt?: number,
 ): { head: DigestHead; pages: DigestEntry[][] } => {
   const pages: DigestEntry[][] = [];
   for (let start = 0; start < entries.length; start += DIGEST_PAGE_SIZE)
     pages.push(entries.slice(start, start + DIGEST_PAGE_SIZE));
   return {
-    head: { organizationId, hour, records: entries.length, pages: pages.map(pageHash), previous },
+    head: {
+      organizationId,
+      hour,
+      records: entries.length,
+      pages: pages.map(pageHash),
+      previous,
+      ...(previousExpiresAt !== undefined ? { previousExpiresAt } : {}),
+    },
     pages,
   };
 };
@@ -66,10 +88,19 @@ export type Discrepancy =
   | { kind: 'missing'; id: string }
   | { kind: 'unlisted'; id: string };
 
+/**
+ * The first difference between `listed` and `found` at `now` (epoch seconds): a listed record gone
+ * after its expiry is no difference.
+ */
 export const firstDiscrepancy = (
-  listed: readonly DigestEntry[],
+  allListed: readonly DigestEntry[],
   found: readonly DigestEntry[],
+  now: number,
 ): Discrepancy | undefined => {
+  const present = new Set(found.map((entry) => entry.id));
+  const listed = allListed.filter(
+    (entry) => entry.expiresAt === undefined || entry.expiresAt > now || present.has(entry.id),
+  );
   for (let index = 0; index < Math.max(listed.length, found.length); index++) {
     const expected = listed[index];
     const actual = found[index];

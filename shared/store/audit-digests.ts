@@ -10,6 +10,7 @@ import {
   HOUR_MILLIS,
   headHash,
   hourDigest,
+  lastExpiry,
   pageHash,
 } from '../audit/digest.js';
 import { recordIdAt } from '../audit/record.js';
@@ -45,11 +46,16 @@ async function* shardEntries(orgId: string, hour: number, shard: number): AsyncG
           ':first': first,
           ':last': last,
         },
-        ProjectionExpression: 'recordId, #record',
+        ProjectionExpression: 'recordId, #record, expiresAt',
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? []) yield digestEntry(String(item.recordId), String(item.record));
+    for (const item of page.Items ?? [])
+      yield digestEntry(
+        String(item.recordId),
+        String(item.record),
+        typeof item.expiresAt === 'number' ? item.expiresAt : undefined,
+      );
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
@@ -82,7 +88,15 @@ const collect = async (entries: AsyncIterable<DigestEntry>) => {
 interface StoredHead {
   hour: number;
   jws: string;
+  /** Epoch seconds: the digest expires with the last of its records. */
+  expiresAt?: number;
 }
+
+const storedHead = (item: Record<string, unknown>): StoredHead => ({
+  hour: Number(item.hour),
+  jws: String(item.jws),
+  ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
+});
 
 /** The organization's signed digest heads from `sinceHour` on, oldest first. */
 const heads = async (orgId: string, sinceHour = 0): Promise<StoredHead[]> => {
@@ -101,7 +115,7 @@ const heads = async (orgId: string, sinceHour = 0): Promise<StoredHead[]> => {
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? []) found.push({ hour: Number(item.hour), jws: String(item.jws) });
+    for (const item of page.Items ?? []) found.push(storedHead(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return found;
@@ -122,13 +136,14 @@ const latestHeadBefore = async (orgId: string, hour: number): Promise<StoredHead
     }),
   );
   const [item] = page.Items ?? [];
-  return item ? { hour: Number(item.hour), jws: String(item.jws) } : undefined;
+  return item ? storedHead(item) : undefined;
 };
 
-const pageItems = (orgId: string, hour: number, pages: DigestEntry[][]) =>
+const pageItems = (orgId: string, hour: number, pages: DigestEntry[][], expiresAt: number | undefined) =>
   pages.map((entries, index) => ({
     ...keys.auditDigestPage(orgId, hour, index),
     entries: JSON.stringify(entries),
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
   }));
 
 /**
@@ -141,17 +156,28 @@ export const writeHourDigest = async (orgId: string, hour: number): Promise<Dige
     latestHeadBefore(orgId, hour),
   ]);
   if (entries.length === 0) return undefined;
-  const { head, pages } = hourDigest(orgId, hour, entries, previous ? headHash(previous.jws) : null);
+  const { head, pages } = hourDigest(
+    orgId,
+    hour,
+    entries,
+    previous ? headHash(previous.jws) : null,
+    previous?.expiresAt,
+  );
+  // The digest expires with the last of its records (TTL), as the retention has them expire.
+  const expiresAt = lastExpiry(entries);
+  const expiry = expiresAt !== undefined ? { expiresAt } : {};
   // PutItem each, side by side: IAM denies BatchWriteItem on digests (it could delete one).
   await Promise.all(
-    pageItems(orgId, hour, pages).map((Item) => db().send(new PutCommand({ TableName: tableName(), Item }))),
+    pageItems(orgId, hour, pages, expiresAt).map((Item) =>
+      db().send(new PutCommand({ TableName: tableName(), Item })),
+    ),
   );
   const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
   try {
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.auditDigestHead(orgId, hour), hour, jws },
+        Item: { ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -190,9 +216,15 @@ const verifierOf = async () => {
 /**
  * Recomputes every digest of the organization from `sinceHour` on and compares: each head's
  * signature and link to the one before, each page's hash, and each listed record against the
- * table. Answers the first thing that does not match.
+ * table. Answers the first thing that does not match. What expired by `now` (epoch ms) is no
+ * mismatch: a record gone after its expiry, a chain that starts after its previous digest expired.
  */
-export const verifyDigests = async (orgId: string, sinceHour = 0): Promise<VerifyFinding> => {
+export const verifyDigests = async (
+  orgId: string,
+  sinceHour = 0,
+  now = Date.now(),
+): Promise<VerifyFinding> => {
+  const nowSeconds = Math.floor(now / 1000);
   const verify = await verifierOf();
   const stored = await heads(orgId, sinceHour);
   let previous = sinceHour > 0 ? await latestHeadBefore(orgId, sinceHour) : undefined;
@@ -206,7 +238,8 @@ export const verifyDigests = async (orgId: string, sinceHour = 0): Promise<Verif
     }
     if (head.organizationId !== orgId || head.hour !== hour)
       return { ok: false, hour, problem: 'the digest is of another organization or hour' };
-    if (head.previous !== (previous ? headHash(previous.jws) : null))
+    const previousExpired = head.previousExpiresAt !== undefined && head.previousExpiresAt <= nowSeconds;
+    if (head.previous !== (previous ? headHash(previous.jws) : null) && !previousExpired)
       return {
         ok: false,
         hour,
@@ -222,7 +255,7 @@ export const verifyDigests = async (orgId: string, sinceHour = 0): Promise<Verif
       listed.push(...entries);
     }
     const found = await collect(hourEntries(orgId, hour));
-    const record = firstDiscrepancy(listed, found);
+    const record = firstDiscrepancy(listed, found, nowSeconds);
     if (record) return { ok: false, hour, problem: `record ${record.id} ${record.kind}`, record };
     records += listed.length;
     previous = { hour, jws };

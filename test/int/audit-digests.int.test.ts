@@ -34,8 +34,8 @@ afterAll(() => removeTempDir(secrets));
 const THREE_HOURS_AGO = hourOf(Date.now()) - 3 * HOUR_MILLIS;
 
 /** An organization with `count` records in a past hour and `next` in the one after, both digested. */
-const digestedLog = async (count: number, shards = 1, next = count) => {
-  const organization = await createTestOrganization({ audit: { retentionDays: 90, shards } } as never);
+const digestedLog = async (count: number, shards = 1, next = count, retentionDays = 90) => {
+  const organization = await createTestOrganization({ audit: { retentionDays, shards } } as never);
   const orgId = organization.id;
   const records: AuditRecord[] = [];
   for (const [hour, inHour] of [
@@ -56,7 +56,7 @@ const digestedLog = async (count: number, shards = 1, next = count) => {
       // Ids as the service makes them: a ULID of the record's time.
       record.id = ulid(record.time);
       records.push(record);
-      items.push(...auditItems(record, { retentionDays: 90, shards }));
+      items.push(...auditItems(record, { retentionDays, shards }));
     }
     await batchPut(items);
   }
@@ -214,5 +214,34 @@ describe('token.issued records and digests', () => {
     // The next hour's digest lists it, and the log verifies as written.
     expect((await writeHourDigest(organization.id, hour + HOUR_MILLIS))?.records).toBe(1);
     expect(await verifyDigests(organization.id)).toEqual({ ok: true, digests: 2, records: 2 });
+  });
+});
+
+describe('audit digests under retention', () => {
+  it('verify passes once records and digests expired as the retention has them, never before', async () => {
+    const { orgId, records } = await digestedLog(2, 1, 2, 1);
+    const remove = (Key: Record<string, unknown>) =>
+      db().send(new DeleteCommand({ TableName: tableName(), Key }));
+    const expiryOf = async (Key: Record<string, unknown>) =>
+      (await db().send(new GetCommand({ TableName: tableName(), Key }))).Item?.expiresAt;
+    // A digest expires with the last of its records (a day after it, as the retention says).
+    const lastOfHour = records[1] as AuditRecord;
+    expect(await expiryOf(keys.auditDigestHead(orgId, THREE_HOURS_AGO))).toBe(
+      await expiryOf(keys.auditRecord(orgId, lastOfHour.id)),
+    );
+    const later = Date.now() + 2 * 86_400_000;
+    // As TTL deletes the first hour's records: before their expiry, that is tampering.
+    const first = records[0] as AuditRecord;
+    await remove(keys.auditRecord(orgId, first.id));
+    expect(await verifyDigests(orgId)).toMatchObject({ ok: false, problem: `record ${first.id} missing` });
+    expect(await verifyDigests(orgId, 0, later)).toEqual({ ok: true, digests: 2, records: 4 });
+    // The first hour's digest goes too: the chain then starts at the next, once that was due.
+    await remove(keys.auditDigestHead(orgId, THREE_HOURS_AGO));
+    await remove(keys.auditDigestPage(orgId, THREE_HOURS_AGO, 0));
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      problem: 'the digest does not follow the one before it (a digest was changed or removed)',
+    });
+    expect(await verifyDigests(orgId, 0, later)).toEqual({ ok: true, digests: 1, records: 2 });
   });
 });
