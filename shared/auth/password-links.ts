@@ -111,7 +111,9 @@ export const submitPasswordLink =
       return errorPage(410, LINK_GONE[purpose]);
     }
     await Promise.all([
-      clearSignInFailures(user.organizationId, user.email),
+      // The mailbox proves no second factor: a person with one keeps the count their codes earned
+      // (only a complete sign-in clears it), or each reset would buy fresh guesses at the code.
+      !user.totpSecret && clearSignInFailures(user.organizationId, user.email),
       // A first password is no change to report; a reset is.
       purpose === 'reset' &&
         sendSecurityNotice(

@@ -350,9 +350,11 @@ export const setUserStatus = (orgId: string, userId: string, status: UserStatus,
         now,
       )),
       versioned(current, {
-        // Deactivating ends the person's sessions and refresh tokens for good (as a new password
-        // does): reactivating must not bring back what someone may have taken meanwhile.
-        update: `SET #status = :status, #listing = :listing, updatedAt = :now${
+        // Deactivating ends the person's sessions, refresh tokens and reset link for good (as a new
+        // password does): reactivating must not bring back what someone may have taken meanwhile.
+        // A join link stays: resending it to a person reactivated is how they get in. REMOVE first:
+        // `versioned` appends the version's increment to the SET list at the end.
+        update: `${status === 'INACTIVE' ? 'REMOVE resetDigest ' : ''}SET #status = :status, #listing = :listing, updatedAt = :now${
           status === 'INACTIVE' ? ', credentialsChangedAt = :now' : ''
         }`,
         names: { '#status': 'status', '#listing': keys.listingSortKey },

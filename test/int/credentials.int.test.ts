@@ -76,6 +76,18 @@ describe('password links', () => {
     expect(await livePasswordLink(invitation, NOW)).toBeUndefined();
   });
 
+  it('a reset link does not come back with a reactivation; a join link does', async () => {
+    const { user, invitation } = await invited();
+    const reset = await resetLink(user);
+    // Positive control: both live before the deactivation.
+    expect(await livePasswordLink(reset.token, NOW)).toBeDefined();
+    expect(await livePasswordLink(invitation, NOW)).toBeDefined();
+    await setUserStatus(organizationId, user.id, 'INACTIVE');
+    await setUserStatus(organizationId, user.id, 'ACTIVE');
+    expect(await livePasswordLink(reset.token, NOW)).toBeUndefined();
+    expect(await livePasswordLink(invitation, NOW)).toBeDefined();
+  });
+
   it('are read only when they look like one, and then with their user read consistently', async () => {
     const { user, invitation } = await invited();
     const live = await measureRoundTrips('live link', () => livePasswordLink(invitation, NOW));

@@ -1,18 +1,25 @@
 import { renderSVG } from 'uqr';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { showPasswordLink, submitPasswordLink } from '../../shared/auth/password-links.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
 import { reloadConfig } from '../../shared/config.js';
 import { recoveryCodeDigest } from '../../shared/domain/recovery-codes.js';
+import { lockoutMillis } from '../../shared/domain/sign-in-lockout.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
-import { liveSession, redeemAuthorizationCode, signInLockedUntil } from '../../shared/store/sign-in-state.js';
+import {
+  liveSession,
+  recordSignInFailure,
+  redeemAuthorizationCode,
+  signInLockedUntil,
+} from '../../shared/store/sign-in-state.js';
 import {
   getUser,
   setUserStatus,
@@ -20,6 +27,7 @@ import {
   updateUserAttributes,
 } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
+import { hiddenField } from '../support/browser-session.js';
 import { useDatabase } from '../support/database.js';
 import {
   alertOf,
@@ -480,6 +488,44 @@ describe('the code challenge', () => {
         'signin.succeeded',
       ].sort(),
     );
+  });
+
+  it('keeps the lock wrong codes earned through a password reset, which clears one wrong passwords earned', async () => {
+    const reset = async (user: UserRecord) => {
+      const link = await issueResetLink(
+        user,
+        { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
+        3600,
+      );
+      const token = link?.token ?? '';
+      const pages = new PagesBrowser();
+      const form = textOf(await pages.get(showPasswordLink('reset'), { token }));
+      const password = 'another long passphrase';
+      const done = await pages.post(submitPasswordLink('reset'), {
+        token,
+        csrf: hiddenField(form, 'csrf') ?? '',
+        password,
+        confirm: password,
+      });
+      expect(done.statusCode).toBe(200);
+    };
+    // Positive control: without a second factor, a reset clears a lock of wrong passwords.
+    const plain = await personWithPassword(shared.organization.id);
+    for (let failure = 0; failure < 5; failure++)
+      await recordSignInFailure(shared.organization.id, plain.email, lockoutMillis);
+    expect(await signInLockedUntil(shared.organization.id, plain.email)).toBeGreaterThan(Date.now());
+    await reset(plain);
+    expect(await signInLockedUntil(shared.organization.id, plain.email)).toBe(0);
+    // With one, five wrong codes lock the person, and whoever reads the mailbox cannot unlock them.
+    const { user, secret } = await enrolledPerson();
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const wrong = codeAt(secret) === '123456' ? '654321' : '123456';
+    for (let failure = 0; failure < 5; failure++) await browser.post(submitTotp, { request, code: wrong });
+    const locked = await signInLockedUntil(shared.organization.id, user.email);
+    expect(locked).toBeGreaterThan(Date.now());
+    await reset(user);
+    expect(await signInLockedUntil(shared.organization.id, user.email)).toBe(locked);
   });
 
   it('checks one code at a time per person: parallel guesses are not all checked before the lock', async () => {
