@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../audit/record.js';
+import { Conflict } from '../domain/errors.js';
 import { auditWrites } from './audit-records.js';
 import { UserEntity, type UserRecord } from './entities.js';
 import { ttlSeconds } from './entity.js';
@@ -35,22 +36,27 @@ export const passwordLinkWrites = (
   return { token, digest, link: put(PasswordLinkEntity.item({ digest }, record)) };
 };
 
-/** Points the user at a new link, voiding the one before it. */
+/**
+ * Points the user at a new link, voiding the one before it, while the user's email is still
+ * `sentTo`, the address the link goes to (a changed email voids links sent to the old one).
+ */
 export const userLinkUpdate = (
   purpose: PasswordLinkPurpose,
   user: { organizationId: string; userId: string },
   digest: string,
+  sentTo: string,
   fails: () => Error,
 ): Write =>
   update(
     keys.user(user.organizationId, user.userId),
     {
       update: 'SET #link = :digest',
-      condition: 'attribute_exists(pk)',
+      condition: 'attribute_exists(pk) AND email = :sentTo',
       names: { '#link': LINK_ATTRIBUTE[purpose] },
-      values: { ':digest': digest },
+      values: { ':digest': digest, ':sentTo': sentTo },
+      seeItemOnFailure: true,
     },
-    fails,
+    (seen) => (seen ? new Conflict('User', 'The user was changed meanwhile; retry') : fails()),
   );
 
 /** A condition of a single-use step failed: used, replaced, or changed meanwhile. */
@@ -84,9 +90,15 @@ export const issueResetLink = async (
         keys.user(owner.organizationId, owner.userId),
         {
           update: 'SET resetDigest = :digest, resetRequestedAt = :now',
+          // Still the address the link goes to: a changed email voids links sent to the old one.
           condition:
-            'attribute_exists(pk) AND (attribute_not_exists(resetRequestedAt) OR resetRequestedAt <= :since)',
-          values: { ':digest': digest, ':now': now, ':since': now - RESET_EMAIL_INTERVAL_MILLIS },
+            'attribute_exists(pk) AND email = :sentTo AND (attribute_not_exists(resetRequestedAt) OR resetRequestedAt <= :since)',
+          values: {
+            ':digest': digest,
+            ':now': now,
+            ':since': now - RESET_EMAIL_INTERVAL_MILLIS,
+            ':sentTo': email.to,
+          },
         },
         () => new ConditionNotMet(),
       ),

@@ -518,7 +518,13 @@ export const queueJoinEmail = async (
       },
       now,
     )),
-    userLinkUpdate('invitation', { organizationId: orgId, userId }, join.digest, userNotFound(userId)),
+    userLinkUpdate(
+      'invitation',
+      { organizationId: orgId, userId },
+      join.digest,
+      user.email,
+      userNotFound(userId),
+    ),
     ...join.writes,
   ]);
   return join.joinEmail;

@@ -15,8 +15,16 @@ import {
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
-import { createUser, getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
+import {
+  createUser,
+  getUser,
+  queueJoinEmail,
+  setUserStatus,
+  type UserRecord,
+  updateUserProfile,
+} from '../../shared/store/user-repository.js';
 import { fileTable, useDatabase } from '../support/database.js';
+import { beforeTransaction } from '../support/interleave.js';
 import { createTestOrganization, getItem, uniqueEmail } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
@@ -86,6 +94,39 @@ describe('password links', () => {
     await setUserStatus(organizationId, user.id, 'ACTIVE');
     expect(await livePasswordLink(reset.token, NOW)).toBeUndefined();
     expect(await livePasswordLink(invitation, NOW)).toBeDefined();
+  });
+
+  it('are not issued to an address the email changed from meanwhile (a reset, a join email)', async () => {
+    const changedWhileSending = (user: UserRecord) =>
+      beforeTransaction(
+        (items) =>
+          items.some((item) =>
+            /resetDigest|invitationDigest|#link/.test(item.Update?.UpdateExpression ?? ''),
+          ),
+        () => updateUserProfile(organizationId, user.id, { name: 'P', email: uniqueEmail('moved') }),
+      );
+    // Positive control: with no change meanwhile, both are issued to the address read.
+    const control = (await invited()).user;
+    expect(await resetLink(control, NOW + 10 * 60_000)).toBeDefined();
+    expect((await queueJoinEmail(organizationId, control.id, 3600, NOW)).email.to).toBe(control.email);
+
+    const reset = (await invited()).user;
+    const change = changedWhileSending(reset);
+    const issued = await issueResetLink(
+      reset,
+      { organizationId, userId: reset.id, to: reset.email, name: reset.name },
+      3600,
+      NOW,
+    ).finally(change.stop);
+    expect(change.ran).toBe(true);
+    expect(issued).toBeUndefined();
+
+    const joining = (await invited()).user;
+    const joinChange = changedWhileSending(joining);
+    await expect(
+      queueJoinEmail(organizationId, joining.id, 3600, NOW).finally(joinChange.stop),
+    ).rejects.toThrow('changed meanwhile');
+    expect(joinChange.ran).toBe(true);
   });
 
   it('are read only when they look like one, and then with their user read consistently', async () => {
