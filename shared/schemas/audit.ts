@@ -62,6 +62,13 @@ const recordId = z.withMeta(z.string().check(z.length(26), z.regex(/^[0-9A-HJKMN
 
 const changeOfField = z.union([z.literal('changed'), z.object({ from: z.unknown(), to: z.unknown() })]);
 
+/**
+ * Names a record writes that are not the service's own identifiers: a changed field (a person's
+ * additional property may be named "Cost Center"), the id a refused request named (as sent).
+ */
+const recordedName = (max: number) =>
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(ONE_LINE, NO_CONTROL_CHARACTERS));
+
 export const auditRecordModel = z.withMeta(
   z.object({
     id: recordId,
@@ -77,12 +84,12 @@ export const auditRecordModel = z.withMeta(
       clientId: z.optional(identifier),
     }),
     targets: z
-      .array(z.object({ type: identifier, id: identifier, name: z.optional(recordText) }))
+      .array(z.object({ type: identifier, id: recordedName(128), name: z.optional(recordText) }))
       .check(z.maxLength(10)),
     outcome,
     reason: z.optional(recordText),
     changes: z.optional(
-      z.withMeta(z.record(identifier, changeOfField), {
+      z.withMeta(z.record(recordedName(256), changeOfField), {
         maxProperties: 100,
         description: 'Per changed field, its values before and after; a secret only as "changed"',
       }),

@@ -1,6 +1,7 @@
 import type { Request } from '@middy/core';
 import type { RouteDefinition } from '../../api/route-definition.js';
 import type { AuditTarget } from '../../audit/record.js';
+import { asOneLine } from '../../schemas/text.js';
 import { writeAuditRecord } from '../../store/audit-records.js';
 import { toApiError } from '../error-mapping.js';
 import { logger } from '../logger.js';
@@ -32,8 +33,8 @@ const targetsOf = (route: RouteDefinition, path: Record<string, string | undefin
     .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'type')
     .map(([name, id]) => ({
       type: TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.')),
-      // Unvalidated when permissions refused first: bounded, never trusted further.
-      id: id.slice(0, 128),
+      // Unvalidated when permissions refused first: one line, bounded, never trusted further.
+      id: asOneLine(id).slice(0, 128),
     }));
 };
 

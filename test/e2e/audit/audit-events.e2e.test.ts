@@ -72,6 +72,35 @@ describe('GET /idp/auditEvents', () => {
     expect(added.map((record) => record.outcome).sort()).toEqual(['denied', 'success']);
   });
 
+  it('lists every record it writes: a refusal naming an id as sent, a property named with a space', async () => {
+    const admin = await service.freshOrganization();
+    const without = await service.callerWith(permissionsWithout('USER.UPDATE'), {
+      organization: admin.orgId,
+    });
+    const rename = (id: string) =>
+      service.call('PUT', `/idp/users/${id}`, { token: without.token, body: { name: 'X' } });
+    // Positive control: an ordinary id's refusal is listed.
+    expect((await rename('some-user')).status).toBe(403);
+    for (const id of ['some%20user', '%C3%A9l%C3%A8ve', 'line%0Abreak'])
+      expect((await rename(id)).status).toBe(403);
+    const denied = await events(admin, '?outcome=denied');
+    expect(denied.body.map((record) => record.targets[0]?.id).sort()).toEqual(
+      ['line break', 'some user', 'some-user', 'élève'].sort(),
+    );
+    const userId = (await service.createUser({ as: admin })) as string;
+    const grant = (name: string) =>
+      service.call('PUT', `/idp/users/${userId}/additionalProperties/grant`, {
+        token: admin.token,
+        body: { additionalProperties: { [name]: '42' } },
+      });
+    for (const name of ['costCenter', 'Cost Center']) expect((await grant(name)).status).toBe(204);
+    const granted = await events(admin, `?targetId=${userId}&action=user.properties.granted`);
+    expect(granted.body.map((record) => Object.keys(record.changes ?? {}))).toEqual([
+      ['additionalProperties.Cost Center'],
+      ['additionalProperties.costCenter'],
+    ]);
+  });
+
   it('needs AUDIT.READ, from STANDARD and RESTRICTED callers alike', async () => {
     const admin = await service.freshOrganization();
     const standard = await service.callerWith(['AUDIT.READ'], { organization: admin.orgId });
