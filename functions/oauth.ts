@@ -17,6 +17,7 @@ import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in
 import { publicJwks } from '../shared/auth/signing-keys.js';
 import {
   clientCredentialsOf,
+  namedClientId,
   presentedClient,
   proofOf,
   tokenRequestForm,
@@ -32,6 +33,7 @@ import { logger } from '../shared/http/logger.js';
 import { jsonResponse } from '../shared/http/middleware/error-response.js';
 import { countMetric } from '../shared/observability/metrics.js';
 import { asOneLine } from '../shared/schemas/text.js';
+import { getApiClient } from '../shared/store/api-client-repository.js';
 import { writeAuditRecord } from '../shared/store/audit-records.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { refreshFamilyOf, revokeRefreshFamily } from '../shared/store/sign-in-state.js';
@@ -108,7 +110,15 @@ const issueToken = (event: APIGatewayProxyEventV2) => {
     async (authenticated) => {
       const form = tokenRequestForm(event);
       const grantType = form.get('grant_type');
-      if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+      // A grant this endpoint does not take (or none) is refused before any authentication: the
+      // client the request names, if it exists, still gets the record of its refusal.
+      const refuseGrant = async (error: OAuthError) => {
+        const named = namedClientId(form, event.headers.authorization);
+        const client = named === undefined ? undefined : await getApiClient(named);
+        if (client) authenticated(client);
+        throw error;
+      };
+      if (!grantType) return refuseGrant(new OAuthError(400, 'invalid_request', 'grant_type is required'));
       if (grantType === 'client_credentials') {
         const { clientId, proof } = clientCredentialsOf(form, event.headers.authorization);
         const token = await issueClientToken(
@@ -128,7 +138,9 @@ const issueToken = (event: APIGatewayProxyEventV2) => {
         };
       }
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-        throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant_type ${grantType}`);
+        return refuseGrant(
+          new OAuthError(400, 'unsupported_grant_type', `Unsupported grant_type ${grantType}`),
+        );
       }
       const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
       authenticated(client);

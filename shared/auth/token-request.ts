@@ -123,6 +123,21 @@ export const presentedClient = (
   return { clientId, clientSecret, method: basic ? 'client_secret_basic' : 'client_secret_post' };
 };
 
+/**
+ * The client a request names, when it names one well-formed id (for the record of a refusal that
+ * comes before authentication); undefined for anything else. Never throws.
+ */
+export const namedClientId = (
+  form: URLSearchParams,
+  authorization: string | undefined,
+): string | undefined => {
+  try {
+    return presentedClient(form, authorization).clientId;
+  } catch {
+    return undefined;
+  }
+};
+
 /** What the client presented to prove itself: its secret or its assertion; undefined for none. */
 export const proofOf = (presented: PresentedClient): ClientProof | undefined =>
   presented.assertion !== undefined ? { assertion: presented.assertion } : presented.clientSecret;

@@ -106,6 +106,15 @@ describe('token.refused', () => {
         app.id,
         'invalid_client: The client authenticates with client_secret_basic',
       ],
+      // Refused before any authentication, the client the request names still gets its record.
+      [
+        { grant_type: 'password', client_id: api.clientId },
+        {},
+        api.clientId,
+        'unsupported_grant_type: Unsupported grant_type password',
+      ],
+      [{ client_id: api.clientId }, {}, api.clientId, 'invalid_request: grant_type is required'],
+      [{ grant_type: 'password' }, basic, app.id, 'unsupported_grant_type: Unsupported grant_type password'],
     ];
     for (const [form, headers, clientId, reason] of refusals) {
       const since = Date.now();
@@ -134,8 +143,9 @@ describe('token.refused', () => {
         string,
         string
       >,
-      { grant_type: 'password', client_id: api.clientId },
-      { client_id: api.clientId },
+      { grant_type: 'password', client_id: 'nobody' },
+      { grant_type: 'password' },
+      {},
     ]) {
       expect((await tokenRequest(form)).statusCode).toBeGreaterThanOrEqual(400);
     }
