@@ -16,7 +16,7 @@ import { addPasskey } from '../store/passkeys.js';
 import type { UserRecord } from '../store/user-repository.js';
 import { registrationOf } from './credential-form.js';
 import { ceremonies, offeredPerson, requestBinding } from './options.js';
-import { PASSKEY_PROMPT_PAUSE_SECONDS } from './rules.js';
+import { accountAddRefusal, PASSKEY_PROMPT_PAUSE_SECONDS } from './rules.js';
 
 /**
  * Adding a passkey: the ceremony's answer checked against its challenge (taken once, under the
@@ -68,6 +68,9 @@ export const submitPromptPasskey = async (event: APIGatewayProxyEventV2): Promis
   const step = await promptStep(event);
   if (isPage(step)) return step;
   const { pending, context, form } = step;
+  // As on the account page: an offer left open past a recent sign-in plants no credential.
+  const stale = accountAddRefusal(step.person, false, Date.now());
+  if (stale) return passkeyPromptPage({ ...context.names, requestId: pending.id, error: stale, status: 403 });
   const outcome = await enrolPasskey(form, requestBinding('enrol', pending.id, event), context.user);
   if (!outcome.added)
     return passkeyPromptPage({

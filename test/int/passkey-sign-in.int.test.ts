@@ -157,6 +157,34 @@ describe('the offer after a password', () => {
     expect(successes.map((record) => record.signIn?.amr)).toEqual([['pwd'], ['pwd'], ['hwk', 'user', 'mfa']]);
   });
 
+  it('takes no passkey once the password is more than 15 minutes old, as the account page', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const [early, late] = await Promise.all([
+      personWithPassword(plain.organization.id),
+      personWithPassword(plain.organization.id),
+    ]);
+    const offer = async (user: UserRecord) => {
+      const browser = new PagesBrowser();
+      const { request } = await afterPassword(browser, user, true);
+      return { browser, request };
+    };
+    const add = async ({ browser, request }: Awaited<ReturnType<typeof offer>>) => {
+      const options = json(await browser.post(passkeyOptions, { purpose: 'enrol', request }));
+      const credential = JSON.stringify(new SoftAuthenticator(RP).register(options));
+      return browser.post(submitPromptPasskey, { request, credential });
+    };
+    // Positive control: 14 minutes after the password, the offer still takes one.
+    const recent = await offer(early);
+    vi.advanceTimersByTime(14 * 60_000);
+    expect((await add(recent)).statusCode).toBe(303);
+    const stale = await offer(late);
+    vi.advanceTimersByTime(16 * 60_000);
+    const refused = await add(stale);
+    expect(refused.statusCode).toBe(403);
+    expect(alertOf(refused)).toContain('more than 15 minutes old');
+    expect(await listPasskeys(plain.organization.id, late.id)).toEqual([]);
+  });
+
   it('"Not now" continues, and this browser is not asked again', async () => {
     const user = await personWithPassword(plain.organization.id);
     const browser = new PagesBrowser();
