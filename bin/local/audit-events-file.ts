@@ -74,7 +74,7 @@ export const followAuditRecords = async (options: {
           image: record.dynamodb?.NewImage,
         })),
       )
-        .map(({ record }) => record)
+        .records.map(({ record }) => record)
         .filter((record) => !known.has(record.id));
       if (fresh.length > 0)
         await appendFile(options.file, fresh.map((record) => `${JSON.stringify(record)}\n`).join(''));

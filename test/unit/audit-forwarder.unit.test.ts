@@ -95,6 +95,21 @@ describe('the audit forwarder', () => {
     expect(entries.map((entry) => JSON.parse(entry.Detail ?? '').id)).toEqual([record(2).id]);
   });
 
+  it('skips a record item whose text is no record (written by hand) and forwards the ones after it', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
+    const handWritten = [
+      streamed({ ...auditItem(3), record: 'not json {' }, 3),
+      streamed({ ...auditItem(4), record: '"a string"' }, 4),
+      streamed({ ...auditItem(5), record: undefined }, 5),
+    ];
+    const answer = await handler(event([...handWritten, streamed(auditItem(6), 6)]));
+    expect(answer).toEqual({ batchItemFailures: [] });
+    const entries = eventBridge
+      .commandCalls(PutEventsCommand)
+      .flatMap((call) => call.args[0].input.Entries ?? []);
+    expect(entries.map((entry) => JSON.parse(entry.Detail ?? '').id)).toEqual([record(6).id]);
+  });
+
   it('reports the first undelivered record so Lambda retries from it, and stops there', async () => {
     eventBridge
       .on(PutEventsCommand)
