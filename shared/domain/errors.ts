@@ -42,6 +42,12 @@ export class Conflict extends DomainError {
   }
 }
 
+/**
+ * Other requests changed what this one changes until it gave up: a Conflict that is no uniqueness
+ * rule, which repeating the request may get past (SCIM answers it without `scimType: uniqueness`).
+ */
+export class ChangedMeanwhile extends Conflict {}
+
 /** The input names something that does not exist or may not be used here (a field names it). */
 export class InvalidReference extends DomainError {}
 

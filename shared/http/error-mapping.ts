@@ -1,4 +1,5 @@
 import {
+  ChangedMeanwhile,
   Conflict,
   type DomainError,
   InvalidReference,
@@ -9,7 +10,7 @@ import {
 import { ERROR_TEXT_LENGTH, MAX_ERROR_DETAILS } from '../domain/limits.js';
 import type { ErrorBody } from '../schemas/error-body.js';
 import { asOneLine } from '../schemas/text.js';
-import { ApiError } from './errors.js';
+import { ApiError, RetryableConflict } from './errors.js';
 
 /** The status of each refusal of the domain and the store. */
 const DOMAIN_STATUSES = new Map<abstract new (...args: never[]) => DomainError, number>([
@@ -35,6 +36,7 @@ const domainApiError = (error: DomainError, status: number) =>
 /** Turns anything thrown into the typed error the caller sees. Unknown faults become a bare 500. */
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
+  if (error instanceof ChangedMeanwhile) return new RetryableConflict(409, error.message);
   for (const [kind, status] of DOMAIN_STATUSES) {
     if (error instanceof kind) return domainApiError(error, status);
   }

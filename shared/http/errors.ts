@@ -24,6 +24,9 @@ export class ApiError extends Error {
   }
 }
 
+/** A 409 that no uniqueness rule made (other requests changed the same thing): repeating may succeed. */
+export class RetryableConflict extends ApiError {}
+
 export const badRequest = (message: string, details: ErrorDetail[] = []) =>
   new ApiError(400, message, details);
 export const unauthorized = (message = 'A valid bearer token is required') => new ApiError(401, message);

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ERROR_TEXT_LENGTH } from '../domain/limits.js';
-import type { ApiError } from '../http/errors.js';
+import { type ApiError, RetryableConflict } from '../http/errors.js';
 import { asOneLine } from '../schemas/text.js';
 import { ScimError, type ScimType } from './errors.js';
 import { SCIM_SCHEMAS } from './schema-ids.js';
@@ -20,6 +20,9 @@ const isValueDetail = ({ field }: { field?: string | undefined }) =>
 /** What a refusal that is not a ScimError means in SCIM's terms, by its status. */
 const scimTypeOf = (error: ApiError): ScimType | undefined => {
   if (error instanceof ScimError) return error.scimType;
+  // RFC 7644 3.12: `uniqueness` says a value is taken; a request that lost a race to others took
+  // nothing, and a directory that read it so would look for a duplicate that is not there.
+  if (error instanceof RetryableConflict) return undefined;
   if (error.status === 409) return 'uniqueness';
   if (error.status !== 400) return undefined;
   return error.details.length > 0 && error.details.every(isValueDetail) ? 'invalidValue' : 'invalidSyntax';

@@ -1,5 +1,5 @@
 import type { AuditEvent } from '../audit/record.js';
-import { Conflict } from '../domain/errors.js';
+import { ChangedMeanwhile } from '../domain/errors.js';
 import { auditWrites } from './audit-records.js';
 import { UserEntity, type UserRecord } from './entities.js';
 import { ttlSeconds } from './entity.js';
@@ -56,7 +56,7 @@ export const userLinkUpdate = (
       values: { ':digest': digest, ':sentTo': sentTo },
       seeItemOnFailure: true,
     },
-    (seen) => (seen ? new Conflict('User', 'The user was changed meanwhile; retry') : fails()),
+    (seen) => (seen ? new ChangedMeanwhile('User', 'The user was changed meanwhile; retry') : fails()),
   );
 
 /** A condition of a single-use step failed: used, replaced, or changed meanwhile. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { changesBetween } from '../audit/changes.js';
-import { Conflict, NotFound } from '../domain/errors.js';
+import { ChangedMeanwhile, Conflict, NotFound } from '../domain/errors.js';
 import { MAX_PASSKEYS_PER_USER } from '../passkeys/rules.js';
 import { auditWrites } from './audit-records.js';
 import { keys } from './keys.js';
@@ -147,7 +147,7 @@ export const recordPasskeyUse = async (
           condition: 'attribute_exists(pk) AND (signCount < :next OR (signCount = :zero AND :next = :zero))',
           values: { ':next': use.signCount, ':backedUp': use.backedUp, ':now': now, ':zero': 0 },
         },
-        () => new Conflict('Passkey', 'The passkey changed meanwhile'),
+        () => new ChangedMeanwhile('Passkey', 'The passkey changed meanwhile'),
       ),
     );
     return true;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { changesBetween } from '../audit/changes.js';
-import { Conflict } from '../domain/errors.js';
+import { ChangedMeanwhile } from '../domain/errors.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { auditWrites } from './audit-records.js';
@@ -140,7 +140,7 @@ const reserveCopy = async (source: UserGroupRecord, sequence: number, createdBy:
       if (!(error instanceof ConcurrentChange)) throw error;
     }
   }
-  throw new Conflict('User group', 'Too many concurrent copies of this group; retry');
+  throw new ChangedMeanwhile('User group', 'Too many concurrent copies of this group; retry');
 };
 
 /**

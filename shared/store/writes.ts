@@ -6,7 +6,7 @@ import {
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { Conflict } from '../domain/errors.js';
+import { ChangedMeanwhile } from '../domain/errors.js';
 import { countMetric } from '../observability/metrics.js';
 import { db, tableName } from './dynamo.js';
 import type { ItemKey } from './keys.js';
@@ -169,7 +169,7 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
       if (failed >= 0) throw (items[failed]?.fails ?? unexpected)(conditionItem(reasons[failed]?.Item));
       if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
       if (attempt >= MAX_CONFLICT_RETRIES) {
-        throw new Conflict('Item', 'The resource is being changed by other requests; retry');
+        throw new ChangedMeanwhile('Item', 'The resource is being changed by other requests; retry');
       }
       countMetric('RecoveredFaults');
       await pause(attempt, 20);
@@ -266,7 +266,8 @@ export const retryOnConcurrentChange = async <T>(attempt: () => Promise<T>, atte
       return await attempt();
     } catch (error) {
       if (!(error instanceof ConcurrentChange)) throw error;
-      if (tried >= attempts) throw new Conflict('Item', 'The resource was changed concurrently; retry');
+      if (tried >= attempts)
+        throw new ChangedMeanwhile('Item', 'The resource was changed concurrently; retry');
       countMetric('RecoveredFaults');
       await pause(tried, 10);
     }

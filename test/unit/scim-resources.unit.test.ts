@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ChangedMeanwhile, Conflict } from '../../shared/domain/errors.js';
+import { toApiError } from '../../shared/http/error-mapping.js';
 import { ApiError } from '../../shared/http/errors.js';
 import { scimErrorResponse } from '../../shared/scim/error-body.js';
 import { invalidFilter, ScimError } from '../../shared/scim/errors.js';
@@ -243,7 +245,13 @@ describe('scimErrorResponse', () => {
       scimType: 'invalidFilter',
       detail: 'Only eq',
     });
-    expect(parsed(scimErrorResponse(new ApiError(409, 'Taken'))).scimType).toBe('uniqueness');
+    expect(parsed(scimErrorResponse(toApiError(new Conflict('User', 'Taken')))).scimType).toBe('uniqueness');
+    // A request that lost a race took nothing: a 409 without uniqueness, which a directory retries.
+    const raced = scimErrorResponse(
+      toApiError(new ChangedMeanwhile('Item', 'The resource was changed concurrently; retry')),
+    );
+    expect(raced.statusCode).toBe(409);
+    expect(parsed(raced)).not.toHaveProperty('scimType');
     const query = new ApiError(400, 'Invalid query', [{ field: 'query.count', message: 'Expected number' }]);
     expect(parsed(scimErrorResponse(query))).toMatchObject({
       scimType: 'invalidValue',
