@@ -77,6 +77,21 @@ const generateRecords = (
   });
 };
 
+/**
+ * Makes the record in the middle of the time span the kind `filtersFor` samples (a failure of a
+ * user action on two targets): a random set holds one only most of the time (seed 524621781 none).
+ */
+const withSample = (records: AuditRecord[]): AuditRecord[] => {
+  const middle = [...records].sort((a, b) => a.time - b.time)[Math.floor(records.length / 2)] as AuditRecord;
+  const first = middle.targets[0] as { type: string; id: string };
+  Object.assign(middle, {
+    action: 'user.updated',
+    outcome: 'failure',
+    targets: [first, { type: 'group', id: first.id === 'target-0' ? 'target-1' : 'target-0' }],
+  });
+  return records;
+};
+
 /** Stores the records the way the store does (their items), in bulk: parallel batches. */
 const storeRecords = async (records: readonly AuditRecord[], settings: AuditSettings) => {
   const items = records.flatMap((record) => auditItems(record, settings));
@@ -184,25 +199,29 @@ describe('audit records at scale', () => {
     // A fresh organization: no process has its settings cached yet.
     threeShards.orgId = (await createTestOrganization()).id;
     await setAuditSettings(threeShards.orgId, { retentionDays: 30, shards: 3 });
-    oneShard.records = generateRecords(
-      oneShard.orgId,
-      10_000,
-      { actors: names('actor', 20), targets: names('target', 100) },
-      random,
-      now - 4_000,
-      4_000,
+    oneShard.records = withSample(
+      generateRecords(
+        oneShard.orgId,
+        10_000,
+        { actors: names('actor', 20), targets: names('target', 100) },
+        random,
+        now - 4_000,
+        4_000,
+      ),
     );
     // Partly the same actor and target ids as the first organization's, partly its own.
-    threeShards.records = generateRecords(
-      threeShards.orgId,
-      1_500,
-      {
-        actors: [...names('actor', 10), ...names('b-actor', 10)],
-        targets: [...names('target', 50), ...names('b-target', 50)],
-      },
-      random,
-      now - 4_000,
-      4_000,
+    threeShards.records = withSample(
+      generateRecords(
+        threeShards.orgId,
+        1_500,
+        {
+          actors: [...names('actor', 10), ...names('b-actor', 10)],
+          targets: [...names('target', 50), ...names('b-target', 50)],
+        },
+        random,
+        now - 4_000,
+        4_000,
+      ),
     );
     const started = Date.now();
     await Promise.all([
