@@ -92,6 +92,12 @@ export const removePasskey = async (
 ) => {
   const passkey = await PasskeyEntity.get({ organizationId: orgId, userId, credentialKey });
   if (!passkey) throw new NotFound('Passkey', credentialKey);
+  await removeStoredPasskey(passkey, now);
+};
+
+/** Removes a passkey as read: it, its lookup and its count, with its record (404 once gone). */
+const removeStoredPasskey = async (passkey: PasskeyRecord, now: number) => {
+  const { organizationId: orgId, userId, credentialKey } = passkey;
   await transact([
     remove(
       keys.passkey(orgId, userId, credentialKey),
@@ -116,7 +122,7 @@ export const removeAllPasskeys = async (orgId: string, userId: string, now = Dat
   const passkeys = await listPasskeys(orgId, userId);
   await Promise.all(
     passkeys.map((passkey) =>
-      removePasskey(orgId, userId, passkey.credentialKey, now).catch((error: unknown) => {
+      removeStoredPasskey(passkey, now).catch((error: unknown) => {
         // Removed meanwhile (the person, an administrator): gone either way.
         if (!(error instanceof NotFound)) throw error;
       }),

@@ -246,8 +246,11 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
     let current = unchanged ?? (await provisionedUser(orgId, userId));
     unchanged = undefined;
     if (current?.passkeyCount || current?.userGroups?.size) {
-      if (current.passkeyCount) await removeAllPasskeys(orgId, userId, now);
-      if (current.userGroups?.size) await leaveGroups(orgId, userId, [...current.userGroups]);
+      // Independent of each other: side by side.
+      await Promise.all([
+        current.passkeyCount && removeAllPasskeys(orgId, userId, now),
+        current.userGroups?.size && leaveGroups(orgId, userId, [...current.userGroups]),
+      ]);
       // Removing a passkey or leaving a group changes the user's item.
       current = await provisionedUser(orgId, userId);
     }
