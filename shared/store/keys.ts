@@ -277,7 +277,7 @@ export const keys = {
 
   // Audit digests (shared/audit/digest.ts): an organization's signed hour heads in one partition,
   // each hour's pages of record hashes in one of their own. Not under AUDIT#: the digest function
-  // reads them; nobody changes or deletes them (IAM).
+  // reads them; nobody changes or deletes them (IAM); they expire (TTL) with their last record.
   auditDigestHeads: (orgId: string) => `${AUDIT_DIGEST_PREFIX}${orgId}`,
   auditDigestHead: (orgId: string, hour: number) =>
     key(`${AUDIT_DIGEST_PREFIX}${orgId}`, `HOUR#${String(hour).padStart(15, '0')}`),
