@@ -41,7 +41,7 @@ import {
   signInDetails,
 } from './sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
-import { continueSignIn, EXPIRED, type Page } from './sign-in-steps.js';
+import { continueSignIn, EXPIRED, type Page, providerLocation } from './sign-in-steps.js';
 import { CLIENT_ID } from './token-request.js';
 
 /**
@@ -232,9 +232,7 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   const provider = providerForEmail(options, email);
   if (provider) {
     if (check?.outcome === 'reserved') await endCredentialCheck(pending.organizationId, email);
-    return seeOther(
-      `/signin/sso?${new URLSearchParams({ request: requestId, provider: provider.clientId, login_hint: email })}`,
-    );
+    return seeOther(providerLocation(requestId, provider.clientId, email));
   }
   const now = Date.now();
   // A locked email (or one being checked by another request) answers exactly like a wrong

@@ -165,6 +165,13 @@ export const enrolmentLocation = (requestId: string, options: { retry?: boolean 
   `/signin/enrol?${new URLSearchParams({ request: requestId, ...(options.retry ? { retry: '1' } : {}) })}`;
 
 /**
+ * Home-realm discovery: where a pending request goes for an email whose domain an SSO provider
+ * serves (the federation function's `/signin/sso`), the email as its login hint.
+ */
+export const providerLocation = (requestId: string, providerClientId: string, email: string): string =>
+  `/signin/sso?${new URLSearchParams({ request: requestId, provider: providerClientId, login_hint: email })}`;
+
+/**
  * The next step for a person who proved who they are, or the redirect back when none is left.
  * `fromSession`: they came with a live session rather than authenticating in this request.
  */

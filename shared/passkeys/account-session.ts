@@ -2,13 +2,15 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { readCookie } from '../pages/cookies.js';
 import { secureCookies, sessionCsrfToken } from '../pages/forms.js';
 import { getOrganization } from '../store/organization-repository.js';
+import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
 import { liveSession } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
 import { accountAddRefusal } from './rules.js';
 
 /**
  * Who the account page acts for: the browser's live session, its ACTIVE person and organization,
- * the CSRF token bound to the session, and whether it may add a passkey (a recent sign-in).
+ * the CSRF token bound to the session, and whether it may add a passkey (a recent sign-in, and an
+ * email no SSO provider serves).
  * `alongside` reads more of the session's person in the same round trip as the person (answered
  * as `extra`, and dropped when the session acts for nobody).
  */
@@ -20,12 +22,14 @@ export const accountOf = async <Extra = undefined>(
   const cookie = readCookie(event.cookies, 'session', secureCookies());
   const session = await liveSession(cookie, now);
   if (!cookie || !session) return undefined;
-  const [user, organization, extra] = await Promise.all([
+  const [user, organization, providers, extra] = await Promise.all([
     getUser(session.organizationId, session.userId, true),
     getOrganization(session.organizationId),
+    signInOptions(session.organizationId),
     alongside?.(session.organizationId, session.userId),
   ]);
   if (user?.status !== 'ACTIVE' || (user.credentialsChangedAt ?? 0) > session.authTime) return undefined;
+  const routedTo = providerForEmail(providers, user.email)?.displayName;
   return {
     extra,
     user,
@@ -33,7 +37,7 @@ export const accountOf = async <Extra = undefined>(
     csrf: sessionCsrfToken(cookie),
     /** The ceremony binding of this session's registrations. */
     binding: `account:${cookie}`,
-    addRefusal: accountAddRefusal(session, organization?.mfaEnabled === true, now),
+    addRefusal: accountAddRefusal(session, organization?.mfaEnabled === true, now, routedTo),
   };
 };
 

@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from '../auth/sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from '../auth/sign-in-requests.js';
-import { continueSignIn, EXPIRED, type Page } from '../auth/sign-in-steps.js';
+import { continueSignIn, EXPIRED, type Page, providerLocation } from '../auth/sign-in-steps.js';
 
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
 import { formOf } from '../pages/forms.js';
+import { seeOther } from '../pages/html.js';
 import {
   errorPage,
   offered,
@@ -17,7 +18,7 @@ import { takeChallenge } from '../store/passkey-challenges.js';
 import { PasskeyEntity, type PasskeyRecord } from '../store/passkey-entities.js';
 import { credentialKeyOf, flagPasskey, passkeyOwner, recordPasskeyUse } from '../store/passkeys.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
-import { signInOptions } from '../store/sign-in-providers.js';
+import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
 import { clearSignInFailures, signInLockedUntil } from '../store/sign-in-state.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
 import { assertionOf } from './credential-form.js';
@@ -106,10 +107,11 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   const answer = assertionOf(form);
   if (!answer) return refuseAnonymous(pending, 'passkey response not valid', UNREADABLE);
   // The names the next step shows are read beside the checks: a sign-in that passes needs them.
-  const [taken, owner, target] = await Promise.all([
+  const [taken, owner, target, providers] = await Promise.all([
     takeChallenge(answer.challenge, requestBinding('sign-in', pending.id, event)),
     passkeyOwner(answer.response.id),
     signInTarget(pending.organizationId, pending.clientId),
+    pending.userId ? [] : signInOptions(pending.organizationId),
   ]);
   // Another organization's passkey is unknown here, and says nothing about that organization.
   const [passkey, user] =
@@ -137,6 +139,18 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   if (pending.userId && (pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0))
     return errorPage(400, EXPIRED);
   if (user.status !== 'ACTIVE') return refuse(NOT_ACTIVE, NOT_ACCEPTED);
+  // As at the password form: an email whose domain an SSO provider serves signs in there, whenever
+  // its passkey was added (the provider's own offboarding must hold). Nothing is counted or
+  // recorded yet: the provider's answer is the sign-in.
+  const routedTo = providerForEmail(providers, user.email);
+  if (routedTo) {
+    logger.info('passkey sign-in sent to its SSO provider', {
+      organizationId: pending.organizationId,
+      userId: user.id,
+      provider: routedTo.clientId,
+    });
+    return seeOther(providerLocation(pending.id, routedTo.clientId, user.email));
+  }
   const now = Date.now();
   if ((await signInLockedUntil(pending.organizationId, user.email)) > now)
     return refuse('locked', NOT_ACCEPTED);

@@ -76,15 +76,20 @@ export const shouldOfferPasskey = (sign: {
 export const RECENT_SIGN_IN_MILLIS = 15 * 60 * 1000;
 
 /**
- * Why a session may not add a passkey, or undefined when it may: a stolen session cookie must not
- * be enough to plant a credential of the thief's, so the sign-in must be recent, and multi-factor
- * where the organization asks for MFA.
+ * Why a session may not add a passkey, or undefined when it may. A person whose email domain an
+ * SSO provider serves (`routedTo`, its name) signs in there only, as the password form sends them:
+ * a passkey would go around the provider and outlive the provider's own offboarding. Otherwise a
+ * stolen session cookie must not be enough to plant a credential of the thief's, so the sign-in
+ * must be recent, and multi-factor where the organization asks for MFA.
  */
 export const accountAddRefusal = (
   session: { authTime: number; amr: readonly string[] },
   mfaRequired: boolean,
   now: number,
+  routedTo?: string,
 ): string | undefined => {
+  if (routedTo !== undefined)
+    return `Your organization signs you in through ${routedTo}, so your account does not use passkeys.`;
   if (now - session.authTime > RECENT_SIGN_IN_MILLIS)
     return 'To add a passkey, sign in again through your application: your sign-in is more than 15 minutes old.';
   if (mfaRequired && !session.amr.includes('mfa'))

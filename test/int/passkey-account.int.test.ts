@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import {
@@ -12,6 +13,7 @@ import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { MAX_PASSKEYS_PER_USER } from '../../shared/passkeys/rules.js';
 import { listPasskeys } from '../../shared/store/passkeys.js';
 import { createUserFromDirectory, deprovisionUser } from '../../shared/store/scim-users.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import type { UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
@@ -53,10 +55,10 @@ afterEach(() => {
 });
 
 /** A person signed in with their password in a browser of their own (it holds their session). */
-const signedIn = async () => {
-  const user = await personWithPassword(setup.organization.id);
+const signedIn = async (where = setup, email?: string) => {
+  const user = await personWithPassword(where.organization.id, PASSWORD, email);
   const browser = new PagesBrowser();
-  const request = requestIdOf(await browser.get(authorize, authorizationQuery(setup.application.id)));
+  const request = requestIdOf(await browser.get(authorize, authorizationQuery(where.application.id)));
   const done = await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD });
   expect(done.statusCode).toBe(303);
   return { user, browser };
@@ -89,7 +91,7 @@ describe('a signed-in person', () => {
       browser.get(showAccount, {}),
     );
     expect(page.statusCode).toBe(200);
-    // The session, then the person, the organization and the passkeys side by side.
+    // The session, then the person, the organization, its SSO providers and the passkeys side by side.
     expect(roundTrips(recorded)).toBe(2);
     expect(textOf(page)).toContain('Work laptop');
     expect(textOf(page)).not.toContain('Their key');
@@ -117,6 +119,36 @@ describe('a signed-in person', () => {
     expect(JSON.parse(textOf(refused)).message).toContain('sign in again');
     expect(textOf(await browser.get(showAccount, {}))).not.toContain('data-passkey="account"');
     expect(await listPasskeys(setup.organization.id, user.id)).toHaveLength(1);
+  });
+
+  it('may not add a passkey where an SSO provider serves their email domain: it would go around the provider', async () => {
+    const routed = await signInSetup();
+    const domain = `${randomUUID().slice(0, 8)}.example`;
+    const { user, browser } = await signedIn(routed, `person@${domain}`);
+    // The positive control: before the provider serves the domain, the page hands out a challenge.
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    const options = await browser.post(passkeyOptions, { purpose: 'account', csrf });
+    expect(options.statusCode).toBe(200);
+    await configureSsoProvider(
+      {
+        clientId: `workforce-${domain}`,
+        organizationIds: [routed.organization.id],
+        clientSecret: 'upstream secret',
+        issuer: `https://${domain}`,
+        displayName: 'Workforce',
+        emailDomains: [domain],
+      },
+      'test',
+    );
+    const credential = JSON.stringify(new SoftAuthenticator(RP).register(JSON.parse(textOf(options))));
+    const refused = await browser.post(addFromAccount, { csrf, credential });
+    expect(refused.statusCode).toBe(403);
+    expect(alertOf(refused)).toBe(
+      'Your organization signs you in through Workforce, so your account does not use passkeys.',
+    );
+    expect((await browser.post(passkeyOptions, { purpose: 'account', csrf })).statusCode).toBe(403);
+    expect(textOf(await browser.get(showAccount, {}))).not.toContain('data-passkey="account"');
+    expect(await listPasskeys(routed.organization.id, user.id)).toEqual([]);
   });
 
   it('keeps no passkey added while a directory deletes the person: the leaver cannot sign in again', async () => {

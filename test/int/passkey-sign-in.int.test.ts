@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
@@ -10,6 +11,7 @@ import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { keys } from '../../shared/store/keys.js';
 import { credentialKeyOf, listPasskeys, removePasskey } from '../../shared/store/passkeys.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
@@ -545,5 +547,35 @@ describe('a passkey in an organization that asks for MFA', () => {
     const synced = await givePasskey(user, new SoftAuthenticator({ ...RP, backupEligible: true }));
     const { page } = await passkeySignIn(mfa, synced);
     expect((await grantOf(mfa, page)).amr).toEqual(['swk', 'user', 'mfa']);
+  });
+});
+
+describe('a person whose email domain an SSO provider serves', () => {
+  it('is sent to the provider, as the password form sends them, however the passkey was added', async () => {
+    const routed = await signInSetup();
+    const domain = `${randomUUID().slice(0, 8)}.example`;
+    const person = await personWithPassword(routed.organization.id, PASSWORD, `person@${domain}`);
+    const theirs = await givePasskey(person);
+    // The positive control: before the provider serves the domain, the passkey signs in.
+    expect(locationOf((await passkeySignIn(routed, theirs)).page).searchParams.get('code')).toBeTruthy();
+    await configureSsoProvider(
+      {
+        clientId: `workforce-${domain}`,
+        organizationIds: [routed.organization.id],
+        clientSecret: 'upstream secret',
+        issuer: `https://${domain}`,
+        emailDomains: [domain],
+      },
+      'test',
+    );
+    const { page, request } = await passkeySignIn(routed, theirs);
+    expect(page.statusCode).toBe(303);
+    const sentTo = locationOf(page);
+    expect(sentTo.pathname).toBe('/signin/sso');
+    expect(Object.fromEntries(sentTo.searchParams)).toEqual({
+      request,
+      provider: `workforce-${domain}`,
+      login_hint: person.email,
+    });
   });
 });

@@ -134,10 +134,11 @@ const hashOf = (password: string) => {
 export const personWithPassword = async (
   organizationId: string,
   password = PASSWORD,
+  email = uniqueEmail('person'),
 ): Promise<UserRecord> => {
   const { user, joinEmail } = await createUser({
     organizationId,
-    email: uniqueEmail('person'),
+    email,
     name: 'Person',
     userType: 'STANDARD',
     createdBy: 'test',

@@ -100,6 +100,14 @@ describe('accountAddRefusal', () => {
     ).toMatch(/more than 15 minutes old/);
     expect(accountAddRefusal({ authTime: now, amr: ['pwd'] }, true, now)).toMatch(/two-step verification/);
   });
+
+  it('refuses anyone whose email domain an SSO provider serves, however recent their sign-in', () => {
+    const fresh = { authTime: now, amr: ['pwd', 'otp', 'mfa'] };
+    expect(accountAddRefusal(fresh, true, now)).toBeUndefined();
+    expect(accountAddRefusal(fresh, true, now, 'Workforce')).toBe(
+      'Your organization signs you in through Workforce, so your account does not use passkeys.',
+    );
+  });
 });
 
 describe('credentialKeyOf', () => {
