@@ -74,6 +74,7 @@ export type CeremonyRefusal =
   | 'wrong origin'
   | 'wrong RP ID'
   | 'user verification missing'
+  | 'backup eligibility changed'
   | 'passkey response not valid';
 
 /** The library throws with a sentence; the record keeps one of a few reasons. */
@@ -127,15 +128,17 @@ export const checkRegistration = async (
 };
 
 /**
- * Checks an assertion against its challenge and the stored passkey: its signature, origin, RP ID
- * and user verification. The counter is answered, not judged: the library is given 0 so that it
+ * Checks an assertion against its challenge and the stored passkey: its signature, origin, RP ID,
+ * user verification, and a backup eligibility that never changes (WebAuthn L3 7.2: a synced
+ * passkey cannot become device-bound, nor the reverse, so a change means another authenticator or
+ * a forgery, and would make `amr` say what is not). The counter is answered, not judged: the library is given 0 so that it
  * never refuses on the counter before checking the signature, and signCountVerdict judges it
  * after, so only a genuine assertion can flag a passkey.
  */
 export const checkAssertion = async (
   response: AuthenticationResponseJSON,
   challenge: string,
-  passkey: Pick<PasskeyRecord, 'credentialId' | 'publicKey' | 'transports'>,
+  passkey: Pick<PasskeyRecord, 'credentialId' | 'publicKey' | 'transports' | 'backupEligible'>,
 ): Promise<Checked<{ signCount: number; backedUp: boolean }>> => {
   const { id, origin } = relyingParty();
   try {
@@ -157,6 +160,8 @@ export const checkAssertion = async (
         verified: false,
         reason: verified ? 'user verification missing' : 'passkey response not valid',
       };
+    if ((authenticationInfo.credentialDeviceType === 'multiDevice') !== passkey.backupEligible)
+      return { verified: false, reason: 'backup eligibility changed' };
     return {
       verified: true,
       value: { signCount: authenticationInfo.newCounter, backedUp: authenticationInfo.credentialBackedUp },

@@ -241,6 +241,11 @@ describe('signing in with a passkey: refusals', () => {
       { userHandle: Buffer.from('someone-else').toString('base64url') },
       'user handle of another person',
     ],
+    [
+      'an assertion from a device-bound passkey saying it is synced',
+      { backupEligible: true },
+      'backup eligibility changed',
+    ],
   ])('refuses %s', async (_, changes, reason) => {
     await accepted();
     const since = Date.now();
@@ -547,6 +552,11 @@ describe('a passkey in an organization that asks for MFA', () => {
     const synced = await givePasskey(user, new SoftAuthenticator({ ...RP, backupEligible: true }));
     const { page } = await passkeySignIn(mfa, synced);
     expect((await grantOf(mfa, page)).amr).toEqual(['swk', 'user', 'mfa']);
+    // Nor may it turn device-bound (its amr would say hwk).
+    const since = Date.now();
+    const bound = await passkeySignIn(mfa, synced, { backupEligible: false });
+    expect(alertOf(bound.page)).toBe(NOT_ACCEPTED);
+    expect(await refusalsSince(mfa, since)).toEqual(['backup eligibility changed']);
   });
 });
 

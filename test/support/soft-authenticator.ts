@@ -67,6 +67,8 @@ export interface AssertionChanges {
   omitUserHandle?: boolean;
   /** the user handle to answer instead of the credential's (base64url) */
   userHandle?: string;
+  /** BE flag (default: the credential's, as registered) */
+  backupEligible?: boolean;
 }
 
 const FLAG_USER_PRESENT = 0x01;
@@ -178,7 +180,9 @@ export class SoftAuthenticator {
     }
     const authenticatorData = concat(
       rpIdHash(changes.rpId ?? credential.rpId),
-      Uint8Array.of(this.flags(changes.userVerified ?? true, credential.backupEligible)),
+      Uint8Array.of(
+        this.flags(changes.userVerified ?? true, changes.backupEligible ?? credential.backupEligible),
+      ),
       signCount(counter),
     );
     const clientDataJSON = clientData(
