@@ -83,11 +83,12 @@ export class IdpSecrets extends Construct {
   }
 
   /**
-   * For the SSO providers function: it replaces `<prefix>sso/<clientId>` secret values (creating
-   * one the operator's CLI has not). It never reads them: nothing in this service hands a secret back.
+   * For the SSO providers function: a new secret value is a new secret under `<prefix>sso/`, and
+   * the value it replaced is deleted (shared/store/sso-secret-values.ts); no value is changed in
+   * place. It never reads them: nothing in this service hands a secret back.
    */
   grantSsoClientSecrets(fn: IdpFunction): void {
-    this.grantOnSsoSecrets(fn, ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue']);
+    this.grantOnSsoSecrets(fn, ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret']);
   }
 
   /** For the federation function: it reads a provider's secret to exchange the upstream's code. */

@@ -31,6 +31,12 @@ export class FileSecretStore implements SecretStore {
     await rename(temporary, this.path(name));
   }
 
+  async create(name: string, value: string): Promise<void> {
+    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+    // `wx` fails when the file exists, as CreateSecret does for a name in use.
+    await writeFile(this.path(name), value, { mode: 0o600, flag: 'wx' });
+  }
+
   async delete(name: string): Promise<void> {
     await rm(this.path(name), { force: true });
   }

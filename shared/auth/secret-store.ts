@@ -8,6 +8,8 @@ export interface SecretStore {
   get(name: string): Promise<string | undefined>;
   /** Creates the secret or replaces its value. */
   put(name: string, value: string): Promise<void>;
+  /** Creates a secret of a name not used before (never replaces one). */
+  create(name: string, value: string): Promise<void>;
   /** Deletes the secret at once (no recovery window); a missing secret is fine. */
   delete(name: string): Promise<void>;
   /**
@@ -42,7 +44,10 @@ export const SIGNING_KEY_SECRETS = { ES256: 'signing-keys', RS256: 'signing-keys
 export const SSO_SECRET_FOLDER = 'sso/';
 
 /**
- * `sso/<clientId>/secret`: the fixed last segment keeps a client id ending in `-` and six
- * characters from being taken for a partial ARN by Secrets Manager.
+ * `sso/<clientId>/<version>/secret`: each value of a provider's secret has a name of its own, the
+ * provider naming the one in use (shared/store/sso-secret-values.ts); a provider written before
+ * versions has `sso/<clientId>/secret`. The fixed last segment keeps a client id ending in `-` and
+ * six characters from being taken for a partial ARN by Secrets Manager.
  */
-export const ssoSecretName = (clientId: string): string => `${SSO_SECRET_FOLDER}${clientId}/secret`;
+export const ssoSecretName = (clientId: string, version?: string): string =>
+  `${SSO_SECRET_FOLDER}${clientId}/${version ? `${version}/` : ''}secret`;

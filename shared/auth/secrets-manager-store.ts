@@ -46,6 +46,10 @@ export class SecretsManagerSecretStore implements SecretStore {
     }
   }
 
+  async create(name: string, value: string): Promise<void> {
+    await this.client.send(new CreateSecretCommand({ Name: this.prefix + name, SecretString: value }));
+  }
+
   async delete(name: string): Promise<void> {
     try {
       // Without a recovery window, so that a provider of the same client id can be created again.

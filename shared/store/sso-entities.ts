@@ -22,6 +22,8 @@ export const SsoProviderEntity = defineEntity({
       jitProvisioning: z.optional(z.boolean()),
       /** An upstream ID token saying `amr: mfa` replaces IDP's TOTP step. */
       trustedForMfa: z.optional(z.boolean()),
+      /** Which stored value of its client secret is in use (sso-secret-values.ts); none before versions. */
+      secretVersion: z.optional(z.string()),
       createdAt: z.number(),
       createdBy: z.string(),
       updatedAt: z.number(),

@@ -1,6 +1,5 @@
 import { changesBetween } from '../audit/changes.js';
 import type { AuditEvent } from '../audit/record.js';
-import { secretStore, ssoSecretName } from '../auth/secret-store.js';
 import { NotFound, PreconditionFailed } from '../domain/errors.js';
 import { MAX_SSO_PROVIDERS_PER_ORGANIZATION } from '../domain/limits.js';
 import type * as z from '../zod.js';
@@ -10,6 +9,7 @@ import { OrganizationEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryDirectory, queryPartition } from './query.js';
 import { SsoProviderBindingEntity, SsoProviderEntity } from './sso-entities.js';
+import { dropSecretValue, withSecretValue } from './sso-secret-values.js';
 import { concurrentChange, put, remove, retryOnConcurrentChange, transact, type Write } from './writes.js';
 
 /**
@@ -31,9 +31,6 @@ const toProvider = (item: Record<string, unknown>): SsoProvider => {
 };
 
 const providerNotFound = (clientId: string) => new NotFound('SSO provider', clientId);
-
-const storeClientSecret = async (clientId: string, clientSecret: string) =>
-  (await secretStore()).put(ssoSecretName(clientId), clientSecret);
 
 /** The hint in whole milliseconds (a fraction of one tells support nothing). */
 const wholeMillis = (epochMillis: number | undefined) =>
@@ -163,14 +160,14 @@ const rewriteProvider = async (
   firstRead: SsoProvider | undefined,
   change: (read: SsoProvider | undefined) => SsoProvider,
   audit?: (read: SsoProvider | undefined, next: SsoProvider) => Promise<Write[]>,
-): Promise<SsoProvider> => {
+): Promise<{ result: SsoProvider; replaced: SsoProvider | undefined }> => {
   let retrying = false;
   return retryOnConcurrentChange(async () => {
     const previous = retrying ? await getSsoProvider(clientId) : firstRead;
     retrying = true;
     const next = change(previous);
     await writeProvider(previous, next, audit ? await audit(previous, next) : []);
-    return next;
+    return { result: next, replaced: previous };
   });
 };
 
@@ -182,9 +179,10 @@ export interface SecretUpdate {
 
 /**
  * `POST /sso-providers/{clientId}`: replaces the secret (for every organization the provider
- * serves) and, when given, the expiration hint. 404 unless the provider serves `orgId`. The
- * secret is written first; the table records the hint and who changed it when, and the caller's
- * organization the audit record (the secret never: the record says only that it changed).
+ * serves) and, when given, the expiration hint. 404 unless the provider serves `orgId`. The new
+ * value is in use once the provider's transaction commits (sso-secret-values.ts); the table
+ * records the hint and who changed it when, and the caller's organization the audit record (the
+ * secret never: the record says only that it changed).
  */
 export const updateSsoProviderSecret = async (
   orgId: string,
@@ -195,40 +193,42 @@ export const updateSsoProviderSecret = async (
 ): Promise<void> => {
   const current = await getSsoProvider(clientId);
   if (!current?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
-  await storeClientSecret(clientId, update.clientSecret);
-  await rewriteProvider(
-    clientId,
-    current,
-    (provider) => {
-      // A retry re-reads: the provider may have been rebound away from the caller meanwhile.
-      if (!provider?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
-      return {
-        ...provider,
-        clientSecretExpirationDate:
-          wholeMillis(update.clientSecretExpirationDate) ?? provider.clientSecretExpirationDate,
-        updatedAt: now,
-        updatedBy,
-        version: provider.version + 1,
-      };
-    },
-    (read, next) =>
-      auditWrites(
-        {
-          organizationId: orgId,
-          action: 'sso.provider.secret.updated',
-          targets: [
-            { type: 'ssoProvider', id: clientId, ...(next.displayName ? { name: next.displayName } : {}) },
-          ],
-          changes: {
-            clientSecret: 'changed',
-            ...changesBetween(
-              { clientSecretExpirationDate: read?.clientSecretExpirationDate },
-              { clientSecretExpirationDate: next.clientSecretExpirationDate },
-            ),
+  await withSecretValue(clientId, update.clientSecret, (secretVersion) =>
+    rewriteProvider(
+      clientId,
+      current,
+      (provider) => {
+        // A retry re-reads: the provider may have been rebound away from the caller meanwhile.
+        if (!provider?.organizationIds.includes(orgId)) throw providerNotFound(clientId);
+        return {
+          ...provider,
+          clientSecretExpirationDate:
+            wholeMillis(update.clientSecretExpirationDate) ?? provider.clientSecretExpirationDate,
+          ...(secretVersion ? { secretVersion } : {}),
+          updatedAt: now,
+          updatedBy,
+          version: provider.version + 1,
+        };
+      },
+      (read, next) =>
+        auditWrites(
+          {
+            organizationId: orgId,
+            action: 'sso.provider.secret.updated',
+            targets: [
+              { type: 'ssoProvider', id: clientId, ...(next.displayName ? { name: next.displayName } : {}) },
+            ],
+            changes: {
+              clientSecret: 'changed',
+              ...changesBetween(
+                { clientSecretExpirationDate: read?.clientSecretExpirationDate },
+                { clientSecretExpirationDate: next.clientSecretExpirationDate },
+              ),
+            },
           },
-        },
-        now,
-      ),
+          now,
+        ),
+    ),
   );
 };
 
@@ -307,33 +307,40 @@ export const configureSsoProvider = async (
     // Otherwise anyone the upstream vouches for would get an account.
     throw new PreconditionFailed('Just-in-time creation needs the email domains the provider serves');
   }
-  if (clientSecret !== undefined) await storeClientSecret(clientId, clientSecret);
-  return rewriteProvider(
-    clientId,
-    existing,
-    (read) => ({
-      ...read,
-      ...definedFields(federation),
-      emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) =>
-        domain.toLowerCase(),
-      ),
+  return withSecretValue(clientId, clientSecret, (secretVersion) =>
+    rewriteProvider(
       clientId,
-      organizationIds,
-      clientSecretExpirationDate:
-        wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
-      createdAt: read?.createdAt ?? now,
-      createdBy: read?.createdBy ?? by,
-      updatedAt: now,
-      updatedBy: by,
-      version: (read?.version ?? 0) + 1,
-    }),
-    (read, next) => providerRecords(read, next, clientSecret !== undefined, now),
+      existing,
+      (read) => ({
+        ...read,
+        ...definedFields(federation),
+        ...(secretVersion ? { secretVersion } : {}),
+        emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) =>
+          domain.toLowerCase(),
+        ),
+        clientId,
+        organizationIds,
+        clientSecretExpirationDate:
+          wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
+        createdAt: read?.createdAt ?? now,
+        createdBy: read?.createdBy ?? by,
+        updatedAt: now,
+        updatedBy: by,
+        version: (read?.version ?? 0) + 1,
+      }),
+      (read, next) => providerRecords(read, next, clientSecret !== undefined, now),
+    ),
   );
 };
 
 /** Operators: the provider stops serving one organization (the last one: delete it instead). */
-export const unbindSsoProvider = async (clientId: string, orgId: string, by: string, now = Date.now()) =>
-  rewriteProvider(
+export const unbindSsoProvider = async (
+  clientId: string,
+  orgId: string,
+  by: string,
+  now = Date.now(),
+): Promise<SsoProvider> => {
+  const { result } = await rewriteProvider(
     clientId,
     await getSsoProvider(clientId),
     (read) => {
@@ -351,13 +358,17 @@ export const unbindSsoProvider = async (clientId: string, orgId: string, by: str
     },
     (read, next) => providerRecords(read, next, false, now),
   );
+  return result;
+};
 
-/** Operators: removes the provider, its bindings and its secret (the secret first: nothing can use it after). */
-export const deleteSsoProvider = (clientId: string, now = Date.now()): Promise<void> =>
-  retryOnConcurrentChange(async () => {
+/**
+ * Operators: removes the provider, its bindings and then its secret (no sign-in finds the
+ * provider, so none reads the secret, after the transaction).
+ */
+export const deleteSsoProvider = async (clientId: string, now = Date.now()): Promise<void> => {
+  const deleted = await retryOnConcurrentChange(async () => {
     const provider = await getSsoProvider(clientId);
     if (!provider) throw providerNotFound(clientId);
-    await (await secretStore()).delete(ssoSecretName(clientId));
     await transact([
       ...(await providerRecords(provider, undefined, false, now)),
       remove(
@@ -369,4 +380,7 @@ export const deleteSsoProvider = (clientId: string, now = Date.now()): Promise<v
         remove(SsoProviderBindingEntity.key({ organizationId: orgId, clientId })),
       ),
     ]);
+    return provider;
   });
+  await dropSecretValue(clientId, deleted.secretVersion);
+};

@@ -8,10 +8,12 @@ import { runCli } from '../../bin/admin/cli.js';
 import { operatorActor } from '../../bin/admin/operator.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { ssoSecretName } from '../../shared/auth/secret-store.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { scimTokenOf } from '../../shared/store/scim-tokens.js';
 import { linkSsoSubject } from '../../shared/store/sso-links.js';
+import { getSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { getUser } from '../../shared/store/user-repository.js';
 import { runsAdminCli } from '../support/database.js';
 import { getItem, uniqueEmail, useService } from '../support/service.js';
@@ -433,7 +435,8 @@ describe('idp-admin', () => {
     );
     expect(provider.organizationIds).toEqual([service.organizationId]);
     const secrets = new FileSecretStore(join(service.dataDirectory, 'secrets'));
-    expect(await secrets.get('sso/cli.sso/secret')).toBe('from-stdin');
+    const stored = await getSsoProvider('cli.sso');
+    expect(await secrets.get(ssoSecretName('cli.sso', stored?.secretVersion))).toBe('from-stdin');
     const listed = await service.call('GET', '/idp/sso-providers', { token: await service.token() });
     expect(listed.body).toContainEqual({ clientId: 'cli.sso', clientSecretExpirationDate: 42 });
 

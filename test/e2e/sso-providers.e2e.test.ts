@@ -1,9 +1,11 @@
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
+import { ssoSecretName } from '../../shared/auth/secret-store.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
-import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { configureSsoProvider, getSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import type { ApiError, ApiSsoProvider } from '../support/service.js';
 import {
   errorFields,
@@ -48,6 +50,18 @@ beforeAll(async () => {
     ),
   ]);
 });
+
+/** The value of the provider's client secret in use (the one its item names), if any. */
+const inUse = async (clientId: string) => {
+  const provider = await getSsoProvider(clientId);
+  return provider && secrets.get(ssoSecretName(clientId, provider.secretVersion));
+};
+
+/** How many values of the provider's client secret are stored. */
+const storedValues = async (clientId: string) =>
+  (await readdir(join(service.dataDirectory, 'secrets'))).filter((file) =>
+    file.startsWith(encodeURIComponent(`sso/${clientId}/`)),
+  ).length;
 
 const list = async (caller: string) =>
   (
@@ -106,7 +120,7 @@ describe('POST /sso-providers/{clientId}', () => {
     });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
-    expect(await secrets.get('sso/shared-idp/secret')).toBe('rotated-secret');
+    expect(await inUse('shared-idp')).toBe('rotated-secret');
     for (const caller of [service.admin.token, foreign.token]) {
       expect((await list(caller)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate).toBe(
         HINT + 1,
@@ -128,7 +142,7 @@ describe('POST /sso-providers/{clientId}', () => {
 
   it('keeps the previous hint when the date is omitted', async () => {
     expect((await update('shared-idp', { clientSecret: 'without-date' })).status).toBe(204);
-    expect(await secrets.get('sso/shared-idp/secret')).toBe('without-date');
+    expect(await inUse('shared-idp')).toBe('without-date');
     expect(
       (await list(service.admin.token)).find((p) => p.clientId === 'shared-idp')?.clientSecretExpirationDate,
     ).toBe(HINT + 1);
@@ -139,8 +153,8 @@ describe('POST /sso-providers/{clientId}', () => {
       const response = await update(clientId, { clientSecret: 'hijack', clientSecretExpirationDate: 1 });
       expect([response.status, response.body?.message]).toEqual([404, 'SSO provider not found']);
     }
-    expect(await secrets.get('sso/foreign-idp/secret')).toBe('foreign-secret');
-    expect(await secrets.get('sso/no-such-idp/secret')).toBeUndefined();
+    expect(await inUse('foreign-idp')).toBe('foreign-secret');
+    expect(await inUse('no-such-idp')).toBeUndefined();
   });
 
   it('400 for an empty or blank secret and a non-numeric date, never echoing the secret', async () => {
@@ -168,7 +182,7 @@ describe('POST /sso-providers/{clientId}', () => {
     const misspelt = await update('own-idp', { clientSecret: 'fine', client_secret: 'misspelt-secret' });
     expect([misspelt.status, errorFields(misspelt)]).toEqual([400, ['body.client_secret']]);
     expect(JSON.stringify(misspelt.body)).not.toContain('misspelt-secret');
-    expect(await secrets.get('sso/own-idp/secret')).toBe('own-secret');
+    expect(await inUse('own-idp')).toBe('own-secret');
   });
 
   it('concurrent updates all succeed; the secret is one of theirs and the hint whole milliseconds', async () => {
@@ -180,7 +194,9 @@ describe('POST /sso-providers/{clientId}', () => {
       ),
     );
     expect(responses.map((response) => response.status)).toEqual(secrets10.map(() => 204));
-    expect(secrets10).toContain(await secrets.get('sso/own-idp/secret'));
+    expect(secrets10).toContain(await inUse('own-idp'));
+    // Each replaced value is deleted once the update that replaced it committed.
+    expect(await storedValues('own-idp')).toBe(1);
     expect(
       (await list(service.admin.token)).find((p) => p.clientId === 'own-idp')?.clientSecretExpirationDate,
     ).toBe(1234);
@@ -198,7 +214,7 @@ describe('POST /sso-providers/{clientId}', () => {
   it('403 without SSO.ADMIN', async () => {
     const withoutSso = (await service.callerWith(permissionsWithout('SSO.ADMIN'))).token;
     expect((await update('own-idp', { clientSecret: 'nope' }, withoutSso)).status).toBe(403);
-    expect(await secrets.get('sso/own-idp/secret')).toBe('own-secret');
+    expect(await inUse('own-idp')).toBe('own-secret');
   });
 
   it('never writes the secret to the logs, even at DEBUG', async () => {

@@ -310,7 +310,7 @@ const GRANTS: Record<string, string[]> = {
     `${WRITES_ONLY} SSO#*, SSOORG#*`,
     AUDIT_APPEND,
     RATE_COUNTERS,
-    `secretsmanager:CreateSecret secretsmanager:PutSecretValue on ${SSO_SECRETS}`,
+    `secretsmanager:CreateSecret secretsmanager:DeleteSecret on ${SSO_SECRETS}`,
   ],
   // SCIM tokens: their lookup items, and in organizations' partitions their entries and count.
   'scim-tokens': [
@@ -650,9 +650,10 @@ describe('least privilege per function', () => {
         .filter((statement) => JSON.stringify(statement.Resource).includes(':secret:idp/sso/*'))
         .flatMap((statement) => statement.Action)
         .sort();
+    // A new value is a new secret, and the one it replaced is deleted: none is changed in place.
     expect(ssoSecretActionsOf(stack.functions.sso)).toEqual([
       'secretsmanager:CreateSecret',
-      'secretsmanager:PutSecretValue',
+      'secretsmanager:DeleteSecret',
     ]);
     expect(ssoSecretActionsOf(stack.functions.federation)).toEqual(['secretsmanager:GetSecretValue']);
     const others = FUNCTIONS.filter((group) => group !== 'sso' && group !== 'federation').map(

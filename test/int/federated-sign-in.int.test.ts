@@ -17,7 +17,7 @@ import { countMetric } from '../../shared/observability/metrics.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
-import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
+import { configureSsoProvider, getSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
@@ -426,7 +426,7 @@ describe("the upstream's answer", () => {
 
     const unset = await newProvider();
     const second = await started(unset);
-    await (await secretStore()).delete(ssoSecretName(unset));
+    await (await secretStore()).delete(ssoSecretName(unset, (await getSsoProvider(unset))?.secretVersion));
     const error = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const page = await callback(second.browser, unset, { code: 'c', state: second.state });
     expect(error.mock.calls).toEqual([['SSO client secret missing', { ssoClientId: unset }]]);

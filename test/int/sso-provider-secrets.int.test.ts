@@ -1,15 +1,22 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ssoClientSecretOf } from '../../shared/auth/federation/client-secrets.js';
 import { DomainError } from '../../shared/domain/errors.js';
 import { toApiError } from '../../shared/http/error-mapping.js';
+import { db } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { queryPartition } from '../../shared/store/query.js';
 import {
   configureSsoProvider,
+  deleteSsoProvider,
   getSsoProvider,
   listSsoProviders,
+  type SsoProvider,
   updateSsoProviderSecret,
 } from '../../shared/store/sso-provider-repository.js';
+import { fileTable } from '../support/database.js';
 import { useFakeSecretsManager } from '../support/fake-secrets-manager.js';
+import { beforeTransaction } from '../support/interleave.js';
 import { createTestOrganization, useDatabase } from '../support/service.js';
 
 /** The SSO provider path with the deployed secret adapter: a Secrets Manager stand-in, DynamoDB Local. */
@@ -39,6 +46,14 @@ const secretWrites = () =>
       value: call.input.SecretString,
     }));
 
+/** The provider's stored secret values by name. */
+const storedSecrets = (clientId: string) =>
+  Object.fromEntries(
+    [...secretsManager().secrets]
+      .filter(([name]) => name.startsWith(`idp/sso/${clientId}/`))
+      .map(([name, { value }]) => [name, value]),
+  );
+
 /** Everything the table holds about the provider and its organizations. */
 const tableItems = async (clientId: string) =>
   JSON.stringify(
@@ -59,7 +74,7 @@ const statusOf = (promise: Promise<unknown>) =>
   );
 
 describe('SSO provider secrets in Secrets Manager', () => {
-  it('creates one secret per provider, then updates it in place; the table never holds it', async () => {
+  it('stores each value as a secret of its own, deletes the one replaced after the commit; the table never holds one', async () => {
     await configureSsoProvider(
       {
         clientId: 'acme.sso',
@@ -69,13 +84,18 @@ describe('SSO provider secrets in Secrets Manager', () => {
       },
       'operator',
     );
+    const first = (await getSsoProvider('acme.sso'))?.secretVersion;
     await updateSsoProviderSecret(orgB, 'acme.sso', { clientSecret: 'second-s3cret' }, 'admin-of-b');
+    const second = (await getSsoProvider('acme.sso'))?.secretVersion;
 
+    expect(first).toMatch(/^[0-9a-f]{24}$/);
+    expect(second).toMatch(/^[0-9a-f]{24}$/);
     expect(secretWrites()).toEqual([
-      { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
-      { command: 'CreateSecret', name: 'idp/sso/acme.sso/secret', value: 'first-s3cret' },
-      { command: 'PutSecretValue', name: 'idp/sso/acme.sso/secret', value: 'second-s3cret' },
+      { command: 'CreateSecret', name: `idp/sso/acme.sso/${first}/secret`, value: 'first-s3cret' },
+      { command: 'CreateSecret', name: `idp/sso/acme.sso/${second}/secret`, value: 'second-s3cret' },
+      { command: 'DeleteSecret', name: `idp/sso/acme.sso/${first}/secret`, value: undefined },
     ]);
+    expect(storedSecrets('acme.sso')).toEqual({ [`idp/sso/acme.sso/${second}/secret`]: 'second-s3cret' });
     // Nothing reads a secret back.
     expect(secretsManager().calls('GetSecretValue')).toHaveLength(0);
     const stored = await tableItems('acme.sso');
@@ -89,6 +109,73 @@ describe('SSO provider secrets in Secrets Manager', () => {
       ]);
     }
     expect(await listSsoProviders(orgC)).toEqual([]);
+  });
+
+  it('leaves the secret in use untouched when the change is refused after the new value was stored', async () => {
+    await configureSsoProvider(
+      { clientId: 'raced', organizationIds: [orgA, orgB], clientSecret: 'kept-s3cret' },
+      'operator',
+    );
+    // The positive control: the same update, nothing in between, replaces the value.
+    await updateSsoProviderSecret(orgA, 'raced', { clientSecret: 'kept-s3cret' }, 'admin-of-a');
+    const before = await getSsoProvider('raced');
+    expect(storedSecrets('raced')).toEqual({
+      [`idp/sso/raced/${before?.secretVersion}/secret`]: 'kept-s3cret',
+    });
+    // An operator moves the provider away from organization A just before its admin's update commits.
+    const rebinding = beforeTransaction(
+      (items) => JSON.stringify(items).includes('SSO#raced'),
+      () => configureSsoProvider({ clientId: 'raced', organizationIds: [orgB] }, 'operator'),
+    );
+    try {
+      expect(
+        await statusOf(updateSsoProviderSecret(orgA, 'raced', { clientSecret: 'lost-s3cret' }, 'admin-of-a')),
+      ).toBe(404);
+    } finally {
+      rebinding.stop();
+    }
+    expect(rebinding.ran).toBe(true);
+    const after = await getSsoProvider('raced');
+    expect(after?.organizationIds).toEqual([orgB]);
+    expect(after?.secretVersion).toBe(before?.secretVersion);
+    expect(storedSecrets('raced')).toEqual({
+      [`idp/sso/raced/${before?.secretVersion}/secret`]: 'kept-s3cret',
+    });
+  });
+
+  it('deleting a provider deletes its secret in use', async () => {
+    await configureSsoProvider(
+      { clientId: 'leaving', organizationIds: [orgA], clientSecret: 'x' },
+      'operator',
+    );
+    expect(Object.keys(storedSecrets('leaving'))).toHaveLength(1);
+    await deleteSsoProvider('leaving');
+    expect(await getSsoProvider('leaving')).toBeUndefined();
+    expect(storedSecrets('leaving')).toEqual({});
+  });
+
+  it('replaces the secret of a provider stored before versions, and deletes it', async () => {
+    await configureSsoProvider({ clientId: 'older', organizationIds: [orgA], clientSecret: 'x' }, 'operator');
+    // As an earlier release left it: the secret under the provider's name alone, no version named.
+    await db().send(
+      new UpdateCommand({
+        TableName: fileTable(),
+        Key: keys.ssoProvider('older'),
+        UpdateExpression: 'REMOVE secretVersion',
+      }),
+    );
+    secretsManager().secrets.clear();
+    secretsManager().secrets.set('idp/sso/older/secret', { value: 'older-s3cret' });
+    const legacy = await getSsoProvider('older');
+    expect(legacy?.secretVersion).toBeUndefined();
+    expect(await ssoClientSecretOf(legacy as SsoProvider)).toBe('older-s3cret');
+
+    await updateSsoProviderSecret(orgA, 'older', { clientSecret: 'newer-s3cret' }, 'admin');
+    const updated = await getSsoProvider('older');
+    expect(storedSecrets('older')).toEqual({
+      [`idp/sso/older/${updated?.secretVersion}/secret`]: 'newer-s3cret',
+    });
+    expect(await ssoClientSecretOf(updated as SsoProvider)).toBe('newer-s3cret');
   });
 
   it('404 for an organization the provider does not serve, before any secret is written', async () => {
@@ -112,7 +199,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
       'operator',
     );
     const before = await getSsoProvider('failing');
-    secretsManager().fail('PutSecretValue', 'AccessDeniedException');
+    secretsManager().fail('CreateSecret', 'AccessDeniedException');
     await expect(
       updateSsoProviderSecret(orgA, 'failing', { clientSecret: 'y', clientSecretExpirationDate: 9 }, 'admin'),
     ).rejects.toThrow('AccessDeniedException');

@@ -36,6 +36,18 @@ describe('Secrets Manager secret store (the SDK client against a stand-in of its
     expect(fake.secrets.get('idp/sso/client')?.value).toBe('next');
   });
 
+  it('creates a secret of a new name, and never replaces one', async () => {
+    await store.create('sso/client/v1/secret', 's3cret');
+    await expect(store.create('sso/client/v1/secret', 'other')).rejects.toMatchObject({
+      name: 'ResourceExistsException',
+    });
+    expect(fake.calls().map((call) => [call.operation, call.input.Name])).toEqual([
+      ['CreateSecret', 'idp/sso/client/v1/secret'],
+      ['CreateSecret', 'idp/sso/client/v1/secret'],
+    ]);
+    expect(fake.secrets.get('idp/sso/client/v1/secret')?.value).toBe('s3cret');
+  });
+
   it('initializes a placeholder once; a concurrent loser reads the winner', async () => {
     fake.secrets.set('idp/signing-keys', { value: 'placeholder' });
     const [first, second] = await Promise.all([
@@ -94,6 +106,9 @@ describe('file secret store', () => {
     await store.put('x', 'one');
     await store.put('x', 'two');
     expect(await store.get('x')).toBe('two');
+    await expect(store.create('x', 'three')).rejects.toMatchObject({ code: 'EEXIST' });
+    await store.create('y', 'new');
+    expect([await store.get('x'), await store.get('y')]).toEqual(['two', 'new']);
     await store.delete('x');
     await store.delete('x');
     expect(await store.get('x')).toBeUndefined();
