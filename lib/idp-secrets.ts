@@ -2,7 +2,7 @@ import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { SIGNING_KEY_SECRETS, SSO_SECRET_FOLDER } from '../shared/auth/secret-store.js';
+import { SIGNING_KEY_SECRETS, SSO_SECRET_FOLDER, TOTP_KEY_SECRET } from '../shared/auth/secret-store.js';
 import type { IdpFunction } from './idp-function.js';
 
 export interface IdpSecretsProps {
@@ -20,6 +20,8 @@ export class IdpSecrets extends Construct {
   readonly prefix: string;
   readonly signingKeys: Secret;
   readonly idTokenSigningKeys: Secret;
+  /** Seals TOTP secrets in the table (shared/auth/totp-sealing.ts); generated here, never replaced. */
+  readonly totpKey: Secret;
   /** What a function needs to find the secrets: the Secrets Manager adapter and the prefix. */
   readonly environment: Record<string, string>;
 
@@ -38,6 +40,29 @@ export class IdpSecrets extends Construct {
       SIGNING_KEY_SECRETS.RS256,
       'ID-token-signing key set (RS256 JWKs)',
     );
+    this.totpKey = new Secret(this, 'TotpKey', {
+      secretName: `${this.prefix}${TOTP_KEY_SECRET}`,
+      description: 'IDP key sealing the TOTP secrets stored in the table',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ id: '1' }),
+        generateStringKey: 'material',
+        passwordLength: 64,
+        excludePunctuation: true,
+      },
+      // Losing it would leave every enrolled person's authenticator app unusable.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.totpKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Every sealed TOTP secret names its key; a Secrets Manager rotation would replace the key without ' +
+        're-sealing them and lock every enrolled person out of two-step verification.',
+    });
+  }
+
+  /** Read only: the functions that run sign-in steps seal a new enrolment and open a stored secret. */
+  grantTotpKeyRead(fn: IdpFunction): void {
+    this.totpKey.grantRead(fn.lambda);
   }
 
   private keySet(id: string, name: string, what: string): Secret {

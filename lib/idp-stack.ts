@@ -88,6 +88,9 @@ export class IdpStack extends Stack {
     // Only sso writes SSO secrets; only federation reads them.
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.secrets.grantSsoClientSecretRead(this.functions.federation);
+    // Every function that runs a sign-in step (continueSignIn) or shows the TOTP enrolment.
+    for (const group of ['signin', 'accounts', 'passkeys', 'federation'] as const)
+      this.secrets.grantTotpKeyRead(this.functions[group]);
     // Only the functions that send mail may: the join email (users, and scim for provisioned
     // users), reset emails (accounts), and the notices of a change of how a person signs in
     // (accounts, user-passwords, users: password and MFA reset; signin: TOTP; passkeys).

@@ -40,6 +40,9 @@ export const secretStore = (): Promise<SecretStore> => configured();
 /** The token-signing key sets, one secret per algorithm (shared/auth/signing-keys.ts). */
 export const SIGNING_KEY_SECRETS = { ES256: 'signing-keys', RS256: 'signing-keys-rs256' } as const;
 
+/** The key that seals TOTP secrets in the table (shared/auth/totp-sealing.ts). */
+export const TOTP_KEY_SECRET = 'totp-key';
+
 /** SSO client secrets live in this folder; the stack grants the SSO function this folder only. */
 export const SSO_SECRET_FOLDER = 'sso/';
 

@@ -39,6 +39,7 @@ import {
   type StepContext,
   WRONG_CODE,
 } from './sign-in-steps.js';
+import { isSealed, openTotpSecret, sealTotpSecret } from './totp-sealing.js';
 
 /**
  * The forms of the steps after the password: the TOTP code (enrolment or challenge), the
@@ -93,12 +94,16 @@ const recordCodeRefusal = (step: Step, locked: boolean, reason: string) =>
     signIn: signInDetails(step.pending.clientId, step.person),
   });
 
-/** Confirms enrolment with the first code: stores the secret, answers the recovery codes once. */
-const confirmEnrolment = async (step: Step, secret: string, code: string): Promise<Page> => {
+/**
+ * Confirms enrolment with the first code: stores the secret (sealed for the person, as the
+ * enrolment holds it), answers the recovery codes once.
+ */
+const confirmEnrolment = async (step: Step, sealed: string, code: string): Promise<Page> => {
   const { pending, person, context } = step;
   const owner = { organizationId: pending.organizationId, userId: person.userId };
   const now = Date.now();
-  const timeStep = matchingStep(secret, code, now);
+  const secret = await openTotpSecret(owner, sealed);
+  const timeStep = secret === undefined ? undefined : matchingStep(secret, code, now);
   if (timeStep === undefined) {
     const { failures, locked } = await recordSignInFailure(
       pending.organizationId,
@@ -114,15 +119,20 @@ const confirmEnrolment = async (step: Step, secret: string, code: string): Promi
   const codes = newRecoveryCodes();
   const recoveryCodeDigests = codes.map((code) => recoveryCodeDigest(context.user.id, code));
   const amr = [...new Set([...person.amr, 'otp', 'mfa'])];
-  const enrolled = await completeTotpEnrolment(owner, { secret, step: timeStep, recoveryCodeDigests }, now, {
-    organizationId: pending.organizationId,
-    action: 'mfa.enrolled',
-    actor: personActor(context.user),
-    targets: [personTarget(context.user)],
-    // Names only: both fields hold secrets, which a record shows as "changed".
-    changes: changesBetween(undefined, { totpSecret: secret, recoveryCodeDigests }),
-    signIn: signInDetails(pending.clientId, { ...person, amr }),
-  });
+  const enrolled = await completeTotpEnrolment(
+    owner,
+    { secret: sealed, step: timeStep, recoveryCodeDigests },
+    now,
+    {
+      organizationId: pending.organizationId,
+      action: 'mfa.enrolled',
+      actor: personActor(context.user),
+      targets: [personTarget(context.user)],
+      // Names only: both fields hold secrets, which a record shows as "changed".
+      changes: changesBetween(undefined, { totpSecret: sealed, recoveryCodeDigests }),
+      signIn: signInDetails(pending.clientId, { ...person, amr }),
+    },
+  );
   if (!enrolled)
     return errorPage(
       409,
@@ -150,10 +160,17 @@ const checkChallenge = async (step: Step, code: string): Promise<Page> => {
   const check = await reserveCredentialCheck(pending.organizationId, user.email, now);
   const locked = check.outcome === 'refused' && check.locked;
   let method: 'otp' | 'recovery' | undefined;
-  if (check.outcome === 'reserved' && user.totpSecret) {
-    const timeStep = matchingStep(user.totpSecret, code, now);
+  const stored = user.totpSecret;
+  if (check.outcome === 'reserved' && stored) {
+    const secret = await openTotpSecret(owner, stored);
+    const timeStep = secret === undefined ? undefined : matchingStep(secret, code, now);
     const recovery = timeStep === undefined ? normalisedRecoveryCode(code) : undefined;
-    if (timeStep !== undefined && (await acceptTotpStep(owner, user.totpSecret, timeStep))) method = 'otp';
+    // A secret stored before sealing is sealed as its code is accepted.
+    const resealed =
+      timeStep !== undefined && secret !== undefined && !isSealed(stored)
+        ? await sealTotpSecret(owner, secret)
+        : undefined;
+    if (timeStep !== undefined && (await acceptTotpStep(owner, stored, timeStep, resealed))) method = 'otp';
     else if (
       recovery &&
       (await useRecoveryCode(owner, [recoveryCodeDigest(user.id, recovery), digestOf(recovery)]))

@@ -27,6 +27,7 @@ import {
 } from '../store/sign-in-state.js';
 import type { UserRecord } from '../store/user-repository.js';
 import { personActor, personTarget, signInDetails } from './sign-in-audit.js';
+import { sealTotpSecret } from './totp-sealing.js';
 
 /**
  * What follows once a person proved who they are (password, or a live session): TOTP enrolment
@@ -218,8 +219,15 @@ export const continueSignIn = async (
         : 'The person must accept the agreement',
     });
   }
+  // Sealed for the person, as the secret it becomes once confirmed (totp-sealing.ts).
   const enrolment =
-    needsMfa && !context.user.totpSecret ? (request.totpEnrolment ?? newTotpSecret()) : undefined;
+    needsMfa && !context.user.totpSecret
+      ? (request.totpEnrolment ??
+        (await sealTotpSecret(
+          { organizationId: request.organizationId, userId: person.userId },
+          newTotpSecret(),
+        )))
+      : undefined;
   const progress = {
     userId: person.userId,
     authTime: person.authTime,

@@ -6,6 +6,7 @@ import { errorPage } from '../pages/sign-in-pages.js';
 import { getUser } from '../store/user-repository.js';
 import { pendingRequestOf, signInTarget } from './sign-in-requests.js';
 import { EXPIRED, type Page, WRONG_CODE } from './sign-in-steps.js';
+import { openTotpSecret } from './totp-sealing.js';
 
 /**
  * `GET /signin/enrol?request=...`: the enrolment page of a pending sign-in whose person has no
@@ -26,12 +27,13 @@ const qrCodeOf = (uri: string): { qrSvg?: string } => {
 export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const query = new URLSearchParams(event.rawQueryString);
   const pending = await pendingRequestOf(event, query.get('request'));
-  const secret = pending?.totpEnrolment;
-  if (!pending || !secret || !pending.userId) return errorPage(400, EXPIRED);
-  const [user, target] = await Promise.all([
+  if (!pending?.totpEnrolment || !pending.userId) return errorPage(400, EXPIRED);
+  const [user, target, secret] = await Promise.all([
     getUser(pending.organizationId, pending.userId, true),
     signInTarget(pending.organizationId, pending.clientId),
+    openTotpSecret({ organizationId: pending.organizationId, userId: pending.userId }, pending.totpEnrolment),
   ]);
+  if (!secret) return errorPage(400, EXPIRED);
   if (user?.status !== 'ACTIVE')
     return errorPage(403, 'This account cannot sign in. Contact your administrator.');
   // The issuer is only the app's label for the key: a long name (200 characters of CJK are 3,600

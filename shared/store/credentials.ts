@@ -243,19 +243,24 @@ export const completeTotpEnrolment = async (
     audit ? await auditWrites(audit, now) : [],
   );
 
-/** Accepts a TOTP time step once: false if it (or a later one) was accepted before. */
+/**
+ * Accepts a TOTP time step once: false if it (or a later one) was accepted before, or the stored
+ * secret is no longer `secret` (as stored). `resealed`: the same secret sealed, to replace one
+ * stored before sealing (shared/auth/totp-sealing.ts).
+ */
 export const acceptTotpStep = (
   user: { organizationId: string; userId: string },
   secret: string,
   step: number,
+  resealed?: string,
 ): Promise<boolean> =>
   conditionHeld(
     update(
       keys.user(user.organizationId, user.userId),
       {
-        update: 'SET totpLastStep = :step',
+        update: `SET totpLastStep = :step${resealed ? ', totpSecret = :resealed' : ''}`,
         condition: 'totpSecret = :secret AND (attribute_not_exists(totpLastStep) OR totpLastStep < :step)',
-        values: { ':step': step, ':secret': secret },
+        values: { ':step': step, ':secret': secret, ...(resealed ? { ':resealed': resealed } : {}) },
       },
       () => new ConditionNotMet(),
     ),

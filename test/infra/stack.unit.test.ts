@@ -245,6 +245,8 @@ const RATE_COUNTERS =
 /** Records of `Idempotency-Key`, for a function with scoped writes whose routes honour it. */
 const IDEMPOTENCY_RECORDS =
   'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem on table where ForAllValues:StringLike dynamodb:LeadingKeys IDEMPOTENCY#*';
+/** The functions that run sign-in steps open and seal TOTP secrets (shared/auth/totp-sealing.ts). */
+const TOTP_KEY_READ = 'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on totp-key secret';
 const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:idp/sso/*';
 
 /** Each role's every IAM statement: the endpoint functions and the system-data seed's two. */
@@ -257,6 +259,7 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} LOCKOUT#*#*, ORG#*, OUTBOX#*, PWLINK#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
+    TOTP_KEY_READ,
   ],
   clients: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   passkeys: [
@@ -266,6 +269,7 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, PASSKEYID#*, SESSION#*, SIGNIN_IP#*#*, WEBAUTHN#*`,
     AUDIT_APPEND,
+    TOTP_KEY_READ,
   ],
   console: [LOGS],
   cors: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES],
@@ -277,6 +281,7 @@ const GRANTS: Record<string, string[]> = {
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, SESSION#*`,
     AUDIT_APPEND,
     `secretsmanager:GetSecretValue on ${SSO_SECRETS}`,
+    TOTP_KEY_READ,
   ],
   oauth: [
     LOGS,
@@ -300,7 +305,8 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, PAR#*, SESSION#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys secret',
+    // One statement: the signing keys and the TOTP key are read alike.
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys secret, totp-key secret',
   ],
   sso: [
     LOGS,
@@ -572,6 +578,7 @@ describe('least privilege per function', () => {
       [logicalIdOf(stack.table), 'table'],
       [logicalIdOf(stack.secrets.signingKeys), 'signing-keys secret'],
       [logicalIdOf(stack.secrets.idTokenSigningKeys), 'signing-keys-rs256 secret'],
+      [logicalIdOf(stack.secrets.totpKey), 'totp-key secret'],
       [logicalIdOf(stack.pictures.bucket), 'pictures bucket'],
       [logicalIdOf(stack.systemData.handler.lambda), 'system-data handler'],
       [logicalIdOf(stack.auditStream.bus), 'events bus'],
@@ -642,6 +649,33 @@ describe('least privilege per function', () => {
       );
       expect(referencing).toHaveLength(secret === signingKeys ? 4 : 2);
     }
+  });
+
+  it('generates the TOTP sealing key at deploy, keeps it, and lets only the sign-in step functions read it', () => {
+    const secretRef = { Ref: logicalIdOf(stack.secrets.totpKey) };
+    const readers = FUNCTIONS.filter((group) =>
+      statementsOf(stack.functions[group]).some((statement) =>
+        JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)),
+      ),
+    );
+    expect(readers.sort()).toEqual(['accounts', 'federation', 'passkeys', 'signin']);
+    for (const group of readers)
+      expect(
+        statementsOf(stack.functions[group])
+          .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
+          .flatMap((statement) => statement.Action)
+          .sort(),
+      ).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+    const [secret] = Object.entries(template.findResources('AWS::SecretsManager::Secret')).filter(
+      ([id]) => id === logicalIdOf(stack.secrets.totpKey),
+    );
+    expect(secret?.[1]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        Name: 'idp/totp-key',
+        GenerateSecretString: { GenerateStringKey: 'material', SecretStringTemplate: '{"id":"1"}' },
+      },
+    });
   });
 
   it('only sso writes SSO client secrets and only federation reads them, under <prefix>sso/ only', () => {

@@ -26,6 +26,7 @@ import {
   CHALLENGE,
   locationOf,
   PagesBrowser,
+  pendingTotpSecret,
   REDIRECT,
   requestIdOf,
   signInSetup,
@@ -287,7 +288,7 @@ describe("the upstream's answer", () => {
       state: sent.searchParams.get('state') ?? '',
     });
     expect(enrol.headers?.location).toMatch(/^\/signin\/enrol/);
-    const secret = String((await getItem(keys.authorizationRequest(request)))?.totpEnrolment);
+    const secret = await pendingTotpSecret(request);
     expect(
       (await browser.post(submitTotp, { request, code: hotp(base32Decode(secret), totpStep(Date.now())) }))
         .statusCode,

@@ -23,6 +23,7 @@ import {
   PASSWORD,
   type Page,
   PagesBrowser,
+  pendingTotpSecret,
   personWithPassword,
   REDIRECT,
   requestIdOf,
@@ -456,8 +457,7 @@ describe('a passkey in an organization that asks for MFA', () => {
     const browser = new PagesBrowser();
     const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
     await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD, ...extra });
-    const pending = await getItem(keys.authorizationRequest(request));
-    await browser.post(submitTotp, { request, code: codeOf(String(pending?.totpEnrolment)) });
+    await browser.post(submitTotp, { request, code: codeOf(await pendingTotpSecret(request)) });
     return { browser, request };
   };
 

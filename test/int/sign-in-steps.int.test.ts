@@ -37,10 +37,12 @@ import {
   PASSWORD,
   type Page,
   PagesBrowser,
+  pendingTotpSecret,
   personWithPassword,
   REDIRECT,
   requestIdOf,
   signInSetup,
+  storedTotpSecret,
   textOf,
 } from '../support/hosted-pages.js';
 import { getItem, setMfaEnabled } from '../support/records.js';
@@ -112,10 +114,7 @@ const afterPassword = async (browser: PagesBrowser, user: UserRecord, extra: Rec
 };
 
 /** The key offered to a person enrolling, as the pending request holds it. */
-const enrolmentSecret = async (request: string): Promise<string> => {
-  const pending = await getItem(keys.authorizationRequest(request));
-  return String(pending?.totpEnrolment);
-};
+const enrolmentSecret = pendingTotpSecret;
 
 /** A person enrolled in a first sign-in; answers the person (with their secret) and the recovery codes. */
 const enrolledPerson = async () => {
@@ -210,7 +209,10 @@ describe('enrolment', () => {
     const codes = [...textOf(codesPage).matchAll(/<li>([a-z2-7]{5}-[a-z2-7]{5})<\/li>/g)];
     expect(codes).toHaveLength(10);
     const stored = await getUser(shared.organization.id, user.id, true);
-    expect(stored?.totpSecret).toBe(secret);
+    // Sealed (shared/auth/totp-sealing.ts): the item alone makes no codes.
+    expect(stored?.totpSecret).toMatch(/^totp1\./);
+    expect(stored?.totpSecret).not.toContain(secret);
+    expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secret);
     // Stored salted with the person's id (OWASP ASVS 2.6.2), never as a code's plain digest.
     expect(stored?.recoveryCodeDigests).toEqual(
       new Set(codes.map((match) => recoveryCodeDigest(user.id, match[1] as string))),
@@ -321,7 +323,7 @@ describe('enrolment', () => {
     expect(alertOf(late)).toBe(
       'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
     );
-    expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toBe(secretA);
+    expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secretA);
   });
 
   it('shows no key to a person deactivated meanwhile', async () => {
@@ -353,6 +355,41 @@ describe('enrolment', () => {
 });
 
 describe('the code challenge', () => {
+  it('accepts a secret stored before sealing, and seals it with the code it accepts', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const { user, secret } = await enrolledPerson();
+    // As an earlier release stored it: the secret itself.
+    await updateUserAttributes(shared.organization.id, user.id, { totpSecret: secret });
+    for (const _ of ['sealed by this code', 'opened from then on']) {
+      vi.advanceTimersByTime(30_000);
+      const browser = new PagesBrowser();
+      const { request } = await afterPassword(browser, user);
+      expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(303);
+      expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toMatch(/^totp1\./);
+    }
+    expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secret);
+  });
+
+  it("refuses the codes of a sealed secret copied onto another person's item", async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const [mine, theirs] = await Promise.all([enrolledPerson(), enrolledPerson()]);
+    vi.advanceTimersByTime(30_000);
+    // The positive control: the secret's codes sign its own person in.
+    const own = new PagesBrowser();
+    const ownRequest = (await afterPassword(own, theirs.user)).request;
+    expect(
+      (await own.post(submitTotp, { request: ownRequest, code: codeAt(theirs.secret) })).statusCode,
+    ).toBe(303);
+    // Someone who can write the table but not read the key copies it onto their own item.
+    await updateUserAttributes(shared.organization.id, mine.user.id, { totpSecret: theirs.user.totpSecret });
+    vi.advanceTimersByTime(30_000);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, mine.user);
+    const refused = await browser.post(submitTotp, { request, code: codeAt(theirs.secret) });
+    expect(refused.statusCode).toBe(401);
+    expect(alertOf(refused)).toBe(WRONG_CODE);
+  });
+
   it('asks an enrolled person for a code and accepts each time step once', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const { user, secret } = await enrolledPerson();

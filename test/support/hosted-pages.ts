@@ -1,11 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { withAuditScope } from '../../shared/audit/scope.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
+import { openTotpSecret } from '../../shared/auth/totp-sealing.js';
 import { actorOfRequest } from '../../shared/http/audit-actor.js';
 import { livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
-import { createUser, type UserRecord } from '../../shared/store/user-repository.js';
+import { keys } from '../../shared/store/keys.js';
+import { createUser, getUser, type UserRecord } from '../../shared/store/user-repository.js';
 import { hiddenField } from './browser-session.js';
-import { createTestApplication, createTestOrganization, uniqueEmail } from './records.js';
+import { createTestApplication, createTestOrganization, getItem, uniqueEmail } from './records.js';
 
 /**
  * The hosted sign-in pages' handlers called in process, without a server: a browser that keeps
@@ -150,4 +152,25 @@ export const personWithPassword = async (
   const credentialsChangedAt = Date.now() - 1000;
   await setPasswordWithLink(joinEmail.invitationToken, live.link, passwordHash, credentialsChangedAt);
   return { ...user, passwordHash, credentialsChangedAt };
+};
+
+/** The TOTP key a pending sign-in offers its person, opened as the enrolment page shows it. */
+export const pendingTotpSecret = async (request: string): Promise<string> => {
+  const pending = await getItem(keys.authorizationRequest(request));
+  const sealed = pending?.totpEnrolment;
+  const opened =
+    typeof sealed === 'string'
+      ? await openTotpSecret(
+          { organizationId: String(pending?.organizationId), userId: String(pending?.userId) },
+          sealed,
+        )
+      : undefined;
+  if (!opened) throw new Error(`The pending sign-in ${request} offers no TOTP key`);
+  return opened;
+};
+
+/** A person's stored TOTP secret, opened (undefined when they have none). */
+export const storedTotpSecret = async (organizationId: string, userId: string) => {
+  const sealed = (await getUser(organizationId, userId, true))?.totpSecret;
+  return sealed === undefined ? undefined : openTotpSecret({ organizationId, userId }, sealed);
 };
