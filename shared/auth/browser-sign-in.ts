@@ -101,10 +101,11 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
   const { request } = outcome;
   const secure = secureCookies();
   const cookie = readCookie(event.cookies, 'session', secure);
-  const [session, target, hint] = await Promise.all([
+  const [session, target, hint, options] = await Promise.all([
     request.prompt === 'login' ? undefined : liveSession(cookie),
     signInTarget(request.organizationId, request.clientId),
     outcome.idTokenHint ? idTokenHint(outcome.idTokenHint) : undefined,
+    signInOptions(request.organizationId),
   ]);
   const back = (error: string, description: string) =>
     seeOther(
@@ -131,7 +132,10 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
       getUser(session.organizationId, session.userId, true),
       renewSession(cookie as string, session, config().signIn.sessionIdleSeconds),
     ]);
-    if (signInStillStands(user, session.authTime)) {
+    // A person whose email domain an SSO provider serves signs in there: a session made without
+    // one (before the provider served the domain) does not stand in for it.
+    const routedAround = user && providerForEmail(options, user.email) && !session.amr.includes('fed');
+    if (signInStillStands(user, session.authTime) && !routedAround) {
       const { userId, authTime, amr, endsAt } = session;
       const person = { userId, authTime, amr, sessionEndsAt: endsAt };
       return continueSignIn(event, request, person, { user, ...target }, true);
@@ -144,10 +148,10 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
     );
   }
   const binding = browserBinding(event);
-  const [pending, options] = await Promise.all([
-    saveAuthorizationRequest(hint ? { ...request, hintedUserId: hint.userId } : request, binding.value),
-    signInOptions(request.organizationId),
-  ]);
+  const pending = await saveAuthorizationRequest(
+    hint ? { ...request, hintedUserId: hint.userId } : request,
+    binding.value,
+  );
   return signInPage({
     ...target.names,
     ...offered(options),

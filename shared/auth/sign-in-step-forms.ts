@@ -98,11 +98,11 @@ const recordCodeRefusal = (step: Step, locked: boolean, reason: string) =>
  * Confirms enrolment with the first code: stores the secret (sealed for the person, as the
  * enrolment holds it), answers the recovery codes once.
  */
-const confirmEnrolment = async (step: Step, sealed: string, code: string): Promise<Page> => {
+const confirmEnrolment = async (step: Step, enrolment: string, code: string): Promise<Page> => {
   const { pending, person, context } = step;
   const owner = { organizationId: pending.organizationId, userId: person.userId };
   const now = Date.now();
-  const secret = await openTotpSecret(owner, sealed);
+  const secret = await openTotpSecret(owner, enrolment);
   const timeStep = secret === undefined ? undefined : matchingStep(secret, code, now);
   if (timeStep === undefined) {
     const { failures, locked } = await recordSignInFailure(
@@ -116,6 +116,8 @@ const confirmEnrolment = async (step: Step, sealed: string, code: string): Promi
     await recordCodeRefusal(step, locked, 'wrong code at enrolment');
     return seeOther(enrolmentLocation(pending.id, { retry: true }));
   }
+  // An enrolment begun before sealing holds the secret itself: stored sealed all the same.
+  const sealed = isSealed(enrolment) ? enrolment : await sealTotpSecret(owner, secret as string);
   const codes = newRecoveryCodes();
   const recoveryCodeDigests = codes.map((code) => recoveryCodeDigest(context.user.id, code));
   const amr = [...new Set([...person.amr, 'otp', 'mfa'])];
@@ -156,13 +158,14 @@ const checkChallenge = async (step: Step, code: string): Promise<Page> => {
   const { user } = context;
   const owner = { organizationId: pending.organizationId, userId: user.id };
   const now = Date.now();
+  const stored = user.totpSecret;
+  // Opened before the reservation: a key that cannot be read leaves no check reserved.
+  const secret = stored === undefined ? undefined : await openTotpSecret(owner, stored);
   // Reserved before the check, so parallel guesses are not all checked (reserveCredentialCheck).
   const check = await reserveCredentialCheck(pending.organizationId, user.email, now);
   const locked = check.outcome === 'refused' && check.locked;
   let method: 'otp' | 'recovery' | undefined;
-  const stored = user.totpSecret;
   if (check.outcome === 'reserved' && stored) {
-    const secret = await openTotpSecret(owner, stored);
     const timeStep = secret === undefined ? undefined : matchingStep(secret, code, now);
     const recovery = timeStep === undefined ? normalisedRecoveryCode(code) : undefined;
     // A secret stored before sealing is sealed as its code is accepted.

@@ -13,10 +13,11 @@ import { passkeyPromptPage } from '../pages/passkey-pages.js';
 import { errorPage } from '../pages/sign-in-pages.js';
 import { takeChallenge } from '../store/passkey-challenges.js';
 import { addPasskey } from '../store/passkeys.js';
+import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
 import type { UserRecord } from '../store/user-repository.js';
 import { registrationOf } from './credential-form.js';
 import { ceremonies, offeredPerson, requestBinding } from './options.js';
-import { accountAddRefusal, PASSKEY_PROMPT_PAUSE_SECONDS } from './rules.js';
+import { accountAddRefusal, PASSKEY_PROMPT_PAUSE_SECONDS, ssoRoutedRefusal } from './rules.js';
 
 /**
  * Adding a passkey: the ceremony's answer checked against its challenge (taken once, under the
@@ -31,8 +32,16 @@ export const enrolPasskey = async (
 ): Promise<{ added: true } | { added: false; message: string }> => {
   const answer = registrationOf(form);
   if (!answer) return { added: false, message: 'The passkey answer could not be read. Try again.' };
-  if (!(await takeChallenge(answer.challenge, binding, now)))
+  const [taken, providers] = await Promise.all([
+    takeChallenge(answer.challenge, binding, now),
+    signInOptions(user.organizationId),
+  ]);
+  if (!taken)
     return { added: false, message: 'This passkey request expired or was used already. Try again.' };
+  // Checked here too, for every way a passkey is added: a provider may have begun serving the
+  // domain since the page was shown.
+  const routedTo = providerForEmail(providers, user.email);
+  if (routedTo) return { added: false, message: ssoRoutedRefusal(routedTo.displayName) };
   const checked = await (await ceremonies()).checkRegistration(answer.response, answer.challenge);
   const owner = { organizationId: user.organizationId, userId: user.id };
   if (!checked.verified) {

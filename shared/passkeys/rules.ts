@@ -75,6 +75,10 @@ export const shouldOfferPasskey = (sign: {
 /** Adding a passkey from the account page needs a sign-in at most this old (OWASP: re-authenticate). */
 export const RECENT_SIGN_IN_MILLIS = 15 * 60 * 1000;
 
+/** Why a person whose email domain an SSO provider (`routedTo`, its name) serves adds no passkey. */
+export const ssoRoutedRefusal = (routedTo: string) =>
+  `Your organization signs you in through ${routedTo}, so your account does not use passkeys.`;
+
 /**
  * Why a session may not add a passkey, or undefined when it may. A person whose email domain an
  * SSO provider serves (`routedTo`, its name) signs in there only, as the password form sends them:
@@ -88,8 +92,7 @@ export const accountAddRefusal = (
   now: number,
   routedTo?: string,
 ): string | undefined => {
-  if (routedTo !== undefined)
-    return `Your organization signs you in through ${routedTo}, so your account does not use passkeys.`;
+  if (routedTo !== undefined) return ssoRoutedRefusal(routedTo);
   if (now - session.authTime > RECENT_SIGN_IN_MILLIS)
     return 'To add a passkey, sign in again through your application: your sign-in is more than 15 minutes old.';
   if (mfaRequired && !session.amr.includes('mfa'))

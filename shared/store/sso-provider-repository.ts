@@ -311,23 +311,28 @@ export const configureSsoProvider = async (
     rewriteProvider(
       clientId,
       existing,
-      (read) => ({
-        ...read,
-        ...definedFields(federation),
-        ...(secretVersion ? { secretVersion } : {}),
-        emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) =>
-          domain.toLowerCase(),
-        ),
-        clientId,
-        organizationIds,
-        clientSecretExpirationDate:
-          wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
-        createdAt: read?.createdAt ?? now,
-        createdBy: read?.createdBy ?? by,
-        updatedAt: now,
-        updatedBy: by,
-        version: (read?.version ?? 0) + 1,
-      }),
+      (read) => {
+        // A retry re-reads: the provider may have been deleted meanwhile, and a new one needs a secret.
+        if (!read && secretVersion === undefined)
+          throw new PreconditionFailed('A new SSO provider needs its client secret');
+        return {
+          ...read,
+          ...definedFields(federation),
+          ...(secretVersion ? { secretVersion } : {}),
+          emailDomains: (federation.emailDomains ?? read?.emailDomains ?? []).map((domain) =>
+            domain.toLowerCase(),
+          ),
+          clientId,
+          organizationIds,
+          clientSecretExpirationDate:
+            wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
+          createdAt: read?.createdAt ?? now,
+          createdBy: read?.createdBy ?? by,
+          updatedAt: now,
+          updatedBy: by,
+          version: (read?.version ?? 0) + 1,
+        };
+      },
       (read, next) => providerRecords(read, next, clientSecret !== undefined, now),
     ),
   );

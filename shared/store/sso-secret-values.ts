@@ -50,6 +50,8 @@ export const withSecretValue = async <T>(
     if (error instanceof DomainError) await dropSecretValue(clientId, version);
     throw error;
   }
-  if (committed.replaced) await dropSecretValue(clientId, committed.replaced.secretVersion);
+  // A retry after a commit whose answer was lost reads its own value as the one it replaced.
+  const replaced = committed.replaced;
+  if (replaced && replaced.secretVersion !== version) await dropSecretValue(clientId, replaced.secretVersion);
   return committed.result;
 };

@@ -7,6 +7,7 @@ import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
 import {
+  createSession,
   liveSession,
   recordSignInFailure,
   redeemAuthorizationCode,
@@ -35,7 +36,7 @@ import {
   textOf,
   USER_AGENT,
 } from '../support/hosted-pages.js';
-import { getItem } from '../support/records.js';
+import { getItem, shortId } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
@@ -224,6 +225,30 @@ describe('the authorization endpoint', () => {
     // The session's authentication, not a new one: its sign-in was recorded, nothing more is.
     expect(grant).toMatchObject({ userId: user.id, amr: ['pwd'], authTime: firstGrant.authTime });
     expect(await signInTrail(application.organizationId, user.id, since)).toEqual([]);
+  });
+
+  it("takes no session made without the SSO provider that has come to serve the person's domain", async () => {
+    const setup = await signInSetup();
+    const domain = `${shortId()}.example`;
+    const user = await personWithPassword(setup.organization.id, PASSWORD, `person@${domain}`);
+    const browser = new PagesBrowser();
+    await signIn(browser, setup.application.id, user.email);
+    const silently = () =>
+      browser.get(authorize, authorizationQuery(setup.application.id, { prompt: 'none', state: 's' }));
+    // The positive control: the password's session signs in again without a form.
+    expect(locationOf(await silently()).searchParams.get('code')).toBeTruthy();
+    await offerProvider(setup.organization.id, `workforce-${domain}`, [domain]);
+    expect(Object.fromEntries(locationOf(await silently()).searchParams)).toMatchObject({
+      error: 'login_required',
+    });
+    expect((await browser.get(authorize, authorizationQuery(setup.application.id))).statusCode).toBe(200);
+    // A session the provider made (amr fed) still stands.
+    const federated = await createSession(
+      { organizationId: setup.organization.id, userId: user.id, amr: ['fed'], authTime: Date.now() },
+      { idleSeconds: 3600, absoluteSeconds: 43_200 },
+    );
+    browser.cookies.set('idp-session', federated.cookieValue);
+    expect(locationOf(await silently()).searchParams.get('code')).toBeTruthy();
   });
 
   it('takes a session as recent enough within max_age only', async () => {

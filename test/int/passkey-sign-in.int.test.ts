@@ -188,6 +188,50 @@ describe('the offer after a password', () => {
     expect(await listPasskeys(plain.organization.id, late.id)).toEqual([]);
   });
 
+  it("takes no passkey once an SSO provider serves the person's domain, the offer open or not", async () => {
+    const routed = await signInSetup();
+    const domain = `${randomUUID().slice(0, 8)}.example`;
+    const [before, after] = await Promise.all([
+      personWithPassword(routed.organization.id, PASSWORD, `before@${domain}`),
+      personWithPassword(routed.organization.id, PASSWORD, `after@${domain}`),
+    ]);
+    const offer = async (user: UserRecord) => {
+      const browser = new PagesBrowser();
+      const request = requestIdOf(
+        await browser.get(authorize, authorizationQuery(routed.application.id, { prompt: 'login' })),
+      );
+      await browser.post(submitSignIn, {
+        request,
+        email: user.email,
+        password: PASSWORD,
+        passkeys: 'available',
+      });
+      const options = json(await browser.post(passkeyOptions, { purpose: 'enrol', request }));
+      const credential = JSON.stringify(new SoftAuthenticator(RP).register(options));
+      return () => browser.post(submitPromptPasskey, { request, credential });
+    };
+    const [early, late] = await Promise.all([offer(before), offer(after)]);
+    // The positive control: the offer takes a passkey while no provider serves the domain.
+    expect((await early()).statusCode).toBe(303);
+    await configureSsoProvider(
+      {
+        clientId: `workforce-${domain}`,
+        organizationIds: [routed.organization.id],
+        clientSecret: 'upstream secret',
+        issuer: `https://${domain}`,
+        displayName: 'Workforce',
+        emailDomains: [domain],
+      },
+      'test',
+    );
+    const refused = await late();
+    expect(refused.statusCode).toBe(400);
+    expect(alertOf(refused)).toBe(
+      'Your organization signs you in through Workforce, so your account does not use passkeys.',
+    );
+    expect(await listPasskeys(routed.organization.id, after.id)).toEqual([]);
+  });
+
   it('"Not now" continues, and this browser is not asked again', async () => {
     const user = await personWithPassword(plain.organization.id);
     const browser = new PagesBrowser();

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { renderSVG } from 'uqr';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
@@ -12,6 +13,7 @@ import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
+import { db } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import {
@@ -28,7 +30,7 @@ import {
 } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
-import { useDatabase } from '../support/database.js';
+import { fileTable, useDatabase } from '../support/database.js';
 import {
   alertOf,
   authorizationQuery,
@@ -141,6 +143,25 @@ const grantOf = async (page: Page) => {
 };
 
 describe('enrolment', () => {
+  it('stores sealed the key of an enrolment begun before sealing', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const browser = new PagesBrowser();
+    const { request } = await afterPassword(browser, user);
+    const secret = await enrolmentSecret(request);
+    // As an earlier release left the pending sign-in: the key itself.
+    await db().send(
+      new UpdateCommand({
+        TableName: fileTable(),
+        Key: keys.authorizationRequest(request),
+        UpdateExpression: 'SET totpEnrolment = :secret',
+        ExpressionAttributeValues: { ':secret': secret },
+      }),
+    );
+    expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(200);
+    expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toMatch(/^totp1\./);
+    expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secret);
+  });
+
   it('sends a person without a key to enrol, shows the key to this browser only, and confirms it with a code', async () => {
     const user = await personWithPassword(shared.organization.id);
     const browser = new PagesBrowser();

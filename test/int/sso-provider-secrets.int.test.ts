@@ -143,6 +143,26 @@ describe('SSO provider secrets in Secrets Manager', () => {
     });
   });
 
+  it('a rebind without a secret makes no provider when the provider is deleted meanwhile', async () => {
+    await configureSsoProvider({ clientId: 'gone', organizationIds: [orgA], clientSecret: 'x' }, 'operator');
+    // The positive control: the same rebind, nothing in between, keeps the secret in use.
+    await configureSsoProvider({ clientId: 'gone', organizationIds: [orgA, orgB] }, 'operator');
+    const deletion = beforeTransaction(
+      (items) => JSON.stringify(items).includes('SSO#gone'),
+      () => deleteSsoProvider('gone'),
+    );
+    try {
+      await expect(
+        configureSsoProvider({ clientId: 'gone', organizationIds: [orgA] }, 'operator'),
+      ).rejects.toThrow('A new SSO provider needs its client secret');
+    } finally {
+      deletion.stop();
+    }
+    expect(deletion.ran).toBe(true);
+    expect(await getSsoProvider('gone')).toBeUndefined();
+    expect((await listSsoProviders(orgA)).map((provider) => provider.clientId)).not.toContain('gone');
+  });
+
   it('deleting a provider deletes its secret in use', async () => {
     await configureSsoProvider(
       { clientId: 'leaving', organizationIds: [orgA], clientSecret: 'x' },

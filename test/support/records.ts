@@ -25,7 +25,7 @@ import { createUserGroup } from '../../shared/store/user-group-repository.js';
 /** Functional tests send bursts; they run with a limit no test reaches unless it asks for one. */
 export const UNLIMITED = { rate: 100_000, burst: 0 };
 
-const shortId = () => randomUUID().slice(0, 8);
+export const shortId = () => randomUUID().slice(0, 8);
 
 export const uniqueEmail = (label = 'user') => `${label}-${shortId()}@example.com`;
 
