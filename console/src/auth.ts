@@ -62,8 +62,11 @@ const keep = (tokens: oauth.TokenEndpointResponse) => {
   return current;
 };
 
-/** Sends the browser to the sign-in page; `silent` asks for no page at all (a live session). */
-export const startSignIn = async (silent = false, hash = location.hash) => {
+/**
+ * Sends the browser to the sign-in page; `silent` asks for no page at all (a live session);
+ * `maxAge` (seconds) asks for a sign-in at most that old, as a step-up challenge names it (RFC 9470).
+ */
+export const startSignIn = async (silent = false, hash = location.hash, maxAge?: number) => {
   const as = await authorizationServer();
   const pending = {
     verifier: oauth.generateRandomCodeVerifier(),
@@ -84,6 +87,7 @@ export const startSignIn = async (silent = false, hash = location.hash) => {
     state: pending.state,
     nonce: pending.nonce,
     ...(silent ? { prompt: 'none' } : {}),
+    ...(maxAge !== undefined ? { max_age: String(maxAge) } : {}),
   }).toString();
   location.assign(url.href);
 };

@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { IdpApiError } from '../../shared/client/index.js';
 import { messageOf } from './api.js';
+import { startSignIn } from './auth.js';
 
 /**
  * What a screen says after an action: what it did (a status), or what went wrong (an alert: the
@@ -9,15 +11,34 @@ import { messageOf } from './api.js';
 export interface Outcome {
   done?: string;
   problem?: string;
+  /** The API asked for a recent sign-in (RFC 9470): offered, then the person does it again. */
+  stepUp?: { maxAge: number };
 }
 
-/** What went wrong, as an alert (announced as it appears). */
-export const ProblemMessage = ({ problem }: { problem: string | undefined }) =>
+/** What went wrong, as an alert (announced as it appears); a step-up offers the sign-in it needs. */
+export const ProblemMessage = ({
+  problem,
+  stepUp,
+}: {
+  problem: string | undefined;
+  stepUp?: Outcome['stepUp'];
+}) =>
   problem ? (
-    <p role="alert" class="error">
-      {problem}
-    </p>
+    <div role="alert" class="error">
+      <p>{problem}</p>
+      {stepUp && (
+        <button type="button" onClick={() => void startSignIn(false, location.hash, stepUp.maxAge)}>
+          Sign in again
+        </button>
+      )}
+    </div>
   ) : null;
+
+/** What a failed call says, and the step-up it asks for. */
+const problemOf = (error: unknown): Outcome => ({
+  problem: messageOf(error),
+  ...(error instanceof IdpApiError && error.stepUp ? { stepUp: error.stepUp } : {}),
+});
 
 /**
  * The screen's one status region is there before anything is said in it: screen readers announce
@@ -25,7 +46,7 @@ export const ProblemMessage = ({ problem }: { problem: string | undefined }) =>
  */
 export const OutcomeMessage = ({ outcome }: { outcome: Outcome }) => (
   <>
-    <ProblemMessage problem={outcome.problem} />
+    <ProblemMessage problem={outcome.problem} {...(outcome.stepUp ? { stepUp: outcome.stepUp } : {})} />
     <div role="status">{outcome.done && <p class="done">{outcome.done}</p>}</div>
   </>
 );
@@ -70,7 +91,7 @@ export const useOutcome = () => {
       setOutcome({ done });
       return true;
     } catch (error) {
-      setOutcome({ problem: messageOf(error) });
+      setOutcome(problemOf(error));
       return false;
     }
   };

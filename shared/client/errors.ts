@@ -1,13 +1,27 @@
 /** What a call can end with besides its answer. */
 
+/**
+ * RFC 9470: a 401 whose `WWW-Authenticate` challenge says `insufficient_user_authentication` asks
+ * the person to sign in again within `max_age` seconds, then retry; undefined for any other.
+ */
+export const stepUpChallengeOf = (wwwAuthenticate: string | null): { maxAge: number } | undefined => {
+  if (!wwwAuthenticate || !/\berror="insufficient_user_authentication"/.test(wwwAuthenticate))
+    return undefined;
+  // The parameter, not the same words inside the quoted description.
+  const maxAge = /,\s*max_age=(\d+)\s*(?:,|$)/.exec(wwwAuthenticate)?.[1];
+  return maxAge === undefined ? undefined : { maxAge: Number(maxAge) };
+};
+
 /** The service answered with its error shape (status, message, errorDetails, requestId). */
 export class IdpApiError extends Error {
   readonly status: number;
   readonly error: string;
   readonly errorDetails: readonly { message: string; field?: string; rejectedValue?: unknown }[];
   readonly requestId: string | undefined;
+  /** A step-up challenge (RFC 9470): sign the person in again within `maxAge` seconds and retry. */
+  readonly stepUp: { maxAge: number } | undefined;
 
-  constructor(status: number, body: unknown) {
+  constructor(status: number, body: unknown, stepUp?: { maxAge: number }) {
     const shape = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     super(typeof shape.message === 'string' ? shape.message : `The service answered ${status}`);
     this.name = 'IdpApiError';
@@ -15,6 +29,7 @@ export class IdpApiError extends Error {
     this.error = typeof shape.error === 'string' ? shape.error : '';
     this.errorDetails = Array.isArray(shape.errorDetails) ? shape.errorDetails : [];
     this.requestId = typeof shape.requestId === 'string' ? shape.requestId : undefined;
+    this.stepUp = stepUp;
   }
 }
 

@@ -1,4 +1,4 @@
-import { IdpApiError, IdpNetworkError, IdpOAuthError } from './errors.js';
+import { IdpApiError, IdpNetworkError, IdpOAuthError, stepUpChallengeOf } from './errors.js';
 import { OPERATIONS } from './operations.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterSeconds, retryDelay } from './retry-policy.js';
 import { DEFAULT_PACING, type Pacing, TokenBucket } from './token-bucket.js';
@@ -169,7 +169,10 @@ export class IdpClient {
         await sleep(retryDelay(retry + 1, this.#policy, this.#options.random));
         continue;
       }
-      if (response.status === 401 && !renewed) {
+      // A step-up challenge is the person's to answer: a renewed token carries the same sign-in.
+      const stepUp =
+        response.status === 401 ? stepUpChallengeOf(response.headers.get('www-authenticate')) : undefined;
+      if (response.status === 401 && !renewed && !stepUp) {
         renewed = true;
         this.#token = undefined;
         retry--;
@@ -181,7 +184,8 @@ export class IdpClient {
         await sleep(retryDelay(retry + 1, this.#policy, this.#options.random, retryAfter));
         continue;
       }
-      if (!response.ok) throw new IdpApiError(response.status, await response.json().catch(() => undefined));
+      if (!response.ok)
+        throw new IdpApiError(response.status, await response.json().catch(() => undefined), stepUp);
       return response;
     }
   }

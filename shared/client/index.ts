@@ -1,4 +1,4 @@
-export { IdpApiError, IdpNetworkError, IdpOAuthError } from './errors.js';
+export { IdpApiError, IdpNetworkError, IdpOAuthError, stepUpChallengeOf } from './errors.js';
 export { IdpClient, type IdpClientOptions, nextLink } from './idp-client.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 export { DEFAULT_PACING, type Pacing } from './token-bucket.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { addPasskey } from '../../shared/store/passkeys.js';
 import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
@@ -12,7 +12,7 @@ import { idFromLocation } from '../support/api.js';
 import { auditTrail } from '../support/audit.js';
 import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
 import { consoleInChromium } from '../support/console-browser.js';
-import { personWithPassword } from '../support/hosted-pages.js';
+import { PASSWORD, personWithPassword } from '../support/hosted-pages.js';
 import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '../support/service.js';
 
 /**
@@ -453,4 +453,45 @@ it("changes an application's redirect URIs, algorithm and pushed requests, an AP
   await visit(`#/clients/${consoleClientId(admin.orgId)}`);
   await page.getByText("This is the console's own application").waitFor();
   expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+});
+
+it('asks for a recent sign-in (RFC 9470) before a person changes their own email, and signs them in again for it', async () => {
+  await signedIn();
+  const own = `#/users/${administrator.id}`;
+  const changeEmailTo = async (email: string) => {
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByRole('button', { name: 'Save profile' }).click();
+  };
+  const alert = () => page.getByRole('alert').textContent();
+  // The positive control: within 5 minutes of the sign-in, the change needs nothing more.
+  await visit(own);
+  const fresh = uniqueEmail('fresh');
+  await changeEmailTo(fresh);
+  await expect.poll(status).toBe('The profile was saved.');
+  administrator.email = fresh;
+  // Six minutes on at the service (its clock only: the console's token is still valid).
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 6 * 60_000 });
+  try {
+    const later = uniqueEmail('later');
+    await changeEmailTo(later);
+    await expect.poll(alert).toMatch(/needs a sign-in of the last 5 minutes/);
+    expect((await api<{ email: string }>('GET', `/idp/users/${administrator.id}`)).body.email).toBe(fresh);
+    // Asked for a sign-in at most 300 s old: the session's is older, so the password is asked again.
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await page.getByLabel('Email').fill(fresh);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await expect
+      .poll(() => page.locator('input[name="passkeys"]').inputValue(), { timeout: 30_000 })
+      .toBe('available');
+    // (This browser declined the passkey offer at the first sign-in: none is made now.)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // Back on the same screen, the person makes the change again.
+    await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Person' }).waitFor();
+    expect(new URL(page.url()).hash).toBe(own);
+    await changeEmailTo(later);
+    await expect.poll(status).toBe('The profile was saved.');
+    administrator.email = later;
+  } finally {
+    vi.useRealTimers();
+  }
 });

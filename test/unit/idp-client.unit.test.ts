@@ -8,6 +8,7 @@ import {
   IdpNetworkError,
   IdpOAuthError,
   nextLink,
+  stepUpChallengeOf,
 } from '../../shared/client/index.js';
 
 /** The client against a scripted `fetch`: what it sends, and what it does with each answer. */
@@ -233,6 +234,27 @@ describe('IdpClient', () => {
     vi.setSystemTime(Date.now() + 541_000);
     await client.listRoles();
     expect(tokenRequests).toHaveLength(3);
+  });
+
+  it('answers a step-up challenge (RFC 9470) at once, with its max_age: a renewed token holds the same sign-in', async () => {
+    const challenge =
+      'Bearer error="insufficient_user_authentication", error_description="Changing your email needs a sign-in of the last 5 minutes: sign in again (max_age=300) and retry", max_age=300';
+    const { fetch, sent, tokenRequests } = scriptedFetch([
+      json(401, { message: 'Changing your email needs a recent sign-in' }, { 'www-authenticate': challenge }),
+    ]);
+    const error = await clientWith(fetch)
+      .listRoles()
+      .catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(IdpApiError);
+    expect(error).toMatchObject({ status: 401, stepUp: { maxAge: 300 } });
+    expect([sent.length, tokenRequests.length]).toEqual([1, 1]);
+    // Any other 401 has no step-up, and is tried once more with a new token.
+    expect(stepUpChallengeOf('Bearer error="invalid_token", max_age=300')).toBeUndefined();
+    expect(stepUpChallengeOf('Bearer error="insufficient_user_authentication"')).toBeUndefined();
+    expect(stepUpChallengeOf(null)).toBeUndefined();
+    expect(stepUpChallengeOf('Bearer error="insufficient_user_authentication", max_age=60')).toEqual({
+      maxAge: 60,
+    });
   });
 
   it('answers a refused token request as an OAuth error', async () => {
