@@ -12,7 +12,7 @@ import { idFromLocation } from '../support/api.js';
 import { auditTrail } from '../support/audit.js';
 import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
 import { consoleInChromium } from '../support/console-browser.js';
-import { PASSWORD, personWithPassword } from '../support/hosted-pages.js';
+import { personWithPassword } from '../support/hosted-pages.js';
 import { type ClientCaller, newRole, rolesApi, uniqueEmail, useService } from '../support/service.js';
 
 /**
@@ -478,13 +478,8 @@ it('asks for a recent sign-in (RFC 9470) before a person changes their own email
     expect((await api<{ email: string }>('GET', `/idp/users/${administrator.id}`)).body.email).toBe(fresh);
     // Asked for a sign-in at most 300 s old: the session's is older, so the password is asked again.
     await page.getByRole('button', { name: 'Sign in again' }).click();
-    await page.getByLabel('Email').fill(fresh);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await expect
-      .poll(() => page.locator('input[name="passkeys"]').inputValue(), { timeout: 30_000 })
-      .toBe('available');
     // (This browser declined the passkey offer at the first sign-in: none is made now.)
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await chromium.submitSignInForm(fresh);
     // Back on the same screen, the person makes the change again.
     await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Person' }).waitFor();
     expect(new URL(page.url()).hash).toBe(own);

@@ -30,13 +30,15 @@ import {
   PASSWORD,
   PagesBrowser,
   personWithPassword,
+  providerServing,
   REDIRECT,
   requestIdOf,
   signInSetup,
   textOf,
   USER_AGENT,
+  uniqueDomain,
 } from '../support/hosted-pages.js';
-import { getItem, shortId } from '../support/records.js';
+import { getItem } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
 /**
@@ -229,7 +231,7 @@ describe('the authorization endpoint', () => {
 
   it("takes no session made without the SSO provider that has come to serve the person's domain", async () => {
     const setup = await signInSetup();
-    const domain = `${shortId()}.example`;
+    const domain = uniqueDomain();
     const user = await personWithPassword(setup.organization.id, PASSWORD, `person@${domain}`);
     const browser = new PagesBrowser();
     await signIn(browser, setup.application.id, user.email);
@@ -237,7 +239,7 @@ describe('the authorization endpoint', () => {
       browser.get(authorize, authorizationQuery(setup.application.id, { prompt: 'none', state: 's' }));
     // The positive control: the password's session signs in again without a form.
     expect(locationOf(await silently()).searchParams.get('code')).toBeTruthy();
-    await offerProvider(setup.organization.id, `workforce-${domain}`, [domain]);
+    await providerServing(setup.organization.id, domain);
     expect(Object.fromEntries(locationOf(await silently()).searchParams)).toMatchObject({
       error: 'login_required',
     });

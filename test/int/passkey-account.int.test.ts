@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import {
@@ -13,7 +12,6 @@ import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { MAX_PASSKEYS_PER_USER } from '../../shared/passkeys/rules.js';
 import { listPasskeys } from '../../shared/store/passkeys.js';
 import { createUserFromDirectory, deprovisionUser } from '../../shared/store/scim-users.js';
-import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import type { UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
@@ -25,9 +23,11 @@ import {
   type Page,
   PagesBrowser,
   personWithPassword,
+  providerServing,
   requestIdOf,
   signInSetup,
   textOf,
+  uniqueDomain,
 } from '../support/hosted-pages.js';
 import { beforeTransaction } from '../support/interleave.js';
 import { BROKEN_JSON, EXOTIC_STRINGS, LONG_STRINGS, PROTOTYPE_NAMES } from '../support/nasty-inputs.js';
@@ -123,23 +123,13 @@ describe('a signed-in person', () => {
 
   it('may not add a passkey where an SSO provider serves their email domain: it would go around the provider', async () => {
     const routed = await signInSetup();
-    const domain = `${randomUUID().slice(0, 8)}.example`;
+    const domain = uniqueDomain();
     const { user, browser } = await signedIn(routed, `person@${domain}`);
     // The positive control: before the provider serves the domain, the page hands out a challenge.
     const csrf = csrfOf(await browser.get(showAccount, {}));
     const options = await browser.post(passkeyOptions, { purpose: 'account', csrf });
     expect(options.statusCode).toBe(200);
-    await configureSsoProvider(
-      {
-        clientId: `workforce-${domain}`,
-        organizationIds: [routed.organization.id],
-        clientSecret: 'upstream secret',
-        issuer: `https://${domain}`,
-        displayName: 'Workforce',
-        emailDomains: [domain],
-      },
-      'test',
-    );
+    await providerServing(routed.organization.id, domain);
     const credential = JSON.stringify(new SoftAuthenticator(RP).register(JSON.parse(textOf(options))));
     const refused = await browser.post(addFromAccount, { csrf, credential });
     expect(refused.statusCode).toBe(403);

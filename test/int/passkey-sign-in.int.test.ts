@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
@@ -11,7 +10,6 @@ import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
 import { keys } from '../../shared/store/keys.js';
 import { credentialKeyOf, listPasskeys, removePasskey } from '../../shared/store/passkeys.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
-import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { getUser, setUserStatus, type UserRecord } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
@@ -25,10 +23,12 @@ import {
   PagesBrowser,
   pendingTotpSecret,
   personWithPassword,
+  providerServing,
   REDIRECT,
   requestIdOf,
   signInSetup,
   textOf,
+  uniqueDomain,
 } from '../support/hosted-pages.js';
 import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
 import { getItem } from '../support/records.js';
@@ -190,7 +190,7 @@ describe('the offer after a password', () => {
 
   it("takes no passkey once an SSO provider serves the person's domain, the offer open or not", async () => {
     const routed = await signInSetup();
-    const domain = `${randomUUID().slice(0, 8)}.example`;
+    const domain = uniqueDomain();
     const [before, after] = await Promise.all([
       personWithPassword(routed.organization.id, PASSWORD, `before@${domain}`),
       personWithPassword(routed.organization.id, PASSWORD, `after@${domain}`),
@@ -213,17 +213,7 @@ describe('the offer after a password', () => {
     const [early, late] = await Promise.all([offer(before), offer(after)]);
     // The positive control: the offer takes a passkey while no provider serves the domain.
     expect((await early()).statusCode).toBe(303);
-    await configureSsoProvider(
-      {
-        clientId: `workforce-${domain}`,
-        organizationIds: [routed.organization.id],
-        clientSecret: 'upstream secret',
-        issuer: `https://${domain}`,
-        displayName: 'Workforce',
-        emailDomains: [domain],
-      },
-      'test',
-    );
+    await providerServing(routed.organization.id, domain);
     const refused = await late();
     expect(refused.statusCode).toBe(400);
     expect(alertOf(refused)).toBe(
@@ -607,21 +597,12 @@ describe('a passkey in an organization that asks for MFA', () => {
 describe('a person whose email domain an SSO provider serves', () => {
   it('is sent to the provider, as the password form sends them, however the passkey was added', async () => {
     const routed = await signInSetup();
-    const domain = `${randomUUID().slice(0, 8)}.example`;
+    const domain = uniqueDomain();
     const person = await personWithPassword(routed.organization.id, PASSWORD, `person@${domain}`);
     const theirs = await givePasskey(person);
     // The positive control: before the provider serves the domain, the passkey signs in.
     expect(locationOf((await passkeySignIn(routed, theirs)).page).searchParams.get('code')).toBeTruthy();
-    await configureSsoProvider(
-      {
-        clientId: `workforce-${domain}`,
-        organizationIds: [routed.organization.id],
-        clientSecret: 'upstream secret',
-        issuer: `https://${domain}`,
-        emailDomains: [domain],
-      },
-      'test',
-    );
+    await providerServing(routed.organization.id, domain);
     const { page, request } = await passkeySignIn(routed, theirs);
     expect(page.statusCode).toBe(303);
     const sentTo = locationOf(page);

@@ -34,11 +34,9 @@ export const consoleInChromium = (address: () => string) => {
     return session.page;
   };
 
-  const signIn = async (email: string) => {
+  /** The hosted sign-in form, filled and sent once its script is ready. */
+  const submitSignInForm = async (email: string) => {
     const page = session.page;
-    await page.goto(address());
-    // No session at the identity provider yet: the silent attempt comes back, and the console asks.
-    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     // The page's script has looked for WebAuthn (so the passkey offer follows the password).
@@ -47,6 +45,14 @@ export const consoleInChromium = (address: () => string) => {
       .poll(() => page.locator('input[name="passkeys"]').inputValue(), { timeout: 30_000 })
       .toBe('available');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  };
+
+  const signIn = async (email: string) => {
+    const page = session.page;
+    await page.goto(address());
+    // No session at the identity provider yet: the silent attempt comes back, and the console asks.
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignInForm(email);
     await page.getByRole('button', { name: 'Not now' }).click();
     await page.getByRole('navigation', { name: 'Screens' }).waitFor();
   };
@@ -55,5 +61,5 @@ export const consoleInChromium = (address: () => string) => {
   const openScreen = (title: string) =>
     session.page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: title }).click();
 
-  return { session, openPage, signIn, openScreen };
+  return { session, openPage, signIn, submitSignInForm, openScreen };
 };

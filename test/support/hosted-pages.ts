@@ -5,9 +5,10 @@ import { openTotpSecret } from '../../shared/auth/totp-sealing.js';
 import { actorOfRequest } from '../../shared/http/audit-actor.js';
 import { livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
+import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { createUser, getUser, type UserRecord } from '../../shared/store/user-repository.js';
 import { hiddenField } from './browser-session.js';
-import { createTestApplication, createTestOrganization, getItem, uniqueEmail } from './records.js';
+import { createTestApplication, createTestOrganization, getItem, shortId, uniqueEmail } from './records.js';
 
 /**
  * The hosted sign-in pages' handlers called in process, without a server: a browser that keeps
@@ -174,3 +175,23 @@ export const storedTotpSecret = async (organizationId: string, userId: string) =
   const sealed = (await getUser(organizationId, userId, true))?.totpSecret;
   return sealed === undefined ? undefined : openTotpSecret({ organizationId, userId }, sealed);
 };
+
+/** A fresh email domain, so that routing it to a provider touches no other test's people. */
+export const uniqueDomain = () => `${shortId()}.example`;
+
+/**
+ * An SSO provider, "Workforce", that the organization's sign-in sends `domain`'s emails to
+ * (home-realm discovery); its client id is `workforce-<domain>`.
+ */
+export const providerServing = (organizationId: string, domain: string) =>
+  configureSsoProvider(
+    {
+      clientId: `workforce-${domain}`,
+      organizationIds: [organizationId],
+      clientSecret: 'upstream secret',
+      issuer: `https://${domain}`,
+      displayName: 'Workforce',
+      emailDomains: [domain],
+    },
+    'test',
+  );
