@@ -8,7 +8,8 @@ const PARALLEL = 4;
 
 /**
  * Runs once an hour (lib/audit-digests.ts): writes each organization's digest of the hour that
- * ended, for those that recorded anything in it (shared/audit/digest.ts). A failed organization
+ * ended, for those that recorded anything since their previous digest, which it covers too
+ * (shared/audit/digest.ts): an hour a failed run missed is listed by the next. A failed organization
  * is logged and the others go on; the run fails at the end, so Lambda tries it again, and a digest
  * written already is kept (one per hour). `npm run admin -- audit digest` writes one on demand.
  */

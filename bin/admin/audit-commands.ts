@@ -132,8 +132,9 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
     options: ['org', 'hour'],
     notes: [
       "Writes the organization's signed digest of the hour holding --hour (default: the hour that ended),",
-      'as the hourly function does when deployed; locally, this is how digests are made. An hour',
-      'digested already, or without records, is left as it is.',
+      'as the hourly function does when deployed; locally, this is how digests are made. It lists every',
+      'record since the previous digest. Nothing is written when the organization has a digest of that',
+      'hour or a later one, or recorded nothing since.',
     ].join('\n'),
     run: async (options) => {
       const orgId = validated(identifier, required(options, 'org'), 'org');
@@ -145,7 +146,7 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
         json: { organizationId: orgId, hour, written: head !== undefined, records: head?.records ?? 0 },
         summary: head
           ? `Digest of ${when} written for organization ${orgId}: ${head.records} record(s)`
-          : `No digest written for organization ${orgId} and ${when}: it has one already, or no records`,
+          : `No digest written for organization ${orgId} and ${when}: it has one of that hour or later, or no records since`,
       };
     },
   },

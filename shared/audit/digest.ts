@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * Tamper evidence for the audit log (CloudTrail's digest files, made per organization and hour).
- * An hour's digest lists every record of the hour, in id order, with the SHA-256 of the record's
+ * An hour's digest lists every record since the previous digest (the hours the organization
+ * recorded nothing in, or a run missed, and its own), in id order, with the SHA-256 of the record's
  * stored text, in pages of at most DIGEST_PAGE_SIZE; its head holds the hashes of those pages, of
  * all the hour's record texts together, and of the previous digest's head, and is signed with the
  * service's signing key (ES256, a JWS). Editing a record changes its hash; deleting one leaves
@@ -42,6 +43,12 @@ export interface DigestHead {
   organizationId: string;
   /** The hour's first millisecond. */
   hour: number;
+  /**
+   * The first hour it covers: every record from this hour's first millisecond to the end of
+   * `hour` is listed, so a record put later into an hour with no digest of its own shows. Absent
+   * in digests written before: they cover `hour` alone.
+   */
+  from?: number;
   records: number;
   /** SHA-256 of each page's entries, in order. */
   pages: string[];
@@ -61,11 +68,12 @@ export const hourOf = (time: number): number => Math.floor(time / HOUR_MILLIS) *
 /** An hour's entries cut into pages, and the head over them. */
 export const hourDigest = (
   organizationId: string,
-  hour: number,
+  hours: { from: number; hour: number },
   entries: readonly DigestEntry[],
   previous: string | null,
   previousExpiresAt?: number,
 ): { head: DigestHead; pages: DigestEntry[][] } => {
+  const { from, hour } = hours;
   const pages: DigestEntry[][] = [];
   for (let start = 0; start < entries.length; start += DIGEST_PAGE_SIZE)
     pages.push(entries.slice(start, start + DIGEST_PAGE_SIZE));
@@ -73,6 +81,7 @@ export const hourDigest = (
     head: {
       organizationId,
       hour,
+      from,
       records: entries.length,
       pages: pages.map(pageHash),
       previous,

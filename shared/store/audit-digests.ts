@@ -24,15 +24,21 @@ import { AUDIT_INDEXES, keys } from './keys.js';
 /** The JWS `typ` of a signed digest head: no token of the service can pass for one. */
 export const DIGEST_TYP = 'idp-audit-digest+jwt';
 
-const idBounds = (hour: number) => ({
-  first: recordIdAt(hour, 'first'),
+/** The hours a digest covers: from the first millisecond of `from` to the last of `hour`. */
+interface Hours {
+  from: number;
+  hour: number;
+}
+
+const idBounds = ({ from, hour }: Hours) => ({
+  first: recordIdAt(from, 'first'),
   last: recordIdAt(hour + HOUR_MILLIS - 1, 'last'),
 });
 
-/** One shard's records of the hour, oldest first, page by page. */
-async function* shardEntries(orgId: string, hour: number, shard: number): AsyncGenerator<DigestEntry> {
+/** One shard's records of the hours, oldest first, page by page. */
+async function* shardEntries(orgId: string, hours: Hours, shard: number): AsyncGenerator<DigestEntry> {
   const { index, partitionKey, sortKey } = AUDIT_INDEXES.timeline;
-  const { first, last } = idBounds(hour);
+  const { first, last } = idBounds(hours);
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
@@ -60,10 +66,10 @@ async function* shardEntries(orgId: string, hour: number, shard: number): AsyncG
   } while (startKey);
 }
 
-/** Every record of the hour in id order: the shards' ordered streams merged as they are read. */
-async function* hourEntries(orgId: string, hour: number): AsyncGenerator<DigestEntry> {
+/** Every record of the hours in id order: the shards' ordered streams merged as they are read. */
+async function* hourEntries(orgId: string, hours: Hours): AsyncGenerator<DigestEntry> {
   const { shards } = await auditSettings(orgId, Date.now(), { fresh: true });
-  const streams = Array.from({ length: shards }, (_, shard) => shardEntries(orgId, hour, shard));
+  const streams = Array.from({ length: shards }, (_, shard) => shardEntries(orgId, hours, shard));
   const heads = await Promise.all(streams.map((stream) => stream.next()));
   for (;;) {
     let smallest = -1;
@@ -147,18 +153,21 @@ const pageItems = (orgId: string, hour: number, pages: DigestEntry[][], expiresA
   }));
 
 /**
- * Writes the organization's digest of `hour` unless it has one or the hour has no record: its
- * pages, then the signed head, which names the previous digest's. Answers the head written.
+ * Writes the organization's digest of `hour`, of every record since its previous digest (the
+ * hours in between had none, or a run missed them: listed now, so none is left out), unless it has
+ * a digest of this hour or a later one, or nothing was recorded since: its pages, then the signed
+ * head, which names the previous digest's. Answers the head written.
  */
 export const writeHourDigest = async (orgId: string, hour: number): Promise<DigestHead | undefined> => {
-  const [entries, previous] = await Promise.all([
-    collect(hourEntries(orgId, hour)),
-    latestHeadBefore(orgId, hour),
-  ]);
+  const previous = await latestHeadBefore(orgId, Number.MAX_SAFE_INTEGER);
+  if (previous && previous.hour >= hour) return undefined;
+  // An organization's first digest lists every record before it too.
+  const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
+  const entries = await collect(hourEntries(orgId, hours));
   if (entries.length === 0) return undefined;
   const { head, pages } = hourDigest(
     orgId,
-    hour,
+    hours,
     entries,
     previous ? headHash(previous.jws) : null,
     previous?.expiresAt,
@@ -254,7 +263,7 @@ export const verifyDigests = async (
         return { ok: false, hour, problem: `page ${index + 1} of the digest was changed or removed` };
       listed.push(...entries);
     }
-    const found = await collect(hourEntries(orgId, hour));
+    const found = await collect(hourEntries(orgId, { from: head.from ?? hour, hour }));
     const record = firstDiscrepancy(listed, found, nowSeconds);
     if (record) return { ok: false, hour, problem: `record ${record.id} ${record.kind}`, record };
     records += listed.length;

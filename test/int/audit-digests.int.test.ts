@@ -67,6 +67,23 @@ const digestedLog = async (count: number, shards = 1, next = count, retentionDay
   return { orgId, records };
 };
 
+/** Records of the organization at these times, stored as the service stores them. */
+const stored = async (orgId: string, times: number[]) => {
+  const records = times.map(
+    (time, index): AuditRecord => ({
+      id: ulid(time),
+      organizationId: orgId,
+      time,
+      action: 'user.updated',
+      actor: { type: 'client', id: 'digest-test' },
+      targets: [{ type: 'user', id: `user-${index}` }],
+      outcome: 'success',
+    }),
+  );
+  await batchPut(records.flatMap((record) => auditItems(record, { retentionDays: 90, shards: 1 })));
+  return records;
+};
+
 describe('audit digests', () => {
   it('verify names a record edited directly in the table', async () => {
     const { orgId, records } = await digestedLog(5);
@@ -178,6 +195,43 @@ describe('audit digests', () => {
     // An hour without records gets no digest.
     expect(await writeHourDigest(orgId, THREE_HOURS_AGO - HOUR_MILLIS)).toBeUndefined();
     expect(records).toHaveLength(count + 5);
+  });
+
+  it('verify names a record put into an hour that recorded nothing, between two digests', async () => {
+    const organization = await createTestOrganization();
+    const orgId = organization.id;
+    const [first, quiet, third] = [
+      THREE_HOURS_AGO,
+      THREE_HOURS_AGO + HOUR_MILLIS,
+      THREE_HOURS_AGO + 2 * HOUR_MILLIS,
+    ];
+    await stored(orgId, [first + 10, third + 10]);
+    for (const hour of [first, quiet, third]) await writeHourDigest(orgId, hour);
+    // The positive control: two digests (the quiet hour has none of its own), and the log verifies.
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 2 });
+    const [forged] = await stored(orgId, [quiet + 10]);
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      hour: third,
+      record: { kind: 'unlisted', id: forged?.id },
+    });
+  });
+
+  it('lists the records of an hour a run missed in the next digest', async () => {
+    const organization = await createTestOrganization();
+    const orgId = organization.id;
+    const [first, missed, next] = [
+      THREE_HOURS_AGO,
+      THREE_HOURS_AGO + HOUR_MILLIS,
+      THREE_HOURS_AGO + 2 * HOUR_MILLIS,
+    ];
+    await stored(orgId, [first + 10, missed + 10, missed + 20]);
+    await writeHourDigest(orgId, first);
+    // The run of the missed hour never came; the next one lists its records though its own hour has none.
+    expect(await writeHourDigest(orgId, next)).toMatchObject({ hour: next, from: missed, records: 2 });
+    // An hour before the latest digest is not digested again.
+    expect(await writeHourDigest(orgId, missed)).toBeUndefined();
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 3 });
   });
 
   it('signs a record written through the store like any other', async () => {
