@@ -139,6 +139,9 @@ export const AUDIT_COMMANDS: Record<string, Command> = {
     run: async (options) => {
       const orgId = validated(identifier, required(options, 'org'), 'org');
       const hour = hourOf(timeOption(options, 'hour') ?? Date.now() - HOUR_MILLIS);
+      // A digest covers up to the end of its hour: one of an hour still under way would claim
+      // records not written yet, and stop every digest until that hour.
+      if (hour + HOUR_MILLIS > Date.now()) throw new UsageError('--hour must be in an hour that has ended');
       await requireOrganization(orgId);
       const head = await writeHourDigest(orgId, hour);
       const when = new Date(hour).toISOString();

@@ -74,6 +74,7 @@ export const startSignIn = async (silent = false, hash = location.hash, maxAge?:
     nonce: oauth.generateRandomState(),
     silent,
     hash,
+    ...(maxAge !== undefined ? { maxAge } : {}),
   };
   sessionStorage.setItem(PENDING, JSON.stringify(pending));
   const url = new URL(as.authorization_endpoint ?? `${origin.origin}/oauth2/authorize`);
@@ -101,7 +102,13 @@ export const finishSignIn = async (): Promise<Session | { error: string } | unde
   const saved = sessionStorage.getItem(PENDING);
   if (!saved || (!parameters.has('code') && !parameters.has('error'))) return undefined;
   sessionStorage.removeItem(PENDING);
-  const pending = JSON.parse(saved) as { verifier: string; state: string; nonce: string; hash: string };
+  const pending = JSON.parse(saved) as {
+    verifier: string;
+    state: string;
+    nonce: string;
+    hash: string;
+    maxAge?: number;
+  };
   history.replaceState(null, '', `${redirectUri}${pending.hash}`);
   const as = await authorizationServer();
   try {
@@ -116,7 +123,11 @@ export const finishSignIn = async (): Promise<Session | { error: string } | unde
       insecure,
     );
     return keep(
-      await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce }),
+      // With the max_age asked, the ID token's auth_time must show a sign-in that recent.
+      await oauth.processAuthorizationCodeResponse(as, client, response, {
+        expectedNonce: pending.nonce,
+        ...(pending.maxAge !== undefined ? { maxAge: pending.maxAge } : {}),
+      }),
     );
   } catch (error) {
     return { error: error instanceof Error ? error.message : 'Sign-in failed' };

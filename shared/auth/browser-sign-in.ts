@@ -132,12 +132,14 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
       getUser(session.organizationId, session.userId, true),
       renewSession(cookie as string, session, config().signIn.sessionIdleSeconds),
     ]);
-    // A person whose email domain an SSO provider serves signs in there: a session made without
-    // one (before the provider served the domain) does not stand in for it.
-    const routedAround = user && providerForEmail(options, user.email) && !session.amr.includes('fed');
+    // A person whose email domain an SSO provider serves signs in there: a session that provider
+    // did not make (a password's or passkey's, or another provider's, from before it served the
+    // domain) does not stand in for it.
+    const routedTo = user && providerForEmail(options, user.email);
+    const routedAround = routedTo && session.provider !== routedTo.clientId;
     if (signInStillStands(user, session.authTime) && !routedAround) {
-      const { userId, authTime, amr, endsAt } = session;
-      const person = { userId, authTime, amr, sessionEndsAt: endsAt };
+      const { userId, authTime, amr, endsAt, provider } = session;
+      const person = { userId, authTime, amr, sessionEndsAt: endsAt, ...(provider ? { provider } : {}) };
       return continueSignIn(event, request, person, { user, ...target }, true);
     }
   }

@@ -127,7 +127,7 @@ const finishSignIn = async (
   const { provider, sessionEndsAt, ...subject } = person;
   const [{ cookieValue }, replaced] = await Promise.all([
     createSession(
-      { organizationId: request.organizationId, ...subject },
+      { organizationId: request.organizationId, ...subject, ...(provider ? { provider } : {}) },
       {
         idleSeconds: signIn.sessionIdleSeconds,
         absoluteSeconds: signIn.sessionAbsoluteSeconds,

@@ -7,9 +7,11 @@
 export const stepUpChallengeOf = (wwwAuthenticate: string | null): { maxAge: number } | undefined => {
   if (!wwwAuthenticate || !/\berror="insufficient_user_authentication"/.test(wwwAuthenticate))
     return undefined;
-  // The parameter, not the same words inside the quoted description.
-  const maxAge = /,\s*max_age=(\d+)\s*(?:,|$)/.exec(wwwAuthenticate)?.[1];
-  return maxAge === undefined ? undefined : { maxAge: Number(maxAge) };
+  // The parameter (a token or a quoted string, RFC 9110 11.2), not the same words inside the
+  // quoted description.
+  const maxAge = /(?:^Bearer\s+|,\s*)max_age=(?:(\d+)|"(\d+)")\s*(?:,|$)/i.exec(wwwAuthenticate);
+  const seconds = maxAge?.[1] ?? maxAge?.[2];
+  return seconds === undefined ? undefined : { maxAge: Number(seconds) };
 };
 
 /** The service answered with its error shape (status, message, errorDetails, requestId). */

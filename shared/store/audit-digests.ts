@@ -66,9 +66,11 @@ async function* shardEntries(orgId: string, hours: Hours, shard: number): AsyncG
   } while (startKey);
 }
 
+/** The organization's audit shards, read fresh: every shard writers may have used. */
+const shardsOf = async (orgId: string) => (await auditSettings(orgId, Date.now(), { fresh: true })).shards;
+
 /** Every record of the hours in id order: the shards' ordered streams merged as they are read. */
-async function* hourEntries(orgId: string, hours: Hours): AsyncGenerator<DigestEntry> {
-  const { shards } = await auditSettings(orgId, Date.now(), { fresh: true });
+async function* hourEntries(orgId: string, hours: Hours, shards: number): AsyncGenerator<DigestEntry> {
   const streams = Array.from({ length: shards }, (_, shard) => shardEntries(orgId, hours, shard));
   const heads = await Promise.all(streams.map((stream) => stream.next()));
   for (;;) {
@@ -158,12 +160,21 @@ const pageItems = (orgId: string, hour: number, pages: DigestEntry[][], expiresA
  * a digest of this hour or a later one, or nothing was recorded since: its pages, then the signed
  * head, which names the previous digest's. Answers the head written.
  */
-export const writeHourDigest = async (orgId: string, hour: number): Promise<DigestHead | undefined> => {
-  const previous = await latestHeadBefore(orgId, Number.MAX_SAFE_INTEGER);
+export const writeHourDigest = async (
+  orgId: string,
+  hour: number,
+  now = Date.now(),
+): Promise<DigestHead | undefined> => {
+  // An hour still under way: its digest would claim records not written yet.
+  if (hour + HOUR_MILLIS > now) return undefined;
+  const [previous, shards] = await Promise.all([
+    latestHeadBefore(orgId, Number.MAX_SAFE_INTEGER),
+    shardsOf(orgId),
+  ]);
   if (previous && previous.hour >= hour) return undefined;
   // An organization's first digest lists every record before it too.
   const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
-  const entries = await collect(hourEntries(orgId, hours));
+  const entries = await collect(hourEntries(orgId, hours, shards));
   if (entries.length === 0) return undefined;
   const { head, pages } = hourDigest(
     orgId,
@@ -234,8 +245,11 @@ export const verifyDigests = async (
   now = Date.now(),
 ): Promise<VerifyFinding> => {
   const nowSeconds = Math.floor(now / 1000);
-  const verify = await verifierOf();
-  const stored = await heads(orgId, sinceHour);
+  const [verify, stored, shards] = await Promise.all([
+    verifierOf(),
+    heads(orgId, sinceHour),
+    shardsOf(orgId),
+  ]);
   let previous = sinceHour > 0 ? await latestHeadBefore(orgId, sinceHour) : undefined;
   let records = 0;
   for (const { hour, jws } of stored) {
@@ -263,7 +277,7 @@ export const verifyDigests = async (
         return { ok: false, hour, problem: `page ${index + 1} of the digest was changed or removed` };
       listed.push(...entries);
     }
-    const found = await collect(hourEntries(orgId, { from: head.from ?? hour, hour }));
+    const found = await collect(hourEntries(orgId, { from: head.from ?? hour, hour }, shards));
     const record = firstDiscrepancy(listed, found, nowSeconds);
     if (record) return { ok: false, hour, problem: `record ${record.id} ${record.kind}`, record };
     records += listed.length;

@@ -89,6 +89,8 @@ export const SessionEntity = defineEntity({
       /** Epoch ms of the authentication. */
       authTime: z.number(),
       amr: amr(),
+      /** The SSO provider (its client id) that signed the person in, for a federated session. */
+      provider: z.optional(z.string()),
       /** Epoch ms: the session ends then whatever its use (absolute lifetime). */
       endsAt: z.number(),
       /** Epoch seconds: idle expiry, pushed forward by use (and DynamoDB's TTL). */

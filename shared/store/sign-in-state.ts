@@ -294,7 +294,7 @@ export const clearSignInFailures = async (organizationId: string, email: string)
  * caps its absolute end: a session made from an earlier one never outlives it.
  */
 export const createSession = async (
-  subject: { organizationId: string; userId: string; amr: string[]; authTime: number },
+  subject: { organizationId: string; userId: string; amr: string[]; authTime: number; provider?: string },
   lifetimes: { idleSeconds: number; absoluteSeconds: number; endsBy?: number | undefined },
   now = Date.now(),
   audit?: AuditEvent,

@@ -6,9 +6,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../bin/admin/cli.js';
 import { operatorActor } from '../../bin/admin/operator.js';
+import { HOUR_MILLIS, hourOf } from '../../shared/audit/digest.js';
 import type { AuditRecord } from '../../shared/audit/record.js';
 import { FileSecretStore } from '../../shared/auth/file-secret-store.js';
 import { ssoSecretName } from '../../shared/auth/secret-store.js';
+import { writeAuditRecord } from '../../shared/store/audit-records.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { scimTokenOf } from '../../shared/store/scim-tokens.js';
@@ -868,9 +870,19 @@ describe('idp-admin', () => {
 
   it('audit digest signs an hour of records and audit verify checks them, exit 1 naming a record edited in the table', async () => {
     const org = await service.freshOrganization();
-    await service.createUser({ as: org, email: uniqueEmail('digested') });
+    // A record of the hour that ended: the hour under way has no digest yet.
+    const ended = hourOf(Date.now()) - HOUR_MILLIS;
+    await writeAuditRecord(
+      { organizationId: org.orgId, action: 'user.created', targets: [{ type: 'user', id: 'digested' }] },
+      ended + 10,
+    );
+    const underWay = await admin(['audit', 'digest', '--org', org.orgId, '--hour', new Date().toISOString()]);
+    expect([underWay.code, underWay.stderr]).toEqual([
+      2,
+      expect.stringContaining('--hour must be in an hour that has ended'),
+    ]);
     const [record] = await auditList(org.orgId, '--action', 'user.created');
-    const hour = new Date(Math.floor((record as AuditRecord).time / 3_600_000) * 3_600_000).toISOString();
+    const hour = new Date(ended).toISOString();
     const digest = await admin(['audit', 'digest', '--org', org.orgId, '--hour', hour]);
     expect([digest.code, digest.stderr]).toEqual([0, '']);
     expect(digest.stdout).toMatch(/Digest of .* written for organization .*: \d+ record\(s\)/);

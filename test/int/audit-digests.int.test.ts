@@ -229,8 +229,11 @@ describe('audit digests', () => {
     await writeHourDigest(orgId, first);
     // The run of the missed hour never came; the next one lists its records though its own hour has none.
     expect(await writeHourDigest(orgId, next)).toMatchObject({ hour: next, from: missed, records: 2 });
-    // An hour before the latest digest is not digested again.
+    // An hour before the latest digest is not digested again, nor is the hour under way (its
+    // digest would claim records not written yet, and stop every digest until it ends).
     expect(await writeHourDigest(orgId, missed)).toBeUndefined();
+    await stored(orgId, [Date.now() - 1]);
+    expect(await writeHourDigest(orgId, hourOf(Date.now()))).toBeUndefined();
     expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 3 });
   });
 

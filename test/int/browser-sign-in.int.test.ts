@@ -229,7 +229,7 @@ describe('the authorization endpoint', () => {
     expect(await signInTrail(application.organizationId, user.id, since)).toEqual([]);
   });
 
-  it("takes no session made without the SSO provider that has come to serve the person's domain", async () => {
+  it("takes no session but one made by the SSO provider that has come to serve the person's domain", async () => {
     const setup = await signInSetup();
     const domain = uniqueDomain();
     const user = await personWithPassword(setup.organization.id, PASSWORD, `person@${domain}`);
@@ -244,12 +244,21 @@ describe('the authorization endpoint', () => {
       error: 'login_required',
     });
     expect((await browser.get(authorize, authorizationQuery(setup.application.id))).statusCode).toBe(200);
-    // A session the provider made (amr fed) still stands.
-    const federated = await createSession(
-      { organizationId: setup.organization.id, userId: user.id, amr: ['fed'], authTime: Date.now() },
-      { idleSeconds: 3600, absoluteSeconds: 43_200 },
-    );
-    browser.cookies.set('idp-session', federated.cookieValue);
+    // A session another provider made does not stand either; one the provider serving the domain made does.
+    const federated = (provider: string) =>
+      createSession(
+        {
+          organizationId: setup.organization.id,
+          userId: user.id,
+          amr: ['fed'],
+          authTime: Date.now(),
+          provider,
+        },
+        { idleSeconds: 3600, absoluteSeconds: 43_200 },
+      );
+    browser.cookies.set('idp-session', (await federated('another-provider')).cookieValue);
+    expect(locationOf(await silently()).searchParams.get('error')).toBe('login_required');
+    browser.cookies.set('idp-session', (await federated(`workforce-${domain}`)).cookieValue);
     expect(locationOf(await silently()).searchParams.get('code')).toBeTruthy();
   });
 

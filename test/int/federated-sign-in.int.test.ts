@@ -16,7 +16,7 @@ import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
-import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
+import { liveSession, redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
 import { configureSsoProvider, getSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
@@ -218,6 +218,11 @@ describe("the upstream's answer", () => {
     const page = await callback(browser, provider, { code: 'upstream-code', state });
     expect(page.statusCode).toBe(303);
     expect(page.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
+    // The session names its provider: routing by email domain honours only that provider's sessions.
+    expect(await liveSession(browser.cookies.get('idp-session'))).toMatchObject({
+      amr: ['fed'],
+      provider,
+    });
     const [issuer, client, answer] = vi.mocked(upstreamIdentity).mock.calls[0] ?? [];
     expect(issuer).toBe(ISSUER);
     expect(client).toEqual({

@@ -255,6 +255,13 @@ describe('IdpClient', () => {
     expect(stepUpChallengeOf('Bearer error="insufficient_user_authentication", max_age=60')).toEqual({
       maxAge: 60,
     });
+    // RFC 9470's own example quotes it; a parameter may come first.
+    expect(stepUpChallengeOf('Bearer error="insufficient_user_authentication", max_age="5"')).toEqual({
+      maxAge: 5,
+    });
+    expect(stepUpChallengeOf('Bearer max_age=5, error="insufficient_user_authentication"')).toEqual({
+      maxAge: 5,
+    });
   });
 
   it('answers a refused token request as an OAuth error', async () => {
