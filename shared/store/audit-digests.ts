@@ -154,6 +154,19 @@ const pageItems = (orgId: string, hour: number, pages: DigestEntry[][], expiresA
     ...(expiresAt !== undefined ? { expiresAt } : {}),
   }));
 
+/** Puts an item that must not exist yet: false when it does (another run wrote it). */
+const putNew = async (Item: Record<string, unknown>): Promise<boolean> => {
+  try {
+    await db().send(
+      new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+};
+
 /**
  * Writes the organization's digest of `hour`, of every record since its previous digest (the
  * hours in between had none, or a run missed them: listed now, so none is left out), unless it has
@@ -186,27 +199,14 @@ export const writeHourDigest = async (
   // The digest expires with the last of its records (TTL), as the retention has them expire.
   const expiresAt = lastExpiry(entries);
   const expiry = expiresAt !== undefined ? { expiresAt } : {};
-  // PutItem each, side by side: IAM denies BatchWriteItem on digests (it could delete one).
-  await Promise.all(
-    pageItems(orgId, hour, pages, expiresAt).map((Item) =>
-      db().send(new PutCommand({ TableName: tableName(), Item })),
-    ),
-  );
+  // PutItem each, side by side (IAM denies BatchWriteItem on digests: it could delete one), and
+  // never over an item of another run of the same hour: its pages stay its head's. Whichever run
+  // finds the other's item writes no head; an hour left without one is covered by the next digest.
+  const written = await Promise.all(pageItems(orgId, hour, pages, expiresAt).map((Item) => putNew(Item)));
+  if (written.includes(false)) return undefined;
   const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    // Another run digested this hour first: its digest stands.
-    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
-  }
-  return head;
+  const headWritten = await putNew({ ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry });
+  return headWritten ? head : undefined;
 };
 
 /** What `audit verify` finds: nothing, or the first digest or record that does not match. */
@@ -251,8 +251,16 @@ export const verifyDigests = async (
     shardsOf(orgId),
   ]);
   let previous = sinceHour > 0 ? await latestHeadBefore(orgId, sinceHour) : undefined;
+  /** When the digest before `next` was due to expire, as `next` (verified) says. */
+  const dueBy = (next: StoredHead | undefined) => {
+    try {
+      return next ? verify(next.jws).previousExpiresAt : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   let records = 0;
-  for (const { hour, jws } of stored) {
+  for (const [index, { hour, jws, expiresAt }] of stored.entries()) {
     let head: DigestHead;
     try {
       head = verify(jws);
@@ -269,12 +277,21 @@ export const verifyDigests = async (
         problem: 'the digest does not follow the one before it (a digest was changed or removed)',
       };
     const listed: DigestEntry[] = [];
-    const pageKeys = head.pages.map((_, index) => keys.auditDigestPage(orgId, hour, index));
-    const stored = await batchGetByKey(pageKeys);
-    for (const [index, key] of pageKeys.entries()) {
-      const entries = JSON.parse(String(stored.get(key)?.entries ?? '[]')) as DigestEntry[];
-      if (pageHash(entries) !== head.pages[index])
-        return { ok: false, hour, problem: `page ${index + 1} of the digest was changed or removed` };
+    const pageKeys = head.pages.map((_, page) => keys.auditDigestPage(orgId, hour, page));
+    const pages = await batchGetByKey(pageKeys);
+    // TTL deletes a digest's items in no particular order: a page gone once the digest was due is
+    // no removal. When it was due, the next head says, signed; for the newest, its own item.
+    if (pageKeys.some((key) => !pages.get(key))) {
+      const due = dueBy(stored[index + 1]) ?? expiresAt;
+      if (due !== undefined && due <= nowSeconds) {
+        previous = { hour, jws };
+        continue;
+      }
+    }
+    for (const [page, key] of pageKeys.entries()) {
+      const entries = JSON.parse(String(pages.get(key)?.entries ?? '[]')) as DigestEntry[];
+      if (pageHash(entries) !== head.pages[page])
+        return { ok: false, hour, problem: `page ${page + 1} of the digest was changed or removed` };
       listed.push(...entries);
     }
     const found = await collect(hourEntries(orgId, { from: head.from ?? hour, hour }, shards));

@@ -14,6 +14,7 @@ import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { overwriteStoredRecord } from '../support/audit-items.js';
 import { useDatabase } from '../support/database.js';
+import { beforeCommand } from '../support/interleave.js';
 import { createTestOrganization } from '../support/records.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 
@@ -237,6 +238,28 @@ describe('audit digests', () => {
     expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 3 });
   });
 
+  it('keeps the pages of a run of the same hour that wrote first: a later run writes no head over them', async () => {
+    const organization = await createTestOrganization();
+    const orgId = organization.id;
+    await stored(orgId, [THREE_HOURS_AGO + 10]);
+    // Another run of the same hour reads one more record and writes its digest just before this
+    // run's first page.
+    const other = beforeCommand(
+      (input) => String((input.Item as { sk?: string } | undefined)?.sk).startsWith('PAGE#'),
+      async () => {
+        await stored(orgId, [THREE_HOURS_AGO + 20]);
+        expect((await writeHourDigest(orgId, THREE_HOURS_AGO))?.records).toBe(2);
+      },
+    );
+    try {
+      expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toBeUndefined();
+    } finally {
+      other.stop();
+    }
+    expect(other.ran).toBe(true);
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 1, records: 2 });
+  });
+
   it('signs a record written through the store like any other', async () => {
     const organization = await createTestOrganization();
     const hour = hourOf(Date.now()) - HOUR_MILLIS;
@@ -292,9 +315,16 @@ describe('audit digests under retention', () => {
     await remove(keys.auditRecord(orgId, first.id));
     expect(await verifyDigests(orgId)).toMatchObject({ ok: false, problem: `record ${first.id} missing` });
     expect(await verifyDigests(orgId, 0, later)).toEqual({ ok: true, digests: 2, records: 4 });
-    // The first hour's digest goes too: the chain then starts at the next, once that was due.
-    await remove(keys.auditDigestHead(orgId, THREE_HOURS_AGO));
+    // The first hour's digest goes too, its page first (TTL deletes in no particular order): the
+    // next head names when it was due, so only before then is that a removal.
     await remove(keys.auditDigestPage(orgId, THREE_HOURS_AGO, 0));
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      problem: 'page 1 of the digest was changed or removed',
+    });
+    expect(await verifyDigests(orgId, 0, later)).toEqual({ ok: true, digests: 2, records: 2 });
+    // The chain then starts at the next, once that was due.
+    await remove(keys.auditDigestHead(orgId, THREE_HOURS_AGO));
     expect(await verifyDigests(orgId)).toMatchObject({
       ok: false,
       problem: 'the digest does not follow the one before it (a digest was changed or removed)',

@@ -4,20 +4,19 @@ import { db } from '../../shared/store/dynamo.js';
 export type SentItems = { Update?: { Key?: Record<string, unknown>; UpdateExpression?: string } }[];
 
 /**
- * Runs `meanwhile` once, just before the first transaction whose items `matches` is sent: what
- * another request commits at that very moment, deterministically. Answers whether it ran; `stop`
+ * Runs `meanwhile` once, just before the first command whose input `matches` is sent: what
+ * another request does at that very moment, deterministically. Answers whether it ran; `stop`
  * takes the hook off the process's client.
  */
-export const beforeTransaction = (
-  matches: (items: SentItems) => boolean,
+export const beforeCommand = (
+  matches: (input: Record<string, unknown>) => boolean,
   meanwhile: () => Promise<unknown>,
 ) => {
-  const name = `before-transaction-${Math.random()}`;
+  const name = `before-command-${Math.random()}`;
   const state = { ran: false, stop: () => db().middlewareStack.remove(name) };
   db().middlewareStack.add(
     (next) => async (args) => {
-      const items = (args.input as { TransactItems?: SentItems }).TransactItems;
-      if (!state.ran && items && matches(items)) {
+      if (!state.ran && matches(args.input as Record<string, unknown>)) {
         state.ran = true;
         await meanwhile();
       }
@@ -27,6 +26,16 @@ export const beforeTransaction = (
   );
   return state;
 };
+
+/** `beforeCommand` for the first transaction whose items `matches`. */
+export const beforeTransaction = (
+  matches: (items: SentItems) => boolean,
+  meanwhile: () => Promise<unknown>,
+) =>
+  beforeCommand((input) => {
+    const items = (input as { TransactItems?: SentItems }).TransactItems;
+    return items !== undefined && matches(items);
+  }, meanwhile);
 
 /** Whether two item keys are the same. */
 export const sameKey = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
