@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { JwtVerifier } from 'aws-jwt-verify';
 import type { JwtHeader } from 'aws-jwt-verify/jwt-model';
 import {
@@ -133,10 +133,12 @@ const latestHeadBefore = async (orgId: string, hour: number): Promise<StoredHead
   const page = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk < :hour',
+      // Heads only (not the chain's tip): their hours are whole, so before `hour` is up to hour - 1.
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
       ExpressionAttributeValues: {
         ':pk': keys.auditDigestHeads(orgId),
-        ':hour': keys.auditDigestHead(orgId, hour).sk,
+        ':first': keys.auditDigestHead(orgId, 0).sk,
+        ':last': keys.auditDigestHead(orgId, hour - 1).sk,
       },
       ScanIndexForward: false,
       Limit: 1,
@@ -205,8 +207,44 @@ export const writeHourDigest = async (
   const written = await Promise.all(pageItems(orgId, hour, pages, expiresAt).map((Item) => putNew(Item)));
   if (written.includes(false)) return undefined;
   const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
-  const headWritten = await putNew({ ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry });
-  return headWritten ? head : undefined;
+  // The head and the chain's tip together, the tip still where this run read it: of two runs of
+  // different hours that read the same previous digest, only one extends the chain (the other's
+  // hours are covered by the next digest).
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.auditDigestTip(orgId), hour },
+              // A chain begun before the tip existed has none yet.
+              ConditionExpression: previous
+                ? 'attribute_not_exists(pk) OR #hour = :previous'
+                : 'attribute_not_exists(pk)',
+              ...(previous
+                ? {
+                    ExpressionAttributeNames: { '#hour': 'hour' },
+                    ExpressionAttributeValues: { ':previous': previous.hour },
+                  }
+                : {}),
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'TransactionCanceledException') return undefined;
+    throw error;
+  }
+  return head;
 };
 
 /** What `audit verify` finds: nothing, or the first digest or record that does not match. */

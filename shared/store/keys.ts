@@ -279,6 +279,8 @@ export const keys = {
   // each hour's pages of record hashes in one of their own. Not under AUDIT#: the digest function
   // reads them; nobody changes or deletes them (IAM); they expire (TTL) with their last record.
   auditDigestHeads: (orgId: string) => `${AUDIT_DIGEST_PREFIX}${orgId}`,
+  /** The hour of the newest head, written with it: a head extends the chain from there only. */
+  auditDigestTip: (orgId: string) => key(`${AUDIT_DIGEST_PREFIX}${orgId}`, 'CHAIN'),
   auditDigestHead: (orgId: string, hour: number) =>
     key(`${AUDIT_DIGEST_PREFIX}${orgId}`, `HOUR#${String(hour).padStart(15, '0')}`),
   auditDigestPage: (orgId: string, hour: number, page: number) =>

@@ -260,6 +260,42 @@ describe('audit digests', () => {
     expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 1, records: 2 });
   });
 
+  it('extends the chain once from each digest: of two runs of different hours at the same moment, one writes', async () => {
+    const organization = await createTestOrganization();
+    const orgId = organization.id;
+    const [first, second, third] = [
+      THREE_HOURS_AGO,
+      THREE_HOURS_AGO + HOUR_MILLIS,
+      THREE_HOURS_AGO + 2 * HOUR_MILLIS,
+    ];
+    await stored(orgId, [first + 10, second + 10, third + 10]);
+    await writeHourDigest(orgId, first);
+    // The run of the second hour commits just before the run of the third, which read the same
+    // previous digest, sends its head.
+    const meanwhile = beforeCommand(
+      (input) =>
+        JSON.stringify(input.TransactItems ?? '').includes(`HOUR#${String(third).padStart(15, '0')}`),
+      async () => expect((await writeHourDigest(orgId, second))?.records).toBe(1),
+    );
+    try {
+      expect(await writeHourDigest(orgId, third)).toBeUndefined();
+    } finally {
+      meanwhile.stop();
+    }
+    expect(meanwhile.ran).toBe(true);
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 2 });
+    // The third hour keeps the lost run's pages, so no head goes over them; the next hour's
+    // digest (once that hour has ended) lists its record, and the organization's creation of this
+    // hour, following the second.
+    expect(await writeHourDigest(orgId, third)).toBeUndefined();
+    const fourth = third + HOUR_MILLIS;
+    expect(await writeHourDigest(orgId, fourth, fourth + HOUR_MILLIS)).toMatchObject({
+      from: third,
+      records: 2,
+    });
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 3, records: 4 });
+  });
+
   it('signs a record written through the store like any other', async () => {
     const organization = await createTestOrganization();
     const hour = hourOf(Date.now()) - HOUR_MILLIS;
