@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { JwtVerifier } from 'aws-jwt-verify';
 import type { JwtHeader } from 'aws-jwt-verify/jwt-model';
 import {
@@ -20,6 +20,7 @@ import { auditSettings } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { db, tableName } from './dynamo.js';
 import { AUDIT_INDEXES, keys } from './keys.js';
+import { conditionHeld, conditionNotMet, create, put } from './writes.js';
 
 /** The JWS `typ` of a signed digest head: no token of the service can pass for one. */
 export const DIGEST_TYP = 'idp-audit-digest+jwt';
@@ -156,19 +157,6 @@ const pageItems = (orgId: string, hour: number, pages: DigestEntry[][], expiresA
     ...(expiresAt !== undefined ? { expiresAt } : {}),
   }));
 
-/** Puts an item that must not exist yet: false when it does (another run wrote it). */
-const putNew = async (Item: Record<string, unknown>): Promise<boolean> => {
-  try {
-    await db().send(
-      new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
-};
-
 /**
  * Writes the organization's digest of `hour`, of every record since its previous digest (the
  * hours in between had none, or a run missed them: listed now, so none is left out), unless it has
@@ -204,47 +192,27 @@ export const writeHourDigest = async (
   // PutItem each, side by side (IAM denies BatchWriteItem on digests: it could delete one), and
   // never over an item of another run of the same hour: its pages stay its head's. Whichever run
   // finds the other's item writes no head; an hour left without one is covered by the next digest.
-  const written = await Promise.all(pageItems(orgId, hour, pages, expiresAt).map((Item) => putNew(Item)));
+  const written = await Promise.all(
+    pageItems(orgId, hour, pages, expiresAt).map((item) => conditionHeld(create(item, conditionNotMet))),
+  );
   if (written.includes(false)) return undefined;
   const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
   // The head and the chain's tip together, the tip still where this run read it: of two runs of
   // different hours that read the same previous digest, only one extends the chain (the other's
   // hours are covered by the next digest).
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.auditDigestTip(orgId), hour },
-              // A chain begun before the tip existed has none yet.
-              ConditionExpression: previous
-                ? 'attribute_not_exists(pk) OR #hour = :previous'
-                : 'attribute_not_exists(pk)',
-              ...(previous
-                ? {
-                    ExpressionAttributeNames: { '#hour': 'hour' },
-                    ExpressionAttributeValues: { ':previous': previous.hour },
-                  }
-                : {}),
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') return undefined;
-    throw error;
-  }
-  return head;
+  const tip = previous
+    ? // A chain begun before the tip existed has none yet.
+      {
+        condition: 'attribute_not_exists(pk) OR #hour = :previous',
+        names: { '#hour': 'hour' },
+        values: { ':previous': previous.hour },
+      }
+    : { condition: 'attribute_not_exists(pk)' };
+  const extended = await conditionHeld(
+    create({ ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry }, conditionNotMet),
+    [put({ ...keys.auditDigestTip(orgId), hour }, tip, conditionNotMet)],
+  );
+  return extended ? head : undefined;
 };
 
 /** What `audit verify` finds: nothing, or the first digest or record that does not match. */

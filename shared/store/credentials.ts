@@ -11,7 +11,7 @@ import {
   type PasswordLinkPurpose,
   type PasswordLinkRecord,
 } from './password-link-entity.js';
-import { isConditionFailure, put, remove, transact, update, type Write, writeOne } from './writes.js';
+import { ConditionNotMet, conditionHeld, put, remove, transact, update, type Write } from './writes.js';
 
 /**
  * What signing in changes on a user: emailed links that set a password, a password hash of
@@ -58,9 +58,6 @@ export const userLinkUpdate = (
     },
     (seen) => (seen ? new ChangedMeanwhile('User', 'The user was changed meanwhile; retry') : fails()),
   );
-
-/** A condition of a single-use step failed: used, replaced, or changed meanwhile. */
-class ConditionNotMet extends Error {}
 
 /**
  * At most one reset email a person this often: a request within it sends nothing and leaves the
@@ -171,21 +168,6 @@ export const setPasswordWithLink = async (
     return true;
   } catch (error) {
     if (error instanceof ConditionNotMet) return false;
-    throw error;
-  }
-};
-
-/**
- * Whether a conditional write went through (false: its condition did not hold); with `also`
- * (an audit record) in the same transaction.
- */
-const conditionHeld = async (write: Write, also: Write[] = []): Promise<boolean> => {
-  try {
-    if (also.length > 0) await transact([write, ...also]);
-    else await writeOne(write);
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionNotMet || isConditionFailure(error)) return false;
     throw error;
   }
 };

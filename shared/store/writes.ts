@@ -177,6 +177,25 @@ export const transact = async (writes: readonly (Write | false | undefined)[]): 
   }
 };
 
+/** A condition failed where the caller only needs to know that it did: used, replaced, taken meanwhile. */
+export class ConditionNotMet extends Error {}
+export const conditionNotMet = () => new ConditionNotMet();
+
+/**
+ * Whether a conditional write went through (false: its condition did not hold); with `also`
+ * (an audit record, another conditional write) in the same transaction.
+ */
+export const conditionHeld = async (write: Write, also: Write[] = []): Promise<boolean> => {
+  try {
+    if (also.length > 0) await transact([write, ...also]);
+    else await writeOne(write);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionNotMet || isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
 /** A conditional write's condition failed (with `ALL_OLD`, the item it saw). */
 export const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
   error instanceof ConditionalCheckFailedException;
