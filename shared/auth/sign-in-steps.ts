@@ -98,6 +98,7 @@ const redirectWithCode = async (
       ...(request.nonce ? { nonce: request.nonce } : {}),
       authTime: person.authTime,
       amr: person.amr,
+      ...(person.provider ? { provider: person.provider } : {}),
       ...(sessionCookie ? { sessionDigest: sessionDigestOf(sessionCookie) } : {}),
     },
     config().signIn.codeSeconds,

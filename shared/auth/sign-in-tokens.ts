@@ -4,6 +4,7 @@ import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js
 import { emailVerified } from '../domain/email-verification.js';
 import { PreconditionFailed } from '../domain/errors.js';
 import { type ApiClientRecord, idTokenSigningAlgorithm } from '../store/api-client-repository.js';
+import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
 import {
   newFamilyId,
   redeemAuthorizationCode,
@@ -26,6 +27,8 @@ export interface SignInGrant {
   /** Epoch ms of the authentication (`auth_time` is its second). */
   authTime: number;
   amr: string[];
+  /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
+  provider?: string;
   nonce?: string;
 }
 
@@ -67,15 +70,23 @@ const tokenResponse = async (
   refreshToken: string,
   now: number,
 ) => {
-  const [access, idTokenKey] = await Promise.all([
+  const [access, idTokenKey, providers] = await Promise.all([
     activeUserAccess(grant.organizationId, grant.userId),
     currentSigningKey(idTokenSigningAlgorithm(application)),
+    signInOptions(grant.organizationId),
   ]);
   // The person was deactivated (or deleted) since signing in: nothing more is issued.
   if (!access) throw invalidGrant('The user can no longer sign in');
   // A password reset ends every earlier sign-in (DECISIONS.md), refresh tokens included.
   if (grant.authTime < (access.user.credentialsChangedAt ?? 0)) {
     throw invalidGrant('The password was changed after this sign-in; sign in again');
+  }
+  // A person whose email domain an SSO provider serves signs in there, and a sign-in that provider
+  // did not make (a password's, a passkey's, another provider's, from before it served the domain)
+  // issues nothing more: offboarding at the provider then reaches refresh tokens too.
+  const routedTo = providerForEmail(providers, access.user.email);
+  if (routedTo && grant.provider !== routedTo.clientId) {
+    throw invalidGrant(`This person now signs in through ${routedTo.displayName}; sign in again`);
   }
   const { publicOrigin, signIn } = config();
   const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {
@@ -146,6 +157,7 @@ export const exchangeAuthorizationCode = async (
     scope: grant.scope,
     authTime: grant.authTime,
     amr: grant.amr,
+    ...(grant.provider ? { provider: grant.provider } : {}),
     ...(grant.nonce ? { nonce: grant.nonce } : {}),
   };
   // Without offline_access the refresh tokens live with the browser session they came from.

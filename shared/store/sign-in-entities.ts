@@ -73,6 +73,8 @@ export const AuthorizationCodeEntity = defineEntity({
       redeemedFamily: z.optional(z.string()),
       /** The browser session the code came from (its key's digest): signing out ends what it started. */
       sessionDigest: z.optional(z.string()),
+      /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
+      provider: z.optional(z.string()),
       expiresAt: z.number(),
     }),
 });
@@ -115,6 +117,8 @@ export const RefreshTokenEntity = defineEntity({
       /** Epoch ms of the authentication. */
       authTime: z.number(),
       amr: amr(),
+      /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
+      provider: z.optional(z.string()),
       rotated: z.optional(z.boolean()),
       /** Epoch seconds: sliding expiry (and DynamoDB's TTL). */
       expiresAt: z.number(),

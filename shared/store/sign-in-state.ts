@@ -514,7 +514,7 @@ export const redeemAuthorizationCode = async (
 
 type RefreshGrant = Pick<
   RefreshTokenRecord,
-  'clientId' | 'organizationId' | 'userId' | 'scope' | 'authTime' | 'amr'
+  'clientId' | 'organizationId' | 'userId' | 'scope' | 'authTime' | 'amr' | 'provider'
 >;
 
 export interface RefreshLifetimes {
@@ -670,7 +670,7 @@ export const rotateRefreshToken = async (
   const family = await RefreshFamilyEntity.get({ id: grant.familyId });
   if (!familyLive(family, now)) return { outcome: 'invalid' };
   const successor = newOpaqueValue();
-  const { familyId, clientId: client, organizationId, userId, scope, authTime, amr } = grant;
+  const { familyId, clientId: client, organizationId, userId, scope, authTime, amr, provider } = grant;
   await writeOne(
     put(
       refreshItem(successor, {
@@ -681,6 +681,7 @@ export const rotateRefreshToken = async (
         scope,
         authTime,
         amr,
+        ...(provider ? { provider } : {}),
         expiresAt: ttlSeconds(Math.min(family.endsAt, now + lifetimes.slidingSeconds * 1000)),
       }),
     ),

@@ -245,7 +245,8 @@ describe("the upstream's answer", () => {
     );
     expect(redemption).toMatchObject({
       outcome: 'redeemed',
-      grant: { userId: shared.user.id, amr: ['fed'] },
+      // The provider travels with the code, for the routing its tokens are held to (routed-refresh.int).
+      grant: { userId: shared.user.id, amr: ['fed'], provider },
     });
     expect(await federatedRecords(provider)).toEqual([
       expect.objectContaining({

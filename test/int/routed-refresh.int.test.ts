@@ -1,0 +1,141 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { s256 } from '../../shared/domain/authorization.js';
+import { seedSystemData } from '../../shared/store/catalogue-repository.js';
+import { issueAuthorizationCode } from '../../shared/store/sign-in-state.js';
+import { createUser } from '../../shared/store/user-repository.js';
+import { useDatabase } from '../support/database.js';
+import { providerServing, REDIRECT, uniqueDomain } from '../support/hosted-pages.js';
+import { createTestApplication, createTestOrganization, shortId } from '../support/records.js';
+
+/**
+ * SSO routing reaches the tokens of earlier sign-ins (docs/single-sign-on.md, "Routing by email
+ * domain"): once a provider serves a person's email domain, a code or refresh token of a sign-in
+ * that provider did not make issues nothing more. The token endpoint's handler is called in
+ * process as API Gateway would; each code is issued as the sign-in steps issue one.
+ */
+
+useDatabase();
+
+const VERIFIER = 'routed-refresh-verifier-'.padEnd(43, 'v');
+
+let organizationId: string;
+let app: { id: string; clientSecret: string };
+let handler: typeof import('../../functions/oauth.js')['handler'];
+beforeAll(async () => {
+  ({ handler } = await import('../../functions/oauth.js'));
+  await seedSystemData();
+  organizationId = (await createTestOrganization()).id;
+  app = await createTestApplication(organizationId, { redirectUris: [REDIRECT] });
+});
+
+const tokenRequest = async (form: Record<string, string>) => {
+  const answer = (await handler(
+    {
+      version: '2.0',
+      routeKey: 'POST /oauth2/token',
+      rawPath: '/oauth2/token',
+      rawQueryString: '',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${app.id}:${app.clientSecret}`)}`,
+      },
+      body: new URLSearchParams(form).toString(),
+      isBase64Encoded: false,
+      requestContext: {
+        requestId: 'routed-refresh',
+        timeEpoch: Date.now(),
+        http: { method: 'POST', path: '/oauth2/token', sourceIp: '203.0.113.7', userAgent: 'app/1.0' },
+      },
+    } as unknown as APIGatewayProxyEventV2,
+    {} as Context,
+  )) as APIGatewayProxyStructuredResultV2;
+  return { status: answer.statusCode, body: JSON.parse(String(answer.body)) };
+};
+
+/** A person of the organization whose email is at a domain of its own. */
+const personAt = async (domain: string) =>
+  (
+    await createUser({
+      organizationId,
+      email: `person-${shortId()}@${domain}`,
+      name: 'Routed Person',
+      userType: 'STANDARD',
+      createdBy: 'test',
+    })
+  ).user;
+
+/** A code of an offline sign-in by `userId`: a password's, or `provider`'s federated one. */
+const codeOf = (userId: string, provider?: string) =>
+  issueAuthorizationCode(
+    {
+      clientId: app.id,
+      organizationId,
+      userId,
+      redirectUri: REDIRECT,
+      codeChallenge: s256(VERIFIER),
+      scope: 'openid offline_access',
+      authTime: Date.now(),
+      amr: provider ? ['fed'] : ['pwd'],
+      ...(provider ? { provider } : {}),
+    },
+    60,
+  );
+
+const exchange = (code: string) =>
+  tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER });
+const refresh = (token: string) => tokenRequest({ grant_type: 'refresh_token', refresh_token: token });
+
+const refused = {
+  status: 400,
+  body: {
+    error: 'invalid_grant',
+    error_description: 'This person now signs in through Workforce; sign in again',
+  },
+};
+
+describe('tokens of a person an SSO provider serves', () => {
+  it("refuses a password sign-in's refresh once a provider serves the person's domain", async () => {
+    const domain = uniqueDomain();
+    const person = await personAt(domain);
+    const first = await exchange(await codeOf(person.id));
+    expect(first.status).toBe(200);
+    // Positive control: the refresh token rotates while nothing routes the domain.
+    const rotated = await refresh(first.body.refresh_token);
+    expect(rotated.status).toBe(200);
+    await providerServing(organizationId, domain);
+    expect(await refresh(rotated.body.refresh_token)).toMatchObject(refused);
+  });
+
+  it('keeps refreshing the serving provider’s sign-in, through rotations, and refuses another provider’s', async () => {
+    const domain = uniqueDomain();
+    const person = await personAt(domain);
+    const [serving, another] = await Promise.all([
+      codeOf(person.id, `workforce-${domain}`).then(exchange),
+      codeOf(person.id, 'another-provider').then(exchange),
+    ]);
+    await providerServing(organizationId, domain);
+    const once = await refresh(serving.body.refresh_token);
+    expect(once.status).toBe(200);
+    expect((await refresh(once.body.refresh_token)).status).toBe(200);
+    expect(await refresh(another.body.refresh_token)).toMatchObject(refused);
+  });
+
+  it('refuses a code of a password sign-in redeemed after routing began', async () => {
+    const domain = uniqueDomain();
+    const person = await personAt(domain);
+    // Positive control: the same kind of code, redeemed before.
+    expect((await exchange(await codeOf(person.id))).status).toBe(200);
+    const code = await codeOf(person.id);
+    await providerServing(organizationId, domain);
+    expect(await exchange(code)).toMatchObject(refused);
+  });
+
+  it("is unmoved by a provider that serves the domain for another organization's people", async () => {
+    const domain = uniqueDomain();
+    const person = await personAt(domain);
+    const first = await exchange(await codeOf(person.id));
+    await providerServing((await createTestOrganization()).id, domain);
+    expect((await refresh(first.body.refresh_token)).status).toBe(200);
+  });
+});
