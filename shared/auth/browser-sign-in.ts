@@ -19,7 +19,7 @@ import { getApiClient } from '../store/api-client-repository.js';
 import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
 import { isPushedRequestUri, takePushedRequest } from '../store/pushed-requests.js';
-import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
+import { providerForEmail, routedAround, signInOptions } from '../store/sign-in-providers.js';
 import {
   type CredentialCheck,
   clearSignInFailures,
@@ -135,9 +135,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
     // A person whose email domain an SSO provider serves signs in there: a session that provider
     // did not make (a password's or passkey's, or another provider's, from before it served the
     // domain) does not stand in for it.
-    const routedTo = user && providerForEmail(options, user.email);
-    const routedAround = routedTo && session.provider !== routedTo.clientId;
-    if (signInStillStands(user, session.authTime) && !routedAround) {
+    if (signInStillStands(user, session.authTime) && !routedAround(options, user.email, session.provider)) {
       const { userId, authTime, amr, endsAt, provider } = session;
       const person = { userId, authTime, amr, sessionEndsAt: endsAt, ...(provider ? { provider } : {}) };
       return continueSignIn(event, request, person, { user, ...target }, true);

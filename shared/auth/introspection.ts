@@ -1,6 +1,7 @@
 import { config } from '../config.js';
 import { signInStillStands } from '../domain/authorization.js';
 import { type ApiClientRecord, getApiClient } from '../store/api-client-repository.js';
+import { routedAround, signInOptions } from '../store/sign-in-providers.js';
 import { liveRefreshToken } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
 import { verifiedOwnToken } from './own-tokens.js';
@@ -50,8 +51,14 @@ const accessTokenAnswer = async (caller: ApiClientRecord, token: string): Promis
 const refreshTokenAnswer = async (caller: ApiClientRecord, token: string, now: number): Promise<Answer> => {
   const grant = await liveRefreshToken(token, caller.id, now);
   if (!grant) return INACTIVE;
-  const user = await getUser(grant.organizationId, grant.userId, true);
-  if (!signInStillStands(user, grant.authTime)) return INACTIVE;
+  const [user, providers] = await Promise.all([
+    getUser(grant.organizationId, grant.userId, true),
+    signInOptions(grant.organizationId),
+  ]);
+  // Inactive whenever the refresh grant would refuse it: also for a sign-in the SSO provider now
+  // serving the person's domain did not make.
+  if (!signInStillStands(user, grant.authTime) || routedAround(providers, user.email, grant.provider))
+    return INACTIVE;
   return {
     active: true,
     scope: grant.scope,

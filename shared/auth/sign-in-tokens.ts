@@ -4,7 +4,7 @@ import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js
 import { emailVerified } from '../domain/email-verification.js';
 import { PreconditionFailed } from '../domain/errors.js';
 import { type ApiClientRecord, idTokenSigningAlgorithm } from '../store/api-client-repository.js';
-import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
+import { routedAround, signInOptions } from '../store/sign-in-providers.js';
 import {
   newFamilyId,
   redeemAuthorizationCode,
@@ -81,11 +81,10 @@ const tokenResponse = async (
   if (grant.authTime < (access.user.credentialsChangedAt ?? 0)) {
     throw invalidGrant('The password was changed after this sign-in; sign in again');
   }
-  // A person whose email domain an SSO provider serves signs in there, and a sign-in that provider
-  // did not make (a password's, a passkey's, another provider's, from before it served the domain)
-  // issues nothing more: offboarding at the provider then reaches refresh tokens too.
-  const routedTo = providerForEmail(providers, access.user.email);
-  if (routedTo && grant.provider !== routedTo.clientId) {
+  // A sign-in the provider now serving the person's domain did not make issues nothing more:
+  // offboarding at the provider reaches refresh tokens too.
+  const routedTo = routedAround(providers, access.user.email, grant.provider);
+  if (routedTo) {
     throw invalidGrant(`This person now signs in through ${routedTo.displayName}; sign in again`);
   }
   const { publicOrigin, signIn } = config();

@@ -31,3 +31,17 @@ export const providerForEmail = (
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   return domain ? options.find((option) => option.emailDomains.includes(domain)) : undefined;
 };
+
+/**
+ * The provider serving the email's domain when it is not the one that made a sign-in (`provider`,
+ * undefined for a password's or a passkey's): such a sign-in no longer stands for the person, who
+ * signs in at that provider, so that its offboarding holds.
+ */
+export const routedAround = (
+  options: readonly SignInOption[],
+  email: string,
+  provider: string | undefined,
+): SignInOption | undefined => {
+  const routedTo = providerForEmail(options, email);
+  return routedTo && routedTo.clientId !== provider ? routedTo : undefined;
+};

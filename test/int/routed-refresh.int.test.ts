@@ -29,12 +29,12 @@ beforeAll(async () => {
   app = await createTestApplication(organizationId, { redirectUris: [REDIRECT] });
 });
 
-const tokenRequest = async (form: Record<string, string>) => {
+const oauthRequest = async (path: string, form: Record<string, string>) => {
   const answer = (await handler(
     {
       version: '2.0',
-      routeKey: 'POST /oauth2/token',
-      rawPath: '/oauth2/token',
+      routeKey: `POST ${path}`,
+      rawPath: path,
       rawQueryString: '',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
@@ -45,7 +45,7 @@ const tokenRequest = async (form: Record<string, string>) => {
       requestContext: {
         requestId: 'routed-refresh',
         timeEpoch: Date.now(),
-        http: { method: 'POST', path: '/oauth2/token', sourceIp: '203.0.113.7', userAgent: 'app/1.0' },
+        http: { method: 'POST', path, sourceIp: '203.0.113.7', userAgent: 'app/1.0' },
       },
     } as unknown as APIGatewayProxyEventV2,
     {} as Context,
@@ -82,9 +82,12 @@ const codeOf = (userId: string, provider?: string) =>
     60,
   );
 
+const tokenRequest = (form: Record<string, string>) => oauthRequest('/oauth2/token', form);
 const exchange = (code: string) =>
   tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER });
 const refresh = (token: string) => tokenRequest({ grant_type: 'refresh_token', refresh_token: token });
+/** Whether introspection (RFC 7662) calls the refresh token active, asked by its application. */
+const active = async (token: string) => (await oauthRequest('/oauth2/introspect', { token })).body.active;
 
 const refused = {
   status: 400,
@@ -129,6 +132,20 @@ describe('tokens of a person an SSO provider serves', () => {
     const code = await codeOf(person.id);
     await providerServing(organizationId, domain);
     expect(await exchange(code)).toMatchObject(refused);
+  });
+
+  it('answers introspection as the refresh grant would: inactive once routed around, active for the serving provider', async () => {
+    const domain = uniqueDomain();
+    const person = await personAt(domain);
+    const [password, serving] = await Promise.all([
+      codeOf(person.id).then(exchange),
+      codeOf(person.id, `workforce-${domain}`).then(exchange),
+    ]);
+    // Positive control: both active while nothing routes the domain.
+    expect(await active(password.body.refresh_token)).toBe(true);
+    await providerServing(organizationId, domain);
+    expect(await active(password.body.refresh_token)).toBe(false);
+    expect(await active(serving.body.refresh_token)).toBe(true);
   });
 
   it("is unmoved by a provider that serves the domain for another organization's people", async () => {
