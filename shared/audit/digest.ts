@@ -95,7 +95,9 @@ export const hourDigest = (
 export type Discrepancy =
   | { kind: 'changed'; id: string }
   | { kind: 'missing'; id: string }
-  | { kind: 'unlisted'; id: string };
+  | { kind: 'unlisted'; id: string }
+  /** Its text as digested, but no longer indexed as written: hidden from the filters it matches. */
+  | { kind: 'reindexed'; id: string };
 
 /**
  * The first difference between `listed` and `found` at `now` (epoch seconds): a listed record gone

@@ -16,6 +16,7 @@ import {
 import { recordIdAt } from '../audit/record.js';
 import { signJws } from '../auth/compact-jwt.js';
 import { currentSigningKey, everySigningPublicJwk } from '../auth/signing-keys.js';
+import { firstReindexed } from './audit-index-check.js';
 import { auditSettings } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
 import { db, tableName } from './dynamo.js';
@@ -36,8 +37,16 @@ const idBounds = ({ from, hour }: Hours) => ({
   last: recordIdAt(hour + HOUR_MILLIS - 1, 'last'),
 });
 
+/** What a digest lists of each record; verify reads the whole item, to check its index entries too. */
+const DIGESTED = { expression: 'recordId, #record, expiresAt', names: { '#record': 'record' } };
+
 /** One shard's records of the hours, oldest first, page by page. */
-async function* shardEntries(orgId: string, hours: Hours, shard: number): AsyncGenerator<DigestEntry> {
+async function* shardItems(
+  orgId: string,
+  hours: Hours,
+  shard: number,
+  projection?: typeof DIGESTED,
+): AsyncGenerator<Record<string, unknown>> {
   const { index, partitionKey, sortKey } = AUDIT_INDEXES.timeline;
   const { first, last } = idBounds(hours);
   let startKey: Record<string, unknown> | undefined;
@@ -47,50 +56,58 @@ async function* shardEntries(orgId: string, hours: Hours, shard: number): AsyncG
         TableName: tableName(),
         IndexName: index,
         KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :last',
-        ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey, '#record': 'record' },
+        ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey, ...projection?.names },
         ExpressionAttributeValues: {
           ':pk': keys.auditIndexKey(orgId, 'timeline', '', shard),
           ':first': first,
           ':last': last,
         },
-        ProjectionExpression: 'recordId, #record, expiresAt',
+        ...(projection ? { ProjectionExpression: projection.expression } : {}),
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? [])
-      yield digestEntry(
-        String(item.recordId),
-        String(item.record),
-        typeof item.expiresAt === 'number' ? item.expiresAt : undefined,
-      );
+    yield* page.Items ?? [];
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
+
+const entryOf = (item: Record<string, unknown>): DigestEntry =>
+  digestEntry(
+    String(item.recordId),
+    String(item.record),
+    typeof item.expiresAt === 'number' ? item.expiresAt : undefined,
+  );
 
 /** The organization's audit shards, read fresh: every shard writers may have used. */
 const shardsOf = async (orgId: string) => (await auditSettings(orgId, Date.now(), { fresh: true })).shards;
 
 /** Every record of the hours in id order: the shards' ordered streams merged as they are read. */
-async function* hourEntries(orgId: string, hours: Hours, shards: number): AsyncGenerator<DigestEntry> {
-  const streams = Array.from({ length: shards }, (_, shard) => shardEntries(orgId, hours, shard));
+async function* hourItems(
+  orgId: string,
+  hours: Hours,
+  shards: number,
+  projection?: typeof DIGESTED,
+): AsyncGenerator<Record<string, unknown>> {
+  const streams = Array.from({ length: shards }, (_, shard) => shardItems(orgId, hours, shard, projection));
   const heads = await Promise.all(streams.map((stream) => stream.next()));
+  const idOf = (head: IteratorResult<Record<string, unknown>>) => String(head.value?.recordId);
   for (;;) {
     let smallest = -1;
     heads.forEach((head, index) => {
       const current = heads[smallest];
-      if (!head.done && (smallest < 0 || (current && !current.done && head.value.id < current.value.id)))
+      if (!head.done && (smallest < 0 || (current && !current.done && idOf(head) < idOf(current))))
         smallest = index;
     });
     const chosen = heads[smallest];
     if (!chosen || chosen.done) return;
     yield chosen.value;
-    heads[smallest] = await (streams[smallest] as AsyncGenerator<DigestEntry>).next();
+    heads[smallest] = await (streams[smallest] as AsyncGenerator<Record<string, unknown>>).next();
   }
 }
 
-const collect = async (entries: AsyncIterable<DigestEntry>) => {
-  const all: DigestEntry[] = [];
-  for await (const entry of entries) all.push(entry);
+const collect = async <T>(values: AsyncIterable<T>) => {
+  const all: T[] = [];
+  for await (const value of values) all.push(value);
   return all;
 };
 
@@ -177,7 +194,7 @@ export const writeHourDigest = async (
   if (previous && previous.hour >= hour) return undefined;
   // An organization's first digest lists every record before it too.
   const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
-  const entries = await collect(hourEntries(orgId, hours, shards));
+  const entries = (await collect(hourItems(orgId, hours, shards, DIGESTED))).map(entryOf);
   if (entries.length === 0) return undefined;
   const { head, pages } = hourDigest(
     orgId,
@@ -213,6 +230,11 @@ export const writeHourDigest = async (
     [put({ ...keys.auditDigestTip(orgId), hour }, tip, conditionNotMet)],
   );
   return extended ? head : undefined;
+};
+
+const reindexed = async (items: readonly Record<string, unknown>[], nowSeconds: number) => {
+  const id = await firstReindexed(items, nowSeconds);
+  return id === undefined ? undefined : ({ kind: 'reindexed', id } as const);
 };
 
 /** What `audit verify` finds: nothing, or the first digest or record that does not match. */
@@ -300,8 +322,9 @@ export const verifyDigests = async (
         return { ok: false, hour, problem: `page ${page + 1} of the digest was changed or removed` };
       listed.push(...entries);
     }
-    const found = await collect(hourEntries(orgId, { from: head.from ?? hour, hour }, shards));
-    const record = firstDiscrepancy(listed, found, nowSeconds);
+    const items = await collect(hourItems(orgId, { from: head.from ?? hour, hour }, shards));
+    const record =
+      firstDiscrepancy(listed, items.map(entryOf), nowSeconds) ?? (await reindexed(items, nowSeconds));
     if (record) return { ok: false, hour, problem: `record ${record.id} ${record.kind}`, record };
     records += listed.length;
     previous = { hour, jws };

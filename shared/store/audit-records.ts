@@ -66,9 +66,16 @@ const indexAttributes = (
  * target only. The record is kept as its JSON text, exactly what a digest hashes and the stream
  * forwards; the attributes beside it are what filters read.
  */
-export const auditItems = (record: AuditRecord, settings: AuditSettings): Record<string, unknown>[] => {
+export const auditItems = (record: AuditRecord, settings: AuditSettings): Record<string, unknown>[] =>
+  auditItemsInShard(record, settings, Math.floor(Math.random() * settings.shards));
+
+/** {@link auditItems} in a given shard: what `audit verify` expects of a record it found there. */
+export const auditItemsInShard = (
+  record: AuditRecord,
+  settings: AuditSettings,
+  shard: number,
+): Record<string, unknown>[] => {
   const { organizationId: orgId, id } = record;
-  const shard = Math.floor(Math.random() * settings.shards);
   const stored = {
     recordId: id,
     action: record.action,

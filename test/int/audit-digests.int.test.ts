@@ -11,7 +11,7 @@ import { verifyDigests, writeHourDigest } from '../../shared/store/audit-digests
 import { auditItems, queryAuditRecords, writeAuditRecord } from '../../shared/store/audit-records.js';
 import { batchPut } from '../../shared/store/batch.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
-import { keys } from '../../shared/store/keys.js';
+import { AUDIT_INDEXES, keys } from '../../shared/store/keys.js';
 import { overwriteStoredRecord } from '../support/audit-items.js';
 import { useDatabase } from '../support/database.js';
 import { beforeCommand } from '../support/interleave.js';
@@ -51,7 +51,11 @@ const digestedLog = async (count: number, shards = 1, next = count, retentionDay
         time: hour + index * 1000,
         action: 'user.updated',
         actor: { type: 'client', id: 'digest-test' },
-        targets: [{ type: 'user', id: `user-${index}` }],
+        // The second of each hour names a further target too, which a copy of it indexes.
+        targets: [
+          { type: 'user', id: `user-${index}` },
+          ...(index === 1 ? [{ type: 'group', id: 'group-1' }] : []),
+        ],
         outcome: 'success',
       };
       // Ids as the service makes them: a ULID of the record's time.
@@ -103,6 +107,75 @@ describe('audit digests', () => {
       hour: THREE_HOURS_AGO + HOUR_MILLIS,
       record: { kind: 'changed', id: edited.id },
     });
+  });
+
+  const { actor, outcome, target } = AUDIT_INDEXES;
+  it.each([
+    [
+      'its actor index moved to another actor',
+      'SET #pk = :other',
+      { '#pk': actor.partitionKey },
+      { ':other': 'AUDIT#x#actor#y#0' },
+    ],
+    [
+      'an outcome index added to a success',
+      'SET #pk = :failure, #sk = #id',
+      { '#pk': outcome.partitionKey, '#sk': outcome.sortKey, '#id': 'recordId' },
+      { ':failure': 'AUDIT#x#outcome#failure#0' },
+    ],
+    ['its first target index removed', 'REMOVE #pk', { '#pk': target.partitionKey }, undefined],
+    [
+      'its action attribute edited',
+      'SET #action = :action',
+      { '#action': 'action' },
+      { ':action': 'user.created' },
+    ],
+  ])('verify names a record whose text hashes right but with %s', async (_change, update, names, values) => {
+    const { orgId, records } = await digestedLog(3);
+    const edited = records[4] as AuditRecord;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.auditRecord(orgId, edited.id),
+        UpdateExpression: update,
+        ExpressionAttributeNames: names,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      hour: THREE_HOURS_AGO + HOUR_MILLIS,
+      record: { kind: 'reindexed', id: edited.id },
+    });
+  });
+
+  it("verify names a record whose further target's copy was removed or moved, hiding it from that target", async () => {
+    for (const tamper of ['remove', 'move'] as const) {
+      const { orgId, records } = await digestedLog(3);
+      const named = records[1] as AuditRecord;
+      const byGroup = async () =>
+        (await queryAuditRecords(orgId, { targetId: 'group-1' }, { limit: 100 })).records.map(
+          (record) => record.id,
+        );
+      expect(await byGroup()).toContain(named.id);
+      const copy = keys.auditTargetCopy(orgId, named.id, 1);
+      await db().send(
+        tamper === 'remove'
+          ? new DeleteCommand({ TableName: tableName(), Key: copy })
+          : new UpdateCommand({
+              TableName: tableName(),
+              Key: copy,
+              UpdateExpression: 'SET gsi4pk = :elsewhere',
+              ExpressionAttributeValues: { ':elsewhere': `AUDIT#${orgId}#target#group-2#0` },
+            }),
+      );
+      expect(await byGroup()).not.toContain(named.id);
+      expect(await verifyDigests(orgId), tamper).toMatchObject({
+        ok: false,
+        hour: THREE_HOURS_AGO,
+        record: { kind: 'reindexed', id: named.id },
+      });
+    }
   });
 
   it('lists the other records when one was edited into text that is not a record, and verify names it', async () => {
@@ -346,6 +419,8 @@ describe('audit digests under retention', () => {
       await expiryOf(keys.auditRecord(orgId, lastOfHour.id)),
     );
     const later = Date.now() + 2 * 86_400_000;
+    // The copy that indexes its further target goes too: before the record's expiry, tampering.
+    await remove(keys.auditTargetCopy(orgId, lastOfHour.id, 1));
     // As TTL deletes the first hour's records: before their expiry, that is tampering.
     const first = records[0] as AuditRecord;
     await remove(keys.auditRecord(orgId, first.id));
