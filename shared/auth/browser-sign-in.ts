@@ -29,6 +29,7 @@ import {
   renewSession,
   reserveCredentialCheck,
   saveAuthorizationRequest,
+  sessionDigestOf,
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { idTokenHint } from './id-token-hints.js';
@@ -137,7 +138,14 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
     // domain) does not stand in for it.
     if (signInStillStands(user, session.authTime) && !routedAround(options, user.email, session.provider)) {
       const { userId, authTime, amr, endsAt, provider } = session;
-      const person = { userId, authTime, amr, sessionEndsAt: endsAt, ...(provider ? { provider } : {}) };
+      const person = {
+        userId,
+        authTime,
+        amr,
+        sessionEndsAt: endsAt,
+        sessionDigest: sessionDigestOf(cookie as string),
+        ...(provider ? { provider } : {}),
+      };
       return continueSignIn(event, request, person, { user, ...target }, true);
     }
   }

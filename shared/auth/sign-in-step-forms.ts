@@ -25,11 +25,13 @@ import {
   recordSignInFailure,
   recordSignInProgress,
   reserveCredentialCheck,
+  sessionLive,
 } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from './sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from './sign-in-requests.js';
 import {
+  awaitsSecondFactor,
   continueSignIn,
   declineSignIn,
   EXPIRED,
@@ -59,12 +61,16 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
   const form = formOf(event);
   if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
   const pending = await pendingRequestOf(event, form.get('request'));
-  const { userId, authTime, amr, provider, sessionEndsAt } = pending ?? {};
+  const { userId, authTime, amr, provider, sessionEndsAt, sessionDigest } = pending ?? {};
   if (!pending || !userId || authTime === undefined || !amr) return errorPage(400, EXPIRED);
-  const [user, target] = await Promise.all([
+  const [user, target, sessionStands] = await Promise.all([
     getUser(pending.organizationId, userId, true),
     signInTarget(pending.organizationId, pending.clientId),
+    sessionDigest === undefined || sessionLive(sessionDigest),
   ]);
+  // A person who came with a session and signed out of it since (RP-Initiated Logout ends the
+  // session): whoever uses the browser next must not finish the steps it left open.
+  if (!sessionStands) return errorPage(400, EXPIRED);
   if (user?.status !== 'ACTIVE')
     return errorPage(403, 'This account cannot sign in. Contact your administrator.');
   // A password reset (or a deactivation) since this sign-in began ends it, as it ends sessions:
@@ -76,6 +82,7 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
     amr,
     ...(provider ? { provider } : {}),
     ...(sessionEndsAt !== undefined ? { sessionEndsAt } : {}),
+    ...(sessionDigest !== undefined ? { sessionDigest } : {}),
   };
   return { event, pending, person, context: { user, ...target }, form };
 };
@@ -235,6 +242,8 @@ export const submitConsent = async (event: APIGatewayProxyEventV2): Promise<Page
   if (isPage(step)) return step;
   const { pending, person, form } = step;
   if (form.get('decision') !== 'accept') return declineSignIn(pending);
+  // Consent is the step after the second factor: one proved by a password alone consents to nothing.
+  if (awaitsSecondFactor(person, step.context)) return errorPage(400, EXPIRED);
   const agreementId = form.get('agreement') ?? '';
   if (!/^[\w-]{1,64}$/.test(agreementId))
     return errorPage(400, 'The agreement could not be read. Sign in again.');

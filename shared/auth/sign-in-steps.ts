@@ -57,6 +57,8 @@ export interface Person {
    * (after a consent or a second factor) keeps that end, so steps never stretch its lifetime.
    */
   sessionEndsAt?: number;
+  /** The digest of that session's key: a step finished after it ended (a sign-out) starts nothing. */
+  sessionDigest?: string;
 }
 
 /** What a step needs to know besides the request: the user, its organization, the names to show. */
@@ -173,6 +175,10 @@ export const enrolmentLocation = (requestId: string, options: { retry?: boolean 
 export const providerLocation = (requestId: string, providerClientId: string, email: string): string =>
   `/signin/sso?${new URLSearchParams({ request: requestId, provider: providerClientId, login_hint: email })}`;
 
+/** The organization asks for a second factor the person has not given in this sign-in yet. */
+export const awaitsSecondFactor = (person: Person, context: StepContext): boolean =>
+  context.organization.mfaEnabled && !person.amr.includes('mfa');
+
 /**
  * The next step for a person who proved who they are, or the redirect back when none is left.
  * `fromSession`: they came with a live session rather than authenticating in this request.
@@ -195,7 +201,7 @@ export const continueSignIn = async (
       error_description: 'Someone other than the person the ID token hint names signed in',
     });
   }
-  const needsMfa = context.organization.mfaEnabled && !person.amr.includes('mfa');
+  const needsMfa = awaitsSecondFactor(person, context);
   const agreement = needsMfa
     ? undefined
     : await agreementAwaitingConsent(request.organizationId, person.userId);
@@ -235,6 +241,7 @@ export const continueSignIn = async (
     amr: person.amr,
     provider: person.provider,
     sessionEndsAt: person.sessionEndsAt,
+    sessionDigest: person.sessionDigest,
     totpEnrolment: enrolment,
     ...(request.passkeyCapable ? { passkeyCapable: true } : {}),
     ...(offerPasskey ? { passkeyOffered: true } : {}),

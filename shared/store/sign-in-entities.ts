@@ -39,6 +39,8 @@ export const AuthorizationRequestEntity = defineEntity({
       provider: z.optional(z.string()),
       /** Epoch ms: the absolute end of the session the person came with, which a new one keeps. */
       sessionEndsAt: z.optional(z.number()),
+      /** The key's digest of that session: once it ended (a sign-out), no step of this request finishes. */
+      sessionDigest: z.optional(z.string()),
       /** A TOTP secret shown for enrolment, stored on the user once confirmed with a code. */
       totpEnrolment: z.optional(z.string()),
       /** The sign-in page's script found WebAuthn in the browser: a passkey may be offered. */

@@ -57,6 +57,7 @@ export type SignInProgress = Pick<
   | 'amr'
   | 'provider'
   | 'sessionEndsAt'
+  | 'sessionDigest'
   | 'totpEnrolment'
   | 'passkeyCapable'
   | 'passkeyOffered'
@@ -313,6 +314,12 @@ export const createSession = async (
   if (audit) await transact([write, ...(await auditWrites(audit, now))]);
   else await writeOne(write);
   return { cookieValue, session };
+};
+
+/** Whether the session of a key's digest (one a pending request names) is still live. */
+export const sessionLive = async (digest: string, now = Date.now()): Promise<boolean> => {
+  const session = await SessionEntity.get({ digest });
+  return session !== undefined && sessionIsLive(session, now);
 };
 
 /** The live session of a cookie, as it is; undefined when there is none. */

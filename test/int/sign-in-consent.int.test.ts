@@ -1,8 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
-import { submitConsent } from '../../shared/auth/sign-in-step-forms.js';
+import { submitConsent, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { config } from '../../shared/config.js';
+import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import {
@@ -14,6 +15,8 @@ import {
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
+import { endSession } from '../../shared/store/sign-in-state.js';
+import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import {
@@ -242,6 +245,54 @@ describe('consent during a sign-in', () => {
     // Accepting is no sign-in: the session it hands over to ends when the one it replaced would have.
     expect(done.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
     expect(await sessionOf(browser)).toMatchObject({ endsAt, expiresAt: Math.ceil(endsAt / 1000) });
+  });
+
+  it('finishes no consent left open in a session the person signed out of since', async () => {
+    const { browser, request } = await consentAsked();
+    await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    agreement = await publishAgreement('https://example.com/terms-sign-out');
+    /** The consent page a newer agreement brings to the person's live session. */
+    const askedAgain = async () => {
+      const asked = await browser.get(authorize, authorizationQuery(shared.application.id));
+      expect(textOf(asked)).toContain(`value="${agreement.id}"`);
+      return requestIdOf(asked) ?? '';
+    };
+    const accept = async (pending: string) =>
+      browser.post(submitConsent, { request: pending, decision: 'accept', agreement: agreement.id });
+    // Positive control: accepted while the session lives, it signs in.
+    expect(locationOf(await accept(await askedAgain())).searchParams.get('code')).toBeTruthy();
+    agreement = await publishAgreement('https://example.com/terms-sign-out-2');
+    const parked = await askedAgain();
+    // The person signs out (what /oauth2/logout does); whoever uses the browser next accepts.
+    const cookie = browser.cookies.get('idp-session');
+    expect(await endSession(cookie)).toBeDefined();
+    const accepted = await accept(parked);
+    expect(accepted.statusCode).toBe(400);
+    expect(alertOf(accepted)).toBe(EXPIRED);
+    expect(accepted.cookies ?? []).toEqual([]);
+  });
+
+  it('records no consent on a password alone where the organization asks for a second factor', async () => {
+    const mfa = await signInSetup({ mfaEnabled: true });
+    const secret = 'JBSWY3DPEHPK3PXP';
+    await updateUserAttributes(mfa.organization.id, mfa.user.id, { totpSecret: secret });
+    const browser = new PagesBrowser();
+    const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
+    const challenge = await browser.post(submitSignIn, {
+      request,
+      email: mfa.user.email,
+      password: PASSWORD,
+    });
+    expect(textOf(challenge)).toContain('name="code"');
+    const early = await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    expect(alertOf(early)).toBe(EXPIRED);
+    expect(await hasAcceptedLatest(mfa.organization.id, mfa.user.id)).toBe(false);
+    // Positive control: after the code, the same consent is recorded.
+    const code = hotp(base32Decode(secret), totpStep(Date.now()));
+    const consentPage = await browser.post(submitTotp, { request, code });
+    expect(textOf(consentPage)).toContain(`value="${agreement.id}"`);
+    await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });
+    expect(await hasAcceptedLatest(mfa.organization.id, mfa.user.id)).toBe(true);
   });
 
   it('lets a failure to record the consent through as the failure it is', async () => {
