@@ -236,6 +236,16 @@ export const defaultRoleOf = (
   return defaultRole;
 };
 
+/** What a new user holds: the organization's default role, a role of its own or a managed one. */
+export const defaultGrants = (
+  defaultRole: DefaultRole | undefined,
+): { roles?: Set<string>; managedRoles?: Set<string> } => {
+  if (!defaultRole) return {};
+  return defaultRole.isStandardRole
+    ? { roles: new Set([defaultRole.roleId]) }
+    : { managedRoles: new Set([defaultRole.roleId]) };
+};
+
 const DEFAULT_ROLE = OrganizationEntity.projection('defaultRole', 'archivedRoleIds');
 
 export const getDefaultRole = async (orgId: string): Promise<DefaultRole | undefined> =>

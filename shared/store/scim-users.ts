@@ -6,6 +6,7 @@ import { batchGetByKey } from './batch.js';
 import { EmailGuardEntity, UserEntity } from './entities.js';
 import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys, LISTINGS } from './keys.js';
+import { defaultGrants, getDefaultRole } from './organization-repository.js';
 import { removeAllPasskeys } from './passkeys.js';
 import { leaveGroups } from './scim-groups.js';
 import { bucketCountDelta } from './sequenced-listing.js';
@@ -99,6 +100,32 @@ export const createUserFromDirectory = async (
   }
 };
 
+/** What a revived user holds afresh: a new user's grants and type (user-repository.ts). */
+const REVIVED_ACCESS = ['roles', 'managedRoles', 'userType'] as const;
+
+/**
+ * What the person who left was given, which a revived user does not keep: grants, the address
+ * they proved, their picture. (Their additional properties stay: an administrator's to clear.)
+ */
+const LEAVER_ACCESS = [
+  'roles',
+  'managedRoles',
+  'policies',
+  'verifiedEmail',
+  'pictureContentType',
+  'pictureUpdatedAt',
+] as const;
+
+/** A user's access as a revival's record shows it. */
+const access = (user: UserRecord) => ({
+  roles: user.roles,
+  managedRoles: user.managedRoles,
+  policies: user.policies,
+  userType: user.userType,
+  verifiedEmail: user.verifiedEmail,
+  picture: user.pictureContentType !== undefined,
+});
+
 /**
  * Makes the user what the directory describes, in one transaction: name and its parts, email
  * (moving its uniqueness guard), external id (moving its entry), status (moving its listing
@@ -114,7 +141,10 @@ export const replaceUserFromDirectory = (
   now = Date.now(),
 ): Promise<UserRecord> =>
   retryOnConcurrentChange(async () => {
-    const current = await getUser(orgId, userId, true);
+    const [current, defaultRole] = await Promise.all([
+      getUser(orgId, userId, true),
+      options.revive ? getDefaultRole(orgId) : undefined,
+    ]);
     if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
     const desired = typeof describe === 'function' ? describe(current) : describe;
     const status = desired.active ? 'ACTIVE' : 'INACTIVE';
@@ -126,6 +156,13 @@ export const replaceUserFromDirectory = (
       updatedAt: now,
       version: current.version + 1,
     };
+    // Brought back for an address that may be someone else's now: with what a new user holds, not
+    // what the person who left was given.
+    const revived = current.deprovisionedAt !== undefined;
+    if (revived) {
+      for (const field of LEAVER_ACCESS) delete next[field];
+      Object.assign(next, defaultGrants(defaultRole), { userType: 'STANDARD' });
+    }
     for (const field of ['externalId', 'givenName', 'familyName'] as const) {
       if (desired[field] === undefined) delete next[field];
       else next[field] = desired[field];
@@ -138,7 +175,10 @@ export const replaceUserFromDirectory = (
       givenName: user.givenName,
       familyName: user.familyName,
     });
-    const profileChanges = changesBetween(profile(current), profile(next));
+    const profileChanges = {
+      ...changesBetween(profile(current), profile(next)),
+      ...(revived ? changesBetween(access(current), access(next)) : {}),
+    };
     const statusChanges = current.status !== status || current.deprovisionedAt !== undefined;
     if (Object.keys(profileChanges).length === 0 && !statusChanges) return current;
 
@@ -154,7 +194,7 @@ export const replaceUserFromDirectory = (
         [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(status), current.sequence),
         ...keys.userSearchEntries(next),
         ...Object.fromEntries(
-          (['externalId', 'givenName', 'familyName'] as const)
+          (['externalId', 'givenName', 'familyName', ...(revived ? REVIVED_ACCESS : [])] as const)
             .filter((field) => next[field] !== undefined)
             .map((field) => [field, next[field]]),
         ),
@@ -162,7 +202,7 @@ export const replaceUserFromDirectory = (
       's',
     );
     const removed = [
-      ...(['externalId', 'givenName', 'familyName', 'deprovisionedAt'] as const).filter(
+      ...(['externalId', 'givenName', 'familyName', 'deprovisionedAt', ...LEAVER_ACCESS] as const).filter(
         (field) => next[field] === undefined && current[field] !== undefined,
       ),
       // A new address voids the join and reset links sent to the old one (user-repository.ts).

@@ -17,7 +17,7 @@ import {
 } from './entities.js';
 import { jointProjection } from './entity.js';
 import { keys, LISTINGS } from './keys.js';
-import { defaultRoleOf } from './organization-repository.js';
+import { defaultGrants, defaultRoleOf } from './organization-repository.js';
 import { type OutboxEmail, type OutboxRef, outboxPut } from './outbox.js';
 import { queryPartition } from './query.js';
 import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
@@ -122,8 +122,7 @@ const insertUser = async (
     createdAt: now,
     updatedAt: now,
     createdBy: input.createdBy,
-    ...(defaultRole?.isStandardRole === true ? { roles: new Set([defaultRole.roleId]) } : {}),
-    ...(defaultRole?.isStandardRole === false ? { managedRoles: new Set([defaultRole.roleId]) } : {}),
+    ...defaultGrants(defaultRole),
     canSendEmail: true,
     isInitial: false,
     ...(join ? { invitationDigest: join.digest } : {}),

@@ -16,7 +16,7 @@ import { linkedUserId, linkSsoSubject, listSsoLinks } from '../../shared/store/s
 import { createUser, getUser, updateUserAttributes } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { beforeTransaction } from '../support/interleave.js';
-import { createTestOrganization, getItem, useDatabase } from '../support/service.js';
+import { createTestOrganization, getItem, setDefaultRole, useDatabase } from '../support/service.js';
 
 useDatabase();
 
@@ -169,6 +169,63 @@ describe('users a directory provisions', () => {
     expect(back.user.id).toBe(user.id);
     expect(await held()).toEqual(none);
     expect(back.joinEmail?.email).toMatchObject({ to: 'handed-on@dir.example' });
+  });
+
+  it("brings the address back with a new user's access, not what the person who left was given", async () => {
+    const org = (await createTestOrganization()).id;
+    await setDefaultRole(org, 'user', false);
+    const { user } = await createUserFromDirectory(org, person('admin-leaver@dir.example'), 'dir', 3600);
+    const given = {
+      roles: new Set(['a-role-of-the-org']),
+      managedRoles: new Set(['administrator']),
+      policies: new Set(['a-policy']),
+      userType: 'RESTRICTED' as const,
+      verifiedEmail: 'admin-leaver@dir.example',
+      pictureContentType: 'image/png',
+      pictureUpdatedAt: Date.now(),
+    };
+    await updateUserAttributes(org, user.id, given);
+    const access = async () => {
+      const stored = await getUser(org, user.id, true);
+      return {
+        roles: [...(stored?.roles ?? [])],
+        managedRoles: [...(stored?.managedRoles ?? [])].sort(),
+        policies: [...(stored?.policies ?? [])],
+        userType: stored?.userType,
+        verifiedEmail: stored?.verifiedEmail,
+        picture: stored?.pictureContentType,
+      };
+    };
+    const leavers = {
+      roles: ['a-role-of-the-org'],
+      managedRoles: ['administrator'],
+      policies: ['a-policy'],
+      userType: 'RESTRICTED',
+      verifiedEmail: 'admin-leaver@dir.example',
+      picture: 'image/png',
+    };
+    // Positive control: a directory's change that is no revival, and its DELETE, keep them.
+    await replaceUserFromDirectory(org, user.id, person('admin-leaver@dir.example', { name: 'Renamed' }));
+    await deprovisionUser(org, user.id);
+    expect(await access()).toEqual(leavers);
+
+    const back = await createUserFromDirectory(org, person('admin-leaver@dir.example'), 'dir', 3600);
+    expect(back.user.id).toBe(user.id);
+    // The organization's default role, as a new user of the directory gets, and nothing else.
+    expect(await access()).toEqual({
+      roles: [],
+      managedRoles: ['user'],
+      policies: [],
+      userType: 'STANDARD',
+      verifiedEmail: undefined,
+      picture: undefined,
+    });
+    const revived = (await auditTrail(org, { action: 'user.updated', targetId: user.id })).at(-1);
+    expect(revived?.changes).toMatchObject({
+      managedRoles: { from: ['administrator'], to: ['user'] },
+      policies: { from: ['a-policy'], to: null },
+      userType: { from: 'RESTRICTED', to: 'STANDARD' },
+    });
   });
 
   it('removes a passkey added between the DELETE reading the person and its last write', async () => {
