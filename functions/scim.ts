@@ -1,6 +1,6 @@
 import { scimRoutes } from '../shared/api/routes/scim.js';
 import { config } from '../shared/config.js';
-import { sendJoinEmail } from '../shared/email/account-emails.js';
+import { sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
 import { notFound } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { scimAdmission } from '../shared/scim/admission.js';
@@ -49,6 +49,24 @@ import type { UserRecord } from '../shared/store/user-repository.js';
 const base = () => `${config().publicOrigin}/scim/v2`;
 const locate = (type: 'Users' | 'Groups', id: string) => `${base()}/${type}/${encodeURIComponent(id)}`;
 const asScimUser = (user: StoredUserView) => scimUser(user, locate);
+
+/**
+ * A directory's PUT or PATCH of a user. A new address is told to the old one (docs/sign-in.md,
+ * "Emails"), as when the management API changes it: it takes over password resets.
+ */
+const changeFromDirectory = async (
+  orgId: string,
+  id: string,
+  desired: Parameters<typeof replaceUserFromDirectory>[2],
+) => {
+  const { user, before } = await replaceUserFromDirectory(orgId, id, desired);
+  if (user.email.toLowerCase() !== before.email.toLowerCase())
+    await sendSecurityNotice(
+      { organizationId: orgId, userId: id, to: before.email, name: user.name },
+      'email-changed',
+    );
+  return user;
+};
 
 const requireUser = async (orgId: string, id: string) =>
   (await provisionedUser(orgId, id)) ?? Promise.reject(notFound('User'));
@@ -282,7 +300,7 @@ export const handler = groupHandler(
     replaceScimUser: async ({ path, body }, { principal }) => {
       const desired = (current: UserRecord) =>
         provisionedUserOf({ ...body, active: body.active ?? current.status === 'ACTIVE' });
-      return { body: asScimUser(await replaceUserFromDirectory(principal.organizationId, path.id, desired)) };
+      return { body: asScimUser(await changeFromDirectory(principal.organizationId, path.id, desired)) };
     },
     patchScimUser: async ({ path, body }, { principal }) => {
       const desired = (current: UserRecord) => {
@@ -290,7 +308,7 @@ export const handler = groupHandler(
         const patched = parsedPatch(scimUserBody, applyScimPatch(read, body, 'User'));
         return provisionedUserOf(patched, parsedPatch(scimUserBody, read));
       };
-      return { body: asScimUser(await replaceUserFromDirectory(principal.organizationId, path.id, desired)) };
+      return { body: asScimUser(await changeFromDirectory(principal.organizationId, path.id, desired)) };
     },
     deleteScimUser: async ({ path }, { principal }) => {
       await deprovisionUser(principal.organizationId, path.id);

@@ -41,11 +41,7 @@ const provisioningPrincipal = async (token: string): Promise<Principal> => {
   const payload = await verifiedOwnToken(token, { typ: 'at+jwt', audience: config().audience });
   const claims = payload && accessTokenClaims().safeParse(payload);
   if (!claims?.success) throw unauthorized();
-  const principal = principalFromClaims(claims.data);
-  if (principal.type !== 'client' || !principal.permissions.has(PROVISIONING_PERMISSION)) {
-    throw forbidden(`SCIM provisioning needs an API client's token holding ${PROVISIONING_PERMISSION}`);
-  }
-  return principal;
+  return principalFromClaims(claims.data);
 };
 
 /**
@@ -60,9 +56,13 @@ export const scimAdmission = (route: RouteDefinition): MiddlewareObj<APIGatewayP
     const token = bearerToken(request.event.headers.authorization);
     if (!token) throw unauthorized('A SCIM bearer secret or access token is required');
     const principal = await provisioningPrincipal(token);
+    // Known before it may be refused: a refused write is recorded with its actor (onError).
     state.principal = principal;
     const scope = auditScope();
-    scope.actor = { ...scope.actor, type: 'client', id: principal.id };
+    scope.actor = { ...scope.actor, type: principal.type, id: principal.id };
+    if (principal.type !== 'client' || !principal.permissions.has(PROVISIONING_PERMISSION)) {
+      throw forbidden(`SCIM provisioning needs an API client's token holding ${PROVISIONING_PERMISSION}`);
+    }
     refuseKnownOverLimit(principal, state.receivedAt);
     await admit(principal, state.receivedAt, { statusKnown: isScimTokenValue(token) });
   },

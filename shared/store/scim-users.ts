@@ -94,7 +94,7 @@ export const createUserFromDirectory = async (
     // one signed in with no longer reach the account (docs/single-sign-on.md). First, so that a
     // failure leaves the user deprovisioned and the directory's retry finishes both.
     await removeAllSsoLinks(deleted);
-    const user = await replaceUserFromDirectory(orgId, deleted.id, desired, { revive: true });
+    const { user } = await replaceUserFromDirectory(orgId, deleted.id, desired, { revive: true });
     // The leaver's credentials went with the DELETE: the person sets a password as a new one does.
     return { user, joinEmail: await queueJoinEmail(orgId, user.id, invitationSeconds) };
   }
@@ -130,7 +130,7 @@ const access = (user: UserRecord) => ({
  * Makes the user what the directory describes, in one transaction: name and its parts, email
  * (moving its uniqueness guard), external id (moving its entry), status (moving its listing
  * entry), with a `user.updated` and, when the status changes, a `user.status.changed` record.
- * A description that changes nothing writes nothing.
+ * A description that changes nothing writes nothing. Answers the user as it is and as it was.
  */
 export const replaceUserFromDirectory = (
   orgId: string,
@@ -139,7 +139,7 @@ export const replaceUserFromDirectory = (
   describe: ProvisionedUser | ((current: UserRecord) => ProvisionedUser),
   options: { revive?: boolean } = {},
   now = Date.now(),
-): Promise<UserRecord> =>
+): Promise<{ user: UserRecord; before: UserRecord }> =>
   retryOnConcurrentChange(async () => {
     const [current, defaultRole] = await Promise.all([
       getUser(orgId, userId, true),
@@ -180,7 +180,7 @@ export const replaceUserFromDirectory = (
       ...(revived ? changesBetween(access(current), access(next)) : {}),
     };
     const statusChanges = current.status !== status || current.deprovisionedAt !== undefined;
-    if (Object.keys(profileChanges).length === 0 && !statusChanges) return current;
+    if (Object.keys(profileChanges).length === 0 && !statusChanges) return { user: current, before: current };
 
     const emailChanges = desired.email.toLowerCase() !== current.email.toLowerCase();
     const set = assignments(
@@ -251,7 +251,7 @@ export const replaceUserFromDirectory = (
         : []),
     ];
     await transact([...records, ...writes]);
-    return next;
+    return { user: next, before: current };
   });
 
 /**

@@ -54,7 +54,7 @@ describe('users a directory provisions', () => {
     );
     expect(await getItem(keys.externalIdEntry(org, 'USER', 'e-1', user.id))).toBeDefined();
 
-    const next = await replaceUserFromDirectory(
+    const { user: next } = await replaceUserFromDirectory(
       org,
       user.id,
       person('new@dir.example', { externalId: 'e-2', active: false, givenName: 'Dir', familyName: 'Person' }),

@@ -8,6 +8,7 @@ import {
   USER_SCHEMA,
 } from '../../support/scim.js';
 import { useFixture, useService } from '../../support/service.js';
+import { emailsTo } from '../../support/sign-in-flow.js';
 
 /**
  * The requests Microsoft Entra ID sends to provision a user and a group, in its order and with its
@@ -93,10 +94,14 @@ describe('Microsoft Entra ID provisioning a user', () => {
       (await entra.call('GET', `/Users?${filter(`externalId eq "ext-${suffix}"`)}`)).body.totalResults,
     ).toBe(0);
 
+    // A change that keeps the address tells no one; a new address is told to the old one.
+    const notices = () => emailsTo(service, id, 'SECURITY_NOTICE_EMAIL');
+    expect(await notices()).toEqual([]);
     const newUserName = `Renamed_${suffix}@testuser.example`;
     const moved = await patch([{ op: 'Replace', path: 'userName', value: newUserName }]);
     expect(moved.body.userName).toBe(newUserName);
     expect(moved.body.emails).toEqual([{ value: newUserName, type: 'work', primary: true }]);
+    expect(await notices()).toEqual([expect.objectContaining({ to: userName })]);
 
     const disabled = await patch([{ op: 'Replace', path: 'active', value: 'False' }]);
     expect(disabled.status).toBe(200);

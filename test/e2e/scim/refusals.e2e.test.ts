@@ -58,6 +58,30 @@ describe('SCIM authentication', () => {
     expect((await directoryWith(service, tampered).call('GET', '/Users?count=1')).status).toBe(401);
   });
 
+  it('records a write refused for want of SCIM.PROVISION as denied, by its caller, as the management API does', async () => {
+    const lister = await service.callerWith(['USER.LIST'], { organization: mine.orgId });
+    const denied = async () =>
+      (
+        await service.call<AuditRecord[]>(
+          'GET',
+          `/idp/auditEvents?outcome=denied&actorId=${lister.principalId}`,
+          {
+            token: mine.token,
+          },
+        )
+      ).body.map((record) => record.action);
+    // Positive control: the management API's refusal of the same caller is recorded.
+    const managementRefused = await service.call('POST', '/idp/users', {
+      token: lister.token,
+      body: { email: `refused-${suffix}@refusals.example`, name: 'Refused', userType: 'STANDARD' },
+    });
+    expect(managementRefused.status).toBe(403);
+    await expect.poll(denied).toEqual(['user.created']);
+    const refused = await newUser(directoryWith(service, lister.token), 'refused-scim');
+    expect(refused.status).toBe(403);
+    await expect.poll(denied).toEqual(['user.created', 'user.created']);
+  });
+
   it("records a directory's changes with the client that made them: the token's id", async () => {
     const directory = await connectDirectory(service, mine);
     const created = await newUser(directory, 'audited');
