@@ -12,13 +12,20 @@ export const groupLimitReached = (userId: string) =>
     `User ${userId} is in ${MAX_GRANTS_PER_HOLDER} user groups already, the most a user may be in`,
   );
 
+const deprovisionedJoin = (userId: string) =>
+  new Conflict(
+    'User',
+    `User ${userId} was deleted by its SCIM directory: it joins no group until the directory provisions it again`,
+  );
+
 /**
  * A membership has two sides: the user's `userGroups` set and the membership item listed under the
  * group. Every change writes both in one transaction, so they never disagree. A user belongs to at
  * most MAX_GRANTS_PER_HOLDER groups; joining a group the user is in already stays a success. With
  * `onlyNew`, joining it again fails with AlreadyAsAsked instead, so that nothing is written (or
- * recorded) for it. With `provisionedOnly` (a directory's join), a user its DELETE deprovisioned
- * is not found.
+ * recorded) for it. A user a directory's DELETE deprovisioned joins no group (no Group SCIM
+ * answers may list a member it answers 404 for): not found for the directory (`provisionedOnly`),
+ * a conflict for anyone else.
  */
 export const joinGroupWrites = (
   orgId: string,
@@ -37,7 +44,7 @@ export const joinGroupWrites = (
           'attribute_exists(pk)',
           limit.condition,
           ...(options.onlyNew ? ['NOT contains(#field, :id)'] : []),
-          ...(options.provisionedOnly ? ['attribute_not_exists(deprovisionedAt)'] : []),
+          'attribute_not_exists(deprovisionedAt)',
         ].join(' AND '),
         names: limit.names,
         values: { ':group': new Set([groupId]), ...limit.values },
@@ -46,6 +53,7 @@ export const joinGroupWrites = (
       (user) => {
         if (!user || (options.provisionedOnly && user.deprovisionedAt !== undefined))
           return new NotFound('User', userId);
+        if (user.deprovisionedAt !== undefined) return deprovisionedJoin(userId);
         return heldIn(user, 'userGroups').has(groupId) ? new AlreadyAsAsked() : groupLimitReached(userId);
       },
     ),

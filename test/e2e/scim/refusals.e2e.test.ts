@@ -275,6 +275,17 @@ describe('SCIM changes are whole', () => {
     expect((await directory.call('DELETE', `/Users/${leaving.body.id}`)).status).toBe(204);
     expect((await directory.call('GET', `/Users/${leaving.body.id}`)).status).toBe(404);
     for (const group of groups) expect(await memberIdsOf(group)).toEqual([staying.body.id]);
+    // Nor may the management API put it back: the directory deleted it (409); the same request
+    // for a user the directory sees is taken.
+    const [first] = groups;
+    const join = (userId: string) =>
+      service.call('PUT', `/idp/users/${userId}/userGroups/${first?.body.id}`, { token: mine.token });
+    expect((await join(leaving.body.id)).status).toBe(409);
+    const later = await newUser(directory, 'joins-later');
+    expect((await join(later.body.id)).status).toBe(200);
+    expect((await memberIdsOf(first as { body: ScimBody })).sort()).toEqual(
+      [staying.body.id, later.body.id].sort(),
+    );
   });
 
   it('keeps the status when a PATCH removes active, as a PUT without it does', async () => {
