@@ -12,6 +12,7 @@ import {
 import { introspect } from '../shared/auth/introspection.js';
 import { countIssuedToken, recordEndedMinutes } from '../shared/auth/issued-token-records.js';
 import { type KnownClient, OAuthError } from '../shared/auth/oauth-error.js';
+import { verifiedOwnToken } from '../shared/auth/own-tokens.js';
 import { PUSHED_REQUEST_LIMIT, pushedRequestAnswer } from '../shared/auth/pushed-authorization.js';
 import { exchangeAuthorizationCode, refreshSignIn } from '../shared/auth/sign-in-tokens.js';
 import { publicJwks } from '../shared/auth/signing-keys.js';
@@ -162,9 +163,16 @@ const revokeToken = (event: APIGatewayProxyEventV2) =>
     const client = await authenticateApplication(presentedClient(form, event.headers.authorization));
     const token = form.get('token');
     if (!token) throw new OAuthError(400, 'invalid_request', 'token is required');
-    // Access tokens are self-contained JWTs that expire within minutes: nothing to revoke. The
-    // token is looked up as a refresh token whatever `token_type_hint` says: RFC 7009 section 2.1
-    // makes the hint an optimisation, and a wrong one must not leave a refresh token alive.
+    // Access tokens are self-contained JWTs that expire within minutes and are not revoked: a 200
+    // would tell the client one was (RFC 7009 2.2.1). Anything else is looked up as a refresh
+    // token whatever `token_type_hint` says: RFC 7009 section 2.1 makes the hint an optimisation,
+    // and a wrong one must not leave a refresh token alive.
+    if (await verifiedOwnToken(token, { typ: 'at+jwt', audience: config().audience }))
+      throw new OAuthError(
+        400,
+        'unsupported_token_type',
+        'Access tokens are not revoked: they expire within minutes. Revoke the refresh token to end the sign-in',
+      );
     const familyId = await refreshFamilyOf(token, client.id);
     if (familyId) await revokeRefreshFamily(familyId);
     return undefined;

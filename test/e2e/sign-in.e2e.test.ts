@@ -1015,6 +1015,12 @@ describe('sessions and logout', () => {
     });
     expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.tokenRevocation(configuration, 'not-a-token')).resolves.toBeUndefined();
+    // An access token is not revoked: the client hears so (RFC 7009 2.2.1) rather than a 200.
+    await expect(
+      oidc.tokenRevocation(configuration, tokens.access_token, { token_type_hint: 'access_token' }),
+    ).rejects.toMatchObject({ error: 'unsupported_token_type' });
+    const forged = `${tokens.access_token.slice(0, -4)}AAAA`;
+    await expect(oidc.tokenRevocation(configuration, forged)).resolves.toBeUndefined();
 
     // RFC 7009 section 2.1: a wrong token_type_hint is only a wrong guess; the token is revoked.
     const second = await exchange(configuration, await signIn(configuration));
