@@ -219,7 +219,12 @@ const pushAuthorizationRequest = (event: APIGatewayProxyEventV2) =>
 const getUserInfo = async (event: APIGatewayProxyEventV2) => {
   const answer = await userInfo(event.headers.authorization);
   if ('claims' in answer) return { raw: jsonResponse(200, answer.claims, NO_STORE) };
-  // RFC 6750 3: the challenge names the error; a request without a token gets no error code.
+  // RFC 6750 3: the challenge names the error; a request without a token gets no error code, and
+  // a token without the scope UserInfo needs is a 403 naming it (3.1).
+  if (answer.error === 'insufficient_scope') {
+    const challenge = 'Bearer realm="idp", error="insufficient_scope", scope="openid"';
+    return { raw: { statusCode: 403, headers: { 'www-authenticate': challenge, ...NO_STORE }, body: '' } };
+  }
   const challenge =
     answer.error === 'invalid_request' ? 'Bearer realm="idp"' : 'Bearer realm="idp", error="invalid_token"';
   return {

@@ -1044,6 +1044,33 @@ describe('sessions and logout', () => {
     expect(clientToken.status).toBe(401);
     expect(clientToken.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
+
+  it("answers userinfo for an OpenID Connect sign-in's token, not one a refresh narrowed without openid", async () => {
+    const configuration = await confidentialParty();
+    const tokens = await exchange(
+      configuration,
+      await signIn(configuration, { extra: { scope: 'openid email' } }),
+    );
+    const userinfo = (accessToken: string) =>
+      fetch(`${service.baseUrl}/oauth2/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    // Positive control: the sign-in's own token.
+    expect(await (await userinfo(tokens.access_token)).json()).toMatchObject({
+      sub: person.id,
+      email: person.email,
+    });
+    const narrowed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      scope: 'email',
+    });
+    const oauthOnly = (await narrowed.json()) as { access_token: string; scope: string };
+    expect(oauthOnly.scope).toBe('email');
+    const refused = await userinfo(oauthOnly.access_token);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      'Bearer realm="idp", error="insufficient_scope", scope="openid"',
+    );
+  });
 });
 
 describe('brute force', () => {

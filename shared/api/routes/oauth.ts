@@ -24,7 +24,7 @@ export const oauthRoutes = routeGroup('oauth')({
     kind: 'oauth',
     summary: 'OpenID Connect UserInfo: claims of the person a bearer access token was issued for',
     description:
-      "Called with a person's bearer access token; answers `sub` and, with the `email` and `profile` scopes, `email` and `name`.",
+      "Called with a person's bearer access token of a sign-in with `openid` (another is 403 `insufficient_scope`); answers `sub` and, with the `email` and `profile` scopes, `email` and `name`.",
     response: { status: 200, description: 'Claims' },
   },
   postUserInfo: {
