@@ -344,7 +344,6 @@ export const handler = groupHandler(
       return {};
     },
     deleteScimGroup: async ({ path }, { principal }) => {
-      await requireGroup(principal.organizationId, path.id);
       await deleteGroupFromDirectory(principal.organizationId, path.id);
       return {};
     },

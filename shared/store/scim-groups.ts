@@ -149,10 +149,16 @@ export const replaceGroupFromDirectory = async (
   await inRounds(changes.leaving, (id) => removeUserFromGroup(orgId, id, groupId));
 };
 
-/** Deletes the group, then its external id entry (an entry left behind finds no visible group). */
+/**
+ * Deletes the group, then its external id entry (an entry left behind finds no visible group). A
+ * group an earlier DELETE left hidden half way (a directory retries a DELETE that failed) is
+ * finished, not answered 404, so no member keeps it; one the directory never saw (none, or a copy
+ * under way) is not found.
+ */
 export const deleteGroupFromDirectory = async (orgId: string, groupId: string) => {
-  const group = await visibleGroup(orgId, groupId);
+  const group = await getUserGroup(orgId, groupId);
+  if (!group || group.lifecycle === 'COPYING') throw new NotFound('Group', groupId);
   await deleteUserGroup(orgId, groupId);
-  if (group?.externalId !== undefined)
+  if (group.externalId !== undefined)
     await writeOne(externalIdRemoval(orgId, 'GROUP', group.externalId, groupId));
 };

@@ -1,11 +1,14 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { NotFound } from '../../shared/domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../../shared/domain/limits.js';
 import { ScimError } from '../../shared/scim/errors.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
+import { holdersOfExternalId } from '../../shared/store/external-ids.js';
 import { keys } from '../../shared/store/keys.js';
 import {
   createGroupFromDirectory,
+  deleteGroupFromDirectory,
   groupsByExternalId,
   membersOf,
   replaceGroupFromDirectory,
@@ -165,5 +168,36 @@ describe('a member the directory deletes while a group takes them', () => {
     // Positive control: the member who stayed provisioned joined through the same PATCH.
     expect(await membersOf(org, group.id)).toEqual([stays]);
     expect((await getUser(org, leaver, true))?.userGroups).toBeUndefined();
+  });
+});
+
+describe('a group a directory deletes', () => {
+  it('finishes a DELETE a failure left half way when the directory sends it again', async () => {
+    const org = (await createTestOrganization()).id;
+    const [first, second] = await Promise.all([person(org, 'first'), person(org, 'second')]);
+    const group = await createGroupFromDirectory(
+      org,
+      { displayName: 'Leaving soon', externalId: 'ext-half-way', members: [first, second] },
+      'dir',
+    );
+    // An outage as the first member leaves: the group is hidden, its members not all gone.
+    const outage = beforeTransaction(
+      (items) => items.some((item) => sameKey(item.Update?.Key, keys.user(org, first))),
+      () => Promise.reject(Object.assign(new Error('injected outage'), { name: 'ServiceUnavailable' })),
+    );
+    await expect(deleteGroupFromDirectory(org, group.id)).rejects.toThrow('injected outage');
+    outage.stop();
+    expect((await getUserGroup(org, group.id))?.lifecycle).toBe('DELETING');
+    expect((await getUser(org, first, true))?.userGroups?.has(group.id)).toBe(true);
+
+    // The directory sends the DELETE again: finished, not a 404 leaving the member holding it.
+    await deleteGroupFromDirectory(org, group.id);
+    expect(await getUserGroup(org, group.id)).toBeUndefined();
+    expect(await membersOf(org, group.id)).toEqual([]);
+    for (const member of [first, second])
+      expect((await getUser(org, member, true))?.userGroups?.has(group.id) ?? false).toBe(false);
+    expect(await holdersOfExternalId(org, 'GROUP', 'ext-half-way')).toEqual([]);
+    // Now it is gone: another DELETE is a 404.
+    await expect(deleteGroupFromDirectory(org, group.id)).rejects.toBeInstanceOf(NotFound);
   });
 });
