@@ -1,4 +1,3 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s256 } from '../../shared/domain/authorization.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
@@ -6,6 +5,7 @@ import { issueAuthorizationCode } from '../../shared/store/sign-in-state.js';
 import { createUser } from '../../shared/store/user-repository.js';
 import { useDatabase } from '../support/database.js';
 import { providerServing, REDIRECT, uniqueDomain } from '../support/hosted-pages.js';
+import { postOAuthForm } from '../support/oauth-function.js';
 import { createTestApplication, createTestOrganization, shortId } from '../support/records.js';
 
 /**
@@ -30,26 +30,9 @@ beforeAll(async () => {
 });
 
 const oauthRequest = async (path: string, form: Record<string, string>) => {
-  const answer = (await handler(
-    {
-      version: '2.0',
-      routeKey: `POST ${path}`,
-      rawPath: path,
-      rawQueryString: '',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${btoa(`${app.id}:${app.clientSecret}`)}`,
-      },
-      body: new URLSearchParams(form).toString(),
-      isBase64Encoded: false,
-      requestContext: {
-        requestId: 'routed-refresh',
-        timeEpoch: Date.now(),
-        http: { method: 'POST', path, sourceIp: '203.0.113.7', userAgent: 'app/1.0' },
-      },
-    } as unknown as APIGatewayProxyEventV2,
-    {} as Context,
-  )) as APIGatewayProxyStructuredResultV2;
+  const answer = await postOAuthForm(handler, path, form, {
+    authorization: `Basic ${btoa(`${app.id}:${app.clientSecret}`)}`,
+  });
   return { status: answer.statusCode, body: JSON.parse(String(answer.body)) };
 };
 

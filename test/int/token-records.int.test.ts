@@ -1,10 +1,11 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordEndedMinutes } from '../../shared/auth/issued-token-records.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import { REDIRECT } from '../support/hosted-pages.js';
+import { OAUTH_CALLER, postOAuthForm } from '../support/oauth-function.js';
 import { createTestApplication, createTestClient, createTestOrganization } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
@@ -18,7 +19,7 @@ import { measureRoundTrips } from '../support/round-trips.js';
 
 useDatabase();
 
-const SOURCE_IP = '203.0.113.9';
+const SOURCE_IP = OAUTH_CALLER.sourceIp;
 
 let organizationId: string;
 let api: { clientId: string; clientSecret: string };
@@ -39,27 +40,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const tokenRequest = async (
-  form: Record<string, string>,
-  headers: Record<string, string> = {},
-): Promise<APIGatewayProxyStructuredResultV2> =>
-  (await handler(
-    {
-      version: '2.0',
-      routeKey: 'POST /oauth2/token',
-      rawPath: '/oauth2/token',
-      rawQueryString: '',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(form).toString(),
-      isBase64Encoded: false,
-      requestContext: {
-        requestId: 'token-request',
-        timeEpoch: Date.now(),
-        http: { method: 'POST', path: '/oauth2/token', sourceIp: SOURCE_IP, userAgent: 'app/1.0' },
-      },
-    } as unknown as APIGatewayProxyEventV2,
-    {} as Context,
-  )) as APIGatewayProxyStructuredResultV2;
+const tokenRequest = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+  postOAuthForm(handler, '/oauth2/token', form, headers);
 
 const clientCredentials = (client: { clientId: string; clientSecret: string }) =>
   tokenRequest({

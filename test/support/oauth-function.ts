@@ -1,0 +1,32 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+/** The oauth function's handler (functions/oauth.ts), imported by a test once its database is set. */
+type OAuthHandler = typeof import('../../functions/oauth.js')['handler'];
+
+/** Where in-process requests come from, as API Gateway would tell the function. */
+export const OAUTH_CALLER = { sourceIp: '203.0.113.9', userAgent: 'app/1.0', requestId: 'token-request' };
+
+/** A form POST to `path` handed to the oauth function in process, as API Gateway would. */
+export const postOAuthForm = async (
+  handler: OAuthHandler,
+  path: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<APIGatewayProxyStructuredResultV2> =>
+  (await handler(
+    {
+      version: '2.0',
+      routeKey: `POST ${path}`,
+      rawPath: path,
+      rawQueryString: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+      isBase64Encoded: false,
+      requestContext: {
+        requestId: OAUTH_CALLER.requestId,
+        timeEpoch: Date.now(),
+        http: { method: 'POST', path, sourceIp: OAUTH_CALLER.sourceIp, userAgent: OAUTH_CALLER.userAgent },
+      },
+    } as unknown as APIGatewayProxyEventV2,
+    {} as Context,
+  )) as APIGatewayProxyStructuredResultV2;
