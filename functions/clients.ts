@@ -1,8 +1,14 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { clientsRoutes } from '../shared/api/routes/clients.js';
-import { requireRolesWithinCaller, requireUserTypeWithinCaller } from '../shared/auth/access-ceiling.js';
+import {
+  requirePermissionsWithinCaller,
+  requireRolesWithinCaller,
+  requireTargetTypeWithinCaller,
+  requireUserTypeWithinCaller,
+} from '../shared/auth/access-ceiling.js';
 import type { Principal } from '../shared/auth/principal.js';
 import { Conflict, NotFound } from '../shared/domain/errors.js';
+import { ALL_PERMISSION_IDS } from '../shared/domain/permission-catalogue.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -99,6 +105,8 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   createApiClient: async ({ body }, { principal }) => {
     requireUserTypeWithinCaller(principal, undefined, body.clientType);
     await requireRolesWithinCaller(principal, { roleIds: body.roles }, "This client's roles");
+    if (body.flowType === 'authorization_code')
+      await requireApplicationWithinCaller(principal, 'Registering an application');
     const client = await createApiClient({
       organizationId: principal.organizationId,
       ...body,
@@ -127,11 +135,28 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   },
 };
 
-/** A client of the organization may hold nothing the caller lacks; another's is left to the change (404). */
+/**
+ * An application people sign in through (authorization_code) hands out the tokens of whoever signs
+ * in, administrators too: whoever registers one, changes where its codes go or holds its secret
+ * has their access. So only a STANDARD caller holding every permission may.
+ */
+const requireApplicationWithinCaller = async (principal: Principal, what: string) => {
+  requireTargetTypeWithinCaller(principal, 'STANDARD');
+  await requirePermissionsWithinCaller(principal, ALL_PERMISSION_IDS, what);
+};
+
+/**
+ * A client of the organization may hold nothing the caller lacks, be of no type the caller could
+ * not make, and, for an application, the caller must hold all a person signing in may; another
+ * organization's is left to the change (404). A client acting on itself gives itself nothing.
+ */
 const clientWithinCaller = async (principal: Principal, clientId: string, what: string) => {
   const client = await getApiClient(clientId);
-  if (client?.organizationId === principal.organizationId)
-    await requireRolesWithinCaller(principal, { roleIds: client.roles }, what);
+  if (client?.organizationId !== principal.organizationId) return;
+  if (client.flowType === 'authorization_code') return requireApplicationWithinCaller(principal, what);
+  if (!(principal.type === 'client' && principal.id === client.id))
+    requireTargetTypeWithinCaller(principal, client.clientType);
+  await requireRolesWithinCaller(principal, { roleIds: client.roles }, what);
 };
 
 /** A replayed registration or rotation shows the secret it issued, as long as it is still the client's. */

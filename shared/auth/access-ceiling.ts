@@ -1,4 +1,9 @@
-import { beyondCallerMessage, permissionsBeyond, userTypeRefusal } from '../domain/access-ceiling.js';
+import {
+  beyondCallerMessage,
+  permissionsBeyond,
+  takeoverTypeRefusal,
+  userTypeRefusal,
+} from '../domain/access-ceiling.js';
 import { withDependencies } from '../domain/effective-permissions.js';
 import { forbidden } from '../http/errors.js';
 import { currentPermissionDependencies } from '../store/catalogue-repository.js';
@@ -69,7 +74,17 @@ export const requireUserWithinCaller = async (
   what: string,
 ): Promise<void> => {
   if (principal.type === 'user' && principal.id === user.id) return;
+  requireTargetTypeWithinCaller(principal, user.userType);
   refuseBeyond(principal, (await accessOfUser(user)).permissions, what);
+};
+
+/** Acting on a user or client of `type`: 403 for a RESTRICTED caller and a STANDARD target. */
+export const requireTargetTypeWithinCaller = (
+  principal: Principal,
+  type: 'STANDARD' | 'RESTRICTED',
+): void => {
+  const refusal = takeoverTypeRefusal(principal.userType, type);
+  if (refusal) throw forbidden(refusal);
 };
 
 /** The same, for a user named by id (404 for one that is not in the organization). */

@@ -63,9 +63,9 @@ export const OPERATIONS = {
   grantAdditionalProperties: { method: 'PUT', path: '/idp/users/{id}/additionalProperties/grant' },
   /** Remove additional properties. Names the user does not hold are ignored; a name no user holds any more leaves the organization's list of names in use. The caller needs `USER.LIST`. */
   revokeAdditionalProperties: { method: 'PUT', path: '/idp/users/{id}/additionalProperties/revoke' },
-  /** Add the user to a user group. The user group must exist in the organization (404 naming it); adding a member again changes nothing. A user belongs to at most 100 groups (409). The caller needs `USER_GROUP.GRANT`. */
+  /** Add the user to a user group. The user group must exist in the organization (404 naming it); adding a member again changes nothing. A user belongs to at most 100 groups (409). The caller needs `USER_GROUP.GRANT`. Callers of user type RESTRICTED get 403. */
   addUserToGroup: { method: 'PUT', path: '/idp/users/{id}/userGroups/{userGroupId}' },
-  /** Remove the user from a user group. Removing a user that is not a member is 204. The caller needs `USER_GROUP.REVOKE`. */
+  /** Remove the user from a user group. Removing a user that is not a member is 204. The caller needs `USER_GROUP.REVOKE`. Callers of user type RESTRICTED get 403. */
   removeUserFromGroup: { method: 'DELETE', path: '/idp/users/{id}/userGroups/{userGroupId}' },
   /** Clear a user's TOTP secret so it enrolls again (400 when the organization has MFA disabled). Clears the user's TOTP secret and recovery codes, so the user enrols again at the next sign-in; 400 when the organization has MFA disabled. The caller needs `USER.UPDATE`. */
   resetUserMfa: { method: 'PUT', path: '/idp/users/{id}/resetMfa' },

@@ -32,3 +32,15 @@ export const userTypeRefusal = (
     return 'A RESTRICTED caller cannot make a STANDARD user or client';
   return undefined;
 };
+
+/**
+ * Taking over, or changing how another signs in (email, MFA, secret, where codes go): a RESTRICTED
+ * caller acts on no STANDARD user or client, as it could make none. Undefined when it may.
+ */
+export const takeoverTypeRefusal = (
+  callerType: 'STANDARD' | 'RESTRICTED',
+  targetType: 'STANDARD' | 'RESTRICTED',
+): string | undefined =>
+  callerType === 'RESTRICTED' && targetType === 'STANDARD'
+    ? 'A RESTRICTED caller cannot change a STANDARD user or client'
+    : undefined;

@@ -23,6 +23,8 @@ let page: Page;
 let admin: ClientCaller;
 const people = {
   manager: { id: '', email: '' },
+  /** An administrator: only one holding every permission registers an application. */
+  owner: { id: '', email: '' },
   reader: { id: '', email: '' },
   apiReader: { id: '', email: '' },
 };
@@ -37,7 +39,7 @@ const grantRole = async (userId: string, roleName: string) => {
 beforeAll(async () => {
   admin = await service.freshOrganization({ name: 'Acme Console' });
   const roles = rolesApi(service, admin.token);
-  const [managerRole, readerRole, apiReaderRole, manager, reader, apiReader] = await Promise.all([
+  const [managerRole, readerRole, apiReaderRole, manager, reader, apiReader, owner] = await Promise.all([
     newRole(roles, 'Console managers', [
       'USER.LIST',
       'USER.DETAILS',
@@ -70,6 +72,7 @@ beforeAll(async () => {
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
+    personWithPassword(admin.orgId),
     enableConsole(admin.orgId, 'test'),
     configureSsoProvider(
       {
@@ -93,6 +96,11 @@ beforeAll(async () => {
     grantRole(reader.id, 'Console readers'),
     grantRole(apiReader.id, 'API readers'),
   ]);
+  const madeOwner = await service.call('PUT', `/idp/users/${owner.id}/managedRoles/administrator`, {
+    token: admin.token,
+  });
+  expect(madeOwner.status).toBe(204);
+  Object.assign(people.owner, { id: owner.id, email: owner.email });
   Object.assign(people.manager, { id: manager.id, email: manager.email });
   Object.assign(people.reader, { id: reader.id, email: reader.email });
   Object.assign(people.apiReader, { id: apiReader.id, email: apiReader.email });
@@ -234,7 +242,7 @@ it('keeps the users screen from a person whose token may list users but who lack
 
 it('registers an application, shows its secret once with a copy button, and rotates it; an API client with keys has none to show or rotate', async () => {
   await openPage();
-  await signIn(people.manager.email);
+  await signIn(people.owner.email);
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Clients' }).click();
   await page.getByLabel('Name').fill('Shop front');
   await page.getByLabel('Application people sign in to').check();

@@ -208,6 +208,86 @@ describe('API clients', () => {
   });
 });
 
+describe('a RESTRICTED caller and STANDARD principals', () => {
+  const clientIdOf = (token: string) =>
+    JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).sub as string;
+
+  it('takes over no STANDARD client holding nothing more: not its secret, not where it is used from', async () => {
+    const restricted = await caller(['API_CLIENTS.WRITE'], 'RESTRICTED');
+    const standard = clientIdOf((await service.callerWith([], { organization: org.orgId })).token);
+    const restrictedTarget = clientIdOf(
+      (await service.callerWith([], { organization: org.orgId, clientType: 'RESTRICTED' })).token,
+    );
+    // Positive control: the same calls on a RESTRICTED client holding as little.
+    expect((await restricted.call('POST', `/idp/clients/${restrictedTarget}/rotateSecret`)).status).toBe(200);
+    const narrowed = { remoteAddresses: ['203.0.113.0/24'] };
+    expect((await restricted.call('PATCH', `/idp/clients/${restrictedTarget}`, narrowed)).status).toBe(200);
+    for (const [method, path, body] of [
+      ['POST', `/idp/clients/${standard}/rotateSecret`, undefined],
+      ['PATCH', `/idp/clients/${standard}`, narrowed],
+      ['DELETE', `/idp/clients/${standard}`, undefined],
+    ] as const) {
+      const refused = await restricted.call(method, path, body);
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect((refused.body as ApiError).message).toBe(
+        'A RESTRICTED caller cannot change a STANDARD user or client',
+      );
+    }
+  });
+
+  it("changes no STANDARD user's email, status or MFA, though the user holds nothing more", async () => {
+    const restricted = await caller(['USER.UPDATE', 'USER.DELETE'], 'RESTRICTED');
+    const [standard, restrictedUser] = await Promise.all([newUser('STANDARD'), newUser('RESTRICTED')]);
+    const email = () => `moved-${Date.now()}-${Math.random()}@ceiling.example`;
+    // Positive control: a RESTRICTED user holding as little.
+    expect(
+      (await restricted.call('PUT', `/idp/users/${restrictedUser}`, { name: 'R', email: email() })).status,
+    ).toBe(200);
+    for (const [method, path, body] of [
+      ['PUT', `/idp/users/${standard}`, { name: 'Taken', email: email() }],
+      ['PUT', `/idp/users/${standard}/setUserStatus`, { userStatus: 'INACTIVE' }],
+      ['PUT', `/idp/users/${standard}/resetMfa`, undefined],
+    ] as const)
+      expect((await restricted.call(method, path, body)).status, `${method} ${path}`).toBe(403);
+    // Renaming is no way into the account.
+    expect((await restricted.call('PUT', `/idp/users/${standard}`, { name: 'Renamed' })).status).toBe(200);
+  });
+
+  it("changes no group membership: user groups are STANDARD callers' routes", async () => {
+    const group = await putTestUserGroup(org.orgId, {});
+    const member = await newUser();
+    const path = `/idp/users/${member}/userGroups/${group}`;
+    const permissions: PermissionId[] = ['USER_GROUP.GRANT', 'USER_GROUP.REVOKE'];
+    expect((await (await caller(permissions, 'RESTRICTED')).call('PUT', path)).status).toBe(403);
+    expect((await (await caller(permissions, 'RESTRICTED')).call('DELETE', path)).status).toBe(403);
+    expect((await (await caller(permissions)).call('PUT', path)).status).toBe(200);
+  });
+});
+
+describe('applications people sign in through', () => {
+  const application = {
+    name: 'Shop',
+    clientType: 'STANDARD',
+    flowType: 'authorization_code',
+    redirectUris: ['https://shop.example/callback'],
+  };
+
+  it('are registered, redirected or given a new secret only by a caller holding every permission', async () => {
+    const writer = await caller(['API_CLIENTS.WRITE', 'API_CLIENTS.READ']);
+    // Its tokens carry the permissions of whoever signs in, an administrator's too.
+    expectBeyond(await writer.call('POST', '/idp/clients', application), 'AUDIT.READ');
+    const registered = await admin().call<{ id: string }>('POST', '/idp/clients', application);
+    expect(registered.status).toBe(201);
+    const id = registered.body.id;
+    const elsewhere = { redirectUris: ['https://attacker.example/callback'] };
+    expectBeyond(await writer.call('PATCH', `/idp/clients/${id}`, elsewhere), 'AUDIT.READ');
+    expectBeyond(await writer.call('POST', `/idp/clients/${id}/rotateSecret`), 'AUDIT.READ');
+    // Positive control: a caller holding every permission does each.
+    expect((await admin().call('PATCH', `/idp/clients/${id}`, { name: 'Shop renamed' })).status).toBe(200);
+    expect((await admin().call('POST', `/idp/clients/${id}/rotateSecret`)).status).toBe(200);
+  });
+});
+
 describe("another user's sign-in", () => {
   /** A user holding AUDIT.READ, whom a caller with only USER.UPDATE (or USER.DELETE) may not take over. */
   const privileged = async () => {

@@ -223,6 +223,8 @@ export const usersRoutes = routeGroup('users')({
     description:
       'The user group must exist in the organization (404 naming it); adding a member again changes nothing. A user belongs to at most 100 groups (409).',
     permissions: ['USER_GROUP.GRANT'],
+    // User groups are STANDARD callers' (the user-groups routes): so is their membership.
+    userTypes: ['STANDARD'],
     response: ok('The user with its groups', user),
   },
   removeUserFromGroup: {
@@ -231,6 +233,7 @@ export const usersRoutes = routeGroup('users')({
     summary: 'Remove the user from a user group',
     description: 'Removing a user that is not a member is 204.',
     permissions: ['USER_GROUP.REVOKE'],
+    userTypes: ['STANDARD'],
     response: noContent('Removed'),
   },
   resetUserMfa: {
