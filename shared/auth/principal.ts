@@ -13,6 +13,8 @@ export interface Principal {
   pluginPermissions: Readonly<Record<string, readonly string[]>>;
   /** Epoch ms (whole seconds) of a person's authentication, when the token says (`auth_time`). */
   authTime?: number;
+  /** Epoch ms (whole seconds) the token was issued (`iat`). */
+  issuedAt?: number;
 }
 
 /**
@@ -48,4 +50,5 @@ export const principalFromClaims = (claims: AccessTokenClaims): Principal => ({
   policies: claims.policies,
   pluginPermissions: claims.plugin_permissions,
   ...(claims.auth_time !== undefined ? { authTime: claims.auth_time * 1000 } : {}),
+  issuedAt: claims.iat * 1000,
 });

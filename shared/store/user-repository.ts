@@ -197,18 +197,20 @@ export const createFederatedUser = async (input: NewUser, now = Date.now()): Pro
 export const getUser = (orgId: string, userId: string, consistent = false): Promise<UserRecord | undefined> =>
   UserEntity.get({ organizationId: orgId, id: userId }, { consistent });
 
-const STATUS = UserEntity.projection('status');
-
 /** The user holding an email in the organization (emails are unique per organization only). */
 export const findUserByEmail = async (orgId: string, email: string): Promise<UserRecord | undefined> => {
   const guard = await EmailGuardEntity.get({ organizationId: orgId, email });
   return guard ? getUser(orgId, guard.userId, true) : undefined;
 };
 
-/** Only the status of a user (projected read), for the per-request "still active?" check. */
-export const getUserStatus = async (orgId: string, userId: string): Promise<UserStatus | undefined> =>
-  (await UserEntity.getProjected({ organizationId: orgId, id: userId }, STATUS, { consistent: false }))
-    ?.status;
+const STANDING = UserEntity.projection('status', 'credentialsChangedAt');
+
+/**
+ * Whether a user may still act, and since when their earlier sign-ins are void (projected read),
+ * for the per-request check of a token's principal.
+ */
+export const getUserStanding = (orgId: string, userId: string) =>
+  UserEntity.getProjected({ organizationId: orgId, id: userId }, STANDING, { consistent: false });
 
 export const requireUser = async (orgId: string, userId: string, consistent = false): Promise<UserRecord> => {
   const user = await getUser(orgId, userId, consistent);

@@ -2,27 +2,40 @@ import type { Principal } from '../../auth/principal.js';
 import { ExpiringCache } from '../../cache/expiring-cache.js';
 import { config } from '../../config.js';
 import { liveClientOrganization } from '../../store/api-client-repository.js';
-import { getUserStatus } from '../../store/user-repository.js';
+import { getUserStanding } from '../../store/user-repository.js';
 import { unauthorized } from '../errors.js';
 
 /**
  * Tokens outlive what they describe: a user deactivated or a client deleted after the token was
- * issued is refused. Each instance remembers a principal's status for a short while, so the
- * check costs one read per principal and instance per interval; the interval (default 30 s)
- * bounds how long a deactivated principal can still act.
+ * issued is refused, and so is a person's token issued before their password was reset or changed
+ * (a reset ends every earlier sign-in, as at UserInfo and introspection: a thief's token too). Each
+ * instance remembers a principal's standing for a short while, so the check costs one read per
+ * principal and instance per interval; the interval (default 30 s) bounds how long a deactivated
+ * principal, or a token from before a new password, can still act.
  */
-const statuses = new ExpiringCache<string, boolean>();
+interface Standing {
+  active: boolean;
+  /** Epoch ms: a person's tokens issued before it are void. */
+  credentialsChangedAt?: number | undefined;
+}
 
-const isActive = async (principal: Principal): Promise<boolean> =>
-  principal.type === 'user'
-    ? (await getUserStatus(principal.organizationId, principal.id)) === 'ACTIVE'
-    : (await liveClientOrganization(principal.id)) === principal.organizationId;
+const standings = new ExpiringCache<string, Standing>();
+
+const standingOf = async (principal: Principal): Promise<Standing> => {
+  if (principal.type === 'client')
+    return { active: (await liveClientOrganization(principal.id)) === principal.organizationId };
+  const user = await getUserStanding(principal.organizationId, principal.id);
+  return { active: user?.status === 'ACTIVE', credentialsChangedAt: user?.credentialsChangedAt };
+};
 
 export const refuseInactivePrincipal = async (principal: Principal): Promise<void> => {
-  const active = await statuses.get(
+  const standing = await standings.get(
     `${principal.type}#${principal.organizationId}#${principal.id}`,
     config().principalCacheSeconds * 1000,
-    () => isActive(principal),
+    () => standingOf(principal),
   );
-  if (!active) throw unauthorized('The principal of this token is no longer active');
+  if (!standing.active) throw unauthorized('The principal of this token is no longer active');
+  // `iat` is whole seconds: a token of the very second of a new password stands (standing-person.ts).
+  if (principal.issuedAt !== undefined && principal.issuedAt + 999 < (standing.credentialsChangedAt ?? 0))
+    throw unauthorized('The password was changed after this token was issued; sign in again');
 };

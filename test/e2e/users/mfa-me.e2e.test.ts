@@ -169,6 +169,27 @@ describe('GET /me/ui-permissions', () => {
   });
 });
 
+describe('tokens from before a new password', () => {
+  it('refuses a token issued before the password was reset or changed, not one issued after', async () => {
+    const id = await service.createUser();
+    // A thief's token of a sign-in a while ago, still within its 900 s.
+    const stolen = await service.userToken(id, service.organizationId, Date.now() - 60_000);
+    const rename = (token: string) =>
+      service.call<ApiError>('PUT', `/idp/users/${id}`, { token, body: { name: 'Renamed' } });
+    // Positive control: it acts until the password changes.
+    expect((await rename(stolen)).status).toBe(200);
+    // A second later (a token of the very second of a new password stands: iat is whole seconds),
+    // the owner resets the password: what the reset link's form stores.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: Date.now() });
+    const refused = await rename(stolen);
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe('The password was changed after this token was issued; sign in again');
+    // A sign-in after the new password acts.
+    expect((await rename(await service.userToken(id))).status).toBe(200);
+  });
+});
+
 describe('tokens of deactivated users', () => {
   it('refuses a token issued before the deactivation with 401, and accepts it again after reactivation', async () => {
     const id = await service.createUser();
