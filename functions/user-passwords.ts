@@ -7,7 +7,6 @@ import { sendSecurityNotice } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
-import { idempotency } from '../shared/http/middleware/idempotency.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import {
   endCredentialCheck,
@@ -74,5 +73,5 @@ export const handler = groupHandler(
       return {};
     },
   },
-  { admission, idempotency, registeredOrigin: isRegisteredOrigin },
+  { admission, registeredOrigin: isRegisteredOrigin },
 );

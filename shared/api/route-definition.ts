@@ -97,6 +97,11 @@ export interface RouteDefinition {
    * `Idempotency-Key` records, which would keep (a hash of) the request body.
    */
   readonly idempotentByNature?: boolean;
+  /**
+   * The request body is secrets (passwords): no `Idempotency-Key` records either, as a record
+   * would keep a fast hash of them (ASVS 2.4.1); a repeat runs again.
+   */
+  readonly bodyIsSecret?: boolean;
   /** Not in the specification; documented with `x-idp-extension`. */
   readonly extension?: boolean;
   /**

@@ -31,6 +31,6 @@ export const middlewareOf = (route: RouteDefinition): RouteMiddleware => {
     jsonBody: route.request.body !== undefined,
     multipartFile: route.request.multipartFile !== undefined,
     validation: route.kind === 'management' || route.kind === 'public' || route.kind === 'scim',
-    idempotency: authenticated && route.method !== 'GET' && !route.idempotentByNature,
+    idempotency: authenticated && route.method !== 'GET' && !route.idempotentByNature && !route.bodyIsSecret,
   };
 };

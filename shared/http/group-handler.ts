@@ -77,7 +77,7 @@ type CrossOrigin<R> = R extends { kind: 'management' | 'oauth' } ? R : never;
 type HonoursIdempotencyKey<R> = R extends { kind: 'management'; method: infer M }
   ? M extends 'GET'
     ? never
-    : R extends { idempotentByNature: true }
+    : R extends { idempotentByNature: true } | { bodyIsSecret: true }
       ? never
       : R
   : never;

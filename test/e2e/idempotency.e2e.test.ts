@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { hashPassword } from '../../shared/auth/passwords.js';
 import { IDEMPOTENCY_KEY_PREFIX } from '../../shared/http/middleware/powertools-idempotency.js';
 import { batchPut } from '../../shared/store/batch.js';
 import { keys } from '../../shared/store/keys.js';
 import { createRole } from '../../shared/store/role-repository.js';
-import { createUser, storedUser } from '../../shared/store/user-repository.js';
+import { createUser, storedUser, updateUserAttributes } from '../../shared/store/user-repository.js';
 import { type Call, measureRoundTrips } from '../support/round-trips.js';
 import type { ApiResponse } from '../support/service.js';
 import { getItem, uniqueEmail, useService } from '../support/service.js';
@@ -335,5 +336,52 @@ describe('records of responses with a client secret', () => {
     const stale = await send('POST', path, key);
     expect(stale.status).toBe(409);
     expect(JSON.stringify(stale.body)).not.toContain(String(rotated.body.clientSecret));
+  });
+});
+
+describe('a password change', () => {
+  it('keeps no record of an Idempotency-Key, which would hold a fast hash of the passwords', async () => {
+    const email = uniqueEmail('own-password');
+    const id = await service.createUser({ email });
+    await updateUserAttributes(service.organizationId, id, {
+      passwordHash: await hashPassword('the first password of mine'),
+    });
+    const token = await service.userToken(id);
+    const key = freshKey('password');
+    const change = () =>
+      service.call('PUT', `/idp/users/${id}/changePassword`, {
+        token,
+        headers: { 'idempotency-key': key },
+        body: {
+          currentPassword: 'the first password of mine',
+          newPassword: 'the second password of mine',
+          confirmPassword: 'the second password of mine',
+        },
+      });
+    expect((await change()).status).toBe(204);
+    const recordKey = createHash('sha256')
+      .update(
+        JSON.stringify([
+          key,
+          service.organizationId,
+          id,
+          'PUT /idp/users/{id}/changePassword',
+          `/idp/users/${id}/changePassword`,
+        ]),
+      )
+      .digest('base64');
+    expect(await getItem(keys.idempotencyRecord(`${IDEMPOTENCY_KEY_PREFIX}#${recordKey}`))).toBeUndefined();
+    // Positive control of the lookup: a user's creation under a key of its own is recorded.
+    const createKey = freshKey('recorded');
+    expect(
+      (
+        await send('POST', '/idp/users', createKey, {
+          email: uniqueEmail('rec'),
+          name: 'R',
+          userType: 'STANDARD',
+        })
+      ).status,
+    ).toBe(204);
+    expect(await recordOf(createKey, 'POST /idp/users', '/idp/users')).toBeDefined();
   });
 });

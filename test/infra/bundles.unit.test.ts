@@ -106,7 +106,7 @@ const RUNS_ON: Record<string, string[]> = {
   'functions/signin.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify', '@aws-sdk/client-sesv2'],
   'functions/sso.ts': [...HTTP, ...TABLE, SECRETS],
   'functions/user-groups.ts': [...HTTP, ...TABLE, IDEMPOTENT],
-  'functions/user-passwords.ts': [...HTTP, ...TABLE, IDEMPOTENT, '@aws-sdk/client-sesv2'],
+  'functions/user-passwords.ts': [...HTTP, ...TABLE, '@aws-sdk/client-sesv2'],
   'functions/user-pictures.ts': [...HTTP, ...TABLE, '@aws-sdk/client-s3'],
   'functions/users.ts': [...HTTP, ...TABLE, IDEMPOTENT, '@aws-sdk/client-sesv2'],
 };

@@ -13,6 +13,8 @@ export const userPasswordsRoutes = routeGroup('user-passwords')({
     description:
       'The current password must be right; the new one is 12 to 1,024 characters, not the email and not a common password. A user without a password yet gets 400.',
     subject: 'self',
+    // A repeat after a lost answer is refused (its token predates the new password): sign in again.
+    bodyIsSecret: true,
     request: { body: changePasswordRequest },
     response: noContent('Changed'),
   },
