@@ -114,8 +114,9 @@ export const submitPasswordLink =
       // The mailbox proves no second factor: a person with one keeps the count their codes earned
       // (only a complete sign-in clears it), or each reset would buy fresh guesses at the code.
       !user.totpSecret && clearSignInFailures(user.organizationId, user.email),
-      // A first password is no change to report; a reset is.
-      purpose === 'reset' &&
+      // A first password is no change to report; a reset is, and so is a join link (resent to a
+      // person who has one) that replaces a password.
+      (purpose === 'reset' || user.passwordHash !== undefined) &&
         sendSecurityNotice(
           { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
           'password',

@@ -192,6 +192,26 @@ describe('invitation', () => {
     expect((await choosePassword(second, PASSWORD)).answer.status).toBe(200);
   });
 
+  it('tells the person when a join link replaces a password they had, not when it sets their first', async () => {
+    const person = await createPerson();
+    const notices = () => emailsTo(service, person.id, 'SECURITY_NOTICE_EMAIL');
+    expect(
+      (await choosePassword(await emailedLink(service, person.id, 'JOIN_EMAIL'), PASSWORD)).answer.status,
+    ).toBe(200);
+    expect(await notices()).toEqual([]);
+    // The join email sent again to a person who has a password: its link replaces it.
+    const resent = await service.call('PUT', `/idp/users/${person.id}/resendJoinEmail`, {
+      token: service.admin.token,
+    });
+    expect(resent.status).toBe(204);
+    const replaced = await choosePassword(
+      await emailedLink(service, person.id, 'JOIN_EMAIL'),
+      'a password chosen through the join link',
+    );
+    expect(replaced.answer.status).toBe(200);
+    expect(await notices()).toEqual([expect.objectContaining({ to: person.email })]);
+  });
+
   it('answers a clear page for a made-up or malformed token', async () => {
     for (const token of ['x'.repeat(43), '', '<script>']) {
       const page = await fetch(`${service.baseUrl}/signin/invitation?token=${encodeURIComponent(token)}`);
