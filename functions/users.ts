@@ -147,8 +147,13 @@ export const handler = groupHandler(
 
     deleteUserPasskey: async ({ path }, { principal }) => {
       // Another person's passkey is part of how they sign in (their MFA): as their MFA.
-      await requireUserIdWithinCaller(principal, path.id, "Removing this user's passkey");
+      const user = await requireUser(principal.organizationId, path.id, true);
+      await requireUserWithinCaller(principal, user, "Removing this user's passkey");
       await removePasskey(principal.organizationId, path.id, path.passkeyId);
+      await sendSecurityNotice(
+        { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
+        'passkey-removed',
+      );
       return {};
     },
 

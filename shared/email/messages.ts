@@ -14,7 +14,13 @@ const duration = (seconds: number) =>
   seconds >= 86_400 ? `${Math.round(seconds / 86_400)} days` : `${Math.round(seconds / 60)} minutes`;
 
 /** A change of how a person signs in, which they are told of (OWASP ASVS 2.5.5). */
-export type SecurityChange = 'password' | 'email-changed' | 'mfa-reset' | 'mfa-enrolled' | 'passkey-added';
+export type SecurityChange =
+  | 'password'
+  | 'email-changed'
+  | 'mfa-reset'
+  | 'mfa-enrolled'
+  | 'passkey-added'
+  | 'passkey-removed';
 
 const NOTICES: Record<SecurityChange, { subject: string; what: string; otherwise: string }> = {
   password: {
@@ -42,6 +48,11 @@ const NOTICES: Record<SecurityChange, { subject: string; what: string; otherwise
     subject: 'A passkey was added to your account at {org}',
     what: 'A passkey was just added to your account at {org}; it signs you in on its own.',
     otherwise: 'remove it on your account page, change your password, and tell your administrator.',
+  },
+  'passkey-removed': {
+    subject: 'A passkey was removed from your account at {org}',
+    what: 'A passkey was just removed from your account at {org}; it no longer signs you in.',
+    otherwise: 'change your password at once and tell your administrator.',
   },
 };
 

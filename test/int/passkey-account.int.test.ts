@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { logger } from '../../shared/http/logger.js';
 import {
   addFromAccount,
   removeFromAccount,
@@ -199,9 +200,17 @@ describe('a signed-in person', () => {
     });
     expect(tooLong.statusCode).toBe(400);
 
+    const queued = vi.spyOn(logger, 'info');
+    const noticesOf = () =>
+      queued.mock.calls.filter(([message]) => message === 'email queued').map(([, fields]) => fields);
+    expect(noticesOf()).toEqual([]);
     const removed = await browser.post(removeFromAccount, { csrf, passkey: passkey.credentialKey });
     expect(removed.headers?.location).toBe('/signin/account?done=removed');
     expect(await listPasskeys(setup.organization.id, user.id)).toEqual([]);
+    // The person is told (a stolen session could strip the owner's passkeys).
+    expect(noticesOf()).toEqual([
+      expect.objectContaining({ type: 'SECURITY_NOTICE_EMAIL', userId: user.id }),
+    ]);
     expect(
       await auditTrail(setup.organization.id, { action: 'passkey.removed', actorId: user.id }),
     ).toHaveLength(1);

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { type SecurityChange, securityNoticeText } from '../../shared/email/messages.js';
 
 describe('security notices (OWASP ASVS 2.5.5)', () => {
-  const changes: SecurityChange[] = ['password', 'mfa-reset', 'mfa-enrolled', 'passkey-added'];
+  const changes: SecurityChange[] = [
+    'password',
+    'mfa-reset',
+    'mfa-enrolled',
+    'passkey-added',
+    'passkey-removed',
+  ];
 
   it('name the organization and the person, say what changed and what to do if it was not them', () => {
     const texts = changes.map((change) =>

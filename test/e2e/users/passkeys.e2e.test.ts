@@ -3,6 +3,7 @@ import type { AuditRecord } from '../../../shared/audit/record.js';
 import { addPasskey } from '../../../shared/store/passkeys.js';
 import type { ApiError } from '../../support/service.js';
 import { useFixture, useService } from '../../support/service.js';
+import { emailsTo } from '../../support/sign-in-flow.js';
 
 /** GET and DELETE /idp/users/{id}/passkeys: an administrator removes a lost passkey (docs/passkeys.md). */
 const service = useService();
@@ -56,8 +57,12 @@ describe("a user's passkeys", () => {
     ]);
     expect(JSON.stringify(listed.body)).not.toContain('pQECAyYgASFYIA');
 
+    const notices = () => emailsTo(service, mine.user.id, 'SECURITY_NOTICE_EMAIL');
+    expect(await notices()).toEqual([]);
     expect((await removeOne(mine.user.id, passkey.credentialKey, mine.token)).status).toBe(204);
     expect((await list(mine.user.id, mine.token)).body).toEqual([]);
+    // The person is told, by whoever removed it (OWASP ASVS 2.5.5).
+    expect(await notices()).toEqual([expect.objectContaining({ to: mine.user.email })]);
     expect((await removeOne(mine.user.id, passkey.credentialKey, mine.token)).status).toBe(404);
     const records = await service.call<AuditRecord[]>(
       'GET',
