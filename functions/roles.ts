@@ -97,11 +97,11 @@ export const handler = groupHandler(
     },
 
     updateRole: async ({ path, body }, { principal }) => {
-      // Only what the change adds: a permission the role keeps was given before.
-      const current = new Set((await requireRole(principal.organizationId, path.id)).permissions);
-      const added = body.permissions.filter((permission) => !current.has(permission));
-      await requirePermissionsWithinCaller(principal, added, "Adding these to the role's permissions");
-      await setRolePermissions(principal.organizationId, path.id, body.permissions);
+      // Only what the change adds: a permission the role keeps was given before (as the write
+      // reads the role, so one revoked meanwhile counts as added).
+      await setRolePermissions(principal.organizationId, path.id, body.permissions, (added) =>
+        requirePermissionsWithinCaller(principal, added, "Adding these to the role's permissions"),
+      );
       return {};
     },
 

@@ -150,15 +150,22 @@ const updateLiveRole = async (
  * Gives the role the permissions `next` makes of those it holds (read-modify-write, retried on a
  * race); a change that changes nothing writes and records nothing.
  */
+/** What a change adds to a role, as read for the write that makes it: the caller may refuse it. */
+export type AddingCheck = (added: readonly string[]) => Promise<void>;
+
 const changePermissions = (
   orgId: string,
   roleId: string,
   next: (held: ReadonlySet<string>) => ReadonlySet<string>,
+  beforeAdding?: AddingCheck,
 ): Promise<void> =>
   retryOnConcurrentChange(async () => {
     const role = await requireRole(orgId, roleId);
     const held = new Set(role.permissions ?? []);
     const permissions = new Set(next(held));
+    // Checked at each try, against the role this write is conditioned on: a permission revoked
+    // meanwhile is one a replacement listing it adds again.
+    await beforeAdding?.([...permissions].filter((id) => !held.has(id)));
     const changes = changesBetween({ permissions: held }, { permissions });
     if (Object.keys(changes).length === 0) return;
     await updateLiveRole(
@@ -176,10 +183,15 @@ const changePermissions = (
     );
   });
 
-/** Replaces the role's permissions (ids of the catalogue). */
-export const setRolePermissions = async (orgId: string, roleId: string, requested: readonly string[]) => {
+/** Replaces the role's permissions (ids of the catalogue); `beforeAdding` hears what that adds. */
+export const setRolePermissions = async (
+  orgId: string,
+  roleId: string,
+  requested: readonly string[],
+  beforeAdding?: AddingCheck,
+) => {
   await requireCataloguePermissions(requested, 'permissions');
-  await changePermissions(orgId, roleId, () => new Set(requested));
+  await changePermissions(orgId, roleId, () => new Set(requested), beforeAdding);
 };
 
 /**
