@@ -21,16 +21,14 @@ const VERIFIER = 'routed-refresh-verifier-'.padEnd(43, 'v');
 
 let organizationId: string;
 let app: { id: string; clientSecret: string };
-let handler: typeof import('../../functions/oauth.js')['handler'];
 beforeAll(async () => {
-  ({ handler } = await import('../../functions/oauth.js'));
   await seedSystemData();
   organizationId = (await createTestOrganization()).id;
   app = await createTestApplication(organizationId, { redirectUris: [REDIRECT] });
 });
 
 const oauthRequest = async (path: string, form: Record<string, string>) => {
-  const answer = await postOAuthForm(handler, path, form, {
+  const answer = await postOAuthForm(path, form, {
     authorization: `Basic ${btoa(`${app.id}:${app.clientSecret}`)}`,
   });
   return { status: answer.statusCode, body: JSON.parse(String(answer.body)) };

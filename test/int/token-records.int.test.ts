@@ -25,10 +25,7 @@ let organizationId: string;
 let api: { clientId: string; clientSecret: string };
 let other: { clientId: string; clientSecret: string };
 let app: { id: string; clientSecret: string };
-/** The token endpoint's function, imported once the database is this file's (it reads its configuration as it loads). */
-let handler: typeof import('../../functions/oauth.js')['handler'];
 beforeAll(async () => {
-  ({ handler } = await import('../../functions/oauth.js'));
   await seedSystemData();
   organizationId = (await createTestOrganization()).id;
   api = await createTestClient(organizationId, ['ROLES.LIST']);
@@ -41,7 +38,7 @@ afterEach(() => {
 });
 
 const tokenRequest = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-  postOAuthForm(handler, '/oauth2/token', form, headers);
+  postOAuthForm('/oauth2/token', form, headers);
 
 const clientCredentials = (client: { clientId: string; clientSecret: string }) =>
   tokenRequest({

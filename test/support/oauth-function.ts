@@ -1,19 +1,23 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-/** The oauth function's handler (functions/oauth.ts), imported by a test once its database is set. */
-type OAuthHandler = typeof import('../../functions/oauth.js')['handler'];
+/**
+ * The oauth function's handler (functions/oauth.ts), imported at a test's first request, once its
+ * database is set: the function reads its configuration as it loads.
+ */
+const oauthHandler = () => import('../../functions/oauth.js').then((loaded) => loaded.handler);
 
 /** Where in-process requests come from, as API Gateway would tell the function. */
 export const OAUTH_CALLER = { sourceIp: '203.0.113.9', userAgent: 'app/1.0', requestId: 'token-request' };
 
 /** A form POST to `path` handed to the oauth function in process, as API Gateway would. */
 export const postOAuthForm = async (
-  handler: OAuthHandler,
   path: string,
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ): Promise<APIGatewayProxyStructuredResultV2> =>
-  (await handler(
+  (await (
+    await oauthHandler()
+  )(
     {
       version: '2.0',
       routeKey: `POST ${path}`,
