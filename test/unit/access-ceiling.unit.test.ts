@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   beyondCallerMessage,
   permissionsBeyond,
+  takeoverTypeRefusal,
   userTypeRefusal,
 } from '../../shared/domain/access-ceiling.js';
 
@@ -52,5 +53,16 @@ describe('userTypeRefusal', () => {
     expect(userTypeRefusal(restricted, 'other', 'RESTRICTED')).toBeUndefined();
     expect(userTypeRefusal(standard, 'other', 'STANDARD')).toBeUndefined();
     expect(userTypeRefusal(standard, undefined, 'RESTRICTED')).toBeUndefined();
+  });
+});
+
+describe('takeoverTypeRefusal', () => {
+  it('refuses only a RESTRICTED caller acting on a STANDARD user or client', () => {
+    expect(takeoverTypeRefusal('RESTRICTED', 'STANDARD')).toBe(
+      'A RESTRICTED caller cannot change a STANDARD user or client',
+    );
+    expect(takeoverTypeRefusal('RESTRICTED', 'RESTRICTED')).toBeUndefined();
+    expect(takeoverTypeRefusal('STANDARD', 'STANDARD')).toBeUndefined();
+    expect(takeoverTypeRefusal('STANDARD', 'RESTRICTED')).toBeUndefined();
   });
 });
