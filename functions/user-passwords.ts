@@ -3,7 +3,7 @@ import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
 import { lockoutMillis } from '../shared/domain/sign-in-lockout.js';
-import { sendSecurityNotice } from '../shared/email/account-emails.js';
+import { noticeRecipient, sendSecurityNotice } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
@@ -66,10 +66,7 @@ export const handler = groupHandler(
           changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
         },
       );
-      await sendSecurityNotice(
-        { organizationId: org, userId: user.id, to: user.email, name: user.name },
-        'password',
-      );
+      await sendSecurityNotice(noticeRecipient(user), 'password');
       return {};
     },
   },

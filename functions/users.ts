@@ -16,7 +16,7 @@ import {
   searchCriterionOf,
   type UserSearchCriterion,
 } from '../shared/domain/user-search.js';
-import { sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
+import { noticeRecipient, sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
 import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
@@ -150,10 +150,7 @@ export const handler = groupHandler(
       const user = await requireUser(principal.organizationId, path.id, true);
       await requireUserWithinCaller(principal, user, "Removing this user's passkey");
       await removePasskey(principal.organizationId, path.id, path.passkeyId);
-      await sendSecurityNotice(
-        { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
-        'passkey-removed',
-      );
+      await sendSecurityNotice(noticeRecipient(user), 'passkey-removed');
       return {};
     },
 

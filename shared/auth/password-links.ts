@@ -5,6 +5,7 @@ import { config } from '../config.js';
 import { passwordProblem } from '../domain/password-policy.js';
 import {
   INVITATION_PATH,
+  noticeRecipient,
   RESET_PATH,
   sendAccountEmail,
   sendSecurityNotice,
@@ -117,11 +118,7 @@ export const submitPasswordLink =
       // A first password is no change to report; a reset is, and so is a join link (resent to a
       // person who has one) that replaces a password.
       (purpose === 'reset' || user.passwordHash !== undefined) &&
-        sendSecurityNotice(
-          { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
-          'password',
-          name,
-        ),
+        sendSecurityNotice(noticeRecipient(user), 'password', name),
     ]);
     countMetric('PasswordsSet');
     logger.info(purpose === 'invitation' ? 'invitation accepted' : 'password reset', {

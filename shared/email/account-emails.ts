@@ -1,7 +1,7 @@
 import { config } from '../config.js';
 import { getOrganization } from '../store/organization-repository.js';
 import { outboxPut } from '../store/outbox.js';
-import type { JoinEmail } from '../store/user-repository.js';
+import type { JoinEmail, UserRecord } from '../store/user-repository.js';
 import { writeOne } from '../store/writes.js';
 import { deliverEmail } from './delivery.js';
 import {
@@ -49,6 +49,14 @@ export const sendJoinEmail = (join: JoinEmail) => sendAccountEmail('invitation',
  * Tells a person how they sign in changed (after the change has committed: the notice is recorded
  * in the outbox, then sent). Nothing in it is a credential.
  */
+/** Who a notice about `user` goes to: the person, at their address as it is. */
+export const noticeRecipient = (user: Pick<UserRecord, 'organizationId' | 'id' | 'email' | 'name'>) => ({
+  organizationId: user.organizationId,
+  userId: user.id,
+  to: user.email,
+  name: user.name,
+});
+
 export const sendSecurityNotice = async (
   person: { organizationId: string; userId: string; to: string; name: string },
   change: SecurityChange,

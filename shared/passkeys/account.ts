@@ -3,7 +3,7 @@ import { auditScope, withAuditScope } from '../audit/scope.js';
 import { personActor } from '../auth/sign-in-audit.js';
 import type { Page } from '../auth/sign-in-steps.js';
 import { NotFound } from '../domain/errors.js';
-import { sendSecurityNotice } from '../email/account-emails.js';
+import { noticeRecipient, sendSecurityNotice } from '../email/account-emails.js';
 import { formOf, sessionCsrfHolds } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
 import { accountPage, notSignedInPage } from '../pages/passkey-pages.js';
@@ -107,9 +107,6 @@ export const removeFromAccount = onPasskey(async (account, passkey) => {
   const { user } = account;
   await removePasskey(user.organizationId, user.id, passkey);
   // A stolen session could strip the owner's passkeys: the owner hears of it (ASVS 2.5.5).
-  await sendSecurityNotice(
-    { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
-    'passkey-removed',
-  );
+  await sendSecurityNotice(noticeRecipient(user), 'passkey-removed');
   return backToAccount('removed');
 });

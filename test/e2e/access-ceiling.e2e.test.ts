@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionId } from '../../shared/domain/permission-catalogue.js';
 import type { ApiError } from '../support/service.js';
@@ -32,6 +33,8 @@ const caller = async (permissions: PermissionId[], clientType?: 'STANDARD' | 'RE
     ).token,
   );
 const admin = () => as(org.token);
+/** The id of the client a client-credentials token was issued to. */
+const clientIdOf = (token: string) => String(decodeJwt(token).sub);
 const newUser = async (userType: 'STANDARD' | 'RESTRICTED' = 'STANDARD') =>
   service.createUser({ as: org, userType });
 const userOf = async (id: string) =>
@@ -189,8 +192,6 @@ describe('API clients', () => {
     const powerful = await service.callerWith(['AUDIT.READ'], { organization: org.orgId });
     const plain = await service.callerWith([], { organization: org.orgId });
     const writer = await caller(['API_CLIENTS.WRITE']);
-    const clientIdOf = (token: string) =>
-      JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).sub;
     const powerfulId = clientIdOf(powerful.token);
     expectBeyond(await writer.call('POST', `/idp/clients/${powerfulId}/rotateSecret`), 'AUDIT.READ');
     expectBeyond(await writer.call('DELETE', `/idp/clients/${powerfulId}`), 'AUDIT.READ');
@@ -209,9 +210,6 @@ describe('API clients', () => {
 });
 
 describe('a RESTRICTED caller and STANDARD principals', () => {
-  const clientIdOf = (token: string) =>
-    JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).sub as string;
-
   it('takes over no STANDARD client holding nothing more: not its secret, not where it is used from', async () => {
     const restricted = await caller(['API_CLIENTS.WRITE'], 'RESTRICTED');
     const standard = clientIdOf((await service.callerWith([], { organization: org.orgId })).token);
