@@ -37,5 +37,7 @@ export const refuseInactivePrincipal = async (principal: Principal): Promise<voi
   if (!standing.active) throw unauthorized('The principal of this token is no longer active');
   // `iat` is whole seconds: a token of the very second of a new password stands (standing-person.ts).
   if (principal.issuedAt !== undefined && principal.issuedAt + 999 < (standing.credentialsChangedAt ?? 0))
-    throw unauthorized('The password was changed after this token was issued; sign in again');
+    throw unauthorized(
+      "This token was issued before the person's earlier sign-ins were ended (a new password or a deactivation); sign in again",
+    );
 };

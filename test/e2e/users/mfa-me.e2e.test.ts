@@ -184,14 +184,16 @@ describe('tokens from before a new password', () => {
     await updateUserAttributes(service.organizationId, id, { credentialsChangedAt: Date.now() });
     const refused = await rename(stolen);
     expect(refused.status).toBe(401);
-    expect(refused.body.message).toBe('The password was changed after this token was issued; sign in again');
+    expect(refused.body.message).toBe(
+      "This token was issued before the person's earlier sign-ins were ended (a new password or a deactivation); sign in again",
+    );
     // A sign-in after the new password acts.
     expect((await rename(await service.userToken(id))).status).toBe(200);
   });
 });
 
 describe('tokens of deactivated users', () => {
-  it('refuses a token issued before the deactivation with 401, and accepts it again after reactivation', async () => {
+  it('refuses a token issued before the deactivation with 401, also after reactivation; a new one acts', async () => {
     const id = await service.createUser();
     const userToken = await service.userToken(id);
     expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(200);
@@ -200,6 +202,8 @@ describe('tokens of deactivated users', () => {
         .status,
     ).toBe(200);
 
+    // A second later (a token of the very second a deactivation ends sign-ins stands: iat is whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     const deactivate = await service.call('PUT', `/idp/users/${id}/setUserStatus`, {
       token: service.admin.token,
       body: { userStatus: 'INACTIVE' },
@@ -224,6 +228,10 @@ describe('tokens of deactivated users', () => {
       token: service.admin.token,
       body: { userStatus: 'ACTIVE' },
     });
-    expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(200);
+    // The deactivation ended the person's earlier sign-ins (as at UserInfo and introspection): the
+    // old token stays refused, a token of a sign-in after the reactivation acts.
+    expect((await service.call('GET', '/idp/me/ui-permissions', { token: userToken })).status).toBe(401);
+    const fresh = await service.userToken(id);
+    expect((await service.call('GET', '/idp/me/ui-permissions', { token: fresh })).status).toBe(200);
   });
 });
