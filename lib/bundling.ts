@@ -7,7 +7,7 @@ import { PASSKEY_SCRIPT_BUILD } from '../shared/passkeys/browser-build.js';
  * test, which bundle a bare handler the same way to compare against. One ESM entry, `index.mjs`,
  * minified with source maps, everything inside it (the AWS SDK too: its version is the lock
  * file's, not the runtime's, and loading the runtime's copy costs about three times the CPU:
- * `npm run bench`). Code split at dynamic imports: what only some requests need (the SES, S3 and
+ * `npm run bench`). Code split at dynamic imports: what only some requests need (the Lambda client of the mailer, S3 and
  * Secrets Manager clients, Powertools Idempotency) is a chunk of its own, read and compiled only
  * when a request first needs it, rather than by every cold start.
  */

@@ -1,5 +1,4 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ENDPOINT_GROUPS, type EndpointGroup } from '../shared/api/route-definition.js';
 import { ROUTES } from '../shared/api/routes.js';
@@ -10,6 +9,7 @@ import { IdpApi } from './idp-api.js';
 import { IdpFunction } from './idp-function.js';
 import { IdpSecrets } from './idp-secrets.js';
 import { IdpTable } from './idp-table.js';
+import { Mailer } from './mailer.js';
 import { PictureBucket } from './picture-bucket.js';
 import { SystemDataSeed } from './system-data-seed.js';
 
@@ -61,6 +61,8 @@ export class IdpStack extends Stack {
   readonly systemData: SystemDataSeed;
   readonly auditStream: AuditStream;
   readonly auditDigests: AuditDigests;
+  /** With `sesSender` only. */
+  readonly mailer?: Mailer;
 
   constructor(scope: Construct, id: string, props: IdpStackProps = {}) {
     super(scope, id, { description: 'IDP identity and access management service', ...props });
@@ -91,19 +93,17 @@ export class IdpStack extends Stack {
     // Every function that runs a sign-in step (continueSignIn) or shows the TOTP enrolment.
     for (const group of ['signin', 'accounts', 'passkeys', 'federation'] as const)
       this.secrets.grantTotpKeyRead(this.functions[group]);
-    // Only the functions that send mail may: the join email (users, and scim for provisioned
-    // users), reset emails (accounts), and the notices of a change of how a person signs in
-    // (accounts, user-passwords, users: password and MFA reset; signin: TOTP; passkeys).
+    // Only the functions whose requests cause emails hand them to the mailer: the join email (users,
+    // and scim for provisioned users), reset emails (accounts), and the notices of a change of how
+    // a person signs in (accounts, user-passwords, users: password and MFA reset; signin: TOTP;
+    // passkeys).
     if (props.sesSender) {
-      for (const mailer of [
-        this.functions.users,
-        this.functions.scim,
-        this.functions.accounts,
-        this.functions['user-passwords'],
-        this.functions.signin,
-        this.functions.passkeys,
-      ])
-        this.grantSendEmail(mailer, props.sesSender);
+      this.mailer = new Mailer(this, 'Mailer', {
+        sender: props.sesSender,
+        environment: { ...environment, IDP_TABLE_NAME: this.table.tableName },
+      });
+      for (const group of ['users', 'scim', 'accounts', 'user-passwords', 'signin', 'passkeys'] as const)
+        this.mailer.handEmailsFrom(this.functions[group]);
     }
     this.pictures = new PictureBucket(this, 'Pictures');
     this.pictures.grantPictureAccess(this.functions['user-pictures']);
@@ -122,21 +122,6 @@ export class IdpStack extends Stack {
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'PictureBucketName', { value: this.pictures.bucket.bucketName });
-  }
-
-  /** SES `SendEmail` from the sender's address (or its domain's identity), nothing else. */
-  private grantSendEmail(fn: IdpFunction, sender: string): void {
-    const domain = sender.split('@')[1] ?? sender;
-    fn.lambda.addEnvironment('IDP_SES_SENDER', sender);
-    fn.lambda.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: [sender, domain].map((identity) =>
-          this.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
-        ),
-        conditions: { StringEquals: { 'ses:FromAddress': sender } },
-      }),
-    );
   }
 
   /** The group's Lambda (`functions/<group>.ts`), its table grants and its routes. */

@@ -126,6 +126,13 @@ const settings = {
   IDP_SES_SENDER: optional(anyText),
   /** Tests only: a stand-in for the SES API. */
   IDP_SES_ENDPOINT: optional(url),
+  /**
+   * Deployed with a sender: the mailer function the request functions hand emails to, invoked
+   * asynchronously (functions/mailer.ts), so no answer waits for SES.
+   */
+  IDP_MAILER_FUNCTION: optional(anyText),
+  /** Tests only: a stand-in for the Lambda API. */
+  IDP_LAMBDA_ENDPOINT: optional(url),
   /** How long an instance trusts what it read about an origin (registered or not). */
   IDP_CORS_CACHE_SECONDS: seconds(30),
   /** Extra browser origins allowed to call the API besides registered applications' (comma-separated). */
@@ -180,6 +187,8 @@ export interface Config extends StoreConfig {
   passwordScryptLog2N: number;
   /** Amazon SES delivery (deployed); undefined: emails go to the outbox (and locally its file). */
   ses: { sender: string; endpoint?: string } | undefined;
+  /** The mailer function emails are handed to (deployed); it sends them through SES. */
+  mailer: { functionName: string; endpoint?: string } | undefined;
   corsOrigins: string[];
   corsCacheSeconds: number;
 }
@@ -256,6 +265,12 @@ export const parseConfig = (env: Record<string, string | undefined>): Config => 
     passwordScryptLog2N: s.IDP_PASSWORD_SCRYPT_LOG2_N,
     ses: s.IDP_SES_SENDER
       ? { sender: s.IDP_SES_SENDER, ...(s.IDP_SES_ENDPOINT ? { endpoint: s.IDP_SES_ENDPOINT } : {}) }
+      : undefined,
+    mailer: s.IDP_MAILER_FUNCTION
+      ? {
+          functionName: s.IDP_MAILER_FUNCTION,
+          ...(s.IDP_LAMBDA_ENDPOINT ? { endpoint: s.IDP_LAMBDA_ENDPOINT } : {}),
+        }
       : undefined,
     corsOrigins: s.IDP_CORS_ORIGINS,
     corsCacheSeconds: s.IDP_CORS_CACHE_SECONDS,

@@ -10,6 +10,9 @@ export interface EmailText {
 
 export type AccountEmailKind = 'invitation' | 'reset';
 
+/** The kinds of email the outbox records (shared/store/outbox.ts). */
+export const EMAIL_TYPES = ['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL', 'SECURITY_NOTICE_EMAIL'] as const;
+
 const duration = (seconds: number) =>
   seconds >= 86_400 ? `${Math.round(seconds / 86_400)} days` : `${Math.round(seconds / 60)} minutes`;
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict } from '../domain/errors.js';
+import { EMAIL_TYPES } from '../email/messages.js';
 import * as z from '../zod.js';
 import { defineEntity } from './entity.js';
 import { keys } from './keys.js';
@@ -24,7 +25,7 @@ export const OutboxMessageEntity = defineEntity({
   attributes: () =>
     z.object({
       messageId: z.string(),
-      type: z.enum(['JOIN_EMAIL', 'PASSWORD_RESET_EMAIL', 'SECURITY_NOTICE_EMAIL']),
+      type: z.enum(EMAIL_TYPES),
       organizationId: z.string(),
       userId: z.string(),
       to: z.string(),

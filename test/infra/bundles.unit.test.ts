@@ -23,13 +23,17 @@ import {
 const outdir = path.join(useProjectTempDir(), 'bundles');
 afterAll(removeProjectTempDir);
 
-const { app, stack } = synthesizeIdp({}, { bundle: true, outdir });
+// With a sender, so that the mailer function is there too.
+const { app, stack } = synthesizeIdp({ sesSender: 'no-reply@example.com' }, { bundle: true, outdir });
+const { mailer } = stack;
+if (!mailer) throw new Error('a sesSender makes a mailer');
 const assembly = app.synth();
 const resources = assembly.getStackArtifact(stack.artifactId).template.Resources;
 
 const bundled: [string, IdpFunction][] = [
   ...Object.entries(stack.functions),
   ['seed', stack.systemData.handler],
+  ['mailer', mailer.function],
 ];
 
 const bundleOf = (fn: IdpFunction) => {
@@ -76,8 +80,10 @@ const TABLE = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'];
 const HTTP = ['@middy/core', 'zod', '@aws-lambda-powertools/logger', '@aws-lambda-powertools/metrics'];
 const IDEMPOTENT = '@aws-lambda-powertools/idempotency';
 const SECRETS = '@aws-sdk/client-secrets-manager';
+/** Functions whose requests cause emails hand them to the mailer function (shared/email/mailer-queue.ts). */
+const MAILER_QUEUE = '@aws-sdk/client-lambda';
 const RUNS_ON: Record<string, string[]> = {
-  'functions/accounts.ts': [...HTTP, ...TABLE, '@aws-sdk/client-sesv2'],
+  'functions/accounts.ts': [...HTTP, ...TABLE, MAILER_QUEUE],
   'functions/audit.ts': [...HTTP, ...TABLE],
   'functions/audit-digest.ts': [...TABLE, SECRETS, 'aws-jwt-verify', '@aws-lambda-powertools/logger'],
   'functions/audit-forwarder.ts': ['@aws-sdk/client-eventbridge', '@aws-lambda-powertools/logger'],
@@ -85,10 +91,11 @@ const RUNS_ON: Record<string, string[]> = {
   'functions/console.ts': HTTP,
   'functions/cors.ts': [...HTTP, ...TABLE],
   'functions/federation.ts': [...HTTP, ...TABLE, SECRETS, 'openid-client'],
+  'functions/mailer.ts': ['@aws-sdk/client-sesv2', 'zod', '@aws-lambda-powertools/logger'],
   'functions/oauth.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify'],
   'functions/openapi.ts': HTTP,
   'functions/organizations.ts': [...HTTP, ...TABLE, IDEMPOTENT],
-  'functions/passkeys.ts': [...HTTP, ...TABLE, '@simplewebauthn/server', '@aws-sdk/client-sesv2'],
+  'functions/passkeys.ts': [...HTTP, ...TABLE, '@simplewebauthn/server', MAILER_QUEUE],
   'functions/permissions.ts': [...HTTP, ...TABLE],
   'functions/policies.ts': [...HTTP, ...TABLE, IDEMPOTENT],
   'functions/roles.ts': [...HTTP, ...TABLE, IDEMPOTENT],
@@ -97,18 +104,18 @@ const RUNS_ON: Record<string, string[]> = {
     ...TABLE,
     SECRETS,
     'aws-jwt-verify',
-    '@aws-sdk/client-sesv2',
+    MAILER_QUEUE,
     'scim-patch',
     'scim2-parse-filter',
   ],
   'functions/scim-tokens.ts': [...HTTP, ...TABLE, IDEMPOTENT],
   'functions/seed.ts': ['zod', ...TABLE],
-  'functions/signin.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify', '@aws-sdk/client-sesv2'],
+  'functions/signin.ts': [...HTTP, ...TABLE, SECRETS, 'aws-jwt-verify', MAILER_QUEUE],
   'functions/sso.ts': [...HTTP, ...TABLE, SECRETS],
   'functions/user-groups.ts': [...HTTP, ...TABLE, IDEMPOTENT],
-  'functions/user-passwords.ts': [...HTTP, ...TABLE, '@aws-sdk/client-sesv2'],
+  'functions/user-passwords.ts': [...HTTP, ...TABLE, MAILER_QUEUE],
   'functions/user-pictures.ts': [...HTTP, ...TABLE, '@aws-sdk/client-s3'],
-  'functions/users.ts': [...HTTP, ...TABLE, IDEMPOTENT, '@aws-sdk/client-sesv2'],
+  'functions/users.ts': [...HTTP, ...TABLE, IDEMPOTENT, MAILER_QUEUE],
 };
 
 describe('what the functions run on', () => {
@@ -129,6 +136,7 @@ describe('what the functions run on', () => {
       'functions/audit-forwarder.ts': stack.auditStream.forwarder,
       'functions/audit-digest.ts': stack.auditDigests.writer,
       'functions/seed.ts': stack.systemData.handler,
+      'functions/mailer.ts': mailer.function,
     };
     const missing = Object.entries(RUNS_ON).map(([entry, wanted]) => {
       const fn = byEntry[entry];

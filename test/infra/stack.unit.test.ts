@@ -466,34 +466,55 @@ describe('with a custom domain (context issuer)', () => {
 });
 
 describe('mail and browser origins (context sesSender, corsOrigins)', () => {
-  it('lets only the functions that send mail do so (users, scim, accounts, user-passwords, signin, passkeys), from the sender only; tells every function the extra origins', () => {
+  it('lets only the mailer send mail, from the sender only, and only the functions whose requests cause emails invoke it (users, scim, accounts, user-passwords, signin, passkeys); tells every function the extra origins', () => {
     const mailing = configured();
     const mailTemplate = mailing.template;
-    const sendsMail = (group: EndpointGroup) =>
-      statementsOfRole(mailTemplate, logicalIdOf(mailing.stack.functions[group].role)).filter((statement) =>
-        [statement.Action].flat().some((action) => String(action).startsWith('ses:')),
+    const mailer = mailing.stack.mailer;
+    if (!mailer) throw new Error('a sesSender makes a mailer');
+    const mailerId = logicalIdOf(mailer.function.lambda);
+    const actionsStarting = (role: IdpFunction['role'], prefix: string) =>
+      statementsOfRole(mailTemplate, logicalIdOf(role)).filter((statement) =>
+        [statement.Action].flat().some((action) => String(action).startsWith(prefix)),
       );
+    const sending = actionsStarting(mailer.function.role, 'ses:');
+    expect(sending).toHaveLength(1);
+    expect([sending[0]?.Action].flat()).toEqual(['ses:SendEmail']);
+    expect(sending[0]?.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
+    expect(JSON.stringify(sending[0]?.Resource)).toContain('identity/no-reply@example.com');
     for (const group of FUNCTIONS) {
-      const statements = sendsMail(group);
+      const fn = mailing.stack.functions[group];
+      expect(actionsStarting(fn.role, 'ses:'), group).toEqual([]);
+      const invoking = actionsStarting(fn.role, 'lambda:');
+      const variables =
+        mailTemplate.toJSON().Resources[logicalIdOf(fn.lambda)].Properties.Environment.Variables;
       if (['users', 'scim', 'accounts', 'user-passwords', 'signin', 'passkeys'].includes(group)) {
-        expect(statements).toHaveLength(1);
-        expect(statements[0]?.Condition).toEqual({
-          StringEquals: { 'ses:FromAddress': 'no-reply@example.com' },
-        });
-        expect(JSON.stringify(statements[0]?.Resource)).toContain('identity/no-reply@example.com');
+        expect(invoking, group).toHaveLength(1);
+        expect([invoking[0]?.Action].flat()).toEqual(['lambda:InvokeFunction']);
+        expect(JSON.stringify(invoking[0]?.Resource)).toContain(mailerId);
+        expect(variables.IDP_MAILER_FUNCTION).toEqual({ Ref: mailerId });
       } else {
-        expect(statements, group).toEqual([]);
+        expect(invoking, group).toEqual([]);
+        expect(variables.IDP_MAILER_FUNCTION, group).toBeUndefined();
       }
+      expect(variables.IDP_SES_SENDER, group).toBeUndefined();
     }
     mailTemplate.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ IDP_SES_SENDER: 'no-reply@example.com' }) },
     });
+    // Two more tries within the hour a reset link lasts, and no queue keeping the links after.
+    mailTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: mailerId },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 3600,
+    });
+    expect(mailTemplate.toJSON().Resources[mailerId].Properties.DeadLetterConfig).toBeUndefined();
     expect(
       Object.values(mailTemplate.findResources('AWS::Lambda::Function')).filter(
         (fn) => fn.Properties?.Environment?.Variables?.IDP_CORS_ORIGINS === 'https://console.example.com',
       ).length,
-    ).toBe(FUNCTIONS.length);
+    ).toBe(FUNCTIONS.length + 1);
     expect(JSON.stringify(template.toJSON())).not.toContain('ses:SendEmail');
+    expect(stack.mailer).toBeUndefined();
   });
 });
 
