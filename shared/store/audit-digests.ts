@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { JwtVerifier } from 'aws-jwt-verify';
 import type { JwtHeader } from 'aws-jwt-verify/jwt-model';
 import {
@@ -167,6 +167,20 @@ const latestHeadBefore = async (orgId: string, hour: number): Promise<StoredHead
   return item ? storedHead(item) : undefined;
 };
 
+/** The `hour` of the item at `key` (the chain's tip or a head), read strongly consistent. */
+const hourAt = async (key: Record<string, string>): Promise<number | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: '#hour',
+      ExpressionAttributeNames: { '#hour': 'hour' },
+    }),
+  );
+  return typeof Item?.hour === 'number' ? Item.hour : undefined;
+};
+
 const pageItems = (orgId: string, hour: number, pages: DigestEntry[][], expiresAt: number | undefined) =>
   pages.map((entries, index) => ({
     ...keys.auditDigestPage(orgId, hour, index),
@@ -187,11 +201,22 @@ export const writeHourDigest = async (
 ): Promise<DigestHead | undefined> => {
   // An hour still under way: its digest would claim records not written yet.
   if (hour + HOUR_MILLIS > now) return undefined;
-  const [previous, shards] = await Promise.all([
+  const [previous, shards, tipHour] = await Promise.all([
     latestHeadBefore(orgId, Number.MAX_SAFE_INTEGER),
     shardsOf(orgId),
+    hourAt(keys.auditDigestTip(orgId)),
   ]);
   if (previous && previous.hour >= hour) return undefined;
+  // The tip names the newest head, unless that head expired (TTL) before it: after a quiet spell
+  // longer than the retention, or a retention shortened so that newer records expire first. Then
+  // the chain goes on from the newest head still there; a tip naming a head written since the
+  // Query above (another run) stops this one.
+  if (
+    tipHour !== undefined &&
+    tipHour !== previous?.hour &&
+    (await hourAt(keys.auditDigestHead(orgId, tipHour))) !== undefined
+  )
+    return undefined;
   // An organization's first digest lists every record before it too.
   const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
   const entries = (await collect(hourItems(orgId, hours, shards, DIGESTED))).map(entryOf);
@@ -215,16 +240,12 @@ export const writeHourDigest = async (
   if (written.includes(false)) return undefined;
   const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
   // The head and the chain's tip together, the tip still where this run read it: of two runs of
-  // different hours that read the same previous digest, only one extends the chain (the other's
-  // hours are covered by the next digest).
-  const tip = previous
-    ? // A chain begun before the tip existed has none yet.
-      {
-        condition: 'attribute_not_exists(pk) OR #hour = :previous',
-        names: { '#hour': 'hour' },
-        values: { ':previous': previous.hour },
-      }
-    : { condition: 'attribute_not_exists(pk)' };
+  // different hours that read the same tip, only one extends the chain (the other's hours are
+  // covered by the next digest).
+  const tip =
+    tipHour === undefined
+      ? { condition: 'attribute_not_exists(pk)' }
+      : { condition: '#hour = :tip', names: { '#hour': 'hour' }, values: { ':tip': tipHour } };
   const extended = await conditionHeld(
     create({ ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry }, conditionNotMet),
     [put({ ...keys.auditDigestTip(orgId), hour }, tip, conditionNotMet)],

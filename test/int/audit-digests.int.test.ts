@@ -442,4 +442,43 @@ describe('audit digests under retention', () => {
     });
     expect(await verifyDigests(orgId, 0, later)).toEqual({ ok: true, digests: 1, records: 2 });
   });
+
+  /** What TTL deletes of an hour's digest (DynamoDB Local runs no TTL): its head and its page. */
+  const expireDigest = (orgId: string, hour: number) =>
+    Promise.all(
+      [keys.auditDigestHead(orgId, hour), keys.auditDigestPage(orgId, hour, 0)].map((Key) =>
+        db().send(new DeleteCommand({ TableName: tableName(), Key })),
+      ),
+    );
+
+  it('goes on digesting after a quiet spell in which every digest and record expired', async () => {
+    const organization = await createTestOrganization({ audit: { retentionDays: 1, shards: 1 } } as never);
+    const orgId = organization.id;
+    await stored(orgId, [THREE_HOURS_AGO + 10]);
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toMatchObject({ records: 1 });
+    // Positive control: the next hour's records extend the chain.
+    await stored(orgId, [THREE_HOURS_AGO + HOUR_MILLIS + 10]);
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS)).toMatchObject({ records: 1 });
+    // Then all of it expires (the chain's tip still names the last digest), and records come again.
+    await expireDigest(orgId, THREE_HOURS_AGO);
+    await expireDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS);
+    for (const { id } of await queryAuditRecords(orgId, {}, { limit: 100 }).then((page) => page.records))
+      await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.auditRecord(orgId, id) }));
+    await stored(orgId, [THREE_HOURS_AGO + 2 * HOUR_MILLIS + 10]);
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO + 2 * HOUR_MILLIS)).toMatchObject({
+      previous: null,
+      records: 1,
+    });
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 1, records: 1 });
+  });
+
+  it('goes on digesting from the newest digest left when a shortened retention expired a newer one first', async () => {
+    const { orgId } = await digestedLog(1, 1, 1, 1);
+    await expireDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS);
+    await stored(orgId, [THREE_HOURS_AGO + 2 * HOUR_MILLIS + 10]);
+    const head = await writeHourDigest(orgId, THREE_HOURS_AGO + 2 * HOUR_MILLIS);
+    // The second hour's record, no longer in a digest, is listed again with the third's.
+    expect(head).toMatchObject({ from: THREE_HOURS_AGO + HOUR_MILLIS, records: 2 });
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 3 });
+  });
 });
