@@ -59,6 +59,11 @@ const AUDIT_DENIED_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
+/** The digest writer's access: the only one whose partitions are digests'. */
+const writesDigests = (access: Exclude<TableAccess, 'none'>) =>
+  typeof access === 'object' &&
+  access.writesPartitions.some((partition) => partition.startsWith(AUDIT_DIGEST_PREFIX));
+
 /** Restricts item actions to items whose partition key matches (IAM fine-grained access control). */
 const leadingKeys = (operator: 'StringEquals' | 'StringLike', ...partitions: string[]) => ({
   [`ForAllValues:${operator}`]: { 'dynamodb:LeadingKeys': partitions },
@@ -87,10 +92,16 @@ export const tableStatements = (
       resources: [table.tableArn],
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_PREFIX}*`] } },
     }),
-    // Digests are written once and kept: nobody rewrites or deletes one.
+    // Digests are written once and kept: nobody rewrites or deletes one, and only the digest
+    // writer puts one (a PutItem over a head or page would replace it).
     new PolicyStatement({
       effect: Effect.DENY,
-      actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+      actions: [
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+        ...(writesDigests(access) ? [] : ['dynamodb:PutItem']),
+      ],
       resources: [table.tableArn],
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_DIGEST_PREFIX}*`] } },
     }),

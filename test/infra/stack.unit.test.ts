@@ -233,7 +233,10 @@ const READS =
 /** Audit records: nobody reads, changes or deletes them; writers with scoped grants may append. */
 const NO_AUDIT =
   'Deny dynamodb:BatchGetItem dynamodb:BatchWriteItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys AUDIT#*';
+/** Digests: only their writer puts one (NO_DIGEST_REWRITES), and nobody changes or deletes one. */
 const NO_DIGEST_CHANGES =
+  'Deny dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys DIGEST#*';
+const NO_DIGEST_REWRITES =
   'Deny dynamodb:BatchWriteItem dynamodb:DeleteItem dynamodb:UpdateItem on table where ForAnyValue:StringLike dynamodb:LeadingKeys DIGEST#*';
 const AUDIT_APPEND = 'dynamodb:PutItem on table where ForAllValues:StringLike dynamodb:LeadingKeys AUDIT#*';
 const AUDIT_INDEX_READS =
@@ -355,7 +358,7 @@ const GRANTS: Record<string, string[]> = {
     LOGS,
     READS,
     NO_AUDIT,
-    NO_DIGEST_CHANGES,
+    NO_DIGEST_REWRITES,
     AUDIT_INDEX_READS,
     `${WRITES_ONLY} DIGEST#*, DIGEST#*#*`,
     AUDIT_APPEND,
