@@ -184,6 +184,29 @@ describe('DELETE /idp/scimTokens/{id}', () => {
     // Positive control: its id revokes it.
     expect((await revoke(mine, created.body.id)).status).toBe(204);
   });
+
+  it('records a refusal for want of SCIM.ADMIN without the token value pasted as the id', async () => {
+    const created = await create(mine, { name: 'Pasted by a helpdesk' });
+    const helpdesk = await service.callerWith(['USER.LIST'], { organization: mine.orgId });
+    const deniedRecords = async () =>
+      (await storedAuditItems(mine.orgId))
+        .map((item) => JSON.parse(String(item.record)) as AuditRecord)
+        .filter((record) => record.outcome === 'denied' && record.actor.id === helpdesk.principalId);
+    // Positive control: the same refusal of a real id records the id it named.
+    expect((await revoke(helpdesk, created.body.id)).status).toBe(403);
+    expect((await deniedRecords()).map((record) => record.targets)).toEqual([
+      [{ type: 'scimToken', id: created.body.id }],
+    ]);
+    // The value in its place: refused the same, recorded without it.
+    const refused = await revoke(helpdesk, created.body.token);
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).not.toContain(created.body.token);
+    expect((await deniedRecords()).map((record) => record.targets)).toEqual([
+      [{ type: 'scimToken', id: created.body.id }],
+      [],
+    ]);
+    expect(JSON.stringify(await storedAuditItems(mine.orgId))).not.toContain(created.body.token);
+  });
 });
 
 describe('who may manage SCIM tokens', () => {

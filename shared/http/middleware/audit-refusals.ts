@@ -29,6 +29,9 @@ const TARGET_TYPES: Record<string, string> = {
 
 const targetsOf = (route: RouteDefinition, path: Record<string, string | undefined>): AuditTarget[] => {
   const action = route.audit?.[0] ?? '';
+  // A path its route would refuse names nothing, and may hold what must be kept nowhere (a SCIM
+  // token's value pasted as its id: shared/schemas/scim-tokens.ts).
+  if (route.request.path && !route.request.path.safeParse(path).success) return [];
   return Object.entries(path)
     .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'type')
     .map(([name, id]) => ({
