@@ -165,8 +165,15 @@ const finishSignIn = async (
 };
 
 /** Where the TOTP enrolment page of a pending request is (the accounts function renders it). */
-export const enrolmentLocation = (requestId: string, options: { retry?: boolean } = {}): string =>
-  `/signin/enrol?${new URLSearchParams({ request: requestId, ...(options.retry ? { retry: '1' } : {}) })}`;
+export const enrolmentLocation = (
+  requestId: string,
+  options: { retry?: boolean; passkeyRefused?: boolean } = {},
+): string =>
+  `/signin/enrol?${new URLSearchParams({
+    request: requestId,
+    ...(options.retry ? { retry: '1' } : {}),
+    ...(options.passkeyRefused ? { passkey: 'refused' } : {}),
+  })}`;
 
 /**
  * Home-realm discovery: where a pending request goes for an email whose domain an SSO provider

@@ -24,6 +24,10 @@ const qrCodeOf = (uri: string): { qrSvg?: string } => {
   }
 };
 
+/** A passkey offered instead of the code was refused (shared/passkeys/passkey-sign-in.ts). */
+const PASSKEY_REFUSED =
+  'The passkey could not be used. Try it again, or set up your authenticator app with the key below.';
+
 export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const query = new URLSearchParams(event.rawQueryString);
   const pending = await pendingRequestOf(event, query.get('request'));
@@ -46,7 +50,11 @@ export const showTotpEnrolment = async (event: APIGatewayProxyEventV2): Promise<
     secret,
     otpauthUri: uri,
     ...qrCodeOf(uri),
-    ...(query.get('retry') ? { error: WRONG_CODE } : {}),
+    ...(query.get('retry')
+      ? { error: WRONG_CODE }
+      : query.get('passkey') === 'refused'
+        ? { error: PASSKEY_REFUSED }
+        : {}),
     passkeys: (user.passkeyCount ?? 0) > 0,
   });
 };

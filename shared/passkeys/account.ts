@@ -45,7 +45,9 @@ const render = async (
 export const showAccount = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const account = await accountOf(event, listPasskeys);
   if (!account) return notSignedInPage();
-  const done = DONE[new URLSearchParams(event.rawQueryString).get('done') ?? ''];
+  const named = new URLSearchParams(event.rawQueryString).get('done') ?? '';
+  // Its own names only: `constructor` or `toString` would find Object.prototype's.
+  const done = Object.hasOwn(DONE, named) ? DONE[named] : undefined;
   return render(account, done ? { done } : {}, account.extra);
 };
 

@@ -77,8 +77,10 @@ export const submitPromptPasskey = async (event: APIGatewayProxyEventV2): Promis
   const step = await promptStep(event);
   if (isPage(step)) return step;
   const { pending, context, form } = step;
-  // As on the account page: an offer left open past a recent sign-in plants no credential.
-  const stale = accountAddRefusal(step.person, false, Date.now());
+  // As on the account page: an offer left open past a recent sign-in plants no credential, nor
+  // one reached without the second factor the organization asks for now (the password posted
+  // again on the same sign-in, or MFA turned on while the offer was open).
+  const stale = accountAddRefusal(step.person, context.organization.mfaEnabled, Date.now());
   if (stale) return passkeyPromptPage({ ...context.names, requestId: pending.id, error: stale, status: 403 });
   const outcome = await enrolPasskey(form, requestBinding('enrol', pending.id, event), context.user);
   if (!outcome.added)

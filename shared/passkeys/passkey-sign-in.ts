@@ -1,7 +1,13 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { personActor, personTarget, recordSignInEvent, signInDetails } from '../auth/sign-in-audit.js';
 import { pendingRequestOf, signInTarget, tooManyAttempts } from '../auth/sign-in-requests.js';
-import { continueSignIn, EXPIRED, type Page, providerLocation } from '../auth/sign-in-steps.js';
+import {
+  continueSignIn,
+  EXPIRED,
+  enrolmentLocation,
+  type Page,
+  providerLocation,
+} from '../auth/sign-in-steps.js';
 
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
@@ -19,7 +25,7 @@ import { PasskeyEntity, type PasskeyRecord } from '../store/passkey-entities.js'
 import { credentialKeyOf, flagPasskey, passkeyOwner, recordPasskeyUse } from '../store/passkeys.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
 import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
-import { clearSignInFailures, signInLockedUntil } from '../store/sign-in-state.js';
+import { clearSignInFailures, sessionLive, signInLockedUntil } from '../store/sign-in-state.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
 import { assertionOf } from './credential-form.js';
 import { ceremonies, requestBinding } from './options.js';
@@ -41,8 +47,13 @@ const CHALLENGE_GONE = 'This passkey request expired or was used already. Try ag
 const NOT_ACCEPTED = 'The passkey could not be verified. Try again, or sign in another way.';
 const OTHER_PERSON = 'This passkey belongs to another account. Use one of your own passkeys, or your code.';
 
-/** The page the person came from, again, saying why: the sign-in page, or the code page. */
+/**
+ * The page the person came from, again, saying why: the sign-in page, the code page, or the
+ * enrolment page of a person who has no authenticator app yet.
+ */
 const pageAgain = async (pending: AuthorizationRequestRecord, error: string, status: number) => {
+  if (pending.userId && pending.totpEnrolment)
+    return seeOther(enrolmentLocation(pending.id, { passkeyRefused: true }));
   const [target, options] = await Promise.all([
     signInTarget(pending.organizationId, pending.clientId),
     pending.userId ? [] : signInOptions(pending.organizationId),
@@ -107,11 +118,13 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   const answer = assertionOf(form);
   if (!answer) return refuseAnonymous(pending, 'passkey response not valid', UNREADABLE);
   // The names the next step shows are read beside the checks: a sign-in that passes needs them.
-  const [taken, owner, target, providers] = await Promise.all([
+  const { sessionDigest } = pending;
+  const [taken, owner, target, providers, sessionStands] = await Promise.all([
     takeChallenge(answer.challenge, requestBinding('sign-in', pending.id, event)),
     passkeyOwner(answer.response.id),
     signInTarget(pending.organizationId, pending.clientId),
     pending.userId ? [] : signInOptions(pending.organizationId),
+    sessionDigest === undefined || sessionLive(sessionDigest),
   ]);
   // Another organization's passkey is unknown here, and says nothing about that organization.
   const [passkey, user] =
@@ -136,7 +149,8 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   if (handleRefused) return refuse(handleRefused, NOT_ACCEPTED);
   if (pending.userId && pending.userId !== user.id) return refuse('passkey of another person', OTHER_PERSON);
   // A password reset since the first factor ends this sign-in, as it does at every later step.
-  if (pending.userId && (pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0))
+  // So does a sign-out of the session it continued (as at the code: sign-in-step-forms.ts).
+  if (pending.userId && ((pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0) || !sessionStands))
     return errorPage(400, EXPIRED);
   if (user.status !== 'ACTIVE') return refuse(NOT_ACTIVE, NOT_ACCEPTED);
   // As at the password form: an email whose domain an SSO provider serves signs in there, whenever
@@ -167,11 +181,19 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   if (!used) return refuse('passkey changed meanwhile', NOT_ACCEPTED);
   await clearSignInFailures(pending.organizationId, user.email);
   const amr = amrOfPasskey(passkey);
-  const { userId, authTime, amr: before = [], provider } = pending;
-  // A second factor adds to what the password proved; a first factor is the whole sign-in.
+  const { userId, authTime, amr: before = [], provider, sessionEndsAt } = pending;
+  // A second factor adds to what the first proved, in the session it continued; a first factor is
+  // the whole sign-in.
   const person =
     userId && authTime !== undefined
-      ? { userId, authTime, amr: [...new Set([...before, ...amr])], ...(provider ? { provider } : {}) }
+      ? {
+          userId,
+          authTime,
+          amr: [...new Set([...before, ...amr])],
+          ...(provider ? { provider } : {}),
+          ...(sessionEndsAt !== undefined ? { sessionEndsAt } : {}),
+          ...(sessionDigest !== undefined ? { sessionDigest } : {}),
+        }
       : { userId: user.id, authTime: now, amr };
   return continueSignIn(event, pending, person, { user, ...target });
 };

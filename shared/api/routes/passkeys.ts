@@ -30,7 +30,7 @@ export const passkeysRoutes = routeGroup('passkeys')({
     kind: 'page',
     summary: 'Signs in with a passkey, or uses one as the second factor after a password',
     description:
-      "Posted by the sign-in page (or the two-step page) with the assertion. A passkey with user verification is a multi-factor sign-in (`amr` hwk or swk, user, mfa). Refusals (used or expired challenge, unknown or removed passkey, another organization's, wrong origin or RP ID, no user verification, a counter that went backwards, an INACTIVE person) show the page again and count toward the lockout.",
+      "Posted by the sign-in page (or the two-step page) with the assertion. A passkey with user verification is a multi-factor sign-in (`amr` hwk or swk, user, mfa). Refusals (used or expired challenge, unknown or removed passkey, another organization's, wrong origin or RP ID, no user verification, a counter that went backwards, an INACTIVE person) show the page again (the enrolment page for a person setting up an authenticator app) and never count toward the lockout: a signature cannot be guessed, and anyone who has seen a credential id could otherwise lock its owner out. A person locked by wrong passwords or codes is refused.",
     response: { status: 303, description: 'The next step, or back to the application with a code' },
   },
   submitPromptPasskey: {
