@@ -15,6 +15,8 @@ export interface Principal {
   authTime?: number;
   /** Epoch ms (whole seconds) the token was issued (`iat`). */
   issuedAt?: number;
+  /** A person's token: the application it was issued to (RFC 9068 `client_id`), when it names one. */
+  clientId?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export const accessTokenClaims = once(() =>
     plugin_permissions: z.record(z.string(), z.array(z.string())),
     scope: z.optional(z.string()),
     auth_time: z.optional(z.number()),
+    client_id: z.optional(z.string()),
   }),
 );
 export type AccessTokenClaims = z.infer<ReturnType<typeof accessTokenClaims>>;
@@ -51,4 +54,7 @@ export const principalFromClaims = (claims: AccessTokenClaims): Principal => ({
   pluginPermissions: claims.plugin_permissions,
   ...(claims.auth_time !== undefined ? { authTime: claims.auth_time * 1000 } : {}),
   issuedAt: claims.iat * 1000,
+  ...(claims.principal_type === 'user' && claims.client_id !== undefined
+    ? { clientId: claims.client_id }
+    : {}),
 });

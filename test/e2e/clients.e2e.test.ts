@@ -1,6 +1,8 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../shared/audit/record.js';
+import { signAccessToken } from '../../shared/auth/token-service.js';
+import { activeUserAccess } from '../../shared/auth/user-tokens.js';
 import { reloadConfig } from '../../shared/config.js';
 import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
@@ -16,6 +18,7 @@ import {
   storedAuditText,
   useService,
 } from '../support/service.js';
+import { registerApplication } from '../support/sign-in-flow.js';
 
 /** POST/GET /clients, GET /clients/name, rotateSecret and DELETE /clients/{id}. */
 const service = useService();
@@ -433,6 +436,44 @@ describe('DELETE /clients/{id}', () => {
         expectStatus(response, 401, 'Unauthorized', 'The principal of this token is no longer active');
       }
       expect((await names(org.token)).body.map((entry) => entry.name)).toEqual(['admin']);
+    } finally {
+      vi.useRealTimers();
+      if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
+      else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
+      reloadConfig();
+    }
+  });
+
+  it("refuses (401) a person's token issued through an application deleted since, as introspection does", async () => {
+    const previous = process.env.IDP_PRINCIPAL_CACHE_SECONDS;
+    process.env.IDP_PRINCIPAL_CACHE_SECONDS = '1';
+    reloadConfig();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const userId = await service.createUser();
+      const application = await registerApplication(service, {
+        flowType: 'authorization_code',
+        redirectUris: ['https://app.example.org/callback'],
+      });
+      expect(application.status).toBe(201);
+      const access = await activeUserAccess(service.organizationId, userId);
+      if (!access) throw new Error('The person cannot be issued a token');
+      const { accessToken } = await signAccessToken(access.subject, 'openid profile', Date.now(), {
+        clientId: application.body.id,
+        lifetimeSeconds: 900,
+        authTime: Date.now(),
+      });
+      const mine = () => service.call<ApiError>('GET', '/idp/me/ui-permissions', { token: accessToken });
+      // Positive control: the person's token acts until the application goes.
+      expect((await mine()).status).toBe(200);
+      expect((await remove(service.admin.token, application.body.id)).status).toBe(204);
+      vi.advanceTimersByTime(1000);
+      expectStatus(
+        await mine(),
+        401,
+        'Unauthorized',
+        'The principal of this token, or the application it was issued to, is no longer active',
+      );
     } finally {
       vi.useRealTimers();
       if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;

@@ -7,7 +7,8 @@ import { unauthorized } from '../errors.js';
 
 /**
  * Tokens outlive what they describe: a user deactivated or a client deleted after the token was
- * issued is refused, and so is a person's token issued before their password was reset or changed
+ * issued is refused, and so is a person's token issued through an application deleted since (as at
+ * UserInfo and introspection: standing-person.ts) or before their password was reset or changed
  * (a reset ends every earlier sign-in, as at UserInfo and introspection: a thief's token too). Each
  * instance remembers a principal's standing for a short while, so the check costs one read per
  * principal and instance per interval; the interval (default 30 s) bounds how long a deactivated
@@ -24,17 +25,29 @@ const standings = new ExpiringCache<string, Standing>();
 const standingOf = async (principal: Principal): Promise<Standing> => {
   if (principal.type === 'client')
     return { active: (await liveClientOrganization(principal.id)) === principal.organizationId };
-  const user = await getUserStanding(principal.organizationId, principal.id);
-  return { active: user?.status === 'ACTIVE', credentialsChangedAt: user?.credentialsChangedAt };
+  const { clientId } = principal;
+  const [user, applicationOrganization] = await Promise.all([
+    getUserStanding(principal.organizationId, principal.id),
+    clientId === undefined ? principal.organizationId : liveClientOrganization(clientId),
+  ]);
+  return {
+    active: user?.status === 'ACTIVE' && applicationOrganization === principal.organizationId,
+    credentialsChangedAt: user?.credentialsChangedAt,
+  };
 };
 
 export const refuseInactivePrincipal = async (principal: Principal): Promise<void> => {
   const standing = await standings.get(
-    `${principal.type}#${principal.organizationId}#${principal.id}`,
+    `${principal.type}#${principal.organizationId}#${principal.id}#${principal.clientId ?? ''}`,
     config().principalCacheSeconds * 1000,
     () => standingOf(principal),
   );
-  if (!standing.active) throw unauthorized('The principal of this token is no longer active');
+  if (!standing.active)
+    throw unauthorized(
+      principal.clientId === undefined
+        ? 'The principal of this token is no longer active'
+        : 'The principal of this token, or the application it was issued to, is no longer active',
+    );
   // `iat` is whole seconds: a token of the very second of a new password stands (standing-person.ts).
   if (principal.issuedAt !== undefined && principal.issuedAt + 999 < (standing.credentialsChangedAt ?? 0))
     throw unauthorized(
