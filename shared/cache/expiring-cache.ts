@@ -25,6 +25,12 @@ export class ExpiringCache<K, V> {
     return value;
   }
 
+  /** Whether `get` would answer from what it remembers, without loading. */
+  holds(key: K, maxAgeMillis: number, now = Date.now()): boolean {
+    const known = this.#entries.get(key);
+    return known !== undefined && maxAgeMillis > 0 && now - known.loadedAt < maxAgeMillis;
+  }
+
   /**
    * Like `get`, but an expired value that loaded is still answered while a fresh one loads in the
    * background: only the first call for a key waits for a load.

@@ -4,18 +4,26 @@ import type { Principal } from '../../auth/principal.js';
 import { unauthorized } from '../errors.js';
 import { requestState } from '../request-state.js';
 import { recordRefusal } from './audit-refusals.js';
-import { refuseInactivePrincipal } from './principal-status.js';
+import { refuseInactivePrincipal, standingRemembered } from './principal-status.js';
 import { refuseKnownOverLimit, refuseOverLimit } from './rate-limit.js';
 
 /**
- * Both checks side by side; a refused principal answers 401 before a full second answers 429. A
- * principal whose credential was just read from the table (a SCIM secret) has no status to check.
+ * The principal's standing, then the organization's limit: a refused principal answers 401 before
+ * a full second answers 429, and a principal this instance knows to be refused (deleted,
+ * deactivated, its token voided) uses none of its organization's allowance, so a leaked token
+ * cannot exhaust it. Unknown, the standing is read beside the count: one round trip. A principal
+ * whose credential was just read from the table (a SCIM secret) has no status to check.
  */
 export const admit = async (
   principal: Principal,
   receivedAt: number,
   options: { statusKnown?: boolean } = {},
 ): Promise<void> => {
+  if (options.statusKnown || standingRemembered(principal)) {
+    if (!options.statusKnown) await refuseInactivePrincipal(principal);
+    await refuseOverLimit(principal, receivedAt);
+    return;
+  }
   const [status, limit] = await Promise.allSettled([
     options.statusKnown ? Promise.resolve() : refuseInactivePrincipal(principal),
     refuseOverLimit(principal, receivedAt),

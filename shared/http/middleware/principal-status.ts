@@ -36,11 +36,16 @@ const standingOf = async (principal: Principal): Promise<Standing> => {
   };
 };
 
+const keyOf = (principal: Principal) =>
+  `${principal.type}#${principal.organizationId}#${principal.id}#${principal.clientId ?? ''}`;
+
+/** Whether this instance remembers the principal's standing: checking it then costs no read. */
+export const standingRemembered = (principal: Principal): boolean =>
+  standings.holds(keyOf(principal), config().principalCacheSeconds * 1000);
+
 export const refuseInactivePrincipal = async (principal: Principal): Promise<void> => {
-  const standing = await standings.get(
-    `${principal.type}#${principal.organizationId}#${principal.id}#${principal.clientId ?? ''}`,
-    config().principalCacheSeconds * 1000,
-    () => standingOf(principal),
+  const standing = await standings.get(keyOf(principal), config().principalCacheSeconds * 1000, () =>
+    standingOf(principal),
   );
   if (!standing.active)
     throw unauthorized(
