@@ -17,7 +17,7 @@ import {
   type UserSearchCriterion,
 } from '../shared/domain/user-search.js';
 import { noticeRecipient, sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
-import { badRequest } from '../shared/http/errors.js';
+import { badRequest, forbidden } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { idempotency } from '../shared/http/middleware/idempotency.js';
@@ -28,6 +28,7 @@ import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { grantTarget } from '../shared/store/grant-targets.js';
 import type { PasskeyRecord } from '../shared/store/passkey-entities.js';
 import { listPasskeys, removePasskey } from '../shared/store/passkeys.js';
+import { providerLosing, signInOptions } from '../shared/store/sign-in-providers.js';
 import { listSsoLinks, removeSsoLink } from '../shared/store/sso-links.js';
 import {
   addUserToGroup,
@@ -201,7 +202,18 @@ export const handler = groupHandler(
       const emailChanges =
         current !== undefined && current.email.toLowerCase() !== body.email?.trim().toLowerCase();
       if (current && emailChanges) {
-        if (principal.id === current.id) requireRecentSignIn(principal, 'Changing your own email');
+        if (principal.id === current.id) {
+          requireRecentSignIn(principal, 'Changing your own email');
+          const losing = providerLosing(
+            await signInOptions(principal.organizationId),
+            current.email,
+            body.email ?? current.email,
+          );
+          if (losing)
+            throw forbidden(
+              `Your email is managed by ${losing.displayName}, your organization's single sign-on: ask your administrator to change it`,
+            );
+        }
         await requireUserWithinCaller(principal, current, "Changing this user's email");
       }
       const [user, archived] = await Promise.all([

@@ -39,7 +39,7 @@ export const OPERATIONS = {
   createUser: { method: 'POST', path: '/idp/users' },
   /** One user. Reads one user of the caller's organization; a user of another organization is 404, like an unknown id. The caller needs `USER.DETAILS`. */
   getUser: { method: 'GET', path: '/idp/users/{id}', repeatable: true },
-  /** Rename a user or change the email; the user itself, or USER.UPDATE. Changes the name or the email (unique in the organization, compared case-insensitively: 409) and answers the updated user. The user named by `id` may call it; anyone else needs `USER.UPDATE`. */
+  /** Rename a user or change the email; the user itself, or USER.UPDATE. Changes the name or the email (unique in the organization, compared case-insensitively: 409) and answers the updated user. A person changing their own email needs a sign-in of the last 5 minutes (401 with `max_age`), and cannot move it out of the domains of the SSO provider that serves it (403: the provider's offboarding must hold); an administrator can. The user named by `id` may call it; anyone else needs `USER.UPDATE`. */
   updateUser: { method: 'PUT', path: '/idp/users/{id}' },
   /** Send the join email again. Sends the join email with a new invitation link, which voids the earlier one; also for INACTIVE users, whose link works once they are ACTIVE again. The caller needs `USER.ADD`. */
   resendJoinEmail: { method: 'PUT', path: '/idp/users/{id}/resendJoinEmail' },

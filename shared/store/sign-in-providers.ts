@@ -45,3 +45,17 @@ export const routedAround = (
   const routedTo = providerForEmail(options, email);
   return routedTo && routedTo.clientId !== provider ? routedTo : undefined;
 };
+
+/**
+ * The provider a person's own email change would take their account away from: the one serving
+ * their address now, when it does not serve the new one. They could then set a password at the
+ * new address and sign in without it, past the provider's offboarding.
+ */
+export const providerLosing = (
+  options: readonly SignInOption[],
+  from: string,
+  to: string,
+): SignInOption | undefined => {
+  const serving = providerForEmail(options, from);
+  return serving && providerForEmail(options, to)?.clientId !== serving.clientId ? serving : undefined;
+};

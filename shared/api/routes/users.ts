@@ -109,7 +109,7 @@ export const usersRoutes = routeGroup('users')({
     audit: ['user.updated'],
     summary: 'Rename a user or change the email; the user itself, or USER.UPDATE',
     description:
-      'Changes the name or the email (unique in the organization, compared case-insensitively: 409) and answers the updated user.',
+      "Changes the name or the email (unique in the organization, compared case-insensitively: 409) and answers the updated user. A person changing their own email needs a sign-in of the last 5 minutes (401 with `max_age`), and cannot move it out of the domains of the SSO provider that serves it (403: the provider's offboarding must hold); an administrator can.",
     permissions: ['USER.UPDATE'],
     subject: 'self-or-permissions',
     request: { body: updateUserRequest },

@@ -5,6 +5,7 @@ import { issueResetLink, livePasswordLink } from '../../../shared/store/credenti
 import { keys } from '../../../shared/store/keys.js';
 import { getUser, type UserRecord, updateUserAttributes } from '../../../shared/store/user-repository.js';
 import { auditRecordsOf, storedAuditText } from '../../support/audit-items.js';
+import { providerServing, uniqueDomain } from '../../support/hosted-pages.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {
   errorFields,
@@ -105,6 +106,24 @@ describe('PUT /users/{id}', () => {
     const recent = await service.userToken(id, undefined, Date.now() - 60_000);
     const moved = uniqueEmail('self-moved');
     expect((await update(id, { name: 'Still Self', email: moved }, recent)).status).toBe(200);
+    expect((await getUser(service.organizationId, id, true))?.email).toBe(moved);
+  });
+
+  it("refuses a person's own move of their email away from the SSO provider that serves it (403)", async () => {
+    const domain = uniqueDomain();
+    await providerServing(service.organizationId, domain);
+    const id = await service.createUser({ email: `self@${domain}`, name: 'Federated' });
+    const own = await service.userToken(id, undefined, Date.now() - 60_000);
+    // Positive controls: within the provider's domain, and by an administrator, the email changes.
+    expect((await update(id, { name: 'Federated', email: `renamed@${domain}` }, own)).status).toBe(200);
+    const refused = await update(id, { name: 'Federated', email: uniqueEmail('private') }, own);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(
+      "Your email is managed by Workforce, your organization's single sign-on: ask your administrator to change it",
+    );
+    expect((await getUser(service.organizationId, id, true))?.email).toBe(`renamed@${domain}`);
+    const moved = uniqueEmail('moved-by-admin');
+    expect((await update(id, { name: 'Federated', email: moved })).status).toBe(200);
     expect((await getUser(service.organizationId, id, true))?.email).toBe(moved);
   });
 
