@@ -1,6 +1,7 @@
 import type { Request } from '@middy/core';
 import type { RouteDefinition } from '../../api/route-definition.js';
 import type { AuditTarget } from '../../audit/record.js';
+import { isScimTokenValue } from '../../domain/scim-token-value.js';
 import { asOneLine } from '../../schemas/text.js';
 import { writeAuditRecord } from '../../store/audit-records.js';
 import { toApiError } from '../error-mapping.js';
@@ -29,16 +30,18 @@ const TARGET_TYPES: Record<string, string> = {
 
 const targetsOf = (route: RouteDefinition, path: Record<string, string | undefined>): AuditTarget[] => {
   const action = route.audit?.[0] ?? '';
-  // A path its route would refuse names nothing, and may hold what must be kept nowhere (a SCIM
-  // token's value pasted as its id: shared/schemas/scim-tokens.ts).
-  if (route.request.path && !route.request.path.safeParse(path).success) return [];
-  return Object.entries(path)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'type')
-    .map(([name, id]) => ({
-      type: TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.')),
-      // Unvalidated when permissions refused first: one line, bounded, never trusted further.
-      id: asOneLine(id).slice(0, 128),
-    }));
+  return (
+    Object.entries(path)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'type')
+      // A 403 comes before validation: a SCIM token's value pasted as an id is kept nowhere, not
+      // even here (shared/schemas/scim-tokens.ts).
+      .filter(([, id]) => !isScimTokenValue(id))
+      .map(([name, id]) => ({
+        type: TARGET_TYPES[name] ?? action.slice(0, action.indexOf('.')),
+        // Unvalidated when permissions refused first: one line, bounded, never trusted further.
+        id: asOneLine(id).slice(0, 128),
+      }))
+  );
 };
 
 /**
