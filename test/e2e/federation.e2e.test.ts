@@ -269,8 +269,9 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
       const scripted = await startScriptedUpstream('mfa-upstream');
       try {
         scripted.script((claims, sign) => sign({ ...claims, amr: ['pwd', 'otp', 'mfa'] }));
-        // Of a domain no provider of the organization serves (acme.test is Acme Login's).
-        const elsewhere = uniqueEmail('mfa');
+        // Of a domain it serves, which no other provider of the organization does (acme.test is
+        // Acme Login's).
+        const elsewhere = uniqueEmail('mfa').replace('@example.com', '@mfa-upstream.test');
         await personInIdp(elsewhere, mfaAdmin);
         scripted.signInAs(elsewhere);
         await configureSsoProvider(
@@ -280,6 +281,7 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
             clientSecret: 's',
             issuer: scripted.issuer,
             trustedForMfa: true,
+            emailDomains: ['mfa-upstream.test'],
           },
           'test',
         );
@@ -384,7 +386,9 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
 describe('ID tokens IDP refuses (a scripted upstream)', () => {
   const SCRIPTED = 'scripted-upstream';
   let scripted: Awaited<ReturnType<typeof startScriptedUpstream>>;
-  const scriptedEmail = uniqueEmail('scripted');
+  /** The scripted upstream speaks for scripted.test: only a provider's own domains are vouched for. */
+  const scriptedAddress = (label: string) => uniqueEmail(label).replace('@example.com', '@scripted.test');
+  const scriptedEmail = scriptedAddress('scripted');
 
   beforeAll(async () => {
     scripted = await startScriptedUpstream(SCRIPTED);
@@ -395,6 +399,7 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
         clientSecret: 'scripted-secret',
         issuer: scripted.issuer,
         displayName: 'Scripted',
+        emailDomains: ['scripted.test'],
       },
       'test',
     );
@@ -525,7 +530,13 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
   it('refuses just-in-time creation for a provider that names no email domains', async () => {
     await expect(
       configureSsoProvider(
-        { clientId: SCRIPTED, organizationIds: [admin.orgId], jitProvisioning: true },
+        {
+          clientId: 'domainless-upstream',
+          organizationIds: [admin.orgId],
+          clientSecret: 's',
+          issuer: scripted.issuer,
+          jitProvisioning: true,
+        },
         'test',
       ),
     ).rejects.toThrow('Just-in-time creation needs the email domains');
@@ -561,9 +572,44 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     const signedInAs = async (flow: Awaited<ReturnType<typeof signInThroughScripted>>) =>
       decodeJwt((await exchange(rp, flow)).id_token ?? '').sub;
 
+    it('matches no account by email for a provider that names no email domains (it would vouch for anyone, an administrator too)', async () => {
+      scripted.script((claims, sign) => sign(claims));
+      const signedInWith = async (email: string) => {
+        scripted.signInAs(email);
+        const flow = await signInThroughScripted();
+        return flow.response.status === 200 || flow.response.status === 303
+          ? decodeJwt((await exchange(rp, flow)).id_token ?? '').sub
+          : { status: flow.response.status, page: await flow.response.text() };
+      };
+      const [control, target] = [scriptedAddress('control'), scriptedAddress('target')];
+      const [controlId, targetId] = [await personInIdp(control), await personInIdp(target)];
+      try {
+        // Positive control: with its domain, the provider vouches for a person of it.
+        expect(await signedInWith(control)).toBe(controlId);
+        await configureSsoProvider(
+          { clientId: SCRIPTED, organizationIds: [admin.orgId], emailDomains: [] },
+          'test',
+        );
+        // Without: the same kind of answer matches nobody, and links nobody.
+        expect(await signedInWith(target)).toEqual({
+          status: 403,
+          page: expect.stringContaining('Scripted names no email domains it signs in here'),
+        });
+        expect((await links(targetId)).body).toEqual([]);
+        // Someone it linked before still signs in through it.
+        expect(await signedInWith(control)).toBe(controlId);
+      } finally {
+        await configureSsoProvider(
+          { clientId: SCRIPTED, organizationIds: [admin.orgId], emailDomains: ['scripted.test'] },
+          'test',
+        );
+        scripted.signInAs(scriptedEmail);
+      }
+    });
+
     it('links the first subject; the same email with another subject is refused until an administrator unlinks it', async () => {
       scripted.script((claims, sign) => sign(claims));
-      const email = uniqueEmail('linked');
+      const email = scriptedAddress('linked');
       const userId = await personInIdp(email);
       try {
         scripted.signInAs(email, `first-${userId}`);
@@ -615,9 +661,9 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
 
     it('signs the linked subject in to its own account, whatever email the upstream says now', async () => {
       scripted.script((claims, sign) => sign(claims));
-      const email = uniqueEmail('moved');
+      const email = scriptedAddress('moved');
       const userId = await personInIdp(email);
-      const holderOfNewAddress = uniqueEmail('holder');
+      const holderOfNewAddress = scriptedAddress('holder');
       const holderId = await personInIdp(holderOfNewAddress);
       try {
         scripted.signInAs(email, `moved-${userId}`);
@@ -635,7 +681,7 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
 
     it("shows and removes links only of the caller's organization", async () => {
       scripted.script((claims, sign) => sign(claims));
-      const email = uniqueEmail('isolated');
+      const email = scriptedAddress('isolated');
       const userId = await personInIdp(email);
       const other = await service.freshOrganization({ name: 'Elsewhere' });
       try {

@@ -27,9 +27,11 @@ import {
   locationOf,
   PagesBrowser,
   pendingTotpSecret,
+  personWithPassword,
   REDIRECT,
   requestIdOf,
   signInSetup,
+  uniqueDomain,
 } from '../support/hosted-pages.js';
 import { getItem } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
@@ -98,6 +100,18 @@ const newProvider = async (settings: Partial<Parameters<typeof configureSsoProvi
     'test',
   );
   return clientId;
+};
+
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
+
+/**
+ * A provider of the shared organization serving a domain of its own (a provider vouches only for
+ * addresses of its domains), and a person of that domain.
+ */
+const vouchingProvider = async (settings: Partial<Parameters<typeof configureSsoProvider>[0]> = {}) => {
+  const domain = uniqueDomain();
+  const user = await personWithPassword(shared.organization.id, undefined, `person@${domain}`);
+  return { provider: await newProvider({ emailDomains: [domain], ...settings }), user };
 };
 
 /** The identity of the shared person as the upstream vouches for it. */
@@ -212,9 +226,9 @@ describe('starting a federated sign-in', () => {
 
 describe("the upstream's answer", () => {
   it('signs in the person the upstream vouches for, with what this sign-in holds', async () => {
-    const provider = await newProvider();
+    const { provider, user } = await vouchingProvider();
     const { browser, sent, state } = await started(provider, { max_age: '300' });
-    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person());
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ email: user.email }));
     const page = await callback(browser, provider, { code: 'upstream-code', state });
     expect(page.statusCode).toBe(303);
     expect(page.cookies).toEqual([expect.stringMatching(/^idp-session=/)]);
@@ -246,14 +260,14 @@ describe("the upstream's answer", () => {
     expect(redemption).toMatchObject({
       outcome: 'redeemed',
       // The provider travels with the code, for the routing its tokens are held to (routed-refresh.int).
-      grant: { userId: shared.user.id, amr: ['fed'], provider },
+      grant: { userId: user.id, amr: ['fed'], provider },
     });
     expect(await federatedRecords(provider)).toEqual([
       expect.objectContaining({
         action: 'signin.federated',
         outcome: 'success',
-        actor: expect.objectContaining({ type: 'user', id: shared.user.id, name: shared.user.email }),
-        targets: [{ type: 'user', id: shared.user.id, name: shared.user.email }],
+        actor: expect.objectContaining({ type: 'user', id: user.id, name: user.email }),
+        targets: [{ type: 'user', id: user.id, name: user.email }],
         signIn: { application: shared.application.id, amr: ['fed'], provider },
       }),
     ]);
@@ -262,9 +276,9 @@ describe("the upstream's answer", () => {
   });
 
   it('passes no max_age without one, and takes the upstream MFA of a provider trusted for it', async () => {
-    const provider = await newProvider({ trustedForMfa: true });
+    const { provider, user } = await vouchingProvider({ trustedForMfa: true });
     const { browser, state } = await started(provider);
-    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ amr: ['pwd', 'mfa'] }));
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ email: user.email, amr: ['pwd', 'mfa'] }));
     const page = await callback(browser, provider, { code: 'c', state });
     expect(vi.mocked(upstreamIdentity).mock.calls[0]?.[2].maxAge).toBeUndefined();
     const redemption = await redeemAuthorizationCode(
@@ -282,7 +296,13 @@ describe("the upstream's answer", () => {
     const mfa = await signInSetup({ mfaEnabled: true });
     const provider = `sso-${randomUUID().slice(0, 8)}`;
     await configureSsoProvider(
-      { clientId: provider, organizationIds: [mfa.organization.id], clientSecret: 's', issuer: ISSUER },
+      {
+        clientId: provider,
+        organizationIds: [mfa.organization.id],
+        clientSecret: 's',
+        issuer: ISSUER,
+        emailDomains: [domainOf(mfa.user.email)],
+      },
       'test',
     );
     const browser = new PagesBrowser();

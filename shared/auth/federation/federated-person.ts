@@ -97,7 +97,7 @@ const accountOf = (
   provider: SsoProvider,
   identity: UpstreamIdentity,
   email: string,
-): Promise<{ user?: UserRecord | undefined; taken?: true }> =>
+): Promise<{ user?: UserRecord | undefined; taken?: true; unvouched?: true }> =>
   retryOnConcurrentChange(async () => {
     const upstream = { clientId: provider.clientId, issuer: identity.issuer, subject: identity.subject };
     const [linkedId, byEmail] = await Promise.all([
@@ -105,6 +105,9 @@ const accountOf = (
       findUserByEmail(organizationId, email),
     ]);
     if (linkedId !== undefined) return linkedAccount(linkedId, byEmail, organizationId, email);
+    // Only a provider that names the domains it speaks for vouches for an address: otherwise its
+    // upstream could name anyone's (an administrator's) and take that account.
+    if (!provider.emailDomains?.length) return byEmail ? { unvouched: true } : {};
     const user = await findOrCreate(organizationId, provider, identity, email, byEmail);
     if (user?.status !== 'ACTIVE') return { user };
     // The provider vouched for the email it was matched by: verified from now on, as written here.
@@ -160,7 +163,13 @@ export const federatedPerson = async (
       message: 'Your account was being changed while you signed in. Try again.',
     };
   }
-  const { user, taken } = account;
+  const { user, taken, unvouched } = account;
+  if (unvouched) {
+    return {
+      refusal: 'email-domain-not-served',
+      message: `${name} names no email domains it signs in here, so it cannot be matched to your account. Contact your administrator.`,
+    };
+  }
   if (user && taken) {
     return {
       refusal: 'linked-to-another-identity',
