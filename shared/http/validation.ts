@@ -23,22 +23,28 @@ const fieldName = (location: Location, path: readonly PropertyKey[]): string =>
 /**
  * Never echo what may be a secret back to the caller: a value under a name like a password, a
  * secret or a token (also a misspelt, unknown key such as `client_secret`; the audit log's rule,
- * `isSecretField`), nor a whole body.
+ * `isSecretField`), an object or a list (one may hold a secret deeper down: a body wrapped once
+ * too often), nor a whole body.
  */
-const echoable = (path: readonly PropertyKey[]): boolean =>
-  path.length > 0 && !path.some((segment) => isSecretField(String(segment)));
+const echoable = (path: readonly PropertyKey[], value: unknown): boolean =>
+  path.length > 0 &&
+  !path.some((segment) => isSecretField(String(segment))) &&
+  (value === null || typeof value !== 'object');
 
 /** One error detail per offending field (its first issue), named `body.foo`, `query.pageSize`, `path.id`. */
 export const zodIssuesToDetails = (
   error: z.core.$ZodError,
   location: Location,
   input?: unknown,
+  /** The input is secrets (`bodyIsSecret`): a refused value under any name, a typo's too, is not repeated. */
+  secret = false,
 ): ErrorDetail[] => {
   const details = error.issues.flatMap((issue): ErrorDetail[] => {
     const paths =
       issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
     return paths.map((path) => {
-      const rejectedValue = echoable(path) ? valueAt(input, path) : undefined;
+      const value = secret ? undefined : valueAt(input, path);
+      const rejectedValue = echoable(path, value) ? value : undefined;
       return {
         message: issue.code === 'unrecognized_keys' ? 'Unrecognized key' : issue.message,
         field: fieldName(location, path),
@@ -58,11 +64,11 @@ const EMPTY = z.strictObject({});
  */
 const SCIM_IGNORED_QUERY = z.looseObject({});
 
-const parse = (schema: z.ZodMiniType, input: unknown, location: Location): unknown => {
+const parse = (schema: z.ZodMiniType, input: unknown, location: Location, secret = false): unknown => {
   const result = schema.safeParse(input);
   if (!result.success) {
     throw badRequest(`Invalid ${location === 'path' ? 'path parameter' : location}`, [
-      ...zodIssuesToDetails(result.error, location, input),
+      ...zodIssuesToDetails(result.error, location, input, secret),
     ]);
   }
   return result.data;
@@ -112,7 +118,9 @@ export const validateRequest = (
         event.queryStringParameters ?? {},
         'query',
       ),
-      body: route.request.body ? parse(route.request.body, event.body, 'body') : undefined,
+      body: route.request.body
+        ? parse(route.request.body, event.body, 'body', route.bodyIsSecret === true)
+        : undefined,
     };
   },
 });

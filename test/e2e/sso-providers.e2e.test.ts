@@ -182,6 +182,17 @@ describe('POST /sso-providers/{clientId}', () => {
     const misspelt = await update('own-idp', { clientSecret: 'fine', client_secret: 'misspelt-secret' });
     expect([misspelt.status, errorFields(misspelt)]).toEqual([400, ['body.client_secret']]);
     expect(JSON.stringify(misspelt.body)).not.toContain('misspelt-secret');
+    // The body is a secret: nothing refused in it is repeated, under a name no rule knows (a typo)
+    // or one level too deep.
+    for (const [body, field] of [
+      [{ clientSecret: 'fine', clientSecrt: 'typo-secret' }, 'body.clientSecrt'],
+      [{ provider: { clientSecret: 'wrapped-secret' } }, 'body.provider'],
+    ] as const) {
+      const refused = await update('own-idp', body);
+      expect(refused.status).toBe(400);
+      expect(errorFields(refused)).toContain(field);
+      expect(JSON.stringify(refused.body)).not.toMatch(/typo-secret|wrapped-secret/);
+    }
     expect(await inUse('own-idp')).toBe('own-secret');
   });
 

@@ -20,4 +20,25 @@ describe('validation messages', () => {
       { message: 'Unrecognized key', field: 'body.extra', rejectedValue: 1 },
     ]);
   });
+
+  it('repeat no object or list (a secret may be inside), and nothing of a body that is secrets', () => {
+    const body = {
+      email: 'a@example.com',
+      name: 'A',
+      userType: 'STANDARD',
+      extra: 1,
+      wrapped: { clientSecret: 'inside' },
+    };
+    const result = usersRoutes.createUser.request.body.safeParse(body);
+    if (result.success) throw new Error('the body was accepted');
+    // Positive control: the unknown key's number is repeated; the object beside it is not.
+    expect(zodIssuesToDetails(result.error, 'body', body)).toEqual([
+      { message: 'Unrecognized key', field: 'body.extra', rejectedValue: 1 },
+      { message: 'Unrecognized key', field: 'body.wrapped' },
+    ]);
+    expect(zodIssuesToDetails(result.error, 'body', body, true)).toEqual([
+      { message: 'Unrecognized key', field: 'body.extra' },
+      { message: 'Unrecognized key', field: 'body.wrapped' },
+    ]);
+  });
 });

@@ -28,5 +28,6 @@ export const ssoRoutes = routeGroup('sso')({
     audit: ['sso.provider.secret.updated'],
     // Setting the same secret twice is harmless, and an idempotency record would keep a hash of it.
     idempotentByNature: true,
+    bodyIsSecret: true,
   },
 });
