@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
+import { ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -6,6 +7,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AUDIT_PREFIX } from '../shared/store/keys.js';
+import { ALARM_PERIOD, alarmOnAny } from './alarms.js';
 import { IdpFunction } from './idp-function.js';
 
 export const EVENT_BUS_NAME = 'idp-events';
@@ -61,6 +63,30 @@ export class AuditStream extends Construct {
         ],
       }),
     );
+    // A failed batch is no Lambda error (reportBatchItemFailures): what shows a loss is a record in
+    // the dead letters, and a stream the forwarder falls behind on.
+    alarmOnAny(
+      this,
+      'DeadLettersAlarm',
+      this.deadLetters.metricApproximateNumberOfMessagesVisible({
+        period: ALARM_PERIOD,
+        statistic: 'Maximum',
+      }),
+      'Audit records did not reach the idp-events bus after every retry: they are in the dead-letter queue',
+    );
+    new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'IteratorAge',
+      dimensionsMap: { FunctionName: this.forwarder.lambda.functionName },
+      period: ALARM_PERIOD,
+      statistic: 'Maximum',
+    }).createAlarm(this, 'IteratorAgeAlarm', {
+      alarmDescription: 'The audit forwarder is more than 10 minutes behind the table stream',
+      threshold: 600_000,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     new CfnOutput(this, 'EventBusArn', {
       value: this.bus.eventBusArn,
       description: 'Audit records arrive here: source "idp", detail-type the action, detail the record',

@@ -1,4 +1,5 @@
-import type { AuditRecord } from './record.js';
+import { AUDIT_PREFIX } from '../store/keys.js';
+import { type AuditRecord, storedRecord } from './record.js';
 
 /** The `source` of every event the service puts on its bus. */
 export const EVENT_SOURCE = 'idp';
@@ -17,16 +18,22 @@ export interface StreamedItem {
   image: Readonly<Record<string, { S?: string }>> | undefined;
 }
 
-/** A record's stored text as the record, or undefined for text the service did not write. */
-const parsedRecord = (text: string): AuditRecord | undefined => {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as AuditRecord)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The record a record item holds, or undefined for one the service did not write: text that is
+ * not the record its key names (the listing's rule, `storedRecord`: another id, or another
+ * organization's record under this one's key), or without the action and time an event needs.
+ */
+const recordOf = (pk: string, text: string): AuditRecord | undefined => {
+  const owned = pk.slice(AUDIT_PREFIX.length);
+  const cut = owned.lastIndexOf('#');
+  if (cut <= 0) return undefined;
+  const record = storedRecord({ id: owned.slice(cut + 1), text }, owned.slice(0, cut));
+  return record &&
+    typeof record.action === 'string' &&
+    (record.action as string) !== '' &&
+    Number.isFinite(record.time)
+    ? record
+    : undefined;
 };
 
 /**
@@ -43,8 +50,9 @@ export const auditRecordsIn = (
   const unreadable: string[] = [];
   for (const { sequenceNumber, eventName, image } of items) {
     const text = image?.record?.S;
-    if (eventName !== 'INSERT' || !image?.pk?.S?.startsWith('AUDIT#') || image.sk?.S !== 'RECORD') continue;
-    const record = text === undefined ? undefined : parsedRecord(text);
+    const pk = image?.pk?.S;
+    if (eventName !== 'INSERT' || !pk?.startsWith(AUDIT_PREFIX) || image?.sk?.S !== 'RECORD') continue;
+    const record = text === undefined ? undefined : recordOf(pk, text);
     if (record) records.push({ sequenceNumber, record });
     else unreadable.push(sequenceNumber);
   }

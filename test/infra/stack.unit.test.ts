@@ -963,6 +963,32 @@ describe('alarms and outputs', () => {
     for (const alarm of throttling) expect(alarm).toMatchObject({ Threshold: 1, Statistic: 'Sum' });
   });
 
+  it('alarms when audit records reach the dead letters or the forwarder falls behind the stream', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          {
+            Name: 'QueueName',
+            Value: { 'Fn::GetAtt': [logicalIdOf(stack.auditStream.deadLetters), 'QueueName'] },
+          },
+        ],
+        Threshold: 1,
+      }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        MetricName: 'IteratorAge',
+        Dimensions: [
+          { Name: 'FunctionName', Value: { Ref: logicalIdOf(stack.auditStream.forwarder.lambda) } },
+        ],
+        Threshold: 600_000,
+        Statistic: 'Maximum',
+      }),
+    );
+  });
+
   it('leaves Powertools metrics on (embedded metric format) and its dev mode off in every endpoint function', () => {
     const resources = template.toJSON().Resources as Record<
       string,

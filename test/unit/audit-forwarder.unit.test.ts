@@ -101,6 +101,13 @@ describe('the audit forwarder', () => {
       streamed({ ...auditItem(3), record: 'not json {' }, 3),
       streamed({ ...auditItem(4), record: '"a string"' }, 4),
       streamed({ ...auditItem(5), record: undefined }, 5),
+      // JSON objects, but not the record the key names: empty (no action, no time: an entry
+      // EventBridge refuses, which would hold up the batch), another record's id, and another
+      // organization's record under this one's key.
+      streamed({ ...auditItem(7), record: '{}' }, 7),
+      streamed({ ...auditItem(8), record: JSON.stringify(record(9)) }, 8),
+      streamed({ ...auditItem(10), record: JSON.stringify({ ...record(10), organizationId: 'org-2' }) }, 10),
+      streamed({ ...auditItem(11), record: JSON.stringify({ ...record(11), action: '' }) }, 11),
     ];
     const answer = await handler(event([...handWritten, streamed(auditItem(6), 6)]));
     expect(answer).toEqual({ batchItemFailures: [] });
