@@ -28,6 +28,8 @@ const provider = (organizationId: string, settings: Partial<SsoProvider> = {}): 
   clientSecretExpirationDate: 0,
   organizationIds: [organizationId],
   issuer: ISSUER,
+  // The domain of the people below (uniqueEmail): a provider vouches only for its own domains.
+  emailDomains: ['example.com'],
   createdAt: 0,
   createdBy: 'test',
   updatedAt: 0,
