@@ -486,6 +486,36 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     }
   });
 
+  it('refuses an error answer naming another issuer (RFC 9207 2.4), as it refuses a success', async () => {
+    /** A sign-in sent to the scripted upstream, brought back to the callback with `answer`. */
+    const errorBack = async (answer: Record<string, string>) => {
+      const flow = await startSignIn(rp);
+      const request = hiddenField(await flow.response.text(), 'request') ?? '';
+      const start = await flow.browser.fetch(
+        `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider: SCRIPTED })}`,
+      );
+      const state = new URL(start.headers.get('location') ?? '').searchParams.get('state') ?? '';
+      const callback = await flow.browser.fetch(
+        `${service.baseUrl}/signin/sso/callback/${SCRIPTED}?${new URLSearchParams({ ...answer, state })}`,
+      );
+      const location = callback.headers.get('location') ?? '';
+      return {
+        status: callback.status,
+        toApplication: location.startsWith(REDIRECT) ? new URL(location).searchParams.get('error') : null,
+      };
+    };
+    // Positive control: the upstream's own error answer (its iss) reaches the application.
+    expect(await errorBack({ error: 'access_denied', iss: scripted.issuer })).toEqual({
+      status: 303,
+      toApplication: 'access_denied',
+    });
+    // Only the issuer it names differs.
+    expect(await errorBack({ error: 'access_denied', iss: 'https://evil.example' })).toEqual({
+      status: 502,
+      toApplication: null,
+    });
+  });
+
   it("refuses an answer delivered to another provider's redirect URI (mix-up)", async () => {
     const flow = await startSignIn(rp);
     const request = hiddenField(await flow.response.text(), 'request') ?? '';

@@ -31,6 +31,7 @@ import {
   FederationError,
   type FederationFailure,
   type UpstreamIdentity,
+  upstreamErrorOf,
   upstreamIdentity,
 } from './upstream.js';
 import { newDeadline } from './upstream-http.js';
@@ -214,8 +215,18 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
   ) {
     return errorPage(403, NOT_OFFERED);
   }
-  const upstreamError = query.get('error');
-  if (upstreamError) return upstreamRefusal(pending, provider, upstreamError);
+  if (query.has('error')) {
+    let upstreamError: string;
+    try {
+      upstreamError = upstreamErrorOf(await discover(provider.issuer, provider.clientId), provider.clientId, {
+        query: event.rawQueryString,
+        state,
+      });
+    } catch (error) {
+      return failurePage(provider, pending.organizationId, error);
+    }
+    return upstreamRefusal(pending, provider, upstreamError);
+  }
   const code = query.get('code');
   if (!code) {
     return errorPage(

@@ -1,3 +1,4 @@
+import { AuthorizationResponseError, validateAuthResponse } from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { isLoopbackHost } from '../../domain/applications.js';
 import { upstreamSubject } from '../../schemas/sso-links.js';
@@ -279,4 +280,24 @@ export const upstreamIdentity = async (
         .safeParse(idToken.amr).data ?? [],
     authTime: idToken.auth_time,
   };
+};
+
+/**
+ * The `error` of an upstream's error answer (RFC 6749 4.1.2.1), once it passed the checks a
+ * success passes (oauth4webapi's): RFC 9207's `iss` (the issuer's, and present when its metadata
+ * says it sends one) and the `state`. An error answer naming another issuer is a mix-up attempt,
+ * refused like a success would be, not passed on to the application.
+ */
+export const upstreamErrorOf = (
+  metadata: oidc.ServerMetadata,
+  clientId: string,
+  answer: { query: string; state: string },
+): string => {
+  try {
+    validateAuthResponse(metadata, { client_id: clientId }, new URLSearchParams(answer.query), answer.state);
+  } catch (error) {
+    if (error instanceof AuthorizationResponseError) return error.error;
+    throw federationErrorOf(error, 'authorization response');
+  }
+  throw new FederationError('invalid-answer', 'authorization response: no error after all');
 };
