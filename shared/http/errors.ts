@@ -29,7 +29,19 @@ export class RetryableConflict extends ApiError {}
 
 export const badRequest = (message: string, details: ErrorDetail[] = []) =>
   new ApiError(400, message, details);
-export const unauthorized = (message = 'A valid bearer token is required') => new ApiError(401, message);
+/**
+ * RFC 6750 3: a 401 says how to authenticate (`Bearer`), and, for a token that was sent but is not
+ * (or no longer) valid, `error="invalid_token"` with the reason.
+ */
+export const unauthorized = (message = 'A valid bearer token is required', tokenRefused = false) =>
+  new ApiError(
+    401,
+    message,
+    [],
+    tokenRefused
+      ? `Bearer error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
+      : 'Bearer',
+  );
 export const forbidden = (message = 'The token does not allow this operation') => new ApiError(403, message);
 /**
  * RFC 9470 (OAuth 2.0 Step Up Authentication Challenge): the person's sign-in is older than the

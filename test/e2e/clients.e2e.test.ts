@@ -468,11 +468,16 @@ describe('DELETE /clients/{id}', () => {
       expect((await mine()).status).toBe(200);
       expect((await remove(service.admin.token, application.body.id)).status).toBe(204);
       vi.advanceTimersByTime(1000);
+      const refused = await mine();
       expectStatus(
-        await mine(),
+        refused,
         401,
         'Unauthorized',
         'The principal of this token, or the application it was issued to, is no longer active',
+      );
+      // RFC 6750 3: the challenge says the token was refused, and why.
+      expect(refused.headers.get('www-authenticate')).toBe(
+        'Bearer error="invalid_token", error_description="The principal of this token, or the application it was issued to, is no longer active"',
       );
     } finally {
       vi.useRealTimers();

@@ -52,10 +52,12 @@ export const refuseInactivePrincipal = async (principal: Principal): Promise<voi
       principal.clientId === undefined
         ? 'The principal of this token is no longer active'
         : 'The principal of this token, or the application it was issued to, is no longer active',
+      true,
     );
   // `iat` is whole seconds: a token of the very second of a new password stands (standing-person.ts).
   if (principal.issuedAt !== undefined && principal.issuedAt + 999 < (standing.credentialsChangedAt ?? 0))
     throw unauthorized(
       "This token was issued before the person's earlier sign-ins were ended (a new password or a deactivation); sign in again",
+      true,
     );
 };

@@ -30,7 +30,7 @@ export const requestContext = (
     const token = bearerToken(event.headers.authorization);
     if (!verifiedJti || !token) throw unauthorized();
     const claims = accessTokenClaims().safeParse(unverifiedPayload(token));
-    if (!claims.success || claims.data.jti !== String(verifiedJti)) throw unauthorized();
+    if (!claims.success || claims.data.jti !== String(verifiedJti)) throw unauthorized(undefined, true);
     state.principal = principalFromClaims(claims.data);
   },
 });
