@@ -73,4 +73,17 @@ describe('CORS for browser applications', () => {
     });
     expect(document.headers.get('access-control-allow-origin')).toBe('*');
   });
+
+  it('answers every origin on public documents only: SCIM, for servers, answers none', async () => {
+    const from = (path: string) =>
+      fetch(`${service.baseUrl}${path}`, {
+        headers: { origin: 'https://elsewhere.example', authorization: `Bearer ${service.admin.token}` },
+      });
+    // Positive control: a public document may be read from any page.
+    const discovery = await from('/.well-known/openid-configuration');
+    expect(discovery.headers.get('access-control-allow-origin')).toBe('*');
+    const scim = await from('/scim/v2/Users');
+    expect(scim.status).toBe(200);
+    expect(scim.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });

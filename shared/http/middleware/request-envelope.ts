@@ -21,6 +21,8 @@ const statusOf = (response: APIGatewayProxyResultV2 | null | undefined): number 
 const started = new WeakMap<object, number>();
 
 /** A year, this origin and the hosts under it (OWASP's recommended value). */
+const noBrowserOrigin: RegisteredOrigin = async () => false;
+
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
 
 /**
@@ -45,7 +47,12 @@ export const requestEnvelope = (
       request.response &&
       typeof request.response === 'object'
     ) {
-      const cors = await corsHeadersFor(event, route.kind === 'public' ? undefined : registeredOrigin);
+      // Only public documents answer every origin; a non-public route of a function without a
+      // lookup of registered origins (SCIM, for servers) answers none.
+      const cors = await corsHeadersFor(
+        event,
+        route.kind === 'public' ? undefined : (registeredOrigin ?? noBrowserOrigin),
+      );
       request.response = { ...request.response, headers: { ...request.response.headers, ...cors } };
     }
     // RFC 6797 (OWASP's HTTP Strict Transport Security sheet): browsers that reached the service
