@@ -178,7 +178,12 @@ export class IdpClient {
         retry--;
         continue;
       }
-      if (this.#policy.retryableStatuses.includes(response.status) && retry < this.#policy.maxRetries) {
+      // A 409 with Retry-After is worth repeating (another change met, or this write's first
+      // attempt still running under its Idempotency-Key); any other 409 is the caller's.
+      const retryable =
+        this.#policy.retryableStatuses.includes(response.status) ||
+        (response.status === 409 && response.headers.has('retry-after'));
+      if (retryable && retry < this.#policy.maxRetries) {
         const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
         await response.body?.cancel();
         await sleep(retryDelay(retry + 1, this.#policy, this.#options.random, retryAfter));

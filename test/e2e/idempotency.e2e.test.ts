@@ -42,6 +42,7 @@ const count = async (path: string): Promise<number> => {
 const answerOf = (response: ApiResponse<Record<string, unknown>>) => ({
   status: response.status,
   location: response.headers.get('location'),
+  retryAfter: response.headers.get('retry-after'),
   body: response.body,
 });
 
@@ -68,6 +69,8 @@ const fireRepeats = async (
   for (const answer of successes) expect(answer).toEqual(successes[0]);
   for (const answer of busy) {
     expect(answer.body.message).toBe('A request with this Idempotency-Key is still in progress');
+    // Worth repeating in a moment: the typed client does.
+    expect(answer.retryAfter).toBe('1');
   }
   if (counted) expect(await count(counted)).toBe(before + writes);
   const replay = answerOf(await send(method, path, key, body));

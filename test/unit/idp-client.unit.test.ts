@@ -171,6 +171,37 @@ describe('IdpClient', () => {
     expect(next).not.toBe(attempt);
   });
 
+  it('retries a 409 the service says is worth repeating (Retry-After: its first attempt still running), with the same key; not another 409', async () => {
+    const inProgress = {
+      status: 409,
+      error: 'Conflict',
+      message: 'A request with this Idempotency-Key is still in progress',
+      requestId: 'r2',
+      timestamp: 1,
+    };
+    const taken = { ...inProgress, message: 'A role with this name exists', requestId: 'r3' };
+    const { fetch, sent } = scriptedFetch([
+      // The first attempt's answer was lost; the retry meets it still running, then its replay.
+      new TypeError('fetch failed'),
+      json(409, inProgress, { 'retry-after': '1' }),
+      new Response(null, { status: 204 }),
+      // Positive control: a 409 without Retry-After is the caller's, at once.
+      json(409, taken),
+    ]);
+    const client = clientWith(fetch);
+    const first = client.archiveRole({ path: { id: 'r1' } });
+    await vi.runAllTimersAsync();
+    await expect(first).resolves.toBeDefined();
+    const keys = sent.map((request) => request.headers['idempotency-key']);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    await expect(client.archiveRole({ path: { id: 'r2' } })).rejects.toMatchObject({
+      status: 409,
+      requestId: 'r3',
+    });
+    expect(sent).toHaveLength(4);
+  });
+
   it('sends no key with reads and with writes that are safe to repeat', async () => {
     const { fetch, sent } = scriptedFetch([json(200, []), new Response(null, { status: 204 })]);
     const client = clientWith(fetch);

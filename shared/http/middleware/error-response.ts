@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { errorBody, toApiError } from '../error-mapping.js';
-import type { ApiError } from '../errors.js';
+import { type ApiError, RetryableConflict } from '../errors.js';
 import { logger } from '../logger.js';
 import { requestState } from '../request-state.js';
 
@@ -22,11 +22,12 @@ export type ErrorPage = (status: number, message: string) => APIGatewayProxyStru
 export type ErrorRenderer = (error: ApiError, requestId: string) => APIGatewayProxyStructuredResultV2;
 
 const oneErrorShape: ErrorRenderer = (error, requestId) =>
-  jsonResponse(
-    error.status,
-    errorBody(error, requestId),
-    error.challenge ? { 'www-authenticate': error.challenge } : {},
-  );
+  jsonResponse(error.status, errorBody(error, requestId), {
+    ...(error.challenge ? { 'www-authenticate': error.challenge } : {}),
+    // Worth repeating in a moment (the typed client does): the organization's next second, or a
+    // write that met another's change or its own first attempt still running.
+    ...(error.status === 429 || error instanceof RetryableConflict ? { 'retry-after': '1' } : {}),
+  });
 
 /** A hosted page's error renderer: its page, naming the request for support. */
 export const pageErrors =

@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { countMetric } from '../../observability/metrics.js';
-import { badRequest, conflict, unprocessable } from '../errors.js';
+import { badRequest, RetryableConflict, unprocessable } from '../errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency-key.js';
 import { logger } from '../logger.js';
 
@@ -77,7 +77,7 @@ export const idempotency = (recordedSecret?: RecordedSecret): MiddlewareObj => (
       if (error instanceof IdempotencyValidationError)
         throw unprocessable('Idempotency-Key was already used with a different request body');
       if (error instanceof IdempotencyAlreadyInProgressError)
-        throw conflict('A request with this Idempotency-Key is still in progress');
+        throw new RetryableConflict(409, 'A request with this Idempotency-Key is still in progress');
       throw error;
     }
     if (replay === undefined) {
