@@ -2,7 +2,12 @@ import { ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { SIGNING_KEY_SECRETS, SSO_SECRET_FOLDER, TOTP_KEY_SECRET } from '../shared/auth/secret-store.js';
+import {
+  PUBLIC_KEY_SECRETS,
+  SIGNING_KEY_SECRETS,
+  SSO_SECRET_FOLDER,
+  TOTP_KEY_SECRET,
+} from '../shared/auth/secret-store.js';
 import type { IdpFunction } from './idp-function.js';
 
 export interface IdpSecretsProps {
@@ -20,6 +25,12 @@ export class IdpSecrets extends Construct {
   readonly prefix: string;
   readonly signingKeys: Secret;
   readonly idTokenSigningKeys: Secret;
+  /**
+   * Each ring's published public keys, written by the oauth function beside its key set: what the
+   * functions that only verify the service's tokens read, so that none of them can sign one.
+   */
+  readonly publicSigningKeys: Secret;
+  readonly publicIdTokenSigningKeys: Secret;
   /** Seals TOTP secrets in the table (shared/auth/totp-sealing.ts); generated here, never replaced. */
   readonly totpKey: Secret;
   /** What a function needs to find the secrets: the Secrets Manager adapter and the prefix. */
@@ -39,6 +50,16 @@ export class IdpSecrets extends Construct {
       'IdTokenSigningKeys',
       SIGNING_KEY_SECRETS.RS256,
       'ID-token-signing key set (RS256 JWKs)',
+    );
+    this.publicSigningKeys = this.keySet(
+      'PublicSigningKeys',
+      PUBLIC_KEY_SECRETS.ES256,
+      'published token-signing public keys (ES256, no private key)',
+    );
+    this.publicIdTokenSigningKeys = this.keySet(
+      'PublicIdTokenSigningKeys',
+      PUBLIC_KEY_SECRETS.RS256,
+      'published ID-token-signing public keys (RS256, no private key)',
     );
     this.totpKey = new Secret(this, 'TotpKey', {
       secretName: `${this.prefix}${TOTP_KEY_SECRET}`,
@@ -82,27 +103,37 @@ export class IdpSecrets extends Construct {
     return secret;
   }
 
-  /** Read both key sets, and write each once to replace its placeholder (PutSecretValue only). */
+  /**
+   * The signer (the oauth function): read both key sets and their published keys, write each key
+   * set once to replace its placeholder, and publish its public keys (PutSecretValue only).
+   */
   grantSigningKeys(fn: IdpFunction): void {
-    this.grantSigningKeyRead(fn);
+    const secrets = [
+      this.signingKeys,
+      this.idTokenSigningKeys,
+      this.publicSigningKeys,
+      this.publicIdTokenSigningKeys,
+    ];
+    for (const secret of secrets) secret.grantRead(fn.lambda);
     fn.lambda.addToRolePolicy(
       new PolicyStatement({
         actions: ['secretsmanager:PutSecretValue'],
-        resources: [this.signingKeys.secretArn, this.idTokenSigningKeys.secretArn],
+        resources: secrets.map((secret) => secret.secretArn),
       }),
     );
   }
 
-  /** Read only: the sign-in function verifies the ID tokens applications hand back at logout. */
-  grantSigningKeyRead(fn: IdpFunction): void {
-    this.signingKeys.grantRead(fn.lambda);
-    this.idTokenSigningKeys.grantRead(fn.lambda);
+  /**
+   * Read the published public keys only, of both rings or of the ES256 ring (access tokens'): the
+   * functions that verify the service's tokens (signin: logout's ID token hints; scim: API
+   * clients' access tokens) and cannot sign one.
+   */
+  grantVerificationKeyRead(fn: IdpFunction, rings: 'ES256' | 'both'): void {
+    this.publicSigningKeys.grantRead(fn.lambda);
+    if (rings === 'both') this.publicIdTokenSigningKeys.grantRead(fn.lambda);
   }
 
-  /**
-   * Read the ES256 key set only: access tokens and audit digests are signed with it alone (the
-   * scim function verifies API clients' tokens; the digests function signs and verifies).
-   */
+  /** Read the ES256 key set: the audit digests are signed with it (and verified). */
   grantAccessTokenKeyRead(fn: IdpFunction): void {
     this.signingKeys.grantRead(fn.lambda);
   }

@@ -84,9 +84,10 @@ export class IdpStack extends Stack {
       ENDPOINT_GROUPS.map((group) => [group, this.endpointFunction(group, environment)]),
     ) as Record<EndpointGroup, IdpFunction>;
     this.secrets.grantSigningKeys(this.functions.oauth);
-    this.secrets.grantSigningKeyRead(this.functions.signin);
-    // SCIM takes an API client's token as well as its own bearer secrets, and verifies it itself.
-    this.secrets.grantAccessTokenKeyRead(this.functions.scim);
+    // They verify the service's tokens (logout's ID token hints; SCIM takes an API client's token
+    // as well as its own bearer secrets) with the published public keys: neither can sign one.
+    this.secrets.grantVerificationKeyRead(this.functions.signin, 'both');
+    this.secrets.grantVerificationKeyRead(this.functions.scim, 'ES256');
     // Only sso writes SSO secrets; only federation reads them.
     this.secrets.grantSsoClientSecrets(this.functions.sso);
     this.secrets.grantSsoClientSecretRead(this.functions.federation);

@@ -39,6 +39,14 @@ export const secretStore = (): Promise<SecretStore> => configured();
 
 /** The token-signing key sets, one secret per algorithm (shared/auth/signing-keys.ts). */
 export const SIGNING_KEY_SECRETS = { ES256: 'signing-keys', RS256: 'signing-keys-rs256' } as const;
+/**
+ * The public halves of each ring's published keys, apart from the private key set, so that a
+ * function that only verifies the service's tokens (scim, signin) cannot sign one.
+ */
+export const PUBLIC_KEY_SECRETS = {
+  ES256: 'signing-keys-public',
+  RS256: 'signing-keys-rs256-public',
+} as const;
 
 /** The key that seals TOTP secrets in the table (shared/auth/totp-sealing.ts). */
 export const TOTP_KEY_SECRET = 'totp-key';

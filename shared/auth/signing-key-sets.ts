@@ -2,7 +2,7 @@ import { generateKeyPair, type JsonWebKey, type KeyObject, randomUUID } from 'no
 import { ID_TOKEN_SIGNING_ALGORITHMS, type IdTokenSigningAlgorithm } from '../domain/applications.js';
 import { logger } from '../http/logger.js';
 import * as z from '../zod.js';
-import { SIGNING_KEY_SECRETS } from './secret-store.js';
+import { PUBLIC_KEY_SECRETS, SIGNING_KEY_SECRETS } from './secret-store.js';
 
 /**
  * What the service signs with, one key set (ring) per algorithm, each in a secret of its own (as
@@ -29,6 +29,8 @@ const RSA_MODULUS_BITS = 2048;
 
 export interface KeyRing {
   secret: string;
+  /** Where the ring's published public keys are, for the functions that only verify. */
+  publicSecret: string;
   /** Off the event loop: an RSA key takes a few hundred milliseconds of CPU. */
   generate: () => Promise<KeyPair>;
   /** Whether a stored key is of this ring: its type, curve or size, and algorithm. */
@@ -40,6 +42,7 @@ export interface KeyRing {
 export const RINGS: Record<SigningAlgorithm, KeyRing> = {
   ES256: {
     secret: SIGNING_KEY_SECRETS.ES256,
+    publicSecret: PUBLIC_KEY_SECRETS.ES256,
     generate: () =>
       new Promise((resolve, reject) =>
         generateKeyPair('ec', { namedCurve: 'P-256' }, keyPair(resolve, reject)),
@@ -49,6 +52,7 @@ export const RINGS: Record<SigningAlgorithm, KeyRing> = {
   },
   RS256: {
     secret: SIGNING_KEY_SECRETS.RS256,
+    publicSecret: PUBLIC_KEY_SECRETS.RS256,
     generate: () =>
       new Promise((resolve, reject) =>
         generateKeyPair('rsa', { modulusLength: RSA_MODULUS_BITS }, keyPair(resolve, reject)),
@@ -134,3 +138,21 @@ export const newSigningKey = async (algorithm: SigningAlgorithm, now: number): P
 /** A secret's first value: a key set of one new key (tests store one ahead to share its cost). */
 export const newSigningKeySet = async (algorithm: SigningAlgorithm, now = Date.now()): Promise<string> =>
   JSON.stringify({ keys: [await newSigningKey(algorithm, now)] } satisfies SigningKeySet);
+
+/** The published public keys a ring's public secret holds (`{"keys": [...]}`), or undefined. */
+export const publicKeysIn = (ring: KeyRing, value: string | undefined): JWK[] | undefined => {
+  if (value === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    const keys = (parsed as { keys?: unknown }).keys;
+    return Array.isArray(keys) &&
+      keys.length > 0 &&
+      keys.every(
+        (key) => typeof key === 'object' && key !== null && typeof key.kid === 'string' && ring.holds(key),
+      )
+      ? (keys as JWK[])
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};

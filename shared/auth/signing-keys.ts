@@ -7,6 +7,7 @@ import {
   newSigningKey,
   newSigningKeySet,
   parseKeySet,
+  publicKeysIn,
   RINGS,
   SIGNING_ALGORITHMS,
   type SigningAlgorithm,
@@ -50,7 +51,7 @@ interface CachedRing {
 const loaded = perStoreSettings(() => ({
   rings: {} as Partial<Record<SigningAlgorithm, CachedRing>>,
   /** One JWKS object per set of loads, so a verifier can tell when the keys changed. */
-  jwks: new Map<string, { of: (LoadedKeys | undefined)[]; jwks: { keys: JWK[] } }>(),
+  jwks: new Map<string, { of: (readonly JWK[] | undefined)[]; jwks: { keys: JWK[] } }>(),
 }));
 
 /**
@@ -75,7 +76,11 @@ const isPlaceholder = (value: string): boolean => {
 const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<LoadedKeys | undefined> => {
   const ring = RINGS[algorithm];
   const store = await secretStore();
-  const current = await store.get(ring.secret);
+  // A signer (the oauth function) reads what is published beside the keys, to publish them.
+  const [current, published] = await Promise.all([
+    store.get(ring.secret),
+    create ? store.get(ring.publicSecret) : undefined,
+  ]);
   const isKeySet = (value: string) => keySetIn(ring, value) !== undefined;
   if (!create && (current === undefined || !isKeySet(current))) return undefined;
   const keySet = parseKeySet(
@@ -91,6 +96,8 @@ const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<L
   const [newest] = keySet.keys;
   if (!newest) throw new Error('The signing key set is empty');
   const jwks = keySet.keys.map((key) => key.publicJwk);
+  // Published before the newest key signs anything: the verifiers read only the public keys.
+  if (create && !samePublicKeys(publicKeysIn(ring, published), jwks)) await publish(algorithm, jwks);
   return {
     keySet,
     signing: { algorithm, kid: newest.kid, key: createPrivateKey({ key: newest.privateJwk, format: 'jwk' }) },
@@ -131,34 +138,79 @@ const createdKeys = async (algorithm: SigningAlgorithm): Promise<LoadedKeys> =>
 export const currentSigningKey = async (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> =>
   (await createdKeys(algorithm)).signing;
 
-const jwksOf = (algorithms: readonly SigningAlgorithm[], rings: (LoadedKeys | undefined)[]) => {
+/** The rings' keys in one JWKS, the same object while each ring's keys are the same array. */
+const jwksOf = (name: string, rings: (readonly JWK[] | undefined)[]) => {
   const state = loaded();
-  const name = algorithms.join();
   const remembered = state.jwks.get(name);
   if (remembered?.of.every((ring, index) => ring === rings[index])) return remembered.jwks;
-  const jwks = { keys: rings.flatMap((ring) => ring?.jwks ?? []) };
+  const jwks = { keys: rings.flatMap((ring) => ring ?? []) };
   state.jwks.set(name, { of: rings, jwks });
   return jwks;
 };
 
 /** The JWKS applications verify the service's tokens with: every ring's keys, created if need be. */
 export const publicJwks = async (): Promise<{ keys: JWK[] }> =>
-  jwksOf(SIGNING_ALGORITHMS, await Promise.all(SIGNING_ALGORITHMS.map(createdKeys)));
+  jwksOf(
+    'signed with',
+    (await Promise.all(SIGNING_ALGORITHMS.map(createdKeys))).map((ring) => ring.jwks),
+  );
+
+/** A ring's published public keys as last read, per store: what verifiers use. */
+const publishedKeys = perStoreSettings(
+  () => ({}) as Partial<Record<SigningAlgorithm, { expiresAt: number; keys: Promise<JWK[] | undefined> }>>,
+);
+
+const loadPublished = async (algorithm: SigningAlgorithm): Promise<JWK[] | undefined> => {
+  const state = publishedKeys();
+  const cached = state[algorithm];
+  if (cached && Date.now() < cached.expiresAt) return cached.keys;
+  const ring = RINGS[algorithm];
+  const started = {
+    expiresAt: Date.now() + CACHE_MILLIS,
+    keys: secretStore().then(async (store) => publicKeysIn(ring, await store.get(ring.publicSecret))),
+  };
+  state[algorithm] = started;
+  started.keys.then(
+    (keys) => {
+      // Not published yet (the oauth function publishes on first use): looked for again soon.
+      if (!keys) started.expiresAt = Date.now() + MISSING_CACHE_MILLIS;
+    },
+    () => {
+      if (state[algorithm] === started) delete state[algorithm];
+    },
+  );
+  return started.keys;
+};
 
 /**
- * The keys the service verifies its own tokens with: those of `algorithms`' rings, none created,
- * so a function that may only read the secrets never writes one. The same object while the keys
- * are the same.
+ * The keys the service verifies its own tokens with: the published public keys of `algorithms`'
+ * rings (never the private key sets, so a function that verifies cannot sign), none created. The
+ * same object while the keys are the same.
  */
 export const verificationJwks = async (
   algorithms: readonly SigningAlgorithm[] = SIGNING_ALGORITHMS,
-): Promise<{ keys: JWK[] }> =>
-  jwksOf(algorithms, await Promise.all(algorithms.map((algorithm) => loadKeys(algorithm, false))));
+): Promise<{ keys: JWK[] }> => {
+  return jwksOf(`published ${algorithms.join()}`, await Promise.all(algorithms.map(loadPublished)));
+};
 
 /** Every ES256 public key the service signed with and still remembers: the audit digests' verifier's. */
 export const everySigningPublicJwk = async (): Promise<{ keys: JWK[] }> => ({
   keys: (await createdKeys('ES256')).everSigned,
 });
+
+/**
+ * Writes the ring's published public keys where the functions that only verify read them; this
+ * instance's own verification reads them again.
+ */
+const publish = async (algorithm: SigningAlgorithm, jwks: JWK[]) => {
+  await (await secretStore()).put(RINGS[algorithm].publicSecret, JSON.stringify({ keys: jwks }));
+  delete publishedKeys()[algorithm];
+};
+
+const samePublicKeys = (published: JWK[] | undefined, jwks: JWK[]) =>
+  published !== undefined &&
+  published.length === jwks.length &&
+  published.every((key, index) => key.kid === jwks[index]?.kid);
 
 const rotateRing = async (algorithm: SigningAlgorithm, retainMillis: number, now: number) => {
   const ring = RINGS[algorithm];
@@ -177,6 +229,10 @@ const rotateRing = async (algorithm: SigningAlgorithm, retainMillis: number, now
     ...(retiredPublicKeys ? { retiredPublicKeys } : {}),
   };
   await store.put(ring.secret, JSON.stringify(keySet));
+  await publish(
+    algorithm,
+    keySet.keys.map((key) => key.publicJwk),
+  );
   delete loaded().rings[algorithm];
   return fresh.kid;
 };

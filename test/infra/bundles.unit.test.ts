@@ -152,26 +152,33 @@ describe('what the functions run on', () => {
 });
 
 describe('what the functions may read', () => {
-  it('lets every function whose code loads a signing key set read that secret, and no other', () => {
+  it('lets a function read signing secrets only when its code loads keys, and key sets only where it signs', () => {
     const template = Template.fromStack(stack);
     const functions: [string, IdpFunction][] = [...bundled, ['audit-digest', stack.auditDigests.writer]];
-    const { signingKeys, idTokenSigningKeys } = stack.secrets;
+    const { signingKeys, idTokenSigningKeys, publicSigningKeys, publicIdTokenSigningKeys } = stack.secrets;
     const readable = (fn: IdpFunction) =>
-      [signingKeys, idTokenSigningKeys].filter((secret) =>
+      [signingKeys, idTokenSigningKeys, publicSigningKeys, publicIdTokenSigningKeys].filter((secret) =>
         statementsOfRole(template, logicalIdOf(fn.role)).some(
           (statement) =>
             [statement.Action].flat().includes('secretsmanager:GetSecretValue') &&
             JSON.stringify(statement.Resource).includes(logicalIdOf(secret)),
         ),
       );
-    // Whose code can reach the key sets at all (its source maps), and whose verifies a person's
-    // ID token too (logout's hints: both rings); the rest sign or verify access tokens (ES256).
+    // Whose code can reach the keys at all (its source maps): it reads some; the others none.
     const loadsKeys = (fn: IdpFunction) =>
       sourcesOf(fn).some((source) => source.endsWith('shared/auth/signing-keys.ts'));
-    const both = new Set(['oauth', 'signin']);
+    // Who signs: oauth (tokens, both rings) and the digests (ES256); the rest verify with the
+    // published public keys, both rings where ID tokens come back (logout's hints) or ES256 alone.
+    const wanted: Record<string, (typeof signingKeys)[]> = {
+      oauth: [signingKeys, idTokenSigningKeys, publicSigningKeys, publicIdTokenSigningKeys],
+      'audit-digest': [signingKeys],
+      signin: [publicSigningKeys, publicIdTokenSigningKeys],
+      scim: [publicSigningKeys],
+    };
     for (const [name, fn] of functions) {
-      const wanted = !loadsKeys(fn) ? [] : both.has(name) ? [signingKeys, idTokenSigningKeys] : [signingKeys];
-      expect(readable(fn).map(logicalIdOf), name).toEqual(wanted.map(logicalIdOf));
+      const expected = loadsKeys(fn) ? wanted[name] : [];
+      expect(expected, `${name} loads keys, and no grant for them is written here`).toBeDefined();
+      expect(readable(fn).map(logicalIdOf), name).toEqual((expected ?? []).map(logicalIdOf));
     }
   });
 });

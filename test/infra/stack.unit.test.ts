@@ -293,8 +293,9 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} CODE#*, PAR#*, REFRESH#*, RFAMILY#*`,
     AUDIT_APPEND,
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys secret',
-    'secretsmanager:PutSecretValue on signing-keys-rs256 secret, signing-keys secret',
+    // The signer: both key sets, and their published public keys.
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys-rs256-public secret, signing-keys-public secret, signing-keys secret',
+    'secretsmanager:PutSecretValue on signing-keys-rs256 secret, signing-keys-rs256-public secret, signing-keys-public secret, signing-keys secret',
   ],
   openapi: [LOGS],
   organizations: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
@@ -308,8 +309,9 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, PAR#*, SESSION#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
-    // One statement: the signing keys and the TOTP key are read alike.
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys secret, totp-key secret',
+    // One statement: the published public keys (logout's ID token hints) and the TOTP key are read
+    // alike; never a key set, so it cannot sign.
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256-public secret, signing-keys-public secret, totp-key secret',
   ],
   sso: [
     LOGS,
@@ -350,7 +352,8 @@ const GRANTS: Record<string, string[]> = {
     NO_AUDIT,
     NO_DIGEST_CHANGES,
     WRITES,
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
+    // Verifies API clients' access tokens: the published ES256 keys, never the key set.
+    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-public secret',
   ],
   'system-data handler': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   // The only role that reads the table's stream; it writes nothing to the table.
@@ -602,6 +605,8 @@ describe('least privilege per function', () => {
       [logicalIdOf(stack.table), 'table'],
       [logicalIdOf(stack.secrets.signingKeys), 'signing-keys secret'],
       [logicalIdOf(stack.secrets.idTokenSigningKeys), 'signing-keys-rs256 secret'],
+      [logicalIdOf(stack.secrets.publicSigningKeys), 'signing-keys-public secret'],
+      [logicalIdOf(stack.secrets.publicIdTokenSigningKeys), 'signing-keys-rs256-public secret'],
       [logicalIdOf(stack.secrets.totpKey), 'totp-key secret'],
       [logicalIdOf(stack.pictures.bucket), 'pictures bucket'],
       [logicalIdOf(stack.systemData.handler.lambda), 'system-data handler'],
@@ -648,30 +653,43 @@ describe('least privilege per function', () => {
     expect(JSON.stringify(everyStatement)).not.toContain('/index/*');
   });
 
-  it('only the oauth function can read and put the signing keys; signin, scim and the digests only read them', () => {
+  it('only the oauth function can read and put the signing keys; the digests read the ES256 key set; signin and scim read published public keys only', () => {
     const READ = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
-    const { signingKeys, idTokenSigningKeys } = stack.secrets;
-    for (const secret of [signingKeys, idTokenSigningKeys]) {
-      const secretRef = { Ref: logicalIdOf(secret) };
-      const secretActionsOf = (fn: IdpFunction) =>
-        statementsOf(fn)
-          .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
-          .flatMap((statement) => statement.Action)
-          .sort();
-      expect(secretActionsOf(stack.functions.oauth)).toEqual([...READ, 'secretsmanager:PutSecretValue']);
-      expect(secretActionsOf(stack.functions.signin)).toEqual(READ);
-      const others = FUNCTIONS.filter((group) => !['oauth', 'signin', 'scim'].includes(group)).map(
-        (group) => stack.functions[group],
-      );
-      // The audit digests are signed with the ES256 key, and SCIM verifies access tokens with it.
-      for (const fn of [stack.auditDigests.writer, stack.functions.scim])
-        expect(secretActionsOf(fn)).toEqual(secret === signingKeys ? READ : []);
-      for (const fn of [...others, stack.systemData.handler]) expect(secretActionsOf(fn)).toEqual([]);
-      // Nothing else in the template points at the secret either (no resource policy, no other role).
+    const { signingKeys, idTokenSigningKeys, publicSigningKeys, publicIdTokenSigningKeys } = stack.secrets;
+    const others = FUNCTIONS.filter((group) => !['oauth', 'signin', 'scim'].includes(group)).map(
+      (group) => stack.functions[group],
+    );
+    const actionsOn = (fn: IdpFunction, secretRef: object) =>
+      statementsOf(fn)
+        .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
+        .flatMap((statement) => statement.Action)
+        .sort();
+    // What each reads of each secret: [key set ES256, key set RS256, public ES256, public RS256].
+    const wanted = new Map<IdpFunction, string[][]>([
+      [stack.functions.oauth, Array(4).fill([...READ, 'secretsmanager:PutSecretValue'])],
+      [stack.auditDigests.writer, [READ, [], [], []]],
+      [stack.functions.signin, [[], [], READ, READ]],
+      [stack.functions.scim, [[], [], READ, []]],
+      ...[...others, stack.systemData.handler].map(
+        (fn) => [fn, [[], [], [], []]] as [IdpFunction, string[][]],
+      ),
+    ]);
+    const secrets = [signingKeys, idTokenSigningKeys, publicSigningKeys, publicIdTokenSigningKeys];
+    for (const [fn, actions] of wanted)
+      expect(
+        secrets.map((secret) => actionsOn(fn, { Ref: logicalIdOf(secret) })),
+        fn.node.path,
+      ).toEqual(actions);
+    // Nothing else in the template points at a key set either (no resource policy, no other role).
+    for (const [secret, roles] of [
+      [signingKeys, 2],
+      [idTokenSigningKeys, 1],
+    ] as const) {
+      const secretRef = JSON.stringify({ Ref: logicalIdOf(secret) });
       const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
-        JSON.stringify(policy).includes(JSON.stringify(secretRef)),
+        JSON.stringify(policy).includes(secretRef),
       );
-      expect(referencing).toHaveLength(secret === signingKeys ? 4 : 2);
+      expect(referencing).toHaveLength(roles);
     }
   });
 

@@ -29,7 +29,7 @@ beforeAll(() => {
 
 describe('signing key rotation', () => {
   it('signs with the newest key and keeps retired keys published while their tokens can be valid', async () => {
-    const { currentSigningKey, publicJwks, rotateSigningKeys } = await import(
+    const { currentSigningKey, publicJwks, rotateSigningKeys, verificationJwks } = await import(
       '../../shared/auth/signing-keys.js'
     );
     const first = (await currentSigningKey()).kid;
@@ -50,6 +50,10 @@ describe('signing key rotation', () => {
       ...[fourth.RS256, third.RS256],
       ...[fourth.ES256, third.ES256],
     ]);
+    // Published as rotated, public halves only, for the functions that verify and cannot sign.
+    const verifying = (await verificationJwks()).keys;
+    expect(verifying.map((key) => key.kid)).toEqual([fourth.RS256, third.RS256, fourth.ES256, third.ES256]);
+    expect(verifying.filter((key) => 'd' in key)).toEqual([]);
     // The dropped keys' public halves stay for the audit digests they signed; never a private one.
     const { everySigningPublicJwk } = await import('../../shared/auth/signing-keys.js');
     const everSigned = (await everySigningPublicJwk()).keys;
@@ -70,7 +74,7 @@ describe('signing key rotation', () => {
 });
 
 describe('a deployment that signed with ES256 alone', () => {
-  it('keeps its key, and a function that only verifies sees the RS256 ring within 10 s of its creation', async () => {
+  it('keeps its key, published once the oauth function runs; a function that only verifies sees it within 10 s', async () => {
     vi.resetModules();
     process.env.IDP_DATA_DIR = newDataDirectory();
     const { FileSecretStore } = await import('../../shared/auth/file-secret-store.js');
@@ -82,24 +86,28 @@ describe('a deployment that signed with ES256 alone', () => {
     const esKeys = await newSigningKeySet('ES256');
     await store.put('signing-keys', esKeys);
     const kids = async () => (await verificationJwks()).keys.map((key) => key.kid);
-    // A function that may only read the secrets (signin) reads what is there, and creates nothing.
-    expect(await kids()).toEqual([kidOf(esKeys)]);
+    // A function that only verifies (signin, scim) reads the published keys alone, never the key
+    // set, and creates nothing: none are published yet.
+    expect(await kids()).toEqual([]);
     expect(await store.get('signing-keys-rs256')).toBeUndefined();
-    // Another instance (the oauth function) creates the RS256 ring: looked for again after 10 s,
-    // not at every request anyone can send.
-    const rsKeys = await newSigningKeySet('RS256');
-    await store.put('signing-keys-rs256', rsKeys);
+    // The oauth function (another instance) publishes the ES256 key and creates the RS256 ring:
+    // looked for again after 10 s, not at every request anyone can send.
+    vi.resetModules();
+    const signer = await import('../../shared/auth/signing-keys.js');
+    const published = (await signer.publicJwks()).keys.map((key) => key.kid);
+    const rsKid = published[0];
+    expect(published).toEqual([rsKid, kidOf(esKeys)]);
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     try {
-      expect(await kids()).toEqual([kidOf(esKeys)]);
+      expect(await kids()).toEqual([]);
       vi.setSystemTime(Date.now() + 10_000);
-      expect(await kids()).toEqual([kidOf(rsKeys), kidOf(esKeys)]);
+      expect(await kids()).toEqual([rsKid, kidOf(esKeys)]);
     } finally {
       vi.useRealTimers();
     }
     // The JWKS publishes the same keys: nothing new was created over them.
     expect((await publicJwks()).keys.map((key) => [key.kid, key.kty, key.alg])).toEqual([
-      [kidOf(rsKeys), 'RSA', 'RS256'],
+      [rsKid, 'RSA', 'RS256'],
       [kidOf(esKeys), 'EC', 'ES256'],
     ]);
   });
@@ -193,7 +201,14 @@ describe('a signing key secret in Secrets Manager (the SDK client against a stan
         'The secret "signing-keys-rs256" does not hold a signing key set',
       );
       expect(fake.secrets.get('idp/signing-keys-rs256')?.value).toBe(es256Keys);
-      expect(fake.calls('PutSecretValue').map((call) => call.input.SecretId)).toEqual(['idp/signing-keys']);
+      // The key set, then its public keys for the functions that only verify.
+      expect(fake.calls('PutSecretValue').map((call) => call.input.SecretId)).toEqual([
+        'idp/signing-keys',
+        'idp/signing-keys-public',
+      ]);
+      expect(JSON.parse(fake.secrets.get('idp/signing-keys-public')?.value ?? '')).toEqual({
+        keys: JSON.parse(es256Keys).keys.map((key: { publicJwk: object }) => key.publicJwk),
+      });
     } finally {
       for (const name of Object.keys(process.env)) if (!(name in before)) delete process.env[name];
       Object.assign(process.env, before);
