@@ -252,24 +252,40 @@ export interface SsoProviderConfiguration extends FederationSettings {
 const definedFields = <T extends object>(fields: T): Partial<T> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 
-/**
- * Every organization `clientId` is to serve must have room for it besides its other providers
- * (GET /sso-providers answers them all at once). Read, then written: only operators bind
- * providers, one change at a time.
- */
-const refuseFullOrganizations = async (clientId: string, organizationIds: readonly string[]) => {
-  const others = await Promise.all(
+/** The other providers of each organization `clientId` is to serve. */
+const otherProviders = (clientId: string, organizationIds: readonly string[]) =>
+  Promise.all(
     organizationIds.map(async (orgId) => ({
       orgId,
-      count: (await listSsoProviders(orgId)).filter((provider) => provider.clientId !== clientId).length,
+      others: (await listSsoProviders(orgId)).filter((provider) => provider.clientId !== clientId),
     })),
   );
-  const full = others.filter(({ count }) => count >= MAX_SSO_PROVIDERS_PER_ORGANIZATION);
+
+/**
+ * Every organization `clientId` is to serve must have room for it besides its other providers
+ * (GET /sso-providers answers them all at once), and no other of them may serve one of its email
+ * domains: both would refuse that domain's people, and nobody of it could sign in. Read, then
+ * written: only operators bind providers, one change at a time.
+ */
+const refuseConflicts = (
+  organizations: Awaited<ReturnType<typeof otherProviders>>,
+  emailDomains: readonly string[],
+) => {
+  const full = organizations.filter(({ others }) => others.length >= MAX_SSO_PROVIDERS_PER_ORGANIZATION);
   if (full.length > 0) {
     throw new PreconditionFailed(
       `An organization has at most ${MAX_SSO_PROVIDERS_PER_ORGANIZATION} SSO providers; full: ${full.map(({ orgId }) => orgId).join(', ')}`,
     );
   }
+  const wanted = new Set(emailDomains.map((domain) => domain.toLowerCase()));
+  for (const { orgId, others } of organizations)
+    for (const other of others) {
+      const shared = (other.emailDomains ?? []).filter((domain) => wanted.has(domain));
+      if (shared.length > 0)
+        throw new PreconditionFailed(
+          `${shared.join(', ')} is served by the SSO provider ${other.clientId} of organization ${orgId} already: a domain has one provider per organization`,
+        );
+    }
 };
 
 /** Operators: creates a provider or rebinds it (and replaces its secret when one is given). */
@@ -292,16 +308,17 @@ export const configureSsoProvider = async (
     );
   }
   const organizationKey = (id: string) => OrganizationEntity.key({ id });
-  const [existing, organizations] = await Promise.all([
+  const [existing, organizations, bound] = await Promise.all([
     getSsoProvider(clientId),
     batchGetByKey(organizationIds.map(organizationKey)),
-    refuseFullOrganizations(clientId, organizationIds),
+    otherProviders(clientId, organizationIds),
   ]);
   const unknown = organizationIds.filter((orgId) => !organizations.get(organizationKey(orgId)));
   if (unknown.length > 0) throw new PreconditionFailed(`No organization with id ${unknown.join(', ')}`);
   if (!existing && clientSecret === undefined) {
     throw new PreconditionFailed('A new SSO provider needs its client secret');
   }
+  refuseConflicts(bound, federation.emailDomains ?? existing?.emailDomains ?? []);
   const jit = federation.jitProvisioning ?? existing?.jitProvisioning;
   if (jit && !(federation.emailDomains ?? existing?.emailDomains)?.length) {
     // Otherwise anyone the upstream vouches for would get an account.

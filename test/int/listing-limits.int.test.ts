@@ -98,6 +98,37 @@ describe('SSO providers of an organization', () => {
     });
     expect(await listSsoProviders(full.id)).toHaveLength(MAX_SSO_PROVIDERS_PER_ORGANIZATION);
   });
+
+  it('serve a domain one each per organization: a second provider for a domain another serves there is refused', async () => {
+    const [shared, other] = await Promise.all([createTestOrganization(), createTestOrganization()]);
+    const serving = (clientId: string, organizationIds: string[], emailDomains: string[]) =>
+      configureSsoProvider(
+        {
+          clientId,
+          organizationIds,
+          clientSecret: 'upstream-secret',
+          issuer: 'https://login.example',
+          emailDomains,
+        },
+        'test',
+      );
+    await serving(`corp-${shared.id}`, [shared.id], ['corp.example', 'corp.test']);
+    // Positive controls: another domain beside it, and the same domain in another organization.
+    await expect(serving(`partner-${shared.id}`, [shared.id], ['partner.example'])).resolves.toBeDefined();
+    await expect(serving(`elsewhere-${other.id}`, [other.id], ['corp.example'])).resolves.toBeDefined();
+    // The same domain (in another case) beside it in the same organization: both would refuse its
+    // people, and nobody of it could sign in.
+    const refused = serving(`second-${shared.id}`, [other.id, shared.id], ['CORP.example']);
+    await expect(refused).rejects.toThrow(PreconditionFailed);
+    await expect(refused).rejects.toThrow('corp.example is served by the SSO provider');
+    expect((await listSsoProviders(shared.id)).map((provider) => provider.clientId).sort()).toEqual(
+      [`corp-${shared.id}`, `partner-${shared.id}`].sort(),
+    );
+    // Nor may the partner's provider take it over by a change of its domains.
+    await expect(serving(`partner-${shared.id}`, [shared.id], ['corp.test'])).rejects.toThrow(
+      PreconditionFailed,
+    );
+  });
 });
 
 describe('managed roles', () => {
