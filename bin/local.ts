@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { assertPortFree, PortInUseError, startDynamoDbLocal } from './local/dynamodb-local.js';
+import { LOCAL_REGION, localAccessKeyId } from './local/local-access-key.js';
 import { startLocalService } from './local/service.js';
 import { prepareSignInTrial, signInSteps } from './local/try-sign-in.js';
 
@@ -13,9 +14,16 @@ const dynamoPort = Number(env.IDP_DYNAMODB_PORT ?? 8000);
 const dataDirectory = resolve(env.IDP_DATA_DIR ?? '.data');
 const inMemory = env.IDP_IN_MEMORY === '1' || env.IDP_IN_MEMORY === 'true';
 
-// Local runs use fixed placeholder credentials: with a shared database file they keep seeing
-// the same data whatever AWS profile the shell has, and nothing can reach a real account.
-Object.assign(env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' });
+const dynamoDirectory = inMemory ? undefined : resolve(dataDirectory, 'dynamodb');
+
+// Local runs use credentials of their own whatever AWS profile the shell has, so nothing can reach
+// a real account: an access key id kept with the data, which picks its database in DynamoDB Local
+// (./local/local-access-key.ts: the port is open to the network).
+Object.assign(env, {
+  AWS_ACCESS_KEY_ID: localAccessKeyId(dynamoDirectory),
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_REGION: LOCAL_REGION,
+});
 delete env.AWS_PROFILE;
 delete env.AWS_SESSION_TOKEN;
 
@@ -47,8 +55,7 @@ let dynamo: Awaited<ReturnType<typeof startDynamoDbLocal>>;
 try {
   dynamo = await startDynamoDbLocal({
     port: dynamoPort,
-    ...(inMemory ? {} : { dataDirectory: resolve(dataDirectory, 'dynamodb') }),
-    sharedDb: true,
+    ...(dynamoDirectory ? { dataDirectory: dynamoDirectory } : {}),
   });
 } catch (error) {
   if (isAddressInUse(error)) portInUse(dynamoPort, 'DynamoDB Local', 'IDP_DYNAMODB_PORT');

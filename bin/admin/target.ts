@@ -1,5 +1,6 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { reloadConfig } from '../../shared/config.js';
+import { LOCAL_REGION, storedAccessKeyId } from '../local/local-access-key.js';
 
 export interface TargetOptions {
   table?: string | undefined;
@@ -26,17 +27,21 @@ export interface Target {
 export const configureTarget = (options: TargetOptions, env = process.env): Target => {
   if (options.table === undefined) {
     const endpoint = options.endpoint ?? `http://localhost:${env.IDP_DYNAMODB_PORT ?? 8000}`;
+    const dataDirectory = resolve(env.IDP_DATA_DIR ?? '.data');
     Object.assign(env, {
       IDP_TABLE_NAME: 'idp',
       IDP_DYNAMODB_ENDPOINT: endpoint,
       IDP_SECRET_STORE: 'file',
-      IDP_DATA_DIR: resolve(env.IDP_DATA_DIR ?? '.data'),
+      IDP_DATA_DIR: dataDirectory,
     });
-    // DynamoDB Local accepts any credentials: placeholders when the shell has none (the tests pass
-    // their own, which DynamoDB Local uses to pick a database).
+    // DynamoDB Local picks a database by access key id and region: `npm start`'s own, kept with its
+    // data (bin/local/local-access-key.ts); otherwise placeholders when the shell has none (the
+    // tests pass their own).
+    const own = storedAccessKeyId(join(dataDirectory, 'dynamodb'));
+    if (own) Object.assign(env, { AWS_ACCESS_KEY_ID: own, AWS_REGION: LOCAL_REGION });
     env.AWS_ACCESS_KEY_ID ??= 'local';
     env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    env.AWS_REGION ??= 'us-east-1';
+    env.AWS_REGION ??= LOCAL_REGION;
     delete env.AWS_PROFILE;
     reloadConfig();
     return { description: `local DynamoDB at ${endpoint}`, local: true };

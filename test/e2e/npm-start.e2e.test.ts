@@ -1,6 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { BrowserSession, hiddenField } from '../support/browser-session.js';
 import { freePort, SHORT_RUN_JAVA_OPTIONS } from '../support/global-setup.js';
@@ -229,6 +231,22 @@ describe('npm start', () => {
     );
     expect(status).toBe('200');
     await followSignInSteps(first.output);
+
+    // DynamoDB Local's port is open to the network: its table is in the database of the data
+    // directory's own access key id, which only its owner can read. Positive control: with it,
+    // the table is there; with any other key id (what someone else would send), nothing is.
+    const keyFile = join(dataDirectory, 'dynamodb', 'access-key-id');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const tablesSeenBy = async (accessKeyId: string) =>
+      (
+        await new DynamoDBClient({
+          endpoint: `http://127.0.0.1:${env.IDP_DYNAMODB_PORT}`,
+          region: 'us-east-1',
+          credentials: { accessKeyId, secretAccessKey: 'any' },
+        }).send(new ListTablesCommand({}))
+      ).TableNames;
+    expect(await tablesSeenBy(readFileSync(keyFile, 'utf8').trim())).toEqual(['idp']);
+    expect(await tablesSeenBy('local')).toEqual([]);
 
     await pressCtrlC(first.child);
     await noJavaLeftOn(Number(env.IDP_DYNAMODB_PORT));
