@@ -412,14 +412,28 @@ describe('DELETE /clients/{id}', () => {
     expect(decodeJwt(await service.token(client.id, client.clientSecret)).sub).toBe(client.id);
   });
 
-  it('refuses (401) a token issued before the deletion once the principal-status cache expires', async () => {
+  /**
+   * Runs `work` with the principal-status cache at 1 s on a faked Date. The service runs in this
+   * process: it reads the changed setting again, and its clock is the test's (only Date is faked;
+   * I/O keeps its timers).
+   */
+  const withOneSecondPrincipalCache = async (work: () => Promise<void>) => {
     const previous = process.env.IDP_PRINCIPAL_CACHE_SECONDS;
-    // The service runs in this process: it reads the changed setting again, and its clock is the
-    // test's (only Date is faked; I/O keeps its timers).
     process.env.IDP_PRINCIPAL_CACHE_SECONDS = '1';
     reloadConfig();
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     try {
+      await work();
+    } finally {
+      vi.useRealTimers();
+      if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
+      else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
+      reloadConfig();
+    }
+  };
+
+  it('refuses (401) a token issued before the deletion once the principal-status cache expires', () =>
+    withOneSecondPrincipalCache(async () => {
       const org = await newOrganization();
       const client = await newClient(org.token, { name: 'holder', roles: [org.roleId] });
       const held = await service.token(client.id, client.clientSecret);
@@ -436,20 +450,10 @@ describe('DELETE /clients/{id}', () => {
         expectStatus(response, 401, 'Unauthorized', 'The principal of this token is no longer active');
       }
       expect((await names(org.token)).body.map((entry) => entry.name)).toEqual(['admin']);
-    } finally {
-      vi.useRealTimers();
-      if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
-      else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
-      reloadConfig();
-    }
-  });
+    }));
 
-  it("refuses (401) a person's token issued through an application deleted since, as introspection does", async () => {
-    const previous = process.env.IDP_PRINCIPAL_CACHE_SECONDS;
-    process.env.IDP_PRINCIPAL_CACHE_SECONDS = '1';
-    reloadConfig();
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
-    try {
+  it("refuses (401) a person's token issued through an application deleted since, as introspection does", () =>
+    withOneSecondPrincipalCache(async () => {
       const userId = await service.createUser();
       const application = await registerApplication(service, {
         flowType: 'authorization_code',
@@ -479,13 +483,7 @@ describe('DELETE /clients/{id}', () => {
       expect(refused.headers.get('www-authenticate')).toBe(
         'Bearer error="invalid_token", error_description="The principal of this token, or the application it was issued to, is no longer active"',
       );
-    } finally {
-      vi.useRealTimers();
-      if (previous === undefined) delete process.env.IDP_PRINCIPAL_CACHE_SECONDS;
-      else process.env.IDP_PRINCIPAL_CACHE_SECONDS = previous;
-      reloadConfig();
-    }
-  });
+    }));
 });
 
 describe('audit records of API clients', () => {
