@@ -19,8 +19,8 @@ export { newSigningKeySet, type SigningAlgorithm } from './signing-key-sets.js';
 /** Keys are re-read this often, so a rotation reaches every instance within this time. */
 const CACHE_MILLIS = 5 * 60 * 1000;
 /**
- * A ring not created yet is looked for again this often by a function that only reads (the
- * oauth function may create it at any moment), and not at every request anyone can send.
+ * Public keys not published yet are looked for again this often by a function that only verifies
+ * (the oauth function may publish them at any moment), and not at every request anyone can send.
  */
 const MISSING_CACHE_MILLIS = 10 * 1000;
 
@@ -44,7 +44,7 @@ interface LoadedKeys {
 
 interface CachedRing {
   expiresAt: number;
-  keys: Promise<LoadedKeys | undefined>;
+  keys: Promise<LoadedKeys>;
 }
 
 /** The keys as last loaded, per store (the CLI and tests re-point it). */
@@ -69,20 +69,16 @@ const isPlaceholder = (value: string): boolean => {
 };
 
 /**
- * A ring's key set; with `create`, a missing secret or the stack's placeholder is initialized
- * once (the first writer wins, so all instances agree on one key). An initialized secret that
- * does not hold this ring's key set fails, naming the secret, and is left as it is.
+ * A ring's key set, for the signer (the oauth function): a missing secret or the stack's
+ * placeholder is initialized once (the first writer wins, so all instances agree on one key), and
+ * its public keys are published before the newest key signs anything (the verifiers read only
+ * those). An initialized secret that does not hold this ring's key set fails, naming the secret,
+ * and is left as it is.
  */
-const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<LoadedKeys | undefined> => {
+const readKeys = async (algorithm: SigningAlgorithm): Promise<LoadedKeys> => {
   const ring = RINGS[algorithm];
   const store = await secretStore();
-  // A signer (the oauth function) reads what is published beside the keys, to publish them.
-  const [current, published] = await Promise.all([
-    store.get(ring.secret),
-    create ? store.get(ring.publicSecret) : undefined,
-  ]);
-  const isKeySet = (value: string) => keySetIn(ring, value) !== undefined;
-  if (!create && (current === undefined || !isKeySet(current))) return undefined;
+  const [current, published] = await Promise.all([store.get(ring.secret), store.get(ring.publicSecret)]);
   const keySet = parseKeySet(
     algorithm,
     current !== undefined && !isPlaceholder(current)
@@ -96,8 +92,7 @@ const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<L
   const [newest] = keySet.keys;
   if (!newest) throw new Error('The signing key set is empty');
   const jwks = keySet.keys.map((key) => key.publicJwk);
-  // Published before the newest key signs anything: the verifiers read only the public keys.
-  if (create && !samePublicKeys(publicKeysIn(ring, published), jwks)) await publish(algorithm, jwks);
+  if (!samePublicKeys(publicKeysIn(ring, published), jwks)) await publish(algorithm, jwks);
   return {
     keySet,
     signing: { algorithm, kid: newest.kid, key: createPrivateKey({ key: newest.privateJwk, format: 'jwk' }) },
@@ -107,32 +102,20 @@ const readKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<L
 };
 
 /**
- * A ring's keys, loaded once per cache period and shared by concurrent callers (the private key
- * imported once per load). Without `create`, a ring not created yet answers undefined, for a
- * short while; a caller that creates reads it again at once.
+ * A ring's keys (created on first use), loaded once per cache period and shared by concurrent
+ * callers (the private key imported once per load).
  */
-const loadKeys = async (algorithm: SigningAlgorithm, create: boolean): Promise<LoadedKeys | undefined> => {
+const createdKeys = (algorithm: SigningAlgorithm): Promise<LoadedKeys> => {
   const state = loaded();
   const cached = state.rings[algorithm];
-  if (cached && Date.now() < cached.expiresAt) {
-    const keys = await cached.keys;
-    if (keys || !create) return keys;
-  }
-  const started: CachedRing = { expiresAt: Date.now() + CACHE_MILLIS, keys: readKeys(algorithm, create) };
+  if (cached && Date.now() < cached.expiresAt) return cached.keys;
+  const started: CachedRing = { expiresAt: Date.now() + CACHE_MILLIS, keys: readKeys(algorithm) };
   state.rings[algorithm] = started;
-  started.keys.then(
-    (keys) => {
-      if (!keys) started.expiresAt = Date.now() + MISSING_CACHE_MILLIS;
-    },
-    () => {
-      if (state.rings[algorithm] === started) delete state.rings[algorithm];
-    },
-  );
+  started.keys.catch(() => {
+    if (state.rings[algorithm] === started) delete state.rings[algorithm];
+  });
   return started.keys;
 };
-
-const createdKeys = async (algorithm: SigningAlgorithm): Promise<LoadedKeys> =>
-  (await loadKeys(algorithm, true)) as LoadedKeys;
 
 /** The key that signs with `algorithm` now (the ring is created on first use). */
 export const currentSigningKey = async (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> =>
@@ -189,9 +172,8 @@ const loadPublished = async (algorithm: SigningAlgorithm): Promise<JWK[] | undef
  */
 export const verificationJwks = async (
   algorithms: readonly SigningAlgorithm[] = SIGNING_ALGORITHMS,
-): Promise<{ keys: JWK[] }> => {
-  return jwksOf(`published ${algorithms.join()}`, await Promise.all(algorithms.map(loadPublished)));
-};
+): Promise<{ keys: JWK[] }> =>
+  jwksOf(`published ${algorithms.join()}`, await Promise.all(algorithms.map(loadPublished)));
 
 /** Every ES256 public key the service signed with and still remembers: the audit digests' verifier's. */
 export const everySigningPublicJwk = async (): Promise<{ keys: JWK[] }> => ({
