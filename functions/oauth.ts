@@ -102,11 +102,13 @@ const answeringOAuthErrors = async (
  * The token endpoint parses its form body itself: it answers RFC 6749 error bodies, not the
  * management API's error shape, and accepts exactly one client authentication method at a time.
  */
-const issueToken = (event: APIGatewayProxyEventV2) => {
+const issueToken = async (event: APIGatewayProxyEventV2) => {
   const now = Date.now();
-  // The records of minutes that ended are written beside this request; its answer never waits.
-  void recordEndedMinutes(now);
-  return answeringOAuthErrors(
+  // The records of minutes that ended (once a minute at most) are written beside this request,
+  // and its answer waits for them: Lambda freezes an instance once it answered, and a write left
+  // running could land after its hour's digest was written (docs/audit.md, "Token records").
+  const recording = recordEndedMinutes(now);
+  const answer = await answeringOAuthErrors(
     event,
     async (authenticated) => {
       const form = tokenRequestForm(event);
@@ -154,6 +156,8 @@ const issueToken = (event: APIGatewayProxyEventV2) => {
     },
     recordTokenRefusal,
   );
+  await recording;
+  return answer;
 };
 
 /** RFC 7009: the client revokes a refresh token it holds (with its whole sign-in); 200 whatever it was. */

@@ -7,7 +7,7 @@ import type { KnownClient } from './oauth-error.js';
 /**
  * The `token.issued` records of this instance (docs/audit.md, "Token records"): tokens are
  * counted in memory, and the counts of minutes that ended are written when the next token request
- * starts, beside it, never before its answer. A Lambda instance is frozen between invocations, so
+ * starts, beside its own work; it answers once they are written. A Lambda instance is frozen between invocations, so
  * a minute's counts wait for the instance's next token request; those of an instance reclaimed
  * meanwhile are lost.
  */
@@ -49,8 +49,7 @@ const recordMinute = (entry: ClientMinute, now: number) =>
 
 /**
  * Writes the records of every minute that ended before `now`, one per client, after those being
- * written already. Best effort: a failure is logged with its count. Its promise never rejects;
- * the token endpoint does not wait for it.
+ * written already. Best effort: a failure is logged with its count. Its promise never rejects.
  */
 export const recordEndedMinutes = (now = Date.now()): Promise<void> => {
   const ended = counts.takeEnded(now);

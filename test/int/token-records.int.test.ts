@@ -5,6 +5,7 @@ import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { useDatabase } from '../support/database.js';
 import { REDIRECT } from '../support/hosted-pages.js';
+import { beforeCommand } from '../support/interleave.js';
 import { OAUTH_CALLER, postOAuthForm } from '../support/oauth-function.js';
 import { createTestApplication, createTestClient, createTestOrganization } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
@@ -152,11 +153,22 @@ describe('token.issued', () => {
     await recordEndedMinutes();
     expect(await auditTrail(organizationId, { action: 'token.issued' })).toEqual(before);
 
-    // The next token request after the minute writes its records beside its own answer.
+    // The next token request after the minute writes its records beside its own work, and
+    // answers once they are written (a Lambda instance is frozen once it answered: a write left
+    // running could land after its hour's digest), however slow the write.
     vi.setSystemTime(minute + 61_000);
-    const next = await clientCredentials(api);
+    const slowWrite = beforeCommand(
+      (input) => (input as { Item?: { action?: unknown } }).Item?.action === 'token.issued',
+      () => new Promise((resolve) => setTimeout(resolve, 300)),
+    );
+    let next: APIGatewayProxyStructuredResultV2;
+    try {
+      next = await clientCredentials(api);
+    } finally {
+      slowWrite.stop();
+    }
+    expect(slowWrite.ran).toBe(true);
     expect(bodyOf(next)).toHaveProperty('access_token');
-    await recordEndedMinutes();
     // Timed when written: the earlier minutes' records went out at minute + 10 s, above.
     const records = await auditTrail(organizationId, { action: 'token.issued', since: minute + 61_000 });
     expect(
