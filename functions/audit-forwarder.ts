@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { auditRecordsIn, eventEntry, MAX_ENTRIES_PER_PUT } from '../shared/audit/stream-events.js';
+import { auditRecordsIn, eventChunks } from '../shared/audit/stream-events.js';
 import { awsRequestHandler } from '../shared/aws/request-timeouts.js';
 import { logger } from '../shared/http/logger.js';
 
@@ -27,14 +27,17 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   );
   // Nothing the service wrote: `audit verify` names such an item; the stream goes on.
   if (unreadable.length > 0) logger.warn('audit record items not forwarded: unreadable', { unreadable });
-  for (let start = 0; start < records.length; start += MAX_ENTRIES_PER_PUT) {
-    const chunk = records.slice(start, start + MAX_ENTRIES_PER_PUT);
+  const { chunks, tooLarge } = eventChunks(records, busName);
+  if (tooLarge.length > 0) logger.warn('audit records not forwarded: too large for an event', { tooLarge });
+  for (const chunk of chunks) {
     try {
-      const answer = await events().send(
-        new PutEventsCommand({ Entries: chunk.map(({ record }) => eventEntry(record, busName)) }),
+      const answer = await events().send(new PutEventsCommand({ Entries: chunk.map(({ entry }) => entry) }));
+      if ((answer.FailedEntryCount ?? 0) === 0) continue;
+      // From the first entry that failed; from the chunk's first when the answer names none.
+      const failed = Math.max(
+        0,
+        (answer.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined),
       );
-      const failed = (answer.Entries ?? []).findIndex((entry) => entry.ErrorCode !== undefined);
-      if ((answer.FailedEntryCount ?? 0) === 0 || failed < 0) continue;
       logger.warn('audit events not delivered; retried from the first', { failed: answer.FailedEntryCount });
       return { batchItemFailures: [{ itemIdentifier: chunk[failed]?.sequenceNumber ?? '' }] };
     } catch (error) {

@@ -67,3 +67,47 @@ export const eventEntry = (record: AuditRecord, eventBusName: string) => ({
   Detail: JSON.stringify(record),
   Time: new Date(record.time),
 });
+
+/** EventBridge takes at most 256 KB of entries per PutEvents call, and no larger entry. */
+export const MAX_PUT_BYTES = 256 * 1024;
+
+type EventEntry = ReturnType<typeof eventEntry>;
+
+/** An entry's size as EventBridge counts it: 14 bytes of time, then its texts in UTF-8. */
+const entryBytes = (entry: EventEntry) =>
+  14 +
+  Buffer.byteLength(entry.Source) +
+  Buffer.byteLength(entry.DetailType) +
+  Buffer.byteLength(entry.Detail);
+
+/**
+ * The PutEvents calls of a batch, in stream order: at most ten entries and 256 KB each. A record
+ * too large for any event (a role of thousands of permissions) is `tooLarge`: skipped, or it would
+ * hold up the records after it on every retry; the table keeps it and the API lists it.
+ */
+export const eventChunks = (
+  records: readonly { sequenceNumber: string; record: AuditRecord }[],
+  eventBusName: string,
+): { chunks: { sequenceNumber: string; entry: EventEntry }[][]; tooLarge: string[] } => {
+  const chunks: { sequenceNumber: string; entry: EventEntry }[][] = [];
+  const tooLarge: string[] = [];
+  let current: { sequenceNumber: string; entry: EventEntry }[] = [];
+  let bytes = 0;
+  for (const { sequenceNumber, record } of records) {
+    const entry = eventEntry(record, eventBusName);
+    const size = entryBytes(entry);
+    if (size > MAX_PUT_BYTES) {
+      tooLarge.push(record.id);
+      continue;
+    }
+    if (current.length === MAX_ENTRIES_PER_PUT || bytes + size > MAX_PUT_BYTES) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push({ sequenceNumber, entry });
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return { chunks, tooLarge };
+};

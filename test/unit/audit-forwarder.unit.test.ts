@@ -143,4 +143,52 @@ describe('the audit forwarder', () => {
     const answer = await handler(event([streamed(auditItem(7), 7), streamed(auditItem(8), 8)]));
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: '1007' }] });
   });
+
+  it('reports the chunk from its first record when a failure count comes without the entry that failed', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ EventId: 'a' }, {}] });
+    const answer = await handler(event([streamed(auditItem(7), 7), streamed(auditItem(8), 8)]));
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: '1007' }] });
+  });
+
+  it('puts at most 256 KB per call, and skips a record too large for any event so it holds up none after it', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
+    /** A record of `kilobytes` KB, by a long change (a role of many permissions). */
+    const large = (index: number, kilobytes: number) => {
+      const item = auditItem(index);
+      const text = JSON.stringify({
+        ...record(index),
+        changes: { permissions: { from: null, to: 'p'.repeat(kilobytes * 1024) } },
+      });
+      return streamed({ ...item, record: text }, index);
+    };
+    const answer = await handler(
+      event([
+        large(1, 60),
+        large(2, 60),
+        large(3, 60),
+        large(4, 60),
+        large(5, 300),
+        large(6, 60),
+        streamed(auditItem(7), 7),
+      ]),
+    );
+    expect(answer).toEqual({ batchItemFailures: [] });
+    const calls = eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input.Entries ?? []);
+    const bytes = (entries: (typeof calls)[number]) =>
+      entries.reduce(
+        (sum, entry) =>
+          sum +
+          14 +
+          Buffer.byteLength(entry.Source ?? '') +
+          Buffer.byteLength(entry.DetailType ?? '') +
+          Buffer.byteLength(entry.Detail ?? ''),
+        0,
+      );
+    for (const entries of calls) expect(bytes(entries)).toBeLessThanOrEqual(256 * 1024);
+    // Four of 60 KB fit a call; the 300 KB one fits no event; the rest follow in order.
+    expect(calls.map((entries) => entries.map((entry) => JSON.parse(entry.Detail ?? '').id))).toEqual([
+      [1, 2, 3, 4].map((index) => record(index).id),
+      [6, 7].map((index) => record(index).id),
+    ]);
+  });
 });
