@@ -23,14 +23,16 @@ export const maxAgeAtCallback = (maxAge: number, sentAt: number, now: number) =>
 /**
  * The session's authentication time (epoch ms) for a federated sign-in: the upstream's
  * `auth_time` (epoch seconds) when it gave one, never later than now; without one, now (the
- * sign-in counts as a fresh authentication). Never before the user's last credentials change:
- * that change ends earlier sessions (a password reset here), and says nothing of the upstream's.
+ * sign-in counts as a fresh authentication).
  */
-export const federatedAuthTime = (
-  upstreamAuthTime: number | undefined,
-  now: number,
-  credentialsChangedAt = 0,
-) => {
-  if (upstreamAuthTime === undefined) return now;
-  return Math.min(now, Math.max(upstreamAuthTime * 1000, credentialsChangedAt));
-};
+export const federatedAuthTime = (upstreamAuthTime: number | undefined, now: number) =>
+  upstreamAuthTime === undefined ? now : Math.min(now, upstreamAuthTime * 1000);
+
+/**
+ * Whether the upstream's sign-in predates the account's last credentials change here (a password
+ * set, a deactivation), which ended every earlier sign-in: it stands for no session, and the
+ * person signs in upstream again. Taken as the session's time it would pass for a recent sign-in
+ * (step-up, `max_age`) however old it is.
+ */
+export const upstreamSignInEnded = (upstreamAuthTime: number | undefined, credentialsChangedAt = 0) =>
+  upstreamAuthTime !== undefined && upstreamAuthTime * 1000 + 999 < credentialsChangedAt;

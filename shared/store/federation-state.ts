@@ -10,7 +10,7 @@ const FEDERATION_LIFETIME_MILLIS = 10 * 60 * 1000;
 export const saveFederationState = async (
   fields: Pick<
     FederationStateRecord,
-    'requestId' | 'browserDigest' | 'providerClientId' | 'issuer' | 'nonce' | 'codeVerifier'
+    'requestId' | 'browserDigest' | 'providerClientId' | 'issuer' | 'nonce' | 'codeVerifier' | 'fresh'
   >,
   now = Date.now(),
 ): Promise<string> => {

@@ -187,6 +187,11 @@ export const FederationStateEntity = defineEntity({
       issuer: z.string(),
       nonce: z.string(),
       codeVerifier: z.string(),
+      /**
+       * Sent back upstream to sign in again (`max_age=0`): its last sign-in there predated a
+       * change that ended this account's earlier sign-ins here.
+       */
+      fresh: z.optional(z.boolean()),
       createdAt: z.number(),
       expiresAt: z.number(),
     }),

@@ -594,6 +594,39 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     }
   });
 
+  it('sends the person upstream again when its sign-in there predates a change to the account here, never counting it as recent', async () => {
+    scripted.script((claims, sign) => sign(claims));
+    const email = scriptedAddress('changed');
+    const userId = await personInIdp(email);
+    scripted.signInAs(email);
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+    scripted.authenticatedAt(hourAgo);
+    const authTimeOf = async (flow: Awaited<ReturnType<typeof signInThroughScripted>>) =>
+      decodeJwt((await exchange(rp, flow)).id_token ?? '').auth_time;
+    try {
+      // Positive control: an hour-old sign-in upstream signs the person in, as an hour old.
+      expect(await authTimeOf(await signInThroughScripted())).toBe(hourAgo);
+      expect(scripted.lastAuthorization().has('max_age')).toBe(false);
+      // A change here ends every earlier sign-in (a deactivation, then a reactivation).
+      await setUserStatus(admin.orgId, userId, 'INACTIVE');
+      await setUserStatus(admin.orgId, userId, 'ACTIVE');
+      // The same old upstream sign-in: sent back upstream to sign in again, and refused when the
+      // upstream answers with it again.
+      const stale = await signInThroughScripted();
+      expect(scripted.lastAuthorization().get('max_age')).toBe('0');
+      expect(scripted.lastAuthorization().get('prompt')).toBe('login');
+      expect(stale.location).toBeUndefined();
+      expect(await stale.response.text()).toContain('Scripted did not ask you to sign in again');
+      // Signed in again there: the session takes that time.
+      const now = Math.floor(Date.now() / 1000);
+      scripted.authenticatedAt(now);
+      expect(await authTimeOf(await signInThroughScripted())).toBe(now);
+    } finally {
+      scripted.authenticatedAt(undefined);
+      scripted.signInAs(scriptedEmail);
+    }
+  });
+
   describe("the person's link to the upstream subject (OpenID Connect Core 5.7)", () => {
     const links = (userId: string, as: ClientCaller = admin) =>
       service.call<{ clientId: string; subject: string }[]>('GET', `/idp/users/${userId}/sso-links`, {

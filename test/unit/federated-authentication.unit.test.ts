@@ -4,6 +4,7 @@ import {
   federatedAuthTime,
   maxAgeAtCallback,
   upstreamMaxAge,
+  upstreamSignInEnded,
 } from '../../shared/domain/federated-authentication.js';
 import type { ApiClientRecord } from '../../shared/store/entities.js';
 
@@ -70,13 +71,21 @@ describe('federated authentication time', () => {
     expect(maxAgeAtCallback(300, NOW + 5_000, NOW)).toBe(300);
   });
 
-  it("takes the upstream's auth_time, never later than now nor before the credentials changed", () => {
+  it("takes the upstream's auth_time, never later than now", () => {
     const seconds = NOW / 1000;
     expect(federatedAuthTime(undefined, NOW)).toBe(NOW);
     expect(federatedAuthTime(seconds - 600, NOW)).toBe(NOW - 600_000);
     expect(federatedAuthTime(seconds + 600, NOW)).toBe(NOW);
-    // A password set since then ends earlier sessions: the sign-in counts from that change.
-    expect(federatedAuthTime(seconds - 600, NOW, NOW - 60_000)).toBe(NOW - 60_000);
-    expect(federatedAuthTime(seconds - 600, NOW, NOW - 900_000)).toBe(NOW - 600_000);
+  });
+
+  it('calls an upstream sign-in from before the account changed ended, never raising its time', () => {
+    const seconds = NOW / 1000;
+    // A password set (or a deactivation) since then ended it: the person signs in upstream again.
+    expect(upstreamSignInEnded(seconds - 600, NOW - 60_000)).toBe(true);
+    // One of the same second, or later, stands (auth_time is whole seconds); none given is now.
+    expect(upstreamSignInEnded(seconds - 60, NOW - 60_000 + 999)).toBe(false);
+    expect(upstreamSignInEnded(seconds - 600, NOW - 900_000)).toBe(false);
+    expect(upstreamSignInEnded(undefined, NOW)).toBe(false);
+    expect(upstreamSignInEnded(seconds - 600)).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ export const federationRoutes = routeGroup('federation')({
     kind: 'page',
     summary: "Sends the person to an SSO provider's upstream to sign in (authorization code with PKCE)",
     description:
-      'Opened from the sign-in page by a person signing in to an application whose organization an SSO provider serves (no token: the pending sign-in decides); the upstream gets state, nonce and a PKCE challenge.',
+      "Opened from the sign-in page by a person signing in to an application whose organization an SSO provider serves (no token: the pending sign-in decides); the upstream gets state, nonce and a PKCE challenge. `fresh=1` asks the upstream to sign the person in again (`prompt=login`, `max_age=0`): the callback sends the person here so when the upstream's sign-in predates a change to the account.",
     response: { status: 303, description: 'To the upstream, or an error page' },
   },
   finishFederation: {

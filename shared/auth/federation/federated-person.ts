@@ -1,6 +1,6 @@
 import { emailVerified } from '../../domain/email-verification.js';
 import { Conflict } from '../../domain/errors.js';
-import { federatedAuthTime } from '../../domain/federated-authentication.js';
+import { federatedAuthTime, upstreamSignInEnded } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { asOneLine } from '../../schemas/text.js';
@@ -27,7 +27,7 @@ import type { UpstreamIdentity } from './upstream.js';
 type Outcome =
   | { person: Person; user: UserRecord }
   /** `user`: the person it matched, when there is one. */
-  | { refusal: string; message: string; user?: UserRecord; status?: 409 };
+  | { refusal: string; message: string; user?: UserRecord; status?: 409; signInAgain?: true };
 
 /** How the pages name a provider. */
 export const providerName = (provider: { displayName?: string | undefined; clientId: string }) =>
@@ -188,7 +188,15 @@ export const federatedPerson = async (
   }
   // Trusted for MFA: the upstream's own multi-factor sign-in (RFC 8176 `mfa`) replaces the TOTP step.
   const mfa = provider.trustedForMfa === true && identity.amr.includes('mfa');
-  const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);
+  if (upstreamSignInEnded(identity.authTime, user.credentialsChangedAt)) {
+    return {
+      refusal: 'upstream-sign-in-ended',
+      message: `Your sign-in at ${name} is older than a change to your account here. Sign in at ${name} again.`,
+      user,
+      signInAgain: true,
+    };
+  }
+  const authTime = federatedAuthTime(identity.authTime, Date.now());
   return {
     user,
     person: { userId: user.id, authTime, amr: mfa ? ['fed', 'mfa'] : ['fed'], provider: provider.clientId },

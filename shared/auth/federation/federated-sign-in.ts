@@ -76,6 +76,9 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
   } catch (error) {
     return failurePage(binding, pending.organizationId, error);
   }
+  // Sent back here because the upstream's sign-in predated a change to the account (the callback
+  // below): only ever asks for more, so anyone may ask for it.
+  const fresh = query.get('fresh') === '1';
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = await saveFederationState({
@@ -85,6 +88,7 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
     issuer: binding.issuer,
     nonce,
     codeVerifier,
+    ...(fresh ? { fresh } : {}),
   });
   const loginHint = query.get('login_hint');
   try {
@@ -98,8 +102,8 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
         scope: binding.scopes ?? DEFAULT_SCOPES,
         loginHint: loginHint?.slice(0, 320),
         // prompt=login passes on as such too, for an upstream that honours only that.
-        prompt: pending.prompt === 'login' ? 'login' : undefined,
-        maxAge: upstreamMaxAge(pending),
+        prompt: fresh || pending.prompt === 'login' ? 'login' : undefined,
+        maxAge: fresh ? 0 : upstreamMaxAge(pending),
       },
       deadline,
     );
@@ -242,7 +246,7 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
       `Sign-in through ${providerName(provider)} is not set up completely. Contact your administrator.`,
     );
   }
-  const maxAge = upstreamMaxAge(pending);
+  const maxAge = started.fresh ? 0 : upstreamMaxAge(pending);
   let identity: UpstreamIdentity;
   try {
     identity = await upstreamIdentity(
@@ -260,6 +264,16 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
     return failurePage(provider, pending.organizationId, error);
   }
   const matched = await federatedPerson(identity, provider, { ...pending, ...target.names }, options);
+  // Once, back upstream to sign in again; a second answer as old is refused.
+  if ('refusal' in matched && matched.signInAgain && !started.fresh)
+    return seeOther(
+      `/signin/sso?${new URLSearchParams({
+        request: pending.id,
+        provider: provider.clientId,
+        fresh: '1',
+        ...(identity.email ? { login_hint: identity.email } : {}),
+      })}`,
+    );
   if ('refusal' in matched) {
     countMetric('SignInsRefused');
     logger.info('federated sign-in refused', {
