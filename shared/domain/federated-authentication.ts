@@ -23,10 +23,18 @@ export const maxAgeAtCallback = (maxAge: number, sentAt: number, now: number) =>
 /**
  * The session's authentication time (epoch ms) for a federated sign-in: the upstream's
  * `auth_time` (epoch seconds) when it gave one, never later than now; without one, now (the
- * sign-in counts as a fresh authentication).
+ * sign-in counts as a fresh authentication). A sign-in of the very second of the account's last
+ * change (`auth_time` is whole seconds; an earlier one has ended: `upstreamSignInEnded`) counts
+ * from the change, which ends the sessions that began before it.
  */
-export const federatedAuthTime = (upstreamAuthTime: number | undefined, now: number) =>
-  upstreamAuthTime === undefined ? now : Math.min(now, upstreamAuthTime * 1000);
+export const federatedAuthTime = (
+  upstreamAuthTime: number | undefined,
+  now: number,
+  credentialsChangedAt = 0,
+) =>
+  upstreamAuthTime === undefined
+    ? now
+    : Math.min(now, Math.max(upstreamAuthTime * 1000, credentialsChangedAt));
 
 /**
  * Whether the upstream's sign-in predates the account's last credentials change here (a password

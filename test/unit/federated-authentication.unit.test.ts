@@ -76,6 +76,9 @@ describe('federated authentication time', () => {
     expect(federatedAuthTime(undefined, NOW)).toBe(NOW);
     expect(federatedAuthTime(seconds - 600, NOW)).toBe(NOW - 600_000);
     expect(federatedAuthTime(seconds + 600, NOW)).toBe(NOW);
+    // Of the very second of a change (whole seconds): from the change, which ends earlier sessions.
+    expect(federatedAuthTime(seconds - 60, NOW, NOW - 60_000 + 400)).toBe(NOW - 60_000 + 400);
+    expect(federatedAuthTime(seconds - 60, NOW, NOW - 900_000)).toBe(NOW - 60_000);
   });
 
   it('calls an upstream sign-in from before the account changed ended, never raising its time', () => {

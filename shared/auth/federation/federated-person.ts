@@ -196,7 +196,7 @@ export const federatedPerson = async (
       signInAgain: true,
     };
   }
-  const authTime = federatedAuthTime(identity.authTime, Date.now());
+  const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);
   return {
     user,
     person: { userId: user.id, authTime, amr: mfa ? ['fed', 'mfa'] : ['fed'], provider: provider.clientId },
