@@ -35,6 +35,9 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
   const [[path = '', detail] = [], setPlace] = useState(placeOfHash());
   useEffect(() => {
     const follow = () => setPlace(placeOfHash());
+    // The hash may have changed between the first render and this effect (a link followed at
+    // once): no event will say so.
+    follow();
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
