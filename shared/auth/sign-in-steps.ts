@@ -179,8 +179,19 @@ export const enrolmentLocation = (
  * Home-realm discovery: where a pending request goes for an email whose domain an SSO provider
  * serves (the federation function's `/signin/sso`), the email as its login hint.
  */
-export const providerLocation = (requestId: string, providerClientId: string, email: string): string =>
-  `/signin/sso?${new URLSearchParams({ request: requestId, provider: providerClientId, login_hint: email })}`;
+export const providerLocation = (
+  requestId: string,
+  providerClientId: string,
+  email: string,
+  /** Asks the upstream to sign the person in again (federated-sign-in.ts). */
+  options: { fresh?: boolean } = {},
+): string =>
+  `/signin/sso?${new URLSearchParams({
+    request: requestId,
+    provider: providerClientId,
+    login_hint: email,
+    ...(options.fresh ? { fresh: '1' } : {}),
+  })}`;
 
 /** The organization asks for a second factor the person has not given in this sign-in yet. */
 export const awaitsSecondFactor = (person: Person, context: StepContext): boolean =>

@@ -22,7 +22,7 @@ import {
   signInDetails,
 } from '../sign-in-audit.js';
 import { pendingRequestOf, signInTarget } from '../sign-in-requests.js';
-import { continueSignIn, EXPIRED, type Page } from '../sign-in-steps.js';
+import { continueSignIn, EXPIRED, type Page, providerLocation } from '../sign-in-steps.js';
 import { ssoClientSecretOf } from './client-secrets.js';
 import { federatedPerson, providerName } from './federated-person.js';
 import {
@@ -266,14 +266,7 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
   const matched = await federatedPerson(identity, provider, { ...pending, ...target.names }, options);
   // Once, back upstream to sign in again; a second answer as old is refused.
   if ('refusal' in matched && matched.signInAgain && !started.fresh)
-    return seeOther(
-      `/signin/sso?${new URLSearchParams({
-        request: pending.id,
-        provider: provider.clientId,
-        fresh: '1',
-        ...(identity.email ? { login_hint: identity.email } : {}),
-      })}`,
-    );
+    return seeOther(providerLocation(pending.id, provider.clientId, identity.email ?? '', { fresh: true }));
   if ('refusal' in matched) {
     countMetric('SignInsRefused');
     logger.info('federated sign-in refused', {
