@@ -9,6 +9,7 @@ import {
   type UpstreamIdentity,
   upstreamIdentity,
 } from '../../shared/auth/federation/upstream.js';
+import { UPSTREAM_BUDGET_MILLIS } from '../../shared/auth/federation/upstream-http.js';
 import { secretStore, ssoSecretName } from '../../shared/auth/secret-store.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
@@ -462,6 +463,25 @@ describe("the upstream's answer", () => {
       `Sign-in through ${unset} is not set up completely. Contact your administrator.`,
     );
     expect(vi.mocked(upstreamIdentity)).not.toHaveBeenCalled();
+  });
+
+  it("gives the upstream what is left of the callback's one deadline once the client secret is read", async () => {
+    const { provider, user } = await vouchingProvider();
+    const { browser, state } = await started(provider);
+    const store = await secretStore();
+    const read = store.get.bind(store);
+    // A slow Secrets Manager: the secret comes back 200 ms after it is asked for.
+    vi.spyOn(store, 'get').mockImplementation(async (name) => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return read(name);
+    });
+    vi.mocked(upstreamIdentity).mockResolvedValueOnce(person({ email: user.email }));
+    const arrived = Date.now();
+    expect((await callback(browser, provider, { code: 'c', state })).statusCode).toBe(303);
+    expect(store.get).toHaveBeenCalled();
+    const deadline = vi.mocked(upstreamIdentity).mock.calls[0]?.[3] ?? Number.POSITIVE_INFINITY;
+    expect(deadline).toBeGreaterThanOrEqual(arrived + UPSTREAM_BUDGET_MILLIS - 1_000);
+    expect(deadline).toBeLessThanOrEqual(arrived + UPSTREAM_BUDGET_MILLIS);
   });
 
   it.each([

@@ -36,6 +36,8 @@ export const startScriptedUpstream = async (clientId: string) => {
   let lastAuthorization = new URLSearchParams();
   /** Milliseconds it takes to answer anything but its authorization endpoint. */
   let answerDelay = 0;
+  /** What its UserInfo endpoint (`/userinfo`, when advertised) answers. */
+  let userInfo: Record<string, unknown> = {};
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -105,6 +107,8 @@ export const startScriptedUpstream = async (clientId: string) => {
           token_type: 'Bearer',
         });
       });
+    } else if (url.pathname === '/userinfo') {
+      json(response, 200, { sub: subject, ...userInfo });
     } else {
       response.writeHead(404).end();
     }
@@ -137,6 +141,10 @@ export const startScriptedUpstream = async (clientId: string) => {
     /** When the person last authenticated there, as its ID tokens say (undefined: they do not say). */
     authenticatedAt(seconds: number | undefined) {
       authTime = seconds;
+    },
+    /** What its UserInfo endpoint answers beside the subject (advertise `userinfo_endpoint` to have it read). */
+    answerUserInfo(claims: Record<string, unknown>) {
+      userInfo = claims;
     },
     /** The parameters of the latest authorization request it received. */
     lastAuthorization: () => lastAuthorization,

@@ -107,6 +107,25 @@ describe('upstream ID token signatures', () => {
     }
   });
 
+  it('takes the email from UserInfo when the ID token has none, and its verification from UserInfo alone', async () => {
+    const upstream = await newUpstream();
+    upstream.advertise({ userinfo_endpoint: `${upstream.issuer}/userinfo` });
+    // The ID token says its (absent) email is verified; the address comes from UserInfo.
+    upstream.script((claims, sign) => sign({ ...claims, email: undefined }));
+    const identity = async () => {
+      const { email, emailVerified } = await upstreamIdentity(
+        upstream.issuer,
+        CLIENT,
+        await upstreamSignIn(upstream.issuer, CLIENT.redirectUri),
+      );
+      return { email, emailVerified };
+    };
+    upstream.answerUserInfo({ email: 'info@scripted.test', email_verified: true });
+    expect(await identity()).toEqual({ email: 'info@scripted.test', emailVerified: true });
+    upstream.answerUserInfo({ email: 'info@scripted.test' });
+    expect(await identity()).toEqual({ email: 'info@scripted.test', emailVerified: false });
+  });
+
   it('refuses HMAC keyed with the client secret and none, even when the upstream advertises them', async () => {
     const upstream = await newUpstream();
     upstream.advertise({ id_token_signing_alg_values_supported: ['ES256', 'HS256', 'none'] });

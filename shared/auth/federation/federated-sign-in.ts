@@ -193,6 +193,9 @@ const upstreamRefusal = async (
 
 /** `GET /signin/sso/callback/{clientId}`: the upstream's redirect back. */
 export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<Page> => {
+  // From the start: the reads before the upstream (the client secret from Secrets Manager among
+  // them) come out of the same budget, which keeps the page within the function's timeout.
+  const deadline = newDeadline();
   const query = new URLSearchParams(event.rawQueryString);
   const state = query.get('state');
   const binding = readCookie(event.cookies, 'browser', secureCookies());
@@ -222,10 +225,14 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
   if (query.has('error')) {
     let upstreamError: string;
     try {
-      upstreamError = upstreamErrorOf(await discover(provider.issuer, provider.clientId), provider.clientId, {
-        query: event.rawQueryString,
-        state,
-      });
+      upstreamError = upstreamErrorOf(
+        await discover(provider.issuer, provider.clientId, deadline),
+        provider.clientId,
+        {
+          query: event.rawQueryString,
+          state,
+        },
+      );
     } catch (error) {
       return failurePage(provider, pending.organizationId, error);
     }
@@ -259,6 +266,7 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
         nonce: started.nonce,
         maxAge: maxAge === undefined ? undefined : maxAgeAtCallback(maxAge, started.createdAt, Date.now()),
       },
+      deadline,
     );
   } catch (error) {
     return failurePage(provider, pending.organizationId, error);

@@ -264,6 +264,9 @@ export const upstreamIdentity = async (
     fromToken.data.email === undefined
       ? {
           ...fromToken.data,
+          // An address and its verification come from the same answer: UserInfo's address is not
+          // vouched for by an ID token that named none.
+          email_verified: undefined,
           ...(await userInfoClaims(configuration, metadata, tokens.access_token, fromToken.data.sub)),
         }
       : fromToken.data;
