@@ -29,8 +29,11 @@ import {
   deleteGroupFromDirectory,
   groupsByDisplayName,
   groupsByExternalId,
+  MAX_MEMBERS_ANSWERED,
   membersOf,
+  membersOfGroups,
   replaceGroupFromDirectory,
+  tooManyMembers,
   visibleGroup,
 } from '../shared/store/scim-groups.js';
 import {
@@ -77,8 +80,22 @@ const requireGroup = async (orgId: string, id: string) =>
 const wantsMembers = (query: { excludedAttributes?: string | undefined }) =>
   !(query.excludedAttributes ?? '').split(',').some((name) => name.trim().toLowerCase() === 'members');
 
-const asScimGroup = async (orgId: string, group: UserGroupRecord, withMembers: boolean) =>
-  scimGroup(group, withMembers ? await membersOf(orgId, group.id) : undefined, locate);
+/** Groups as SCIM answers them: with their members (at most MAX_MEMBERS_ANSWERED in all), or without. */
+const asScimGroups = async (orgId: string, groups: readonly UserGroupRecord[], withMembers: boolean) => {
+  const members = withMembers
+    ? await membersOfGroups(
+        orgId,
+        groups.map((group) => group.id),
+      )
+    : undefined;
+  return groups.map((group, index) => scimGroup(group, members?.[index], locate));
+};
+
+/** A group's whole membership goes into one answer only up to the answer's limit. */
+const refuseUnanswerable = <D extends { members?: readonly string[] }>(desired: D): D => {
+  if ((desired.members?.length ?? 0) > MAX_MEMBERS_ANSWERED) throw tooManyMembers(MAX_MEMBERS_ANSWERED);
+  return desired;
+};
 
 /**
  * A value longer than any key holds (a sort key is at most 1,024 bytes; ids, emails, external ids
@@ -230,9 +247,7 @@ const listGroups = async (org: string, listing: Listing) => {
           total: found.length,
         }))
       : await groupsPage(org, startIndex - 1, count);
-  const withMembers = wantsMembers(listing);
-  const resources = await Promise.all(groups.map((group) => asScimGroup(org, group, withMembers)));
-  return { body: listResponse(resources, total, startIndex) };
+  return { body: listResponse(await asScimGroups(org, groups, wantsMembers(listing)), total, startIndex) };
 };
 
 /** A patched resource must still be one: what scim-patch answers is read like a body. */
@@ -318,7 +333,7 @@ export const handler = groupHandler(
     listScimGroups: ({ query }, { principal }) => listGroups(principal.organizationId, query),
     searchScimGroups: ({ body }, { principal }) => listGroups(principal.organizationId, asListing(body)),
     createScimGroup: async ({ body }, { principal }) => {
-      const desired = directoryGroupOf(body, 'none');
+      const desired = refuseUnanswerable(directoryGroupOf(body, 'none'));
       const group = await createGroupFromDirectory(principal.organizationId, desired, principal.id);
       return {
         body: scimGroup(group, desired.members ?? [], locate),
@@ -327,17 +342,24 @@ export const handler = groupHandler(
     },
     getScimGroup: async ({ path, query }, { principal }) => {
       const org = principal.organizationId;
-      return { body: await asScimGroup(org, await requireGroup(org, path.id), wantsMembers(query)) };
+      const [group] = await asScimGroups(org, [await requireGroup(org, path.id)], wantsMembers(query));
+      return { body: group };
     },
     replaceScimGroup: async ({ path, body }, { principal }) => {
       const org = principal.organizationId;
+      const desired = refuseUnanswerable(directoryGroupOf(body, 'none'));
       await requireGroup(org, path.id);
-      await replaceGroupFromDirectory(org, path.id, directoryGroupOf(body, 'none'), principal.id);
-      return { body: await asScimGroup(org, await requireGroup(org, path.id), true) };
+      await replaceGroupFromDirectory(org, path.id, desired, principal.id);
+      // Its members are the body's (within the limit) unless changed meanwhile: read them all, as
+      // a refusal now would say a change that was made was not.
+      const group = await requireGroup(org, path.id);
+      return { body: scimGroup(group, await membersOf(org, group.id), locate) };
     },
     patchScimGroup: async ({ path, body }, { principal }) => {
       const org = principal.organizationId;
-      const current = await asScimGroup(org, await requireGroup(org, path.id), true);
+      const group = await requireGroup(org, path.id);
+      // The whole membership, however large: the operations apply to it, and only 204 answers.
+      const current = scimGroup(group, await membersOf(org, group.id), locate);
       const patched = parsedPatch(scimGroupBody, applyScimPatch(current, body, 'Group'));
       const before = (current.members ?? []).map((member) => member.value);
       await replaceGroupFromDirectory(org, path.id, directoryGroupOf(patched, 'keep'), principal.id, before);

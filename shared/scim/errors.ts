@@ -33,5 +33,7 @@ export const invalidValue = (detail: string) => new ScimError(400, 'invalidValue
 export const invalidPath = (detail: string) => new ScimError(400, 'invalidPath', detail);
 export const noTarget = (detail: string) => new ScimError(400, 'noTarget', detail);
 export const mutability = (detail: string) => new ScimError(400, 'mutability', detail);
+/** More than one answer holds (RFC 7644 section 3.12: also what a too-wide filter gets). */
+export const tooMany = (detail: string) => new ScimError(400, 'tooMany', detail);
 /** An endpoint RFC 7644 names that this server does not offer (its ServiceProviderConfig says so). */
 export const notImplemented = (detail: string) => new ScimError(501, undefined, detail);

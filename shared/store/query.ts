@@ -5,27 +5,50 @@ import { keys, TABLE_SCHEMA } from './keys.js';
 
 type QueryInput = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 
-/** Every item a Query matches, following LastEvaluatedKey. Only for small, bounded sets. */
-export const queryAll = async (input: QueryInput): Promise<Record<string, unknown>[]> => {
+/**
+ * How many more items reads may take, shared by reads running side by side: each takes what a
+ * page brings, and stops once `left` is below zero (the caller then refuses the whole answer).
+ */
+export interface ItemBudget {
+  left: number;
+}
+
+/**
+ * Every item a Query matches, following LastEvaluatedKey. Only for small, bounded sets, or under
+ * a budget: then only the items read until it ran out.
+ */
+export const queryAll = async (
+  input: QueryInput,
+  budget?: ItemBudget,
+): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
+    if (budget && budget.left < 0) break;
     const page = await db().send(
       new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }),
     );
     items.push(...(page.Items ?? []));
+    if (budget) budget.left -= page.Items?.length ?? 0;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
 };
 
 /** Items of a partition, all of them or those whose sort key starts with `skPrefix`. */
-export const queryPartition = (pk: string, skPrefix?: string, options: { consistent?: boolean } = {}) =>
-  queryAll({
-    KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
-    ...(options.consistent ? { ConsistentRead: true } : {}),
-  });
+export const queryPartition = (
+  pk: string,
+  skPrefix?: string,
+  options: { consistent?: boolean; budget?: ItemBudget } = {},
+) =>
+  queryAll(
+    {
+      KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
+      ...(options.consistent ? { ConsistentRead: true } : {}),
+    },
+    options.budget,
+  );
 
 const [directoryIndex] = TABLE_SCHEMA.indexes;
 

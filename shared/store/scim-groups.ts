@@ -1,10 +1,11 @@
 import { NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
-import { invalidValue } from '../scim/errors.js';
+import { invalidValue, tooMany } from '../scim/errors.js';
 import { batchGetByKey } from './batch.js';
 import { GroupNameGuardEntity, UserEntity, UserGroupEntity, type UserGroupRecord } from './entities.js';
 import { externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys } from './keys.js';
+import type { ItemBudget } from './query.js';
 import { addUserToGroup, removeUserFromGroup } from './user-grants.js';
 import { deleteUserGroup } from './user-group-lifecycle.js';
 import {
@@ -48,7 +49,36 @@ export const groupsByExternalId = async (orgId: string, externalId: string): Pro
     .filter((group) => isVisible(group) && group.externalId === externalId);
 };
 
+/** Every member id of a group (a PATCH works on the whole list). */
 export const membersOf = (orgId: string, groupId: string) => memberIdsOf(orgId, groupId);
+
+/**
+ * Members one SCIM answer names at most, across its groups: each takes about 170 bytes of it (its
+ * id and `$ref`, with the quotes Lambda's response envelope escapes), so a page of groups stays
+ * well inside Lambda's 6 MB response. More is refused (400 tooMany), never cut: a directory would
+ * read a shortened list as members removed.
+ */
+export const MAX_MEMBERS_ANSWERED = 20_000;
+
+export const tooManyMembers = (limit: number) =>
+  tooMany(
+    `More than ${limit.toLocaleString('en')} members to answer at once: ask for fewer groups (count), or leave the members out (excludedAttributes=members); each User's groups attribute names its groups`,
+  );
+
+/**
+ * The member ids of each group, read side by side under one budget (a read stops at the page
+ * that overdraws it); 400 tooMany past `limit`.
+ */
+export const membersOfGroups = async (
+  orgId: string,
+  groupIds: readonly string[],
+  limit = MAX_MEMBERS_ANSWERED,
+): Promise<string[][]> => {
+  const budget: ItemBudget = { left: limit };
+  const members = await Promise.all(groupIds.map((groupId) => memberIdsOf(orgId, groupId, budget)));
+  if (budget.left < 0) throw tooManyMembers(limit);
+  return members;
+};
 
 /** Members a directory names must be users it sees who may join one more group (400 invalidValue naming the first that may not). */
 const requireMembers = async (orgId: string, memberIds: readonly string[]) => {

@@ -21,7 +21,7 @@ import {
   withinGrantLimit,
 } from './grant-targets.js';
 import { keys, LISTINGS } from './keys.js';
-import { queryPartition } from './query.js';
+import { type ItemBudget, queryPartition } from './query.js';
 import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js';
 import {
   addTo,
@@ -351,11 +351,15 @@ export const removeHiddenGroup = async (orgId: string, groupId: string) => {
   ]);
 };
 
-/** Member ids of a group (one strongly consistent Query per 1 MB of membership items). */
-export const memberIdsOf = async (orgId: string, groupId: string): Promise<string[]> =>
+/**
+ * Member ids of a group (one strongly consistent Query per 1 MB of membership items); under a
+ * budget, those read until it ran out.
+ */
+export const memberIdsOf = async (orgId: string, groupId: string, budget?: ItemBudget): Promise<string[]> =>
   (
     await queryPartition(keys.organizationPartition(orgId), keys.groupMemberPrefix(groupId), {
       consistent: true,
+      ...(budget ? { budget } : {}),
     })
   ).map((item) => GroupMemberEntity.decode(item).userId);
 

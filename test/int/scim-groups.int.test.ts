@@ -11,6 +11,7 @@ import {
   deleteGroupFromDirectory,
   groupsByExternalId,
   membersOf,
+  membersOfGroups,
   replaceGroupFromDirectory,
 } from '../../shared/store/scim-groups.js';
 import { createUserFromDirectory, deprovisionUser } from '../../shared/store/scim-users.js';
@@ -199,5 +200,27 @@ describe('a group a directory deletes', () => {
     expect(await holdersOfExternalId(org, 'GROUP', 'ext-half-way')).toEqual([]);
     // Now it is gone: another DELETE is a 404.
     await expect(deleteGroupFromDirectory(org, group.id)).rejects.toBeInstanceOf(NotFound);
+  });
+});
+
+describe('the members one answer names', () => {
+  it('are read for all its groups under one limit, and refused (400 tooMany) past it, not cut', async () => {
+    const org = (await createTestOrganization()).id;
+    const [first, both, second] = [
+      await person(org, 'first'),
+      await person(org, 'both'),
+      await person(org, 'second'),
+    ];
+    const one = await createGroupFromDirectory(org, { displayName: 'One', members: [first, both] }, 'dir');
+    const two = await createGroupFromDirectory(org, { displayName: 'Two', members: [both, second] }, 'dir');
+    // Four memberships in all: a limit of four answers them, each group its own.
+    const read = await membersOfGroups(org, [one.id, two.id], 4);
+    expect(read.map((ids) => [...ids].sort())).toEqual([[first, both].sort(), [both, second].sort()]);
+    // Three: each group alone is within it, the two together are not.
+    expect((await membersOfGroups(org, [one.id], 3))[0]?.length).toBe(2);
+    const refused = await membersOfGroups(org, [one.id, two.id], 3).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ScimError);
+    expect(refused).toMatchObject({ status: 400, scimType: 'tooMany' });
+    expect((refused as Error).message).toContain('excludedAttributes=members');
   });
 });

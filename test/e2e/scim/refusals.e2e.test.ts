@@ -248,6 +248,29 @@ describe('SCIM changes are whole', () => {
     });
   });
 
+  it('refuses a group whose members one answer could not name (400 tooMany), before looking at them', async () => {
+    const directory = await connectDirectory(service, mine);
+    const member = (await newUser(directory, 'one-of-many')).body.id as string;
+    const body = (members: string[]) => ({
+      schemas: [GROUP_SCHEMA],
+      displayName: `Many ${suffix}`,
+      members: members.map((value) => ({ value })),
+    });
+    const created = await directory.call('POST', '/Groups', body([member]));
+    expect(created.status).toBe(201);
+    // 20,001 members: more than the 20,000 an answer names (the ids need not even exist).
+    const many = [member, ...Array.from({ length: 20_000 }, (_, index) => `u-${index}`)];
+    const path = `/Groups/${created.body.id}`;
+    expect(await directory.call('PUT', path, body(many))).toMatchObject({
+      status: 400,
+      body: { scimType: 'tooMany' },
+    });
+    expect(
+      await directory.call('POST', '/Groups', { ...body(many), displayName: `Many more ${suffix}` }),
+    ).toMatchObject({ status: 400, body: { scimType: 'tooMany' } });
+    expect((await directory.call('GET', path)).body).toMatchObject({ members: [{ value: member }] });
+  });
+
   it('takes a deleted user out of every group: no Group lists a member SCIM answers 404 for', async () => {
     const directory = await connectDirectory(service, mine);
     const [leaving, staying] = await Promise.all([
