@@ -238,7 +238,7 @@ export const createOpenApiDocument = (origin = '') => {
         description: [
           'Identity and access management API. Obtain a token with the client credentials grant at /oauth2/token.',
           `This document is served without authentication at GET ${API_BASE_PATH}/openapi.json.`,
-          'Rate limits: each organization may send its contracted requests per second (10 plus a burst of 10 unless agreed otherwise), counted over all of its clients; beyond that the API answers 429. As the specification says, answers carry no rate-limit headers (no RateLimit-*, X-RateLimit-* or Retry-After): callers retry 429 with exponential backoff and jitter (1 s first, doubling, at most 5 retries, 30 s cap).',
+          'Rate limits: each organization may send its contracted requests per second (10 plus a burst of 10 unless agreed otherwise), counted over all of its clients; beyond that the API answers 429. As the specification says, answers carry no rate-limit headers (no RateLimit-* or X-RateLimit-*); a 429 of the service, and a 409 worth repeating (a write still in progress under the same Idempotency-Key, or one that met a concurrent change), carry `Retry-After: 1`. Callers retry 429 with exponential backoff and jitter (1 s first, doubling, at most 5 retries, 30 s cap).',
         ].join('\n\n'),
         // OpenAPI 3.0 names a license by URL (3.1 added the SPDX `identifier`).
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
