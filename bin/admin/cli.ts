@@ -151,12 +151,31 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     io.err('error: secrets are read from standard input (--secret-stdin), never from the command line');
     return 2;
   }
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof optionTypes; allowPositionals: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{ options: typeof optionTypes; allowPositionals: true; tokens: true }>
+  >;
   try {
-    parsed = parseArgs({ args: [...argv], options: optionTypes, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: optionTypes,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${usage()}`);
     return 2;
+  }
+  // The last of two would win: `client delete --id A --id B` deleting B, or an alias's `--org`
+  // giving way to another, acts on what the operator may not have meant.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) {
+      io.err(`error: --${token.name} is given more than once\n\n${usage()}`);
+      return 2;
+    }
+    seen.add(token.name);
   }
   const { values, positionals } = parsed;
   const [group] = positionals;

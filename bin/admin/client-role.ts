@@ -38,7 +38,10 @@ export const roleHoldingExactly = async (
       const role = await createRole({ organizationId: orgId, name, permissions: wanted, createdBy });
       return { role, created: true };
     }
-    if (sameSet(visibleIds(existing.permissions), wanted)) return { role: existing, created: false };
+    // Plugin permissions someone added count as a change too: the client would get them as well.
+    const pluginGrants = Object.values(existing.pluginPermissions).some((grants) => grants.length > 0);
+    if (!pluginGrants && sameSet(visibleIds(existing.permissions), wanted))
+      return { role: existing, created: false };
   }
   throw new Conflict(
     'Role',

@@ -2,7 +2,11 @@ import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { storeConfig } from '../../shared/config.js';
 import { NotFound } from '../../shared/domain/errors.js';
 import { MAX_PLUGIN_PERMISSION_DEFINITIONS } from '../../shared/domain/limits.js';
-import { dependentPermissions, pluginPermissionDefinition } from '../../shared/schemas/catalogue.js';
+import {
+  dependentPermissions,
+  newPluginId,
+  pluginPermissionDefinition,
+} from '../../shared/schemas/catalogue.js';
 import { identifier } from '../../shared/schemas/common.js';
 import { AGREEMENT_URL } from '../../shared/schemas/consent.js';
 import { batchGet } from '../../shared/store/batch.js';
@@ -43,16 +47,46 @@ const pluginDefinitionsFile = z.strictObject({
   ),
 });
 
+/** Room left in the plugin's one item (DynamoDB holds at most 400 KB) for its other attributes. */
+const MAX_DEFINITIONS_BYTES = 350_000;
+
+/**
+ * Each definition once, by id (a role's grants name it) and by module and action (tokens name
+ * that), and all of them within the plugin's item.
+ */
+const refuseUnstorableDefinitions = (definitions: z.output<typeof pluginDefinitionsFile>) => {
+  const ids = new Set<string>();
+  const actions = new Set<string>();
+  definitions.permissionDefinitions.forEach(({ id, module, actionName }, index) => {
+    const action = JSON.stringify([module, actionName]);
+    if (ids.has(id) || actions.has(action)) {
+      const what = ids.has(id) ? `id ${id}` : `module ${module} and actionName ${actionName}`;
+      throw new UsageError(`--definitions (permissionDefinitions.${index}): ${what} is defined twice`);
+    }
+    ids.add(id);
+    actions.add(action);
+  });
+  const bytes = Buffer.byteLength(JSON.stringify(definitions));
+  if (bytes > MAX_DEFINITIONS_BYTES) {
+    throw new UsageError(
+      `--definitions: ${bytes} bytes of definitions; a plugin's must fit in ${MAX_DEFINITIONS_BYTES} (shorten the descriptions)`,
+    );
+  }
+  return definitions;
+};
+
 /** Commands on what all organizations share: plugins, agreements, the catalogue, signing keys. */
 export const SYSTEM_COMMANDS: Record<string, Command> = {
   'plugin define': {
     usage: 'plugin define --id PLUGIN_ID --definitions FILE.json',
     options: ['id', 'definitions'],
     run: async (options) => {
-      const id = validated(identifier, required(options, 'id'), 'id');
+      const id = validated(newPluginId, required(options, 'id'), 'id');
       required(options, 'definitions');
       const parsed = await jsonFileOption(options, 'definitions');
-      const definitions = validated(pluginDefinitionsFile, parsed, 'definitions');
+      const definitions = refuseUnstorableDefinitions(
+        validated(pluginDefinitionsFile, parsed, 'definitions'),
+      );
       await definePlugin({ id, ...definitions });
       return {
         json: { id, ...definitions },

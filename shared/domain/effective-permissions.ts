@@ -13,6 +13,9 @@ export interface PluginAction {
   actionName: string;
 }
 
+/** How a plugin action is told apart: its module and its name. */
+export const pluginActionKey = (action: PluginAction) => JSON.stringify([action.module, action.actionName]);
+
 /** A role or managed role as read from the table. */
 export interface RoleGrant {
   permissions?: Iterable<string>;
@@ -44,6 +47,11 @@ export interface ResolvedGrants {
   managedRoles: ReadonlyMap<string, RoleGrant>;
   /** Policies found; archived ones marked. */
   policies: ReadonlyMap<string, { archived?: boolean }>;
+  /**
+   * pluginId -> the actions (`pluginActionKey`) the plugin defines now: a grant of an action its
+   * plugin no longer defines grants nothing, as a catalogue id that no longer resolves.
+   */
+  pluginActions: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export interface EffectiveAccess {
@@ -103,11 +111,14 @@ export const effectiveAccess = (
     ...ids.managedRoleIds.map((id) => resolved.managedRoles.get(id)),
   ].filter((role): role is RoleGrant => role !== undefined && role.archived !== true);
 
-  const pluginPermissions: Record<string, Set<string>> = {};
+  // A Map: plugin ids are identifiers, `constructor` among them.
+  const pluginPermissions = new Map<string, Set<string>>();
   for (const role of liveRoles) {
     for (const [pluginId, actions] of Object.entries(role.pluginPermissions ?? {})) {
-      pluginPermissions[pluginId] ??= new Set();
-      for (const action of actions) pluginPermissions[pluginId].add(action.actionName);
+      const united = pluginPermissions.get(pluginId) ?? new Set<string>();
+      pluginPermissions.set(pluginId, united);
+      const defined = resolved.pluginActions.get(pluginId);
+      for (const action of actions) if (defined?.has(pluginActionKey(action))) united.add(action.actionName);
     }
   }
   return {
@@ -118,7 +129,7 @@ export const effectiveAccess = (
       ),
     ].sort(),
     pluginPermissions: Object.fromEntries(
-      Object.entries(pluginPermissions)
+      [...pluginPermissions]
         .filter(([, actions]) => actions.size > 0)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([pluginId, actions]) => [pluginId, [...actions].sort()]),

@@ -12,6 +12,12 @@ export const MAX_PERMISSIONS_PER_ROLE = 200;
 /** Permission definitions of one plugin (the operator's definitions file). */
 export const MAX_PLUGIN_PERMISSION_DEFINITIONS = 200;
 
+/**
+ * Plugin permissions one role holds, across all its plugins: a role's answer lists them in one
+ * list, and its item (at most 400 KB) holds them.
+ */
+export const MAX_PLUGIN_GRANTS_PER_ROLE = 200;
+
 /** Plugins assigned to one organization. */
 export const MAX_PLUGINS_PER_ORGANIZATION = 100;
 

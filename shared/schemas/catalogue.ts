@@ -26,6 +26,20 @@ export type DependentPermissions = z.infer<typeof dependentPermissions>;
 
 export const pluginIdModel = z.withMeta(z.strictObject({ id: identifier }), { id: 'PluginIdModel' });
 
+const OBJECT_MEMBER_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+/**
+ * A new plugin's id (operator CLI): it keys the maps of roles' grants and tokens' claims, so never
+ * the name of a member every JavaScript object has (`constructor`, `toString`, ...), which a plain
+ * lookup, and the DynamoDB marshaller, would take for that member.
+ */
+export const newPluginId = identifier.check(
+  z.refine(
+    (id) => !OBJECT_MEMBER_NAMES.has(id),
+    'Not allowed as a plugin id (a name every JavaScript object has)',
+  ),
+);
+
 export const pluginPermissionDefinition = z.withMeta(
   z.strictObject({
     module: pluginAction,

@@ -1,5 +1,6 @@
 import {
   MAX_PERMISSIONS_PER_ROLE,
+  MAX_PLUGIN_GRANTS_PER_ROLE,
   MAX_PLUGIN_PERMISSION_DEFINITIONS,
   MAX_PLUGINS_PER_ORGANIZATION,
 } from '../domain/limits.js';
@@ -35,13 +36,16 @@ const pluginPermissionList = z
   .array(rolePluginPermission)
   .check(z.maxLength(MAX_PLUGIN_PERMISSION_DEFINITIONS));
 
+/** All of a role's plugin permissions, across its plugins. */
+const allPluginPermissions = z.array(rolePluginPermission).check(z.maxLength(MAX_PLUGIN_GRANTS_PER_ROLE));
+
 export const role = z.withMeta(
   z.strictObject({
     id: identifier,
     name: roleName,
     permissions: permissionIds,
     dependentPermissions: permissionIds,
-    pluginPermissions: z.strictObject({ id: identifier, pluginPermissions: pluginPermissionList }),
+    pluginPermissions: z.strictObject({ id: identifier, pluginPermissions: allPluginPermissions }),
     createdAt: epochMillis,
     updatedAt: epochMillis,
   }),

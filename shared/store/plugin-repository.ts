@@ -1,23 +1,28 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_PLUGINS_PER_ORGANIZATION } from '../domain/limits.js';
 import type * as z from '../zod.js';
+import { systemAccessVersionBump } from './access-versions.js';
 import { auditWrites } from './audit-records.js';
 import { batchGetByKey, type ItemsByKey } from './batch.js';
 import { PluginAssignmentEntity, PluginDefinitionEntity } from './entities.js';
 import { keys } from './keys.js';
 import { queryPartition } from './query.js';
-import { create, put, transact, update, writeOne } from './writes.js';
+import { create, put, transact, update } from './writes.js';
 
 export type PluginDefinition = z.output<typeof PluginDefinitionEntity.attributes>;
 
-/** Plugin definitions are system data (operator CLI). */
+/**
+ * Plugin definitions are system data (operator CLI). A redefinition may drop actions roles were
+ * given: tokens stop carrying them (grant-resolution.ts), so the system's access version moves.
+ */
 export const definePlugin = async (
   definition: Omit<PluginDefinition, 'createdAt' | 'updatedAt'>,
   now = Date.now(),
 ): Promise<void> => {
-  await writeOne(
+  await transact([
     put(PluginDefinitionEntity.item(definition, { ...definition, createdAt: now, updatedAt: now })),
-  );
+    systemAccessVersionBump(),
+  ]);
 };
 
 class AlreadyAssigned extends Error {}

@@ -3,7 +3,7 @@ import type { RolePluginPermission } from '../schemas/roles.js';
 import { batchGetByKey } from './batch.js';
 import { type PluginGrant, RoleEntity, type RoleRecord } from './entities.js';
 import { assignedPluginIn, assignedPluginKeys, type PluginDefinition } from './plugin-repository.js';
-import { setRolePluginGrants } from './role-repository.js';
+import { pluginGrantsOf, setRolePluginGrants } from './role-repository.js';
 import { retryOnConcurrentChange } from './writes.js';
 
 /**
@@ -24,17 +24,22 @@ export const rolePluginContext = async (orgId: string, roleId: string, pluginId:
 const sameAction = (a: RolePluginPermission, b: RolePluginPermission) =>
   a.module === b.module && a.actionName === b.actionName;
 
-/** The definitions the request names; any the plugin does not define is refused, by position. */
+/**
+ * The definitions the request names; any the plugin does not define is refused, by position,
+ * but for those in `alsoKnown` (grants a role holds of an action the plugin no longer defines,
+ * which may still be revoked).
+ */
 export const matchDefinitions = (
   plugin: PluginDefinition,
   requested: readonly RolePluginPermission[],
   field: string,
+  alsoKnown: readonly PluginGrant[] = [],
 ): PluginGrant[] => {
   const unknown = requested
     .map((permission, index) => ({ permission, index }))
     .filter(
       ({ permission }) =>
-        !plugin.permissionDefinitions.some((definition) => sameAction(definition, permission)),
+        ![...plugin.permissionDefinitions, ...alsoKnown].some((known) => sameAction(known, permission)),
     );
   if (unknown.length > 0) {
     throw new InvalidReference(
@@ -46,8 +51,8 @@ export const matchDefinitions = (
       })),
     );
   }
-  return plugin.permissionDefinitions
-    .filter((definition) => requested.some((permission) => sameAction(definition, permission)))
+  return [...plugin.permissionDefinitions, ...alsoKnown]
+    .filter((known) => requested.some((permission) => sameAction(known, permission)))
     .map(({ id, module, actionName }) => ({ id, module, actionName }));
 };
 
@@ -59,8 +64,10 @@ const applyChange = (
   change: PluginGrantChange,
 ) => {
   if (change === 'set') return [...matched];
-  const matchedIds = new Set(matched.map((grant) => grant.id));
-  const others = current.filter((grant) => !matchedIds.has(grant.id));
+  // By action as well as id: a grant of an action since dropped or moved to another id goes too.
+  const others = current.filter(
+    (grant) => !matched.some((match) => match.id === grant.id || sameAction(match, grant)),
+  );
   return change === 'assign' ? [...others, ...matched] : others;
 };
 
@@ -78,11 +85,13 @@ export const changeRolePluginPermissions = (
 ) =>
   retryOnConcurrentChange(async () => {
     const { role, plugin } = await rolePluginContext(orgId, roleId, pluginId);
-    const matched = matchDefinitions(plugin, requested, field);
-    const current = role.pluginPermissions[pluginId] ?? [];
+    const current = pluginGrantsOf(role, pluginId);
+    const matched = matchDefinitions(plugin, requested, field, change === 'revoke' ? current : []);
     const next = applyChange(current, matched, change).sort((a, b) => a.id.localeCompare(b.id));
     await setRolePluginGrants(role, pluginId, next);
   });
 
 export const rolePluginGrantIds = (role: RoleRecord, pluginId: string): string[] =>
-  (role.pluginPermissions[pluginId] ?? []).map((grant) => grant.id).sort();
+  pluginGrantsOf(role, pluginId)
+    .map((grant) => grant.id)
+    .sort();

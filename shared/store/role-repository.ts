@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Changes, changesBetween } from '../audit/changes.js';
 import type { AuditTarget } from '../audit/record.js';
 import { Conflict, NotFound } from '../domain/errors.js';
+import { MAX_PLUGIN_GRANTS_PER_ROLE } from '../domain/limits.js';
 import { accessVersionBump } from './access-versions.js';
 import { archive } from './archive.js';
 import { auditWrites } from './audit-records.js';
@@ -219,6 +220,13 @@ const shownGrants = (grants: readonly PluginGrant[]) =>
     .map(({ id, module, actionName }) => ({ id, module, actionName }));
 
 /**
+ * The role's grants of one plugin (own entries only: a plugin id may be any identifier, `constructor`
+ * too, which a plain lookup would find on Object.prototype).
+ */
+export const pluginGrantsOf = (role: Pick<RoleRecord, 'pluginPermissions'>, pluginId: string) =>
+  Object.hasOwn(role.pluginPermissions, pluginId) ? (role.pluginPermissions[pluginId] ?? []) : [];
+
+/**
  * Replaces the role's grants of one plugin, if nobody changed the role since it was read
  * (`ConcurrentChange` otherwise: the caller reads again and retries); grants that are those held
  * already write and record nothing.
@@ -228,7 +236,7 @@ export const setRolePluginGrants = async (
   pluginId: string,
   grants: readonly PluginGrant[],
 ) => {
-  const held = role.pluginPermissions[pluginId] ?? [];
+  const held = pluginGrantsOf(role, pluginId);
   const changes = changesBetween(
     { pluginPermissions: shownGrants(held) },
     { pluginPermissions: shownGrants(grants) },
@@ -236,6 +244,13 @@ export const setRolePluginGrants = async (
   if (Object.keys(changes).length === 0) return;
   const remaining = { ...role.pluginPermissions };
   delete remaining[pluginId];
+  const total = Object.values(remaining).reduce((sum, others) => sum + others.length, grants.length);
+  if (total > MAX_PLUGIN_GRANTS_PER_ROLE && grants.length > held.length) {
+    throw new Conflict(
+      'Role',
+      `Role ${role.id} would hold ${total} plugin permissions; a role holds at most ${MAX_PLUGIN_GRANTS_PER_ROLE} across its plugins`,
+    );
+  }
   const kept = new Set(grants.map((grant) => grant.id));
   await updateLiveRole(
     role,

@@ -13,6 +13,7 @@ import { ssoSecretName } from '../../shared/auth/secret-store.js';
 import { writeAuditRecord } from '../../shared/store/audit-records.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { keys } from '../../shared/store/keys.js';
+import { assignPlugin, definePlugin } from '../../shared/store/plugin-repository.js';
 import { scimTokenOf } from '../../shared/store/scim-tokens.js';
 import { linkSsoSubject } from '../../shared/store/sso-links.js';
 import { getSsoProvider } from '../../shared/store/sso-provider-repository.js';
@@ -267,6 +268,23 @@ describe('idp-admin', () => {
     const second = (await create('Second')).permissionsRole;
     expect(second).toEqual({ id: expect.any(String), name: `${first.name} (2)`, created: true });
     expect((await create('Third')).permissionsRole).toEqual({ ...second, created: false });
+    // Widened with a plugin's permission, not a catalogue one: changed all the same.
+    await definePlugin({
+      id: 'widening',
+      permissionDefinitions: [{ id: 'w-export', module: 'W', actionName: 'EXPORT', description: 'Export' }],
+      dependentPermissions: [],
+    });
+    await assignPlugin(service.organizationId, 'widening');
+    const pluginWidened = await service.call('PUT', `/idp/roles/${second.id}/plugin/widening`, {
+      token: await service.token(),
+      body: [{ module: 'W', actionName: 'EXPORT' }],
+    });
+    expect(pluginWidened.status).toBe(204);
+    expect((await create('Fourth')).permissionsRole).toEqual({
+      id: expect.any(String),
+      name: `${first.name} (3)`,
+      created: true,
+    });
   });
 
   it('registers an application that must push its sign-in requests, and changes that', async () => {
@@ -591,8 +609,73 @@ describe('idp-admin', () => {
     expect(permissions.map((p) => p.id)).toContain('API_CLIENTS.WRITE');
   });
 
+  it('refuses plugin definitions it could not keep apart or store, and an id every object has', async () => {
+    const file = (name: string, definitions: object[], description = 'd') => {
+      const path = join(service.dataDirectory, `${name}.json`);
+      writeFileSync(
+        path,
+        JSON.stringify({ permissionDefinitions: definitions.map((entry) => ({ description, ...entry })) }),
+      );
+      return path;
+    };
+    const view = { id: 'view', module: 'REPORTS', actionName: 'VIEW' };
+    const exportAction = { id: 'export', module: 'REPORTS', actionName: 'EXPORT' };
+    // Positive control: distinct ids and actions, a plain id.
+    const fine = await admin([
+      'plugin',
+      'define',
+      '--id',
+      'distinct',
+      '--definitions',
+      file('fine', [view, exportAction]),
+    ]);
+    expect(fine.code, fine.stderr).toBe(0);
+    const cases: [string[], string][] = [
+      [
+        ['--id', 'same-id', '--definitions', file('same-id', [view, { ...exportAction, id: 'view' }])],
+        '--definitions (permissionDefinitions.1): id view is defined twice',
+      ],
+      [
+        ['--id', 'same-action', '--definitions', file('same-action', [view, { ...view, id: 'view-2' }])],
+        '--definitions (permissionDefinitions.1): module REPORTS and actionName VIEW is defined twice',
+      ],
+      [
+        ['--id', 'constructor', '--definitions', file('prototype', [view])],
+        '--id: Not allowed as a plugin id (a name every JavaScript object has)',
+      ],
+      [
+        [
+          '--id',
+          'large',
+          '--definitions',
+          file(
+            'large',
+            Array.from({ length: 200 }, (_, index) => ({
+              id: `a${index}`,
+              module: 'M',
+              actionName: `A${index}`,
+            })),
+            'x'.repeat(2000),
+          ),
+        ],
+        "a plugin's must fit in 350000 (shorten the descriptions)",
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const run = await admin(['plugin', 'define', ...args]);
+      expect(run.code, args[1]).toBe(2);
+      expect(run.stderr, args[1]).toContain(message);
+    }
+    // Nothing was written for any of them; the control was.
+    expect(await getItem(keys.pluginDefinition('distinct'))).toBeDefined();
+    for (const refused of ['same-id', 'same-action', 'constructor', 'large'])
+      expect(await getItem(keys.pluginDefinition(refused)), refused).toBeUndefined();
+  });
+
   it('exits non-zero with a clear message on bad input', async () => {
     const cases: [string[], number, string][] = [
+      [['client', 'delete', '--id', 'a', '--id', 'b'], 2, '--id is given more than once'],
+      [['org', 'list', '--json', '--json'], 2, '--json is given more than once'],
       [['org', 'frobnicate'], 2, 'Unknown command "org frobnicate"'],
       [['org', 'create'], 2, '--name is required'],
       [

@@ -142,6 +142,19 @@ describe('an API client token (cached client record and grants)', () => {
         changeRolePluginPermissions(org, roleId, pluginId, [{ module: 'REPORTS', actionName }], change, ''),
       );
     });
+
+    it('dropped by a redefinition of the plugin', async () => {
+      const { pluginId, token, exports } = await withPluginGrant();
+      await expectGoneASecondAfter(token, exports, () =>
+        definePlugin({
+          id: pluginId,
+          permissionDefinitions: [
+            { id: 'print', module: 'REPORTS', actionName: 'print', description: 'Print reports' },
+          ],
+          dependentPermissions: [],
+        }),
+      );
+    });
   });
 
   it("a RESTRICTED client's policy archived", async () => {

@@ -3,6 +3,7 @@ import {
   dependentPermissionsOf,
   effectiveAccess,
   grantedIds,
+  pluginActionKey,
   type ResolvedGrants,
   type RoleGrant,
   withDependencies,
@@ -33,6 +34,15 @@ const roles = new Map<string, RoleGrant>([
   ['cyclic', { permissions: ['CYCLE.TWO'] }],
   ['group-only', { permissions: ['G.READ'] }],
 ]);
+/** What each plugin defines now. */
+const defined = (plugins: Record<string, string[]>) =>
+  new Map(
+    Object.entries(plugins).map(([pluginId, actions]) => [
+      pluginId,
+      new Set(plugin(...actions).map(pluginActionKey)),
+    ]),
+  );
+
 const resolved: ResolvedGrants = {
   roles,
   managedRoles: new Map([['auditor', { permissions: ['AUDIT.READ'] }]]),
@@ -40,6 +50,7 @@ const resolved: ResolvedGrants = {
     ['p-live', {}],
     ['p-archived', { archived: true }],
   ]),
+  pluginActions: defined({ reports: ['EXPORT', 'VIEW', 'DELETE'], billing: ['PAY'] }),
 };
 
 describe('withDependencies / dependentPermissionsOf', () => {
@@ -115,7 +126,7 @@ describe('effectiveAccess', () => {
     ]);
     const access = effectiveAccess(
       grantedIds({ roles: ['plugins'] }),
-      { ...resolved, roles: pluginOnly },
+      { ...resolved, roles: pluginOnly, pluginActions: defined({ zeta: ['A', 'B'], alpha: ['C'] }) },
       graph,
     );
     // Tokens carry the claim as JSON: its order is part of what they say.
@@ -126,6 +137,40 @@ describe('effectiveAccess', () => {
         policies: [],
       }),
     );
+  });
+
+  it('grants a plugin action only while its plugin defines it (by module and name), whatever a role still holds', () => {
+    const ids = grantedIds({ roles: ['viewer'] });
+    // Positive control: every action held is defined.
+    expect(effectiveAccess(ids, resolved, graph).pluginPermissions).toEqual({
+      billing: ['PAY'],
+      reports: ['EXPORT', 'VIEW'],
+    });
+    // The plugin was redefined without VIEW, then with VIEW in another module; billing is gone.
+    const redefined = new Map([
+      [
+        'reports',
+        new Set([
+          pluginActionKey({ module: 'M', actionName: 'EXPORT' }),
+          pluginActionKey({ module: 'N', actionName: 'VIEW' }),
+        ]),
+      ],
+    ]);
+    expect(effectiveAccess(ids, { ...resolved, pluginActions: redefined }, graph).pluginPermissions).toEqual({
+      reports: ['EXPORT'],
+    });
+  });
+
+  it('unites a plugin whose id is a name of Object.prototype like any other', () => {
+    const odd = new Map<string, RoleGrant>([
+      ['odd', { pluginPermissions: { constructor: plugin('RUN'), toString: plugin('SHOW') } }],
+    ]);
+    const access = effectiveAccess(
+      grantedIds({ roles: ['odd'] }),
+      { ...resolved, roles: odd, pluginActions: defined({ constructor: ['RUN'], toString: ['SHOW'] }) },
+      graph,
+    );
+    expect(access.pluginPermissions).toEqual({ constructor: ['RUN'], toString: ['SHOW'] });
   });
 
   it('grants nothing without grants', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assignPlugin, definePlugin } from '../../../shared/store/plugin-repository.js';
 import type { ApiError, ApiRole } from '../../support/service.js';
 import { errorFields, newRoleAs, permissionsWithout, useFixture, useService } from '../../support/service.js';
@@ -190,6 +190,72 @@ describe('what the grants show and grant', () => {
     expect(decodeJwt(await service.userToken(userId)).plugin_permissions).toEqual({
       [a.id]: ['SHARE', 'VIEW'],
     });
+  });
+});
+
+describe('a plugin redefined without an action', () => {
+  it('takes it out of the next tokens; the role still shows the grant, and revoking it is 204', async () => {
+    const plugin = await newPlugin();
+    const roleId = await newRoleAs(service, service.admin.token);
+    await setGrants(roleId, plugin.id, [VIEW, EXPORT]);
+    const userId = await service.createUser();
+    await service.call('PUT', `/idp/users/${userId}/roles/${roleId}/grant`, { token: service.admin.token });
+    // Positive control: both reach the token.
+    expect(decodeJwt(await service.userToken(userId)).plugin_permissions).toEqual({
+      [plugin.id]: ['EXPORT', 'VIEW'],
+    });
+
+    // The operator redefines the plugin without EXPORT.
+    await definePlugin({
+      id: plugin.id,
+      permissionDefinitions: [{ id: plugin.d2, ...VIEW, description: 'See reports' }],
+      dependentPermissions: [],
+    });
+    // Within a second (a removal reaches every token issued more than a second after it).
+    await vi.waitFor(
+      async () =>
+        expect(decodeJwt(await service.userToken(userId)).plugin_permissions).toEqual({
+          [plugin.id]: ['VIEW'],
+        }),
+      { timeout: 3_000, interval: 250 },
+    );
+    expect(await grantIds(roleId, plugin.id)).toEqual([plugin.d1, plugin.d2]);
+    // Assigning it again is refused (the plugin does not define it); revoking it is not.
+    expect((await assign(roleId, plugin.id, [EXPORT])).status).toBe(400);
+    expect((await revoke(roleId, plugin.id, [EXPORT])).status).toBe(204);
+    expect(await grantIds(roleId, plugin.id)).toEqual([plugin.d2]);
+  });
+});
+
+describe('many plugin grants', () => {
+  it('holds at most 200 plugin permissions in a role across its plugins (409 beyond), and answers them all', async () => {
+    const definitions = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        id: `${prefix}-${index}`,
+        module: 'BULK',
+        actionName: `A${index}`,
+        description: 'Bulk',
+      }));
+    const [first, second] = [`bulk-${randomUUID()}`, `bulk-${randomUUID()}`];
+    for (const id of [first, second]) {
+      await definePlugin({ id, permissionDefinitions: definitions(id, 150), dependentPermissions: [] });
+      await assignPlugin(service.organizationId, id);
+    }
+    const all = (count: number) =>
+      definitions('', count).map(({ module, actionName }) => ({ module, actionName }));
+    const roleId = await newRoleAs(service, service.admin.token);
+    expect((await setGrants(roleId, first, all(150))).status).toBe(204);
+    // Positive control: 50 more of the second plugin make 200.
+    expect((await setGrants(roleId, second, all(50))).status).toBe(204);
+    const role = await service.call<ApiRole>('GET', `/idp/roles/${roleId}`, { token: service.admin.token });
+    expect(role.status).toBe(200);
+    expect(role.body.pluginPermissions.pluginPermissions).toHaveLength(200);
+    // One more is refused, and the role keeps what it held; fewer is fine.
+    const beyond = await assign(roleId, second, [{ module: 'BULK', actionName: 'A50' }]);
+    expect(beyond.status).toBe(409);
+    expect(beyond.body.message).toContain('at most 200');
+    expect(await grantIds(roleId, second)).toHaveLength(50);
+    expect((await revoke(roleId, first, all(1))).status).toBe(204);
   });
 });
 
