@@ -82,7 +82,10 @@ const signOut = async (cookie: string | undefined, request: LogoutRequest): Prom
       signIn: signInDetails(request.hint?.clientId, { amr: ended.amr }),
     });
   }
-  const cookies = [clearCookie('session', secureCookies())];
+  // The browser binding goes too: a sign-in left open at a step (consent, a second factor, the
+  // passkey offer), the person having typed their password in it, is bound to that cookie alone,
+  // and whoever uses the browser next must not be able to finish it.
+  const cookies = [clearCookie('session', secureCookies()), clearCookie('browser', secureCookies())];
   return request.redirect ? seeOther(request.redirect, cookies) : signedOutPage(cookies);
 };
 

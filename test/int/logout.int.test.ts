@@ -87,7 +87,11 @@ const ownToken = async (claims: Record<string, unknown>) => {
   );
 };
 
-const CLEARED = 'idp-session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0';
+/** Both the session and the browser binding its open sign-ins are tied to (sign-out-open-sign-ins.int). */
+const CLEARED = [
+  'idp-session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0',
+  'idp-browser=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0',
+];
 
 describe('logout with an ID token hint of this session', () => {
   it('signs out at once and goes back to the registered URI with the state', async () => {
@@ -102,7 +106,7 @@ describe('logout with an ID token hint of this session', () => {
     });
     expect(page.statusCode).toBe(303);
     expect(page.headers?.location).toBe(`${AFTER_LOGOUT}?state=after`);
-    expect(page.cookies).toEqual([CLEARED]);
+    expect(page.cookies).toEqual(CLEARED);
     expect(browser.cookies.has('idp-session')).toBe(false);
     expect(info).toHaveBeenCalledWith('signed out', {
       organizationId: shared.organization.id,
@@ -157,7 +161,7 @@ describe('logout with an ID token hint of this session', () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const { browser, idToken } = await signedIn();
     vi.advanceTimersByTime(3_600_000);
-    expect((await browser.get(logout, { id_token_hint: idToken })).cookies).toEqual([CLEARED]);
+    expect((await browser.get(logout, { id_token_hint: idToken })).cookies).toEqual(CLEARED);
   });
 });
 
@@ -187,7 +191,7 @@ describe('logout without a hint of this session', () => {
       state: 'after',
     });
     expect(done.statusCode).toBe(200);
-    expect(done.cookies).toEqual([CLEARED]);
+    expect(done.cookies).toEqual(CLEARED);
     expect(await liveSession(cookie)).toBeUndefined();
     // Asking changed nothing; the form ended the session. No hint: no application named.
     expect((await signOutsOf(browser)).map((record) => record.signIn)).toEqual([{ amr: ['pwd'] }]);
@@ -241,7 +245,7 @@ describe('logout without a hint of this session', () => {
     });
     expect(page.statusCode).toBe(200);
     expect(textOf(page)).toContain('You are signed out.');
-    expect(page.cookies).toEqual([CLEARED]);
+    expect(page.cookies).toEqual(CLEARED);
     // Nobody was signed out.
     expect(info).not.toHaveBeenCalledWith('signed out', expect.anything());
     expect(vi.mocked(countMetric)).not.toHaveBeenCalled();
@@ -280,7 +284,7 @@ describe('logout refuses', () => {
     const other = await signedIn();
     const otherSession = await sessionOf(other.browser);
     const right = await ownToken({ ...claims, auth_time: Math.floor((otherSession?.authTime ?? 0) / 1000) });
-    expect((await other.browser.get(logout, { id_token_hint: right })).cookies).toEqual([CLEARED]);
+    expect((await other.browser.get(logout, { id_token_hint: right })).cookies).toEqual(CLEARED);
     const page = await browser.get(logout, { id_token_hint: await ownToken({ ...claims, ...change }) });
     expect(page.statusCode).toBe(400);
     expect(await sessionOf(browser)).toBeDefined();
