@@ -7,6 +7,7 @@ import {
   sessionRecentEnough,
   signInStillStands,
 } from '../domain/authorization.js';
+import { sessionMayEnrolAuthenticator } from '../domain/credential-recency.js';
 import { MAX_PASSWORD_LENGTH } from '../domain/limits.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
 import { logger } from '../http/logger.js';
@@ -136,7 +137,16 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
     // A person whose email domain an SSO provider serves signs in there: a session that provider
     // did not make (a password's or passkey's, or another provider's, from before it served the
     // domain) does not stand in for it.
-    if (signInStillStands(user, session.authTime) && !routedAround(options, user.email, session.provider)) {
+    if (
+      signInStillStands(user, session.authTime) &&
+      !routedAround(options, user.email, session.provider) &&
+      // Else the password first: the session alone would set up the thief's authenticator app.
+      sessionMayEnrolAuthenticator(
+        session,
+        { mfaRequired: target.organization.mfaEnabled, hasAuthenticatorApp: user.totpSecret !== undefined },
+        Date.now(),
+      )
+    ) {
       const { userId, authTime, amr, endsAt, provider } = session;
       const person = {
         userId,

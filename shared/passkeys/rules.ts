@@ -1,3 +1,4 @@
+import { signInRecentEnoughToAddCredential } from '../domain/credential-recency.js';
 /**
  * What the service decides about a stored passkey (docs/passkeys.md), free of I/O: how many a
  * person may hold, what a sign-in with one proves (`amr`), whether an assertion's signature
@@ -72,9 +73,6 @@ export const shouldOfferPasskey = (sign: {
   !sign.offeredAlready &&
   !sign.declinedInThisBrowser;
 
-/** Adding a passkey from the account page needs a sign-in at most this old (OWASP: re-authenticate). */
-export const RECENT_SIGN_IN_MILLIS = 15 * 60 * 1000;
-
 /** Why a person whose email domain an SSO provider (`routedTo`, its name) serves adds no passkey. */
 export const ssoRoutedRefusal = (routedTo: string) =>
   `Your organization signs you in through ${routedTo}, so your account does not use passkeys.`;
@@ -93,7 +91,7 @@ export const accountAddRefusal = (
   routedTo?: string,
 ): string | undefined => {
   if (routedTo !== undefined) return ssoRoutedRefusal(routedTo);
-  if (now - session.authTime > RECENT_SIGN_IN_MILLIS)
+  if (!signInRecentEnoughToAddCredential(session.authTime, now))
     return 'To add a passkey, sign in again through your application: your sign-in is more than 15 minutes old.';
   if (mfaRequired && !session.amr.includes('mfa'))
     return 'To add a passkey, sign in again with two-step verification.';

@@ -1,10 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  RECENT_SIGN_IN_MILLIS,
+  sessionMayEnrolAuthenticator,
+} from '../../shared/domain/credential-recency.js';
+import {
   accountAddRefusal,
   amrOfPasskey,
   PASSKEY_ID,
-  RECENT_SIGN_IN_MILLIS,
   shouldOfferPasskey,
   signCountVerdict,
   userHandleRefusal,
