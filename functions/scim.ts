@@ -3,6 +3,7 @@ import { config } from '../shared/config.js';
 import { sendJoinEmail, sendSecurityNotice } from '../shared/email/account-emails.js';
 import { notFound } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
+import { removePicture } from '../shared/pictures/picture-store.js';
 import { scimAdmission } from '../shared/scim/admission.js';
 import {
   refuseDiscoveryFilter,
@@ -326,7 +327,8 @@ export const handler = groupHandler(
       return { body: asScimUser(await changeFromDirectory(principal.organizationId, path.id, desired)) };
     },
     deleteScimUser: async ({ path }, { principal }) => {
-      await deprovisionUser(principal.organizationId, path.id);
+      const { hadPicture } = await deprovisionUser(principal.organizationId, path.id);
+      if (hadPicture) await removePicture(principal.organizationId, path.id);
       return {};
     },
 

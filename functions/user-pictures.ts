@@ -5,7 +5,7 @@ import { unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { multipartFile } from '../shared/http/middleware/multipart-file.js';
-import { detectImageType } from '../shared/pictures/image-type.js';
+import { detectImageType, pictureFileName } from '../shared/pictures/image-type.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { requireUser, updateUserAttributes } from '../shared/store/user-repository.js';
@@ -19,16 +19,29 @@ export const handler = groupHandler(
       if (!upload || !contentType)
         throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
       const user = await requireUser(principal.organizationId, path.id);
-      await (await pictureStore()).put(pictureKey(principal.organizationId, path.id), upload, contentType);
+      // A version of its own, served only once the record names it (with its audit record): a
+      // record write that fails, or another upload's, leaves the picture the record says.
+      const version = await (await pictureStore()).put(
+        pictureKey(principal.organizationId, path.id),
+        upload,
+        contentType,
+      );
       const picture = { pictureContentType: contentType, pictureUpdatedAt: Date.now() };
-      await updateUserAttributes(principal.organizationId, path.id, picture, [], picture.pictureUpdatedAt, {
-        action: 'user.picture.updated',
-        targets: [{ type: 'user', id: user.id, name: user.email }],
-        changes: changesBetween(
-          { pictureContentType: user.pictureContentType, pictureUpdatedAt: user.pictureUpdatedAt },
-          picture,
-        ),
-      });
+      await updateUserAttributes(
+        principal.organizationId,
+        path.id,
+        { ...picture, pictureVersion: version },
+        [],
+        picture.pictureUpdatedAt,
+        {
+          action: 'user.picture.updated',
+          targets: [{ type: 'user', id: user.id, name: user.email }],
+          changes: changesBetween(
+            { pictureContentType: user.pictureContentType, pictureUpdatedAt: user.pictureUpdatedAt },
+            picture,
+          ),
+        },
+      );
       return {};
     },
 
@@ -37,12 +50,23 @@ export const handler = groupHandler(
       // with AccessDenied rather than NoSuchKey.
       const user = await requireUser(principal.organizationId, path.id);
       if (!user.pictureUpdatedAt) throw new NotFound('Picture', path.id);
-      const picture = await (await pictureStore()).get(pictureKey(principal.organizationId, path.id));
+      const picture = await (await pictureStore()).get(
+        pictureKey(principal.organizationId, path.id),
+        user.pictureVersion,
+      );
       if (!picture) throw new NotFound('Picture', path.id);
       return {
         raw: {
           statusCode: 200,
-          headers: { 'content-type': picture.contentType, 'cache-control': 'private, max-age=300' },
+          headers: {
+            'content-type': picture.contentType,
+            'cache-control': 'private, max-age=300',
+            // Uploaded content (OWASP file upload): never sniffed into another type, never run as
+            // a document if opened directly, and named as a picture when saved.
+            'x-content-type-options': 'nosniff',
+            'content-security-policy': "default-src 'none'; sandbox",
+            'content-disposition': `inline; filename="${pictureFileName(picture.contentType)}"`,
+          },
           body: Buffer.from(picture.bytes).toString('base64'),
           isBase64Encoded: true,
         },

@@ -108,6 +108,8 @@ export class IdpStack extends Stack {
     }
     this.pictures = new PictureBucket(this, 'Pictures');
     this.pictures.grantPictureAccess(this.functions['user-pictures']);
+    // A directory's DELETE takes the leaver's picture away.
+    this.pictures.grantPictureRemoval(this.functions.scim);
 
     this.systemData = new SystemDataSeed(this, 'SystemData', { table: this.table });
     this.auditStream = new AuditStream(this, 'AuditStream', { table: this.table });

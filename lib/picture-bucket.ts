@@ -14,11 +14,17 @@ import type { IdpFunction } from './idp-function.js';
 /** `pictures/*\/*`: the key of `shared/pictures/picture-store.ts` with wildcards for org and user. */
 export const PICTURE_OBJECTS = pictureKey('*', '*');
 
-/** The only object actions a picture reader/writer gets: no ListBucket, no DeleteObject. */
-export const PICTURE_ACTIONS = ['s3:GetObject', 's3:PutObject'];
+/**
+ * The only object actions a picture reader/writer gets: no ListBucket, no DeleteObject. A user's
+ * record names the version it shows, which GetObjectVersion reads.
+ */
+export const PICTURE_ACTIONS = ['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject'];
+
+/** What the function that deprovisions users (SCIM) may do to their pictures: delete, nothing else. */
+export const PICTURE_REMOVAL_ACTIONS = ['s3:DeleteObject'];
 
 /** Object data actions that the bucket policy denies to every principal not granted here. */
-const GUARDED_ACTIONS = ['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject'];
+const GUARDED_ACTIONS = ['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject', 's3:DeleteObject'];
 
 /** An overwritten picture can be restored for this long; then S3 deletes the old version. */
 export const NONCURRENT_PICTURE_DAYS = 30;
@@ -42,9 +48,10 @@ const ACCESS_LOGS_USE_BUCKET_POLICY = '@aws-cdk/aws-s3:serverAccessLogsUseBucket
  * is deleted, since it holds user data. Server access logs go to a separate bucket.
  *
  * Only functions passed to `grantPictureAccess` may read or write pictures: their roles get
- * GetObject and PutObject on `pictures/*\/*`, and the bucket policy denies object reads and writes
- * to every other principal of the account, even one whose own policy allows `s3:GetObject` on `*`
- * (e.g. a ReadOnlyAccess operator role).
+ * GetObject, GetObjectVersion and PutObject on `pictures/*\/*`; `grantPictureRemoval` gives
+ * DeleteObject alone. The bucket policy denies object reads, writes and deletes to every other
+ * principal of the account, even one whose own policy allows `s3:GetObject` on `*` (e.g. a
+ * ReadOnlyAccess operator role).
  */
 export class PictureBucket extends Construct {
   readonly bucket: Bucket;
@@ -86,17 +93,27 @@ export class PictureBucket extends Construct {
   }
 
   /**
-   * Lets the function read and write pictures, and only that: `IDP_PICTURE_BUCKET`, s3:GetObject
-   * and s3:PutObject on `pictures/*\/*`, and an exception in the bucket policy's deny.
+   * Lets the function read and write pictures, and only that: `IDP_PICTURE_BUCKET`, s3:GetObject,
+   * s3:GetObjectVersion and s3:PutObject on `pictures/*\/*`, and an exception in the bucket
+   * policy's deny.
    */
   grantPictureAccess(fn: IdpFunction): void {
+    this.grant(fn, PICTURE_ACTIONS);
+  }
+
+  /** Lets the function delete pictures (a deprovisioned user's), and only that. */
+  grantPictureRemoval(fn: IdpFunction): void {
+    this.grant(fn, PICTURE_REMOVAL_ACTIONS);
+  }
+
+  private grant(fn: IdpFunction, actions: string[]): void {
     if (this.grantedRoles.length === 0) this.denyOtherPrincipals();
     this.grantedRoles.push(fn.role);
 
     fn.lambda.addEnvironment('IDP_PICTURE_BUCKET', this.bucket.bucketName);
     fn.lambda.addToRolePolicy(
       new PolicyStatement({
-        actions: PICTURE_ACTIONS,
+        actions,
         resources: [this.bucket.arnForObjects(PICTURE_OBJECTS)],
       }),
     );
@@ -105,8 +122,8 @@ export class PictureBucket extends Construct {
       id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${PICTURE_OBJECTS}]`,
       reason:
         'Picture keys are pictures/<orgId>/<userId>, one per user created at runtime, so they can only be named ' +
-        'by pattern; the wildcard is confined to the pictures/ prefix of this bucket, with GetObject and PutObject ' +
-        'only (no ListBucket, no DeleteObject).',
+        `by pattern; the wildcard is confined to the pictures/ prefix of this bucket, with ${actions.join(', ')} ` +
+        'only (no ListBucket).',
     });
   }
 

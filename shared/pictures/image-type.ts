@@ -10,6 +10,17 @@ const startsWith = (bytes: Uint8Array, signature: readonly number[], offset = 0)
 
 const ascii = (text: string) => [...text].map((character) => character.charCodeAt(0));
 
+const EXTENSIONS = new Map<string, string>([
+  ['image/png', 'png'],
+  ['image/jpeg', 'jpg'],
+  ['image/gif', 'gif'],
+  ['image/webp', 'webp'],
+]);
+
+/** The file name a saved picture of that type gets. */
+export const pictureFileName = (contentType: string): string =>
+  `picture.${EXTENSIONS.get(contentType) ?? 'bin'}`;
+
 export const detectImageType = (bytes: Uint8Array): ImageType | undefined => {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';

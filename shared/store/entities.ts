@@ -203,6 +203,8 @@ export const UserEntity = defineEntity({
       additionalProperties: z.optional(z.record(storedString, additionalValue())),
       pictureContentType: z.optional(storedString),
       pictureUpdatedAt: z.optional(storedNumber),
+      /** The stored picture's version (shared/pictures/picture-store.ts); absent before versions. */
+      pictureVersion: z.optional(storedString),
       passwordHash: z.optional(storedString),
       /**
        * The email the person last proved to hold: an emailed link they used, or an SSO provider

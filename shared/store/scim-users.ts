@@ -114,6 +114,7 @@ const LEAVER_ACCESS = [
   'verifiedEmail',
   'pictureContentType',
   'pictureUpdatedAt',
+  'pictureVersion',
 ] as const;
 
 /** A user's access as a revival's record shows it. */
@@ -269,6 +270,9 @@ const SIGN_IN_CREDENTIALS = [
   'resetRequestedAt',
 ] as const;
 
+/** The leaver's picture goes with the DELETE too (its bytes then from the store: functions/scim.ts). */
+const PICTURE = ['pictureContentType', 'pictureUpdatedAt', 'pictureVersion'] as const;
+
 /**
  * What a directory's DELETE does (the service deletes users only by deactivation): the user's
  * passkeys are removed and the user leaves every group (no Group then lists a member SCIM answers
@@ -279,10 +283,14 @@ const SIGN_IN_CREDENTIALS = [
  * joined (or a passkey the account page added) meanwhile is removed in the next round; neither can
  * reach a deprovisioned user afterwards (addUserToGroup, addPasskey).
  */
-export const deprovisionUser = async (orgId: string, userId: string, now = Date.now()): Promise<void> => {
+export const deprovisionUser = async (
+  orgId: string,
+  userId: string,
+  now = Date.now(),
+): Promise<{ hadPicture: boolean }> => {
   let unchanged = await provisionedUser(orgId, userId);
   if (!unchanged) throw userNotFound(userId)();
-  await retryOnConcurrentChange(async () => {
+  return retryOnConcurrentChange(async () => {
     let current = unchanged ?? (await provisionedUser(orgId, userId));
     unchanged = undefined;
     if (current?.passkeyCount || current?.userGroups?.size) {
@@ -306,6 +314,7 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
               status: current.status,
               deprovisioned: false,
               ...Object.fromEntries(SIGN_IN_CREDENTIALS.map((field) => [field, current[field]])),
+              pictureContentType: current.pictureContentType,
             },
             { status: 'INACTIVE', deprovisioned: true },
           ),
@@ -315,7 +324,7 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
       versioned(current, {
         // As any deactivation: the person's sessions and refresh tokens end (user-repository.ts).
         // REMOVE first: `versioned` appends the version's increment to the SET list at the end.
-        update: `REMOVE ${SIGN_IN_CREDENTIALS.join(', ')} SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now`,
+        update: `REMOVE ${[...SIGN_IN_CREDENTIALS, ...PICTURE].join(', ')} SET #status = :status, #listing = :listing, deprovisionedAt = :now, updatedAt = :now, credentialsChangedAt = :now`,
         // In no group (an emptied set is no attribute) and without a passkey, as read.
         condition:
           'attribute_not_exists(userGroups) AND (attribute_not_exists(passkeyCount) OR passkeyCount = :none)',
@@ -330,5 +339,6 @@ export const deprovisionUser = async (orgId: string, userId: string, now = Date.
       current.status === 'ACTIVE' && bucketCountDelta(orgId, LISTINGS.users('ACTIVE'), current.sequence, -1),
       current.status === 'ACTIVE' && bucketCountDelta(orgId, LISTINGS.users('INACTIVE'), current.sequence, 1),
     ]);
+    return { hadPicture: current.pictureUpdatedAt !== undefined };
   });
 };

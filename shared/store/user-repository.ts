@@ -385,6 +385,7 @@ type DirectAttributes = Pick<
   | 'verifiedEmail'
   | 'pictureContentType'
   | 'pictureUpdatedAt'
+  | 'pictureVersion'
 >;
 
 /** The audit record of a change made with updateUserAttributes; the caller knows what changed. */

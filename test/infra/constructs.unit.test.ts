@@ -133,14 +133,14 @@ describe('PictureBucket.grantPictureAccess', () => {
     };
   };
 
-  it('grants Get/PutObject and the bucket name to granted functions only, and passes cdk-nag', () => {
+  it('grants Get(Version)/PutObject and the bucket name to granted functions only, and passes cdk-nag', () => {
     const { app, functions, denyOfOthers, s3Actions, pictureBucketOf, bucketRef } = pictureSetup(2);
     const [first, second, ungranted] = functions as [IdpFunction, IdpFunction, IdpFunction];
     expect(pictureBucketOf(first)).toEqual(bucketRef);
     expect(pictureBucketOf(second)).toEqual(bucketRef);
     expect(pictureBucketOf(ungranted)).toBeUndefined();
-    expect(s3Actions(first)).toEqual(['s3:GetObject', 's3:PutObject']);
-    expect(s3Actions(second)).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(s3Actions(first)).toEqual(['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject']);
+    expect(s3Actions(second)).toEqual(['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject']);
     expect(s3Actions(ungranted)).toEqual([]);
     // The bucket policy's exception lists exactly the granted roles.
     expect(denyOfOthers?.Condition.ArnNotEquals['aws:PrincipalArn']).toEqual([

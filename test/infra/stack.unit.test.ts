@@ -342,7 +342,7 @@ const GRANTS: Record<string, string[]> = {
     NO_AUDIT,
     NO_DIGEST_CHANGES,
     WRITES,
-    's3:GetObject s3:PutObject on pictures bucket/pictures/*/*',
+    's3:GetObject s3:GetObjectVersion s3:PutObject on pictures bucket/pictures/*/*',
   ],
   users: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   // API clients' tokens are verified by the function itself (SCIM bearer secrets are not JWTs).
@@ -354,6 +354,8 @@ const GRANTS: Record<string, string[]> = {
     WRITES,
     // Verifies API clients' access tokens: the published ES256 keys, never the key set.
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-public secret',
+    // A directory's DELETE takes the leaver's picture away; it reads and writes none.
+    's3:DeleteObject on pictures bucket/pictures/*/*',
   ],
   'system-data handler': [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
   // The only role that reads the table's stream; it writes nothing to the table.
@@ -844,16 +846,20 @@ describe('picture bucket', () => {
     });
   });
 
-  it('only the users function has S3 permissions: GetObject and PutObject on pictures/<org>/<user>', () => {
+  it('only the pictures function reads and writes pictures/<org>/<user>, and only SCIM deletes them', () => {
     expect(pictureKey('*', '*')).toBe('pictures/*/*');
     expect(s3StatementsOf(stack.functions['user-pictures'])).toEqual([
       {
         Effect: 'Allow',
-        Action: ['s3:GetObject', 's3:PutObject'],
+        Action: ['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject'],
         Resource: [objectsOf(bucketId, '/pictures/*/*')],
       },
     ]);
-    for (const fn of everyFunction().filter((fn) => fn !== stack.functions['user-pictures'])) {
+    expect(s3StatementsOf(stack.functions.scim)).toEqual([
+      { Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: [objectsOf(bucketId, '/pictures/*/*')] },
+    ]);
+    const picturesFunctions = [stack.functions['user-pictures'], stack.functions.scim];
+    for (const fn of everyFunction().filter((fn) => !picturesFunctions.includes(fn))) {
       expect(s3StatementsOf(fn)).toEqual([]);
     }
     // No other role in the template (the seed provider's included) may use S3 or names the bucket.
@@ -863,23 +869,31 @@ describe('picture bucket', () => {
     const s3Actions = everyStatement.flatMap((statement) =>
       [statement.Action].flat().filter((action: string) => action.startsWith('s3:')),
     );
-    expect(s3Actions.sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(s3Actions.sort()).toEqual([
+      's3:DeleteObject',
+      's3:GetObject',
+      's3:GetObjectVersion',
+      's3:PutObject',
+    ]);
     const referencing = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy).includes(JSON.stringify(bucketArn)),
     );
-    expect(referencing).toHaveLength(1);
+    expect(referencing).toHaveLength(2);
   });
 
-  it('denies object reads and writes to every principal but the users role', () => {
+  it('denies object reads, writes and deletes to every principal but the pictures and SCIM roles', () => {
     expect(policyStatementsOf(bucketId)).toContainEqual({
       Sid: 'OnlyGrantedRolesReadOrWritePictures',
       Effect: 'Deny',
       Principal: { AWS: '*' },
-      Action: ['s3:GetObject', 's3:GetObjectVersion', 's3:PutObject'],
+      Action: ['s3:DeleteObject', 's3:GetObject', 's3:GetObjectVersion', 's3:PutObject'],
       Resource: objectsOf(bucketId, '/*'),
       Condition: {
         ArnNotEquals: {
-          'aws:PrincipalArn': [{ 'Fn::GetAtt': [logicalIdOf(stack.functions['user-pictures'].role), 'Arn'] }],
+          'aws:PrincipalArn': [
+            { 'Fn::GetAtt': [logicalIdOf(stack.functions['user-pictures'].role), 'Arn'] },
+            { 'Fn::GetAtt': [logicalIdOf(stack.functions.scim.role), 'Arn'] },
+          ],
         },
       },
     });
@@ -887,11 +901,11 @@ describe('picture bucket', () => {
     expect(policyStatementsOf(bucketId).filter((statement) => statement.Effect === 'Allow')).toEqual([]);
   });
 
-  it('tells the users function, and only it, where the pictures are', () => {
-    expect(environmentOf(stack.functions['user-pictures'])).toMatchObject({
-      IDP_PICTURE_BUCKET: { Ref: bucketId },
-    });
-    for (const fn of everyFunction().filter((fn) => fn !== stack.functions['user-pictures'])) {
+  it('tells the pictures and SCIM functions, and only them, where the pictures are', () => {
+    const picturesFunctions = [stack.functions['user-pictures'], stack.functions.scim];
+    for (const fn of picturesFunctions)
+      expect(environmentOf(fn)).toMatchObject({ IDP_PICTURE_BUCKET: { Ref: bucketId } });
+    for (const fn of everyFunction().filter((fn) => !picturesFunctions.includes(fn))) {
       expect(environmentOf(fn)).not.toHaveProperty('IDP_PICTURE_BUCKET');
     }
     template.hasOutput('PictureBucketName', { Value: { Ref: bucketId } });

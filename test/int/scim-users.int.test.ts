@@ -204,10 +204,12 @@ describe('users a directory provisions', () => {
       verifiedEmail: 'admin-leaver@dir.example',
       picture: 'image/png',
     };
-    // Positive control: a directory's change that is no revival, and its DELETE, keep them.
+    // Positive control: a directory's change that is no revival keeps them, and its DELETE too
+    // (but the picture, which goes with the DELETE: picture.e2e).
     await replaceUserFromDirectory(org, user.id, person('admin-leaver@dir.example', { name: 'Renamed' }));
-    await deprovisionUser(org, user.id);
     expect(await access()).toEqual(leavers);
+    await deprovisionUser(org, user.id);
+    expect(await access()).toEqual({ ...leavers, picture: undefined });
 
     const back = await createUserFromDirectory(org, person('admin-leaver@dir.example'), 'dir', 3600);
     expect(back.user.id).toBe(user.id);

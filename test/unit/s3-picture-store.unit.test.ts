@@ -1,4 +1,5 @@
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   NoSuchKey,
   PutObjectCommand,
@@ -37,6 +38,34 @@ describe('S3 picture store', () => {
     expect(await store.get('pictures/org-1/user 1')).toEqual({
       bytes: new Uint8Array(bytes),
       contentType: 'image/png',
+    });
+  });
+
+  it('answers the version a put stored, reads that version, and deletes a key', async () => {
+    const store = new S3PictureStore('pictures-bucket');
+    const bytes = Uint8Array.from([0x47, 0x49, 0x46]);
+    s3.on(PutObjectCommand).resolves({ VersionId: 'v-2' });
+    expect(await store.put('pictures/org-1/u', bytes, 'image/gif')).toBe('v-2');
+    s3.on(GetObjectCommand, { Key: 'pictures/org-1/u', VersionId: 'v-1' }).resolves({
+      Body: body(bytes),
+      ContentType: 'image/gif',
+    });
+    expect(await store.get('pictures/org-1/u', 'v-1')).toEqual({ bytes, contentType: 'image/gif' });
+    expect(s3.commandCalls(GetObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: 'pictures-bucket',
+      Key: 'pictures/org-1/u',
+      VersionId: 'v-1',
+    });
+    // A version S3 no longer has (expired): no picture.
+    s3.on(GetObjectCommand, { VersionId: 'gone' }).rejects(
+      new S3ServiceException({ name: 'NoSuchVersion', $fault: 'client', message: 'gone', $metadata: {} }),
+    );
+    expect(await store.get('pictures/org-1/u', 'gone')).toBeUndefined();
+    s3.on(DeleteObjectCommand).resolves({});
+    await store.delete('pictures/org-1/u');
+    expect(s3.commandCalls(DeleteObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: 'pictures-bucket',
+      Key: 'pictures/org-1/u',
     });
   });
 

@@ -1,7 +1,11 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/user-pictures.js';
 import { getUser } from '../../../shared/store/user-repository.js';
 import { auditRecordsOf, storedAuditText } from '../../support/audit-items.js';
+import { beforeTransaction, type SentItems } from '../../support/interleave.js';
+import { connectDirectory, USER_SCHEMA } from '../../support/scim.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {
   errorFields,
@@ -251,5 +255,122 @@ describe('GET /users/{id}/picture', () => {
     expect(overwrite.status).toBe(404);
     const theirs = `${service.baseUrl}/idp/users/${foreign.user.id}/picture`;
     expect((await download(theirs, foreign.token)).bytes).toEqual(GIF);
+  });
+});
+
+describe('a served picture', () => {
+  it('comes with the headers of uploaded content: never sniffed, never a document, named as a picture', async () => {
+    const id = await service.createUser();
+    // Accepted by its first bytes (all the service checks): a GIF that is also HTML.
+    const polyglot = new TextEncoder().encode('GIF89a<html><script>alert(document.domain)</script></html>');
+    expect((await upload(id, { bytes: polyglot })).status).toBe(204);
+    const response = await fetch((await pictureUrl(id)) ?? '', {
+      headers: { authorization: `Bearer ${service.admin.token}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/gif');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(response.headers.get('content-disposition')).toBe('inline; filename="picture.gif"');
+  });
+});
+
+describe('an upload is one change: the served picture, the user record and its audit record agree', () => {
+  /** Whether a transaction updates this user's picture attributes. */
+  const isPictureWriteOf = (userId: string) => (items: SentItems) =>
+    items.some((item) => {
+      const update = JSON.stringify(item.Update ?? {});
+      return update.includes(userId) && update.includes('pictureUpdatedAt');
+    });
+  const served = async (id: string) => {
+    const picture = await download((await pictureUrl(id)) ?? '');
+    return { type: picture.type, bytes: picture.bytes };
+  };
+
+  it('a failed record write leaves the picture the record names served', async () => {
+    const id = await service.createUser();
+    expect((await upload(id, { bytes: PNG })).status).toBe(204);
+    const before = await getUser(service.organizationId, id, true);
+    await nextMillisecond();
+    // Positive control: an upload whose record is written is served.
+    expect((await upload(id, { bytes: GIF })).status).toBe(204);
+    expect(await served(id)).toEqual({ type: 'image/gif', bytes: GIF });
+    expect((await upload(id, { bytes: PNG })).status).toBe(204);
+    await nextMillisecond();
+
+    const hook = beforeTransaction(isPictureWriteOf(id), async () => {
+      throw Object.assign(new Error('simulated DynamoDB failure'), {
+        name: 'ProvisionedThroughputExceededException',
+      });
+    });
+    const failed = await upload(id, { bytes: JPEG });
+    hook.stop();
+    expect(hook.ran).toBe(true);
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect((await getUser(service.organizationId, id, true))?.pictureContentType).toBe('image/png');
+    expect(before?.pictureContentType).toBe('image/png');
+    expect(await served(id)).toEqual({ type: 'image/png', bytes: PNG });
+  });
+
+  it('of two concurrent uploads, the picture served is the one the user record names', async () => {
+    const id = await service.createUser();
+    // A's record write waits while B's whole upload runs: B stores and records its picture, then
+    // A records its own.
+    let second: Awaited<ReturnType<typeof upload>> | undefined;
+    const hook = beforeTransaction(isPictureWriteOf(id), async () => {
+      await nextMillisecond();
+      second = await upload(id, { bytes: GIF });
+    });
+    const first = await upload(id, { bytes: PNG });
+    hook.stop();
+    expect(hook.ran).toBe(true);
+    expect([first.status, second?.status]).toEqual([204, 204]);
+    const user = await getUser(service.organizationId, id, true);
+    const records = await auditRecordsOf(service.organizationId, {
+      targetId: id,
+      action: 'user.picture.updated',
+    });
+    const recorded = user?.pictureContentType;
+    expect(['image/png', 'image/gif']).toContain(recorded);
+    // Each upload has its record (both read the user before either wrote).
+    expect(records.map((record) => record.changes?.pictureContentType)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ to: 'image/png' }),
+        expect.objectContaining({ to: 'image/gif' }),
+      ]),
+    );
+    expect(await served(id)).toEqual({ type: recorded, bytes: recorded === 'image/png' ? PNG : GIF });
+  });
+});
+
+describe("a leaver's picture", () => {
+  it("goes with a directory's DELETE: no longer served, its bytes removed, and not back when the userName returns", async () => {
+    const directory = await connectDirectory(service, service.admin);
+    const userName = `leaver-${Date.now()}@pictures.example`;
+    const provision = () =>
+      directory.call('POST', '/Users', { schemas: [USER_SCHEMA], userName, active: true });
+    const id = (await provision()).body.id as string;
+    expect((await upload(id, { bytes: GIF })).status).toBe(204);
+    const url = (await pictureUrl(id)) ?? '';
+    // Positive control: served while the person is there.
+    expect((await download(url)).status).toBe(200);
+    const stored = () =>
+      readdirSync(join(service.dataDirectory, 'pictures', service.organizationId)).filter((file) =>
+        file.startsWith(id),
+      );
+    expect(stored()).not.toEqual([]);
+
+    expect((await directory.call('DELETE', `/Users/${id}`)).status).toBe(204);
+    expect((await download(url)).status).toBe(404);
+    expect(await pictureUrl(id)).toBeNull();
+    expect(stored()).toEqual([]);
+    const [deleted] = await auditRecordsOf(service.organizationId, {
+      targetId: id,
+      action: 'user.status.changed',
+    });
+    expect(deleted?.changes?.pictureContentType).toEqual({ from: 'image/gif', to: null });
+
+    expect((await provision()).body.id).toBe(id);
+    expect(await pictureUrl(id)).toBeNull();
   });
 });
