@@ -107,7 +107,7 @@ export const startDynamoDbLocal = async (options: {
   javaOptions?: string;
 }): Promise<RunningDynamoDb> => {
   await assertPortFree(options.port, DYNAMODB_LOCAL_HOST);
-  if (options.dataDirectory) mkdirSync(options.dataDirectory, { recursive: true });
+  if (options.dataDirectory) mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
   const child = withEnvironment(
     {
       ...(options.javaOptions ? { JAVA_TOOL_OPTIONS: options.javaOptions } : {}),

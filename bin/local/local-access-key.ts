@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -29,9 +29,13 @@ export const storedAccessKeyId = (directory: string): string | undefined => {
  */
 export const localAccessKeyId = (directory: string | undefined): string => {
   if (directory === undefined) return newAccessKeyId();
+  // DynamoDB Local names its file after the key id: a folder others may list would show it. The
+  // data directory around it is made 0700 when it is made here (one chosen with IDP_DATA_DIR and
+  // made before is left as it is).
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  chmodSync(directory, 0o700);
   const stored = storedAccessKeyId(directory);
   if (stored) return stored;
-  mkdirSync(directory, { recursive: true });
   const created = newAccessKeyId();
   const shared = join(directory, SHARED_DATABASE);
   if (existsSync(shared)) renameSync(shared, join(directory, `${created}_${LOCAL_REGION}.db`));

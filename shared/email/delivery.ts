@@ -23,10 +23,12 @@ export const deliverEmail = async (
   logger.info('email queued', { ...ids, messageId: outbox.messageId });
   const { outboxFile, mailer } = config();
   if (outboxFile) {
-    await mkdir(dirname(outboxFile), { recursive: true });
+    // The links in it sign people in: for the person running the service only.
+    await mkdir(dirname(outboxFile), { recursive: true, mode: 0o700 });
     await appendFile(
       outboxFile,
       `${JSON.stringify({ ...email, ...message, createdAt: outbox.createdAt })}\n`,
+      { mode: 0o600 },
     );
   }
   if (!mailer) return;
