@@ -190,7 +190,9 @@ export class IdpClient {
         response.status === 401 ? stepUpChallengeOf(response.headers.get('www-authenticate')) : undefined;
       if (response.status === 401 && !renewed && !stepUp) {
         renewed = true;
-        this.#token = undefined;
+        // Only the token this attempt sent: another call may have renewed it already, and a late
+        // 401 of the old token must not throw the new one away (one renewal, not one per call).
+        if (this.#token?.value === token) this.#token = undefined;
         retry--;
         continue;
       }

@@ -286,6 +286,36 @@ describe('IdpClient', () => {
     expect(tokenRequests).toHaveLength(3);
   });
 
+  it('renews a refused token once for calls refused side by side, however late their 401s arrive', async () => {
+    // Real time: the answers' order is what the test is about (about 0.2 s in all).
+    vi.useRealTimers();
+    let issued = 0;
+    let refusedSoFar = 0;
+    let revoked = false;
+    const tokenRequests: number[] = [];
+    const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
+    const fetch = (async (url: string | URL | Request, init: RequestInit = {}) => {
+      if (String(url).endsWith('/oauth2/token')) {
+        tokenRequests.push(++issued);
+        await sleep(5);
+        return json(200, { access_token: `token-${issued}`, expires_in: 3600 });
+      }
+      // token-1 is revoked: each refusal arrives later than the one before.
+      if (revoked && new Headers(init.headers).get('authorization') === 'Bearer token-1') {
+        await sleep(20 * ++refusedSoFar);
+        return json(401, { message: 'Unauthorized' });
+      }
+      return json(200, []);
+    }) as typeof globalThis.fetch;
+    const client = clientWith(fetch);
+    // Positive control: eight first calls side by side share one token request.
+    await Promise.all(Array.from({ length: 8 }, () => client.listRoles()));
+    expect(tokenRequests).toHaveLength(1);
+    revoked = true;
+    await Promise.all(Array.from({ length: 8 }, () => client.listRoles()));
+    expect(tokenRequests).toHaveLength(2);
+  });
+
   it('answers a step-up challenge (RFC 9470) at once, with its max_age: a renewed token holds the same sign-in', async () => {
     const challenge =
       'Bearer error="insufficient_user_authentication", error_description="Changing your email needs a sign-in of the last 5 minutes: sign in again (max_age=300) and retry", max_age=300';
