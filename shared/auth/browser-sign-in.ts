@@ -19,7 +19,7 @@ import { errorPage, offered, signInPage, tooManyAttemptsPage } from '../pages/si
 import { getApiClient } from '../store/api-client-repository.js';
 import { replacePasswordHash } from '../store/credentials.js';
 import { newOpaqueValue } from '../store/opaque-values.js';
-import { isPushedRequestUri, takePushedRequest } from '../store/pushed-requests.js';
+import { isPushedRequestUri, pushAuthorizationRequest, takePushedRequest } from '../store/pushed-requests.js';
 import { providerForEmail, routedAround, signInOptions } from '../store/sign-in-providers.js';
 import {
   type CredentialCheck,
@@ -59,11 +59,25 @@ const liveClient = async (clientId: string | null) =>
 export const authorize = (event: APIGatewayProxyEventV2): Promise<Page> =>
   authorizeWith(event, new URLSearchParams(event.rawQueryString));
 
-/** `POST /oauth2/authorize`: the same request, its parameters posted (OpenID Connect Core 3.1.2.1). */
+/**
+ * `POST /oauth2/authorize`: the same request, its parameters posted (OpenID Connect Core 3.1.2.1),
+ * sent on as a GET. A cross-site post carries no `SameSite=Lax` cookie: answered here, it would
+ * reuse no session and give the browser a new binding, ending its sign-ins under way in other
+ * tabs (which any site could do at will). So the parameters are kept for a minute, once, like a
+ * pushed request (but satisfying no application that must push), and the browser comes back
+ * with a GET naming them, which carries its cookies.
+ */
 export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const form = formOf(event);
   if (!form) return errorPage(400, 'The authorization request could not be read: post it as a form.');
-  return authorizeWith(event, form);
+  const clientId = form.get('client_id');
+  if (!clientId || !CLIENT_ID.test(clientId)) return authorizeWith(event, form);
+  const requestUri = isPushedRequestUri(form.get('request_uri') ?? '')
+    ? (form.get('request_uri') as string)
+    : await pushAuthorizationRequest(clientId, form, Date.now(), 'posted');
+  return seeOther(
+    `/oauth2/authorize?${new URLSearchParams({ client_id: clientId, request_uri: requestUri })}`,
+  );
 };
 
 /**
@@ -79,8 +93,8 @@ const requestOf = async (
   // Any other request_uri is refused with request_uri_not_supported, as before pushing existed
   // (or, for an application that must push, as a request not pushed).
   if (requestUri === null || !isPushedRequestUri(requestUri)) return { query: sent, pushed: false };
-  const pushed = clientId ? await takePushedRequest(requestUri, clientId) : undefined;
-  return pushed && { query: pushed, pushed: true };
+  const taken = clientId ? await takePushedRequest(requestUri, clientId) : undefined;
+  return taken && { query: taken.parameters, pushed: taken.pushed };
 };
 
 const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParams): Promise<Page> => {

@@ -29,14 +29,23 @@ const PushedRequestEntity = defineEntity({
       /** Epoch ms; the TTL (`expiresAt`, seconds) removes it later. */
       validUntil: z.number(),
       expiresAt: z.number(),
+      /**
+       * Posted by a browser to the authorization endpoint and kept only to go on as a GET
+       * (browser-sign-in.ts): no pushed request, so it satisfies no application that must push.
+       */
+      posted: z.optional(z.boolean()),
     }),
 });
 
-/** Stores a checked request of `clientId`; answers the `request_uri` that names it (only its digest is kept). */
+/**
+ * Stores a request of `clientId` (a checked push, or a browser's post); answers the `request_uri`
+ * that names it (only its digest is kept).
+ */
 export const pushAuthorizationRequest = async (
   clientId: string,
   parameters: URLSearchParams,
   now = Date.now(),
+  how: 'pushed' | 'posted' = 'pushed',
 ): Promise<string> => {
   const handle = newOpaqueValue();
   const validUntil = now + PUSHED_REQUEST_SECONDS * 1000;
@@ -44,7 +53,13 @@ export const pushAuthorizationRequest = async (
     put(
       PushedRequestEntity.item(
         { digest: digestOf(handle) },
-        { clientId, parameters: parameters.toString(), validUntil, expiresAt: ttlSeconds(validUntil) },
+        {
+          clientId,
+          parameters: parameters.toString(),
+          validUntil,
+          expiresAt: ttlSeconds(validUntil),
+          ...(how === 'posted' ? { posted: true } : {}),
+        },
       ),
     ),
   );
@@ -64,13 +79,14 @@ const decodedOrNothing = (item: Record<string, unknown>) => {
 
 /**
  * The parameters a `request_uri` names, taken once (RFC 9126 section 4: one-time use) and only
- * for the client that pushed them; undefined when unknown, used, expired or another client's.
+ * for the client that pushed them, and whether they were pushed (not posted by a browser);
+ * undefined when unknown, used, expired or another client's.
  */
 export const takePushedRequest = async (
   requestUri: string,
   clientId: string,
   now = Date.now(),
-): Promise<URLSearchParams | undefined> => {
+): Promise<{ parameters: URLSearchParams; pushed: boolean } | undefined> => {
   if (!isPushedRequestUri(requestUri)) return undefined;
   const taken = await takeItem(
     PushedRequestEntity.key({ digest: digestOf(requestUri.slice(REQUEST_URI_PREFIX.length)) }),
@@ -78,5 +94,7 @@ export const takePushedRequest = async (
     { condition: 'clientId = :client', values: { ':client': clientId } },
   );
   const pushed = taken ? decodedOrNothing(taken) : undefined;
-  return pushed && pushed.validUntil > now ? new URLSearchParams(pushed.parameters) : undefined;
+  return pushed && pushed.validUntil > now
+    ? { parameters: new URLSearchParams(pushed.parameters), pushed: pushed.posted !== true }
+    : undefined;
 };

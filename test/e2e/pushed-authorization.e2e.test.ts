@@ -110,10 +110,13 @@ describe('pushed authorization requests', () => {
   it('takes a pushed request at POST /oauth2/authorize too', async () => {
     const request = await pushed();
     const browser = new BrowserSession();
-    const page = await browser.submit(`${service.baseUrl}/oauth2/authorize`, {
+    const posted = await browser.submit(`${service.baseUrl}/oauth2/authorize`, {
       client_id: application.id,
       request_uri: request.url.searchParams.get('request_uri') ?? '',
     });
+    // On as a GET naming the same request_uri.
+    expect(posted.status).toBe(303);
+    const page = await browser.fetch(new URL(posted.headers.get('location') ?? '', service.baseUrl).href);
     expect(page.status).toBe(200);
     expect(hiddenField(await page.text(), 'request')).toBeDefined();
   });
@@ -219,11 +222,14 @@ describe('an application that must push its requests (RFC 9126 section 6)', () =
 
   it('refuses every other way of sending a request straight: a form post, another request_uri, prompt=none', async () => {
     const { parameters } = await authorizationParameters(REDIRECT, { state: 'st' });
-    const formPost = await new BrowserSession().submit(`${service.baseUrl}/oauth2/authorize`, {
+    const poster = new BrowserSession();
+    const posted = await poster.submit(`${service.baseUrl}/oauth2/authorize`, {
       client_id: pushing.id,
       response_type: 'code',
       ...parameters,
     });
+    // Kept only to go on as a GET: a post is no pushed request.
+    const formPost = await poster.fetch(new URL(posted.headers.get('location') ?? '', service.baseUrl).href);
     const refusedWith = (answer: Response) => {
       const back = new URL(answer.headers.get('location') ?? '', service.baseUrl);
       return [answer.status, back.searchParams.get('error'), back.searchParams.get('error_description')];

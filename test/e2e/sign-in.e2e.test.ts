@@ -341,15 +341,30 @@ describe('authorization code flow with openid-client as the application', () => 
     expect(await refusalsOf(publicApp, since)).toEqual([invalidCode]);
   });
 
-  it('takes the authorization request posted as a form too (OpenID Connect Core 3.1.2.1)', async () => {
+  it('takes the authorization request posted as a form too (OpenID Connect Core 3.1.2.1), on as a GET', async () => {
     const configuration = await confidentialParty();
     const { url, ...flow } = await authorizationRequest(configuration, REDIRECT);
     const browser = new BrowserSession();
-    const page = await browser.submit(
+    // A sign-in under way in another tab of the browser: its binding cookie.
+    expect((await browser.fetch(url.href)).status).toBe(200);
+    const binding = browser.cookies.get('idp-browser');
+    expect(binding).toBeDefined();
+    // The post sets no cookie (a cross-site one carries none, and would replace the binding):
+    // the browser comes back with a GET naming the request, which carries its cookies.
+    const posted = await browser.submit(
       `${service.baseUrl}/oauth2/authorize`,
       Object.fromEntries(url.searchParams),
     );
+    expect(posted.status).toBe(303);
+    expect(posted.headers.getSetCookie()).toEqual([]);
+    const next = new URL(posted.headers.get('location') ?? '', service.baseUrl);
+    expect(next.pathname).toBe('/oauth2/authorize');
+    expect([...next.searchParams.keys()]).toEqual(['client_id', 'request_uri']);
+    const page = await browser.fetch(next.href);
     expect(page.status).toBe(200);
+    expect(browser.cookies.get('idp-browser')).toBe(binding);
+    // Once: the same request_uri again is no request.
+    expect((await browser.fetch(next.href)).status).toBe(400);
     const answer = await browser.submit(`${service.baseUrl}/signin`, {
       request: hiddenField(await page.text(), 'request') ?? '',
       email: person.email,

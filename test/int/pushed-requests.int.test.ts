@@ -19,7 +19,9 @@ describe('pushed authorization requests in the store', () => {
     const inTime = await pushAuthorizationRequest('app', parameters, now);
     const late = await pushAuthorizationRequest('app', parameters, now);
     const lastMoment = now + PUSHED_REQUEST_SECONDS * 1000 - 1;
-    expect((await takePushedRequest(inTime, 'app', lastMoment))?.toString()).toBe(parameters.toString());
+    expect((await takePushedRequest(inTime, 'app', lastMoment))?.parameters.toString()).toBe(
+      parameters.toString(),
+    );
     expect(await takePushedRequest(late, 'app', lastMoment + 1)).toBeUndefined();
   });
 
@@ -38,7 +40,7 @@ describe('pushed authorization requests in the store', () => {
       code_challenge_method: 'S256',
     });
     const { request_uri } = await pushedRequestAnswer(form, application);
-    const stored = await takePushedRequest(request_uri, client.id);
+    const stored = (await takePushedRequest(request_uri, client.id))?.parameters;
     expect(stored?.get('redirect_uri')).toBe(REDIRECT);
     expect(stored?.has('client_secret')).toBe(false);
     expect(stored?.toString()).not.toContain(clientSecret);
