@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { signinRoutes } from '../api/routes/signin.js';
 import { config } from '../config.js';
 import {
   checkAuthorizationRequest,
@@ -76,7 +77,7 @@ export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Pa
     ? (form.get('request_uri') as string)
     : await pushAuthorizationRequest(clientId, form, Date.now(), 'posted');
   return seeOther(
-    `/oauth2/authorize?${new URLSearchParams({ client_id: clientId, request_uri: requestUri })}`,
+    `${signinRoutes.authorize.path}?${new URLSearchParams({ client_id: clientId, request_uri: requestUri })}`,
   );
 };
 
