@@ -73,7 +73,9 @@ export const submitPasswordLink =
   (purpose: PasswordLinkPurpose) =>
   async (event: APIGatewayProxyEventV2): Promise<Page> => {
     const form = formOf(event);
-    if (!form || !csrfHolds(event, form)) {
+    // Not a form, or over 64 KiB: nothing to verify, the request itself is wrong.
+    if (!form) return errorPage(400, 'This form could not be read. Open the link from your email again.');
+    if (!csrfHolds(event, form)) {
       return errorPage(403, 'This form could not be verified. Open the link from your email again.');
     }
     const token = form.get('token') ?? '';

@@ -656,6 +656,34 @@ describe('the step forms refuse', () => {
     );
   });
 
+  it('a reset form over 64 KiB as one that cannot be read (400), not as one from elsewhere (403)', async () => {
+    const user = await personWithPassword(shared.organization.id);
+    const link = await issueResetLink(
+      user,
+      { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
+      3600,
+    );
+    const token = link?.token ?? '';
+    const pages = new PagesBrowser();
+    const csrf = hiddenField(textOf(await pages.get(showPasswordLink('reset'), { token })), 'csrf') ?? '';
+    // Positive control: the same form, this browser's token, a password too short: the form's answer.
+    const short = await pages.post(submitPasswordLink('reset'), { token, csrf, password: 'x', confirm: 'x' });
+    expect(short.statusCode).toBe(400);
+    const huge = 'x'.repeat(70 * 1024);
+    const oversized = await pages.post(submitPasswordLink('reset'), {
+      token,
+      csrf,
+      password: huge,
+      confirm: huge,
+    });
+    expect(oversized.statusCode).toBe(400);
+    expect(alertOf(oversized)).toBe('This form could not be read. Open the link from your email again.');
+    expect(
+      (await pages.post(submitPasswordLink('reset'), { token, csrf: 'other', password: 'x', confirm: 'x' }))
+        .statusCode,
+    ).toBe(403);
+  });
+
   it('a request completed meanwhile: of two answers only one gets a code', async () => {
     const user = await personWithPassword(shared.organization.id);
     const browser = new PagesBrowser();
