@@ -1,4 +1,4 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile } from 'node:fs/promises';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -76,10 +76,13 @@ export const followAuditRecords = async (options: {
       )
         .records.map(({ record }) => record)
         .filter((record) => !known.has(record.id));
-      if (fresh.length > 0)
+      if (fresh.length > 0) {
         await appendFile(options.file, fresh.map((record) => `${JSON.stringify(record)}\n`).join(''), {
           mode: 0o600,
         });
+        // A file an earlier version made readable is closed too.
+        await chmod(options.file, 0o600);
+      }
       // Only once the batch is in the file: after a failure the next poll reads it again.
       for (const record of fresh) known.add(record.id);
       iterators.set(shardId, NextShardIterator);

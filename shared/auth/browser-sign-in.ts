@@ -36,6 +36,7 @@ import {
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { idTokenHint } from './id-token-hints.js';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { CLIENT_CREDENTIALS, PUSHED_REQUEST_LIMIT } from './pushed-authorization.js';
 import {
   attemptedEmailActor,
   personActor,
@@ -72,14 +73,31 @@ export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Pa
   const form = formOf(event);
   if (!form) return errorPage(400, 'The authorization request could not be read: post it as a form.');
   const clientId = form.get('client_id');
-  if (!clientId || !CLIENT_ID.test(clientId)) return authorizeWith(event, form);
-  const requestUri = isPushedRequestUri(form.get('request_uri') ?? '')
-    ? (form.get('request_uri') as string)
-    : await pushAuthorizationRequest(clientId, form, Date.now(), 'posted');
-  return seeOther(
+  const requestUri = form.get('request_uri');
+  // A request_uri of ours is a short handle: sent on as it is, to be taken by the GET.
+  if (
+    clientId &&
+    CLIENT_ID.test(clientId) &&
+    requestUri &&
+    isPushedRequestUri(requestUri) &&
+    requestUri.length <= 128
+  )
+    return onToGet(clientId, requestUri);
+  // Only a request the GET would take is kept: anything else is answered here as the GET would.
+  const client = await liveClient(clientId);
+  const parameters = new URLSearchParams([...form].filter(([name]) => !CLIENT_CREDENTIALS.has(name)));
+  const outcome = checkAuthorizationRequest(parameters, client, false);
+  if (!client || outcome.kind !== 'valid') return authorizeWith(event, form);
+  if (Buffer.byteLength(parameters.toString()) > PUSHED_REQUEST_LIMIT.bytes) {
+    return errorPage(400, `The authorization request is larger than ${PUSHED_REQUEST_LIMIT.said}.`);
+  }
+  return onToGet(client.id, await pushAuthorizationRequest(client.id, parameters, Date.now(), 'posted'));
+};
+
+const onToGet = (clientId: string, requestUri: string) =>
+  seeOther(
     `${signinRoutes.authorize.path}?${new URLSearchParams({ client_id: clientId, request_uri: requestUri })}`,
   );
-};
 
 /**
  * The request's parameters: those sent, or those the application pushed (RFC 9126), which a

@@ -82,10 +82,14 @@ const signOut = async (cookie: string | undefined, request: LogoutRequest): Prom
       signIn: signInDetails(request.hint?.clientId, { amr: ended.amr }),
     });
   }
-  // The browser binding goes too: a sign-in left open at a step (consent, a second factor, the
-  // passkey offer), the person having typed their password in it, is bound to that cookie alone,
-  // and whoever uses the browser next must not be able to finish it.
-  const cookies = [clearCookie('session', secureCookies()), clearCookie('browser', secureCookies())];
+  // Ending a session, the browser binding goes too: a sign-in left open at a step (consent, a
+  // second factor, the passkey offer), the person having typed their password in it, is bound to
+  // that cookie alone, and whoever uses the browser next must not be able to finish it. Without a
+  // session it stays: any site can send a browser here, and its sign-ins under way would end.
+  const cookies = [
+    clearCookie('session', secureCookies()),
+    ...(ended ? [clearCookie('browser', secureCookies())] : []),
+  ];
   return request.redirect ? seeOther(request.redirect, cookies) : signedOutPage(cookies);
 };
 

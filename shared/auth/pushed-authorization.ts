@@ -10,7 +10,7 @@ import { OAuthError } from './oauth-error.js';
 export const PUSHED_REQUEST_LIMIT = { bytes: 64 * 1024, said: '64 KiB' };
 
 /** How a client proves itself: never kept with the request it pushed. */
-const CLIENT_CREDENTIALS = new Set(['client_secret', 'client_assertion', 'client_assertion_type']);
+export const CLIENT_CREDENTIALS = new Set(['client_secret', 'client_assertion', 'client_assertion_type']);
 
 /**
  * RFC 9126: an application authenticated as at the token endpoint pushes its authorization

@@ -43,13 +43,14 @@ export const nextLink = (header: string | null): string | undefined =>
  * A path parameter must stay one segment of its operation's path, whatever the caller's program
  * took it from: a dot segment is resolved by the URL parser before the request leaves (`..` as a
  * user id would name the operation one level up), and API Gateway decodes a path twice, so an
- * encoded `/` or `\` would become a separator there. Such values are refused before sending.
+ * encoded `/` would become a separator there (and `%2F` in a value would become `/`). Such values
+ * are refused before sending.
  */
 const pathSegment = (name: string, value: unknown) => {
   const text = String(value ?? '');
-  if (text === '' || text === '.' || text === '..' || /[/\\%]/.test(text)) {
+  if (text === '' || text === '.' || text === '..' || /[/%]/.test(text)) {
     throw new TypeError(
-      `Path parameter ${name} cannot be ${JSON.stringify(text.slice(0, 100))}: it must be one path segment, not empty, . or .., without /, \\ or %`,
+      `Path parameter ${name} cannot be ${JSON.stringify(text.slice(0, 100))}: it must be one path segment, not empty, . or .., without / or %`,
     );
   }
   return encodeURIComponent(text);

@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, chmod, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { config } from '../config.js';
 import { logger } from '../http/logger.js';
@@ -30,6 +30,8 @@ export const deliverEmail = async (
       `${JSON.stringify({ ...email, ...message, createdAt: outbox.createdAt })}\n`,
       { mode: 0o600 },
     );
+    // The mode above is a new file's: one an earlier version made readable is closed too.
+    await chmod(outboxFile, 0o600);
   }
   if (!mailer) return;
   try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { PictureStore } from './picture-store.js';
 
@@ -15,6 +15,8 @@ export class FilePictureStore implements PictureStore {
     const version = randomUUID();
     const path = `${join(this.directory, key)}.${version}`;
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    // An organization's folder an earlier version made readable is closed too.
+    await chmod(dirname(path), 0o700);
     // A new name each time: a read never meets a half-written picture of another upload.
     await writeFile(`${path}.type`, contentType, { mode: 0o600 });
     await writeFile(path, bytes, { mode: 0o600 });

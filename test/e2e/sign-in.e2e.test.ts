@@ -365,6 +365,26 @@ describe('authorization code flow with openid-client as the application', () => 
     expect(browser.cookies.get('idp-browser')).toBe(binding);
     // Once: the same request_uri again is no request.
     expect((await browser.fetch(next.href)).status).toBe(400);
+    // Only a request the GET would take is kept: an unknown application is refused at once, as by
+    // the GET, and so is one too large once encoded (bytes that are not UTF-8 grow ninefold).
+    const posted2 = (body: string | Buffer) =>
+      browser.fetch(`${service.baseUrl}/oauth2/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    const unknown = await posted2(
+      new URLSearchParams({
+        ...Object.fromEntries(url.searchParams),
+        client_id: 'no-such-client',
+      }).toString(),
+    );
+    expect([unknown.status, unknown.headers.get('location')]).toEqual([400, null]);
+    const large = await posted2(
+      Buffer.concat([Buffer.from(`${url.search.slice(1)}&filler=`), Buffer.alloc(60_000, 0xff)]),
+    );
+    expect(large.status).toBe(400);
+    expect(await large.text()).toContain('larger than 64 KiB');
     const answer = await browser.submit(`${service.baseUrl}/signin`, {
       request: hiddenField(await page.text(), 'request') ?? '',
       email: person.email,

@@ -108,4 +108,21 @@ describe('a sign-out', () => {
     });
     expect(textOf(next)).toContain(EXPIRED.replaceAll("'", '&#39;'));
   });
+
+  it('does not end them when nobody was signed in: any site can send a browser to the logout endpoint', async () => {
+    const browser = new PagesBrowser();
+    const form = await browser.get(authorize, authorizationQuery(shared.application.id));
+    const request = requestIdOf(form);
+    // A link of another site, followed in another tab: nobody is signed in there.
+    const outsider = await browser.get(logout, {});
+    expect(textOf(outsider)).toContain('You are signed out');
+    expect(outsider.cookies?.some((cookie) => cookie.startsWith('idp-browser='))).toBe(false);
+    const signedIn = await browser.post(submitSignIn, {
+      request,
+      email: shared.user.email,
+      password: PASSWORD,
+    });
+    expect(signedIn.statusCode).toBe(200);
+    expect(textOf(signedIn)).toContain(`value="${agreement.id}"`);
+  });
 });

@@ -13,6 +13,7 @@ import { queryAuditRecords } from '../../shared/store/audit-records.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { type ItemKey, keys } from '../../shared/store/keys.js';
 import { createOrganization, type Organization } from '../../shared/store/organization-repository.js';
+import { definePlugin } from '../../shared/store/plugin-repository.js';
 import { archivePolicy, createPolicy } from '../../shared/store/policy-repository.js';
 import { archiveRole, createRole } from '../../shared/store/role-repository.js';
 import { createUserGroup } from '../../shared/store/user-group-repository.js';
@@ -163,6 +164,16 @@ export const putTestRole = async (
       pluginId,
       actions.map((actionName) => ({ id: actionName, module: 'TEST', actionName })),
     ]);
+    // Granted actions count only while their plugin defines them (grant-resolution.ts).
+    for (const [pluginId, actions] of grants as [
+      string,
+      { id: string; module: string; actionName: string }[],
+    ][])
+      await definePlugin({
+        id: pluginId,
+        permissionDefinitions: actions.map((action) => ({ ...action, description: action.actionName })),
+        dependentPermissions: [],
+      });
     await update(keys.role(orgId, role.id), 'SET pluginPermissions = :grants', {
       ':grants': Object.fromEntries(grants),
     });

@@ -154,23 +154,28 @@ describe('IdpClient', () => {
     expect(sent).toHaveLength(4);
   });
 
-  it("keeps each path parameter one segment of its operation's path: refuses dot segments, /, \\ and % before sending", async () => {
-    const { fetch, sent } = scriptedFetch([new Response(null, { status: 204 })]);
+  it("keeps each path parameter one segment of its operation's path: refuses dot segments, / and % before sending", async () => {
+    const { fetch, sent } = scriptedFetch([
+      new Response(null, { status: 204 }),
+      new Response(null, { status: 204 }),
+    ]);
     const client = clientWith(fetch);
-    // Positive control: an ordinary id, encoded.
+    // Positive control: ordinary values, encoded; a role named as a directory names groups.
     await client.removeUserFromGroup({ path: { id: 'user 1', userGroupId: 'group-1' } });
+    await client.grantUserRole({ path: { id: 'user-1', roleName: 'CONTOSO\\Admins' } });
     expect(sent.map(({ method, url }) => `${method} ${url}`)).toEqual([
       'DELETE https://idp.example/idp/users/user%201/userGroups/group-1',
+      'PUT https://idp.example/idp/users/user-1/roles/CONTOSO%5CAdmins/grant',
     ]);
-    // `..` would send DELETE /idp/userGroups/group-1 (the URL parser resolves it); `%2F` and `%5C`
-    // become separators once API Gateway has decoded the path twice.
-    for (const id of ['..', '.', '', 'user-1%2FresetMfa', 'a/b', 'a\\b', '%']) {
+    // `..` would send DELETE /idp/userGroups/group-1 (the URL parser resolves it); `%2F` becomes a
+    // separator once API Gateway has decoded the path twice.
+    for (const id of ['..', '.', '', 'user-1%2FresetMfa', 'a/b', '%']) {
       await expect(
         client.removeUserFromGroup({ path: { id, userGroupId: 'group-1' } }),
         JSON.stringify(id),
       ).rejects.toThrow(TypeError);
     }
-    expect(sent).toHaveLength(1);
+    expect(sent).toHaveLength(2);
   });
 
   it('sends one Idempotency-Key per logical write and keeps it across the retries', async () => {

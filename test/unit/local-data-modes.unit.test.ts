@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localAccessKeyId } from '../../bin/local/local-access-key.js';
@@ -40,6 +40,35 @@ describe('the local data directory', () => {
     expect(othersMayRead(dynamodb)).toBe('55');
     localAccessKeyId(dynamodb);
     expect(othersMayRead(dynamodb)).toBe('0');
+  });
+});
+
+describe('the local outbox and pictures of an earlier version', () => {
+  it('are closed when next written', async () => {
+    const directory = newDirectory();
+    const outbox = join(directory, 'outbox.jsonl');
+    writeFileSync(outbox, '');
+    chmodSync(outbox, 0o644);
+    const folder = join(directory, 'pictures', 'org-1');
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o755);
+    // Positive control: open before.
+    expect([othersMayRead(outbox), othersMayRead(folder)]).toEqual(['44', '55']);
+    vi.stubEnv('IDP_OUTBOX_FILE', outbox);
+    reloadConfig();
+    await deliverEmail(
+      {
+        type: 'PASSWORD_RESET_EMAIL',
+        organizationId: 'org-1',
+        userId: 'user-1',
+        to: 'pat@example.com',
+        name: 'Pat',
+      },
+      { organizationId: 'org-1', createdAt: 1, messageId: 'outbox-2' },
+      { subject: 'Choose a new password', text: 'Open https://idp.example.com/signin/reset?token=SECRET' },
+    );
+    await new FilePictureStore(directory).put('pictures/org-1/user-1', Uint8Array.from([1]), 'image/png');
+    expect([othersMayRead(outbox), othersMayRead(folder)]).toEqual(['0', '0']);
   });
 });
 
