@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { changesBetween } from '../audit/changes.js';
 import { auditScope, withAuditScope } from '../audit/scope.js';
+import { signInRecentEnoughToAddCredential } from '../domain/credential-recency.js';
 import { NotFound } from '../domain/errors.js';
 import { newRecoveryCodes, normalisedRecoveryCode, recoveryCodeDigest } from '../domain/recovery-codes.js';
 import { FAILURES_BEFORE_LOCKOUT, lockoutMillis } from '../domain/sign-in-lockout.js';
@@ -105,10 +106,17 @@ const recordCodeRefusal = (step: Step, locked: boolean, reason: string) =>
  * Confirms enrolment with the first code: stores the secret (sealed for the person, as the
  * enrolment holds it), answers the recovery codes once.
  */
+const ENROL_AFTER_SIGN_IN =
+  'To set up two-step verification, sign in again: your sign-in is more than 15 minutes old. Go back to the application and sign in again.';
+
 const confirmEnrolment = async (step: Step, enrolment: string, code: string): Promise<Page> => {
   const { pending, person, context } = step;
   const owner = { organizationId: pending.organizationId, userId: person.userId };
   const now = Date.now();
+  // Begun from a kept session: its sign-in must still be recent when the app is set up, as when
+  // the enrolment began (browser-sign-in.ts), not only then.
+  if (person.sessionDigest !== undefined && !signInRecentEnoughToAddCredential(person.authTime, now))
+    return errorPage(400, ENROL_AFTER_SIGN_IN);
   const secret = await openTotpSecret(owner, enrolment);
   const timeStep = secret === undefined ? undefined : matchingStep(secret, code, now);
   if (timeStep === undefined) {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize } from '../../shared/auth/browser-sign-in.js';
 import { submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
@@ -32,6 +32,10 @@ beforeAll(async () => {
 });
 
 const MINUTE = 60_000;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /** A browser holding a live session of a person, who authenticated `age` ms ago with a password alone. */
 const browserWithSession = async (age: number) => {
@@ -83,5 +87,23 @@ describe('TOTP enrolment from a live session', () => {
       secretStored: (await storedTotpSecret(shared.organization.id, user.id)) !== undefined,
       passwordAsked: answer.statusCode === 200 && textOf(answer).includes('name="password"'),
     }).toEqual({ enrolled: false, secretStored: false, passwordAsked: true });
+  });
+
+  it('asks for a recent sign-in when the code is confirmed too, not only when enrolment began', async () => {
+    const { browser, user } = await browserWithSession(14 * MINUTE);
+    const answer = await browser.get(authorize, authorizationQuery(shared.application.id));
+    const request = locationOf(answer).searchParams.get('request') ?? '';
+    expect(locationOf(answer).pathname).toBe('/signin/enrol');
+    const secret = await pendingTotpSecret(request);
+    // Two minutes on the enrolment page: the session's sign-in is now 16 minutes old.
+    const later = Date.now() + 2 * MINUTE;
+    vi.spyOn(Date, 'now').mockReturnValue(later);
+    const page = await browser.post(submitTotp, {
+      request,
+      code: hotp(base32Decode(secret), totpStep(later)),
+    });
+    expect(page.statusCode).toBe(400);
+    expect(textOf(page)).toContain('To set up two-step verification, sign in again');
+    expect(await storedTotpSecret(shared.organization.id, user.id)).toBeUndefined();
   });
 });
