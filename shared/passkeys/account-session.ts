@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { signInRecentEnoughToAddCredential } from '../domain/credential-recency.js';
 import { readCookie } from '../pages/cookies.js';
 import { secureCookies, sessionCsrfToken } from '../pages/forms.js';
 import { getOrganization } from '../store/organization-repository.js';
@@ -38,6 +39,8 @@ export const accountOf = async <Extra = undefined>(
     /** The ceremony binding of this session's registrations. */
     binding: `account:${cookie}`,
     addRefusal: accountAddRefusal(session, organization?.mfaEnabled === true, now, routedTo),
+    /** Removing a passkey, like adding one, needs a sign-in of the last 15 minutes. */
+    recentSignIn: signInRecentEnoughToAddCredential(session.authTime, now),
   };
 };
 

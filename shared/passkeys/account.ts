@@ -107,6 +107,14 @@ export const renameFromAccount = onPasskey(async (account, passkey, form) => {
 /** `POST /signin/account/passkeys/remove`. */
 export const removeFromAccount = onPasskey(async (account, passkey) => {
   const { user } = account;
+  // A stolen session cookie must not strip the owner's passkeys either (OWASP ASVS 3.7.1).
+  if (!account.recentSignIn) {
+    return render(account, {
+      error:
+        'To remove a passkey, sign in again through your application: your sign-in is more than 15 minutes old.',
+      status: 403,
+    });
+  }
   await removePasskey(user.organizationId, user.id, passkey);
   // A stolen session could strip the owner's passkeys: the owner hears of it (ASVS 2.5.5).
   await sendSecurityNotice(noticeRecipient(user), 'passkey-removed');

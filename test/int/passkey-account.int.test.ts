@@ -122,6 +122,24 @@ describe('a signed-in person', () => {
     expect(await listPasskeys(setup.organization.id, user.id)).toHaveLength(1);
   });
 
+  it('may not remove a passkey with a sign-in older than 15 minutes either', async () => {
+    const { user, browser } = await signedIn();
+    const [first, second] = [await stored(user, 'First'), await stored(user, 'Second')];
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    // Positive control: a recent sign-in removes one.
+    expect((await browser.post(removeFromAccount, { csrf, passkey: first.credentialKey })).statusCode).toBe(
+      303,
+    );
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 16 * 60 * 1000);
+    const refused = await browser.post(removeFromAccount, { csrf, passkey: second.credentialKey });
+    expect(refused.statusCode).toBe(403);
+    expect(alertOf(refused)).toContain('To remove a passkey, sign in again');
+    expect((await listPasskeys(setup.organization.id, user.id)).map((passkey) => passkey.name)).toEqual([
+      'Second',
+    ]);
+  });
+
   it('may not add a passkey where an SSO provider serves their email domain: it would go around the provider', async () => {
     const routed = await signInSetup();
     const domain = uniqueDomain();
