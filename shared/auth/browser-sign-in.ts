@@ -65,9 +65,9 @@ export const authorize = (event: APIGatewayProxyEventV2): Promise<Page> =>
  * `POST /oauth2/authorize`: the same request, its parameters posted (OpenID Connect Core 3.1.2.1),
  * sent on as a GET. A cross-site post carries no `SameSite=Lax` cookie: answered here, it would
  * reuse no session and give the browser a new binding, ending its sign-ins under way in other
- * tabs (which any site could do at will). So the parameters are kept for a minute, once, like a
- * pushed request (but satisfying no application that must push), and the browser comes back
- * with a GET naming them, which carries its cookies.
+ * tabs (which any site could do at will). So a request the GET would take is kept for a minute,
+ * like a pushed request (but satisfying no application that must push, and read again by a
+ * reload), and the browser comes back with a GET naming it, which carries its cookies.
  */
 export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Page> => {
   const form = formOf(event);

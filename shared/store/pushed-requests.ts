@@ -91,7 +91,10 @@ export const takePushedRequest = async (
   const taken = await takeItem(
     PushedRequestEntity.key({ digest: digestOf(requestUri.slice(REQUEST_URI_PREFIX.length)) }),
     // Another client's attempt leaves it in place.
-    { condition: 'clientId = :client', values: { ':client': clientId } },
+    { condition: 'clientId = :client AND attribute_not_exists(posted)', values: { ':client': clientId } },
+    // A browser's post is read for its minute: a reload of the page it led to finds it again
+    // (pushed requests are one-time, RFC 9126 section 4; a post is no secret the browser lacks).
+    (seen) => seen.posted === true && seen.clientId === clientId,
   );
   const pushed = taken ? decodedOrNothing(taken) : undefined;
   return pushed && pushed.validUntil > now

@@ -244,11 +244,14 @@ export const writeOne = async (
 /**
  * Takes an item once: one Delete answering what it deleted, only if `condition` holds (the
  * browser or client it belongs to), so a value handed out is spent by its holder alone; another's
- * attempt leaves it in place. Undefined when there was none or the condition failed.
+ * attempt leaves it in place. Undefined when there was none or the condition failed, unless the
+ * item the condition failed on is one `readsInPlace` says is read rather than taken: answered,
+ * and left as it is (in the same request).
  */
 export const takeItem = async (
   key: ItemKey,
   expression: Expression & { condition: string },
+  readsInPlace?: (seen: Record<string, unknown>) => boolean,
 ): Promise<Record<string, unknown> | undefined> => {
   try {
     const { Attributes } = await db().send(
@@ -257,12 +260,14 @@ export const takeItem = async (
         Key: key,
         ...expressionParts(expression),
         ReturnValues: 'ALL_OLD',
+        ...(readsInPlace ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
       }),
     );
     return Attributes;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const seen = readsInPlace ? conditionItem(error.Item) : undefined;
+    return seen && readsInPlace?.(seen) ? seen : undefined;
   }
 };
 

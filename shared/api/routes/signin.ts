@@ -15,7 +15,7 @@ export const signinRoutes = routeGroup('signin')({
     kind: 'page',
     summary: 'The authorization endpoint, its parameters posted as a form',
     description:
-      'OpenID Connect Core 3.1.2.1: the same request as `GET /oauth2/authorize`, its parameters in an `application/x-www-form-urlencoded` body (at most 64 KiB). A cross-site post carries no `SameSite=Lax` cookie, so a valid request is kept a minute, once, and the browser is sent on to `GET /oauth2/authorize` with a `request_uri` naming it, which carries its cookies (a session is reused; no sign-in under way in another tab ends). A request the GET would refuse is refused here, the same way.',
+      'OpenID Connect Core 3.1.2.1: the same request as `GET /oauth2/authorize`, its parameters in an `application/x-www-form-urlencoded` body (at most 64 KiB). A cross-site post carries no `SameSite=Lax` cookie, so a valid request is kept a minute (a reload finds it again), and the browser is sent on to `GET /oauth2/authorize` with a `request_uri` naming it, which carries its cookies (a session is reused; no sign-in under way in another tab ends). A request the GET would refuse is refused here, the same way.',
     response: {
       status: 303,
       description: 'On to the GET with a request_uri, or back to the application with an error',
