@@ -142,6 +142,19 @@ const grantOf = async (page: Page) => {
   return redemption.grant;
 };
 
+/** A reset link sent to the person, and its form opened in a browser. */
+const resetForm = async (user: UserRecord) => {
+  const link = await issueResetLink(
+    user,
+    { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
+    3600,
+  );
+  const token = link?.token ?? '';
+  const pages = new PagesBrowser();
+  const csrf = hiddenField(textOf(await pages.get(showPasswordLink('reset'), { token })), 'csrf') ?? '';
+  return { pages, token, csrf };
+};
+
 describe('enrolment', () => {
   it('stores sealed the key of an enrolment begun before sealing', async () => {
     const user = await personWithPassword(shared.organization.id);
@@ -550,18 +563,11 @@ describe('the code challenge', () => {
 
   it('keeps the lock wrong codes earned through a password reset, which clears one wrong passwords earned', async () => {
     const reset = async (user: UserRecord) => {
-      const link = await issueResetLink(
-        user,
-        { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
-        3600,
-      );
-      const token = link?.token ?? '';
-      const pages = new PagesBrowser();
-      const form = textOf(await pages.get(showPasswordLink('reset'), { token }));
+      const { pages, token, csrf } = await resetForm(user);
       const password = 'another long passphrase';
       const done = await pages.post(submitPasswordLink('reset'), {
         token,
-        csrf: hiddenField(form, 'csrf') ?? '',
+        csrf,
         password,
         confirm: password,
       });
@@ -657,15 +663,7 @@ describe('the step forms refuse', () => {
   });
 
   it('a reset form over 64 KiB as one that cannot be read (400), not as one from elsewhere (403)', async () => {
-    const user = await personWithPassword(shared.organization.id);
-    const link = await issueResetLink(
-      user,
-      { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name },
-      3600,
-    );
-    const token = link?.token ?? '';
-    const pages = new PagesBrowser();
-    const csrf = hiddenField(textOf(await pages.get(showPasswordLink('reset'), { token })), 'csrf') ?? '';
+    const { pages, token, csrf } = await resetForm(await personWithPassword(shared.organization.id));
     // Positive control: the same form, this browser's token, a password too short: the form's answer.
     const short = await pages.post(submitPasswordLink('reset'), { token, csrf, password: 'x', confirm: 'x' });
     expect(short.statusCode).toBe(400);

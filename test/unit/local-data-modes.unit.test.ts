@@ -16,6 +16,23 @@ import { useTempDirs } from '../support/temp-dir.js';
 const newDirectory = useTempDirs('local-data-modes');
 const othersMayRead = (path: string) => (statSync(path).mode & 0o077).toString(8);
 
+/** A reset email (its link a secret) delivered through the local outbox at `outbox`. */
+const sendResetEmail = async (outbox: string) => {
+  vi.stubEnv('IDP_OUTBOX_FILE', outbox);
+  reloadConfig();
+  await deliverEmail(
+    {
+      type: 'PASSWORD_RESET_EMAIL',
+      organizationId: 'org-1',
+      userId: 'user-1',
+      to: 'pat@example.com',
+      name: 'Pat',
+    },
+    { organizationId: 'org-1', createdAt: 1, messageId: 'outbox-1' },
+    { subject: 'Choose a new password', text: 'Open https://idp.example.com/signin/reset?token=SECRET' },
+  );
+};
+
 afterEach(() => {
   vi.unstubAllEnvs();
   reloadConfig();
@@ -54,19 +71,7 @@ describe('the local outbox and pictures of an earlier version', () => {
     chmodSync(folder, 0o755);
     // Positive control: open before.
     expect([othersMayRead(outbox), othersMayRead(folder)]).toEqual(['44', '55']);
-    vi.stubEnv('IDP_OUTBOX_FILE', outbox);
-    reloadConfig();
-    await deliverEmail(
-      {
-        type: 'PASSWORD_RESET_EMAIL',
-        organizationId: 'org-1',
-        userId: 'user-1',
-        to: 'pat@example.com',
-        name: 'Pat',
-      },
-      { organizationId: 'org-1', createdAt: 1, messageId: 'outbox-2' },
-      { subject: 'Choose a new password', text: 'Open https://idp.example.com/signin/reset?token=SECRET' },
-    );
+    await sendResetEmail(outbox);
     await new FilePictureStore(directory).put('pictures/org-1/user-1', Uint8Array.from([1]), 'image/png');
     expect([othersMayRead(outbox), othersMayRead(folder)]).toEqual(['0', '0']);
   });
@@ -76,19 +81,7 @@ describe('the local outbox and pictures', () => {
   it('are written for their owner alone', async () => {
     const directory = newDirectory();
     const outbox = join(directory, 'mail', 'outbox.jsonl');
-    vi.stubEnv('IDP_OUTBOX_FILE', outbox);
-    reloadConfig();
-    await deliverEmail(
-      {
-        type: 'PASSWORD_RESET_EMAIL',
-        organizationId: 'org-1',
-        userId: 'user-1',
-        to: 'pat@example.com',
-        name: 'Pat',
-      },
-      { organizationId: 'org-1', createdAt: 1, messageId: 'outbox-1' },
-      { subject: 'Choose a new password', text: 'Open https://idp.example.com/signin/reset?token=SECRET' },
-    );
+    await sendResetEmail(outbox);
     expect(othersMayRead(outbox)).toBe('0');
     expect(othersMayRead(join(directory, 'mail'))).toBe('0');
 
