@@ -1,5 +1,6 @@
 import { rotateSigningKeys } from '../../shared/auth/signing-keys.js';
 import { storeConfig } from '../../shared/config.js';
+import { pluginActionKey } from '../../shared/domain/effective-permissions.js';
 import { NotFound } from '../../shared/domain/errors.js';
 import { MAX_PLUGIN_PERMISSION_DEFINITIONS } from '../../shared/domain/limits.js';
 import {
@@ -58,7 +59,7 @@ const refuseUnstorableDefinitions = (definitions: z.output<typeof pluginDefiniti
   const ids = new Set<string>();
   const actions = new Set<string>();
   definitions.permissionDefinitions.forEach(({ id, module, actionName }, index) => {
-    const action = JSON.stringify([module, actionName]);
+    const action = pluginActionKey({ module, actionName });
     if (ids.has(id) || actions.has(action)) {
       const what = ids.has(id) ? `id ${id}` : `module ${module} and actionName ${actionName}`;
       throw new UsageError(`--definitions (permissionDefinitions.${index}): ${what} is defined twice`);

@@ -77,6 +77,22 @@ export const prefetchAccessVersions = (orgId: string | undefined, now = Date.now
   if (orgId !== undefined) currentAccessVersions(orgId, now).catch(() => undefined);
 };
 
+/**
+ * Whether system data an instance cached (the catalogue's dependency graph, plugin definitions)
+ * must be read again for a token at `now`: older than `maxAgeMillis`, or older than a second while
+ * the system's version, read within the last second, has moved past the one its read started after.
+ */
+export const systemDataOutdated = (
+  cached: { loadedAt: number; systemVersion: number | undefined },
+  now: number,
+  maxAgeMillis: number,
+  systemVersion?: number,
+): boolean =>
+  now - cached.loadedAt > maxAgeMillis ||
+  (systemVersion !== undefined &&
+    now - cached.loadedAt >= ACCESS_FRESHNESS_MILLIS &&
+    (cached.systemVersion ?? -1) < systemVersion);
+
 /** The system's version as last read (any age), for stamping a read of system data. */
 export const systemVersionLastRead = (): number | undefined => readings().systemVersion;
 

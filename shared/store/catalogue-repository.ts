@@ -4,9 +4,9 @@ import { MAX_MANAGED_ROLES } from '../domain/limits.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../domain/permission-catalogue.js';
 import type * as z from '../zod.js';
 import {
-  ACCESS_FRESHNESS_MILLIS,
   currentAccessVersions,
   systemAccessVersionBump,
+  systemDataOutdated,
   systemVersionLastRead,
 } from './access-versions.js';
 import { batchPut } from './batch.js';
@@ -130,12 +130,7 @@ export const permissionDependencies = (
 ): Promise<Map<string, string[]>> => {
   const state = dependencies();
   const { cached } = state;
-  const outdated =
-    cached !== undefined &&
-    systemVersion !== undefined &&
-    now - cached.loadedAt >= ACCESS_FRESHNESS_MILLIS &&
-    (cached.systemVersion ?? -1) < systemVersion;
-  if (cached && now - cached.loadedAt <= DEPENDENCY_CACHE_MILLIS && !outdated) return cached.graph;
+  if (cached && !systemDataOutdated(cached, now, DEPENDENCY_CACHE_MILLIS, systemVersion)) return cached.graph;
   // Strongly consistent: a graph stamped with a version must hold what that version's change wrote.
   const graph = listPermissions({ consistent: true }).then(
     (permissions) => new Map(permissions.map((permission) => [permission.id, permission.dependsOn])),

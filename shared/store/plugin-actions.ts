@@ -1,7 +1,7 @@
 import { BoundedMap } from '../cache/bounded-map.js';
 import { perStoreSettings } from '../config.js';
 import { pluginActionKey } from '../domain/effective-permissions.js';
-import { ACCESS_FRESHNESS_MILLIS, systemVersionLastRead } from './access-versions.js';
+import { systemDataOutdated, systemVersionLastRead } from './access-versions.js';
 import { batchGetByKey } from './batch.js';
 import { PluginDefinitionEntity } from './entities.js';
 
@@ -31,8 +31,7 @@ export const definedPluginActions = async (
   const cache = loaded();
   const stale = pluginIds.filter((pluginId) => {
     const entry = cache.get(pluginId);
-    if (!entry || now - entry.loadedAt > CACHE_MILLIS) return true;
-    return now - entry.loadedAt >= ACCESS_FRESHNESS_MILLIS && (entry.systemVersion ?? -1) < systemVersion;
+    return !entry || systemDataOutdated(entry, now, CACHE_MILLIS, systemVersion);
   });
   if (stale.length > 0) {
     // Stamped before the read starts: a redefinition after this version may be missing from it.
