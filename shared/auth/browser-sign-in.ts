@@ -87,11 +87,23 @@ export const authorizeByPost = async (event: APIGatewayProxyEventV2): Promise<Pa
   const client = await liveClient(clientId);
   const parameters = new URLSearchParams([...form].filter(([name]) => !CLIENT_CREDENTIALS.has(name)));
   const outcome = checkAuthorizationRequest(parameters, client, false);
-  if (!client || outcome.kind !== 'valid') return authorizeWith(event, form);
+  if (outcome.kind !== 'valid') return refusalOf(outcome);
   if (Buffer.byteLength(parameters.toString()) > PUSHED_REQUEST_LIMIT.bytes) {
     return errorPage(400, `The authorization request is larger than ${PUSHED_REQUEST_LIMIT.said}.`);
   }
-  return onToGet(client.id, await pushAuthorizationRequest(client.id, parameters, Date.now(), 'posted'));
+  const { clientId: checked } = outcome.request;
+  return onToGet(checked, await pushAuthorizationRequest(checked, parameters, Date.now(), 'posted'));
+};
+
+/** A request refused: a page of ours, or back to the application once its redirect URI is known. */
+const refusalOf = (
+  outcome: Exclude<ReturnType<typeof checkAuthorizationRequest>, { kind: 'valid' }>,
+): Page => {
+  if (outcome.kind === 'error-page') return errorPage(400, outcome.message);
+  const { redirectUri, error, description, state } = outcome;
+  return seeOther(
+    redirectBack(redirectUri, { error, error_description: description, state }, config().publicOrigin),
+  );
 };
 
 const onToGet = (clientId: string, requestUri: string) =>
@@ -126,13 +138,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
   }
   const { query, pushed } = taken;
   const outcome = checkAuthorizationRequest(query, await liveClient(query.get('client_id')), pushed);
-  if (outcome.kind === 'error-page') return errorPage(400, outcome.message);
-  if (outcome.kind === 'error-redirect') {
-    const { redirectUri, error, description, state } = outcome;
-    return seeOther(
-      redirectBack(redirectUri, { error, error_description: description, state }, config().publicOrigin),
-    );
-  }
+  if (outcome.kind !== 'valid') return refusalOf(outcome);
   const { request } = outcome;
   const secure = secureCookies();
   const cookie = readCookie(event.cookies, 'session', secure);
