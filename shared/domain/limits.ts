@@ -21,6 +21,13 @@ export const MAX_PLUGIN_GRANTS_PER_ROLE = 200;
 /** Plugins assigned to one organization. */
 export const MAX_PLUGINS_PER_ORGANIZATION = 100;
 
+/**
+ * Plugin permissions a role's answer may list: a role written before
+ * {@link MAX_PLUGIN_GRANTS_PER_ROLE} may hold more (at most every definition of every plugin of
+ * its organization) and is answered in full; it may shrink, not grow, until it is within the limit.
+ */
+export const MAX_PLUGIN_GRANTS_ANSWERED = MAX_PLUGINS_PER_ORGANIZATION * MAX_PLUGIN_PERMISSION_DEFINITIONS;
+
 /** Distinct additional property names in use across one organization's users. */
 export const MAX_ADDITIONAL_PROPERTY_NAMES = 1000;
 

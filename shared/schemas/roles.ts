@@ -1,6 +1,6 @@
 import {
   MAX_PERMISSIONS_PER_ROLE,
-  MAX_PLUGIN_GRANTS_PER_ROLE,
+  MAX_PLUGIN_GRANTS_ANSWERED,
   MAX_PLUGIN_PERMISSION_DEFINITIONS,
   MAX_PLUGINS_PER_ORGANIZATION,
 } from '../domain/limits.js';
@@ -36,8 +36,11 @@ const pluginPermissionList = z
   .array(rolePluginPermission)
   .check(z.maxLength(MAX_PLUGIN_PERMISSION_DEFINITIONS));
 
-/** All of a role's plugin permissions, across its plugins. */
-const allPluginPermissions = z.array(rolePluginPermission).check(z.maxLength(MAX_PLUGIN_GRANTS_PER_ROLE));
+/**
+ * All of a role's plugin permissions, across its plugins: at most MAX_PLUGIN_GRANTS_PER_ROLE
+ * since that limit, more for a role written before it.
+ */
+const allPluginPermissions = z.array(rolePluginPermission).check(z.maxLength(MAX_PLUGIN_GRANTS_ANSWERED));
 
 export const role = z.withMeta(
   z.strictObject({

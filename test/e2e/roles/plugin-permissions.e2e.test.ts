@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
+import { db, tableName } from '../../../shared/store/dynamo.js';
+import { keys } from '../../../shared/store/keys.js';
 import { assignPlugin, definePlugin } from '../../../shared/store/plugin-repository.js';
 import type { ApiError, ApiRole } from '../../support/service.js';
 import { errorFields, newRoleAs, permissionsWithout, useFixture, useService } from '../../support/service.js';
@@ -256,6 +259,52 @@ describe('many plugin grants', () => {
     expect(beyond.body.message).toContain('at most 200');
     expect(await grantIds(roleId, second)).toHaveLength(50);
     expect((await revoke(roleId, first, all(1))).status).toBe(204);
+  });
+
+  it('answers a role an earlier version let grow past 200 in full, and lets it shrink but not grow', async () => {
+    const definitions = (plugin: string, count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        id: `${plugin}-${index}`,
+        module: 'BULK',
+        actionName: `A${index}`,
+      }));
+    const [first, second] = [`bulk-${randomUUID()}`, `bulk-${randomUUID()}`];
+    for (const id of [first, second]) {
+      await definePlugin({
+        id,
+        permissionDefinitions: definitions(id, 150).map((grant) => ({ ...grant, description: 'Bulk' })),
+        dependentPermissions: [],
+      });
+      await assignPlugin(service.organizationId, id);
+    }
+    const actions = (count: number) =>
+      definitions('', count).map(({ module, actionName }) => ({ module, actionName }));
+    const roleId = await newRoleAs(service, service.admin.token);
+    // Positive control: within the limit, through the API.
+    expect((await setGrants(roleId, first, actions(150))).status).toBe(204);
+    // What a role written before the limit may hold: 150 + 100 grants of two plugins.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.role(service.organizationId, roleId),
+        UpdateExpression: 'SET pluginPermissions = :grants',
+        ExpressionAttributeValues: {
+          ':grants': { [first]: definitions(first, 150), [second]: definitions(second, 100) },
+        },
+      }),
+    );
+    const read = () => service.call<ApiRole>('GET', `/idp/roles/${roleId}`, { token: service.admin.token });
+    const role = await read();
+    expect(role.status).toBe(200);
+    expect(role.body.pluginPermissions.pluginPermissions).toHaveLength(250);
+    const page = await service.call<ApiRole[]>('GET', '/idp/roles', { token: service.admin.token });
+    expect(page.status).toBe(200);
+    const listed = page.body.find((candidate) => candidate.id === roleId);
+    expect(listed?.pluginPermissions.pluginPermissions).toHaveLength(250);
+    // Revoking shrinks it; nothing more is added while it is over the limit.
+    expect((await revoke(roleId, second, actions(10))).status).toBe(204);
+    expect((await assign(roleId, second, actions(1))).status).toBe(409);
+    expect((await read()).body.pluginPermissions.pluginPermissions).toHaveLength(240);
   });
 });
 
