@@ -14,8 +14,15 @@ export interface TokenRequestInput {
 }
 
 /**
- * The token request's form: `application/x-www-form-urlencoded`, at most 1 MiB (or `limit`), and
- * every parameter at most once (RFC 6749 section 3.2).
+ * Parameters a form may hold: far more than any request of these endpoints has, few enough that
+ * reading them costs nothing whoever sends them (no client is known yet).
+ */
+export const MAX_FORM_PARAMETERS = 100;
+
+/**
+ * The token request's form: `application/x-www-form-urlencoded`, at most 1 MiB (or `limit`) and
+ * {@link MAX_FORM_PARAMETERS} parameters, every parameter at most once; one without a value is
+ * left out, as if omitted (RFC 6749 sections 3.1 and 3.2).
  */
 export const tokenRequestForm = (
   request: TokenRequestInput,
@@ -28,11 +35,16 @@ export const tokenRequestForm = (
   if (bytes.byteLength > limit.bytes) {
     throw new OAuthError(413, 'invalid_request', `The request body is larger than ${limit.said}`);
   }
-  const form = new URLSearchParams(bytes.toString('utf8'));
-  const names = [...form.keys()];
-  const repeated = names.find((name, index) => names.indexOf(name) !== index);
-  if (repeated !== undefined) {
-    throw new OAuthError(400, 'invalid_request', `The parameter ${JSON.stringify(repeated)} is repeated`);
+  const form = new URLSearchParams();
+  for (const [name, value] of new URLSearchParams(bytes.toString('utf8'))) {
+    if (value === '') continue;
+    if (form.has(name)) {
+      throw new OAuthError(400, 'invalid_request', `The parameter ${JSON.stringify(name)} is repeated`);
+    }
+    if (form.size === MAX_FORM_PARAMETERS) {
+      throw new OAuthError(400, 'invalid_request', `A request has at most ${MAX_FORM_PARAMETERS} parameters`);
+    }
+    form.append(name, value);
   }
   return form;
 };

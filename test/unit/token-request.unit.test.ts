@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
-import { clientCredentialsOf, presentedClient, tokenRequestForm } from '../../shared/auth/token-request.js';
+import {
+  clientCredentialsOf,
+  MAX_FORM_PARAMETERS,
+  presentedClient,
+  tokenRequestForm,
+} from '../../shared/auth/token-request.js';
 import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limits.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -35,6 +40,32 @@ describe('token request form', () => {
       });
     },
   );
+
+  it('reads a parameter without a value as omitted (RFC 6749 3.2), so it is no repeat either', () => {
+    const form = tokenRequestForm({
+      headers: FORM,
+      body: 'grant_type=client_credentials&scope=&scope=x&client_secret=',
+    });
+    expect([...form]).toEqual([
+      ['grant_type', 'client_credentials'],
+      ['scope', 'x'],
+    ]);
+  });
+
+  it(`reads ${MAX_FORM_PARAMETERS} parameters and refuses one more, whatever their names`, () => {
+    const names = (count: number) => Array.from({ length: count }, (_, index) => `p${index}=1`).join('&');
+    expect(tokenRequestForm({ headers: FORM, body: names(MAX_FORM_PARAMETERS) }).size).toBe(
+      MAX_FORM_PARAMETERS,
+    );
+    expect(refusal(() => tokenRequestForm({ headers: FORM, body: names(MAX_FORM_PARAMETERS + 1) }))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+      description: `A request has at most ${MAX_FORM_PARAMETERS} parameters`,
+    });
+    // 120,000 distinct names, within the 1 MiB limit: once quadratic work for whoever sent them.
+    const many = Array.from({ length: 120_000 }, (_, index) => `${index.toString(36)}=1`).join('&');
+    expect(refusal(() => tokenRequestForm({ headers: FORM, body: many }))).toMatchObject({ status: 400 });
+  });
 
   it('refuses a form over 1 MiB with 413 and another content type with 400', () => {
     const body = `grant_type=client_credentials&scope=${'a'.repeat(2 * 1024 * 1024)}`;
