@@ -144,12 +144,21 @@ export const keyForAssertion = (jwks: ClientJwks, kid: unknown): ClientJwk | und
       : undefined
     : jwks.keys.find((k) => k.kid === kid);
 
-/** A client authentication JWT's `typ`, if it has one (RFC 10070's explicit type). */
-const ASSERTION_TYPES = new Set(['JWT', 'client-authentication+jwt']);
+/** A client authentication JWT's `typ`, if it has one (RFC 10070's explicit type), as a media type. */
+const ASSERTION_TYPES = new Set(['application/jwt', 'application/client-authentication+jwt']);
+
+/**
+ * `typ` as the media type it names (RFC 7515 4.1.9): compared without regard to case, and one
+ * without a `/` is under `application/`.
+ */
+const mediaTypeOf = (typ: string) => {
+  const lower = typ.toLowerCase();
+  return lower.includes('/') ? lower : `application/${lower}`;
+};
 
 /** Why an assertion's header is refused, or undefined: another token type, or an extension. */
 export const assertionHeaderProblem = (header: Record<string, unknown>): string | undefined => {
-  if (header.typ !== undefined && !ASSERTION_TYPES.has(String(header.typ)))
+  if (header.typ !== undefined && !ASSERTION_TYPES.has(mediaTypeOf(String(header.typ))))
     return 'typ must be client-authentication+jwt (or JWT, or absent)';
   if (header.crit !== undefined) return 'crit names an extension this service does not understand';
   return undefined;

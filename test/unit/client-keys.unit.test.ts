@@ -151,7 +151,16 @@ describe('client assertion claims', () => {
   it('takes an untyped, JWT or client-authentication+jwt header; refuses other types and any crit', () => {
     for (const typ of [undefined, 'JWT', 'client-authentication+jwt'])
       expect(assertionHeaderProblem({ alg: 'ES256', typ })).toBeUndefined();
-    expect(assertionHeaderProblem({ alg: 'ES256', typ: 'at+jwt' })).toMatch(/typ must be/);
+    // The same media types spelt otherwise (RFC 7515 4.1.9): any case, with or without application/.
+    for (const typ of [
+      'jwt',
+      'application/JWT',
+      'Client-Authentication+JWT',
+      'application/client-authentication+jwt',
+    ])
+      expect(assertionHeaderProblem({ alg: 'ES256', typ })).toBeUndefined();
+    for (const typ of ['at+jwt', 'application/at+jwt', 'text/jwt', 'client-authentication+jwt/'])
+      expect(assertionHeaderProblem({ alg: 'ES256', typ })).toMatch(/typ must be/);
     expect(assertionHeaderProblem({ alg: 'ES256', crit: ['exp'] })).toMatch(/crit/);
   });
 });
