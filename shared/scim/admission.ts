@@ -46,7 +46,7 @@ const provisioningPrincipal = async (token: string): Promise<Principal> => {
 
 /**
  * Admits a SCIM request: who provisions, then the organization's rate limit (and, for an API
- * client's token, that the client still exists) side by side. The audit scope names the
+ * client's token, that the client still exists) side by side, then whether it may provision. The audit scope names the
  * provisioning client as the actor of every record the request writes; refused writes leave
  * their record, as on management routes.
  */
@@ -60,11 +60,13 @@ export const scimAdmission = (route: RouteDefinition): MiddlewareObj<APIGatewayP
     state.principal = principal;
     const scope = auditScope();
     scope.actor = { ...scope.actor, type: principal.type, id: principal.id };
+    // Counted and its standing checked before its permission, as on management routes: a refusal
+    // uses the organization's allowance (it writes an audit record), and a deleted client is 401.
+    refuseKnownOverLimit(principal, state.receivedAt);
+    await admit(principal, state.receivedAt, { statusKnown: isScimTokenValue(token) });
     if (principal.type !== 'client' || !principal.permissions.has(PROVISIONING_PERMISSION)) {
       throw forbidden(`SCIM provisioning needs an API client's token holding ${PROVISIONING_PERMISSION}`);
     }
-    refuseKnownOverLimit(principal, state.receivedAt);
-    await admit(principal, state.receivedAt, { statusKnown: isScimTokenValue(token) });
   },
   onError: (request) => recordRefusal(request, route),
 });

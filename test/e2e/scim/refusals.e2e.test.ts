@@ -58,6 +58,21 @@ describe('SCIM authentication', () => {
     expect((await directoryWith(service, tampered).call('GET', '/Users?count=1')).status).toBe(401);
   });
 
+  it("refuses a deleted API client's token (401) before asking what it may do, as the management API does", async () => {
+    // Two clients without SCIM.PROVISION; only the second is deleted, before its token was used
+    // (an instance remembers a principal's standing for up to 30 s: docs/behaviour.md).
+    const [kept, deleted] = await Promise.all([
+      service.callerWith(['USER.LIST'], { organization: mine.orgId }),
+      service.callerWith(['USER.LIST'], { organization: mine.orgId }),
+    ]);
+    const removed = await service.call('DELETE', `/idp/clients/${deleted.principalId}`, {
+      token: mine.token,
+    });
+    expect(removed.status).toBe(204);
+    expect((await directoryWith(service, kept.token).call('GET', '/Users?count=1')).status).toBe(403);
+    expect((await directoryWith(service, deleted.token).call('GET', '/Users?count=1')).status).toBe(401);
+  });
+
   it('records a write refused for want of SCIM.PROVISION as denied, by its caller, as the management API does', async () => {
     const lister = await service.callerWith(['USER.LIST'], { organization: mine.orgId });
     const denied = async () =>
@@ -390,5 +405,16 @@ describe('SCIM and the rate limit', () => {
     const refused = answers.find((answer) => answer.status === 429);
     expect(refused?.headers.get('retry-after')).toBe('1');
     expect(refused?.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: '429' });
+  });
+
+  it('counts a request refused for want of SCIM.PROVISION too: each refusal writes its record', async () => {
+    const limited = await service.freshOrganization({ rateLimit: { rate: 1, burst: 1 } });
+    const lister = await service.callerWith(['USER.LIST'], { organization: limited.orgId });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => directoryWith(service, lister.token).call('GET', '/Users?count=1')),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses).toContain(403);
+    expect(statuses).toContain(429);
   });
 });
