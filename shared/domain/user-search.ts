@@ -67,7 +67,7 @@ const USER_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** DynamoDB's limit of a sort key: a longer value names no entry, and DynamoDB refuses it as a start key. */
 const MAX_SORT_KEY_BYTES = 1024;
 
-/** The cursor, if it is one this search can continue from (its sort value within the search's range). */
+/** The cursor, if it is one this search can continue from (its sort value the search reads). */
 export const decodeSearchCursor = (
   cursor: string,
   criterion: UserSearchCriterion,
@@ -82,7 +82,10 @@ export const decodeSearchCursor = (
   const { b, s, u } = decoded as { b?: unknown; s?: unknown; u?: unknown };
   if (b !== criterion.by || typeof u !== 'string' || !USER_ID.test(u)) return undefined;
   if (criterion.by === 'userGroupId') return s === undefined ? { userId: u } : undefined;
-  if (typeof s !== 'string' || !s.startsWith(searchRange(criterion))) return undefined;
+  if (typeof s !== 'string') return undefined;
+  // An email search reads one sort value (the Query asks for it exactly), a name search a prefix.
+  const range = searchRange(criterion);
+  if (criterion.by === 'email' ? s !== range : !s.startsWith(range)) return undefined;
   if (Buffer.byteLength(s) > MAX_SORT_KEY_BYTES) return undefined;
   return { sortValue: s, userId: u };
 };

@@ -8,6 +8,7 @@ import {
   searchCriterionOf,
   searchFold,
   searchKeyPart,
+  searchRange,
 } from '../../shared/domain/user-search.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -64,6 +65,14 @@ describe('search cursors', () => {
     expect(decodeSearchCursor(longest, byName)).toBeDefined();
     const tooLong = encodeSearchCursor('namePrefix', { sortValue: `an${'é'.repeat(512)}`, userId: 'u1' });
     expect(decodeSearchCursor(tooLong, byName)).toBeUndefined();
+    // An exact email search reads that one sort value: a longer one is outside it, not a prefix.
+    const byEmail = { by: 'email', value: 'Ann@Example.com' } as const;
+    const email = searchRange(byEmail);
+    expect(
+      decodeSearchCursor(encodeSearchCursor('email', { sortValue: email, userId: 'u1' }), byEmail),
+    ).toBeDefined();
+    const past = encodeSearchCursor('email', { sortValue: `${email}x`, userId: 'u1' });
+    expect(decodeSearchCursor(past, byEmail)).toBeUndefined();
     const memberWithSort = encodeSearchCursor('userGroupId', { sortValue: 'x', userId: 'u1' });
     expect(decodeSearchCursor(memberWithSort, { by: 'userGroupId', value: 'g' })).toBeUndefined();
   });
