@@ -1,33 +1,37 @@
-import type { Browser, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { launchChromium, pageProblems } from './chromium.js';
 import { PASSWORD } from './sign-in-flow.js';
 import { withoutPasskeyAutofill } from './virtual-authenticator.js';
 
 /**
- * The admin console in Chromium for a test file: one browser for the file, a fresh context (no
- * session) per test, and after each test no CSP violation or page error. `signIn` goes through
- * the hosted sign-in and declines the passkey offer.
+ * The admin console in Chromium for a test file: one browser and one context for the file, a new
+ * tab without cookies (no session) per test, and after each test no CSP violation or page error.
+ * `signIn` goes through the hosted sign-in and declines the passkey offer.
  */
 export const consoleInChromium = (address: () => string) => {
-  let browser: Browser;
+  let context: BrowserContext;
   let problems: string[] = [];
   const session = { page: undefined as unknown as Page };
 
   beforeAll(async () => {
-    browser = await launchChromium();
+    const browser = await launchChromium();
+    // The console's copy buttons write to the clipboard, which tests read back.
+    context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   });
   afterEach(async () => {
     expect(problems).toEqual([]);
-    await session.page?.context().close();
+    await session.page?.close();
   });
   afterAll(async () => {
-    await browser?.close();
+    await context?.browser()?.close();
   });
 
   const openPage = async () => {
-    // The console's copy buttons write to the clipboard, which tests read back.
-    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    // A tab rather than a context per test: a context cost Chromium about twice a tab's CPU here.
+    // The console keeps its tokens in memory and its pending sign-in in the tab's sessionStorage,
+    // so a new tab without the context's cookies starts as a new browser would.
+    await context.clearCookies();
     session.page = await context.newPage();
     await withoutPasskeyAutofill(session.page);
     problems = pageProblems(session.page);
