@@ -1,6 +1,6 @@
 import type { AuditActor, AuditEvent, AuditTarget, SignInDetails } from '../audit/record.js';
 import { logger } from '../http/logger.js';
-import { asOneLine } from '../schemas/text.js';
+import { emailAddress } from '../schemas/common.js';
 import { writeAuditRecord } from '../store/audit-records.js';
 
 /**
@@ -22,12 +22,14 @@ export const personTarget = (user: { id: string; email?: string }): AuditTarget 
   ...(user.email ? { name: user.email } : {}),
 });
 
-/** Someone who typed an email no account has: anonymous, named by what they typed (one line, bounded). */
+/**
+ * Someone who typed an email no account has: anonymous, named by what they typed if it is an email
+ * address. Anything else is left out: people type their password into the email field, and no
+ * record holds a password (OWASP's logging guidance).
+ */
 export const attemptedEmailActor = (email: string | undefined): Partial<AuditActor> => {
-  const name = asOneLine(email ?? '')
-    .trim()
-    .slice(0, 320);
-  return { type: 'user', id: 'anonymous', ...(name ? { name } : {}) };
+  const typed = (email ?? '').trim();
+  return { type: 'user', id: 'anonymous', ...(emailAddress.safeParse(typed).success ? { name: typed } : {}) };
 };
 
 /** The `signIn` details of a record: the application, how the person authenticated, the SSO provider. */

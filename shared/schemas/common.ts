@@ -15,6 +15,12 @@ export const identifier = z
     z.regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, 'Letters, digits and . _ : @ - only'),
   );
 
+/**
+ * An email address as accounts hold them: ASCII (a lookalike, such as the Kelvin sign that
+ * lowercases to k, never matches an account) and at most 254 characters (RFC 5321's path).
+ */
+export const emailAddress = z.email().check(z.maxLength(254));
+
 /** DynamoDB stores numbers of at most 38 digits between 1e-130 and 1e126; JavaScript integers are
  * exact only up to 2^53. Anything else would be changed or refused by the table. */
 const isStorable = (value: number): boolean =>

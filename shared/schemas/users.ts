@@ -2,7 +2,14 @@ import { MAX_ADDITIONAL_PROPERTY_NAMES } from '../domain/limits.js';
 import { decodeSearchCursor, searchCriterionOf, USER_SEARCH_BY } from '../domain/user-search.js';
 import { PASSKEY_ID } from '../passkeys/rules.js';
 import * as z from '../zod.js';
-import { epochMillis, identifier, MAX_PAGE_SIZE, pagingQuery, storableNumber } from './common.js';
+import {
+  emailAddress,
+  epochMillis,
+  identifier,
+  MAX_PAGE_SIZE,
+  pagingQuery,
+  storableNumber,
+} from './common.js';
 import { grantedIds } from './grants.js';
 import { displayName, freeText, NO_CONTROL_CHARACTERS, ONE_LINE, oneLine } from './text.js';
 
@@ -10,7 +17,7 @@ export const userStatus = z.enum(['ACTIVE', 'INACTIVE']);
 export type UserStatus = z.infer<typeof userStatus>;
 export const userType = z.enum(['STANDARD', 'RESTRICTED']);
 
-const email = z.email().check(z.maxLength(254));
+const email = emailAddress;
 
 export const user = z.withMeta(
   z.strictObject({

@@ -735,11 +735,11 @@ describe('the sign-in form', () => {
     const since = Date.now();
     const refused = await signIn(new PagesBrowser(), application.id, email, { password: 'x' });
     expect(textOf(refused)).toContain(`value="${'e'.repeat(320)}"`);
-    // The record names the email as read: bounded too.
-    const [record] = (await signInTrail(organization.id, 'anonymous', since)).filter((entry) =>
-      entry.actor.name?.startsWith('eee'),
-    );
-    expect(record?.actor.name).toBe('e'.repeat(320));
+    // What was read, cut from an address, is no email address: the record leaves it out.
+    const records = await signInTrail(organization.id, 'anonymous', since);
+    expect(records.map((entry) => entry.actor)).toEqual([
+      expect.not.objectContaining({ name: expect.anything() }),
+    ]);
     expect(await getItem(keys.signInFailures(organization.id, 'e'.repeat(320)))).toMatchObject({
       failures: 1,
     });

@@ -1,6 +1,7 @@
 import { AuthorizationResponseError, validateAuthResponse } from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { isLoopbackHost } from '../../domain/applications.js';
+import { emailAddress } from '../../schemas/common.js';
 import { upstreamSubject } from '../../schemas/sso-links.js';
 import * as z from '../../zod.js';
 import { FederationError, federationErrorOf, newDeadline, upstreamFetch } from './upstream-http.js';
@@ -166,8 +167,7 @@ export const authorizationUrl = async (
 
 const identityClaims = z.object({
   sub: upstreamSubject,
-  // ASCII addresses only: a lookalike (the Kelvin sign lowercases to k) never matches an account.
-  email: z.optional(z.email().check(z.maxLength(254))),
+  email: z.optional(emailAddress),
   email_verified: z.optional(z.union([z.boolean(), z.literal('true'), z.literal('false')])),
   name: z.optional(z.string().check(z.maxLength(500))),
 });
