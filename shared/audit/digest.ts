@@ -56,6 +56,11 @@ export interface DigestHead {
   previous: string | null;
   /** Epoch seconds when the previous digest expires (with its records): gone after it, no gap. */
   previousExpiresAt?: number;
+  /**
+   * Epoch seconds when this digest expires (with the last of its records): its pages gone before
+   * then were removed. Absent in digests written before it, and when a record never expires.
+   */
+  expiresAt?: number;
 }
 
 export const pageHash = (entries: readonly DigestEntry[]): string => sha256(JSON.stringify(entries));
@@ -77,6 +82,7 @@ export const hourDigest = (
   const pages: DigestEntry[][] = [];
   for (let start = 0; start < entries.length; start += DIGEST_PAGE_SIZE)
     pages.push(entries.slice(start, start + DIGEST_PAGE_SIZE));
+  const expiresAt = lastExpiry(entries);
   return {
     head: {
       organizationId,
@@ -86,6 +92,7 @@ export const hourDigest = (
       pages: pages.map(pageHash),
       previous,
       ...(previousExpiresAt !== undefined ? { previousExpiresAt } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
     },
     pages,
   };

@@ -10,12 +10,12 @@ import {
   HOUR_MILLIS,
   headHash,
   hourDigest,
-  lastExpiry,
   pageHash,
 } from '../audit/digest.js';
 import { recordIdAt } from '../audit/record.js';
 import { signJws } from '../auth/compact-jwt.js';
 import { currentSigningKey, everySigningPublicJwk } from '../auth/signing-keys.js';
+import { logger } from '../http/logger.js';
 import { firstReindexed } from './audit-index-check.js';
 import { auditSettings } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
@@ -167,7 +167,29 @@ const latestHeadBefore = async (orgId: string, hour: number): Promise<StoredHead
   return item ? storedHead(item) : undefined;
 };
 
-/** The `hour` of the item at `key` (the chain's tip or a head), read strongly consistent. */
+/**
+ * The chain's tip: the newest head's hour and, since tips carry them, that head's hash and when it
+ * is due to expire, so a head removed before then is told from one TTL deleted.
+ */
+interface ChainTip {
+  hour: number;
+  headHash?: string;
+  expiresAt?: number;
+}
+
+const tipOf = async (orgId: string): Promise<ChainTip | undefined> => {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.auditDigestTip(orgId), ConsistentRead: true }),
+  );
+  if (typeof Item?.hour !== 'number') return undefined;
+  return {
+    hour: Item.hour,
+    ...(typeof Item.headHash === 'string' ? { headHash: Item.headHash } : {}),
+    ...(typeof Item.headExpiresAt === 'number' ? { expiresAt: Item.headExpiresAt } : {}),
+  };
+};
+
+/** The `hour` of the item at `key` (a head), read strongly consistent. */
 const hourAt = async (key: Record<string, string>): Promise<number | undefined> => {
   const { Item } = await db().send(
     new GetCommand({
@@ -201,35 +223,21 @@ export const writeHourDigest = async (
 ): Promise<DigestHead | undefined> => {
   // An hour still under way: its digest would claim records not written yet.
   if (hour + HOUR_MILLIS > now) return undefined;
-  const [previous, shards, tipHour] = await Promise.all([
+  const [newest, shards, tip] = await Promise.all([
     latestHeadBefore(orgId, Number.MAX_SAFE_INTEGER),
     shardsOf(orgId),
-    hourAt(keys.auditDigestTip(orgId)),
+    tipOf(orgId),
   ]);
-  if (previous && previous.hour >= hour) return undefined;
-  // The tip names the newest head, unless that head expired (TTL) before it: after a quiet spell
-  // longer than the retention, or a retention shortened so that newer records expire first. Then
-  // the chain goes on from the newest head still there; a tip naming a head written since the
-  // Query above (another run) stops this one.
-  if (
-    tipHour !== undefined &&
-    tipHour !== previous?.hour &&
-    (await hourAt(keys.auditDigestHead(orgId, tipHour))) !== undefined
-  )
-    return undefined;
+  if ((newest && newest.hour >= hour) || (tip && tip.hour >= hour)) return undefined;
+  const previous = await chainedFrom(orgId, newest, tip, Math.floor(now / 1000));
+  if (previous === 'written meanwhile') return undefined;
   // An organization's first digest lists every record before it too.
   const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
   const entries = (await collect(hourItems(orgId, hours, shards, DIGESTED))).map(entryOf);
   if (entries.length === 0) return undefined;
-  const { head, pages } = hourDigest(
-    orgId,
-    hours,
-    entries,
-    previous ? headHash(previous.jws) : null,
-    previous?.expiresAt,
-  );
+  const { head, pages } = hourDigest(orgId, hours, entries, previous?.hash ?? null, previous?.expiresAt);
   // The digest expires with the last of its records (TTL), as the retention has them expire.
-  const expiresAt = lastExpiry(entries);
+  const { expiresAt } = head;
   const expiry = expiresAt !== undefined ? { expiresAt } : {};
   // PutItem each, side by side (IAM denies BatchWriteItem on digests: it could delete one), and
   // never over an item of another run of the same hour: its pages stay its head's. Whichever run
@@ -242,15 +250,67 @@ export const writeHourDigest = async (
   // The head and the chain's tip together, the tip still where this run read it: of two runs of
   // different hours that read the same tip, only one extends the chain (the other's hours are
   // covered by the next digest).
-  const tip =
-    tipHour === undefined
+  const tipWhereFound =
+    tip === undefined
       ? { condition: 'attribute_not_exists(pk)' }
-      : { condition: '#hour = :tip', names: { '#hour': 'hour' }, values: { ':tip': tipHour } };
+      : { condition: '#hour = :tip', names: { '#hour': 'hour' }, values: { ':tip': tip.hour } };
   const extended = await conditionHeld(
     create({ ...keys.auditDigestHead(orgId, hour), hour, jws, ...expiry }, conditionNotMet),
-    [put({ ...keys.auditDigestTip(orgId), hour }, tip, conditionNotMet)],
+    [
+      put(
+        {
+          ...keys.auditDigestTip(orgId),
+          hour,
+          headHash: headHash(jws),
+          // Not `expiresAt`: the tip never expires (TTL would delete it).
+          ...(expiresAt !== undefined ? { headExpiresAt: expiresAt } : {}),
+        },
+        tipWhereFound,
+        conditionNotMet,
+      ),
+    ],
   );
   return extended ? head : undefined;
+};
+
+/**
+ * The digest the next one follows: the newest head, which the tip names. A head the tip names that
+ * is not there was written since the Query (another run: this one stops), expired (TTL, after a
+ * quiet spell longer than the retention, or a retention shortened so that newer records expire
+ * first: the chain goes on from the newest head still there), or was removed before it was due:
+ * then the chain goes on from it all the same, naming its hash, so `audit verify` reports the gap
+ * rather than a chain that closed over it.
+ */
+const chainedFrom = async (
+  orgId: string,
+  newest: StoredHead | undefined,
+  tip: ChainTip | undefined,
+  nowSeconds: number,
+): Promise<{ hour: number; hash: string; expiresAt?: number } | undefined | 'written meanwhile'> => {
+  const fromNewest = newest && {
+    hour: newest.hour,
+    hash: headHash(newest.jws),
+    ...(newest.expiresAt !== undefined ? { expiresAt: newest.expiresAt } : {}),
+  };
+  if (tip === undefined || tip.hour === newest?.hour) return fromNewest;
+  if ((await hourAt(keys.auditDigestHead(orgId, tip.hour))) !== undefined) return 'written meanwhile';
+  if (tip.headHash === undefined || tip.expiresAt === undefined || tip.expiresAt <= nowSeconds)
+    return fromNewest;
+  logger.error('the newest audit digest was removed before it was due to expire', {
+    organizationId: orgId,
+    hour: tip.hour,
+  });
+  return { hour: tip.hour, hash: tip.headHash, expiresAt: tip.expiresAt };
+};
+
+/** A page's entries; undefined when it is gone or its text is not what a digest writes. */
+const pageEntries = (item: Record<string, unknown> | undefined): DigestEntry[] | undefined => {
+  try {
+    const entries: unknown = item && JSON.parse(String(item.entries));
+    return Array.isArray(entries) ? (entries as DigestEntry[]) : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 const reindexed = async (items: readonly Record<string, unknown>[], nowSeconds: number) => {
@@ -300,10 +360,11 @@ export const verifyDigests = async (
     shardsOf(orgId),
   ]);
   let previous = sinceHour > 0 ? await latestHeadBefore(orgId, sinceHour) : undefined;
-  /** When the digest before `next` was due to expire, as `next` (verified) says. */
-  const dueBy = (next: StoredHead | undefined) => {
+  /** When the digest `jws` was due to expire, as `next` (verified) says if it follows that one. */
+  const dueBy = (jws: string, next: StoredHead | undefined) => {
     try {
-      return next ? verify(next.jws).previousExpiresAt : undefined;
+      const following = next && verify(next.jws);
+      return following?.previous === headHash(jws) ? following.previousExpiresAt : undefined;
     } catch {
       return undefined;
     }
@@ -329,17 +390,18 @@ export const verifyDigests = async (
     const pageKeys = head.pages.map((_, page) => keys.auditDigestPage(orgId, hour, page));
     const pages = await batchGetByKey(pageKeys);
     // TTL deletes a digest's items in no particular order: a page gone once the digest was due is
-    // no removal. When it was due, the next head says, signed; for the newest, its own item.
+    // no removal. When it was due, its head says, signed; for a head written before heads said so,
+    // the next head if it follows this one, else (the newest) its own item.
     if (pageKeys.some((key) => !pages.get(key))) {
-      const due = dueBy(stored[index + 1]) ?? expiresAt;
+      const due = head.expiresAt ?? dueBy(jws, stored[index + 1]) ?? expiresAt;
       if (due !== undefined && due <= nowSeconds) {
         previous = { hour, jws };
         continue;
       }
     }
     for (const [page, key] of pageKeys.entries()) {
-      const entries = JSON.parse(String(pages.get(key)?.entries ?? '[]')) as DigestEntry[];
-      if (pageHash(entries) !== head.pages[page])
+      const entries = pageEntries(pages.get(key));
+      if (!entries || pageHash(entries) !== head.pages[page])
         return { ok: false, hour, problem: `page ${page + 1} of the digest was changed or removed` };
       listed.push(...entries);
     }

@@ -73,7 +73,7 @@ const digestedLog = async (count: number, shards = 1, next = count, retentionDay
 };
 
 /** Records of the organization at these times, stored as the service stores them. */
-const stored = async (orgId: string, times: number[]) => {
+const stored = async (orgId: string, times: number[], retentionDays = 90) => {
   const records = times.map(
     (time, index): AuditRecord => ({
       id: ulid(time),
@@ -85,7 +85,7 @@ const stored = async (orgId: string, times: number[]) => {
       outcome: 'success',
     }),
   );
-  await batchPut(records.flatMap((record) => auditItems(record, { retentionDays: 90, shards: 1 })));
+  await batchPut(records.flatMap((record) => auditItems(record, { retentionDays, shards: 1 })));
   return records;
 };
 
@@ -444,6 +444,8 @@ describe('audit digests under retention', () => {
   });
 
   /** What TTL deletes of an hour's digest (DynamoDB Local runs no TTL): its head and its page. */
+  /** When a retention of one day has expired what was written today (DynamoDB Local runs no TTL). */
+  const TWO_DAYS_ON = Date.now() + 2 * 86_400_000;
   const expireDigest = (orgId: string, hour: number) =>
     Promise.all(
       [keys.auditDigestHead(orgId, hour), keys.auditDigestPage(orgId, hour, 0)].map((Key) =>
@@ -454,18 +456,18 @@ describe('audit digests under retention', () => {
   it('goes on digesting after a quiet spell in which every digest and record expired', async () => {
     const organization = await createTestOrganization({ audit: { retentionDays: 1, shards: 1 } } as never);
     const orgId = organization.id;
-    await stored(orgId, [THREE_HOURS_AGO + 10]);
+    await stored(orgId, [THREE_HOURS_AGO + 10], 1);
     expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toMatchObject({ records: 1 });
     // Positive control: the next hour's records extend the chain.
-    await stored(orgId, [THREE_HOURS_AGO + HOUR_MILLIS + 10]);
+    await stored(orgId, [THREE_HOURS_AGO + HOUR_MILLIS + 10], 1);
     expect(await writeHourDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS)).toMatchObject({ records: 1 });
     // Then all of it expires (the chain's tip still names the last digest), and records come again.
     await expireDigest(orgId, THREE_HOURS_AGO);
     await expireDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS);
     for (const { id } of await queryAuditRecords(orgId, {}, { limit: 100 }).then((page) => page.records))
       await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.auditRecord(orgId, id) }));
-    await stored(orgId, [THREE_HOURS_AGO + 2 * HOUR_MILLIS + 10]);
-    expect(await writeHourDigest(orgId, THREE_HOURS_AGO + 2 * HOUR_MILLIS)).toMatchObject({
+    await stored(orgId, [THREE_HOURS_AGO + 2 * HOUR_MILLIS + 10], 1);
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO + 2 * HOUR_MILLIS, TWO_DAYS_ON)).toMatchObject({
       previous: null,
       records: 1,
     });
@@ -476,9 +478,109 @@ describe('audit digests under retention', () => {
     const { orgId } = await digestedLog(1, 1, 1, 1);
     await expireDigest(orgId, THREE_HOURS_AGO + HOUR_MILLIS);
     await stored(orgId, [THREE_HOURS_AGO + 2 * HOUR_MILLIS + 10]);
-    const head = await writeHourDigest(orgId, THREE_HOURS_AGO + 2 * HOUR_MILLIS);
+    const head = await writeHourDigest(orgId, THREE_HOURS_AGO + 2 * HOUR_MILLIS, TWO_DAYS_ON);
     // The second hour's record, no longer in a digest, is listed again with the third's.
     expect(head).toMatchObject({ from: THREE_HOURS_AGO + HOUR_MILLIS, records: 2 });
     expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 3 });
+  });
+});
+
+describe('audit digests removed or edited into what the service never writes', () => {
+  const setText = (orgId: string, id: string, text: string) =>
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.auditRecord(orgId, id),
+        UpdateExpression: 'SET #record = :record',
+        ExpressionAttributeNames: { '#record': 'record' },
+        ExpressionAttributeValues: { ':record': text },
+      }),
+    );
+  const remove = (...itemKeys: Record<string, string>[]) =>
+    Promise.all(itemKeys.map((Key) => db().send(new DeleteCommand({ TableName: tableName(), Key }))));
+
+  it('goes on from a newest digest removed before it was due, naming it, so verify reports the gap', async () => {
+    const { id: orgId } = await createTestOrganization();
+    const [first, second] = [THREE_HOURS_AGO, THREE_HOURS_AGO + HOUR_MILLIS];
+    await stored(orgId, [first + 10]);
+    expect(await writeHourDigest(orgId, first)).toMatchObject({ records: 1 });
+    const [victim] = await stored(orgId, [second + 10]);
+    const removedHead = await writeHourDigest(orgId, second);
+    expect(removedHead).toMatchObject({ records: 1 });
+    // Positive control: an edit of the second hour's record is named.
+    await setText(
+      orgId,
+      String(victim?.id),
+      JSON.stringify({ ...victim, changes: { name: { from: 'a', to: 'b' } } }),
+    );
+    expect(await verifyDigests(orgId)).toMatchObject({ ok: false, record: { kind: 'changed' } });
+    // Its digest removed (due in 90 days), the next one does not close the chain over the edit.
+    await remove(keys.auditDigestHead(orgId, second), keys.auditDigestPage(orgId, second, 0));
+    await stored(orgId, [second + HOUR_MILLIS + 10]);
+    const next = await writeHourDigest(orgId, second + HOUR_MILLIS);
+    expect(next).toMatchObject({ from: second + HOUR_MILLIS, previousExpiresAt: removedHead?.expiresAt });
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      hour: second + HOUR_MILLIS,
+      problem: 'the digest does not follow the one before it (a digest was changed or removed)',
+    });
+  });
+
+  it("names an older digest's removed page though a newer digest expired first (a shortened retention)", async () => {
+    const { id: orgId } = await createTestOrganization();
+    const [first, second, third] = [0, 1, 2].map((hours) => THREE_HOURS_AGO + hours * HOUR_MILLIS) as [
+      number,
+      number,
+      number,
+    ];
+    await stored(orgId, [first + 10], 90);
+    expect(await writeHourDigest(orgId, first)).toMatchObject({ records: 1 });
+    const [short] = await stored(orgId, [second + 10], 1);
+    expect(await writeHourDigest(orgId, second)).toMatchObject({ records: 1 });
+    await stored(orgId, [third + 10], 1);
+    expect(await writeHourDigest(orgId, third)).toMatchObject({ records: 1 });
+    // Two days on, TTL took the second hour's record and digest (DynamoDB Local runs no TTL).
+    const later = Date.now() + 2 * 86_400_000;
+    await remove(
+      keys.auditRecord(orgId, String(short?.id)),
+      keys.auditDigestHead(orgId, second),
+      keys.auditDigestPage(orgId, second, 0),
+    );
+    // Positive control: that verifies.
+    expect(await verifyDigests(orgId, 0, later)).toEqual({ ok: true, digests: 2, records: 2 });
+    // The first digest's page removed: it is due in 90 days, whatever the third says of the second.
+    await remove(keys.auditDigestPage(orgId, first, 0));
+    expect(await verifyDigests(orgId, 0, later)).toMatchObject({
+      ok: false,
+      hour: first,
+      problem: 'page 1 of the digest was changed or removed',
+    });
+  });
+
+  it('names a page edited into text that is not JSON, and a record whose text is JSON but no record', async () => {
+    const { id: orgId } = await createTestOrganization();
+    const [record] = await stored(orgId, [THREE_HOURS_AGO + 10]);
+    const id = String(record?.id);
+    // Put by hand before the digest: the text names the record and its organization, nothing else.
+    await setText(orgId, id, JSON.stringify({ id, organizationId: orgId }));
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toMatchObject({ records: 1 });
+    expect(await verifyDigests(orgId)).toMatchObject({ ok: false, record: { kind: 'reindexed', id } });
+    const setEntries = (entries: string) =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.auditDigestPage(orgId, THREE_HOURS_AGO, 0),
+          UpdateExpression: 'SET entries = :entries',
+          ExpressionAttributeValues: { ':entries': entries },
+        }),
+      );
+    // Positive control: a page edited into other JSON is named.
+    for (const entries of ['[]', 'not json', '{}']) {
+      await setEntries(entries);
+      expect(await verifyDigests(orgId)).toMatchObject({
+        ok: false,
+        problem: 'page 1 of the digest was changed or removed',
+      });
+    }
   });
 });

@@ -1,9 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  RECENT_SIGN_IN_MILLIS,
-  sessionMayEnrolAuthenticator,
-} from '../../shared/domain/credential-recency.js';
+import { RECENT_SIGN_IN_MILLIS } from '../../shared/domain/credential-recency.js';
 import {
   accountAddRefusal,
   amrOfPasskey,
