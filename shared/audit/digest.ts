@@ -70,19 +70,23 @@ export const headHash = (signedHead: string): string => sha256(signedHead);
 
 export const hourOf = (time: number): number => Math.floor(time / HOUR_MILLIS) * HOUR_MILLIS;
 
-/** An hour's entries cut into pages, and the head over them. */
+/**
+ * An hour's entries cut into pages, and the head over them, following the digest whose head hash
+ * is `chain.previous`. A digest of hours with no record expires at `chain.expiresAtIfEmpty` (the
+ * hour's end plus the retention), as a record of its last moment would.
+ */
 export const hourDigest = (
   organizationId: string,
   hours: { from: number; hour: number },
   entries: readonly DigestEntry[],
-  previous: string | null,
-  previousExpiresAt?: number,
+  chain: { previous: string | null; previousExpiresAt?: number | undefined; expiresAtIfEmpty: number },
 ): { head: DigestHead; pages: DigestEntry[][] } => {
   const { from, hour } = hours;
+  const { previous, previousExpiresAt } = chain;
   const pages: DigestEntry[][] = [];
   for (let start = 0; start < entries.length; start += DIGEST_PAGE_SIZE)
     pages.push(entries.slice(start, start + DIGEST_PAGE_SIZE));
-  const expiresAt = lastExpiry(entries);
+  const expiresAt = entries.length > 0 ? lastExpiry(entries) : chain.expiresAtIfEmpty;
   return {
     head: {
       organizationId,

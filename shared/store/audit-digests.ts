@@ -13,6 +13,7 @@ import {
   pageHash,
 } from '../audit/digest.js';
 import { recordIdAt } from '../audit/record.js';
+import { expiryOf } from '../audit/settings.js';
 import { signJws } from '../auth/compact-jwt.js';
 import { currentSigningKey, everySigningPublicJwk } from '../auth/signing-keys.js';
 import { logger } from '../http/logger.js';
@@ -78,8 +79,9 @@ const entryOf = (item: Record<string, unknown>): DigestEntry =>
     typeof item.expiresAt === 'number' ? item.expiresAt : undefined,
   );
 
-/** The organization's audit shards, read fresh: every shard writers may have used. */
-const shardsOf = async (orgId: string) => (await auditSettings(orgId, Date.now(), { fresh: true })).shards;
+/** The organization's audit settings, read fresh: every shard writers may have used, and the retention. */
+const freshSettings = (orgId: string) => auditSettings(orgId, Date.now(), { fresh: true });
+const shardsOf = async (orgId: string) => (await freshSettings(orgId)).shards;
 
 /** Every record of the hours in id order: the shards' ordered streams merged as they are read. */
 async function* hourItems(
@@ -223,9 +225,9 @@ export const writeHourDigest = async (
 ): Promise<DigestHead | undefined> => {
   // An hour still under way: its digest would claim records not written yet.
   if (hour + HOUR_MILLIS > now) return undefined;
-  const [newest, shards, tip] = await Promise.all([
+  const [newest, settings, tip] = await Promise.all([
     latestHeadBefore(orgId, Number.MAX_SAFE_INTEGER),
-    shardsOf(orgId),
+    freshSettings(orgId),
     tipOf(orgId),
   ]);
   if ((newest && newest.hour >= hour) || (tip && tip.hour >= hour)) return undefined;
@@ -233,9 +235,15 @@ export const writeHourDigest = async (
   if (previous === 'written meanwhile') return undefined;
   // An organization's first digest lists every record before it too.
   const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
-  const entries = (await collect(hourItems(orgId, hours, shards, DIGESTED))).map(entryOf);
-  if (entries.length === 0) return undefined;
-  const { head, pages } = hourDigest(orgId, hours, entries, previous?.hash ?? null, previous?.expiresAt);
+  const entries = (await collect(hourItems(orgId, hours, settings.shards, DIGESTED))).map(entryOf);
+  // Once an organization has a chain, an hour that recorded nothing gets a digest listing nothing
+  // (CloudTrail writes one every hour): a record put into it later is one no digest lists.
+  if (entries.length === 0 && !previous) return undefined;
+  const { head, pages } = hourDigest(orgId, hours, entries, {
+    previous: previous?.hash ?? null,
+    previousExpiresAt: previous?.expiresAt,
+    expiresAtIfEmpty: expiryOf(hour + HOUR_MILLIS, settings.retentionDays),
+  });
   // The digest expires with the last of its records (TTL), as the retention has them expire.
   const { expiresAt } = head;
   const expiry = expiresAt !== undefined ? { expiresAt } : {};

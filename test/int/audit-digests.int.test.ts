@@ -281,14 +281,46 @@ describe('audit digests', () => {
     ];
     await stored(orgId, [first + 10, third + 10]);
     for (const hour of [first, quiet, third]) await writeHourDigest(orgId, hour);
-    // The positive control: two digests (the quiet hour has none of its own), and the log verifies.
-    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 2 });
+    // The positive control: three digests (the quiet hour's lists nothing), and the log verifies.
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 3, records: 2 });
     const [forged] = await stored(orgId, [quiet + 10]);
     expect(await verifyDigests(orgId)).toMatchObject({
       ok: false,
-      hour: third,
+      hour: quiet,
       record: { kind: 'unlisted', id: forged?.id },
     });
+  });
+
+  it('verify names a record put into a quiet hour after its run, though before the next digest', async () => {
+    const { id: orgId } = await createTestOrganization();
+    const [first, quiet, third] = [0, 1, 2].map((hours) => THREE_HOURS_AGO + hours * HOUR_MILLIS) as [
+      number,
+      number,
+      number,
+    ];
+    await stored(orgId, [first + 10]);
+    expect(await writeHourDigest(orgId, first)).toMatchObject({ records: 1 });
+    // The quiet hour's run writes a digest listing nothing, which expires as a record of its end would.
+    expect(await writeHourDigest(orgId, quiet)).toMatchObject({
+      from: quiet,
+      records: 0,
+      pages: [],
+      expiresAt: Math.floor((quiet + HOUR_MILLIS) / 1000) + 90 * 86_400,
+    });
+    const [forged] = await stored(orgId, [quiet + 10]);
+    await stored(orgId, [third + 10]);
+    expect(await writeHourDigest(orgId, third)).toMatchObject({ from: third, records: 1 });
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      hour: quiet,
+      record: { kind: 'unlisted', id: forged?.id },
+    });
+  });
+
+  it('writes no digest for an organization that never recorded anything', async () => {
+    const { id: orgId } = await createTestOrganization();
+    expect(await writeHourDigest(orgId, THREE_HOURS_AGO)).toBeUndefined();
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 0, records: 0 });
   });
 
   it('lists the records of an hour a run missed in the next digest', async () => {
