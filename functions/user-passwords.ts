@@ -1,6 +1,7 @@
 import { userPasswordsRoutes } from '../shared/api/routes/user-passwords.js';
 import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
+import { personTarget, recordSignInEvent } from '../shared/auth/sign-in-audit.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
 import { lockoutMillis } from '../shared/domain/sign-in-lockout.js';
 import { noticeRecipient, sendSecurityNotice } from '../shared/email/account-emails.js';
@@ -37,13 +38,27 @@ export const handler = groupHandler(
         user.passwordHash !== undefined &&
         (await verifyPassword(body.currentPassword, user.passwordHash));
       if (!right) {
-        await recordSignInFailure(
+        const counted = await recordSignInFailure(
           org,
           user.email,
           lockoutMillis,
           Date.now(),
           check.outcome === 'reserved' ? check : undefined,
         );
+        // A wrong current password is a failed sign-in, recorded as the sign-in page records one
+        // (a 400 is otherwise no record): guessing through a stolen token shows, and so does the lock.
+        await recordSignInEvent({
+          organizationId: org,
+          action: counted.locked ? 'signin.locked' : 'signin.failed',
+          outcome: 'failure',
+          reason:
+            check.outcome === 'refused'
+              ? check.locked
+                ? 'locked'
+                : 'another attempt under way'
+              : 'wrong current password',
+          targets: [personTarget(user)],
+        });
         throw badRequest('The current password is wrong', [
           { message: 'Does not match the current password', field: 'body.currentPassword' },
         ]);

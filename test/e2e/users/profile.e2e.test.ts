@@ -278,6 +278,17 @@ describe('PUT /users/{id}/changePassword', () => {
     expect(right.status).toBe(400);
     const stored = (await getUser(service.organizationId, id, true))?.passwordHash as string;
     expect(await verifyPassword(current, stored)).toBe(true);
+    // Each guess is recorded as a failed sign-in by the token's holder, the fifth as the lock, and
+    // the right password refused while locked too; no password is in any record.
+    const records = await auditRecordsOf(service.organizationId, { targetId: id });
+    const failures = records.filter((record) => record.action.startsWith('signin.')).reverse();
+    expect(failures.map(({ action, outcome, reason }) => [action, outcome, reason])).toEqual([
+      ...Array.from({ length: 4 }, () => ['signin.failed', 'failure', 'wrong current password']),
+      ['signin.locked', 'failure', 'wrong current password'],
+      ['signin.failed', 'failure', 'locked'],
+    ]);
+    expect(failures.every((record) => record.actor.id === id)).toBe(true);
+    expect(JSON.stringify(failures)).not.toMatch(/wrong password|current password 1/);
   });
 
   it('answers 400 naming body.currentPassword when the current password is wrong', async () => {
