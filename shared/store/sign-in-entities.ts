@@ -122,6 +122,11 @@ export const RefreshTokenEntity = defineEntity({
       /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
       provider: z.optional(z.string()),
       rotated: z.optional(z.boolean()),
+      /**
+       * Epoch ms: its family's absolute end, so a rotation reads only the token to give the
+       * successor its expiry. Missing on tokens written before it was kept.
+       */
+      familyEndsAt: z.optional(z.number()),
       /** Epoch seconds: sliding expiry (and DynamoDB's TTL). */
       expiresAt: z.number(),
     }),

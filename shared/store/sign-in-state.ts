@@ -22,6 +22,7 @@ import {
   SignInFailuresEntity,
 } from './sign-in-entities.js';
 import {
+  check,
   conditionItem,
   create,
   isConditionFailure,
@@ -581,6 +582,7 @@ export const startRefreshFamily = async (
         refreshItem(token, {
           ...grant,
           familyId,
+          familyEndsAt: endsAt,
           expiresAt: ttlSeconds(Math.min(endsAt, now + lifetimes.slidingSeconds * 1000)),
         }),
       ),
@@ -621,10 +623,20 @@ const familyLive = <F extends { revoked?: boolean; endsAt: number }>(
   now: number,
 ): family is F => family !== undefined && !family.revoked && family.endsAt > now;
 
+/** Why the rotation's transaction wrote nothing: the outcome to answer. */
+class RotationRefused extends Error {
+  constructor(readonly rotation: Rotation) {
+    super(rotation.outcome);
+  }
+}
+
 /**
- * Exchanges a refresh token for its successor: marks it rotated (one conditional write, so a
- * token is exchanged once), checks its family is neither revoked nor past its absolute end, and
- * writes the successor with a renewed sliding lifetime.
+ * Exchanges a refresh token for its successor in two round trips: a strongly consistent read of
+ * the token decides every refusal, then one transaction marks it rotated (on condition that it
+ * still is not, so a token is exchanged once), checks its family is neither revoked nor past its
+ * absolute end, and writes the successor with a renewed sliding lifetime. Nothing is written
+ * unless all three hold: a failed refresh leaves the token usable for the client's retry, and a
+ * revocation committed meanwhile lets no successor out.
  */
 export const rotateRefreshToken = async (
   token: string,
@@ -633,67 +645,76 @@ export const rotateRefreshToken = async (
   now = Date.now(),
   requestedScopes: readonly string[] = [],
 ): Promise<Rotation> => {
-  let grant: RefreshTokenRecord;
+  const digest = digestOf(token);
+  const record = await RefreshTokenEntity.get({ digest });
+  // Another client's token, even rotated, tells it nothing (not even that it exists).
+  if (!record || record.clientId !== clientId) return { outcome: 'invalid' };
+  if (record.rotated) return { outcome: 'reused', familyId: record.familyId };
+  if (record.expiresAt <= Math.floor(now / 1000)) return { outcome: 'invalid' };
   // A refresh that asks for more than its sign-in was granted is refused before anything is
-  // written (RFC 6749 section 6: the token stays usable). `contains` on the granted scope string
-  // is a substring test, exact here because no sign-in scope is part of another (SIGN_IN_SCOPES).
-  const scopeNames = requestedScopes.map((_scope, index) => `:scope${index}`);
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: RefreshTokenEntity.key({ digest: digestOf(token) }),
-        UpdateExpression: 'SET rotated = :true',
-        ConditionExpression: [
-          'attribute_exists(pk) AND attribute_not_exists(rotated) AND clientId = :client AND expiresAt > :now',
-          ...scopeNames.map((name) => `contains(#scope, ${name})`),
-        ].join(' AND '),
-        ...(scopeNames.length > 0 ? { ExpressionAttributeNames: { '#scope': 'scope' } } : {}),
-        ExpressionAttributeValues: {
-          ':true': true,
-          ':client': clientId,
-          ':now': Math.floor(now / 1000),
-          ...Object.fromEntries(requestedScopes.map((scope, index) => [`:scope${index}`, scope])),
-        },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    grant = RefreshTokenEntity.decode(Attributes ?? {});
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const item = conditionItem(error.Item);
-    const old = item ? RefreshTokenEntity.decode(item) : undefined;
-    if (old?.rotated && old.clientId === clientId) return { outcome: 'reused', familyId: old.familyId };
-    const granted = new Set(old?.scope.split(' '));
-    if (
-      old?.clientId === clientId &&
-      old.expiresAt > Math.floor(now / 1000) &&
-      requestedScopes.some((scope) => !granted.has(scope))
-    )
-      return { outcome: 'widened' };
-    return { outcome: 'invalid' };
+  // written (RFC 6749 section 6: the token stays usable). A token's scope never changes, so the
+  // read decides it.
+  const granted = new Set(record.scope.split(' '));
+  if (requestedScopes.some((scope) => !granted.has(scope))) return { outcome: 'widened' };
+  const { familyId, clientId: client, organizationId, userId, scope, authTime, amr, provider } = record;
+  // A token written before tokens carried their family's end learns it from the family.
+  let familyEndsAt = record.familyEndsAt;
+  if (familyEndsAt === undefined) {
+    const family = await RefreshFamilyEntity.get({ id: familyId });
+    if (!familyLive(family, now)) return { outcome: 'invalid' };
+    familyEndsAt = family.endsAt;
   }
-  const family = await RefreshFamilyEntity.get({ id: grant.familyId });
-  if (!familyLive(family, now)) return { outcome: 'invalid' };
   const successor = newOpaqueValue();
-  const { familyId, clientId: client, organizationId, userId, scope, authTime, amr, provider } = grant;
-  await writeOne(
-    put(
-      refreshItem(successor, {
-        familyId,
-        clientId: client,
-        organizationId,
-        userId,
-        scope,
-        authTime,
-        amr,
-        ...(provider ? { provider } : {}),
-        expiresAt: ttlSeconds(Math.min(family.endsAt, now + lifetimes.slidingSeconds * 1000)),
-      }),
-    ),
-  );
-  return { outcome: 'rotated', token: successor, grant };
+  try {
+    await transact([
+      update(
+        RefreshTokenEntity.key({ digest }),
+        {
+          update: 'SET rotated = :true',
+          condition:
+            'attribute_exists(pk) AND attribute_not_exists(rotated) AND clientId = :client AND expiresAt > :now',
+          values: { ':true': true, ':client': clientId, ':now': Math.floor(now / 1000) },
+          seeItemOnFailure: true,
+        },
+        // Rotated since the read: a concurrent refresh with the same token won, so this one is
+        // the reuse (a conflict with it is retried by `transact` until it reads so).
+        (seen) =>
+          new RotationRefused(
+            seen?.rotated === true && seen.clientId === clientId
+              ? { outcome: 'reused', familyId }
+              : { outcome: 'invalid' },
+          ),
+      ),
+      // Revoked (sign-out, RFC 7009, a reuse) since the read, or not begun: no successor.
+      check(
+        RefreshFamilyEntity.key({ id: familyId }),
+        {
+          condition:
+            'attribute_exists(pk) AND (attribute_not_exists(revoked) OR revoked = :false) AND endsAt > :nowMillis',
+          values: { ':false': false, ':nowMillis': now },
+        },
+        () => new RotationRefused({ outcome: 'invalid' }),
+      ),
+      put(
+        refreshItem(successor, {
+          familyId,
+          clientId: client,
+          organizationId,
+          userId,
+          scope,
+          authTime,
+          amr,
+          ...(provider ? { provider } : {}),
+          familyEndsAt,
+          expiresAt: ttlSeconds(Math.min(familyEndsAt, now + lifetimes.slidingSeconds * 1000)),
+        }),
+      ),
+    ]);
+  } catch (error) {
+    if (error instanceof RotationRefused) return error.rotation;
+    throw error;
+  }
+  return { outcome: 'rotated', token: successor, grant: { ...record, rotated: true } };
 };
 
 /** How long the mark of a family revoked before it began is kept: far longer than a code lives. */

@@ -6,7 +6,7 @@ import { reloadConfig } from '../../shared/config.js';
 import type { AuthorizationRequest } from '../../shared/domain/authorization.js';
 import { db, tableName } from '../../shared/store/dynamo.js';
 import { saveFederationState, takeFederationState } from '../../shared/store/federation-state.js';
-import { keys } from '../../shared/store/keys.js';
+import { type ItemKey, keys } from '../../shared/store/keys.js';
 import { digestOf } from '../../shared/store/opaque-values.js';
 import { SessionEntity } from '../../shared/store/sign-in-entities.js';
 import {
@@ -34,6 +34,7 @@ import {
   startRefreshFamily,
 } from '../../shared/store/sign-in-state.js';
 import { fileTable, useDatabase } from '../support/database.js';
+import { beforeCommand } from '../support/interleave.js';
 import { getItem } from '../support/records.js';
 
 /**
@@ -262,6 +263,7 @@ describe('refresh tokens', () => {
     });
     expect(await getItem(keys.refreshToken(digestOf(first)))).toMatchObject({
       familyId,
+      familyEndsAt: start + 4 * 3600_000,
       expiresAt: Math.ceil((start + 3 * 3600_000) / 1000),
     });
     expect(await refreshFamilyOf(first, 'app')).toBe(familyId);
@@ -276,6 +278,7 @@ describe('refresh tokens', () => {
     expect(successor).toMatchObject({
       ...familyGrant,
       familyId,
+      familyEndsAt: start + 4 * 3600_000,
       expiresAt: Math.ceil((start + 1000 + 3 * 3600_000) / 1000),
     });
     expect(successor).not.toHaveProperty('rotated');
@@ -328,6 +331,135 @@ describe('refresh tokens', () => {
     const { db, tableName } = await import('../../shared/store/dynamo.js');
     await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.refreshFamily(familyId) }));
     expect(await rotateRefreshToken(first, 'app', familyLifetimes, NOW)).toEqual({ outcome: 'invalid' });
+  });
+
+  /**
+   * Runs `meanwhile` just before the command that writes a successor (a Put of a refresh token,
+   * alone or in a transaction), answering that successor's key once it ran.
+   */
+  const beforeSuccessor = (meanwhile: () => Promise<unknown>) => {
+    const written: { key?: ItemKey } = {};
+    const isRefreshToken = (item: { pk?: unknown; sk?: unknown } | undefined) =>
+      typeof item?.pk === 'string' && item.pk.startsWith('REFRESH#');
+    const puts = (input: Record<string, unknown>) => {
+      const items = (input as { TransactItems?: { Put?: { Item?: { pk?: unknown; sk?: unknown } } }[] })
+        .TransactItems;
+      const single = (input as { Item?: { pk?: unknown; sk?: unknown } }).Item;
+      const item = items ? items.find((entry) => isRefreshToken(entry.Put?.Item))?.Put?.Item : single;
+      if (!isRefreshToken(item)) return false;
+      written.key = { pk: String(item?.pk), sk: String(item?.sk) };
+      return true;
+    };
+    return Object.assign(beforeCommand(puts, meanwhile), { written });
+  };
+
+  const throttled = async () => {
+    throw Object.assign(new Error('Throughput exceeds the current capacity of your table'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
+  };
+
+  it('whose successor could not be written stay usable, so that the retry rotates (not a reuse)', async () => {
+    // Positive control: the successor's write goes through, and the token is spent.
+    const control = await begin(newFamilyId(), familyGrant, familyLifetimes, NOW);
+    const passing = beforeSuccessor(async () => undefined);
+    const rotated = await rotateRefreshToken(control, 'app', familyLifetimes, NOW).finally(passing.stop);
+    expect(passing.ran).toBe(true);
+    expect(rotated.outcome).toBe('rotated');
+    expect(await getItem(keys.refreshToken(digestOf(control)))).toMatchObject({ rotated: true });
+
+    const token = await begin(newFamilyId(), familyGrant, familyLifetimes, NOW);
+    const failing = beforeSuccessor(throttled);
+    await expect(
+      rotateRefreshToken(token, 'app', familyLifetimes, NOW).finally(failing.stop),
+    ).rejects.toThrow('Throughput exceeds');
+    expect(failing.ran).toBe(true);
+    // Nothing was handed out, so nothing was spent: the client's retry is not a reuse.
+    expect(await getItem(keys.refreshToken(digestOf(token)))).not.toHaveProperty('rotated');
+    const retried = await rotateRefreshToken(token, 'app', familyLifetimes, NOW + 1000);
+    expect(retried.outcome).toBe('rotated');
+  });
+
+  it('of a family revoked between the read and the rotation issue nothing, and stay unrotated', async () => {
+    // Positive control: nothing happens meanwhile, and the successor is written.
+    const control = await begin(newFamilyId(), familyGrant, familyLifetimes, NOW);
+    const quiet = beforeSuccessor(async () => undefined);
+    const rotated = await rotateRefreshToken(control, 'app', familyLifetimes, NOW).finally(quiet.stop);
+    if (rotated.outcome !== 'rotated') throw new Error(rotated.outcome);
+    expect(quiet.written.key).toEqual(keys.refreshToken(digestOf(rotated.token)));
+    expect(await getItem(keys.refreshToken(digestOf(rotated.token)))).toBeDefined();
+
+    // A sign-out or an RFC 7009 revocation commits after the token was read.
+    const familyId = newFamilyId();
+    const token = await begin(familyId, familyGrant, familyLifetimes, NOW);
+    const revoking = beforeSuccessor(() => revokeRefreshFamily(familyId));
+    expect(await rotateRefreshToken(token, 'app', familyLifetimes, NOW).finally(revoking.stop)).toEqual({
+      outcome: 'invalid',
+    });
+    expect(revoking.ran).toBe(true);
+    expect(await getItem(keys.refreshToken(digestOf(token)))).not.toHaveProperty('rotated');
+    expect(revoking.written.key).toBeDefined();
+    expect(await getItem(revoking.written.key as ItemKey)).toBeUndefined();
+  });
+
+  it('used twice at once are exchanged once: the other use is a reuse, not an error', async () => {
+    // A use that commits between the other's read and its transaction.
+    const familyId = newFamilyId();
+    const token = await begin(familyId, familyGrant, familyLifetimes, NOW);
+    let first: Awaited<ReturnType<typeof rotateRefreshToken>> | undefined;
+    const racing = beforeSuccessor(async () => {
+      first = await rotateRefreshToken(token, 'app', familyLifetimes, NOW);
+    });
+    const second = await rotateRefreshToken(token, 'app', familyLifetimes, NOW).finally(racing.stop);
+    expect(first?.outcome).toBe('rotated');
+    expect(second).toEqual({ outcome: 'reused', familyId });
+
+    // Truly at once (a conflict between the two transactions is retried until one reads the other).
+    const both = await begin(newFamilyId(), familyGrant, familyLifetimes, NOW);
+    const outcomes = await Promise.all(
+      [1, 2].map(() =>
+        rotateRefreshToken(both, 'app', familyLifetimes, NOW).then((answer) => answer.outcome),
+      ),
+    );
+    expect(outcomes.sort()).toEqual(['reused', 'rotated']);
+  });
+
+  it('written before they carried their family end rotate, ending with the family', async () => {
+    /** A family's first token as it was written before tokens carried their family's end. */
+    const beginLegacy = async (familyId: string, lifetimes = familyLifetimes) => {
+      const token = await begin(familyId, familyGrant, lifetimes, NOW);
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.refreshToken(digestOf(token)),
+          UpdateExpression: 'REMOVE familyEndsAt',
+        }),
+      );
+      expect(await getItem(keys.refreshToken(digestOf(token)))).not.toHaveProperty('familyEndsAt');
+      return token;
+    };
+    const long = { slidingSeconds: 3 * 3600, absoluteSeconds: 4 * 3600 };
+    const familyId = newFamilyId();
+    const legacy = await beginLegacy(familyId, long);
+    const rotated = await rotateRefreshToken(legacy, 'app', long, NOW + 2.5 * 3600_000);
+    if (rotated.outcome !== 'rotated') throw new Error(rotated.outcome);
+    // The family's end, learnt from the family, caps the successor and is written on it.
+    expect(await getItem(keys.refreshToken(digestOf(rotated.token)))).toMatchObject({
+      familyId,
+      familyEndsAt: NOW + 4 * 3600_000,
+      expiresAt: Math.ceil((NOW + 4 * 3600_000) / 1000),
+    });
+    expect(await rotateRefreshToken(legacy, 'app', familyLifetimes, NOW)).toEqual({
+      outcome: 'reused',
+      familyId,
+    });
+
+    // One of a revoked family is refused, and left as it was.
+    const revokedFamily = newFamilyId();
+    const revoked = await beginLegacy(revokedFamily);
+    await revokeRefreshFamily(revokedFamily);
+    expect(await rotateRefreshToken(revoked, 'app', familyLifetimes, NOW)).toEqual({ outcome: 'invalid' });
+    expect(await getItem(keys.refreshToken(digestOf(revoked)))).not.toHaveProperty('rotated');
   });
 });
 
