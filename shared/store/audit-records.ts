@@ -13,6 +13,7 @@ import { type AuditSettings, DEFAULT_AUDIT_SETTINGS, expiryOf } from '../audit/s
 import { mergeShardPages } from '../audit/shard-pages.js';
 import { ExpiringCache } from '../cache/expiring-cache.js';
 import { logger } from '../http/logger.js';
+import { MAX_AUDIT_PAGE_BYTES } from '../schemas/audit.js';
 import { db, tableName } from './dynamo.js';
 import { OrganizationEntity } from './entities.js';
 import { AUDIT_INDEXES, type AuditDimension, keys } from './keys.js';
@@ -178,9 +179,25 @@ export interface AuditPage {
 }
 
 /**
+ * What a record adds to Lambda's answer: its stored text (the JSON the listing answers for it; the
+ * response schema only ever drops fields), a comma, and a backslash per quote or backslash, which
+ * the body gains as a string inside the invocation's JSON answer, where the 6 MB limit applies.
+ */
+const answeredBytes = (text: string): number => {
+  let escaped = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 34 || code === 92) escaped++;
+  }
+  return Buffer.byteLength(text) + 1 + escaped;
+};
+
+/**
  * One page of an organization's records, newest first: one Query per shard, side by side, merged.
  * `before` continues a page (exclusive). A page is complete for every id at or above the lowest
  * id all shards have examined; with filters beside the index a page can be short, never wrong.
+ * A page also ends before its records pass {@link MAX_AUDIT_PAGE_BYTES}, and the next continues
+ * right below its last record: still one Query per shard per page, never a read to fill it up.
  */
 export const queryAuditRecords = async (
   orgId: string,
@@ -238,6 +255,7 @@ export const queryAuditRecords = async (
     })),
     page.limit,
     page.before,
+    { budget: MAX_AUDIT_PAGE_BYTES, sizeOf: (entry) => answeredBytes(entry.text) },
   );
   const records = merged.entries.flatMap((entry) => {
     const record = storedRecord(entry, orgId);

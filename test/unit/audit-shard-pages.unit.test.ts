@@ -74,6 +74,26 @@ describe('mergeShardPages', () => {
     expect(merged).toEqual({ entries: [entry(9), entry(8), entry(7)], before: idOf(7) });
   });
 
+  it('ends a page before its bytes pass the budget, and continues right below its last entry', () => {
+    const sized = (n: number, size: number) => ({ id: idOf(n), size });
+    const bytes = { budget: 10, sizeOf: (entry: { size: number }) => entry.size };
+    const shards = [{ ids: [sized(9, 4), sized(7, 4)] }, { ids: [sized(8, 4), sized(6, 1)] }];
+    // Positive control: without the budget the page holds the limit.
+    expect(mergeShardPages(shards, 3).entries.map((found) => found.id)).toEqual([idOf(9), idOf(8), idOf(7)]);
+    expect(mergeShardPages(shards, 3, undefined, bytes)).toEqual({
+      entries: [sized(9, 4), sized(8, 4)],
+      before: idOf(8),
+    });
+  });
+
+  it('answers one entry alone even when it is over the budget', () => {
+    const bytes = { budget: 10, sizeOf: () => 50 };
+    expect(mergeShardPages([{ ids: [entry(9), entry(8)] }], 5, undefined, bytes)).toEqual({
+      entries: [entry(9)],
+      before: idOf(9),
+    });
+  });
+
   it('continues below the point reached when filters left nothing', () => {
     expect(mergeShardPages([{ ids: [], examinedTo: idOf(50) }, { ids: [] }], 10, idOf(80))).toEqual({
       entries: [],
@@ -94,12 +114,15 @@ describe('mergeShardPages pages through shards (property)', () => {
     dropped: fc.option(fc.uniqueArray(fc.integer({ min: 0, max: universe })), { nil: undefined }),
     readCap: fc.integer({ min: 2, max: 20 }),
     keyAtLimit: fc.boolean(),
+    budget: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
   });
+  /** An entry's size under a byte budget: 1 to 10, fixed per id. */
+  const sizeOf = (found: { id: string }) => (Number(found.id.slice(2)) % 10) + 1;
 
-  it('answers every matching id exactly once, newest first, at most a page at a time', () => {
+  it('answers every matching id exactly once, newest first, at most a page (and a budget) at a time', () => {
     console.log(`audit shard pages property: seed ${SEED}`);
     fc.assert(
-      fc.property(scenario, ({ shards, pageLimit, bounds, dropped, readCap, keyAtLimit }) => {
+      fc.property(scenario, ({ shards, pageLimit, bounds, dropped, readCap, keyAtLimit, budget }) => {
         const stored = shards.map((numbers) => numbers.map(idOf).sort());
         const [low, high] = [idOf(Math.min(...bounds)), idOf(Math.max(...bounds))];
         const droppedIds = new Set((dropped ?? []).map(idOf));
@@ -117,8 +140,13 @@ describe('mergeShardPages pages through shards (property)', () => {
             stored.map((ids) => queryShard(ids, query)),
             pageLimit,
             before,
+            budget === undefined ? undefined : { budget, sizeOf },
           );
           expect(page.entries.length).toBeLessThanOrEqual(pageLimit);
+          if (budget !== undefined && page.entries.length > 1)
+            expect(page.entries.reduce((total, found) => total + sizeOf(found), 0)).toBeLessThanOrEqual(
+              budget,
+            );
           answered.push(...page.entries.map((found) => found.id));
           if (page.before === undefined) break;
           before = page.before;

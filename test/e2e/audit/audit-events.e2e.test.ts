@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../../shared/audit/record.js';
+import { MAX_AUDIT_SHARDS } from '../../../shared/audit/settings.js';
+import { MAX_AUDIT_PAGE_BYTES } from '../../../shared/schemas/audit.js';
+import type { Organization } from '../../../shared/store/organization-repository.js';
 import { overwriteStoredRecord } from '../../support/audit-items.js';
 import {
   type ApiError,
@@ -169,6 +172,80 @@ describe('GET /idp/auditEvents', () => {
       expect(answer.status, query).toBe(400);
     }
     expect((await events(admin, '?action=user.')).status).toBe(200);
+  });
+});
+
+describe('pages of large records from many shards', () => {
+  /** 20 redirect URIs of about 2,000 characters, as many and as long as the API takes. */
+  const uris = (tag: string, path: string) =>
+    Array.from(
+      { length: 20 },
+      (_, index) => `https://app.example/${path}/${tag}${index}/${'a'.repeat(1940)}`,
+    );
+
+  /** A page as sent: its size in bytes, its records' ids and the next page's path. */
+  const readPage = async (caller: Pick<ClientCaller, 'token'>, path: string) => {
+    const answer = await fetch(`${service.baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${caller.token}` },
+    });
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    return {
+      bytes: Buffer.byteLength(text),
+      ids: (JSON.parse(text) as AuditRecord[]).map((record) => record.id),
+      next: nextLink(answer.headers),
+    };
+  };
+
+  it('end before their bytes pass the budget (a Lambda answer is at most 6 MB), and still list each record once, newest first', async () => {
+    // The settings are stored with the organization, before any writer could cache the default.
+    const admin = await service.freshOrganization({
+      audit: { retentionDays: 90, shards: MAX_AUDIT_SHARDS },
+    } as Partial<Organization>);
+    const created = await service.call<{ id: string } & ApiError>('POST', '/idp/clients', {
+      token: admin.token,
+      body: {
+        name: 'Long URIs',
+        clientType: 'STANDARD',
+        flowType: 'authorization_code',
+        redirectUris: uris('x', 'cb'),
+        postLogoutRedirectUris: uris('x', 'bye'),
+      },
+    });
+    expect(created.status).toBe(201);
+    // Each update swaps both lists, so its record shows both before and after: about 160 KB.
+    const updates = 48;
+    for (let index = 0; index < updates; index++) {
+      const tag = index % 2 ? 'x' : 'y';
+      const changed = await service.call('PATCH', `/idp/clients/${created.body.id}`, {
+        token: admin.token,
+        body: { redirectUris: uris(tag, 'cb'), postLogoutRedirectUris: uris(tag, 'bye') },
+      });
+      expect(changed.status).toBe(200);
+    }
+
+    // Positive control: 10 of these records (1.6 MB) fill their page, though they come from many shards.
+    const ten = await readPage(admin, '/idp/auditEvents?action=client.updated&limit=10');
+    expect(ten.ids).toHaveLength(10);
+    expect(ten.next).toBeDefined();
+
+    // All 48 (7.6 MB) would fit a page of the default 100 by count.
+    const pages: { bytes: number; ids: string[] }[] = [];
+    let next: string | undefined = '/idp/auditEvents?action=client.updated';
+    while (next) {
+      const page = await readPage(admin, next);
+      pages.push(page);
+      next = page.next;
+      expect(pages.length, 'paging ends').toBeLessThanOrEqual(updates + 1);
+    }
+    for (const page of pages) expect(page.bytes).toBeLessThanOrEqual(MAX_AUDIT_PAGE_BYTES + 1024);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages[0]?.ids.length).toBeLessThan(updates);
+    const seen = pages.flatMap((page) => page.ids);
+    expect(seen).toHaveLength(updates);
+    expect(new Set(seen).size).toBe(updates);
+    expect([...seen].sort().reverse()).toEqual(seen);
+    expect(seen.slice(0, 10)).toEqual(ten.ids);
   });
 });
 
