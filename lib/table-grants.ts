@@ -1,8 +1,7 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { RouteDefinition } from '../shared/api/route-definition.js';
-import { middlewareOf } from '../shared/api/route-middleware.js';
 import type { TableAccess } from '../shared/api/table-access.js';
+import type { MiddlewareWrites } from '../shared/api/table-writes.js';
 import {
   AUDIT_DIGEST_PREFIX,
   AUDIT_INDEX_NAMES,
@@ -13,23 +12,7 @@ import {
 } from '../shared/store/keys.js';
 
 export type { TableAccess } from '../shared/api/table-access.js';
-
-/** What the middleware chain of a function's routes writes beside the function's own data. */
-export interface MiddlewareWrites {
-  /** Authenticated and SCIM routes are rate limited per organization (`RATE#<org>` counters). */
-  readonly rateLimitCounters: boolean;
-  /** Routes that honour `Idempotency-Key` keep records under `IDEMPOTENCY#<key>`. */
-  readonly idempotencyRecords: boolean;
-}
-
-/** Read from the same decision the chain is built from (`middlewareOf`). */
-export const middlewareWritesOf = (routes: readonly RouteDefinition[]): MiddlewareWrites => {
-  const uses = routes.map(middlewareOf);
-  return {
-    rateLimitCounters: uses.some((route) => route.authenticated || route.provisioning),
-    idempotencyRecords: uses.some((route) => route.idempotency),
-  };
-};
+export { middlewareWritesOf } from '../shared/api/table-writes.js';
 
 /** No Scan: no operation of the service scans, so no function may. */
 const READ_ACTIONS = [

@@ -13,6 +13,8 @@ import type {
 import type { EndpointGroup, RouteDefinition } from '../../shared/api/route-definition.js';
 import { routeKey } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
+import { groupWriteGrant } from '../../shared/api/table-writes.js';
+import { withTableGrant } from '../../shared/store/dynamo.js';
 import { authorizerContext, bearerChallenge } from './gateway/authorizer.js';
 import { buildEvent, gatewayAnswer, type HttpResponse, responseOf } from './gateway/payload.js';
 import { compileRoutes, parseRequestTarget } from './gateway/routing.js';
@@ -172,6 +174,12 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
   const routes = compileRoutes<RouteDefinition>(ROUTES);
   const authorize = jwtAuthorizer(options);
   const handlers = new Map<EndpointGroup, Promise<LambdaHandler>>();
+  const grants = new Map<EndpointGroup, ReturnType<typeof groupWriteGrant>>();
+  const grantOf = (group: EndpointGroup) => {
+    const grant = grants.get(group) ?? groupWriteGrant(group, ROUTES);
+    grants.set(group, grant);
+    return grant;
+  };
   const handlerOf = (group: EndpointGroup): Promise<LambdaHandler> => {
     let handler = handlers.get(group);
     if (!handler) {
@@ -216,7 +224,14 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
       { requestId, now: new Date(options.clock?.() ?? Date.now()), ...(authorizer ? { authorizer } : {}) },
     );
     try {
-      return responseOf(await (await handlerOf(match.route.group))(event, lambdaContext(match.route.group)));
+      const { group } = match.route;
+      const handler = await handlerOf(group);
+      // As deployed, the function writes only what its role's IAM statements allow.
+      return responseOf(
+        await withTableGrant({ functionName: `idp-${group}`, allows: grantOf(group) }, () =>
+          handler(event, lambdaContext(group)),
+        ),
+      );
     } catch (error) {
       console.error('function failed', error);
       return gatewayAnswer(500, 'Internal Server Error');

@@ -21,35 +21,46 @@ export type TableAccess =
    */
   | { readonly writesPartitions: readonly string[]; readonly readsAudit?: boolean };
 
-/** What the steps after proving who someone is write: the pending request, a session, the code. */
+/**
+ * What the steps after proving who someone is write: the pending request, a session, the code;
+ * and the refresh token families a session ended (signed out, or replaced by another person's).
+ */
 const SIGN_IN_STEP_PARTITIONS = [
   keys.authorizationRequest('*').pk,
   keys.session('*').pk,
   keys.authorizationCode('*').pk,
+  keys.refreshFamily('*').pk,
 ];
 
 /** Failed sign-ins per person and attempts per client address: both hosted-page functions count them. */
 const ATTEMPT_COUNT_PARTITIONS = [keys.signInFailures('*', '*').pk, keys.signInAttempts('*', '*').pk];
 
+/** Emails on their way to the mailer (a security notice after a new authenticator or passkey too). */
+const OUTBOX_PARTITION = keys.outboxMessage('*', 0, '*').pk;
+
 export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
-  // Redeems codes, rotates and revokes refresh tokens, stores pushed authorization requests;
+  // Redeems codes, rotates and revokes refresh tokens (listing a family on the browser session
+  // its code came from), spends private_key_jwt assertions, stores pushed authorization requests;
   // records refused and issued tokens.
   oauth: {
     writesPartitions: [
       keys.authorizationCode('*').pk,
       keys.refreshToken('*').pk,
       keys.refreshFamily('*').pk,
+      keys.session('*').pk,
+      keys.usedClientAssertion('*', '*').pk,
       keys.pushedRequest('*').pk,
     ],
   },
-  // Pending requests (taking pushed ones), sessions, the codes it issues, attempt counts; and in
-  // organizations' partitions users' TOTP secrets and recovery codes, and consents; the records
+  // Pending requests (taking pushed ones), sessions, the codes it issues, attempt counts, security
+  // notices; and in organizations' partitions users' TOTP secrets and recovery codes, and consents; the records
   // of all that.
   signin: {
     writesPartitions: [
       keys.pushedRequest('*').pk,
       ...SIGN_IN_STEP_PARTITIONS,
       ...ATTEMPT_COUNT_PARTITIONS,
+      OUTBOX_PARTITION,
       keys.organizationPartition('*'),
     ],
   },
@@ -57,7 +68,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
   accounts: {
     writesPartitions: [
       keys.passwordLink('*').pk,
-      keys.outboxMessage('*', 0, '*').pk,
+      OUTBOX_PARTITION,
       ...ATTEMPT_COUNT_PARTITIONS,
       keys.organizationPartition('*'),
     ],
@@ -70,6 +81,7 @@ export const GROUP_TABLE_ACCESS: Record<EndpointGroup, TableAccess> = {
       keys.passkeyLookup('*').pk,
       ...SIGN_IN_STEP_PARTITIONS,
       ...ATTEMPT_COUNT_PARTITIONS,
+      OUTBOX_PARTITION,
       keys.organizationPartition('*'),
     ],
   },

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awsRequestHandler } from '../aws/request-timeouts.js';
@@ -20,6 +21,80 @@ const refuseScans = (client: DynamoDBClient) =>
     { step: 'initialize', name: 'refuseScans' },
   );
 
+/** The item actions IAM names for writes (a transaction's items are each one of the first three). */
+export type TableWrite = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+
+/** Which writes the function running now may make; set only where one process runs several. */
+interface TableGrant {
+  functionName: string;
+  allows: (action: TableWrite, partition: string) => boolean;
+}
+const runningGrant = new AsyncLocalStorage<TableGrant>();
+
+/**
+ * Runs `invoke` as a function whose table writes `grant` allows: the local gateway runs every
+ * function in one process, and this refuses there, before sending, a write IAM would refuse the
+ * deployed function (lib/table-grants.ts), so a missing grant fails every test that makes it.
+ */
+export const withTableGrant = <T>(grant: TableGrant, invoke: () => T): T => runningGrant.run(grant, invoke);
+
+/** What IAM answers a function writing outside its grants. */
+export class AccessDeniedException extends Error {
+  override name = 'AccessDeniedException';
+}
+
+type Input = Record<string, unknown>;
+const partitionOf = (item: unknown): string => {
+  const pk = (item as Input | undefined)?.pk;
+  return typeof pk === 'string' ? pk : String((pk as { S?: string } | undefined)?.S);
+};
+
+/** A write command's items as IAM authorizes them: each with its action and partition. */
+const itemWrites = (commandName: string, input: Input): [TableWrite, string][] => {
+  switch (commandName) {
+    case 'PutItemCommand':
+      return [['PutItem', partitionOf(input.Item)]];
+    case 'UpdateItemCommand':
+      return [['UpdateItem', partitionOf(input.Key)]];
+    case 'DeleteItemCommand':
+      return [['DeleteItem', partitionOf(input.Key)]];
+    case 'BatchWriteItemCommand':
+      return Object.values(input.RequestItems as Record<string, Input[]>)
+        .flat()
+        .map((request) => [
+          'BatchWriteItem',
+          partitionOf(
+            (request.PutRequest as Input | undefined)?.Item ?? (request.DeleteRequest as Input)?.Key,
+          ),
+        ]);
+    case 'TransactWriteItemsCommand':
+      return (input.TransactItems as Input[]).flatMap((item): [TableWrite, string][] => {
+        if (item.Put) return [['PutItem', partitionOf((item.Put as Input).Item)]];
+        if (item.Update) return [['UpdateItem', partitionOf((item.Update as Input).Key)]];
+        if (item.Delete) return [['DeleteItem', partitionOf((item.Delete as Input).Key)]];
+        return []; // a ConditionCheck reads
+      });
+    default:
+      return [];
+  }
+};
+
+const refuseUngrantedWrites = (client: DynamoDBClient) =>
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const grant = runningGrant.getStore();
+      if (!grant) return next(args);
+      for (const [action, partition] of itemWrites(String(context.commandName), args.input as Input)) {
+        if (!grant.allows(action, partition))
+          throw new AccessDeniedException(
+            `${grant.functionName} is not authorized to perform dynamodb:${action} on an item of ${partition}`,
+          );
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'refuseUngrantedWrites' },
+  );
+
 const current = () => {
   const settings = storeConfig();
   // A deployed function reads its settings once; the operator CLI and tests re-point the store
@@ -31,6 +106,7 @@ const current = () => {
       requestHandler: awsRequestHandler(),
     });
     refuseScans(raw);
+    refuseUngrantedWrites(raw);
     clients = {
       settings,
       raw,

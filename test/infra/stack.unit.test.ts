@@ -10,9 +10,19 @@ import type { IdpFunction } from '../../lib/idp-function.js';
 import { NONCURRENT_PICTURE_DAYS } from '../../lib/picture-bucket.js';
 import { systemDataHash } from '../../lib/system-data-seed.js';
 import type { EndpointGroup } from '../../shared/api/route-definition.js';
+import { ROUTES } from '../../shared/api/routes.js';
+import { GROUP_TABLE_ACCESS } from '../../shared/api/table-access.js';
+import { groupWriteGrant, stringLike } from '../../shared/api/table-writes.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { pictureKey } from '../../shared/pictures/picture-store.js';
-import { TABLE_SCHEMA } from '../../shared/store/keys.js';
+import type { TableWrite } from '../../shared/store/dynamo.js';
+import {
+  AUDIT_DIGEST_PREFIX,
+  AUDIT_PREFIX,
+  keys,
+  RATE_COUNTER_PARTITIONS,
+  TABLE_SCHEMA,
+} from '../../shared/store/keys.js';
 import {
   describeStatement,
   logicalIdOf,
@@ -270,7 +280,7 @@ const GRANTS: Record<string, string[]> = {
     READS,
     NO_AUDIT,
     NO_DIGEST_CHANGES,
-    `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, PASSKEYID#*, SESSION#*, SIGNIN_IP#*#*, WEBAUTHN#*`,
+    `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, OUTBOX#*, PASSKEYID#*, RFAMILY#*, SESSION#*, SIGNIN_IP#*#*, WEBAUTHN#*`,
     AUDIT_APPEND,
     TOTP_KEY_READ,
   ],
@@ -281,7 +291,7 @@ const GRANTS: Record<string, string[]> = {
     READS,
     NO_AUDIT,
     NO_DIGEST_CHANGES,
-    `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, SESSION#*`,
+    `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, RFAMILY#*, SESSION#*`,
     AUDIT_APPEND,
     `secretsmanager:GetSecretValue on ${SSO_SECRETS}`,
     TOTP_KEY_READ,
@@ -291,7 +301,7 @@ const GRANTS: Record<string, string[]> = {
     READS,
     NO_AUDIT,
     NO_DIGEST_CHANGES,
-    `${WRITES_ONLY} CODE#*, PAR#*, REFRESH#*, RFAMILY#*`,
+    `${WRITES_ONLY} ASSERTION#*#*, CODE#*, PAR#*, REFRESH#*, RFAMILY#*, SESSION#*`,
     AUDIT_APPEND,
     // The signer: both key sets, and their published public keys.
     'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys-rs256-public secret, signing-keys-public secret, signing-keys secret',
@@ -307,7 +317,7 @@ const GRANTS: Record<string, string[]> = {
     READS,
     NO_AUDIT,
     NO_DIGEST_CHANGES,
-    `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, PAR#*, SESSION#*, SIGNIN_IP#*#*`,
+    `${WRITES_ONLY} AUTHREQ#*, CODE#*, LOCKOUT#*#*, ORG#*, OUTBOX#*, PAR#*, RFAMILY#*, SESSION#*, SIGNIN_IP#*#*`,
     AUDIT_APPEND,
     // One statement: the published public keys (logout's ID token hints) and the TOTP key are read
     // alike; never a key set, so it cannot sign.
@@ -644,6 +654,42 @@ describe('least privilege per function', () => {
     // No role takes a managed policy (AWSLambdaBasicExecutionRole would log to any group).
     for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it("refuses locally exactly the table writes each function's IAM statements refuse (the local gateway's check)", () => {
+    // IAM's evaluation of the statements these roles hold: a Deny that applies
+    // wins, else an Allow that applies (a single item's partition: ForAllValues and ForAnyValue agree).
+    const applies = (statement: Statement, action: TableWrite, partition: string) =>
+      statement.Action.includes(`dynamodb:${action}`) &&
+      statement.Resource.some((resource) => JSON.stringify(resource) === JSON.stringify(tableArn)) &&
+      Object.values(statement.Condition ?? {}).every((condition) =>
+        [condition['dynamodb:LeadingKeys'] ?? []].flat().some((pattern) => stringLike(pattern, partition)),
+      );
+    const iamAllows = (statements: Statement[], action: TableWrite, partition: string) =>
+      !statements.some((statement) => statement.Effect === 'Deny' && applies(statement, action, partition)) &&
+      statements.some((statement) => statement.Effect === 'Allow' && applies(statement, action, partition));
+    // One partition of each pattern any function is granted, and of what none is.
+    const partitions = [
+      ...Object.values(GROUP_TABLE_ACCESS).flatMap((access) =>
+        typeof access === 'object' ? access.writesPartitions : [],
+      ),
+      `${AUDIT_PREFIX}*`,
+      `${AUDIT_DIGEST_PREFIX}*`,
+      RATE_COUNTER_PARTITIONS,
+      keys.idempotencyRecord('*').pk,
+      keys.user('*', '*').pk,
+      'UNKNOWN#*',
+    ].map((pattern) => pattern.replaceAll('*', 'x1'));
+    const actions: TableWrite[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
+    for (const group of FUNCTIONS) {
+      const statements = statementsOf(stack.functions[group]);
+      const granted = groupWriteGrant(group, ROUTES);
+      for (const partition of partitions)
+        for (const action of actions)
+          expect(granted(action, partition), `${group} ${action} ${partition}`).toBe(
+            iamAllows(statements, action, partition),
+          );
     }
   });
 
