@@ -65,21 +65,26 @@ const presentDetails = (client: ApiClientRecord, archived: ArchivedIds) => {
 /** API clients (spec 4.5 and, beyond it, registration, changes, rotation, deletion). */
 const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
   listApiClients: async ({ query }, { principal }) => {
-    const [{ clients, hasMore }, archived] = await Promise.all([
-      listApiClients(principal.organizationId, query.page, query.pageSize),
+    const [{ clients, hasMore, nextAfter }, archived] = await Promise.all([
+      listApiClients(principal.organizationId, query.page, query.pageSize, query.after),
       archivedIds(principal.organizationId),
     ]);
     return {
       body: clients.map((client) => presentClient(client, archived)),
-      ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClients, query) } : {}),
+      ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClients, query, nextAfter) } : {}),
     };
   },
 
   listApiClientNames: async ({ query }, { principal }) => {
-    const { clients, hasMore } = await listApiClients(principal.organizationId, query.page, query.pageSize);
+    const { clients, hasMore, nextAfter } = await listApiClients(
+      principal.organizationId,
+      query.page,
+      query.pageSize,
+      query.after,
+    );
     return {
       body: clients.map((client) => ({ id: client.id, name: client.name })),
-      ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClientNames, query) } : {}),
+      ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClientNames, query, nextAfter) } : {}),
     };
   },
 

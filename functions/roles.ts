@@ -67,13 +67,13 @@ export const handler = groupHandler(
   rolesRoutes,
   {
     listRoles: async ({ query }, { principal }) => {
-      const [{ roles, hasMore }, dependencies] = await Promise.all([
-        listRoles(principal.organizationId, query.page, query.pageSize),
+      const [{ roles, hasMore, nextAfter }, dependencies] = await Promise.all([
+        listRoles(principal.organizationId, query.page, query.pageSize, query.after),
         permissionDependencies(),
       ]);
       return {
         body: roles.map((role) => presentRole(role, dependencies)),
-        ...(hasMore ? { headers: nextPageLink(rolesRoutes.listRoles, query) } : {}),
+        ...(hasMore ? { headers: nextPageLink(rolesRoutes.listRoles, query, nextAfter) } : {}),
       };
     },
 

@@ -82,13 +82,13 @@ export const handler = groupHandler(
     },
 
     listUserGroups: async ({ query }, { principal }) => {
-      const [{ groups, hasMore }, archived] = await Promise.all([
-        listUserGroups(principal.organizationId, query.page, query.pageSize),
+      const [{ groups, hasMore, nextAfter }, archived] = await Promise.all([
+        listUserGroups(principal.organizationId, query.page, query.pageSize, query.after),
         archivedIds(principal.organizationId),
       ]);
       return {
         body: { userGroups: groups.map((group) => presentGroup(group, archived)) },
-        ...(hasMore ? { headers: nextPageLink(userGroupsRoutes.listUserGroups, query) } : {}),
+        ...(hasMore ? { headers: nextPageLink(userGroupsRoutes.listUserGroups, query, nextAfter) } : {}),
       };
     },
 

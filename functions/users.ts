@@ -103,12 +103,12 @@ export const handler = groupHandler(
     listUsers: async ({ query }, { principal }) => {
       const status = query.fetchInactive ? 'INACTIVE' : 'ACTIVE';
       const [result, archived] = await Promise.all([
-        listUsers(principal.organizationId, status, query.page, query.pageSize),
+        listUsers(principal.organizationId, status, query.page, query.pageSize, query.after),
         archivedIds(principal.organizationId),
       ]);
       return {
         body: result.users.map((user) => presentUser(user, archived)),
-        ...(result.hasMore ? { headers: nextPageLink(usersRoutes.listUsers, query) } : {}),
+        ...(result.hasMore ? { headers: nextPageLink(usersRoutes.listUsers, query, result.nextAfter) } : {}),
       };
     },
 

@@ -38,10 +38,16 @@ export const storableNumber = z
 export const idPathParams = z.strictObject({ id: identifier });
 
 export const MAX_PAGE_SIZE = 1000;
+/** The highest sequence number a listing's sort value holds (twelve digits). */
+const MAX_LISTING_POSITION = 999_999_999_999;
 
 export const pagingQuery = z.strictObject({
   page: z.withMeta(z._default(z.coerce.number().check(z.int(), z.gte(0)), 0), {
     description: 'Zero-based page number',
   }),
   pageSize: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MAX_PAGE_SIZE)), MAX_PAGE_SIZE),
+  after: z.withMeta(z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(MAX_LISTING_POSITION))), {
+    description:
+      'Where the previous page ended, as its `Link rel="next"` says: the page starts after it, so an item removed from an earlier page moves nothing',
+  }),
 });

@@ -175,16 +175,19 @@ export const createApiClient = async (
   return client;
 };
 
-export const listApiClients = async (orgId: string, page: number, pageSize: number) => {
-  const { items, hasMore } = await readPage(
+export const listApiClients = async (orgId: string, page: number, pageSize: number, after?: number) => {
+  const { items, hasMore, nextAfter } = await readPage(
     orgId,
     LISTINGS.clients,
     page,
     pageSize,
     ApiClientEntity,
-    clientListing(orgId),
+    {
+      index: clientListing(orgId),
+      after,
+    },
   );
-  return { clients: items, hasMore };
+  return { clients: items, hasMore, nextAfter };
 };
 
 /** Strongly consistent: a rotation or deletion counts at once at the token endpoint. */

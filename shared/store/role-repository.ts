@@ -86,9 +86,11 @@ export const createRole = async (
 };
 
 /** One page of the roles that are not archived, oldest first. */
-export const listRoles = async (orgId: string, page: number, pageSize: number) => {
-  const { items, hasMore } = await readPage(orgId, LISTINGS.roles, page, pageSize, RoleEntity);
-  return { roles: items, hasMore };
+export const listRoles = async (orgId: string, page: number, pageSize: number, after?: number) => {
+  const { items, hasMore, nextAfter } = await readPage(orgId, LISTINGS.roles, page, pageSize, RoleEntity, {
+    after,
+  });
+  return { roles: items, hasMore, nextAfter };
 };
 
 /** The role unless it is unknown or archived (NotFound either way). */

@@ -62,6 +62,8 @@ const organizationListing = (orgId: string): ListingIndex => ({
 export interface Page<T> {
   items: T[];
   hasMore: boolean;
+  /** With more: the sequence number of the page's last entry, where the next page starts after. */
+  nextAfter?: number;
   /** Read capacity the page cost, for measurements. */
   consumedCapacity: number;
 }
@@ -94,7 +96,8 @@ const bucketCounts = async (orgId: string, listing: string) => {
 /**
  * One page of a listing. Page 0 is one Query; a later page first reads the bucket counts (small
  * items, one Query) to find where it starts, then reads from that bucket on. Strongly consistent
- * inside an organization's partition.
+ * inside an organization's partition. `after` (a page's `nextAfter`) starts the page after that
+ * entry instead, in one Query: an entry removed before it no longer moves the page.
  */
 export const readPage = async <T>(
   orgId: string,
@@ -102,8 +105,10 @@ export const readPage = async <T>(
   page: number,
   pageSize: number,
   read: ListingRead<T>,
-  index: ListingIndex = organizationListing(orgId),
+  { index = organizationListing(orgId), after }: { index?: ListingIndex; after?: number | undefined } = {},
 ): Promise<Page<T>> => {
+  if (after !== undefined)
+    return readFrom({ fromSequence: after + 1, skip: 0 }, listing, pageSize, read, index, 0);
   if (page === 0) return readFrom({ fromSequence: 0, skip: 0 }, listing, pageSize, read, index, 0);
   const counts = await bucketCounts(orgId, listing);
   const located = locatePage(counts.buckets, page * pageSize);
@@ -157,7 +162,8 @@ const readFrom = async <T>(
           '#sk': index.sortAttribute,
           ...read.names,
         },
-        ...(read.expression ? { ProjectionExpression: read.expression } : {}),
+        // The sort value too: it holds the entry's sequence number, where the next page starts.
+        ...(read.expression ? { ProjectionExpression: `${read.expression}, #sk` } : {}),
         ExpressionAttributeValues: {
           ':pk': index.partitionValue,
           ':from': keys.listingEntry(listing, start.fromSequence),
@@ -174,9 +180,16 @@ const readFrom = async <T>(
     startKey = result.LastEvaluatedKey;
   } while (startKey && items.length < wanted);
 
+  const page = items.slice(start.skip, start.skip + pageSize);
+  const hasMore = items.length > start.skip + pageSize;
+  const last = page.at(-1)?.[index.sortAttribute];
   return {
-    items: items.slice(start.skip, start.skip + pageSize).map((item) => read.decode(item)),
-    hasMore: items.length > start.skip + pageSize,
+    items: page.map((item) => read.decode(item)),
+    hasMore,
+    ...(hasMore && typeof last === 'string' ? { nextAfter: sequenceOf(listing, last) } : {}),
     consumedCapacity,
   };
 };
+
+/** The sequence number in an entry's sort value (`keys.listingEntry`). */
+const sequenceOf = (listing: string, sortValue: string) => Number(sortValue.slice(listing.length + 1));

@@ -148,9 +148,18 @@ export const requireUserGroup = async (orgId: string, groupId: string): Promise<
   return group;
 };
 
-export const listUserGroups = async (orgId: string, page: number, pageSize: number) => {
-  const { items, hasMore } = await readPage(orgId, LISTINGS.groups, page, pageSize, UserGroupEntity);
-  return { groups: items, hasMore };
+export const listUserGroups = async (orgId: string, page: number, pageSize: number, after?: number) => {
+  const { items, hasMore, nextAfter } = await readPage(
+    orgId,
+    LISTINGS.groups,
+    page,
+    pageSize,
+    UserGroupEntity,
+    {
+      after,
+    },
+  );
+  return { groups: items, hasMore, nextAfter };
 };
 
 const GROUP_COUNT = OrganizationEntity.projection('userGroupCount');

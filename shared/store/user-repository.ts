@@ -260,15 +260,22 @@ export const presentableUser = async (
 };
 
 /** One page of the organization's users of one status, in creation order (listed attributes only). */
-export const listUsers = async (orgId: string, status: UserStatus, page: number, pageSize: number) => {
-  const { items, hasMore, consumedCapacity } = await readPage(
+export const listUsers = async (
+  orgId: string,
+  status: UserStatus,
+  page: number,
+  pageSize: number,
+  after?: number,
+) => {
+  const { items, hasMore, nextAfter, consumedCapacity } = await readPage(
     orgId,
     LISTINGS.users(status),
     page,
     pageSize,
     LISTED,
+    { after },
   );
-  return { users: items, hasMore, consumedCapacity };
+  return { users: items, hasMore, nextAfter, consumedCapacity };
 };
 
 /** The user's own item, changed only if nobody changed it since it was read (its version). */

@@ -217,7 +217,7 @@ describe('GET /clients', () => {
 
     const first = await list(org.token, '?page=0&pageSize=2');
     expect(first.body).toEqual(all.slice(0, 2));
-    expect(nextLink(first.headers)).toBe('/idp/clients?page=1&pageSize=2');
+    expect(nextLink(first.headers)).toBe('/idp/clients?page=1&pageSize=2&after=2');
     const second = await list(org.token, nextLink(first.headers)?.replace('/idp/clients', ''));
     expect(second.body).toEqual(all.slice(2, 4));
     expect(second.headers.get('link')).toBeNull();
@@ -297,7 +297,7 @@ describe('GET /clients/name', () => {
     expect(full.headers.get('link')).toBeNull();
     const first = await names(token, '?pageSize=2');
     expect(first.body).toEqual(all.slice(0, 2));
-    expect(nextLink(first.headers)).toBe('/idp/clients/name?page=1&pageSize=2');
+    expect(nextLink(first.headers)).toBe('/idp/clients/name?page=1&pageSize=2&after=2');
     const second = await service.call<unknown[]>('GET', nextLink(first.headers) as string, { token });
     expect(second.body).toEqual(all.slice(2));
     expect(second.headers.get('link')).toBeNull();
@@ -387,8 +387,8 @@ describe('DELETE /clients/{id}', () => {
       [created[3]?.id],
     ]);
     expect(pages.map((page) => nextLink(page.headers))).toEqual([
-      '/idp/clients/name?page=1&pageSize=1',
-      '/idp/clients/name?page=2&pageSize=1',
+      '/idp/clients/name?page=1&pageSize=1&after=1',
+      '/idp/clients/name?page=2&pageSize=1&after=2',
       undefined,
     ]);
   });

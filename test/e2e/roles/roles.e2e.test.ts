@@ -204,7 +204,9 @@ describe('GET /roles', () => {
       const response = await org.roles.list(`?page=${page}&pageSize=4`);
       expect(response.status).toBe(200);
       expect(ids(response.body), `page ${page}`).toEqual(want);
-      expect(nextLink(response.headers)).toBe(page === 0 ? '/idp/roles?page=1&pageSize=4' : undefined);
+      expect(nextLink(response.headers)).toBe(
+        page === 0 ? '/idp/roles?page=1&pageSize=4&after=4' : undefined,
+      );
     }
     // Stable: the same page again, and pages of one.
     expect(ids((await org.roles.list('?page=1&pageSize=4')).body)).toEqual(created.slice(4));
@@ -230,7 +232,7 @@ describe('GET /roles', () => {
     expect(ids((await org.roles.list()).body)).toEqual(live);
     const first = await org.roles.list('?page=0&pageSize=2');
     expect(ids(first.body)).toEqual(live.slice(0, 2));
-    expect(nextLink(first.headers)).toBe('/idp/roles?page=1&pageSize=2');
+    expect(nextLink(first.headers)).toBe('/idp/roles?page=1&pageSize=2&after=2');
     const second = await org.roles.list('?page=1&pageSize=2');
     expect(ids(second.body)).toEqual(live.slice(2));
     expect(second.headers.get('link')).toBeNull();

@@ -204,12 +204,12 @@ describe('list and count', () => {
     const first = await page('pageSize=3');
     expect(first.body.userGroups).toEqual(created.slice(0, 3));
     expect(first.headers.get('link')).toBe(
-      `<${service.baseUrl}/idp/userGroups/list?page=1&pageSize=3>; rel="next"`,
+      `<${service.baseUrl}/idp/userGroups/list?page=1&pageSize=3&after=3>; rel="next"`,
     );
     const second = await page('page=1&pageSize=3');
     expect(second.body.userGroups).toEqual(created.slice(3, 6));
     expect(second.headers.get('link')).toBe(
-      `<${service.baseUrl}/idp/userGroups/list?page=2&pageSize=3>; rel="next"`,
+      `<${service.baseUrl}/idp/userGroups/list?page=2&pageSize=3&after=6>; rel="next"`,
     );
     const last = await page('page=2&pageSize=3');
     expect(last.body.userGroups).toEqual(created.slice(6));

@@ -47,16 +47,16 @@ describe('GET /users', () => {
   it('pages with page and pageSize: no overlap, Link rel="next" on every page but the last', async () => {
     const pages = await Promise.all([0, 1, 2].map((page) => list(`?page=${page}&pageSize=3`)));
     expect(pages.map(idsOf)).toEqual([pick(0, 1, 2), pick(3, 4, 5), pick(6)]);
-    expect(nextLink(pages[0]?.headers as Headers)).toBe('/idp/users?page=1&pageSize=3');
-    expect(nextLink(pages[1]?.headers as Headers)).toBe('/idp/users?page=2&pageSize=3');
+    expect(nextLink(pages[0]?.headers as Headers)).toBe('/idp/users?page=1&pageSize=3&after=3');
+    expect(nextLink(pages[1]?.headers as Headers)).toBe('/idp/users?page=2&pageSize=3&after=6');
     expect(pages[2]?.headers.get('link')).toBeNull();
     expect(pages[0]?.headers.get('link')).toBe(
-      `<${service.baseUrl}/idp/users?page=1&pageSize=3>; rel="next"`,
+      `<${service.baseUrl}/idp/users?page=1&pageSize=3&after=3>; rel="next"`,
     );
     expect(idsOf(await list('?page=3&pageSize=3'))).toEqual([]);
     expect(idsOf(await list('?page=0&pageSize=7'))).toEqual(users);
     expect((await list('?page=0&pageSize=7')).headers.get('link')).toBeNull();
-    expect(nextLink((await list('?page=0&pageSize=6')).headers)).toBe('/idp/users?page=1&pageSize=6');
+    expect(nextLink((await list('?page=0&pageSize=6')).headers)).toBe('/idp/users?page=1&pageSize=6&after=6');
   });
 
   it('following the Link headers walks the whole list once', async () => {
@@ -74,7 +74,29 @@ describe('GET /users', () => {
     expect(seen).toEqual(users);
   });
 
+  it("starts the Link's next page after the last user shown: one who leaves the list meanwhile moves nothing", async () => {
+    const first = await list('?pageSize=3');
+    expect(idsOf(first)).toEqual(pick(0, 1, 2));
+    const next = nextLink(first.headers) as string;
+    expect(next).toBe('/idp/users?page=1&pageSize=3&after=3');
+    // Positive control: the page by number holds the next three while nothing changes.
+    expect(idsOf(await list('?page=1&pageSize=3'))).toEqual(pick(3, 4, 5));
+    // The first user, already shown, is deactivated before the next page is read.
+    expect((await setStatus(pick(0)[0] as string, 'INACTIVE')).status).toBe(204);
+    try {
+      // By number, the list moved up one place: user 3 is on neither page.
+      expect(idsOf(await list('?page=1&pageSize=3'))).toEqual(pick(4, 5, 6));
+      // By the Link, the next page starts after user 2.
+      expect(idsOf(await service.call<ApiUser[]>('GET', next, { token }))).toEqual(pick(3, 4, 5));
+    } finally {
+      expect((await setStatus(pick(0)[0] as string, 'ACTIVE')).status).toBe(204);
+    }
+  });
+
   it.each([
+    ['?after=-1', 'query.after'],
+    ['?after=1.5', 'query.after'],
+    ['?after=1000000000000', 'query.after'],
     ['?pageSize=0', 'query.pageSize'],
     ['?pageSize=1001', 'query.pageSize'],
     ['?page=-1', 'query.page'],
@@ -114,7 +136,7 @@ describe('PUT /users/{id}/setUserStatus and the two listings', () => {
     const page0 = await list('?page=0&pageSize=3');
     const page1 = await list('?page=1&pageSize=3');
     expect([idsOf(page0), idsOf(page1)]).toEqual([pick(0, 2, 3), pick(4, 5, 6)]);
-    expect(nextLink(page0.headers)).toBe('/idp/users?page=1&pageSize=3');
+    expect(nextLink(page0.headers)).toBe('/idp/users?page=1&pageSize=3&after=4');
     expect(page1.headers.get('link')).toBeNull();
     expect(idsOf(await list('?page=2&pageSize=3'))).toEqual([]);
 
@@ -122,7 +144,7 @@ describe('PUT /users/{id}/setUserStatus and the two listings', () => {
       expect((await setStatus(users[index] as string, 'INACTIVE')).status).toBe(204);
     const inactive0 = await list('?fetchInactive=true&pageSize=2');
     expect(idsOf(inactive0)).toEqual(pick(1, 4));
-    expect(nextLink(inactive0.headers)).toBe('/idp/users?page=1&pageSize=2&fetchInactive=true');
+    expect(nextLink(inactive0.headers)).toBe('/idp/users?page=1&pageSize=2&fetchInactive=true&after=5');
     const inactive1 = await service.call<ApiUser[]>('GET', nextLink(inactive0.headers) as string, { token });
     expect(idsOf(inactive1)).toEqual(pick(5, 6));
     expect(inactive1.headers.get('link')).toBeNull();

@@ -65,7 +65,7 @@ describe('paging across buckets', () => {
     expect((await page('page=1&pageSize=150')).ids).toEqual(users.slice(150, 230));
     const crossing = await page('page=9&pageSize=11');
     expect(crossing.ids).toEqual(users.slice(99, 110));
-    expect(crossing.next).toBe('/idp/users?page=10&pageSize=11');
+    expect(crossing.next).toBe('/idp/users?page=10&pageSize=11&after=110');
     expect((await page('page=23&pageSize=10')).ids).toEqual([]);
     expect((await page('page=22&pageSize=10')).next).toBeUndefined();
   });
