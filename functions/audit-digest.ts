@@ -1,4 +1,5 @@
 import { HOUR_MILLIS, hourOf } from '../shared/audit/digest.js';
+import { existingSigningKey } from '../shared/auth/signing-keys.js';
 import { logger } from '../shared/http/logger.js';
 import { writeHourDigest } from '../shared/store/audit-digests.js';
 import { listOrganizations } from '../shared/store/organization-repository.js';
@@ -25,7 +26,7 @@ export const handler = async (
     const results = await Promise.allSettled(
       organizations
         .slice(start, start + PARALLEL)
-        .map((organization) => writeHourDigest(organization.id, hour)),
+        .map((organization) => writeHourDigest(organization.id, hour, Date.now(), existingSigningKey)),
     );
     for (const [index, result] of results.entries()) {
       if (result.status === 'fulfilled') digested += result.value ? 1 : 0;

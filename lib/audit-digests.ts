@@ -21,6 +21,8 @@ export class AuditDigests extends Construct {
       entry: 'functions/audit-digest.ts',
       description: "IDP: writes each organization's signed audit digest of the hour that ended",
       timeout: Duration.minutes(10),
+      // Where the signing key is: Secrets Manager, under the stack's prefix.
+      environment: props.secrets.environment,
     });
     this.writer.bindTable(props.table, {
       writesPartitions: [

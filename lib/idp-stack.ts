@@ -69,6 +69,9 @@ export class IdpStack extends Stack {
     if (props.issuer !== undefined) assertOrigin(props.issuer);
 
     this.table = new IdpTable(this, 'Table', props.globalIndexes);
+    // A function reads an empty variable as unset, so it would look under the default prefix.
+    if (props.secretPrefix === '')
+      throw new Error(`secretPrefix must not be empty (the default is ${DEFAULT_SECRET_PREFIX})`);
     this.secrets = new IdpSecrets(this, 'Secrets', { prefix: props.secretPrefix ?? DEFAULT_SECRET_PREFIX });
     this.api = new IdpApi(this, 'Api', { issuer: props.issuer, audience: TOKEN_AUDIENCE });
 

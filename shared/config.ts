@@ -78,6 +78,12 @@ const originList = (text: string): string[] =>
     .filter(Boolean)
     .map(origin);
 
+/** How long an AWS SDK call waits for a connection, and for a silent socket, before it tries again. */
+const awsTimeoutSettings = {
+  IDP_AWS_CONNECTION_TIMEOUT_MS: withDefault(integer({ min: 1 }), 1_000),
+  IDP_AWS_REQUEST_TIMEOUT_MS: withDefault(integer({ min: 1 }), 2_500),
+};
+
 /** What the store and the operator CLI need: no public origin, as they write no URL. */
 const storeSettings = {
   IDP_TABLE_NAME: required(anyText),
@@ -93,9 +99,7 @@ const storeSettings = {
   IDP_CLIENT_SECRET_GRACE_SECONDS: seconds(24 * 3600),
   IDP_PICTURE_BUCKET: optional(anyText),
   IDP_OUTBOX_FILE: optional(anyText),
-  /** How long an AWS SDK call waits for a connection, and for a silent socket, before it tries again. */
-  IDP_AWS_CONNECTION_TIMEOUT_MS: withDefault(integer({ min: 1 }), 1_000),
-  IDP_AWS_REQUEST_TIMEOUT_MS: withDefault(integer({ min: 1 }), 2_500),
+  ...awsTimeoutSettings,
 };
 
 /** Everything a function of the service needs. */
@@ -234,10 +238,12 @@ const storeConfigOf = (s: Values<typeof storeSettings>): StoreConfig => ({
   clientSecretGraceSeconds: s.IDP_CLIENT_SECRET_GRACE_SECONDS,
   pictureBucket: s.IDP_PICTURE_BUCKET,
   outboxFile: s.IDP_OUTBOX_FILE,
-  awsTimeouts: {
-    connectionMillis: s.IDP_AWS_CONNECTION_TIMEOUT_MS,
-    requestMillis: s.IDP_AWS_REQUEST_TIMEOUT_MS,
-  },
+  awsTimeouts: awsTimeoutsOf(s),
+});
+
+const awsTimeoutsOf = (s: Values<typeof awsTimeoutSettings>) => ({
+  connectionMillis: s.IDP_AWS_CONNECTION_TIMEOUT_MS,
+  requestMillis: s.IDP_AWS_REQUEST_TIMEOUT_MS,
 });
 
 /** Reads the settings of a function from an environment (pure: tests pass their own). */
@@ -295,6 +301,18 @@ export const storeConfig = (): StoreConfig => {
   return currentStore;
 };
 
+let currentTimeouts: StoreConfig['awsTimeouts'] | undefined;
+
+/**
+ * The AWS SDK clients' timeouts, read once: alone, as a function that keeps no table (the audit
+ * forwarder) has none of the store's settings.
+ */
+export const awsTimeouts = (): StoreConfig['awsTimeouts'] => {
+  currentTimeouts ??=
+    (currentStore ?? current)?.awsTimeouts ?? awsTimeoutsOf(parsed(awsTimeoutSettings, process.env));
+  return currentTimeouts;
+};
+
 /**
  * Forgets what was read, so the next use reads the environment again: for the local server, which
  * learns its origin only after it listens, the operator CLI, which points the store at its target,
@@ -303,6 +321,7 @@ export const storeConfig = (): StoreConfig => {
 export const reloadConfig = (): void => {
   current = undefined;
   currentStore = undefined;
+  currentTimeouts = undefined;
 };
 
 /**

@@ -50,6 +50,8 @@ interface CachedRing {
 /** The keys as last loaded, per store (the CLI and tests re-point it). */
 const loaded = perStoreSettings(() => ({
   rings: {} as Partial<Record<SigningAlgorithm, CachedRing>>,
+  /** Keys read as they are, by a function that may neither create nor publish them. */
+  readOnly: {} as Partial<Record<SigningAlgorithm, { expiresAt: number; key: Promise<SigningKey> }>>,
   /** One JWKS object per set of loads, so a verifier can tell when the keys changed. */
   jwks: new Map<string, { of: (readonly JWK[] | undefined)[]; jwks: { keys: JWK[] } }>(),
 }));
@@ -120,6 +122,33 @@ const createdKeys = (algorithm: SigningAlgorithm): Promise<LoadedKeys> => {
 /** The key that signs with `algorithm` now (the ring is created on first use). */
 export const currentSigningKey = async (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> =>
   (await createdKeys(algorithm)).signing;
+
+const readExistingKey = async (algorithm: SigningAlgorithm): Promise<SigningKey> => {
+  const ring = RINGS[algorithm];
+  const value = await (await secretStore()).get(ring.secret);
+  if (value === undefined || isPlaceholder(value))
+    throw new Error(`${ring.secret} holds no key set yet: the oauth function creates it when it first signs`);
+  const [newest] = parseKeySet(algorithm, value).keys;
+  if (!newest) throw new Error('The signing key set is empty');
+  return { algorithm, kid: newest.kid, key: createPrivateKey({ key: newest.privateJwk, format: 'jwk' }) };
+};
+
+/**
+ * The key that signs with `algorithm` now, read from its key set alone and never created or
+ * published: for the audit digest writer, whose role may read the key set and nothing more (one
+ * read per cache period). Fails while the oauth function has not created the ring.
+ */
+export const existingSigningKey = (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> => {
+  const state = loaded();
+  const cached = state.readOnly[algorithm];
+  if (cached && Date.now() < cached.expiresAt) return cached.key;
+  const key = readExistingKey(algorithm);
+  state.readOnly[algorithm] = { expiresAt: Date.now() + CACHE_MILLIS, key };
+  key.catch(() => {
+    if (state.readOnly[algorithm]?.key === key) delete state.readOnly[algorithm];
+  });
+  return key;
+};
 
 /** The rings' keys in one JWKS, the same object while each ring's keys are the same array. */
 const jwksOf = (name: string, rings: (readonly JWK[] | undefined)[]) => {

@@ -1,4 +1,4 @@
-import { storeConfig } from '../config.js';
+import { awsTimeouts } from '../config.js';
 
 /**
  * The request handler settings of every AWS SDK client of the service: give up on a connection
@@ -10,6 +10,6 @@ import { storeConfig } from '../config.js';
  * its timeout, and keeps waiting.
  */
 export const awsRequestHandler = () => {
-  const { connectionMillis, requestMillis } = storeConfig().awsTimeouts;
+  const { connectionMillis, requestMillis } = awsTimeouts();
   return { connectionTimeout: connectionMillis, requestTimeout: requestMillis, throwOnRequestTimeout: true };
 };

@@ -15,7 +15,7 @@ import {
 import { recordIdAt } from '../audit/record.js';
 import { expiryOf } from '../audit/settings.js';
 import { signJws } from '../auth/compact-jwt.js';
-import { currentSigningKey, everySigningPublicJwk } from '../auth/signing-keys.js';
+import { currentSigningKey, everySigningPublicJwk, type SigningKey } from '../auth/signing-keys.js';
 import { logger } from '../http/logger.js';
 import { firstReindexed } from './audit-index-check.js';
 import { auditSettings } from './audit-records.js';
@@ -222,6 +222,8 @@ export const writeHourDigest = async (
   orgId: string,
   hour: number,
   now = Date.now(),
+  /** The key that signs: deployed, the writer may only read it (`existingSigningKey`). */
+  signingKey: () => Promise<SigningKey> = currentSigningKey,
 ): Promise<DigestHead | undefined> => {
   // An hour still under way: its digest would claim records not written yet.
   if (hour + HOUR_MILLIS > now) return undefined;
@@ -254,7 +256,7 @@ export const writeHourDigest = async (
     pageItems(orgId, hour, pages, expiresAt).map((item) => conditionHeld(create(item, conditionNotMet))),
   );
   if (written.includes(false)) return undefined;
-  const jws = signJws(await currentSigningKey(), { typ: DIGEST_TYP }, { ...head });
+  const jws = signJws(await signingKey(), { typ: DIGEST_TYP }, { ...head });
   // The head and the chain's tip together, the tip still where this run read it: of two runs of
   // different hours that read the same tip, only one extends the chain (the other's hours are
   // covered by the next digest).

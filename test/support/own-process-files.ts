@@ -1,8 +1,9 @@
 /**
  * Test files that keep a process of their own; every other file shares its vitest worker's
  * process with the files before it (vitest.config.ts). Here: the browser tests (a few long
- * files), those that set the log level or turn metrics on before Powertools reads it, and those
- * that replace modules (`vi.mock`), which only a fresh import sees.
+ * files), those that set the log level or turn metrics on before Powertools reads it, those
+ * that replace modules (`vi.mock`), which only a fresh import sees, and those that load modules
+ * afresh under another environment (`vi.resetModules`).
  * `test/unit/own-process-files.unit.test.ts` finds the files that need to be listed.
  */
 export const OWN_PROCESS = [
@@ -12,6 +13,7 @@ export const OWN_PROCESS = [
   'test/unit/metrics.unit.test.ts',
   'test/unit/forgot-password-floor.unit.test.ts',
   'test/infra/seed.unit.test.ts',
+  'test/infra/deployed-calls.unit.test.ts',
   'test/int/browser-sign-in.int.test.ts',
   'test/int/client-authentication.int.test.ts',
   'test/int/federated-sign-in.int.test.ts',
