@@ -10,6 +10,7 @@ import {
   HOUR_MILLIS,
   headHash,
   hourDigest,
+  hourOf,
   pageHash,
 } from '../audit/digest.js';
 import { recordIdAt } from '../audit/record.js';
@@ -232,9 +233,17 @@ export const writeHourDigest = async (
     freshSettings(orgId),
     tipOf(orgId),
   ]);
-  if ((newest && newest.hour >= hour) || (tip && tip.hour >= hour)) return undefined;
+  if (newest && newest.hour >= hour) return undefined;
+  // What the service never writes fails the run (its alarm) rather than being digested over.
+  const tampered = (what: string) => new Error(`The audit digests of ${orgId}: ${what}`);
+  if (newest && !tip) throw tampered("digests without the chain's tip");
+  if (tip && tip.hour >= hourOf(now)) throw tampered("the chain's tip names an hour that has not ended");
   const previous = await chainedFrom(orgId, newest, tip, Math.floor(now / 1000));
   if (previous === 'written meanwhile') return undefined;
+  if (previous && previous.hour >= hour)
+    throw tampered(
+      `the newest digest, of ${new Date(previous.hour).toISOString()}, is gone before it was due`,
+    );
   // An organization's first digest lists every record before it too.
   const hours = { from: previous ? previous.hour + HOUR_MILLIS : 0, hour };
   const entries = (await collect(hourItems(orgId, hours, settings.shards, DIGESTED))).map(entryOf);
@@ -280,7 +289,11 @@ export const writeHourDigest = async (
       ),
     ],
   );
-  return extended ? head : undefined;
+  if (!extended) return undefined;
+  // A copy of each head's hash outside the table (the run's log): one who removes the newest
+  // digest and writes the tip again leaves no trace inside it.
+  logger.info('audit digest written', { organizationId: orgId, hour, headHash: headHash(jws) });
+  return head;
 };
 
 /**
@@ -311,6 +324,22 @@ const chainedFrom = async (
     hour: tip.hour,
   });
   return { hour: tip.hour, hash: tip.headHash, expiresAt: tip.expiresAt };
+};
+
+/**
+ * Whether the chain's tip names the newest digest, as the service always writes them together:
+ * none with digests there, or one naming another head that is not gone after its expiry, was
+ * changed or removed. (Tips written before they held the head's hash are taken by their hour.)
+ */
+const chainTipProblem = (newest: StoredHead | undefined, tip: ChainTip | undefined, nowSeconds: number) => {
+  if (!newest) return undefined;
+  if (!tip) return "the chain's tip is missing (the newest digest's record of the chain was removed)";
+  const expired = tip.expiresAt !== undefined && tip.expiresAt <= nowSeconds;
+  const names =
+    tip.hour === newest.hour && (tip.headHash === undefined || tip.headHash === headHash(newest.jws));
+  return names || (expired && tip.hour > newest.hour)
+    ? undefined
+    : "the chain's tip does not name the newest digest (a digest was removed, or the tip changed)";
 };
 
 /** A page's entries; undefined when it is gone or its text is not what a digest writes. */
@@ -364,11 +393,14 @@ export const verifyDigests = async (
   now = Date.now(),
 ): Promise<VerifyFinding> => {
   const nowSeconds = Math.floor(now / 1000);
-  const [verify, stored, shards] = await Promise.all([
+  const [verify, stored, shards, tip] = await Promise.all([
     verifierOf(),
     heads(orgId, sinceHour),
     shardsOf(orgId),
+    tipOf(orgId),
   ]);
+  const tipProblem = chainTipProblem(stored.at(-1), tip, nowSeconds);
+  if (tipProblem) return { ok: false, hour: tip?.hour ?? stored.at(-1)?.hour ?? 0, problem: tipProblem };
   let previous = sinceHour > 0 ? await latestHeadBefore(orgId, sinceHour) : undefined;
   /** When the digest `jws` was due to expire, as `next` (verified) says if it follows that one. */
   const dueBy = (jws: string, next: StoredHead | undefined) => {

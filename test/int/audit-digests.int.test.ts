@@ -558,6 +558,34 @@ describe('audit digests removed or edited into what the service never writes', (
     });
   });
 
+  it("fails the run, and verify, when the chain's tip is removed or names an hour not ended", async () => {
+    const { id: orgId } = await createTestOrganization();
+    const [first, second] = [THREE_HOURS_AGO, THREE_HOURS_AGO + HOUR_MILLIS];
+    await stored(orgId, [first + 10, second + 10]);
+    expect(await writeHourDigest(orgId, first)).toMatchObject({ records: 1 });
+    // Positive control: as the service left it, the log verifies.
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 1, records: 1 });
+    const tip = keys.auditDigestTip(orgId);
+    const saved = (await db().send(new GetCommand({ TableName: tableName(), Key: tip }))).Item;
+    await remove(tip);
+    await expect(writeHourDigest(orgId, second)).rejects.toThrow("digests without the chain's tip");
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/tip is missing/),
+    });
+    const future = hourOf(Date.now()) + 24 * HOUR_MILLIS;
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...saved, hour: future } }));
+    await expect(writeHourDigest(orgId, second)).rejects.toThrow('names an hour that has not ended');
+    expect(await verifyDigests(orgId)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/does not name/),
+    });
+    // Put back, the chain goes on.
+    await db().send(new PutCommand({ TableName: tableName(), Item: saved }));
+    expect(await writeHourDigest(orgId, second)).toMatchObject({ records: 1 });
+    expect(await verifyDigests(orgId)).toEqual({ ok: true, digests: 2, records: 2 });
+  });
+
   it("names an older digest's removed page though a newer digest expired first (a shortened retention)", async () => {
     const { id: orgId } = await createTestOrganization();
     const [first, second, third] = [0, 1, 2].map((hours) => THREE_HOURS_AGO + hours * HOUR_MILLIS) as [
