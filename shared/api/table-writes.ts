@@ -1,4 +1,4 @@
-import type { TableWrite } from '../store/dynamo.js';
+import type { TableItemAction } from '../store/dynamo.js';
 import { AUDIT_DIGEST_PREFIX, AUDIT_PREFIX, keys, RATE_COUNTER_PARTITIONS } from '../store/keys.js';
 import type { EndpointGroup, RouteDefinition } from './route-definition.js';
 import { middlewareOf } from './route-middleware.js';
@@ -38,13 +38,15 @@ export const stringLike = (pattern: string, value: string): boolean =>
 export const writeGranted = (
   access: TableAccess,
   writes: MiddlewareWrites,
-  action: TableWrite,
+  action: TableItemAction,
   partition: string,
 ): boolean => {
   const writesDigests =
     typeof access === 'object' &&
     access.writesPartitions.some((pattern) => pattern.startsWith(AUDIT_DIGEST_PREFIX));
   if (partition.startsWith(AUDIT_PREFIX) && action !== 'PutItem') return false;
+  // Every function with the table reads it but audit records (the audit function reads their indexes).
+  if (action === 'ConditionCheckItem') return access !== 'none';
   if (partition.startsWith(AUDIT_DIGEST_PREFIX) && (action !== 'PutItem' || !writesDigests)) return false;
   if (access === 'read-write') return true;
   if (typeof access === 'object') {
@@ -63,6 +65,6 @@ export const writeGranted = (
 /** What an endpoint group's function may write, for the local gateway to refuse the rest as IAM would. */
 export const groupWriteGrant = (group: EndpointGroup, routes: readonly RouteDefinition[]) => {
   const writes = middlewareWritesOf(routes.filter((route) => route.group === group));
-  return (action: TableWrite, partition: string): boolean =>
+  return (action: TableItemAction, partition: string): boolean =>
     writeGranted(GROUP_TABLE_ACCESS[group], writes, action, partition);
 };

@@ -21,13 +21,21 @@ const refuseScans = (client: DynamoDBClient) =>
     { step: 'initialize', name: 'refuseScans' },
   );
 
-/** The item actions IAM names for writes (a transaction's items are each one of the first three). */
-export type TableWrite = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+/**
+ * The item actions IAM authorizes in a write request: a transaction's items are each a put,
+ * update, delete or condition check (a read, which IAM still checks per item).
+ */
+export type TableItemAction =
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
 
 /** Which writes the function running now may make; set only where one process runs several. */
 interface TableGrant {
   functionName: string;
-  allows: (action: TableWrite, partition: string) => boolean;
+  allows: (action: TableItemAction, partition: string) => boolean;
 }
 const runningGrant = new AsyncLocalStorage<TableGrant>();
 
@@ -50,7 +58,7 @@ const partitionOf = (item: unknown): string => {
 };
 
 /** A write command's items as IAM authorizes them: each with its action and partition. */
-const itemWrites = (commandName: string, input: Input): [TableWrite, string][] => {
+const itemWrites = (commandName: string, input: Input): [TableItemAction, string][] => {
   switch (commandName) {
     case 'PutItemCommand':
       return [['PutItem', partitionOf(input.Item)]];
@@ -68,11 +76,11 @@ const itemWrites = (commandName: string, input: Input): [TableWrite, string][] =
           ),
         ]);
     case 'TransactWriteItemsCommand':
-      return (input.TransactItems as Input[]).flatMap((item): [TableWrite, string][] => {
+      return (input.TransactItems as Input[]).flatMap((item): [TableItemAction, string][] => {
         if (item.Put) return [['PutItem', partitionOf((item.Put as Input).Item)]];
         if (item.Update) return [['UpdateItem', partitionOf((item.Update as Input).Key)]];
         if (item.Delete) return [['DeleteItem', partitionOf((item.Delete as Input).Key)]];
-        return []; // a ConditionCheck reads
+        return [['ConditionCheckItem', partitionOf((item.ConditionCheck as Input | undefined)?.Key)]];
       });
     default:
       return [];

@@ -15,7 +15,7 @@ import { GROUP_TABLE_ACCESS } from '../../shared/api/table-access.js';
 import { groupWriteGrant, stringLike } from '../../shared/api/table-writes.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { pictureKey } from '../../shared/pictures/picture-store.js';
-import type { TableWrite } from '../../shared/store/dynamo.js';
+import type { TableItemAction } from '../../shared/store/dynamo.js';
 import {
   AUDIT_DIGEST_PREFIX,
   AUDIT_PREFIX,
@@ -660,13 +660,13 @@ describe('least privilege per function', () => {
   it("refuses locally exactly the table writes each function's IAM statements refuse (the local gateway's check)", () => {
     // IAM's evaluation of the statements these roles hold: a Deny that applies
     // wins, else an Allow that applies (a single item's partition: ForAllValues and ForAnyValue agree).
-    const applies = (statement: Statement, action: TableWrite, partition: string) =>
+    const applies = (statement: Statement, action: TableItemAction, partition: string) =>
       statement.Action.includes(`dynamodb:${action}`) &&
       statement.Resource.some((resource) => JSON.stringify(resource) === JSON.stringify(tableArn)) &&
       Object.values(statement.Condition ?? {}).every((condition) =>
         [condition['dynamodb:LeadingKeys'] ?? []].flat().some((pattern) => stringLike(pattern, partition)),
       );
-    const iamAllows = (statements: Statement[], action: TableWrite, partition: string) =>
+    const iamAllows = (statements: Statement[], action: TableItemAction, partition: string) =>
       !statements.some((statement) => statement.Effect === 'Deny' && applies(statement, action, partition)) &&
       statements.some((statement) => statement.Effect === 'Allow' && applies(statement, action, partition));
     // One partition of each pattern any function is granted, and of what none is.
@@ -681,7 +681,13 @@ describe('least privilege per function', () => {
       keys.user('*', '*').pk,
       'UNKNOWN#*',
     ].map((pattern) => pattern.replaceAll('*', 'x1'));
-    const actions: TableWrite[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
+    const actions: TableItemAction[] = [
+      'PutItem',
+      'UpdateItem',
+      'DeleteItem',
+      'BatchWriteItem',
+      'ConditionCheckItem',
+    ];
     for (const group of FUNCTIONS) {
       const statements = statementsOf(stack.functions[group]);
       const granted = groupWriteGrant(group, ROUTES);

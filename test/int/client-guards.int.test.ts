@@ -71,6 +71,27 @@ it("refuses, where a function's grant is set, a write outside it, as IAM would d
     db().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'GUARD' } }));
   expect((await read('RFAMILY#guard')).Item).toBeDefined();
   expect((await read('REFRESH#guard')).Item).toBeUndefined();
+  // A transaction's condition check of an audit record is refused too: no function may read one.
+  await expect(
+    withTableGrant(asOauth, () =>
+      db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: item('REFRESH#guard') } },
+            {
+              ConditionCheck: {
+                TableName: tableName(),
+                Key: { pk: 'AUDIT#guard', sk: 'GUARD' },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      ),
+    ),
+  ).rejects.toThrow(
+    'idp-oauth is not authorized to perform dynamodb:ConditionCheckItem on an item of AUDIT#guard',
+  );
   // Outside any function (the CLI, a test's own setup) nothing is refused.
   await db().send(new PutCommand({ TableName: tableName(), Item: item('ORG#guard') }));
 });
