@@ -1,7 +1,7 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { TableAccess } from '../shared/api/table-access.js';
-import type { MiddlewareWrites } from '../shared/api/table-writes.js';
+import { type MiddlewareWrites, writesDigests } from '../shared/api/table-writes.js';
 import {
   AUDIT_DIGEST_PREFIX,
   AUDIT_INDEX_NAMES,
@@ -41,11 +41,6 @@ const AUDIT_DENIED_ACTIONS = [
   'dynamodb:DeleteItem',
   'dynamodb:BatchWriteItem',
 ];
-
-/** The digest writer's access: the only one whose partitions are digests'. */
-const writesDigests = (access: Exclude<TableAccess, 'none'>) =>
-  typeof access === 'object' &&
-  access.writesPartitions.some((partition) => partition.startsWith(AUDIT_DIGEST_PREFIX));
 
 /** Restricts item actions to items whose partition key matches (IAM fine-grained access control). */
 const leadingKeys = (operator: 'StringEquals' | 'StringLike', ...partitions: string[]) => ({

@@ -28,6 +28,11 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 export const stringLike = (pattern: string, value: string): boolean =>
   new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 's').test(value);
 
+/** The digest writer's access: the only one whose partitions are digests'. */
+export const writesDigests = (access: TableAccess): boolean =>
+  typeof access === 'object' &&
+  access.writesPartitions.some((pattern) => pattern.startsWith(AUDIT_DIGEST_PREFIX));
+
 /**
  * Whether a function with `access` whose routes' middleware writes `writes` may `action` an item of
  * `partition`, as the IAM statements lib/table-grants.ts makes of the same two decide (a test of
@@ -41,13 +46,11 @@ export const writeGranted = (
   action: TableItemAction,
   partition: string,
 ): boolean => {
-  const writesDigests =
-    typeof access === 'object' &&
-    access.writesPartitions.some((pattern) => pattern.startsWith(AUDIT_DIGEST_PREFIX));
   if (partition.startsWith(AUDIT_PREFIX) && action !== 'PutItem') return false;
   // Every function with the table reads it but audit records (the audit function reads their indexes).
   if (action === 'ConditionCheckItem') return access !== 'none';
-  if (partition.startsWith(AUDIT_DIGEST_PREFIX) && (action !== 'PutItem' || !writesDigests)) return false;
+  if (partition.startsWith(AUDIT_DIGEST_PREFIX) && (action !== 'PutItem' || !writesDigests(access)))
+    return false;
   if (access === 'read-write') return true;
   if (typeof access === 'object') {
     if (access.writesPartitions.some((pattern) => stringLike(pattern, partition))) return true;

@@ -42,16 +42,30 @@ interface LoadedKeys {
   everSigned: JWK[];
 }
 
-interface CachedRing {
-  expiresAt: number;
-  keys: Promise<LoadedKeys>;
-}
+/** A load per ring, kept for one cache period and shared by concurrent callers. */
+type CachedLoads<T> = Partial<Record<SigningAlgorithm, { expiresAt: number; value: Promise<T> }>>;
+
+/** The ring's cached load, or a new one (forgotten if it fails, so the next caller tries again). */
+const cachedLoad = <T>(
+  cache: CachedLoads<T>,
+  algorithm: SigningAlgorithm,
+  load: () => Promise<T>,
+): Promise<T> => {
+  const cached = cache[algorithm];
+  if (cached && Date.now() < cached.expiresAt) return cached.value;
+  const started = { expiresAt: Date.now() + CACHE_MILLIS, value: load() };
+  cache[algorithm] = started;
+  started.value.catch(() => {
+    if (cache[algorithm] === started) delete cache[algorithm];
+  });
+  return started.value;
+};
 
 /** The keys as last loaded, per store (the CLI and tests re-point it). */
 const loaded = perStoreSettings(() => ({
-  rings: {} as Partial<Record<SigningAlgorithm, CachedRing>>,
+  rings: {} as CachedLoads<LoadedKeys>,
   /** Keys read as they are, by a function that may neither create nor publish them. */
-  readOnly: {} as Partial<Record<SigningAlgorithm, { expiresAt: number; key: Promise<SigningKey> }>>,
+  readOnly: {} as CachedLoads<SigningKey>,
   /** One JWKS object per set of loads, so a verifier can tell when the keys changed. */
   jwks: new Map<string, { of: (readonly JWK[] | undefined)[]; jwks: { keys: JWK[] } }>(),
 }));
@@ -107,17 +121,8 @@ const readKeys = async (algorithm: SigningAlgorithm): Promise<LoadedKeys> => {
  * A ring's keys (created on first use), loaded once per cache period and shared by concurrent
  * callers (the private key imported once per load).
  */
-const createdKeys = (algorithm: SigningAlgorithm): Promise<LoadedKeys> => {
-  const state = loaded();
-  const cached = state.rings[algorithm];
-  if (cached && Date.now() < cached.expiresAt) return cached.keys;
-  const started: CachedRing = { expiresAt: Date.now() + CACHE_MILLIS, keys: readKeys(algorithm) };
-  state.rings[algorithm] = started;
-  started.keys.catch(() => {
-    if (state.rings[algorithm] === started) delete state.rings[algorithm];
-  });
-  return started.keys;
-};
+const createdKeys = (algorithm: SigningAlgorithm): Promise<LoadedKeys> =>
+  cachedLoad(loaded().rings, algorithm, () => readKeys(algorithm));
 
 /** The key that signs with `algorithm` now (the ring is created on first use). */
 export const currentSigningKey = async (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> =>
@@ -138,17 +143,8 @@ const readExistingKey = async (algorithm: SigningAlgorithm): Promise<SigningKey>
  * published: for the audit digest writer, whose role may read the key set and nothing more (one
  * read per cache period). Fails while the oauth function has not created the ring.
  */
-export const existingSigningKey = (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> => {
-  const state = loaded();
-  const cached = state.readOnly[algorithm];
-  if (cached && Date.now() < cached.expiresAt) return cached.key;
-  const key = readExistingKey(algorithm);
-  state.readOnly[algorithm] = { expiresAt: Date.now() + CACHE_MILLIS, key };
-  key.catch(() => {
-    if (state.readOnly[algorithm]?.key === key) delete state.readOnly[algorithm];
-  });
-  return key;
-};
+export const existingSigningKey = (algorithm: SigningAlgorithm = 'ES256'): Promise<SigningKey> =>
+  cachedLoad(loaded().readOnly, algorithm, () => readExistingKey(algorithm));
 
 /** The rings' keys in one JWKS, the same object while each ring's keys are the same array. */
 const jwksOf = (name: string, rings: (readonly JWK[] | undefined)[]) => {

@@ -45,6 +45,15 @@ it('refuses a Scan through either of the process clients, and sends a Query', as
 it("refuses, where a function's grant is set, a write outside it, as IAM would deployed; writes inside it go", async () => {
   const asOauth = { functionName: 'idp-oauth', allows: groupWriteGrant('oauth', ROUTES) };
   const item = (pk: string) => ({ pk, sk: 'GUARD', note: 'client-guards' });
+  /** A transaction of the oauth function: a refresh token's put beside `other`. */
+  const transactionAsOauth = (other: Record<string, unknown>) =>
+    withTableGrant(asOauth, () =>
+      db().send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: { TableName: tableName(), Item: item('REFRESH#guard') } }, other],
+        }),
+      ),
+    );
   // Positive control: the oauth function writes a refresh token family.
   await withTableGrant(asOauth, () =>
     db().send(new PutCommand({ TableName: tableName(), Item: item('RFAMILY#guard') })),
@@ -56,16 +65,7 @@ it("refuses, where a function's grant is set, a write outside it, as IAM would d
     ),
   ).rejects.toThrow(AccessDeniedException);
   await expect(
-    withTableGrant(asOauth, () =>
-      db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: tableName(), Item: item('REFRESH#guard') } },
-            { Put: { TableName: tableName(), Item: item('ORG#guard') } },
-          ],
-        }),
-      ),
-    ),
+    transactionAsOauth({ Put: { TableName: tableName(), Item: item('ORG#guard') } }),
   ).rejects.toThrow('idp-oauth is not authorized to perform dynamodb:PutItem on an item of ORG#guard');
   const read = (pk: string) =>
     db().send(new GetCommand({ TableName: tableName(), Key: { pk, sk: 'GUARD' } }));
@@ -73,22 +73,13 @@ it("refuses, where a function's grant is set, a write outside it, as IAM would d
   expect((await read('REFRESH#guard')).Item).toBeUndefined();
   // A transaction's condition check of an audit record is refused too: no function may read one.
   await expect(
-    withTableGrant(asOauth, () =>
-      db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: tableName(), Item: item('REFRESH#guard') } },
-            {
-              ConditionCheck: {
-                TableName: tableName(),
-                Key: { pk: 'AUDIT#guard', sk: 'GUARD' },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      ),
-    ),
+    transactionAsOauth({
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: { pk: 'AUDIT#guard', sk: 'GUARD' },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    }),
   ).rejects.toThrow(
     'idp-oauth is not authorized to perform dynamodb:ConditionCheckItem on an item of AUDIT#guard',
   );
