@@ -160,7 +160,10 @@ const issueToken = async (event: APIGatewayProxyEventV2) => {
   return answer;
 };
 
-/** RFC 7009: the client revokes a refresh token it holds (with its whole sign-in); 200 whatever it was. */
+/**
+ * RFC 7009: the client revokes a refresh token it holds (with its whole sign-in); 200 for anything
+ * that is not a token of this service, 400 for another client's.
+ */
 const revokeToken = (event: APIGatewayProxyEventV2) =>
   answeringOAuthErrors(event, async () => {
     const form = tokenRequestForm(event);
@@ -177,8 +180,12 @@ const revokeToken = (event: APIGatewayProxyEventV2) =>
         'unsupported_token_type',
         'Access tokens are not revoked: they expire within minutes. Revoke the refresh token to end the sign-in',
       );
-    const familyId = await refreshFamilyOf(token, client.id);
-    if (familyId) await revokeRefreshFamily(familyId);
+    const family = await refreshFamilyOf(token);
+    if (!family) return undefined;
+    // RFC 7009 2.1: another client's token is refused, not revoked, and the client told so.
+    if (family.clientId !== client.id)
+      throw new OAuthError(400, 'unauthorized_client', 'The token was not issued to this client');
+    await revokeRefreshFamily(family.familyId);
     return undefined;
   });
 

@@ -21,6 +21,19 @@ export interface IdpSecretsProps {
  * the start, as generated placeholders that the oauth function replaces with real key sets on
  * first use; SSO client secrets are created at runtime under `<prefix>sso/`.
  */
+/**
+ * GetSecretValue alone: `Secret.grantRead` adds DescribeSecret (the secret's metadata, rotation and
+ * tags), which no function calls.
+ */
+const grantValueRead = (fn: IdpFunction, secrets: Secret[]): void => {
+  fn.lambda.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: secrets.map((secret) => secret.secretArn),
+    }),
+  );
+};
+
 export class IdpSecrets extends Construct {
   readonly prefix: string;
   readonly signingKeys: Secret;
@@ -83,7 +96,7 @@ export class IdpSecrets extends Construct {
 
   /** Read only: the functions that run sign-in steps seal a new enrolment and open a stored secret. */
   grantTotpKeyRead(fn: IdpFunction): void {
-    this.totpKey.grantRead(fn.lambda);
+    grantValueRead(fn, [this.totpKey]);
   }
 
   private keySet(id: string, name: string, what: string): Secret {
@@ -114,10 +127,9 @@ export class IdpSecrets extends Construct {
       this.publicSigningKeys,
       this.publicIdTokenSigningKeys,
     ];
-    for (const secret of secrets) secret.grantRead(fn.lambda);
     fn.lambda.addToRolePolicy(
       new PolicyStatement({
-        actions: ['secretsmanager:PutSecretValue'],
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
         resources: secrets.map((secret) => secret.secretArn),
       }),
     );
@@ -129,13 +141,15 @@ export class IdpSecrets extends Construct {
    * clients' access tokens) and cannot sign one.
    */
   grantVerificationKeyRead(fn: IdpFunction, rings: 'ES256' | 'both'): void {
-    this.publicSigningKeys.grantRead(fn.lambda);
-    if (rings === 'both') this.publicIdTokenSigningKeys.grantRead(fn.lambda);
+    grantValueRead(
+      fn,
+      rings === 'both' ? [this.publicSigningKeys, this.publicIdTokenSigningKeys] : [this.publicSigningKeys],
+    );
   }
 
   /** Read the ES256 key set: the audit digests are signed with it (and verified). */
   grantAccessTokenKeyRead(fn: IdpFunction): void {
-    this.signingKeys.grantRead(fn.lambda);
+    grantValueRead(fn, [this.signingKeys]);
   }
 
   /**

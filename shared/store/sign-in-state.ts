@@ -734,10 +734,15 @@ export const revokeRefreshFamily = async (familyId: string, now = Date.now()): P
   );
 };
 
-/** The family of a refresh token presented by its client, for revocation (RFC 7009). */
-export const refreshFamilyOf = async (token: string, clientId: string): Promise<string | undefined> => {
+/**
+ * The family of a refresh token presented for revocation (RFC 7009), with the client it was
+ * issued to: only that client may revoke it (section 2.1).
+ */
+export const refreshFamilyOf = async (
+  token: string,
+): Promise<{ familyId: string; clientId: string } | undefined> => {
   const record = await RefreshTokenEntity.get({ digest: digestOf(token) });
-  return record?.clientId === clientId ? record.familyId : undefined;
+  return record && { familyId: record.familyId, clientId: record.clientId };
 };
 
 /**

@@ -1071,6 +1071,31 @@ describe('sessions and logout', () => {
     expect(await afterWrongHint.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
+  it("refuses to revoke another application's refresh token, and leaves it alive (RFC 7009 2.1)", async () => {
+    const configuration = await confidentialParty();
+    const tokens = await exchange(configuration, await signIn(configuration));
+    const revokeAs = (application: Application) =>
+      fetch(`${service.baseUrl}/oauth2/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: tokens.refresh_token as string, client_id: application.id }),
+      });
+    // The public application authenticates by its id alone: as good a client as any to attempt it.
+    const refused = await revokeAs(publicApp);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'unauthorized_client' });
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+    });
+    expect(refreshed.status).toBe(200);
+    // Positive control: the token's own application revokes its successor the same way (Basic).
+    const successor = ((await refreshed.json()) as { refresh_token: string }).refresh_token;
+    await oidc.tokenRevocation(configuration, successor);
+    const afterRevocation = await tokenRequest({ grant_type: 'refresh_token', refresh_token: successor });
+    expect(await afterRevocation.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('answers userinfo only for a valid user access token', async () => {
     const noToken = await fetch(`${service.baseUrl}/oauth2/userinfo`);
     expect(noToken.status).toBe(401);

@@ -259,7 +259,7 @@ const RATE_COUNTERS =
 const IDEMPOTENCY_RECORDS =
   'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem on table where ForAllValues:StringLike dynamodb:LeadingKeys IDEMPOTENCY#*';
 /** The functions that run sign-in steps open and seal TOTP secrets (shared/auth/totp-sealing.ts). */
-const TOTP_KEY_READ = 'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on totp-key secret';
+const TOTP_KEY_READ = 'secretsmanager:GetSecretValue on totp-key secret';
 const SSO_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:idp/sso/*';
 
 /** Each role's every IAM statement: the endpoint functions and the system-data seed's two. */
@@ -293,8 +293,8 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     `${WRITES_ONLY} AUTHREQ#*, CODE#*, FEDSTATE#*, ORG#*, RFAMILY#*, SESSION#*`,
     AUDIT_APPEND,
-    `secretsmanager:GetSecretValue on ${SSO_SECRETS}`,
-    TOTP_KEY_READ,
+    // One statement: CDK merges statements of the same actions.
+    `secretsmanager:GetSecretValue on ${SSO_SECRETS}, totp-key secret`,
   ],
   oauth: [
     LOGS,
@@ -304,8 +304,7 @@ const GRANTS: Record<string, string[]> = {
     `${WRITES_ONLY} ASSERTION#*#*, CODE#*, PAR#*, REFRESH#*, RFAMILY#*, SESSION#*`,
     AUDIT_APPEND,
     // The signer: both key sets, and their published public keys.
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256 secret, signing-keys-rs256-public secret, signing-keys-public secret, signing-keys secret',
-    'secretsmanager:PutSecretValue on signing-keys-rs256 secret, signing-keys-rs256-public secret, signing-keys-public secret, signing-keys secret',
+    'secretsmanager:GetSecretValue secretsmanager:PutSecretValue on signing-keys-rs256 secret, signing-keys-rs256-public secret, signing-keys-public secret, signing-keys secret',
   ],
   openapi: [LOGS],
   organizations: [LOGS, READS, NO_AUDIT, NO_DIGEST_CHANGES, WRITES],
@@ -321,7 +320,7 @@ const GRANTS: Record<string, string[]> = {
     AUDIT_APPEND,
     // One statement: the published public keys (logout's ID token hints) and the TOTP key are read
     // alike; never a key set, so it cannot sign.
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-rs256-public secret, signing-keys-public secret, totp-key secret',
+    'secretsmanager:GetSecretValue on signing-keys-rs256-public secret, signing-keys-public secret, totp-key secret',
   ],
   sso: [
     LOGS,
@@ -363,7 +362,7 @@ const GRANTS: Record<string, string[]> = {
     NO_DIGEST_CHANGES,
     WRITES,
     // Verifies API clients' access tokens: the published ES256 keys, never the key set.
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys-public secret',
+    'secretsmanager:GetSecretValue on signing-keys-public secret',
     // A directory's DELETE takes the leaver's picture away; it reads and writes none.
     's3:DeleteObject on pictures bucket/pictures/*/*',
   ],
@@ -377,7 +376,7 @@ const GRANTS: Record<string, string[]> = {
     AUDIT_INDEX_READS,
     `${WRITES_ONLY} DIGEST#*, DIGEST#*#*`,
     AUDIT_APPEND,
-    'secretsmanager:DescribeSecret secretsmanager:GetSecretValue on signing-keys secret',
+    'secretsmanager:GetSecretValue on signing-keys secret',
   ],
   'audit forwarder': [
     LOGS,
@@ -708,7 +707,7 @@ describe('least privilege per function', () => {
   });
 
   it('only the oauth function can read and put the signing keys; the digests read the ES256 key set; signin and scim read published public keys only', () => {
-    const READ = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
+    const READ = ['secretsmanager:GetSecretValue'];
     const { signingKeys, idTokenSigningKeys, publicSigningKeys, publicIdTokenSigningKeys } = stack.secrets;
     const others = FUNCTIONS.filter((group) => !['oauth', 'signin', 'scim'].includes(group)).map(
       (group) => stack.functions[group],
@@ -761,7 +760,7 @@ describe('least privilege per function', () => {
           .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify(secretRef)))
           .flatMap((statement) => statement.Action)
           .sort(),
-      ).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      ).toEqual(['secretsmanager:GetSecretValue']);
     const [secret] = Object.entries(template.findResources('AWS::SecretsManager::Secret')).filter(
       ([id]) => id === logicalIdOf(stack.secrets.totpKey),
     );

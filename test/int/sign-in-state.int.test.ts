@@ -266,8 +266,8 @@ describe('refresh tokens', () => {
       familyEndsAt: start + 4 * 3600_000,
       expiresAt: Math.ceil((start + 3 * 3600_000) / 1000),
     });
-    expect(await refreshFamilyOf(first, 'app')).toBe(familyId);
-    expect(await refreshFamilyOf(first, 'other')).toBeUndefined();
+    expect(await refreshFamilyOf(first)).toEqual({ familyId, clientId: 'app' });
+    expect(await refreshFamilyOf('not-a-token')).toBeUndefined();
 
     // Another client's use changes nothing.
     expect(await rotateRefreshToken(first, 'other', long, start)).toEqual({ outcome: 'invalid' });

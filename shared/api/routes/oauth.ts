@@ -39,7 +39,7 @@ export const oauthRoutes = routeGroup('oauth')({
     kind: 'oauth',
     summary: 'OAuth 2.0 token revocation (RFC 7009): refresh tokens, with every token of their sign-in',
     description:
-      'Called by the application holding the token, authenticated as at the token endpoint. A refresh token is revoked with every refresh token of its sign-in. An access token of the service is not revoked (it expires within minutes) and answers 400 `unsupported_token_type` (RFC 7009 2.2.1); anything else answers 200 and changes nothing, as RFC 7009 asks.',
+      'Called by the application holding the token, authenticated as at the token endpoint. A refresh token is revoked with every refresh token of its sign-in. An access token of the service is not revoked (it expires within minutes) and answers 400 `unsupported_token_type` (RFC 7009 2.2.1); a refresh token of another application is not revoked and answers 400 `unauthorized_client` (2.1); anything else answers 200 and changes nothing, as RFC 7009 asks.',
     response: { status: 200, description: 'Revoked, or nothing to revoke' },
   },
   introspectToken: {
