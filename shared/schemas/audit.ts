@@ -5,15 +5,6 @@ import { NO_CONTROL_CHARACTERS, ONE_LINE } from './text.js';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 1000;
-/**
- * A page also ends before its records' text passes 4 MiB: a record can be hundreds of KB (a
- * `client.updated` swapping long redirect URIs is about 160 KB), each shard's Query reads up to
- * 1 MB, and a Lambda answer carries at most 6 MB, so `limit` records from many shards would be a
- * 5xx. A record counts as its text with what escaping adds inside Lambda's JSON answer
- * (audit-records.ts); the rest is room for the headers. One record alone (at most DynamoDB's
- * 400 KB item) is answered whatever its size.
- */
-export const MAX_AUDIT_PAGE_BYTES = 4 * 1024 * 1024;
 
 const outcome = z.enum(['success', 'failure', 'denied']);
 

@@ -13,11 +13,21 @@ import { type AuditSettings, DEFAULT_AUDIT_SETTINGS, expiryOf } from '../audit/s
 import { mergeShardPages } from '../audit/shard-pages.js';
 import { ExpiringCache } from '../cache/expiring-cache.js';
 import { logger } from '../http/logger.js';
-import { MAX_AUDIT_PAGE_BYTES } from '../schemas/audit.js';
 import { db, tableName } from './dynamo.js';
 import { OrganizationEntity } from './entities.js';
 import { AUDIT_INDEXES, type AuditDimension, keys } from './keys.js';
 import { put, type Write } from './writes.js';
+
+/**
+ * A page also ends before its records' text passes 4 MiB: a record can be hundreds of KB (a
+ * `client.updated` swapping long redirect URIs is about 160 KB), each shard's Query reads up to
+ * 1 MB, and a Lambda answer carries at most 6 MB, so `limit` records from many shards would be a
+ * 5xx. A record counts as its text with what escaping adds inside Lambda's JSON answer
+ * (`answeredBytes` below); the rest is room for the headers. One record alone (at most DynamoDB's
+ * 400 KB item) is answered whatever its size. Kept here, not beside the query's schemas: every
+ * function writes records through this module, and only the audit function needs those schemas.
+ */
+export const MAX_AUDIT_PAGE_BYTES = 4 * 1024 * 1024;
 
 const AUDIT = OrganizationEntity.projection('audit');
 /** Settings change rarely and only ever widen what a query reads (shards only grow): a minute is fine. */

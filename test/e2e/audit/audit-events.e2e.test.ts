@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../../shared/audit/record.js';
 import { MAX_AUDIT_SHARDS } from '../../../shared/audit/settings.js';
-import { MAX_AUDIT_PAGE_BYTES } from '../../../shared/schemas/audit.js';
+import { MAX_AUDIT_PAGE_BYTES } from '../../../shared/store/audit-records.js';
 import type { Organization } from '../../../shared/store/organization-repository.js';
 import { overwriteStoredRecord } from '../../support/audit-items.js';
 import {
