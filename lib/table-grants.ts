@@ -1,7 +1,7 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { TableAccess } from '../shared/api/table-access.js';
-import { type MiddlewareWrites, writesDigests } from '../shared/api/table-writes.js';
+import { type MiddlewareWrites, writesDigests } from '../shared/api/table-requests.js';
 import {
   AUDIT_DIGEST_PREFIX,
   AUDIT_INDEX_NAMES,
@@ -12,7 +12,7 @@ import {
 } from '../shared/store/keys.js';
 
 export type { TableAccess } from '../shared/api/table-access.js';
-export { middlewareWritesOf } from '../shared/api/table-writes.js';
+export { middlewareWritesOf } from '../shared/api/table-requests.js';
 
 /** No Scan: no operation of the service scans, so no function may. */
 const READ_ACTIONS = [

@@ -13,7 +13,7 @@ import type {
 import type { EndpointGroup, RouteDefinition } from '../../shared/api/route-definition.js';
 import { routeKey } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
-import { groupWriteGrant } from '../../shared/api/table-writes.js';
+import { groupTableGrant } from '../../shared/api/table-requests.js';
 import { withTableGrant } from '../../shared/store/dynamo.js';
 import { authorizerContext, bearerChallenge } from './gateway/authorizer.js';
 import { buildEvent, gatewayAnswer, type HttpResponse, responseOf } from './gateway/payload.js';
@@ -174,9 +174,9 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
   const routes = compileRoutes<RouteDefinition>(ROUTES);
   const authorize = jwtAuthorizer(options);
   const handlers = new Map<EndpointGroup, Promise<LambdaHandler>>();
-  const grants = new Map<EndpointGroup, ReturnType<typeof groupWriteGrant>>();
+  const grants = new Map<EndpointGroup, ReturnType<typeof groupTableGrant>>();
   const grantOf = (group: EndpointGroup) => {
-    const grant = grants.get(group) ?? groupWriteGrant(group, ROUTES);
+    const grant = grants.get(group) ?? groupTableGrant(group, ROUTES);
     grants.set(group, grant);
     return grant;
   };
@@ -228,7 +228,7 @@ export const startApiGateway = async (options: ApiGatewayOptions): Promise<Runni
       const handler = await handlerOf(group);
       // As deployed, the function writes only what its role's IAM statements allow.
       return responseOf(
-        await withTableGrant({ functionName: `idp-${group}`, allows: grantOf(group) }, () =>
+        await withTableGrant({ functionName: `idp-${group}`, ...grantOf(group) }, () =>
           handler(event, lambdaContext(group)),
         ),
       );

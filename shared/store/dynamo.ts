@@ -22,27 +22,34 @@ const refuseScans = (client: DynamoDBClient) =>
   );
 
 /**
- * The item actions IAM authorizes in a write request: a transaction's items are each a put,
- * update, delete or condition check (a read, which IAM still checks per item).
+ * The item actions IAM authorizes, each on an item's partition: a transaction's items are each a
+ * put, update, delete or condition check (a read, which IAM still checks per item), a
+ * TransactGetItems' each a GetItem.
  */
 export type TableItemAction =
   | 'PutItem'
   | 'UpdateItem'
   | 'DeleteItem'
   | 'BatchWriteItem'
-  | 'ConditionCheckItem';
+  | 'ConditionCheckItem'
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query';
 
-/** Which writes the function running now may make; set only where one process runs several. */
+/** What the function running now may do to the table; set only where one process runs several. */
 interface TableGrant {
   functionName: string;
   allows: (action: TableItemAction, partition: string) => boolean;
+  /** Whether it may Query the index (IAM grants indexes by name). */
+  queriesIndex: (index: string) => boolean;
 }
 const runningGrant = new AsyncLocalStorage<TableGrant>();
 
 /**
- * Runs `invoke` as a function whose table writes `grant` allows: the local gateway runs every
- * function in one process, and this refuses there, before sending, a write IAM would refuse the
- * deployed function (lib/table-grants.ts), so a missing grant fails every test that makes it.
+ * Runs `invoke` as a function whose table requests `grant` allows: the local gateway runs every
+ * function in one process, and this refuses there, before sending, a read or write IAM would
+ * refuse the deployed function (lib/table-grants.ts), so a missing grant fails every test that
+ * makes it.
  */
 export const withTableGrant = <T>(grant: TableGrant, invoke: () => T): T => runningGrant.run(grant, invoke);
 
@@ -52,14 +59,39 @@ export class AccessDeniedException extends Error {
 }
 
 type Input = Record<string, unknown>;
-const partitionOf = (item: unknown): string => {
-  const pk = (item as Input | undefined)?.pk;
-  return typeof pk === 'string' ? pk : String((pk as { S?: string } | undefined)?.S);
+/** A string attribute as the document client or the raw client holds it. */
+const stringOf = (value: unknown): string =>
+  typeof value === 'string' ? value : String((value as { S?: string } | undefined)?.S);
+const partitionOf = (item: unknown): string => stringOf((item as Input | undefined)?.pk);
+
+/** The partition a Query of the table names: the value its key condition compares `pk` with. */
+const queriedPartition = (input: Input): string => {
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Input;
+  for (const [, name = '', value = ''] of String(input.KeyConditionExpression).matchAll(
+    /(#?\w+)\s*=\s*(:\w+)/g,
+  ))
+    if ((names[name] ?? name) === 'pk') return stringOf(values[value]);
+  return 'UNKNOWN';
 };
 
-/** A write command's items as IAM authorizes them: each with its action and partition. */
-const itemWrites = (commandName: string, input: Input): [TableItemAction, string][] => {
+/** What IAM authorizes in a request: item actions, each on a partition, and index Queries. */
+type TableRequest = [TableItemAction, string] | ['QueryIndex', string];
+
+const tableRequests = (commandName: string, input: Input): TableRequest[] => {
   switch (commandName) {
+    case 'GetItemCommand':
+      return [['GetItem', partitionOf(input.Key)]];
+    case 'BatchGetItemCommand':
+      return Object.values(input.RequestItems as Record<string, { Keys: Input[] }>).flatMap(({ Keys }) =>
+        Keys.map((key): TableRequest => ['BatchGetItem', partitionOf(key)]),
+      );
+    case 'TransactGetItemsCommand':
+      return (input.TransactItems as { Get: Input }[]).map(({ Get }) => ['GetItem', partitionOf(Get.Key)]);
+    case 'QueryCommand':
+      return input.IndexName
+        ? [['QueryIndex', String(input.IndexName)]]
+        : [['Query', queriedPartition(input)]];
     case 'PutItemCommand':
       return [['PutItem', partitionOf(input.Item)]];
     case 'UpdateItemCommand':
@@ -87,20 +119,22 @@ const itemWrites = (commandName: string, input: Input): [TableItemAction, string
   }
 };
 
-const refuseUngrantedWrites = (client: DynamoDBClient) =>
+const refuseUngrantedRequests = (client: DynamoDBClient) =>
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const grant = runningGrant.getStore();
       if (!grant) return next(args);
-      for (const [action, partition] of itemWrites(String(context.commandName), args.input as Input)) {
-        if (!grant.allows(action, partition))
+      for (const [action, target] of tableRequests(String(context.commandName), args.input as Input)) {
+        if (action === 'QueryIndex' ? !grant.queriesIndex(target) : !grant.allows(action, target))
           throw new AccessDeniedException(
-            `${grant.functionName} is not authorized to perform dynamodb:${action} on an item of ${partition}`,
+            action === 'QueryIndex'
+              ? `${grant.functionName} is not authorized to perform dynamodb:Query on index ${target}`
+              : `${grant.functionName} is not authorized to perform dynamodb:${action} on an item of ${target}`,
           );
       }
       return next(args);
     },
-    { step: 'initialize', name: 'refuseUngrantedWrites' },
+    { step: 'initialize', name: 'refuseUngrantedRequests' },
   );
 
 const current = () => {
@@ -114,7 +148,7 @@ const current = () => {
       requestHandler: awsRequestHandler(),
     });
     refuseScans(raw);
-    refuseUngrantedWrites(raw);
+    refuseUngrantedRequests(raw);
     clients = {
       settings,
       raw,

@@ -1,5 +1,5 @@
 /**
- * IAM beyond the table (the local gateway checks table writes: shared/api/table-writes.ts): each
+ * IAM beyond the table (the local gateway checks table requests: shared/api/table-requests.ts): each
  * function's secret-reading path runs as deployed (its synthesized environment, `IDP_LAMBDA_BUNDLE`
  * as its bundle defines it) against the Secrets Manager stand-in, and every call it makes is
  * checked against the statements the synthesized stack gives that function's role; the audit

@@ -12,7 +12,7 @@ import { systemDataHash } from '../../lib/system-data-seed.js';
 import type { EndpointGroup } from '../../shared/api/route-definition.js';
 import { ROUTES } from '../../shared/api/routes.js';
 import { GROUP_TABLE_ACCESS } from '../../shared/api/table-access.js';
-import { groupWriteGrant, stringLike } from '../../shared/api/table-writes.js';
+import { groupTableGrant, stringLike } from '../../shared/api/table-requests.js';
 import { MANAGED_ROLES, PERMISSION_CATALOGUE } from '../../shared/domain/permission-catalogue.js';
 import { pictureKey } from '../../shared/pictures/picture-store.js';
 import type { TableItemAction } from '../../shared/store/dynamo.js';
@@ -656,18 +656,29 @@ describe('least privilege per function', () => {
     }
   });
 
-  it("refuses locally exactly the table writes each function's IAM statements refuse (the local gateway's check)", () => {
+  it("refuses locally exactly the table requests each function's IAM statements refuse (the local gateway's check)", () => {
     // IAM's evaluation of the statements these roles hold: a Deny that applies
     // wins, else an Allow that applies (a single item's partition: ForAllValues and ForAnyValue agree).
+    const onResource = (statement: Statement, resource: object) =>
+      statement.Resource.some((named) => JSON.stringify(named) === JSON.stringify(resource));
     const applies = (statement: Statement, action: TableItemAction, partition: string) =>
       statement.Action.includes(`dynamodb:${action}`) &&
-      statement.Resource.some((resource) => JSON.stringify(resource) === JSON.stringify(tableArn)) &&
+      onResource(statement, tableArn) &&
       Object.values(statement.Condition ?? {}).every((condition) =>
         [condition['dynamodb:LeadingKeys'] ?? []].flat().some((pattern) => stringLike(pattern, partition)),
       );
     const iamAllows = (statements: Statement[], action: TableItemAction, partition: string) =>
       !statements.some((statement) => statement.Effect === 'Deny' && applies(statement, action, partition)) &&
       statements.some((statement) => statement.Effect === 'Allow' && applies(statement, action, partition));
+    const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
+    const iamAllowsIndexQuery = (statements: Statement[], index: string) =>
+      statements.some(
+        (statement) =>
+          statement.Effect === 'Allow' &&
+          statement.Action.includes('dynamodb:Query') &&
+          onResource(statement, indexArn(index)),
+      );
+    const indexes = [...TABLE_SCHEMA.indexes, ...TABLE_SCHEMA.localIndexes].map((index) => index.name);
     // One partition of each pattern any function is granted, and of what none is.
     const partitions = [
       ...Object.values(GROUP_TABLE_ACCESS).flatMap((access) =>
@@ -686,16 +697,27 @@ describe('least privilege per function', () => {
       'DeleteItem',
       'BatchWriteItem',
       'ConditionCheckItem',
+      'GetItem',
+      'BatchGetItem',
+      'Query',
     ];
     for (const group of FUNCTIONS) {
       const statements = statementsOf(stack.functions[group]);
-      const granted = groupWriteGrant(group, ROUTES);
+      const granted = groupTableGrant(group, ROUTES);
       for (const partition of partitions)
         for (const action of actions)
-          expect(granted(action, partition), `${group} ${action} ${partition}`).toBe(
+          expect(granted.allows(action, partition), `${group} ${action} ${partition}`).toBe(
             iamAllows(statements, action, partition),
           );
+      for (const index of indexes)
+        expect(granted.queriesIndex(index), `${group} Query ${index}`).toBe(
+          iamAllowsIndexQuery(statements, index),
+        );
     }
+    // The audit indexes are queried by the audit function alone; every function with the table
+    // queries the others.
+    const auditReaders = FUNCTIONS.filter((group) => groupTableGrant(group, ROUTES).queriesIndex('gsi2'));
+    expect(auditReaders).toEqual(['audit']);
   });
 
   it('no function may Scan, and reads name the indexes one by one', () => {

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES } from '../../shared/api/routes.js';
-import { groupWriteGrant } from '../../shared/api/table-writes.js';
+import { groupTableGrant } from '../../shared/api/table-requests.js';
 import { withTableGrant } from '../../shared/store/dynamo.js';
 
 /**
@@ -13,7 +13,7 @@ const oauthHandler = () => import('../../functions/oauth.js').then((loaded) => l
 export const OAUTH_CALLER = { sourceIp: '203.0.113.9', userAgent: 'app/1.0', requestId: 'token-request' };
 
 /** As deployed, and as the local gateway runs it: the oauth function writes only what its role allows. */
-const OAUTH_GRANT = { functionName: 'idp-oauth', allows: groupWriteGrant('oauth', ROUTES) };
+const OAUTH_GRANT = { functionName: 'idp-oauth', ...groupTableGrant('oauth', ROUTES) };
 
 /** A form POST to `path` handed to the oauth function in process, as API Gateway would. */
 export const postOAuthForm = async (

@@ -1,5 +1,11 @@
 import type { TableItemAction } from '../store/dynamo.js';
-import { AUDIT_DIGEST_PREFIX, AUDIT_PREFIX, keys, RATE_COUNTER_PARTITIONS } from '../store/keys.js';
+import {
+  AUDIT_DIGEST_PREFIX,
+  AUDIT_INDEX_NAMES,
+  AUDIT_PREFIX,
+  keys,
+  RATE_COUNTER_PARTITIONS,
+} from '../store/keys.js';
 import type { EndpointGroup, RouteDefinition } from './route-definition.js';
 import { middlewareOf } from './route-middleware.js';
 import { GROUP_TABLE_ACCESS, type TableAccess } from './table-access.js';
@@ -33,22 +39,24 @@ export const writesDigests = (access: TableAccess): boolean =>
   typeof access === 'object' &&
   access.writesPartitions.some((pattern) => pattern.startsWith(AUDIT_DIGEST_PREFIX));
 
+const READS: readonly TableItemAction[] = ['GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem'];
+
 /**
  * Whether a function with `access` whose routes' middleware writes `writes` may `action` an item of
  * `partition`, as the IAM statements lib/table-grants.ts makes of the same two decide (a test of
- * the synthesized stack holds the two together): digests and audit records are never changed or
- * deleted, and only the digest writer puts a digest; then the function's own writes, audit
- * records appended, its routes' rate counters and idempotency records.
+ * the synthesized stack holds the two together): audit records are never read, changed or deleted
+ * through the table, digests never changed or deleted, and only the digest writer puts a digest;
+ * every function with the table reads the rest; then the function's own writes, audit records
+ * appended, its routes' rate counters and idempotency records.
  */
-export const writeGranted = (
+export const itemActionGranted = (
   access: TableAccess,
   writes: MiddlewareWrites,
   action: TableItemAction,
   partition: string,
 ): boolean => {
   if (partition.startsWith(AUDIT_PREFIX) && action !== 'PutItem') return false;
-  // Every function with the table reads it but audit records (the audit function reads their indexes).
-  if (action === 'ConditionCheckItem') return access !== 'none';
+  if (READS.includes(action)) return access !== 'none';
   if (partition.startsWith(AUDIT_DIGEST_PREFIX) && (action !== 'PutItem' || !writesDigests(access)))
     return false;
   if (access === 'read-write') return true;
@@ -65,9 +73,20 @@ export const writeGranted = (
   );
 };
 
-/** What an endpoint group's function may write, for the local gateway to refuse the rest as IAM would. */
-export const groupWriteGrant = (group: EndpointGroup, routes: readonly RouteDefinition[]) => {
+/** Whether a function with `access` may Query `index`: the audit indexes are the audit readers' alone. */
+export const indexQueryGranted = (access: TableAccess, index: string): boolean =>
+  access !== 'none' &&
+  (!AUDIT_INDEX_NAMES.has(index) ||
+    access === 'read-audit' ||
+    (typeof access === 'object' && access.readsAudit === true));
+
+/** What an endpoint group's function may do to the table, for the local gateway to refuse the rest as IAM would. */
+export const groupTableGrant = (group: EndpointGroup, routes: readonly RouteDefinition[]) => {
+  const access = GROUP_TABLE_ACCESS[group];
   const writes = middlewareWritesOf(routes.filter((route) => route.group === group));
-  return (action: TableItemAction, partition: string): boolean =>
-    writeGranted(GROUP_TABLE_ACCESS[group], writes, action, partition);
+  return {
+    allows: (action: TableItemAction, partition: string): boolean =>
+      itemActionGranted(access, writes, action, partition),
+    queriesIndex: (index: string): boolean => indexQueryGranted(access, index),
+  };
 };
