@@ -11,6 +11,7 @@ import { UserGroupEntity } from '../store/entities.js';
 import { requireUser, type UserRecord } from '../store/user-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import type { Principal } from './principal.js';
+import { requireRecentSignIn } from './step-up.js';
 import { accessOfUser } from './user-tokens.js';
 
 /**
@@ -65,15 +66,20 @@ export const requirePermissionsWithinCaller = async (
 };
 
 /**
- * Changing how another user signs in or whether they may (email, MFA, status, type): the user may
- * hold no permission the caller lacks. Acting on oneself changes nothing one does not hold.
+ * Changing how another user signs in or whether they may (email, MFA, passkeys, SSO links, status,
+ * type): the user may hold no permission the caller lacks. Acting on oneself changes nothing one
+ * does not hold, but needs a recent sign-in, as the same change under `/idp/me` does: a stolen
+ * token must not strip its owner's second factor or passkeys (RFC 9470 step-up).
  */
 export const requireUserWithinCaller = async (
   principal: Principal,
   user: UserRecord,
   what: string,
 ): Promise<void> => {
-  if (principal.type === 'user' && principal.id === user.id) return;
+  if (principal.type === 'user' && principal.id === user.id) {
+    requireRecentSignIn(principal, what);
+    return;
+  }
   requireTargetTypeWithinCaller(principal, user.userType);
   refuseBeyond(principal, (await accessOfUser(user)).permissions, what);
 };
@@ -89,7 +95,10 @@ export const requireTargetTypeWithinCaller = (
 
 /** The same, for a user named by id (404 for one that is not in the organization). */
 export const requireUserIdWithinCaller = async (principal: Principal, userId: string, what: string) => {
-  if (principal.type === 'user' && principal.id === userId) return;
+  if (principal.type === 'user' && principal.id === userId) {
+    requireRecentSignIn(principal, what);
+    return;
+  }
   await requireUserWithinCaller(principal, await requireUser(principal.organizationId, userId, true), what);
 };
 

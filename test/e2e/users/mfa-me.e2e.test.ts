@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getUser, updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { listPasskeys } from '../../../shared/store/passkeys.js';
+import { getUser, type UserRecord, updateUserAttributes } from '../../../shared/store/user-repository.js';
+import { storedPasskey } from '../../support/passkeys.js';
 import type { ApiError, Caller } from '../../support/service.js';
 import { putTestRole, setMfaEnabled, useFixture, useService } from '../../support/service.js';
 import { emailsTo } from '../../support/sign-in-flow.js';
+import { SoftAuthenticator } from '../../support/soft-authenticator.js';
 
 /** MFA resets, the /me operations, and tokens of deactivated users. */
 // The service runs in this process: no caching of principal status, so a deactivation shows at once.
@@ -27,6 +30,8 @@ const withTotp = async (as: Caller) => {
   return id;
 };
 const totpOf = async (orgId: string, id: string) => (await getUser(orgId, id, true))?.totpSecret;
+const passkeysOf = async (orgId: string, id: string) =>
+  (await listPasskeys(orgId, id)).map((passkey) => passkey.credentialKey);
 
 const foreign = useFixture(() => service.freshOrganizationWithUser({ mfaEnabled: true }));
 
@@ -83,6 +88,48 @@ describe('PUT /users/{id}/resetMfa', () => {
       expect(response.body.message).toBe('Missing permission: USER.UPDATE');
     }
     expect(await totpOf(mfaOrg, id)).toBe(TOTP);
+  });
+});
+
+describe('changing how oneself signs in through /users/{id}', () => {
+  it('asks for a sign-in of the last 5 minutes, as /me does: a stolen older token of a user manager strips nothing', async () => {
+    await setMfaEnabled(mfaOrg, true);
+    const manager = await putTestRole(mfaOrg, { permissions: ['USER.UPDATE'] });
+    const id = await withTotp(mfaAdmin);
+    const granted = await service.call('PUT', `/idp/users/${id}/roles/${manager.id}/grant`, {
+      token: mfaToken,
+    });
+    expect(granted.status).toBe(204);
+    const person = (await getUser(mfaOrg, id, true)) as UserRecord;
+    const origin = new URL(service.baseUrl);
+    const { passkey } = await storedPasskey(
+      person,
+      new SoftAuthenticator({ rpId: origin.hostname, origin: origin.origin }),
+    );
+    const asSignedIn = async (minutesAgo: number) => {
+      const token = await service.userToken(id, mfaOrg, Date.now() - minutesAgo * 60_000);
+      return {
+        resetMfa: () => service.call<ApiError>('PUT', `/idp/users/${id}/resetMfa`, { token }),
+        removePasskey: () =>
+          service.call<ApiError>('DELETE', `/idp/users/${id}/passkeys/${passkey.credentialKey}`, { token }),
+      };
+    };
+    const stale = await asSignedIn(6);
+    const refusedReset = await stale.resetMfa();
+    expect(refusedReset.status).toBe(401);
+    expect(refusedReset.headers.get('www-authenticate')).toContain('insufficient_user_authentication');
+    expect(refusedReset.body.message).toMatch(
+      /^Resetting this user's MFA needs a sign-in of the last 5 minutes/,
+    );
+    expect((await stale.removePasskey()).status).toBe(401);
+    expect(await totpOf(mfaOrg, id)).toBe(TOTP);
+    expect(await passkeysOf(mfaOrg, id)).toEqual([passkey.credentialKey]);
+    // Positive control: the same person and token, signed in four minutes ago.
+    const recent = await asSignedIn(4);
+    expect((await recent.resetMfa()).status).toBe(204);
+    expect((await recent.removePasskey()).status).toBe(204);
+    expect(await totpOf(mfaOrg, id)).toBeUndefined();
+    expect(await passkeysOf(mfaOrg, id)).toEqual([]);
   });
 });
 
