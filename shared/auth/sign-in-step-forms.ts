@@ -155,7 +155,7 @@ const confirmEnrolment = async (step: Step, enrolment: string, code: string): Pr
       409,
       'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
     );
-  if (!(await recordSignInProgress(pending.id, { amr, totpEnrolment: undefined })))
+  if (!(await recordSignInProgress(pending.id, { amr, totpEnrolment: undefined }, pending)))
     return errorPage(400, EXPIRED);
   countMetric('MfaEnrolments');
   logger.info('TOTP enrolled', owner);

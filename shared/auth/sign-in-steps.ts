@@ -267,7 +267,7 @@ export const continueSignIn = async (
   let requestId = request.id;
   let cookies: string[] = [];
   if (requestId) {
-    if (!(await recordSignInProgress(requestId, progress))) return errorPage(400, EXPIRED);
+    if (!(await recordSignInProgress(requestId, progress, request))) return errorPage(400, EXPIRED);
   } else {
     const binding = browserBinding(event);
     requestId = (await saveAuthorizationRequest(request, binding.value, progress)).id;

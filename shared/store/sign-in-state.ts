@@ -95,8 +95,26 @@ export const pendingAuthorizationRequest = async (
   return current ? record : undefined;
 };
 
-/** Records the person's progress on a pending request (false when it is gone meanwhile). */
-export const recordSignInProgress = async (id: string, progress: SignInProgress): Promise<boolean> => {
+/** Whom a step found a pending request naming when it read it (nobody yet: both undefined). */
+export type ProgressRead = Pick<AuthorizationRequestRecord, 'userId' | 'authTime'>;
+
+/** The request still names whom the step read it naming: no one else's progress came between. */
+const stillAsRead = (read: ProgressRead) =>
+  (['userId', 'authTime'] as const)
+    .map((name) => (read[name] === undefined ? `attribute_not_exists(${name})` : `${name} = :read_${name}`))
+    .join(' AND ');
+
+/**
+ * Records the person's progress on a pending request, if it still names whom the step read it
+ * naming (`read`): false when it is gone meanwhile, or when another sign-in's progress was
+ * written on it since, whose steps this one's must never complete (a second factor proved by
+ * someone else).
+ */
+export const recordSignInProgress = async (
+  id: string,
+  progress: SignInProgress,
+  read: ProgressRead,
+): Promise<boolean> => {
   const set = Object.entries(progress).filter(([, value]) => value !== undefined);
   const removed = Object.keys(progress).filter(
     (name) => progress[name as keyof SignInProgress] === undefined,
@@ -110,9 +128,13 @@ export const recordSignInProgress = async (id: string, progress: SignInProgress)
             `SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`,
             ...(removed.length ? [`REMOVE ${removed.map((name) => `#${name}`).join(', ')}`] : []),
           ].join(' '),
-          condition: 'attribute_exists(pk)',
+          condition: `attribute_exists(pk) AND ${stillAsRead(read)}`,
           names: Object.fromEntries(Object.keys(progress).map((name) => [`#${name}`, name])),
-          values: Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
+          values: {
+            ...Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
+            ...(read.userId === undefined ? {} : { ':read_userId': read.userId }),
+            ...(read.authTime === undefined ? {} : { ':read_authTime': read.authTime }),
+          },
         },
         gone,
       ),

@@ -87,20 +87,20 @@ describe('a pending authorization request', () => {
     const saved = await saveAuthorizationRequest(request, 'binding', { totpEnrolment: 'SECRET' }, NOW);
     expect(saved.totpEnrolment).toBe('SECRET');
     expect(
-      await recordSignInProgress(saved.id, {
-        userId: 'u',
-        authTime: 5,
-        amr: ['pwd', 'mfa'],
-        totpEnrolment: undefined,
-      }),
+      await recordSignInProgress(
+        saved.id,
+        { userId: 'u', authTime: 5, amr: ['pwd', 'mfa'], totpEnrolment: undefined },
+        {},
+      ),
     ).toBe(true);
     const item = await getItem(keys.authorizationRequest(saved.id));
     expect(item).toMatchObject({ userId: 'u', authTime: 5, amr: ['pwd', 'mfa'], state: 's' });
     expect(item).not.toHaveProperty('totpEnrolment');
-    expect(await recordSignInProgress(saved.id, { amr: ['pwd'] })).toBe(true);
+    const asRead = { userId: 'u', authTime: 5 };
+    expect(await recordSignInProgress(saved.id, { amr: ['pwd'] }, asRead)).toBe(true);
     expect(await getItem(keys.authorizationRequest(saved.id))).toMatchObject({ userId: 'u', amr: ['pwd'] });
     expect(
-      await recordSignInProgress(saved.id, { amr: ['pwd'], userId: undefined, authTime: undefined }),
+      await recordSignInProgress(saved.id, { amr: ['pwd'], userId: undefined, authTime: undefined }, asRead),
     ).toBe(true);
     const removed = await getItem(keys.authorizationRequest(saved.id));
     expect(removed).not.toHaveProperty('userId');
@@ -108,8 +108,29 @@ describe('a pending authorization request', () => {
 
     expect(await completeAuthorizationRequest(saved.id)).toBe(true);
     expect(await completeAuthorizationRequest(saved.id)).toBe(false);
-    expect(await recordSignInProgress(saved.id, { userId: 'u' })).toBe(false);
+    expect(await recordSignInProgress(saved.id, { userId: 'u' }, {})).toBe(false);
     expect(await getItem(keys.authorizationRequest(saved.id))).toBeUndefined();
+  });
+
+  it("records nothing once another sign-in's progress was written since the step read the request", async () => {
+    const saved = await saveAuthorizationRequest(request, 'binding', {}, NOW);
+    const first = { userId: 'first', authTime: 5 };
+    // Positive control: written as read (nobody yet), then as read again (the first person).
+    expect(await recordSignInProgress(saved.id, { ...first, amr: ['pwd'] }, {})).toBe(true);
+    expect(await recordSignInProgress(saved.id, { amr: ['pwd', 'otp', 'mfa'] }, first)).toBe(true);
+    // A step that read the request naming nobody, or the first person, after another wrote it.
+    expect(await recordSignInProgress(saved.id, { userId: 'second', authTime: 6, amr: ['pwd'] }, {})).toBe(
+      false,
+    );
+    const second = { userId: 'second', authTime: 6 };
+    expect(await recordSignInProgress(saved.id, { amr: ['pwd', 'otp', 'mfa'] }, second)).toBe(false);
+    expect(await recordSignInProgress(saved.id, { amr: ['pwd'] }, { userId: 'first', authTime: 4 })).toBe(
+      false,
+    );
+    expect(await getItem(keys.authorizationRequest(saved.id))).toMatchObject({
+      ...first,
+      amr: ['pwd', 'otp', 'mfa'],
+    });
   });
 });
 
@@ -118,7 +139,7 @@ describe('a pending request in a table that cannot be reached', () => {
     const saved = await saveAuthorizationRequest(request, 'binding', {}, NOW);
     tableMissing();
     await expect(completeAuthorizationRequest(saved.id)).rejects.toThrow();
-    await expect(recordSignInProgress(saved.id, { userId: 'u' })).rejects.toThrow();
+    await expect(recordSignInProgress(saved.id, { userId: 'u' }, {})).rejects.toThrow();
   });
 });
 
