@@ -1,6 +1,6 @@
 import { routeUrl } from '../shared/api/route-url.js';
 import { userGroupsRoutes } from '../shared/api/routes/user-groups.js';
-import { requireGroupWithinCaller, requireRolesWithinCaller } from '../shared/auth/access-ceiling.js';
+import { requireGroupGrantsWithinCaller, requireRolesWithinCaller } from '../shared/auth/access-ceiling.js';
 import type { Principal } from '../shared/auth/principal.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
@@ -99,17 +99,14 @@ export const handler = groupHandler(
     getUserGroup: ({ path }, { principal }) =>
       withArchived(principal.organizationId, requireUserGroup(principal.organizationId, path.id)),
 
-    updateUserGroup: async ({ path, body }, { principal }) => {
-      // Activating a group gives its members its roles again.
-      if (body.status === 'ACTIVE')
-        await requireGroupWithinCaller(principal, path.id, 'Activating this user group', {
-          activating: true,
-        });
-      return withArchived(
+    updateUserGroup: ({ path, body }, { principal }) =>
+      withArchived(
         principal.organizationId,
-        updateUserGroup(principal.organizationId, path.id, body, principal.id),
-      );
-    },
+        // Activating a group gives its members its roles again.
+        updateUserGroup(principal.organizationId, path.id, body, principal.id, (group) =>
+          requireGroupGrantsWithinCaller(principal, group, 'Activating this user group'),
+        ),
+      ),
 
     deleteUserGroup: async ({ path }, { principal }) => {
       await deleteUserGroup(principal.organizationId, path.id);

@@ -7,7 +7,7 @@ import {
 import { withDependencies } from '../domain/effective-permissions.js';
 import { forbidden } from '../http/errors.js';
 import { currentPermissionDependencies } from '../store/catalogue-repository.js';
-import { UserGroupEntity } from '../store/entities.js';
+import { UserGroupEntity, type UserGroupRecord } from '../store/entities.js';
 import { requireUser, type UserRecord } from '../store/user-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import type { Principal } from './principal.js';
@@ -103,22 +103,17 @@ export const requireUserIdWithinCaller = async (principal: Principal, userId: st
 };
 
 /**
- * Making someone a member of a user group, or the group active: its members get its roles and
- * managed roles (an inactive group's too, once it is activated). With `activating`, a group that is
- * active already gives nothing (an edit that sends its status as it is). A group not found is left
- * to the change, which answers 404.
+ * Making the group active, or someone a member of it: its members get its roles and managed roles
+ * (an inactive group's too, once it is activated).
  */
-export const requireGroupWithinCaller = async (
+export const requireGroupGrantsWithinCaller = (
   principal: Principal,
-  groupId: string,
+  group: Pick<UserGroupRecord, 'roles' | 'managedRoles'>,
   what: string,
-  options: { activating?: boolean } = {},
-) => {
+) => requireRolesWithinCaller(principal, { roleIds: group.roles, managedRoleIds: group.managedRoles }, what);
+
+/** The same, for a group named by id; a group not found is left to the change, which answers 404. */
+export const requireGroupWithinCaller = async (principal: Principal, groupId: string, what: string) => {
   const group = await UserGroupEntity.get({ organizationId: principal.organizationId, id: groupId });
-  if (!group || (options.activating && group.status === 'ACTIVE')) return;
-  await requireRolesWithinCaller(
-    principal,
-    { roleIds: group.roles, managedRoleIds: group.managedRoles },
-    what,
-  );
+  if (group) await requireGroupGrantsWithinCaller(principal, group, what);
 };

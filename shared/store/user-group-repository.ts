@@ -186,10 +186,17 @@ export const updateUserGroup = (
     externalId?: string | null;
   },
   updatedBy: string,
+  /**
+   * Runs when this write activates the group, at each try, on the group as read for the write
+   * its put is conditioned on: a check made before would pass on a group still active, which a
+   * deactivation could then turn into this write's activation.
+   */
+  beforeActivating?: (group: UserGroupRecord) => Promise<void>,
   now = Date.now(),
 ): Promise<UserGroupRecord> =>
   retryOnConcurrentChange(async () => {
     const current = await requireUserGroup(orgId, groupId);
+    if (changes.status === 'ACTIVE' && current.status !== 'ACTIVE') await beforeActivating?.(current);
     const { externalId, ...fieldChanges } = changes;
     const next: UserGroupRecord = {
       ...current,

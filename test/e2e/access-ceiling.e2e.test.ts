@@ -1,6 +1,8 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionId } from '../../shared/domain/permission-catalogue.js';
+import { keys } from '../../shared/store/keys.js';
+import { beforeCommand } from '../support/interleave.js';
 import type { ApiError } from '../support/service.js';
 import { putTestRole, putTestUserGroup, useFixture, useService } from '../support/service.js';
 
@@ -46,6 +48,22 @@ const userOf = async (id: string) =>
   ).body;
 
 /** Expects a 403 naming what the caller lacks. */
+const groupStatus = async (id: string) =>
+  (await admin().call<{ userGroup: { status: string } }>('GET', `/idp/userGroups/${id}`)).body.userGroup
+    .status;
+
+/** The transaction that puts the group item carrying `marker` as its description. */
+const putsGroupWith = (groupId: string, marker: string) => (input: Record<string, unknown>) => {
+  const items = (input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems;
+  const key = keys.userGroup(org.orgId, groupId);
+  return (
+    items?.some(
+      (item) =>
+        item.Put?.Item?.pk === key.pk && item.Put.Item.sk === key.sk && item.Put.Item.description === marker,
+    ) ?? false
+  );
+};
+
 const expectBeyond = (response: { status: number; body: unknown }, lacking: string) => {
   expect(response.status, JSON.stringify(response.body)).toBe(403);
   expect((response.body as ApiError).message).toContain('would give permissions the caller does not hold');
@@ -111,6 +129,31 @@ describe('giving roles', () => {
     expect((await activating.call('PATCH', `/idp/userGroups/${inactive}`, { status: 'ACTIVE' })).status).toBe(
       200,
     );
+  });
+
+  it('checks an activation against the group as written: one deactivated after an edit read it is not activated by a caller lacking its roles', async () => {
+    const group = await putTestUserGroup(org.orgId, { roles: [auditor.id] });
+    const updater = await caller(['USER_GROUP.UPDATE']);
+    // The group is ACTIVE when the edit (sending its status as it is) reads it; an administrator
+    // deactivates it just before the edit's write, which then finds it INACTIVE and retries.
+    const marker = `edit ${Date.now()}`;
+    let deactivation: number | undefined;
+    const hook = beforeCommand(putsGroupWith(group, marker), async () => {
+      deactivation = (await admin().call('PATCH', `/idp/userGroups/${group}`, { status: 'INACTIVE' })).status;
+    });
+    try {
+      const edit = await updater.call('PATCH', `/idp/userGroups/${group}`, {
+        status: 'ACTIVE',
+        description: marker,
+      });
+      expect(hook.ran).toBe(true);
+      expect(deactivation).toBe(200);
+      // Deactivation first: the edit is an activation, beyond the caller.
+      expectBeyond(edit, 'AUDIT.READ');
+    } finally {
+      hook.stop();
+    }
+    expect(await groupStatus(group)).toBe('INACTIVE');
   });
 
   it('makes a role the default only when the caller holds what it gives', async () => {
