@@ -81,7 +81,9 @@ export const requireUserWithinCaller = async (
     return;
   }
   requireTargetTypeWithinCaller(principal, user.userType);
-  refuseBeyond(principal, (await accessOfUser(user)).permissions, what);
+  // An INACTIVE group's roles count, as they do for making someone a member: activated, they are
+  // the account's again.
+  refuseBeyond(principal, (await accessOfUser(user, { withInactiveGroups: true })).permissions, what);
 };
 
 /** Acting on a user or client of `type`: 403 for a RESTRICTED caller and a STANDARD target. */

@@ -6,8 +6,15 @@ import { getUser, type UserRecord } from '../store/user-repository.js';
 import { resolveAccess } from './grant-resolution.js';
 import type { TokenSubject } from './token-service.js';
 
-/** What a user's grants and groups amount to, whatever its status (two reads: groups, then grants). */
-export const accessOfUser = async (user: UserRecord): Promise<EffectiveAccess> => {
+/**
+ * What a user's grants and groups amount to, whatever its status (two reads: groups, then grants).
+ * `withInactiveGroups`: with what its INACTIVE groups give once activated too (what someone who
+ * takes the account over may come to hold).
+ */
+export const accessOfUser = async (
+  user: UserRecord,
+  options: { withInactiveGroups?: boolean } = {},
+): Promise<EffectiveAccess> => {
   const orgId = user.organizationId;
   const groups = (
     await batchGet(
@@ -21,7 +28,7 @@ export const accessOfUser = async (user: UserRecord): Promise<EffectiveAccess> =
       // A group being copied or deleted grants nothing either.
       groups.map((group) => ({
         ...group,
-        active: group.status === 'ACTIVE' && group.lifecycle === undefined,
+        active: (options.withInactiveGroups || group.status === 'ACTIVE') && group.lifecycle === undefined,
       })),
     ),
   );

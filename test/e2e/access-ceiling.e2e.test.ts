@@ -156,6 +156,23 @@ describe('giving roles', () => {
     expect(await groupStatus(group)).toBe('INACTIVE');
   });
 
+  it('changes how a member of an INACTIVE group signs in only within what the group gives once activated', async () => {
+    const group = await putTestUserGroup(org.orgId, { status: 'INACTIVE', roles: [auditor.id] });
+    const member = await newUser();
+    expect((await admin().call('PUT', `/idp/users/${member}/userGroups/${group}`)).status).toBe(200);
+    const email = `taken-${Date.now()}@example.com`;
+    // Positive control: a caller holding what the group gives moves the member's email.
+    const holding = await caller(['USER.UPDATE', 'AUDIT.READ']);
+    expect((await holding.call('PUT', `/idp/users/${member}`, { name: 'Member', email })).status).toBe(200);
+    // One lacking it may not: the account, its group activated again, would hold AUDIT.READ.
+    const limited = await caller(['USER.UPDATE']);
+    expectBeyond(
+      await limited.call('PUT', `/idp/users/${member}`, { name: 'Member', email: `other-${email}` }),
+      'AUDIT.READ',
+    );
+    expect((await userOf(member)).email).toBe(email);
+  });
+
   it('makes a role the default only when the caller holds what it gives', async () => {
     const refused = await (await caller(['ROLES.UPDATE'])).call('POST', '/idp/setDefaultRole', {
       roleId: 'administrator',
