@@ -11,6 +11,7 @@ import { spendClientAssertion } from '../store/used-client-assertions.js';
 import { type AcceptedAssertion, acceptedAssertion, type PresentedAssertion } from './client-assertions.js';
 import { resolveAccess } from './grant-resolution.js';
 import { OAuthError } from './oauth-error.js';
+import { currentSigningKey } from './signing-keys.js';
 import { type PresentedClient, proofOf } from './token-request.js';
 import { grantedScope, signAccessToken } from './token-service.js';
 
@@ -208,7 +209,11 @@ export const issueClientToken = async (
     );
   }
   refuseOutsideAddresses(client, sourceIp);
-  const access = await accessOf(client, now);
+  // What the token carries is judged when it is about to be signed (its key loaded), not when the
+  // request began: a permission removed more than a second before the token is signed is never
+  // in it, however long authentication took.
+  await currentSigningKey();
+  const access = await accessOf(client, Math.max(now, Date.now()));
   const scope = grantedScope(requestedScope);
   const token = await signAccessToken(
     {

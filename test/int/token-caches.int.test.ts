@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueClientToken } from '../../shared/auth/client-credentials.js';
 import { OAuthError } from '../../shared/auth/oauth-error.js';
-import { rotateClientSecret } from '../../shared/store/api-client-repository.js';
+import { createApiClient, rotateClientSecret } from '../../shared/store/api-client-repository.js';
 import { seedSystemData } from '../../shared/store/catalogue-repository.js';
 import { keys } from '../../shared/store/keys.js';
 import { changeRolePermissions } from '../../shared/store/role-repository.js';
+import { beforeCommand } from '../support/interleave.js';
 import { type Call, measureRoundTrips, roundTrips } from '../support/round-trips.js';
 import { createTestClient, createTestOrganization, useDatabase } from '../support/service.js';
 import { clientClaims, useTokenCaches } from '../support/token-caches.js';
@@ -110,5 +111,41 @@ describe('token endpoint caches', () => {
     vi.advanceTimersByTime(2_000);
     expect(await refusal(clientId, first)).toBe('invalid_client');
     expect(await refusal(clientId, second)).toBe('issued');
+  });
+
+  it('judges cached grants when the token is signed: a slow read after the request began lets no removed permission through', async () => {
+    const org = (await createTestOrganization()).id;
+    // The first client warms this instance's grants of the role; the second holds the same role,
+    // its record not read yet.
+    const first = await createTestClient(org, ['PERMISSIONS.LIST', 'AUDIT.READ']);
+    const second = await createApiClient({
+      organizationId: org,
+      name: 'second',
+      clientType: 'STANDARD',
+      roles: [first.roleId],
+      policies: [],
+      createdBy: 'test',
+    });
+    expect((await clientClaims(first.clientId, first.clientSecret)).permissions).toContain('AUDIT.READ');
+    vi.advanceTimersByTime(100);
+    await changeRolePermissions(org, first.roleId, ['AUDIT.READ'], 'DELETE');
+    const changedAt = Date.now();
+    vi.advanceTimersByTime(300);
+    // The second client's record takes 2 s to read: the token is signed 2.3 s after the change,
+    // though its request began 0.3 s after it, within the second cached grants may stand in.
+    const slow = beforeCommand(
+      (input) => JSON.stringify(input).includes(second.id),
+      async () => {
+        vi.advanceTimersByTime(2_000);
+      },
+    );
+    try {
+      const claims = await clientClaims(second.id, second.clientSecret as string);
+      expect(slow.ran).toBe(true);
+      expect((claims.iat as number) * 1000 - changedAt).toBeGreaterThan(1_000);
+      expect(claims.permissions).toEqual(['PERMISSIONS.LIST']);
+    } finally {
+      slow.stop();
+    }
   });
 });
