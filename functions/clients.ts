@@ -2,6 +2,7 @@ import { routeUrl } from '../shared/api/route-url.js';
 import { clientsRoutes } from '../shared/api/routes/clients.js';
 import {
   requirePermissionsWithinCaller,
+  requirePoliciesWithinCaller,
   requireRolesWithinCaller,
   requireTargetTypeWithinCaller,
   requireUserTypeWithinCaller,
@@ -109,6 +110,7 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
 
   createApiClient: async ({ body }, { principal }) => {
     requireUserTypeWithinCaller(principal, undefined, body.clientType);
+    requirePoliciesWithinCaller(principal, body.policies, "This client's policies");
     await requireRolesWithinCaller(principal, { roleIds: body.roles }, "This client's roles");
     if (body.flowType === 'authorization_code')
       await requireApplicationWithinCaller(principal, 'Registering an application');
@@ -161,6 +163,7 @@ const clientWithinCaller = async (principal: Principal, clientId: string, what: 
   if (client.flowType === 'authorization_code') return requireApplicationWithinCaller(principal, what);
   if (!(principal.type === 'client' && principal.id === client.id))
     requireTargetTypeWithinCaller(principal, client.clientType);
+  if (client.clientType === 'RESTRICTED') requirePoliciesWithinCaller(principal, client.policies, what);
   await requireRolesWithinCaller(principal, { roleIds: client.roles }, what);
 };
 

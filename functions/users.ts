@@ -3,6 +3,7 @@ import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { usersRoutes } from '../shared/api/routes/users.js';
 import {
   requireGroupWithinCaller,
+  requirePoliciesWithinCaller,
   requireRolesWithinCaller,
   requireUserIdWithinCaller,
   requireUserTypeWithinCaller,
@@ -264,6 +265,7 @@ export const handler = groupHandler(
 
     grantUserPolicy: async ({ path }, { principal }) => {
       const org = principal.organizationId;
+      requirePoliciesWithinCaller(principal, [path.policyId], 'Granting this policy');
       await grantToUser(org, path.id, grantTarget(org, 'policies', path.policyId));
       return {};
     },

@@ -1,6 +1,7 @@
 import {
   beyondCallerMessage,
   permissionsBeyond,
+  policiesBeyond,
   takeoverTypeRefusal,
   userTypeRefusal,
 } from '../domain/access-ceiling.js';
@@ -17,13 +18,24 @@ import { accessOfUser } from './user-tokens.js';
 /**
  * The checks of "no one gives what they do not hold" (shared/domain/access-ceiling.ts) on the
  * changes that give access: each reads what the change would give and answers 403 naming the
- * permissions the caller's token lacks. Plugin permissions and policies are not compared (they
- * grant nothing in this service's own API; docs/behaviour.md).
+ * permissions the caller's token lacks; a RESTRICTED caller's policies bound the policies it
+ * gives. Plugin permissions are not compared (they grant nothing in this service's own API;
+ * docs/behaviour.md).
  */
 
 const refuseBeyond = (principal: Principal, given: Iterable<string>, what: string): void => {
   const beyond = permissionsBeyond(principal.permissions, given);
   if (beyond.length > 0) throw forbidden(beyondCallerMessage(what, beyond));
+};
+
+/** Giving policies, or acting on someone who holds them: a RESTRICTED caller only its own. */
+export const requirePoliciesWithinCaller = (
+  principal: Principal,
+  policyIds: Iterable<string>,
+  what: string,
+): void => {
+  const beyond = policiesBeyond(principal, policyIds);
+  if (beyond.length > 0) throw forbidden(beyondCallerMessage(what, beyond, 'policies'));
 };
 
 /** Making a user or client of `type` (`targetId` when it exists): 403 where the caller may not. */
@@ -83,7 +95,9 @@ export const requireUserWithinCaller = async (
   requireTargetTypeWithinCaller(principal, user.userType);
   // An INACTIVE group's roles count, as they do for making someone a member: activated, they are
   // the account's again.
-  refuseBeyond(principal, (await accessOfUser(user, { withInactiveGroups: true })).permissions, what);
+  const held = await accessOfUser(user, { withInactiveGroups: true });
+  refuseBeyond(principal, held.permissions, what);
+  requirePoliciesWithinCaller(principal, held.policies, what);
 };
 
 /** Acting on a user or client of `type`: 403 for a RESTRICTED caller and a STANDARD target. */

@@ -12,11 +12,25 @@ export const permissionsBeyond = (held: ReadonlySet<string>, given: Iterable<str
   [...new Set(given)].filter((permission) => !held.has(permission)).sort();
 
 /** How a refusal names what the caller lacks (the first few, then how many more). */
-export const beyondCallerMessage = (what: string, beyond: readonly string[]): string => {
+export const beyondCallerMessage = (
+  what: string,
+  beyond: readonly string[],
+  kind: 'permissions' | 'policies' = 'permissions',
+): string => {
   const named = beyond.slice(0, 5).join(', ');
   const more = beyond.length > 5 ? ` and ${beyond.length - 5} more` : '';
-  return `${what} would give permissions the caller does not hold: ${named}${more}`;
+  return `${what} would give ${kind} the caller does not hold: ${named}${more}`;
 };
+
+/**
+ * Policies bound a RESTRICTED caller (and grant nothing in this service's own API): it gives, or
+ * takes over someone holding, only policies its own token carries. A STANDARD caller is bound by
+ * none. The policy ids among `given` the caller lacks, sorted.
+ */
+export const policiesBeyond = (
+  caller: { userType: 'STANDARD' | 'RESTRICTED'; policies: readonly string[] },
+  given: Iterable<string>,
+): string[] => (caller.userType === 'STANDARD' ? [] : permissionsBeyond(new Set(caller.policies), given));
 
 /**
  * A RESTRICTED caller cannot make anyone STANDARD (RESTRICTED is the narrower type), and no one

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionId } from '../../shared/domain/permission-catalogue.js';
 import { keys } from '../../shared/store/keys.js';
+import { idFromLocation } from '../support/api.js';
 import { beforeCommand } from '../support/interleave.js';
 import type { ApiError } from '../support/service.js';
 import { putTestRole, putTestUserGroup, useFixture, useService } from '../support/service.js';
@@ -319,6 +320,46 @@ describe('a RESTRICTED caller and STANDARD principals', () => {
     expect((await (await caller(permissions, 'RESTRICTED')).call('PUT', path)).status).toBe(403);
     expect((await (await caller(permissions, 'RESTRICTED')).call('DELETE', path)).status).toBe(403);
     expect((await (await caller(permissions)).call('PUT', path)).status).toBe(200);
+  });
+});
+
+describe("a RESTRICTED caller's policies", () => {
+  it('bound what it gives and whom it takes over; a STANDARD caller is bound by none', async () => {
+    const policy = async (name: string) =>
+      idFromLocation(await admin().call('POST', '/idp/policies', { name: `${name} ${Date.now()}` }));
+    const [own, other] = [await policy('Own region'), await policy('Other region')];
+    const role = await putTestRole(org.orgId, { permissions: ['API_CLIENTS.WRITE', 'USER_POLICIES.GRANT'] });
+    const register = (as: ReturnType<typeof admin>, policies: string[]) =>
+      as.call<{ id: string; clientSecret: string }>('POST', '/idp/clients', {
+        name: `restricted ${Date.now()}`,
+        clientType: 'RESTRICTED',
+        roles: [role.id],
+        policies,
+      });
+    const registered = await register(admin(), [own]);
+    expect(registered.status).toBe(201);
+    const restricted = as(await service.token(registered.body.id, registered.body.clientSecret));
+    const user = await newUser('RESTRICTED');
+    // Positive controls: within its own policy.
+    const withOwn = await register(restricted, [own]);
+    expect(withOwn.status).toBe(201);
+    expect((await restricted.call('PUT', `/idp/users/${user}/policies/${own}`)).status).toBe(204);
+    expect((await restricted.call('POST', `/idp/clients/${withOwn.body.id}/rotateSecret`)).status).toBe(200);
+    // Beyond it: refused, naming the policy, and nothing given.
+    const refusedClient = await register(restricted, [other]);
+    expect(refusedClient.status).toBe(403);
+    expect((refusedClient.body as unknown as ApiError).message).toBe(
+      `This client's policies would give policies the caller does not hold: ${other}`,
+    );
+    const refusedGrant = await restricted.call('PUT', `/idp/users/${user}/policies/${other}`);
+    expect(refusedGrant.status).toBe(403);
+    const holdingOther = await register(admin(), [other]);
+    expect((await restricted.call('POST', `/idp/clients/${holdingOther.body.id}/rotateSecret`)).status).toBe(
+      403,
+    );
+    // A STANDARD caller holding the same permissions gives any policy: policies bound RESTRICTED callers.
+    const standard = await caller(['API_CLIENTS.WRITE', 'USER_POLICIES.GRANT']);
+    expect((await standard.call('PUT', `/idp/users/${user}/policies/${other}`)).status).toBe(204);
   });
 });
 

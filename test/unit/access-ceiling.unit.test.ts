@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   beyondCallerMessage,
   permissionsBeyond,
+  policiesBeyond,
   takeoverTypeRefusal,
   userTypeRefusal,
 } from '../../shared/domain/access-ceiling.js';
@@ -23,7 +24,26 @@ describe('permissionsBeyond', () => {
   });
 });
 
+describe('policiesBeyond', () => {
+  it('answers, for a RESTRICTED caller, each policy given that its token lacks, once, sorted', () => {
+    const restricted = { userType: 'RESTRICTED' as const, policies: ['p1'] };
+    expect(policiesBeyond(restricted, ['p1'])).toEqual([]);
+    expect(policiesBeyond(restricted, [])).toEqual([]);
+    expect(policiesBeyond(restricted, ['p3', 'p1', 'p2', 'p3'])).toEqual(['p2', 'p3']);
+  });
+
+  it('answers nothing for a STANDARD caller, whom no policy bounds', () => {
+    expect(policiesBeyond({ userType: 'STANDARD', policies: [] }, ['p1', 'p2'])).toEqual([]);
+  });
+});
+
 describe('beyondCallerMessage', () => {
+  it('names policies when they are what is beyond', () => {
+    expect(beyondCallerMessage('Granting this policy', ['p2'], 'policies')).toBe(
+      'Granting this policy would give policies the caller does not hold: p2',
+    );
+  });
+
   it('names up to five permissions, then how many more', () => {
     expect(beyondCallerMessage('Granting this role', ['A.B'])).toBe(
       'Granting this role would give permissions the caller does not hold: A.B',
