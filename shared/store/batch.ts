@@ -68,10 +68,12 @@ export const batchGetByKey = async (
   return { get: (key) => byKey.get(keyOf(key)), items };
 };
 
-/** BatchWriteItem puts in chunks of 25, retrying unprocessed items. */
-export const batchPut = async (items: readonly Record<string, unknown>[]): Promise<void> => {
-  for (const chunk of chunks(items, 25)) {
-    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: ItemKey } };
+
+/** BatchWriteItem requests in chunks of 25, retrying unprocessed items. */
+const batchWrite = async (requests: readonly WriteRequest[]): Promise<void> => {
+  for (const chunk of chunks(requests, 25)) {
+    let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await backOff(attempt);
       const response = await db().send(
@@ -83,3 +85,11 @@ export const batchPut = async (items: readonly Record<string, unknown>[]): Promi
     }
   }
 };
+
+/** BatchWriteItem puts in chunks of 25, retrying unprocessed items. */
+export const batchPut = (items: readonly Record<string, unknown>[]): Promise<void> =>
+  batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+
+/** BatchWriteItem deletes in chunks of 25, retrying unprocessed items; a missing item is no error. */
+export const batchDelete = (itemKeys: readonly ItemKey[]): Promise<void> =>
+  batchWrite(itemKeys.map((Key) => ({ DeleteRequest: { Key } })));

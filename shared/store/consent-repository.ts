@@ -3,7 +3,10 @@ import { changesBetween } from '../audit/changes.js';
 import { NotFound } from '../domain/errors.js';
 import type * as z from '../zod.js';
 import { auditWrites } from './audit-records.js';
+import { batchDelete } from './batch.js';
 import { AgreementEntity, ConsentEntity, LatestAgreementEntity } from './entities.js';
+import { type ItemKey, keys } from './keys.js';
+import { queryPartition } from './query.js';
 import { check, create, put, transact } from './writes.js';
 
 export type Agreement = z.output<typeof AgreementEntity.attributes>;
@@ -82,3 +85,13 @@ export const recordConsent = async (
   }
   return (await ConsentEntity.get(ref)) ?? consent;
 };
+
+/** The keys of every consent the principal gave (one Query a page of their `CONSENT#<id>#` items). */
+export const consentKeysOf = async (orgId: string, principalId: string): Promise<ItemKey[]> => {
+  const prefix = keys.consent(orgId, principalId, '');
+  const items = await queryPartition(prefix.pk, prefix.sk, { consistent: true });
+  return items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+};
+
+/** Deletes consents by key, in batches; deleting one already gone is no error, so a retry finishes. */
+export const removeConsents = (consentKeys: readonly ItemKey[]): Promise<void> => batchDelete(consentKeys);

@@ -3,6 +3,7 @@ import { Conflict } from '../domain/errors.js';
 import type { ProvisionedUser } from '../scim/user-resource.js';
 import { auditWrites } from './audit-records.js';
 import { batchGetByKey } from './batch.js';
+import { consentKeysOf, removeConsents } from './consent-repository.js';
 import { EmailGuardEntity, UserEntity } from './entities.js';
 import { externalIdEntry, externalIdRemoval, holdersOfExternalId } from './external-ids.js';
 import { keys, LISTINGS } from './keys.js';
@@ -100,6 +101,21 @@ export const createUserFromDirectory = async (
   }
 };
 
+/**
+ * What a person signs in with, and the links that would set it: a DELETE clears them all, since a
+ * directory that provisions the address again may give it to someone else (its passkeys are
+ * items of their own, removed first; its SSO links go at the return: removeAllSsoLinks).
+ */
+const SIGN_IN_CREDENTIALS = [
+  'passwordHash',
+  'totpSecret',
+  'totpLastStep',
+  'recoveryCodeDigests',
+  'invitationDigest',
+  'resetDigest',
+  'resetRequestedAt',
+] as const;
+
 /** What a revived user holds afresh: a new user's grants and type (user-repository.ts). */
 const REVIVED_ACCESS = ['roles', 'managedRoles', 'userType'] as const;
 
@@ -117,7 +133,7 @@ const LEAVER_ACCESS = [
   'pictureVersion',
 ] as const;
 
-/** A user's access as a revival's record shows it. */
+/** A user's access as a revival's record shows it (credentials as the record redacts them). */
 const access = (user: UserRecord) => ({
   roles: user.roles,
   managedRoles: user.managedRoles,
@@ -125,7 +141,14 @@ const access = (user: UserRecord) => ({
   userType: user.userType,
   verifiedEmail: user.verifiedEmail,
   picture: user.pictureContentType !== undefined,
+  ...Object.fromEntries(SIGN_IN_CREDENTIALS.map((field) => [field, user[field]])),
 });
+
+/**
+ * A transaction's items (writes.ts): a revival deletes the leaver's consents in its own
+ * transaction while they fit beside its other items, and before it otherwise.
+ */
+const TRANSACTION_ITEMS = 100;
 
 /**
  * Makes the user what the directory describes, in one transaction: name and its parts, email
@@ -142,9 +165,10 @@ export const replaceUserFromDirectory = (
   now = Date.now(),
 ): Promise<{ user: UserRecord; before: UserRecord }> =>
   retryOnConcurrentChange(async () => {
-    const [current, defaultRole] = await Promise.all([
+    const [current, defaultRole, leaversConsents] = await Promise.all([
       getUser(orgId, userId, true),
       options.revive ? getDefaultRole(orgId) : undefined,
+      options.revive ? consentKeysOf(orgId, userId) : [],
     ]);
     if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
     const desired = typeof describe === 'function' ? describe(current) : describe;
@@ -161,9 +185,13 @@ export const replaceUserFromDirectory = (
     // what the person who left was given.
     const revived = current.deprovisionedAt !== undefined;
     if (revived) {
-      for (const field of LEAVER_ACCESS) delete next[field];
-      Object.assign(next, defaultGrants(defaultRole), { userType: 'STANDARD' });
+      // Nor what they signed in with (DELETE cleared it, but an administrator may have reactivated
+      // them meanwhile: docs/scim.md), and every sign-in before now ends.
+      for (const field of [...LEAVER_ACCESS, ...SIGN_IN_CREDENTIALS]) delete next[field];
+      Object.assign(next, defaultGrants(defaultRole), { userType: 'STANDARD', credentialsChangedAt: now });
     }
+    // The agreements the leaver accepted: whoever comes back has accepted none.
+    const consents = revived ? leaversConsents : [];
     for (const field of ['externalId', 'givenName', 'familyName'] as const) {
       if (desired[field] === undefined) delete next[field];
       else next[field] = desired[field];
@@ -179,6 +207,7 @@ export const replaceUserFromDirectory = (
     const profileChanges = {
       ...changesBetween(profile(current), profile(next)),
       ...(revived ? changesBetween(access(current), access(next)) : {}),
+      ...(consents.length > 0 ? changesBetween({ consents: consents.length }, { consents: 0 }) : {}),
     };
     const statusChanges = current.status !== status || current.deprovisionedAt !== undefined;
     if (Object.keys(profileChanges).length === 0 && !statusChanges) return { user: current, before: current };
@@ -190,8 +219,11 @@ export const replaceUserFromDirectory = (
         name: next.name,
         status,
         updatedAt: now,
-        // A deactivation ends the person's sessions and refresh tokens (user-repository.ts).
-        ...(status === 'INACTIVE' && current.status === 'ACTIVE' ? { credentialsChangedAt: now } : {}),
+        // A deactivation ends the person's sessions and refresh tokens (user-repository.ts), as
+        // does a revival, whatever the status was.
+        ...(revived || (status === 'INACTIVE' && current.status === 'ACTIVE')
+          ? { credentialsChangedAt: now }
+          : {}),
         [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(status), current.sequence),
         ...keys.userSearchEntries(next),
         ...Object.fromEntries(
@@ -203,11 +235,20 @@ export const replaceUserFromDirectory = (
       's',
     );
     const removed = [
-      ...(['externalId', 'givenName', 'familyName', 'deprovisionedAt', ...LEAVER_ACCESS] as const).filter(
-        (field) => next[field] === undefined && current[field] !== undefined,
-      ),
-      // A new address voids the join and reset links sent to the old one (user-repository.ts).
-      ...(emailChanges ? (['invitationDigest', 'resetDigest', 'resetRequestedAt'] as const) : []),
+      ...new Set([
+        ...(
+          [
+            'externalId',
+            'givenName',
+            'familyName',
+            'deprovisionedAt',
+            ...LEAVER_ACCESS,
+            ...SIGN_IN_CREDENTIALS,
+          ] as const
+        ).filter((field) => next[field] === undefined && current[field] !== undefined),
+        // A new address voids the join and reset links sent to the old one (user-repository.ts).
+        ...(emailChanges ? (['invitationDigest', 'resetDigest', 'resetRequestedAt'] as const) : []),
+      ]),
     ];
     const target = [userTarget(next)];
     const writes: (Write | false)[] = [
@@ -251,24 +292,14 @@ export const replaceUserFromDirectory = (
           )
         : []),
     ];
-    await transact([...records, ...writes]);
+    const inTransaction =
+      records.length + writes.filter(Boolean).length + consents.length <= TRANSACTION_ITEMS;
+    // Too many to fit: deleted first, so a failure leaves the user deprovisioned and the
+    // directory's retry finishes it (deleting one already gone is no error).
+    if (!inTransaction) await removeConsents(consents);
+    await transact([...records, ...writes, ...(inTransaction ? consents.map((key) => remove(key)) : [])]);
     return { user: next, before: current };
   });
-
-/**
- * What a person signs in with, and the links that would set it: a DELETE clears them all, since a
- * directory that provisions the address again may give it to someone else (its passkeys are
- * items of their own, removed first; its SSO links go at the return: removeAllSsoLinks).
- */
-const SIGN_IN_CREDENTIALS = [
-  'passwordHash',
-  'totpSecret',
-  'totpLastStep',
-  'recoveryCodeDigests',
-  'invitationDigest',
-  'resetDigest',
-  'resetRequestedAt',
-] as const;
 
 /** The leaver's picture goes with the DELETE too (its bytes then from the store: functions/scim.ts). */
 const PICTURE = ['pictureContentType', 'pictureUpdatedAt', 'pictureVersion'] as const;

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../shared/auth/passwords.js';
+import { signInStillStands } from '../../shared/domain/authorization.js';
 import { Conflict, NotFound } from '../../shared/domain/errors.js';
+import { batchPut } from '../../shared/store/batch.js';
+import {
+  agreementAwaitingConsent,
+  consentKeysOf,
+  publishAgreement,
+  recordConsent,
+} from '../../shared/store/consent-repository.js';
+import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
+import { ConsentEntity } from '../../shared/store/entities.js';
 import { keys, LISTINGS } from '../../shared/store/keys.js';
 import { addPasskey, listPasskeys, passkeyOwner } from '../../shared/store/passkeys.js';
 import {
@@ -13,9 +23,15 @@ import {
 } from '../../shared/store/scim-users.js';
 import { listingSize } from '../../shared/store/sequenced-listing.js';
 import { linkedUserId, linkSsoSubject, listSsoLinks } from '../../shared/store/sso-links.js';
-import { createUser, getUser, updateUserAttributes } from '../../shared/store/user-repository.js';
+import {
+  createUser,
+  getUser,
+  setUserStatus,
+  type UserRecord,
+  updateUserAttributes,
+} from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
-import { beforeTransaction } from '../support/interleave.js';
+import { beforeTransaction, sameKey } from '../support/interleave.js';
 import { createTestOrganization, getItem, setDefaultRole, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -41,6 +57,28 @@ const LEAVERS_PASSKEY = {
   backedUp: false,
   aaguid: '00000000-0000-0000-0000-000000000000',
   name: 'Leaver laptop',
+};
+
+/** The person sets a password through a reset link, as a reactivated person does (docs/scim.md). */
+const resetPassword = async (user: UserRecord, password: string) => {
+  const email = { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name };
+  const reset = await issueResetLink(user, email, 3600);
+  const live = reset && (await livePasswordLink(reset.token));
+  if (!reset || !live) throw new Error('No live reset link');
+  expect(await setPasswordWithLink(reset.token, live.link, await hashPassword(password))).toBe(true);
+};
+
+const holdsPassword = async (org: string, id: string, password: string) => {
+  const stored = await getUser(org, id, true);
+  return stored?.passwordHash !== undefined && (await verifyPassword(password, stored.passwordHash));
+};
+
+/** A sign-in at this instant, once the clock has moved past `after`: a later write's time is later. */
+const signInAfter = async (after: number) => {
+  while (Date.now() <= after) await new Promise((resolve) => setTimeout(resolve, 1));
+  const at = Date.now();
+  while (Date.now() <= at) await new Promise((resolve) => setTimeout(resolve, 1));
+  return at;
 };
 
 describe('users a directory provisions', () => {
@@ -280,5 +318,117 @@ describe('users a directory provisions', () => {
     await expect(
       createUserFromDirectory(org, person('managed@dir.example'), 'dir', 3600),
     ).rejects.toBeInstanceOf(Conflict);
+  });
+
+  it('brings the address back without what the leaver signed in with after an administrator reactivated them', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('handed-on-2@dir.example'), 'dir', 3600);
+    await deprovisionUser(org, user.id);
+    // An administrator reactivates them (docs/scim.md); a reset sets a password, the leaver signs in
+    // and enrols TOTP with recovery codes.
+    await setUserStatus(org, user.id, 'ACTIVE');
+    await resetPassword((await getUser(org, user.id, true)) as UserRecord, 'the leaver password');
+    await updateUserAttributes(org, user.id, {
+      totpSecret: 'JBSWY3DPEHPK3PXP',
+      recoveryCodeDigests: new Set(['digest-of-a-recovery-code']),
+    });
+    const leaversSignIn = await signInAfter(0);
+    // Positive control: all of it holds while the user is not revived.
+    expect(await holdsPassword(org, user.id, 'the leaver password')).toBe(true);
+    expect(signInStillStands(await getUser(org, user.id, true), leaversSignIn)).toBe(true);
+
+    // The directory provisions the address again ("the address may be someone else's now").
+    const back = await createUserFromDirectory(org, person('handed-on-2@dir.example'), 'dir', 3600);
+    expect(back.user.id).toBe(user.id);
+    expect(back.joinEmail).toBeDefined();
+    const revived = await getUser(org, user.id, true);
+    expect(await holdsPassword(org, user.id, 'the leaver password')).toBe(false);
+    expect(revived?.status).toBe('ACTIVE');
+    expect(revived?.totpSecret).toBeUndefined();
+    expect(revived?.recoveryCodeDigests?.size ?? 0).toBe(0);
+    expect(signInStillStands(revived, leaversSignIn)).toBe(false);
+    // The revival's record says what went, never the values.
+    const record = (await auditTrail(org, { action: 'user.updated', targetId: user.id })).at(-1);
+    expect(record?.changes).toMatchObject({ passwordHash: 'changed', totpSecret: 'changed' });
+  });
+
+  it('does not bring back a sign-in the leaver made while the DELETE was under way', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('mid-delete@dir.example'), 'dir', 3600);
+    // The leaver signs in (still ACTIVE) just before the DELETE's last write.
+    let duringDelete = 0;
+    const hook = beforeTransaction(
+      (items) => items.some((item) => item.Update?.UpdateExpression?.includes('deprovisionedAt') ?? false),
+      async () => {
+        duringDelete = await signInAfter(0);
+        // Positive control: that sign-in stood when it was made.
+        expect(signInStillStands(await getUser(org, user.id, true), duringDelete)).toBe(true);
+      },
+    );
+    try {
+      await deprovisionUser(org, user.id);
+    } finally {
+      hook.stop();
+    }
+    expect(hook.ran).toBe(true);
+
+    // The directory provisions the address again (maybe for someone else): the sign-in ends.
+    const back = await createUserFromDirectory(org, person('mid-delete@dir.example'), 'dir', 3600);
+    expect(back.user.id).toBe(user.id);
+    expect(signInStillStands(await getUser(org, user.id, true), duringDelete)).toBe(false);
+  });
+
+  it('asks whoever comes back to accept the agreement the person who left accepted', async () => {
+    const org = (await createTestOrganization()).id;
+    const agreement = await publishAgreement('https://example.com/terms-scim-revive');
+    const { user } = await createUserFromDirectory(org, person('agreed@dir.example'), 'dir', 3600);
+    await recordConsent(org, user.id, agreement.id);
+    // Positive control: accepted, and a DELETE alone keeps the acceptance.
+    await deprovisionUser(org, user.id);
+    expect(await agreementAwaitingConsent(org, user.id)).toBeUndefined();
+
+    const back = await createUserFromDirectory(org, person('agreed@dir.example'), 'dir', 3600);
+    expect(back.user.id).toBe(user.id);
+    // The address "may be someone else's now": that person has accepted nothing.
+    expect((await agreementAwaitingConsent(org, user.id))?.id).toBe(agreement.id);
+    expect(await consentKeysOf(org, user.id)).toEqual([]);
+    const record = (await auditTrail(org, { action: 'user.updated', targetId: user.id })).at(-1);
+    expect(record?.changes).toMatchObject({ consents: { from: 1, to: 0 } });
+  });
+
+  it('deletes more consents than its transaction holds before the revival, so a failed revival is finished by the retry', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('many-agreed@dir.example'), 'dir', 3600);
+    const consent = (agreementId: string) =>
+      ConsentEntity.item(
+        { organizationId: org, principalId: user.id, agreementId },
+        { id: agreementId, createdAt: new Date().toISOString(), agreementId, userId: user.id },
+      );
+    await batchPut(Array.from({ length: 120 }, (_, index) => consent(`agreement-${index}`)));
+    expect(await consentKeysOf(org, user.id)).toHaveLength(120);
+    await deprovisionUser(org, user.id);
+
+    // The revival's transaction fails once, after the consents went: the user stays deprovisioned.
+    const failing = beforeTransaction(
+      (items) => items.some((item) => sameKey(item.Update?.Key, keys.user(org, user.id))),
+      () => Promise.reject(new Error('the store failed')),
+    );
+    try {
+      await expect(
+        createUserFromDirectory(org, person('many-agreed@dir.example'), 'dir', 3600),
+      ).rejects.toThrow('the store failed');
+    } finally {
+      failing.stop();
+    }
+    expect(failing.ran).toBe(true);
+    expect(await consentKeysOf(org, user.id)).toEqual([]);
+    expect((await getUser(org, user.id, true))?.deprovisionedAt).toEqual(expect.any(Number));
+
+    // A consent given meanwhile (the transaction then holds it) and the directory's retry.
+    await batchPut([consent('agreement-meanwhile')]);
+    const back = await createUserFromDirectory(org, person('many-agreed@dir.example'), 'dir', 3600);
+    expect(back.user.id).toBe(user.id);
+    expect(await consentKeysOf(org, user.id)).toEqual([]);
+    expect((await getUser(org, user.id, true))?.deprovisionedAt).toBeUndefined();
   });
 });
