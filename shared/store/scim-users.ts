@@ -162,7 +162,7 @@ export const replaceUserFromDirectory = (
   /** The user the directory describes, or how to work it out from the user as read (at each try). */
   describe: ProvisionedUser | ((current: UserRecord) => ProvisionedUser),
   options: { revive?: boolean } = {},
-  now = Date.now(),
+  clock: () => number = Date.now,
 ): Promise<{ user: UserRecord; before: UserRecord }> =>
   retryOnConcurrentChange(async () => {
     const [current, defaultRole, leaversConsents] = await Promise.all([
@@ -171,6 +171,8 @@ export const replaceUserFromDirectory = (
       options.revive ? consentKeysOf(orgId, userId) : [],
     ]);
     if (!current || (current.deprovisionedAt !== undefined && !options.revive)) throw userNotFound(userId)();
+    // Read at each try, after the reads: a sign-in made before this write must not outlive it.
+    const now = clock();
     const desired = typeof describe === 'function' ? describe(current) : describe;
     const status = desired.active ? 'ACTIVE' : 'INACTIVE';
     const next: UserRecord = {
@@ -317,7 +319,7 @@ const PICTURE = ['pictureContentType', 'pictureUpdatedAt', 'pictureVersion'] as 
 export const deprovisionUser = async (
   orgId: string,
   userId: string,
-  now = Date.now(),
+  clock: () => number = Date.now,
 ): Promise<{ hadPicture: boolean }> => {
   let unchanged = await provisionedUser(orgId, userId);
   if (!unchanged) throw userNotFound(userId)();
@@ -327,13 +329,15 @@ export const deprovisionUser = async (
     if (current?.passkeyCount || current?.userGroups?.size) {
       // Independent of each other: side by side.
       await Promise.all([
-        current.passkeyCount && removeAllPasskeys(orgId, userId, now),
+        current.passkeyCount && removeAllPasskeys(orgId, userId, clock()),
         current.userGroups?.size && leaveGroups(orgId, userId, [...current.userGroups]),
       ]);
       // Removing a passkey or leaving a group changes the user's item.
       current = await provisionedUser(orgId, userId);
     }
     if (!current) throw userNotFound(userId)();
+    // Taken after the rounds above, at each try: a sign-in made while they ran ends with this write.
+    const now = clock();
     await transact([
       ...(await auditWrites(
         {

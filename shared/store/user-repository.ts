@@ -343,10 +343,17 @@ export const updateUserProfile = (
   });
 
 /** Moves the user between the ACTIVE and INACTIVE listings, keeping the bucket counts exact. */
-export const setUserStatus = (orgId: string, userId: string, status: UserStatus, now = Date.now()) =>
+export const setUserStatus = (
+  orgId: string,
+  userId: string,
+  status: UserStatus,
+  clock: () => number = Date.now,
+) =>
   retryOnConcurrentChange(async () => {
     const current = await requireUser(orgId, userId, true);
     if (current.status === status) return;
+    // Taken at each try, after the read: a sign-in made before this write must not outlive it.
+    const now = clock();
     await transact([
       ...(await auditWrites(
         {

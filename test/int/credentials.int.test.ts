@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../shared/config.js';
+import { signInStillStands } from '../../shared/domain/authorization.js';
 import {
   acceptTotpStep,
   completeTotpEnrolment,
@@ -24,7 +25,7 @@ import {
   updateUserProfile,
 } from '../../shared/store/user-repository.js';
 import { fileTable, useDatabase } from '../support/database.js';
-import { beforeTransaction } from '../support/interleave.js';
+import { beforeTransaction, instantAfter, sameKey } from '../support/interleave.js';
 import { createTestOrganization, getItem, uniqueEmail } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
 
@@ -82,6 +83,35 @@ describe('password links', () => {
     expect(await livePasswordLink(invitation, NOW + 7 * 24 * HOUR)).toBeUndefined();
     await setUserStatus(organizationId, user.id, 'INACTIVE');
     expect(await livePasswordLink(invitation, NOW)).toBeUndefined();
+  });
+
+  it('a deactivation retried after a concurrent change ends a sign-in made meanwhile, also after a reactivation', async () => {
+    const { user } = await invited();
+    let meanwhile = 0;
+    const hook = beforeTransaction(
+      (items) =>
+        items.some(
+          (item) =>
+            sameKey(item.Update?.Key, keys.user(organizationId, user.id)) &&
+            (item.Update?.UpdateExpression?.includes('#status = :status') ?? false),
+        ),
+      async () => {
+        meanwhile = await instantAfter(Date.now());
+        // Positive control: the sign-in stood when it was made.
+        expect(signInStillStands(await getUser(organizationId, user.id, true), meanwhile)).toBe(true);
+        // Another change to the user meanwhile: the deactivation reads it again and retries.
+        await updateUserProfile(organizationId, user.id, { name: 'Renamed meanwhile' });
+      },
+    );
+    try {
+      await setUserStatus(organizationId, user.id, 'INACTIVE');
+    } finally {
+      hook.stop();
+    }
+    expect(hook.ran).toBe(true);
+    expect((await getUser(organizationId, user.id, true))?.name).toBe('Renamed meanwhile');
+    await setUserStatus(organizationId, user.id, 'ACTIVE');
+    expect(signInStillStands(await getUser(organizationId, user.id, true), meanwhile)).toBe(false);
   });
 
   it('a reset link does not come back with a reactivation; a join link does', async () => {

@@ -29,9 +29,10 @@ import {
   setUserStatus,
   type UserRecord,
   updateUserAttributes,
+  updateUserProfile,
 } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
-import { beforeTransaction, sameKey } from '../support/interleave.js';
+import { beforeTransaction, instantAfter, sameKey } from '../support/interleave.js';
 import { createTestOrganization, getItem, setDefaultRole, useDatabase } from '../support/service.js';
 
 useDatabase();
@@ -71,14 +72,6 @@ const resetPassword = async (user: UserRecord, password: string) => {
 const holdsPassword = async (org: string, id: string, password: string) => {
   const stored = await getUser(org, id, true);
   return stored?.passwordHash !== undefined && (await verifyPassword(password, stored.passwordHash));
-};
-
-/** A sign-in at this instant, once the clock has moved past `after`: a later write's time is later. */
-const signInAfter = async (after: number) => {
-  while (Date.now() <= after) await new Promise((resolve) => setTimeout(resolve, 1));
-  const at = Date.now();
-  while (Date.now() <= at) await new Promise((resolve) => setTimeout(resolve, 1));
-  return at;
 };
 
 describe('users a directory provisions', () => {
@@ -332,7 +325,7 @@ describe('users a directory provisions', () => {
       totpSecret: 'JBSWY3DPEHPK3PXP',
       recoveryCodeDigests: new Set(['digest-of-a-recovery-code']),
     });
-    const leaversSignIn = await signInAfter(0);
+    const leaversSignIn = await instantAfter(0);
     // Positive control: all of it holds while the user is not revived.
     expect(await holdsPassword(org, user.id, 'the leaver password')).toBe(true);
     expect(signInStillStands(await getUser(org, user.id, true), leaversSignIn)).toBe(true);
@@ -360,7 +353,7 @@ describe('users a directory provisions', () => {
     const hook = beforeTransaction(
       (items) => items.some((item) => item.Update?.UpdateExpression?.includes('deprovisionedAt') ?? false),
       async () => {
-        duringDelete = await signInAfter(0);
+        duringDelete = await instantAfter(0);
         // Positive control: that sign-in stood when it was made.
         expect(signInStillStands(await getUser(org, user.id, true), duringDelete)).toBe(true);
       },
@@ -430,5 +423,56 @@ describe('users a directory provisions', () => {
     expect(back.user.id).toBe(user.id);
     expect(await consentKeysOf(org, user.id)).toEqual([]);
     expect((await getUser(org, user.id, true))?.deprovisionedAt).toBeUndefined();
+  });
+
+  it('ends a sign-in made while a DELETE ran another round, also once an administrator reactivates the user', async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('slow-delete@dir.example'), 'dir', 3600);
+    let duringDelete = 0;
+    const hook = beforeTransaction(
+      (items) => items.some((item) => item.Update?.UpdateExpression?.includes('deprovisionedAt') ?? false),
+      async () => {
+        duringDelete = await instantAfter(Date.now());
+        // Positive control: the sign-in stood when it was made.
+        expect(signInStillStands(await getUser(org, user.id, true), duringDelete)).toBe(true);
+        // The account page adds a passkey meanwhile: the DELETE removes it in another round.
+        await addPasskey({ ...LEAVERS_PASSKEY, organizationId: org, userId: user.id });
+      },
+    );
+    try {
+      await deprovisionUser(org, user.id);
+    } finally {
+      hook.stop();
+    }
+    expect(hook.ran).toBe(true);
+    expect(await listPasskeys(org, user.id)).toEqual([]);
+    // An administrator reactivates the user (docs/scim.md): the sign-in stays ended.
+    await setUserStatus(org, user.id, 'ACTIVE');
+    expect(signInStillStands(await getUser(org, user.id, true), duringDelete)).toBe(false);
+  });
+
+  it("ends a sign-in made while a directory's deactivation was retried, also once an administrator reactivates the user", async () => {
+    const org = (await createTestOrganization()).id;
+    const { user } = await createUserFromDirectory(org, person('slow-patch@dir.example'), 'dir', 3600);
+    let meanwhile = 0;
+    const hook = beforeTransaction(
+      (items) => items.some((item) => sameKey(item.Update?.Key, keys.user(org, user.id))),
+      async () => {
+        meanwhile = await instantAfter(Date.now());
+        expect(signInStillStands(await getUser(org, user.id, true), meanwhile)).toBe(true);
+        // Another change to the user meanwhile: the deactivation reads it again and retries.
+        await updateUserProfile(org, user.id, { name: 'Renamed meanwhile' });
+      },
+    );
+    try {
+      await replaceUserFromDirectory(org, user.id, (current) =>
+        person(current.email, { name: current.name, active: false }),
+      );
+    } finally {
+      hook.stop();
+    }
+    expect(hook.ran).toBe(true);
+    await setUserStatus(org, user.id, 'ACTIVE');
+    expect(signInStillStands(await getUser(org, user.id, true), meanwhile)).toBe(false);
   });
 });

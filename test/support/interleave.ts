@@ -37,5 +37,17 @@ export const beforeTransaction = (
     return items !== undefined && matches(items);
   }, meanwhile);
 
+/**
+ * The instant of something done now (a sign-in), once the clock has moved past `after`, and past
+ * that instant too: a write that takes its time later holds a later one.
+ */
+export const instantAfter = async (after: number) => {
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+  while (Date.now() <= after) await tick();
+  const at = Date.now();
+  while (Date.now() <= at) await tick();
+  return at;
+};
+
 /** Whether two item keys are the same. */
 export const sameKey = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
