@@ -51,13 +51,15 @@ export const scimUserBody = z.looseObject({
   name: z.optional(
     z.nullable(
       z.looseObject({
-        formatted: z.optional(z.nullable(text(200))),
-        givenName: z.optional(z.nullable(text(100))),
-        familyName: z.optional(z.nullable(text(100))),
+        formatted: z.optional(z.nullable(text(DISPLAY_NAME_MAX))),
+        // As long as a User's answer holds them (nameParts: up to the whole name), since a PATCH is
+        // applied to the answer and must parse again; the name they make up keeps its own limit.
+        givenName: z.optional(z.nullable(text(DISPLAY_NAME_MAX))),
+        familyName: z.optional(z.nullable(text(DISPLAY_NAME_MAX))),
       }),
     ),
   ),
-  displayName: z.optional(z.nullable(text(200))),
+  displayName: z.optional(z.nullable(text(DISPLAY_NAME_MAX))),
   active: z.optional(z.nullable(scimBoolean)),
 });
 export type ScimUserBody = z.output<typeof scimUserBody>;
