@@ -24,7 +24,7 @@ import {
   scimUserBody,
 } from '../shared/scim/user-resource.js';
 import { UserEntity, UserGroupEntity, type UserGroupRecord } from '../shared/store/entities.js';
-import { LISTINGS } from '../shared/store/keys.js';
+import { keys, LISTINGS } from '../shared/store/keys.js';
 import {
   createGroupFromDirectory,
   deleteGroupFromDirectory,
@@ -99,17 +99,33 @@ const refuseUnanswerable = <D extends { members?: readonly string[] }>(desired: 
 };
 
 /**
- * A value longer than any key holds (a sort key is at most 1,024 bytes; ids, emails, external ids
- * and names are far shorter) names nothing stored: answered without a read, which DynamoDB would
- * refuse.
+ * A value whose lookup key is longer than a sort key holds (under 1,024 bytes, as DynamoDB refuses
+ * others; ids, emails, external ids and names are far shorter) names nothing stored: answered without a read, which DynamoDB would
+ * refuse. Measured on the key as the store builds it, since lower-casing can lengthen a value
+ * (`Ⱥ`, 2 bytes, is `ⱥ`, 3).
  */
-const MAX_KEY_VALUE_BYTES = 900;
-const namesNothing = (conditions: readonly ScimCondition[]) =>
-  conditions.some((condition) => Buffer.byteLength(condition.value) > MAX_KEY_VALUE_BYTES);
+const SORT_KEY_BYTES_LIMIT = 1024;
+type LookupKeys = Partial<Record<ScimCondition['attribute'], (orgId: string, value: string) => string>>;
+const USER_LOOKUP_KEYS: LookupKeys = {
+  id: (orgId, value) => keys.user(orgId, value).sk,
+  userName: (orgId, value) => keys.emailGuard(orgId, value).sk,
+  'emails.value': (orgId, value) => keys.emailGuard(orgId, value).sk,
+  externalId: (_orgId, value) => keys.externalIdPrefix('USER', value),
+};
+const GROUP_LOOKUP_KEYS: LookupKeys = {
+  id: (orgId, value) => keys.userGroup(orgId, value).sk,
+  displayName: (orgId, value) => keys.userGroupNameGuard(orgId, value).sk,
+  externalId: (_orgId, value) => keys.externalIdPrefix('GROUP', value),
+};
+const namesNothing = (orgId: string, lookupKeys: LookupKeys, conditions: readonly ScimCondition[]) =>
+  conditions.some((condition) => {
+    const lookupKey = lookupKeys[condition.attribute]?.(orgId, condition.value) ?? condition.value;
+    return Buffer.byteLength(lookupKey) >= SORT_KEY_BYTES_LIMIT;
+  });
 
 /** The users a filter can find: read by the condition that names them (a filter always has one). */
 const usersFiltered = async (orgId: string, conditions: readonly ScimCondition[]) => {
-  if (namesNothing(conditions)) return [];
+  if (namesNothing(orgId, USER_LOOKUP_KEYS, conditions)) return [];
   const by = (attribute: ScimCondition['attribute']) =>
     conditions.find((condition) => condition.attribute === attribute);
   const id = by('id');
@@ -140,7 +156,7 @@ const usersFiltered = async (orgId: string, conditions: readonly ScimCondition[]
 };
 
 const groupsFiltered = async (orgId: string, conditions: readonly ScimCondition[]) => {
-  if (namesNothing(conditions)) return [];
+  if (namesNothing(orgId, GROUP_LOOKUP_KEYS, conditions)) return [];
   const by = (attribute: ScimCondition['attribute']) =>
     conditions.find((condition) => condition.attribute === attribute);
   const id = by('id');

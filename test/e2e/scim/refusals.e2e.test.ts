@@ -150,6 +150,28 @@ describe('SCIM request errors', () => {
     }
   });
 
+  it('answers a filter value that lower-casing lengthens beyond a key with no match, not an error', async () => {
+    const directory = await connectDirectory(service, mine);
+    const growing = 'Ⱥ'.repeat(400); // 800 bytes; lower-cased (as emails and group names are looked up) 1,200
+    const ascii = 'A'.repeat(800); // the same length, lower-cased the same length
+    expect(Buffer.byteLength(growing)).toBe(Buffer.byteLength(ascii));
+    for (const [path, attribute] of [
+      ['/Users', 'userName'],
+      ['/Users', 'emails.value'],
+      ['/Groups', 'displayName'],
+    ] as const) {
+      const filtered = (value: string) =>
+        directory.call('GET', `${path}?filter=${encodeURIComponent(`${attribute} eq "${value}"`)}`);
+      // Positive control: the ASCII value is looked up and names nobody.
+      const control = await filtered(ascii);
+      expect(control.status, attribute).toBe(200);
+      expect(control.body.totalResults, attribute).toBe(0);
+      const answer = await filtered(growing);
+      expect(answer.status, attribute).toBe(200);
+      expect(answer.body).toMatchObject({ totalResults: 0, Resources: [] });
+    }
+  });
+
   it('answers a malformed body with 400 invalidSyntax, a missing or bad value with invalidValue, another media type with 415', async () => {
     const directory = await connectDirectory(service, mine);
     const raw = (body: string, contentType = 'application/scim+json') =>
