@@ -215,6 +215,7 @@ export const replaceUserFromDirectory = (
     if (Object.keys(profileChanges).length === 0 && !statusChanges) return { user: current, before: current };
 
     const emailChanges = desired.email.toLowerCase() !== current.email.toLowerCase();
+    const deactivates = status === 'INACTIVE' && current.status === 'ACTIVE';
     const set = assignments(
       {
         email: next.email,
@@ -223,9 +224,7 @@ export const replaceUserFromDirectory = (
         updatedAt: now,
         // A deactivation ends the person's sessions and refresh tokens (user-repository.ts), as
         // does a revival, whatever the status was.
-        ...(revived || (status === 'INACTIVE' && current.status === 'ACTIVE')
-          ? { credentialsChangedAt: now }
-          : {}),
+        ...(revived || deactivates ? { credentialsChangedAt: now } : {}),
         [keys.listingSortKey]: keys.listingEntry(LISTINGS.users(status), current.sequence),
         ...keys.userSearchEntries(next),
         ...Object.fromEntries(
@@ -250,6 +249,9 @@ export const replaceUserFromDirectory = (
         ).filter((field) => next[field] === undefined && current[field] !== undefined),
         // A new address voids the join and reset links sent to the old one (user-repository.ts).
         ...(emailChanges ? (['invitationDigest', 'resetDigest', 'resetRequestedAt'] as const) : []),
+        // A deactivation voids the reset link for good, as setUserStatus does: reactivating must not
+        // bring back a link someone may have taken meanwhile. (A join link stays, as there.)
+        ...(deactivates ? (['resetDigest', 'resetRequestedAt'] as const) : []),
       ]),
     ];
     const target = [userTarget(next)];

@@ -367,9 +367,10 @@ export const setUserStatus = (
       versioned(current, {
         // Deactivating ends the person's sessions, refresh tokens and reset link for good (as a new
         // password does): reactivating must not bring back what someone may have taken meanwhile.
-        // A join link stays: resending it to a person reactivated is how they get in. REMOVE first:
-        // `versioned` appends the version's increment to the SET list at the end.
-        update: `${status === 'INACTIVE' ? 'REMOVE resetDigest ' : ''}SET #status = :status, #listing = :listing, updatedAt = :now${
+        // A join link stays: resending it to a person reactivated is how they get in. The reset
+        // email's interval goes with the link it guarded, so a reactivated person can ask for a new
+        // one at once. REMOVE first: `versioned` appends the version's increment to the SET list.
+        update: `${status === 'INACTIVE' ? 'REMOVE resetDigest, resetRequestedAt ' : ''}SET #status = :status, #listing = :listing, updatedAt = :now${
           status === 'INACTIVE' ? ', credentialsChangedAt = :now' : ''
         }`,
         names: { '#status': 'status', '#listing': keys.listingSortKey },
