@@ -2,6 +2,7 @@ import { userPasswordsRoutes } from '../shared/api/routes/user-passwords.js';
 import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { personTarget, recordSignInEvent } from '../shared/auth/sign-in-audit.js';
+import { Conflict } from '../shared/domain/errors.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
 import { lockoutMillis } from '../shared/domain/sign-in-lockout.js';
 import { noticeRecipient, sendSecurityNotice } from '../shared/email/account-emails.js';
@@ -9,12 +10,13 @@ import { badRequest } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
+import { replaceCheckedPassword } from '../shared/store/credentials.js';
 import {
   endCredentialCheck,
   recordSignInFailure,
   reserveCredentialCheck,
 } from '../shared/store/sign-in-state.js';
-import { requireUser, updateUserAttributes } from '../shared/store/user-repository.js';
+import { requireUser } from '../shared/store/user-repository.js';
 
 /** The own password change: the password policy of DECISIONS.md, the current password checked. */
 export const handler = groupHandler(
@@ -33,11 +35,14 @@ export const handler = groupHandler(
       // The current password is checked under the sign-in lockout: a stolen access token must not
       // become a way to guess it.
       const check = await reserveCredentialCheck(org, user.email);
-      const right =
+      // The hash the current password was checked against: the change is written over it alone.
+      const checked =
         check.outcome === 'reserved' &&
         user.passwordHash !== undefined &&
-        (await verifyPassword(body.currentPassword, user.passwordHash));
-      if (!right) {
+        (await verifyPassword(body.currentPassword, user.passwordHash))
+          ? user.passwordHash
+          : undefined;
+      if (checked === undefined) {
         const counted = await recordSignInFailure(
           org,
           user.email,
@@ -67,20 +72,22 @@ export const handler = groupHandler(
       const passwordHash = await hashPassword(body.newPassword);
       const now = Date.now();
       // As a reset does: the person's sessions and refresh tokens end, and no link sent earlier
-      // can set the password any more.
-      await updateUserAttributes(
-        org,
-        path.id,
-        { passwordHash, credentialsChangedAt: now },
-        ['invitationDigest', 'resetDigest'],
+      // can set the password any more. Only over the password just checked: a reset committed
+      // during the check stands (its refusal is recorded as any 409 is, by the admission).
+      const replaced = await replaceCheckedPassword(
+        { organizationId: org, userId: user.id },
+        { passwordHash: checked, credentialsChangedAt: user.credentialsChangedAt },
+        passwordHash,
         now,
         {
+          organizationId: org,
           action: 'password.changed',
           targets: [{ type: 'user', id: user.id, name: user.email }],
           // A secret-named field: the record says only "changed".
-          changes: changesBetween({ passwordHash: user.passwordHash }, { passwordHash }),
+          changes: changesBetween({ passwordHash: checked }, { passwordHash }),
         },
       );
+      if (!replaced) throw new Conflict('User', 'The password was changed meanwhile; sign in again');
       await sendSecurityNotice(noticeRecipient(user), 'password');
       return {};
     },

@@ -75,7 +75,7 @@ export const OPERATIONS = {
   getMyUiPermissions: { method: 'GET', path: '/idp/me/ui-permissions', repeatable: true },
   /** Names of the additional properties in use in the organization. Names at least one user of the organization holds (at most 1,000). Any authenticated caller of the organization may call it. */
   listAdditionalUserProperties: { method: 'GET', path: '/idp/additionalUserProperties', repeatable: true },
-  /** Change the own password. The current password must be right; the new one is 12 to 1,024 characters, not the email and not a common password. A user without a password yet gets 400. Only the user named by `id` may call it; anyone else, an API client too, gets 403. */
+  /** Change the own password. The current password must be right; the new one is 12 to 1,024 characters, not the email and not a common password. A user without a password yet gets 400. A password set, or a deactivation, while the current one is checked stands: 409, nothing changed (sign in again). Only the user named by `id` may call it; anyone else, an API client too, gets 403. */
   changePassword: { method: 'PUT', path: '/idp/users/{id}/changePassword' },
   /** Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE. The picture is the `files` part of a multipart/form-data body; its type is decided by its content (PNG, JPEG, GIF or WebP, otherwise 415, whatever its name), at most 5 MiB (413). `User.picture` then names it. Idempotent by nature, so it takes no `Idempotency-Key`. The user named by `id` may call it; anyone else needs `USER.UPDATE`. */
   uploadUserPicture: { method: 'PUT', path: '/idp/users/{id}/picture', upload: 'files', repeatable: true },

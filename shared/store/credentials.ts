@@ -194,6 +194,46 @@ export const replacePasswordHash = (
     ),
   );
 
+/**
+ * Sets a new password the person chose (their own change, which checked the current one) with
+ * `audit`'s record, only while the stored password is still the one checked: `read` is the hash
+ * and `credentialsChangedAt` as read before the check. A reset committed during the check (the
+ * person taking the account back from whoever knows the old password) is never overwritten.
+ * Voids both emailed links and ends earlier sessions, as a reset does. False when it changed.
+ */
+export const replaceCheckedPassword = async (
+  user: { organizationId: string; userId: string },
+  read: { passwordHash: string; credentialsChangedAt: number | undefined },
+  passwordHash: string,
+  now: number,
+  audit: AuditEvent,
+): Promise<boolean> =>
+  conditionHeld(
+    update(
+      keys.user(user.organizationId, user.userId),
+      {
+        update:
+          'SET #hash = :hash, credentialsChangedAt = :now, updatedAt = :now REMOVE invitationDigest, resetDigest',
+        // A new hash of the same password (a sign-in's rehash) leaves credentialsChangedAt alone and
+        // fails this too: rare, and the person repeats the change.
+        condition: `#hash = :read AND ${
+          read.credentialsChangedAt === undefined
+            ? 'attribute_not_exists(credentialsChangedAt)'
+            : 'credentialsChangedAt = :changed'
+        }`,
+        names: { '#hash': 'passwordHash' },
+        values: {
+          ':hash': passwordHash,
+          ':now': now,
+          ':read': read.passwordHash,
+          ...(read.credentialsChangedAt === undefined ? {} : { ':changed': read.credentialsChangedAt }),
+        },
+      },
+      () => new ConditionNotMet(),
+    ),
+    await auditWrites(audit, now),
+  );
+
 // TOTP and recovery codes ---------------------------------------------------------------------
 
 /**
