@@ -172,6 +172,20 @@ const FAILURES_LIFETIME_SECONDS = 24 * 3600;
 export const signInLockedUntil = async (organizationId: string, email: string): Promise<number> =>
   (await SignInFailuresEntity.get({ organizationId, email }))?.lockedUntil ?? 0;
 
+/**
+ * A failure count past its `expiresAt` is forgotten now, not when DynamoDB's TTL gets to it (AWS
+ * documents within a few days). Expression values of the writes that tell the two apart.
+ */
+const expiry = (now: number) => ({
+  ':nowSeconds': Math.floor(now / 1000),
+  ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS,
+});
+const FRESH = '(attribute_not_exists(expiresAt) OR expiresAt > :nowSeconds)';
+const EXPIRED = 'expiresAt <= :nowSeconds';
+
+/** A write refused because the failure count it met had expired (or had not, for its reset). */
+class Expired extends Error {}
+
 /** How long a credential check holds its email: the check and the writes after it, with room. */
 const CHECK_LEASE_MILLIS = 10_000;
 
@@ -194,31 +208,40 @@ export const reserveCredentialCheck = async (
   email: string,
   now = Date.now(),
 ): Promise<CredentialCheck> => {
-  try {
-    const { Attributes } = await db().send(
+  const key = SignInFailuresEntity.key({ organizationId, email });
+  const free =
+    '(attribute_not_exists(lockedUntil) OR lockedUntil <= :now) AND (attribute_not_exists(checkingUntil) OR checkingUntil <= :now)';
+  const values = { ':lease': now + CHECK_LEASE_MILLIS, ':now': now, ':zero': 0, ...expiry(now) };
+  const reserve = (expired: boolean) =>
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: SignInFailuresEntity.key({ organizationId, email }),
-        UpdateExpression:
-          'SET checkingUntil = :lease, failures = if_not_exists(failures, :zero), lockedUntil = if_not_exists(lockedUntil, :zero), expiresAt = if_not_exists(expiresAt, :expiresAt)',
-        ConditionExpression:
-          '(attribute_not_exists(lockedUntil) OR lockedUntil <= :now) AND (attribute_not_exists(checkingUntil) OR checkingUntil <= :now)',
-        ExpressionAttributeValues: {
-          ':lease': now + CHECK_LEASE_MILLIS,
-          ':now': now,
-          ':zero': 0,
-          ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS,
-        },
+        Key: key,
+        // An expired count starts again from nothing, its lock cleared (a second write, on that
+        // rare path only: an update expression cannot branch).
+        UpdateExpression: expired
+          ? 'SET checkingUntil = :lease, failures = :zero, lockedUntil = :zero, expiresAt = :expiresAt'
+          : 'SET checkingUntil = :lease, failures = if_not_exists(failures, :zero), lockedUntil = if_not_exists(lockedUntil, :zero), expiresAt = if_not_exists(expiresAt, :expiresAt)',
+        ConditionExpression: `${free} AND ${expired ? EXPIRED : FRESH}`,
+        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { outcome: 'reserved', failures: Number(Attributes?.failures ?? 0) };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const seen = conditionItem(error.Item);
-    return { outcome: 'refused', locked: Number(seen?.lockedUntil ?? 0) > now };
+  // A fresh item stays fresh for a day, so the second try of each kind always decides.
+  for (const expired of [false, true, false]) {
+    try {
+      const { Attributes } = await reserve(expired);
+      return { outcome: 'reserved', failures: Number(Attributes?.failures ?? 0) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const seen = conditionItem(error.Item);
+      const locked = Number(seen?.lockedUntil ?? 0) > now;
+      // A check under way holds its email even past the count's expiry.
+      if (locked || Number(seen?.checkingUntil ?? 0) > now) return { outcome: 'refused', locked };
+    }
   }
+  throw new Error('The failure count kept changing between expired and not');
 };
 
 /** Ends a check; an item cleared meanwhile (a sign-in by passkey) is not written again. */
@@ -232,15 +255,51 @@ const endCheck = async (key: ReturnType<typeof SignInFailuresEntity.key>): Promi
 export const endCredentialCheck = (organizationId: string, email: string): Promise<void> =>
   endCheck(SignInFailuresEntity.key({ organizationId, email }));
 
-/** One more failure (an atomic ADD), the item as it is now: its count, and the lock it had. */
-const countFailure = (key: ReturnType<typeof SignInFailuresEntity.key>, now: number) =>
-  writeOne(
-    update(key, {
-      update: 'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
-      values: { ':one': 1, ':zero': 0, ':expiresAt': ttlSeconds(now) + FAILURES_LIFETIME_SECONDS },
-    }),
-    { returnNew: true },
-  );
+/**
+ * One more failure (an atomic ADD), the item as it is now: its count, and the lock it had. A count
+ * past its expiry is not added to: it is started again at 1 and its lock cleared, by a second
+ * write only on that rare path (an update expression cannot branch).
+ */
+const countFailure = async (key: ReturnType<typeof SignInFailuresEntity.key>, now: number) => {
+  const values = { ':one': 1, ':zero': 0, ...expiry(now) };
+  const add = () =>
+    writeOne(
+      update(
+        key,
+        {
+          update:
+            'ADD failures :one SET expiresAt = :expiresAt, lockedUntil = if_not_exists(lockedUntil, :zero)',
+          condition: FRESH,
+          values,
+        },
+        () => new Expired(),
+      ),
+      { returnNew: true },
+    );
+  try {
+    return await add();
+  } catch (error) {
+    if (!(error instanceof Expired)) throw error;
+  }
+  try {
+    return await writeOne(
+      update(
+        key,
+        {
+          update: 'SET failures = :one, lockedUntil = :zero, expiresAt = :expiresAt',
+          condition: EXPIRED,
+          values,
+        },
+        () => new Expired(),
+      ),
+      { returnNew: true },
+    );
+  } catch (error) {
+    if (!(error instanceof Expired)) throw error;
+    // Started again (or removed) by another request meanwhile: fresh now, and for a day.
+    return add();
+  }
+};
 
 /**
  * The failure of a reserved check: counted while the reservation still holds (refusals counted
