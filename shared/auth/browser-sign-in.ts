@@ -35,7 +35,7 @@ import {
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { idTokenHint } from './id-token-hints.js';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, unguessablePasswordHash, verifyPassword } from './passwords.js';
 import { CLIENT_CREDENTIALS, PUSHED_REQUEST_LIMIT } from './pushed-authorization.js';
 import {
   attemptedEmailActor,
@@ -229,15 +229,17 @@ const refusalReason = (email: string, user: UserRecord | undefined, check?: Cred
   return user.passwordHash === undefined ? 'no password set' : 'wrong password';
 };
 
-/** Equalises the time of an unknown email with a wrong password (no user enumeration). */
-let dummyHash: Promise<string> | undefined;
 /** How long the latest dummy check took (today's parameters). */
 let dummyCheckMillis: number | undefined;
+/**
+ * Equalises the time of an unknown email with a wrong password (no user enumeration): one
+ * derivation with today's parameters, against a hash of no password (unguessablePasswordHash),
+ * which costs none to make; so an instance's first unknown email costs what later ones do, and a
+ * cold start derives nothing.
+ */
 const spendPasswordCheck = async (password: string) => {
-  dummyHash ??= hashPassword(newOpaqueValue());
-  const hash = await dummyHash;
   const started = performance.now();
-  await verifyPassword(password, hash);
+  await verifyPassword(password, unguessablePasswordHash());
   dummyCheckMillis = performance.now() - started;
 };
 

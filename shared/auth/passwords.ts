@@ -99,6 +99,13 @@ export const hashPassword = async (password: string, parameters = currentScrypt(
 };
 
 /**
+ * A hash of no password, in `parameters`: random bytes where the derivation would be, so checking
+ * any password against it costs one derivation, while making it costs none.
+ */
+export const unguessablePasswordHash = (parameters = currentScrypt()): string =>
+  encodePasswordHash({ parameters, salt: randomBytes(SALT_BYTES), hash: randomBytes(HASH_BYTES) });
+
+/**
  * Whether the password is the one of the stored hash. A record that does not parse, or whose
  * parameters are below the floor (or above the ceiling), never verifies, whatever the password.
  */

@@ -21,6 +21,7 @@ export const OWN_PROCESS = [
   'test/int/logout.int.test.ts',
   'test/int/sign-in-consent.int.test.ts',
   'test/int/sign-in-steps.int.test.ts',
+  'test/int/unknown-email-work.int.test.ts',
 ];
 
 /** Whether `file` (relative to the project) is one of them. */
