@@ -367,7 +367,9 @@ export const handler = groupHandler(
       const org = principal.organizationId;
       const desired = refuseUnanswerable(directoryGroupOf(body, 'none'));
       await requireGroup(org, path.id);
-      await replaceGroupFromDirectory(org, path.id, desired, principal.id);
+      // RFC 7644 3.5.1: a PUT replaces the whole group, an external id left out included.
+      const replaced = { ...desired, externalId: desired.externalId ?? null };
+      await replaceGroupFromDirectory(org, path.id, replaced, principal.id);
       // Its members are the body's (within the limit) unless changed meanwhile: read them all, as
       // a refusal now would say a change that was made was not.
       const group = await requireGroup(org, path.id);
@@ -378,9 +380,20 @@ export const handler = groupHandler(
       const group = await requireGroup(org, path.id);
       // The whole membership, however large: the operations apply to it, and only 204 answers.
       const current = scimGroup(group, await membersOf(org, group.id), locate);
-      const patched = parsedPatch(scimGroupBody, applyScimPatch(current, body, 'Group'));
+      const patched = directoryGroupOf(
+        parsedPatch(scimGroupBody, applyScimPatch(current, body, 'Group')),
+        'keep',
+      );
+      const read = directoryGroupOf(parsedPatch(scimGroupBody, current), 'keep');
       const before = (current.members ?? []).map((member) => member.value);
-      await replaceGroupFromDirectory(org, path.id, directoryGroupOf(patched, 'keep'), principal.id, before);
+      // Only what the operations changed: the name or external id as read, written back, would
+      // undo a change another request committed since this one read the group.
+      const changes = {
+        ...(patched.displayName !== read.displayName ? { displayName: patched.displayName } : {}),
+        ...(patched.externalId !== read.externalId ? { externalId: patched.externalId ?? null } : {}),
+        ...(patched.members !== undefined ? { members: patched.members } : {}),
+      };
+      await replaceGroupFromDirectory(org, path.id, changes, principal.id, before);
       return {};
     },
     deleteScimGroup: async ({ path }, { principal }) => {

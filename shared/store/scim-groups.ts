@@ -29,6 +29,17 @@ export interface DirectoryGroup {
   members?: readonly string[];
 }
 
+/**
+ * What a PUT or PATCH changes: the name and the external id only when given (`externalId: null`
+ * clears it), so that a PATCH leaves a rename another request made meanwhile as it is.
+ */
+export interface DirectoryGroupChange {
+  displayName?: string;
+  externalId?: string | null;
+  /** Absent: the members stay as they are. */
+  members?: readonly string[];
+}
+
 export const visibleGroup = async (orgId: string, groupId: string): Promise<UserGroupRecord | undefined> => {
   const group = await getUserGroup(orgId, groupId);
   return isVisible(group) ? group : undefined;
@@ -152,13 +163,13 @@ export const createGroupFromDirectory = async (orgId: string, desired: Directory
 };
 
 /**
- * Makes the group what the directory describes; `members` absent leaves them as they are, and
+ * Makes the group what the directory describes; what `desired` leaves out stays as it is, and
  * `membersBefore` (a PATCH's) limits the change to what the directory changed (membershipChanges).
  */
 export const replaceGroupFromDirectory = async (
   orgId: string,
   groupId: string,
-  desired: DirectoryGroup,
+  desired: DirectoryGroupChange,
   updatedBy: string,
   membersBefore?: readonly string[],
 ) => {
@@ -168,12 +179,13 @@ export const replaceGroupFromDirectory = async (
     desired.members === undefined
       ? undefined
       : await membershipChanges(orgId, groupId, desired.members, membersBefore);
-  await updateUserGroup(
-    orgId,
-    groupId,
-    { name: desired.displayName, externalId: desired.externalId ?? null },
-    updatedBy,
-  );
+  // Only the fields given: updateUserGroup re-reads the group, and a field passed unchanged would
+  // write back what this request read, over another request's change since.
+  const fields = {
+    ...(desired.displayName !== undefined ? { name: desired.displayName } : {}),
+    ...(desired.externalId !== undefined ? { externalId: desired.externalId } : {}),
+  };
+  if (Object.keys(fields).length > 0) await updateUserGroup(orgId, groupId, fields, updatedBy);
   if (!changes) return;
   await inRounds(changes.joining, joinFromDirectory(orgId, groupId));
   await inRounds(changes.leaving, (id) => removeUserFromGroup(orgId, id, groupId));
