@@ -31,6 +31,18 @@ interface Operation {
 }
 
 /**
+ * Members added or removed by id, applied here as a set operation rather than by scim-patch, which
+ * copies the whole resource for each removal and compares each added member with every member:
+ * a PATCH adding or removing thousands of a large group's members would take longer than the
+ * function may run.
+ */
+interface MemberSetOperation {
+  op: 'add' | 'remove';
+  memberIds: readonly string[];
+}
+type Normalised = Operation | MemberSetOperation;
+
+/**
  * Applies a PATCH request body (RFC 7644 3.5.2, and the forms Microsoft Entra ID sends) to `resource`
  * (the SCIM JSON the server answers for it), answering the patched copy; never changes `resource`.
  * Throws ScimError 400 (invalidSyntax, invalidPath, invalidFilter for a path's filter, noTarget,
@@ -52,7 +64,10 @@ export function applyScimPatch(resource: ScimJson, body: unknown, type: ScimReso
     const where = `Operations[${index}] (${operation.op}${operation.path === undefined ? '' : ` ${operation.path.slice(0, 200)}`})`;
     try {
       for (const normalised of normalisedOperations(operation, type, patched)) {
-        patched = withMembersList(appliedOperation(patched, normalised), type);
+        patched =
+          'memberIds' in normalised
+            ? withMemberSet(patched, normalised)
+            : withMembersList(appliedOperation(patched, normalised), type);
       }
     } catch (error) {
       throw error instanceof ScimError
@@ -323,8 +338,8 @@ const isIgnored = (path: AttributePath, type: ScimResourceType) =>
 
 // ---- normalisation ---------------------------------------------------------------------------
 
-/** The operations scim-patch is given for one requested operation: none, one, or one per member removed. */
-function normalisedOperations(operation: Operation, type: ScimResourceType, current: ScimJson): Operation[] {
+/** What one requested operation becomes: none, a member set operation, or operations for scim-patch. */
+function normalisedOperations(operation: Operation, type: ScimResourceType, current: ScimJson): Normalised[] {
   const { op, path, value } = operation;
   if (path === undefined) {
     if (op === 'remove') throw noTarget('remove needs a path');
@@ -338,10 +353,11 @@ function normalisedOperations(operation: Operation, type: ScimResourceType, curr
   const canonical = pathText(target);
   const plainAttribute = target.schema === undefined && target.filter === undefined && !target.subAttribute;
 
+  const members = type === 'Group' && plainAttribute && target.attribute === 'members';
   if (op === 'remove') {
-    if (type === 'Group' && plainAttribute && target.attribute === 'members' && value != null) {
-      return memberIdsOf(value).map((id) => ({ op, path: `members[value eq ${JSON.stringify(id)}]` }));
-    }
+    if (members && value != null) return [{ op, memberIds: memberIdsOf(value) }];
+    const byValue = type === 'Group' ? memberNamedByFilter(target) : undefined;
+    if (byValue !== undefined) return [{ op, memberIds: [byValue] }];
     if (target.filter !== undefined && matchedElements(current, target) === 0) return [];
     if (target.filter === undefined && value !== undefined && valueAt(current, target) === undefined)
       return [];
@@ -363,9 +379,8 @@ function normalisedOperations(operation: Operation, type: ScimResourceType, curr
   if (target.filter === undefined) checkShape(current, target, value);
   let normalisedValue = isPlainObject(value) ? withCanonicalKeys(value, path) : value;
   if (type === 'User' && plainAttribute && target.attribute === 'active') normalisedValue = booleanOf(value);
-  if (type === 'Group' && plainAttribute && target.attribute === 'members') {
-    normalisedValue = op === 'replace' && value === null ? [] : membersOf(value);
-  }
+  if (members && op === 'add') return [{ op, memberIds: memberIdsOf(value) }];
+  if (members) normalisedValue = op === 'replace' && value === null ? [] : membersOf(value);
   return [{ op, path: canonical, value: normalisedValue }];
 }
 
@@ -480,14 +495,46 @@ function membersOf(value: unknown): { value: string }[] {
   });
 }
 
-/** The ids of a `remove members` value list, each to go in a `members[value eq "..."]` filter. */
-function memberIdsOf(value: unknown): string[] {
-  return membersOf(value).map(({ value: id }) => {
-    // scim-patch's filter reader mangles these (see checkedFilter).
-    if (id.includes(':') || id.includes('\\') || CONTROL_CHARACTER.test(id))
-      throw invalidValue(`${JSON.stringify(id)} is not a member's id`);
-    return id;
-  });
+/** The ids of a members value list. */
+const memberIdsOf = (value: unknown): string[] => membersOf(value).map(({ value: id }) => id);
+
+/**
+ * The member a `members[value eq "..."]` path names: the filter scim-patch would match as
+ * `member.value === id` (attribute names case-insensitive, the value case-exact).
+ */
+function memberNamedByFilter(path: AttributePath): string | undefined {
+  if (path.schema !== undefined || path.attribute !== 'members' || path.subAttribute !== undefined) return;
+  if (path.filter === undefined) return;
+  const filter = parse(path.filter);
+  return filter.op === 'eq' &&
+    filter.attrPath.toLowerCase() === 'value' &&
+    typeof filter.compValue === 'string'
+    ? filter.compValue
+    : undefined;
+}
+
+const memberIdOf = (member: unknown) => (isPlainObject(member) ? member.value : member);
+
+/**
+ * A member set operation on the list of members, each pass once over it: added ids not yet members
+ * join at the end as `{ value }`, removed ids go (an id that is no member changes nothing).
+ */
+function withMemberSet(resource: ScimJson, { op, memberIds }: MemberSetOperation): ScimJson {
+  const members: unknown[] = Array.isArray(resource.members) ? resource.members : [];
+  if (op === 'remove') {
+    const removed = new Set(memberIds);
+    resource.members = members.filter((member) => !removed.has(memberIdOf(member) as string));
+    return resource;
+  }
+  const present = new Set(members.map(memberIdOf));
+  const added: { value: string }[] = [];
+  for (const id of memberIds) {
+    if (present.has(id)) continue;
+    present.add(id);
+    added.push({ value: id });
+  }
+  resource.members = [...members, ...added];
+  return resource;
 }
 
 // ---- the resource ----------------------------------------------------------------------------
@@ -568,7 +615,7 @@ function finished(patched: ScimJson, original: ScimJson, type: ScimResourceType)
     const members = Array.isArray(patched.members) ? patched.members : [];
     const seen = new Set<unknown>();
     patched.members = members.filter((member) => {
-      const id = isPlainObject(member) ? member.value : member;
+      const id = memberIdOf(member);
       if (seen.has(id)) return false;
       seen.add(id);
       return true;
