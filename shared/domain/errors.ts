@@ -48,6 +48,12 @@ export class Conflict extends DomainError {
  */
 export class ChangedMeanwhile extends Conflict {}
 
+/**
+ * The holder has the most of something it may have (a user in the most groups one may be in): a
+ * Conflict until one is removed. SCIM answers it as the invalid member it is (400 invalidValue).
+ */
+export class HolderLimitReached extends Conflict {}
+
 /** The input names something that does not exist or may not be used here (a field names it). */
 export class InvalidReference extends DomainError {}
 

@@ -2,6 +2,7 @@ import {
   ChangedMeanwhile,
   Conflict,
   type DomainError,
+  HolderLimitReached,
   InvalidReference,
   LimitExceeded,
   NotFound,
@@ -10,7 +11,7 @@ import {
 import { ERROR_TEXT_LENGTH, MAX_ERROR_DETAILS } from '../domain/limits.js';
 import type { ErrorBody } from '../schemas/error-body.js';
 import { asOneLine } from '../schemas/text.js';
-import { ApiError, RetryableConflict } from './errors.js';
+import { ApiError, HolderLimitConflict, RetryableConflict } from './errors.js';
 
 /** The status of each refusal of the domain and the store. */
 const DOMAIN_STATUSES = new Map<abstract new (...args: never[]) => DomainError, number>([
@@ -37,6 +38,7 @@ const domainApiError = (error: DomainError, status: number) =>
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
   if (error instanceof ChangedMeanwhile) return new RetryableConflict(409, error.message);
+  if (error instanceof HolderLimitReached) return new HolderLimitConflict(409, error.message);
   for (const [kind, status] of DOMAIN_STATUSES) {
     if (error instanceof kind) return domainApiError(error, status);
   }

@@ -27,6 +27,9 @@ export class ApiError extends Error {
 /** A 409 that no uniqueness rule made (other requests changed the same thing): repeating may succeed. */
 export class RetryableConflict extends ApiError {}
 
+/** A 409 because the holder has the most it may (HolderLimitReached): SCIM answers it 400 invalidValue. */
+export class HolderLimitConflict extends ApiError {}
+
 export const badRequest = (message: string, details: ErrorDetail[] = []) =>
   new ApiError(400, message, details);
 /**

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ERROR_TEXT_LENGTH } from '../domain/limits.js';
-import { type ApiError, RetryableConflict } from '../http/errors.js';
+import { type ApiError, HolderLimitConflict, RetryableConflict } from '../http/errors.js';
 import { asOneLine } from '../schemas/text.js';
 import { ScimError, type ScimType } from './errors.js';
 import { SCIM_SCHEMAS } from './schema-ids.js';
@@ -17,12 +17,18 @@ const isValueDetail = ({ field }: { field?: string | undefined }) =>
   field !== undefined &&
   (field.startsWith('query.') || (field.startsWith('body.') && !MESSAGE_STRUCTURE.test(field)));
 
+/** The status SCIM answers: a holder's limit is the invalid value it is (400), not a conflict. */
+const scimStatusOf = (error: ApiError) => (error instanceof HolderLimitConflict ? 400 : error.status);
+
 /** What a refusal that is not a ScimError means in SCIM's terms, by its status. */
 const scimTypeOf = (error: ApiError): ScimType | undefined => {
   if (error instanceof ScimError) return error.scimType;
   // RFC 7644 3.12: `uniqueness` says a value is taken; a request that lost a race to others took
   // nothing, and a directory that read it so would look for a duplicate that is not there.
   if (error instanceof RetryableConflict) return undefined;
+  // A member in the most groups one may be in is an invalid member, whether the check before the
+  // writes found it so or a join that another request's join overtook (docs/scim.md).
+  if (error instanceof HolderLimitConflict) return 'invalidValue';
   if (error.status === 409) return 'uniqueness';
   if (error.status !== 400) return undefined;
   return error.details.length > 0 && error.details.every(isValueDetail) ? 'invalidValue' : 'invalidSyntax';
@@ -44,16 +50,17 @@ const detailOf = (error: ApiError): string => {
  */
 export const scimErrorResponse = (error: ApiError): APIGatewayProxyStructuredResultV2 => {
   const scimType = scimTypeOf(error);
+  const status = scimStatusOf(error);
   return {
-    statusCode: error.status,
+    statusCode: status,
     headers: {
       'content-type': 'application/scim+json',
-      ...(error.status === 429 ? { 'retry-after': '1' } : {}),
-      ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="scim"' } : {}),
+      ...(status === 429 ? { 'retry-after': '1' } : {}),
+      ...(status === 401 ? { 'www-authenticate': 'Bearer realm="scim"' } : {}),
     },
     body: JSON.stringify({
       schemas: [SCIM_SCHEMAS.error],
-      status: String(error.status),
+      status: String(status),
       ...(scimType ? { scimType } : {}),
       detail: detailOf(error),
     }),

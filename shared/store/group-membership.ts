@@ -1,4 +1,4 @@
-import { Conflict, NotFound } from '../domain/errors.js';
+import { Conflict, HolderLimitReached, NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { GroupMemberEntity } from './entities.js';
 import { AlreadyAsAsked, heldIn, withinGrantLimit } from './grant-targets.js';
@@ -7,7 +7,7 @@ import { put, remove, update, type Write } from './writes.js';
 
 /** The refusal when the user is in MAX_GRANTS_PER_HOLDER groups already; it names the user. */
 export const groupLimitReached = (userId: string) =>
-  new Conflict(
+  new HolderLimitReached(
     'User',
     `User ${userId} is in ${MAX_GRANTS_PER_HOLDER} user groups already, the most a user may be in`,
   );

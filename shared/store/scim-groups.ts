@@ -1,5 +1,6 @@
 import { NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
+import { logger } from '../http/logger.js';
 import { invalidValue, tooMany } from '../scim/errors.js';
 import { batchGetByKey } from './batch.js';
 import { GroupNameGuardEntity, UserEntity, UserGroupEntity, type UserGroupRecord } from './entities.js';
@@ -111,24 +112,75 @@ const requireMembers = async (orgId: string, memberIds: readonly string[]) => {
 
 const PARALLEL_MEMBERSHIP_CHANGES = 4;
 
-/** Each membership change its own transaction (with its record), four at a time. */
-const inRounds = async (ids: readonly string[], change: (id: string) => Promise<void>) => {
-  for (let index = 0; index < ids.length; index += PARALLEL_MEMBERSHIP_CHANGES)
-    await Promise.all(ids.slice(index, index + PARALLEL_MEMBERSHIP_CHANGES).map(change));
+/**
+ * Each membership change its own transaction (with its record), four at a time. Every change of a
+ * round is settled before a failure is reported, so that an undo sees all that was written.
+ */
+const inRounds = async (ids: readonly string[], change: (id: string) => Promise<unknown>) => {
+  for (let index = 0; index < ids.length; index += PARALLEL_MEMBERSHIP_CHANGES) {
+    const round = await Promise.allSettled(ids.slice(index, index + PARALLEL_MEMBERSHIP_CHANGES).map(change));
+    const failed = round.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
 };
 
 /**
- * Joins a member the directory named. One its DELETE deprovisioned since requireMembers read it
- * does not join, as if the DELETE had come after this request (and taken it out again).
+ * Joins a member the directory named; answers whether it joined. One its DELETE deprovisioned
+ * since requireMembers read it does not join, as if the DELETE had come after this request (and
+ * taken it out again).
  */
 const joinFromDirectory = (orgId: string, groupId: string) => (userId: string) =>
   addUserToGroup(orgId, userId, groupId, Date.now(), { provisionedOnly: true }).catch((error: unknown) => {
     if (!(error instanceof NotFound && error.entity === 'User')) throw error;
+    return false;
   });
 
 /** Takes the user out of these groups, each its own transaction with its record. */
-export const leaveGroups = (orgId: string, userId: string, groupIds: readonly string[]) =>
-  inRounds(groupIds, (groupId) => removeUserFromGroup(orgId, userId, groupId));
+export const leaveGroups = async (orgId: string, userId: string, groupIds: readonly string[]) => {
+  await inRounds(groupIds, (groupId) => removeUserFromGroup(orgId, userId, groupId));
+};
+
+/**
+ * Applies the joins, then the leaves; answers how to undo them. When one fails (a member another
+ * request gave their last free group since requireMembers read them, or a failure of the store),
+ * the joins and leaves this request made are undone, each again idempotent, so the group's members
+ * are as they were, and the failure is thrown. An undo that fails too is logged: the directory's
+ * retry completes it.
+ */
+const applyMembership = async (
+  orgId: string,
+  groupId: string,
+  changes: { joining: readonly string[]; leaving: readonly string[] },
+) => {
+  const joined: string[] = [];
+  const left: string[] = [];
+  const undo = async (cause: unknown) => {
+    try {
+      await inRounds(joined, (id) => removeUserFromGroup(orgId, id, groupId));
+      await inRounds(left, (id) => addUserToGroup(orgId, id, groupId));
+    } catch (undoError) {
+      logger.error('undo of a refused SCIM membership change failed: some of it stays applied', {
+        organizationId: orgId,
+        groupId,
+        cause: cause instanceof Error ? cause.message : String(cause),
+        error: undoError as Error,
+      });
+    }
+  };
+  try {
+    const join = joinFromDirectory(orgId, groupId);
+    await inRounds(changes.joining, async (id) => {
+      if (await join(id)) joined.push(id);
+    });
+    await inRounds(changes.leaving, async (id) => {
+      if (await removeUserFromGroup(orgId, id, groupId)) left.push(id);
+    });
+  } catch (error) {
+    await undo(error);
+    throw error;
+  }
+  return { undo };
+};
 
 /**
  * What takes the group's members from `basis` to `wanted`, each joining member checked: without a
@@ -158,7 +210,20 @@ export const createGroupFromDirectory = async (orgId: string, desired: Directory
     ...(desired.externalId !== undefined ? { externalId: desired.externalId } : {}),
     createdBy,
   });
-  await inRounds(desired.members ?? [], joinFromDirectory(orgId, group.id));
+  try {
+    await applyMembership(orgId, group.id, { joining: desired.members ?? [], leaving: [] });
+  } catch (error) {
+    // A group made but not filled is no group the directory asked for, and its retry of the POST
+    // would find the name taken: deleted again (its records say so).
+    await deleteGroupFromDirectory(orgId, group.id).catch((undoError: unknown) =>
+      logger.error('deleting a SCIM group whose members failed to join failed', {
+        organizationId: orgId,
+        groupId: group.id,
+        error: undoError as Error,
+      }),
+    );
+    throw error;
+  }
   return group;
 };
 
@@ -179,16 +244,22 @@ export const replaceGroupFromDirectory = async (
     desired.members === undefined
       ? undefined
       : await membershipChanges(orgId, groupId, desired.members, membersBefore);
+  // The members first: a join refused there (undone with the rest) leaves the name as it was, and
+  // a rename refused after them (the name taken meanwhile) undoes them.
+  const membership = changes && (await applyMembership(orgId, groupId, changes));
   // Only the fields given: updateUserGroup re-reads the group, and a field passed unchanged would
   // write back what this request read, over another request's change since.
   const fields = {
     ...(desired.displayName !== undefined ? { name: desired.displayName } : {}),
     ...(desired.externalId !== undefined ? { externalId: desired.externalId } : {}),
   };
-  if (Object.keys(fields).length > 0) await updateUserGroup(orgId, groupId, fields, updatedBy);
-  if (!changes) return;
-  await inRounds(changes.joining, joinFromDirectory(orgId, groupId));
-  await inRounds(changes.leaving, (id) => removeUserFromGroup(orgId, id, groupId));
+  if (Object.keys(fields).length === 0) return;
+  try {
+    await updateUserGroup(orgId, groupId, fields, updatedBy);
+  } catch (error) {
+    await membership?.undo(error);
+    throw error;
+  }
 };
 
 /**

@@ -45,12 +45,17 @@ const grantRecord = (
   ],
 });
 
-/** Runs a change that fails with AlreadyAsAsked when there is nothing to change: that is a success. */
-const unlessAlreadyAsAsked = async (change: Promise<void>): Promise<void> => {
+/**
+ * Runs a change that fails with AlreadyAsAsked when there is nothing to change: that is a success.
+ * Answers whether it changed anything (an undo must reverse only what its own request changed).
+ */
+const unlessAlreadyAsAsked = async (change: Promise<void>): Promise<boolean> => {
   try {
     await change;
+    return true;
   } catch (error) {
     if (!(error instanceof AlreadyAsAsked)) throw error;
+    return false;
   }
 };
 
@@ -153,7 +158,8 @@ const membershipRecord = (orgId: string, userId: string, groupId: string, action
 
 /**
  * Adds the user to the group, both sides at once, with its audit record; a group being copied or
- * deleted takes no one. A member already is a success that writes (and records) nothing.
+ * deleted takes no one. A member already is a success that writes (and records) nothing: answers
+ * whether the user joined.
  */
 export const addUserToGroup = async (
   orgId: string,
@@ -161,8 +167,8 @@ export const addUserToGroup = async (
   groupId: string,
   now = Date.now(),
   options: { provisionedOnly?: boolean } = {},
-) => {
-  await unlessAlreadyAsAsked(
+): Promise<boolean> =>
+  unlessAlreadyAsAsked(
     transact([
       check(
         UserGroupEntity.key({ organizationId: orgId, id: groupId }),
@@ -173,22 +179,23 @@ export const addUserToGroup = async (
       ...(await auditWrites(membershipRecord(orgId, userId, groupId, 'user.group.added'), now)),
     ]),
   );
-};
 
-/** Removes the user from the group with its audit record; a user not in it writes (and records) nothing. */
+/**
+ * Removes the user from the group with its audit record; a user not in it writes (and records)
+ * nothing: answers whether the user left.
+ */
 export const removeUserFromGroup = async (
   orgId: string,
   userId: string,
   groupId: string,
   now = Date.now(),
-) => {
-  await unlessAlreadyAsAsked(
+): Promise<boolean> =>
+  unlessAlreadyAsAsked(
     transact([
       ...leaveGroupWrites(orgId, userId, groupId, { requireUser: true, onlyMember: true }),
       ...(await auditWrites(membershipRecord(orgId, userId, groupId, 'user.group.removed'), now)),
     ]),
   );
-};
 
 /**
  * Additional properties as audit changes see them: one field per property, prefixed so that a

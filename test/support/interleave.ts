@@ -1,7 +1,10 @@
 import { db } from '../../shared/store/dynamo.js';
 
 /** What a transaction sends, as far as a test picks it out. */
-export type SentItems = { Update?: { Key?: Record<string, unknown>; UpdateExpression?: string } }[];
+export type SentItems = {
+  Update?: { Key?: Record<string, unknown>; UpdateExpression?: string };
+  Put?: { Item?: Record<string, unknown> };
+}[];
 
 /**
  * Runs `meanwhile` once, just before the first command whose input `matches` is sent: what
