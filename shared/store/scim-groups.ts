@@ -1,4 +1,3 @@
-import type { AuditAction } from '../audit/actions.js';
 import { NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
 import { logger } from '../http/logger.js';
@@ -11,7 +10,7 @@ import { AlreadyAsAsked } from './grant-targets.js';
 import { joinGroupWrites, leaveGroupWrites } from './group-membership.js';
 import { keys } from './keys.js';
 import type { ItemBudget } from './query.js';
-import { removeUserFromGroup } from './user-grants.js';
+import { membershipRecord, removeUserFromGroup } from './user-grants.js';
 import { deleteUserGroup } from './user-group-lifecycle.js';
 import {
   createUserGroup,
@@ -204,15 +203,6 @@ const inBatches = async (
   }
   return changed;
 };
-
-const membershipRecord = (orgId: string, userId: string, groupId: string, action: AuditAction) => ({
-  organizationId: orgId,
-  action,
-  targets: [
-    { type: 'user', id: userId },
-    { type: 'group', id: groupId },
-  ],
-});
 
 /**
  * Joins members to the group, as addUserToGroup does each. One its DELETE deprovisioned since

@@ -147,7 +147,7 @@ export const resolveRoleId = async (
 };
 
 /** The record of a membership change: the user, then the group. */
-const membershipRecord = (orgId: string, userId: string, groupId: string, action: AuditAction) => ({
+export const membershipRecord = (orgId: string, userId: string, groupId: string, action: AuditAction) => ({
   organizationId: orgId,
   action,
   targets: [
