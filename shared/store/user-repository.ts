@@ -203,7 +203,7 @@ export const findUserByEmail = async (orgId: string, email: string): Promise<Use
   return guard ? getUser(orgId, guard.userId, true) : undefined;
 };
 
-const STANDING = UserEntity.projection('status', 'credentialsChangedAt');
+const STANDING = UserEntity.projection('status', 'credentialsChangedAt', 'userType');
 
 /**
  * Whether a user may still act, and since when their earlier sign-ins are void (projected read),

@@ -18,6 +18,8 @@ interface Standing {
   active: boolean;
   /** Epoch ms: a person's tokens issued before it are void. */
   credentialsChangedAt?: number | undefined;
+  /** A person's type now: a token of the other type is void (routes are kept to types). */
+  userType?: Principal['userType'] | undefined;
 }
 
 const standings = new ExpiringCache<string, Standing>();
@@ -33,6 +35,7 @@ const standingOf = async (principal: Principal): Promise<Standing> => {
   return {
     active: user?.status === 'ACTIVE' && applicationOrganization === principal.organizationId,
     credentialsChangedAt: user?.credentialsChangedAt,
+    userType: user?.userType,
   };
 };
 
@@ -54,6 +57,10 @@ export const refuseInactivePrincipal = async (principal: Principal): Promise<voi
         : 'The principal of this token, or the application it was issued to, is no longer active',
       true,
     );
+  // A person made RESTRICTED keeps no STANDARD token (nor the reverse): the token's type decides
+  // which routes it reaches (the spec's S and R).
+  if (standing.userType !== undefined && standing.userType !== principal.userType)
+    throw unauthorized("The user's type changed since this token was issued; sign in again", true);
   // `iat` is whole seconds: a token of the very second of a new password stands (standing-person.ts).
   if (principal.issuedAt !== undefined && principal.issuedAt + 999 < (standing.credentialsChangedAt ?? 0))
     throw unauthorized(

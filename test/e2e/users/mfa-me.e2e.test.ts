@@ -282,3 +282,22 @@ describe('tokens of deactivated users', () => {
     expect((await service.call('GET', '/idp/me/ui-permissions', { token: fresh })).status).toBe(200);
   });
 });
+
+describe('tokens of users whose type changed', () => {
+  it('refuses a STANDARD token of a user made RESTRICTED with 401; a new one acts as RESTRICTED', async () => {
+    const id = await service.createUser();
+    const standardToken = await service.userToken(id);
+    const rename = (token: string) =>
+      service.call<ApiError>('PUT', `/idp/users/${id}`, { token, body: { name: 'Still me' } });
+    // Positive control: the token acts while the user is STANDARD.
+    expect((await rename(standardToken)).status).toBe(200);
+    const changed = await service.call('PUT', `/idp/users/${id}/userType/RESTRICTED`, {
+      token: service.admin.token,
+    });
+    expect(changed.status).toBe(204);
+    const refused = await rename(standardToken);
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe("The user's type changed since this token was issued; sign in again");
+    expect((await rename(await service.userToken(id))).status).toBe(200);
+  });
+});
