@@ -19,7 +19,6 @@ import { seeOther } from '../pages/html.js';
 import { errorPage, offered, signInPage, tooManyAttemptsPage } from '../pages/sign-in-pages.js';
 import { getApiClient } from '../store/api-client-repository.js';
 import { replacePasswordHash } from '../store/credentials.js';
-import { newOpaqueValue } from '../store/opaque-values.js';
 import { isPushedRequestUri, pushAuthorizationRequest, takePushedRequest } from '../store/pushed-requests.js';
 import { providerForEmail, routedAround, signInOptions } from '../store/sign-in-providers.js';
 import {

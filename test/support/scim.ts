@@ -52,3 +52,25 @@ export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const LIST_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+const runSuffix = Math.random().toString(36).slice(2, 10);
+let provisioned = 0;
+
+/**
+ * Provisions a User through the directory, with a userName of its own in this run
+ * (`<label>-<n>-<run>@<label>.example`) and `extra` attributes; answers its id (201 expected).
+ */
+export const provisionUser = async (
+  directory: ScimDirectory,
+  label: string,
+  extra: ScimBody = {},
+): Promise<string> => {
+  provisioned += 1;
+  const created = await directory.call('POST', '/Users', {
+    schemas: [USER_SCHEMA],
+    userName: `${label}-${provisioned}-${runSuffix}@${label}.example`,
+    ...extra,
+  });
+  if (created.status !== 201) throw new Error(`SCIM user not created: ${created.status}`);
+  return created.body.id as string;
+};

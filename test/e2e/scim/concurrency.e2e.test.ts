@@ -3,6 +3,7 @@ import {
   connectDirectory,
   GROUP_SCHEMA,
   PATCH_OP,
+  provisionUser,
   type ScimDirectory,
   USER_SCHEMA,
 } from '../../support/scim.js';
@@ -17,15 +18,7 @@ const mine = useFixture(() => service.freshOrganization());
 
 const suffix = Math.random().toString(36).slice(2, 10);
 let made = 0;
-const newUser = async (directory: ScimDirectory, label: string) => {
-  made += 1;
-  const created = await directory.call('POST', '/Users', {
-    schemas: [USER_SCHEMA],
-    userName: `${label}-${made}-${suffix}@concurrency.example`,
-  });
-  expect(created.status).toBe(201);
-  return created.body.id as string;
-};
+const newUser = (directory: ScimDirectory, label: string) => provisionUser(directory, label);
 const newGroup = async (directory: ScimDirectory, members: string[] = []) => {
   made += 1;
   const created = await directory.call('POST', '/Groups', {

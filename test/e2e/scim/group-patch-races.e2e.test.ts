@@ -6,8 +6,8 @@ import {
   connectDirectory,
   GROUP_SCHEMA,
   PATCH_OP,
+  provisionUser,
   type ScimDirectory,
-  USER_SCHEMA,
 } from '../../support/scim.js';
 import { useFixture, useService } from '../../support/service.js';
 
@@ -20,15 +20,7 @@ const mine = useFixture(() => service.freshOrganization());
 const suffix = Math.random().toString(36).slice(2, 10);
 let made = 0;
 
-const newUser = async (directory: ScimDirectory) => {
-  made += 1;
-  const created = await directory.call('POST', '/Users', {
-    schemas: [USER_SCHEMA],
-    userName: `member-${made}-${suffix}@group-patch.example`,
-  });
-  expect(created.status).toBe(201);
-  return created.body.id as string;
-};
+const newUser = (directory: ScimDirectory) => provisionUser(directory, 'member');
 const newGroup = async (directory: ScimDirectory) => {
   made += 1;
   const created = await directory.call('POST', '/Groups', {

@@ -3,8 +3,8 @@ import {
   connectDirectory,
   ERROR_SCHEMA,
   PATCH_OP,
+  provisionUser,
   type ScimDirectory,
-  USER_SCHEMA,
 } from '../../support/scim.js';
 import { useFixture, useService } from '../../support/service.js';
 
@@ -15,19 +15,9 @@ import { useFixture, useService } from '../../support/service.js';
  */
 const service = useService();
 const mine = useFixture(() => service.freshOrganization());
-const suffix = Math.random().toString(36).slice(2, 10);
-let made = 0;
 
-const userNamed = async (directory: ScimDirectory, displayName: string) => {
-  made += 1;
-  const created = await directory.call('POST', '/Users', {
-    schemas: [USER_SCHEMA],
-    userName: `named-${made}-${suffix}@names.example`,
-    displayName,
-  });
-  expect(created.status).toBe(201);
-  return created.body.id as string;
-};
+const userNamed = (directory: ScimDirectory, displayName: string) =>
+  provisionUser(directory, 'named', { displayName });
 const patch = (directory: ScimDirectory, id: string, path: string, value: unknown) =>
   directory.call('PATCH', `/Users/${id}`, {
     schemas: [PATCH_OP],
