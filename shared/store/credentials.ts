@@ -11,7 +11,16 @@ import {
   type PasswordLinkPurpose,
   type PasswordLinkRecord,
 } from './password-link-entity.js';
-import { ConditionNotMet, conditionHeld, put, remove, transact, update, type Write } from './writes.js';
+import {
+  ConditionNotMet,
+  conditionHeld,
+  put,
+  remove,
+  transact,
+  unchangedSinceRead,
+  update,
+  type Write,
+} from './writes.js';
 
 /**
  * What signing in changes on a user: emailed links that set a password, a password hash of
@@ -207,32 +216,24 @@ export const replaceCheckedPassword = async (
   passwordHash: string,
   now: number,
   audit: AuditEvent,
-): Promise<boolean> =>
-  conditionHeld(
+): Promise<boolean> => {
+  // A new hash of the same password (a sign-in's rehash) leaves credentialsChangedAt alone and
+  // fails this too: rare, and the person repeats the change.
+  const asRead = unchangedSinceRead(read);
+  return conditionHeld(
     update(
       keys.user(user.organizationId, user.userId),
       {
         update:
-          'SET #hash = :hash, credentialsChangedAt = :now, updatedAt = :now REMOVE invitationDigest, resetDigest',
-        // A new hash of the same password (a sign-in's rehash) leaves credentialsChangedAt alone and
-        // fails this too: rare, and the person repeats the change.
-        condition: `#hash = :read AND ${
-          read.credentialsChangedAt === undefined
-            ? 'attribute_not_exists(credentialsChangedAt)'
-            : 'credentialsChangedAt = :changed'
-        }`,
-        names: { '#hash': 'passwordHash' },
-        values: {
-          ':hash': passwordHash,
-          ':now': now,
-          ':read': read.passwordHash,
-          ...(read.credentialsChangedAt === undefined ? {} : { ':changed': read.credentialsChangedAt }),
-        },
+          'SET passwordHash = :hash, credentialsChangedAt = :now, updatedAt = :now REMOVE invitationDigest, resetDigest',
+        condition: asRead.condition,
+        values: { ':hash': passwordHash, ':now': now, ...asRead.values },
       },
       () => new ConditionNotMet(),
     ),
     await auditWrites(audit, now),
   );
+};
 
 // TOTP and recovery codes ---------------------------------------------------------------------
 

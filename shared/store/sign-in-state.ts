@@ -30,6 +30,7 @@ import {
   remove,
   type SeenItem,
   transact,
+  unchangedSinceRead,
   update,
   writeOne,
 } from './writes.js';
@@ -98,12 +99,6 @@ export const pendingAuthorizationRequest = async (
 /** Whom a step found a pending request naming when it read it (nobody yet: both undefined). */
 export type ProgressRead = Pick<AuthorizationRequestRecord, 'userId' | 'authTime'>;
 
-/** The request still names whom the step read it naming: no one else's progress came between. */
-const stillAsRead = (read: ProgressRead) =>
-  (['userId', 'authTime'] as const)
-    .map((name) => (read[name] === undefined ? `attribute_not_exists(${name})` : `${name} = :read_${name}`))
-    .join(' AND ');
-
 /**
  * Records the person's progress on a pending request, if it still names whom the step read it
  * naming (`read`): false when it is gone meanwhile, or when another sign-in's progress was
@@ -119,6 +114,8 @@ export const recordSignInProgress = async (
   const removed = Object.keys(progress).filter(
     (name) => progress[name as keyof SignInProgress] === undefined,
   );
+  // The request still names whom the step read it naming: no one else's progress came between.
+  const asRead = unchangedSinceRead({ userId: read.userId, authTime: read.authTime });
   try {
     await writeOne(
       update(
@@ -128,12 +125,11 @@ export const recordSignInProgress = async (
             `SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`,
             ...(removed.length ? [`REMOVE ${removed.map((name) => `#${name}`).join(', ')}`] : []),
           ].join(' '),
-          condition: `attribute_exists(pk) AND ${stillAsRead(read)}`,
+          condition: `attribute_exists(pk) AND ${asRead.condition}`,
           names: Object.fromEntries(Object.keys(progress).map((name) => [`#${name}`, name])),
           values: {
             ...Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
-            ...(read.userId === undefined ? {} : { ':read_userId': read.userId }),
-            ...(read.authTime === undefined ? {} : { ':read_authTime': read.authTime }),
+            ...asRead.values,
           },
         },
         gone,

@@ -182,6 +182,21 @@ export class ConditionNotMet extends Error {}
 export const conditionNotMet = () => new ConditionNotMet();
 
 /**
+ * A condition that each attribute is still as a read found it (equal, or still absent), with its
+ * values: a write made on what was read, refused once another write changed it.
+ */
+export const unchangedSinceRead = (read: Record<string, string | number | undefined>) => ({
+  condition: Object.entries(read)
+    .map(([name, value]) =>
+      value === undefined ? `attribute_not_exists(${name})` : `${name} = :read_${name}`,
+    )
+    .join(' AND '),
+  values: Object.fromEntries(
+    Object.entries(read).flatMap(([name, value]) => (value === undefined ? [] : [[`:read_${name}`, value]])),
+  ),
+});
+
+/**
  * Whether a conditional write went through (false: its condition did not hold); with `also`
  * (an audit record, another conditional write) in the same transaction.
  */
