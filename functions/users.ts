@@ -41,6 +41,7 @@ import {
 } from '../shared/store/user-grants.js';
 import {
   createUser,
+  endUserSessions,
   type ListedUser,
   listAdditionalPropertyNames,
   listUsers,
@@ -329,6 +330,23 @@ export const handler = groupHandler(
         throw badRequest('Only a user can reset its own MFA; this token is an API client');
       requireRecentSignIn(principal, 'Resetting your own two-step verification');
       await noticeMfaReset(await resetMfa(principal.organizationId, principal.id));
+      return {};
+    },
+
+    endUserSessions: async ({ path }, { principal }) => {
+      const user = await requireUser(principal.organizationId, path.id, true);
+      // Signing oneself out takes nothing from anyone: no recent sign-in, unlike the changes
+      // requireUserWithinCaller guards.
+      if (principal.type !== 'user' || principal.id !== user.id)
+        await requireUserWithinCaller(principal, user, "Ending this user's sessions");
+      await endUserSessions(user);
+      return {};
+    },
+
+    endMySessions: async (_input, { principal }) => {
+      if (principal.type !== 'user')
+        throw badRequest('Only a user can end its own sessions; this token is an API client');
+      await endUserSessions(await requireUser(principal.organizationId, principal.id, true));
       return {};
     },
 

@@ -107,7 +107,12 @@ export class IdpApi extends Construct {
   /** One API Gateway route per route of the function; the JWT authorizer guards management routes. */
   addRoutesOf(fn: IdpFunction): void {
     if (fn.routes.length === 0) return;
-    const integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn.lambda);
+    // One invoke permission per function for this API, not one per route: CloudFormation allows a
+    // stack 500 resources, and 150 routes' permissions (with the routes themselves) reached it.
+    // The API's routes are all this stack's, each to the function the route table names.
+    const integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn.lambda, {
+      scopePermissionToRoute: false,
+    });
     for (const route of fn.routes) {
       const [httpRoute] = this.httpApi.addRoutes({
         path: route.path,

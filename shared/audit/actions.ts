@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'user.properties.granted',
   'user.properties.revoked',
   'user.picture.updated',
+  'user.sessions.ended',
   'group.created',
   'group.updated',
   'group.deleted',

@@ -71,6 +71,10 @@ export const OPERATIONS = {
   resetUserMfa: { method: 'PUT', path: '/idp/users/{id}/resetMfa' },
   /** Clear the calling user's TOTP secret (an API client gets 400). The user enrols again at the next sign-in; 400 for an API client, or when the organization has MFA disabled. Any authenticated caller of the organization may call it. */
   resetMyMfa: { method: 'PUT', path: '/idp/me/resetMfa' },
+  /** Sign a user out everywhere. Ends the user's browser sessions, refresh tokens and access tokens issued so far: the next page needs a sign-in, a refresh is `invalid_grant`, and an access token is refused (401) within 30 s. The password, second factors and grants stay. The caller needs every permission the user holds; a user signing themselves out needs no recent sign-in. The caller needs `USER.UPDATE`. */
+  endUserSessions: { method: 'PUT', path: '/idp/users/{id}/endSessions' },
+  /** Sign the calling user out everywhere (an API client gets 400). As `PUT /idp/users/{id}/endSessions` for the token's own user, this token included; needs no permission. Any authenticated caller of the organization may call it. */
+  endMySessions: { method: 'PUT', path: '/idp/me/endSessions' },
   /** UI permissions of the principal in the token. The access types of the `UI` module the principal holds, and its plugin action names by plugin id, as computed when its token was issued. Any authenticated caller of the organization may call it. */
   getMyUiPermissions: { method: 'GET', path: '/idp/me/ui-permissions', repeatable: true },
   /** Names of the additional properties in use in the organization. Names at least one user of the organization holds (at most 1,000). Any authenticated caller of the organization may call it. */

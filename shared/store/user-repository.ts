@@ -440,6 +440,18 @@ export const updateUserAttributes = async (
   await transact([write, ...(await auditWrites({ organizationId: orgId, ...audit }, now))]);
 };
 
+/**
+ * Signs the user out everywhere: every session, refresh token and access token whose sign-in or
+ * issue is older than `now` is refused from then on, as after a new password (each compares its
+ * time with `credentialsChangedAt`). One write, with its record (no `changes`: the action says
+ * it); nothing else of the user changes.
+ */
+export const endUserSessions = (user: UserRecord, now = Date.now()): Promise<void> =>
+  updateUserAttributes(user.organizationId, user.id, { credentialsChangedAt: now }, [], now, {
+    action: 'user.sessions.ended',
+    targets: [userTarget(user)],
+  });
+
 /** Sets the user type; setting the type the user has already changes (and records) nothing. */
 export const setUserType = (orgId: string, userId: string, userType: UserType, now = Date.now()) =>
   retryOnConcurrentChange(async () => {

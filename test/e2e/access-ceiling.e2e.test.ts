@@ -294,7 +294,7 @@ describe('a RESTRICTED caller and STANDARD principals', () => {
     }
   });
 
-  it("changes no STANDARD user's email, status or MFA, though the user holds nothing more", async () => {
+  it("changes no STANDARD user's email, status, MFA or sessions, though the user holds nothing more", async () => {
     const restricted = await caller(['USER.UPDATE', 'USER.DELETE'], 'RESTRICTED');
     const [standard, restrictedUser] = await Promise.all([newUser('STANDARD'), newUser('RESTRICTED')]);
     const email = () => `moved-${Date.now()}-${Math.random()}@ceiling.example`;
@@ -306,6 +306,7 @@ describe('a RESTRICTED caller and STANDARD principals', () => {
       ['PUT', `/idp/users/${standard}`, { name: 'Taken', email: email() }],
       ['PUT', `/idp/users/${standard}/setUserStatus`, { userStatus: 'INACTIVE' }],
       ['PUT', `/idp/users/${standard}/resetMfa`, undefined],
+      ['PUT', `/idp/users/${standard}/endSessions`, undefined],
     ] as const)
       expect((await restricted.call(method, path, body)).status, `${method} ${path}`).toBe(403);
     // Renaming is no way into the account.
@@ -395,7 +396,7 @@ describe("another user's sign-in", () => {
     return id;
   };
 
-  it("changes another user's email, status or type only when that user holds nothing the caller lacks", async () => {
+  it("changes another user's email, status, type or sessions only when that user holds nothing the caller lacks", async () => {
     const target = await privileged();
     const plainUser = await newUser();
     const updater = await caller(['USER.UPDATE', 'USER.DELETE']);
@@ -411,7 +412,9 @@ describe("another user's sign-in", () => {
     );
     expectBeyond(await updater.call('PUT', `/idp/users/${target}/userType/restricted`), 'AUDIT.READ');
     expectBeyond(await updater.call('PUT', `/idp/users/${target}/resetMfa`), 'AUDIT.READ');
+    expectBeyond(await updater.call('PUT', `/idp/users/${target}/endSessions`), 'AUDIT.READ');
     const holding = await caller(['USER.UPDATE', 'USER.DELETE', 'AUDIT.READ']);
+    expect((await holding.call('PUT', `/idp/users/${target}/endSessions`)).status).toBe(204);
     expect(
       (await holding.call('PUT', `/idp/users/${target}/setUserStatus`, { userStatus: 'INACTIVE' })).status,
     ).toBe(204);

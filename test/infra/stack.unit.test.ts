@@ -207,6 +207,7 @@ const ROUTE_TABLE = [
   'POST /signin/passkeys/skip passkeys NONE',
   'POST /signin/reset accounts NONE',
   'POST /signin/totp signin NONE',
+  'PUT /idp/me/endSessions users JWT',
   'PUT /idp/me/resetMfa users JWT',
   'PUT /idp/policies/{id} policies JWT',
   'PUT /idp/roles/{id} roles JWT',
@@ -221,6 +222,7 @@ const ROUTE_TABLE = [
   'PUT /idp/users/{id}/additionalProperties/grant users JWT',
   'PUT /idp/users/{id}/additionalProperties/revoke users JWT',
   'PUT /idp/users/{id}/changePassword user-passwords JWT',
+  'PUT /idp/users/{id}/endSessions users JWT',
   'PUT /idp/users/{id}/managedRoles/{roleId} users JWT',
   'PUT /idp/users/{id}/picture user-pictures JWT',
   'PUT /idp/users/{id}/policies/{policyId} users JWT',
@@ -407,6 +409,24 @@ describe('API routes', () => {
       expect(route.AuthorizerId, route.RouteKey).toEqual(
         route.AuthorizationType === 'JWT' ? authorizerId : undefined,
       );
+    }
+  });
+
+  it('lets API Gateway invoke each routed function through this API only, with one permission each', () => {
+    // One per function, not per route: a stack holds at most 500 resources.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).map(
+      ({ Properties: permission }) => permission,
+    );
+    const byApi = permissions.filter((permission) => permission.Principal === 'apigateway.amazonaws.com');
+    const routed = FUNCTIONS.filter((name) => stack.functions[name].routes.length > 0);
+    expect(byApi.map((permission) => permission.FunctionName['Fn::GetAtt'][0]).sort()).toEqual(
+      routed.map((name) => logicalIdOf(stack.functions[name].lambda)).sort(),
+    );
+    const apiId = { Ref: logicalIdOf(stack.api.httpApi) };
+    for (const permission of byApi) {
+      expect(permission.Action).toBe('lambda:InvokeFunction');
+      expect(JSON.stringify(permission.SourceArn)).toContain(JSON.stringify(apiId));
+      expect(JSON.stringify(permission.SourceArn)).toMatch(/\/\*\/\*"\]\]\}$/);
     }
   });
 

@@ -253,6 +253,23 @@ export const usersRoutes = routeGroup('users')({
       'The user enrols again at the next sign-in; 400 for an API client, or when the organization has MFA disabled.',
     response: noContent('Reset'),
   },
+  endUserSessions: {
+    route: 'PUT /idp/users/{id}/endSessions',
+    audit: ['user.sessions.ended'],
+    summary: 'Sign a user out everywhere',
+    description:
+      "Ends the user's browser sessions, refresh tokens and access tokens issued so far: the next page needs a sign-in, a refresh is `invalid_grant`, and an access token is refused (401) within 30 s. The password, second factors and grants stay. The caller needs every permission the user holds; a user signing themselves out needs no recent sign-in.",
+    permissions: ['USER.UPDATE'],
+    response: noContent('Ended'),
+  },
+  endMySessions: {
+    route: 'PUT /idp/me/endSessions',
+    audit: ['user.sessions.ended'],
+    summary: 'Sign the calling user out everywhere (an API client gets 400)',
+    description:
+      "As `PUT /idp/users/{id}/endSessions` for the token's own user, this token included; needs no permission.",
+    response: noContent('Ended'),
+  },
   getMyUiPermissions: {
     route: 'GET /idp/me/ui-permissions',
     summary: 'UI permissions of the principal in the token',

@@ -64,7 +64,7 @@ export const refuseInactivePrincipal = async (principal: Principal): Promise<voi
   // `iat` is whole seconds: a token of the very second of a new password stands (standing-person.ts).
   if (principal.issuedAt !== undefined && principal.issuedAt + 999 < (standing.credentialsChangedAt ?? 0))
     throw unauthorized(
-      "This token was issued before the person's earlier sign-ins were ended (a new password or a deactivation); sign in again",
+      "This token was issued before the person's earlier sign-ins were ended (a new password, a deactivation or a sign-out everywhere); sign in again",
       true,
     );
 };

@@ -206,6 +206,13 @@ const permissioned: Operation[] = [
     success: 204,
   },
   { name: 'resetUserMfa', method: 'PUT', path: user('/resetMfa'), permission: 'USER.UPDATE', success: 204 },
+  {
+    name: 'endUserSessions',
+    method: 'PUT',
+    path: user('/endSessions'),
+    permission: 'USER.UPDATE',
+    success: 204,
+  },
 ];
 
 const withoutPermission: Operation[] = [
@@ -218,6 +225,7 @@ const withoutPermission: Operation[] = [
     body: () => ({ currentPassword: 'a', newPassword: 'b', confirmPassword: 'b' }),
   },
   { name: 'resetMyMfa', method: 'PUT', path: () => '/idp/me/resetMfa' },
+  { name: 'endMySessions', method: 'PUT', path: () => '/idp/me/endSessions' },
   { name: 'getMyUiPermissions', method: 'GET', path: () => '/idp/me/ui-permissions' },
   { name: 'listAdditionalUserProperties', method: 'GET', path: () => '/idp/additionalUserProperties' },
 ];
@@ -231,10 +239,10 @@ const call = (operation: Operation, token?: string) =>
 /** The users' operations (spec 4.1), their pictures' included. */
 const userRoutes = { ...usersRoutes, ...userPasswordsRoutes, ...userPicturesRoutes };
 
-it('covers exactly the 29 operations of the users, passwords and pictures route tables', () => {
+it('covers exactly the 31 operations of the users, passwords and pictures route tables', () => {
   const covered = [...permissioned, ...withoutPermission].map((operation) => operation.name).sort();
   expect(covered).toEqual(Object.keys(userRoutes).sort());
-  expect(covered).toHaveLength(29);
+  expect(covered).toHaveLength(31);
   for (const operation of permissioned) {
     const route = userRoutes[operation.name as keyof typeof userRoutes];
     expect([route.method, route.permissions]).toEqual([operation.method, [operation.permission]]);

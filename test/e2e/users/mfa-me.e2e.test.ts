@@ -232,7 +232,7 @@ describe('tokens from before a new password', () => {
     const refused = await rename(stolen);
     expect(refused.status).toBe(401);
     expect(refused.body.message).toBe(
-      "This token was issued before the person's earlier sign-ins were ended (a new password or a deactivation); sign in again",
+      "This token was issued before the person's earlier sign-ins were ended (a new password, a deactivation or a sign-out everywhere); sign in again",
     );
     // A sign-in after the new password acts.
     expect((await rename(await service.userToken(id))).status).toBe(200);

@@ -190,4 +190,18 @@ export const USERS_CALLS: WalkCalls = {
     path: () => '/idp/me/resetMfa',
     target: targetUser,
   }),
+  endUserSessions: walkCall({
+    prepare: withUser,
+    path: ({ userId }) => `/idp/users/${userId}/endSessions`,
+    target: targetUser,
+  }),
+  endMySessions: walkCall({
+    prepare: async (service, org) => {
+      const { userId } = await withUser(service, org);
+      return { userId, token: await service.userToken(userId, org.orgId) };
+    },
+    as: ({ userId, token }) => ({ token, actor: { type: 'user', id: userId } }),
+    path: () => '/idp/me/endSessions',
+    target: targetUser,
+  }),
 };
