@@ -19,11 +19,22 @@ const MAX_LIST_LIMIT = 100_000;
 /** A date (UTC midnight) or a date and time with its zone: a time without one would be ambiguous. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
+/** Whether the date part names a day of the calendar: `Date.parse` takes 2025-02-30 as 2 March. */
+const isCalendarDay = (value: string): boolean => {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+};
+
 /** `--since` / `--until`: epoch milliseconds, or an ISO 8601 date or time with its zone. */
 const timeOption = (options: Options, name: string): number | undefined => {
   const value = optional(options, name)?.trim();
   if (value === undefined) return undefined;
-  const time = /^\d+$/.test(value) ? Number(value) : ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  const time = /^\d+$/.test(value)
+    ? Number(value)
+    : ISO_TIME.test(value) && isCalendarDay(value)
+      ? Date.parse(value)
+      : Number.NaN;
   if (!Number.isSafeInteger(time) || time < 0) {
     throw new UsageError(
       `--${name} must be epoch milliseconds or an ISO 8601 time with its zone (2025-01-31T12:00:00Z), got "${value}"`,

@@ -4,6 +4,7 @@ import { DomainError, type FieldProblem, NotFound } from '../../shared/domain/er
 import { COMMANDS, type Command, type CommandResult } from './commands.js';
 import { operatorActor } from './operator.js';
 import { CredentialsMissing, configureTarget, requireOperatorCredentials, UsageError } from './target.js';
+import { terminalSafe } from './terminal-text.js';
 
 /** Where the CLI writes and what it reads; the process's own streams, or a test's. */
 export interface CliIo {
@@ -145,7 +146,12 @@ const printResult = (result: CommandResult, json: boolean, io: CliIo) => {
  * failed (the message says why), 2 wrong command line (with the usage). Help of any kind is
  * answered before the target is configured, so it never touches a database.
  */
-export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
+  const io: CliIo = {
+    out: (text) => given.out(terminalSafe(text)),
+    err: (text) => given.err(terminalSafe(text)),
+    readStdin: given.readStdin,
+  };
   if (argv.some((arg) => /^--(client-)?secret(=|$)/.test(arg))) {
     // Shell history and the process list would keep a secret given as an argument.
     io.err('error: secrets are read from standard input (--secret-stdin), never from the command line');

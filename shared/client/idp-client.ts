@@ -119,11 +119,16 @@ export class IdpClient {
   ): AsyncGenerator<OperationOutput<K>> {
     let page = await this.#read(operation, input as Record<string, unknown> | undefined);
     yield page.output as OperationOutput<K>;
+    const origin = new URL(this.#options.baseUrl).origin;
+    const followed = new Set<string>();
     while (page.next) {
-      const response = await this.#send({
-        method: 'GET',
-        url: new URL(page.next, this.#options.baseUrl).href,
-      });
+      const url = new URL(page.next, this.#options.baseUrl);
+      // The token goes only where the client was pointed: a link elsewhere (another host, plain
+      // http) comes from a hostile or misconfigured proxy; one read already would never end.
+      if (url.origin !== origin) throw new Error(`The next page's link leaves ${origin}; not followed`);
+      if (followed.has(url.href)) throw new Error("The next page's link names a page read already");
+      followed.add(url.href);
+      const response = await this.#send({ method: 'GET', url: url.href });
       page = { output: await this.#outputOf(response), next: nextLink(response.headers.get('link')) };
       yield page.output as OperationOutput<K>;
     }

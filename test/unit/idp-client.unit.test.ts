@@ -393,4 +393,27 @@ describe('IdpClient', () => {
     ]);
     expect(nextLink('<a>; rel="prev", <b>; rel="next"')).toBe('b');
   });
+
+  it.each([
+    ['another origin', 'https://attacker.example/collect?page=1', 'leaves https://idp.example'],
+    ['a protocol-relative link', '//attacker.example/collect?page=1', 'leaves https://idp.example'],
+    ['a downgrade to http', 'http://idp.example/idp/roles?page=1', 'leaves https://idp.example'],
+    ['a page read already', '/idp/roles?page=1', 'names a page read already'],
+  ])('follows no next link to %s (the token would go with it)', async (_label, next, refusal) => {
+    // Positive control: the same origin's link, followed once.
+    const { fetch, sent } = scriptedFetch([
+      json(200, [{ id: 'a' }], { link: '</idp/roles?page=1>; rel="next"' }),
+      json(200, [{ id: 'b' }], { link: `<${next}>; rel="next"` }),
+    ]);
+    const pages: unknown[] = [];
+    const reading = (async () => {
+      for await (const page of clientWith(fetch).pages('listRoles')) pages.push(page);
+    })();
+    await expect(reading).rejects.toThrow(refusal);
+    expect(pages).toEqual([[{ id: 'a' }], [{ id: 'b' }]]);
+    expect(sent.map((request) => request.url)).toEqual([
+      'https://idp.example/idp/roles',
+      'https://idp.example/idp/roles?page=1',
+    ]);
+  });
 });
