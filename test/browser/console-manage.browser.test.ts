@@ -210,6 +210,18 @@ it('grants a user a managed role, a policy and the newest of 102 roles, and sets
   await page.getByRole('button', { name: 'Save profile' }).click();
   await expect.poll(status).toBe('The profile was saved.');
   await page.getByRole('heading', { name: 'Grace Renamed', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await expect
+    .poll(status)
+    .toBe(`${grace.email} was signed out everywhere: each application asks them to sign in again.`);
+  expect(
+    (
+      await api<{ action: string }[]>(
+        'GET',
+        `/idp/auditEvents?action=user.sessions.ended&targetId=${made.user}`,
+      )
+    ).body,
+  ).toHaveLength(1);
   await page.getByRole('button', { name: 'Make restricted' }).click();
   await expect.poll(status).toBe(`${grace.email} is now a restricted user.`);
   await page.getByRole('button', { name: 'Deactivate' }).click();

@@ -159,6 +159,20 @@ export const UserProfile = ({
             Reset MFA
           </button>
         )}
+        {may(usersRoutes.endUserSessions) && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() =>
+              void report.act(
+                `${user.email} was signed out everywhere: each application asks them to sign in again.`,
+                () => idp.endUserSessions({ path: { id } }),
+              )
+            }
+          >
+            Sign out everywhere
+          </button>
+        )}
       </div>
     </>
   );
