@@ -40,6 +40,8 @@ import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { refreshFamilyOf, revokeRefreshFamily } from '../shared/store/sign-in-state.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+/** Discovery and the public key set: the same for everyone, and nothing private. */
+const PUBLIC_FOR_FIVE_MINUTES = { 'cache-control': 'public, max-age=300' };
 
 /**
  * A refused token request of a client that exists, recorded in its organization by the client
@@ -255,59 +257,63 @@ export const handler = groupHandler(
     pushAuthorizationRequest: (_input, { event }) => pushAuthorizationRequest(event),
 
     openIdConfiguration: () => ({
-      raw: jsonResponse(200, {
-        issuer: config().publicOrigin,
-        authorization_endpoint: routeUrl(signinRoutes.authorize, {}),
-        token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
-        userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
-        revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
-        introspection_endpoint: routeUrl(oauthRoutes.introspectToken, {}),
-        pushed_authorization_request_endpoint: routeUrl(oauthRoutes.pushAuthorizationRequest, {}),
-        require_pushed_authorization_requests: false,
-        end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
-        jwks_uri: routeUrl(oauthRoutes.jwks, {}),
-        grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        // Their defaults would say otherwise (OpenID Connect Discovery 3): request_uri's is true.
-        // Request objects by reference (Core 6.2); a pushed request's request_uri is RFC 9126's.
-        request_parameter_supported: false,
-        request_uri_parameter_supported: false,
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
-        token_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
-        revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
-        revocation_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
-        introspection_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS.filter(
-          (m) => m !== 'none',
-        ),
-        introspection_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
-        scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
-        claims_supported: [
-          'sub',
-          'iss',
-          'aud',
-          'exp',
-          'iat',
-          'auth_time',
-          'nonce',
-          'amr',
-          'azp',
-          'email',
-          'email_verified',
-          'name',
-          'org',
-        ],
-        prompt_values_supported: PROMPT_VALUES,
-        // Per application (idTokenSignedResponseAlg); OpenID Connect Discovery 3 requires RS256.
-        id_token_signing_alg_values_supported: ID_TOKEN_SIGNING_ALGORITHMS,
-        subject_types_supported: ['public'],
-        authorization_response_iss_parameter_supported: true,
-      }),
+      raw: jsonResponse(
+        200,
+        {
+          issuer: config().publicOrigin,
+          authorization_endpoint: routeUrl(signinRoutes.authorize, {}),
+          token_endpoint: routeUrl(oauthRoutes.issueToken, {}),
+          userinfo_endpoint: routeUrl(oauthRoutes.getUserInfo, {}),
+          revocation_endpoint: routeUrl(oauthRoutes.revokeToken, {}),
+          introspection_endpoint: routeUrl(oauthRoutes.introspectToken, {}),
+          pushed_authorization_request_endpoint: routeUrl(oauthRoutes.pushAuthorizationRequest, {}),
+          require_pushed_authorization_requests: false,
+          end_session_endpoint: routeUrl(signinRoutes.endSession, {}),
+          jwks_uri: routeUrl(oauthRoutes.jwks, {}),
+          grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+          response_types_supported: ['code'],
+          response_modes_supported: ['query'],
+          // Their defaults would say otherwise (OpenID Connect Discovery 3): request_uri's is true.
+          // Request objects by reference (Core 6.2); a pushed request's request_uri is RFC 9126's.
+          request_parameter_supported: false,
+          request_uri_parameter_supported: false,
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+          token_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
+          revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+          revocation_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
+          introspection_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS.filter(
+            (m) => m !== 'none',
+          ),
+          introspection_endpoint_auth_signing_alg_values_supported: CLIENT_ASSERTION_ALGORITHMS,
+          scopes_supported: [...new Set([...SIGN_IN_SCOPES, ...SUPPORTED_SCOPES])],
+          claims_supported: [
+            'sub',
+            'iss',
+            'aud',
+            'exp',
+            'iat',
+            'auth_time',
+            'nonce',
+            'amr',
+            'azp',
+            'email',
+            'email_verified',
+            'name',
+            'org',
+          ],
+          prompt_values_supported: PROMPT_VALUES,
+          // Per application (idTokenSignedResponseAlg); OpenID Connect Discovery 3 requires RS256.
+          id_token_signing_alg_values_supported: ID_TOKEN_SIGNING_ALGORITHMS,
+          subject_types_supported: ['public'],
+          authorization_response_iss_parameter_supported: true,
+        },
+        PUBLIC_FOR_FIVE_MINUTES,
+      ),
     }),
 
     jwks: async () => ({
-      raw: jsonResponse(200, await publicJwks(), { 'cache-control': 'public, max-age=300' }),
+      raw: jsonResponse(200, await publicJwks(), PUBLIC_FOR_FIVE_MINUTES),
     }),
   },
   { registeredOrigin: isRegisteredOrigin },

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ERROR_TEXT_LENGTH } from '../domain/limits.js';
 import { type ApiError, HolderLimitConflict, RetryableConflict } from '../http/errors.js';
+import { jsonResponse } from '../http/middleware/error-response.js';
 import { asOneLine } from '../schemas/text.js';
 import { ScimError, type ScimType } from './errors.js';
 import { SCIM_SCHEMAS } from './schema-ids.js';
@@ -51,18 +52,18 @@ const detailOf = (error: ApiError): string => {
 export const scimErrorResponse = (error: ApiError): APIGatewayProxyStructuredResultV2 => {
   const scimType = scimTypeOf(error);
   const status = scimStatusOf(error);
-  return {
-    statusCode: status,
-    headers: {
-      'content-type': 'application/scim+json',
-      ...(status === 429 ? { 'retry-after': '1' } : {}),
-      ...(status === 401 ? { 'www-authenticate': 'Bearer realm="scim"' } : {}),
-    },
-    body: JSON.stringify({
+  return jsonResponse(
+    status,
+    {
       schemas: [SCIM_SCHEMAS.error],
       status: String(status),
       ...(scimType ? { scimType } : {}),
       detail: detailOf(error),
-    }),
-  };
+    },
+    {
+      'content-type': 'application/scim+json',
+      ...(status === 429 ? { 'retry-after': '1' } : {}),
+      ...(status === 401 ? { 'www-authenticate': 'Bearer realm="scim"' } : {}),
+    },
+  );
 };

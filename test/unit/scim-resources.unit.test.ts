@@ -238,7 +238,7 @@ describe('scimErrorResponse', () => {
 
   it("answers SCIM's error shape, status as a string, with the scimType each refusal means", () => {
     const filter = scimErrorResponse(invalidFilter('Only eq'));
-    expect(filter.headers).toEqual({ 'content-type': 'application/scim+json' });
+    expect(filter.headers).toEqual({ 'content-type': 'application/scim+json', 'cache-control': 'no-store' });
     expect(parsed(filter)).toEqual({
       schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
       status: '400',

@@ -5,13 +5,18 @@ import { type ApiError, RetryableConflict } from '../errors.js';
 import { logger } from '../logger.js';
 import { requestState } from '../request-state.js';
 
+/**
+ * A JSON answer. Stored nowhere unless `headers` says otherwise (the public key set, discovery):
+ * answers hold client secrets, people and audit records, which a browser's cache would keep past
+ * sign-out (OWASP ASVS 8.2.1).
+ */
 export const jsonResponse = (
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): APIGatewayProxyStructuredResultV2 => ({
   statusCode: status,
-  headers: { 'content-type': 'application/json', ...headers },
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
   body: JSON.stringify(body),
 });
 
