@@ -389,11 +389,13 @@ export const changeApiClient = (
   changes: ApiClientChanges,
   updatedBy: string,
   now = Date.now(),
+  { byService = false }: { byService?: boolean } = {},
 ): Promise<ApiClientRecord> =>
   retryOnConcurrentChange(async () => {
     const client = await getApiClient(clientId);
     if (client?.organizationId !== orgId) throw clientNotFound(clientId)();
-    refuseConsoleClient(client);
+    // The service itself puts the console's application back as it registers it.
+    if (!byService) refuseConsoleClient(client);
     const problem = changeProblem(client, changes);
     if (problem) {
       throw new InvalidReference(problem.message, [

@@ -863,6 +863,7 @@ describe('idp-admin', () => {
       organizationId: org.orgId,
       clientId: `console-${org.orgId}`,
       created: true,
+      restored: [],
       address,
     });
     const again = await admin(['console', 'enable', '--org', org.orgId]);

@@ -4,9 +4,11 @@ import type { AuditRecord } from '../../shared/audit/record.js';
 import { signAccessToken } from '../../shared/auth/token-service.js';
 import { activeUserAccess } from '../../shared/auth/user-tokens.js';
 import { reloadConfig } from '../../shared/config.js';
-import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
+import { consoleAddress, consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { ALL_PERMISSION_IDS } from '../../shared/domain/permission-catalogue.js';
+import { createApiClient, getApiClient } from '../../shared/store/api-client-repository.js';
 import { isRegisteredOrigin } from '../../shared/store/browser-origins.js';
+import { auditTrail } from '../support/audit.js';
 import type { ApiClient, ApiClientName, ApiError, ApiResponse, ClientCaller } from '../support/service.js';
 import {
   createTestOrganization,
@@ -627,6 +629,71 @@ describe('PATCH /clients/{id}', () => {
       token: org.token,
     });
     expect([shown.status, shown.body.name]).toEqual([200, 'IDP console']);
+  });
+
+  it("puts the console's application back as the service registers it when the console is enabled again", async () => {
+    const org = await newOrganization();
+    const id = consoleClientId(org.orgId);
+    const address = consoleAddress(org.orgId);
+    // As an earlier version let an administrator leave it: a public client (PKCE alone) whose
+    // codes would also go to a redirect URI of their choosing.
+    await createApiClient({
+      id,
+      organizationId: org.orgId,
+      name: 'Our console',
+      clientType: 'STANDARD',
+      roles: [],
+      policies: [],
+      createdBy: 'test',
+      flowType: 'authorization_code',
+      tokenEndpointAuthMethod: 'none',
+      redirectUris: [address, 'https://attacker.example/cb'],
+      postLogoutRedirectUris: [address, 'https://attacker.example/bye'],
+      requirePushedAuthorizationRequests: true,
+    });
+    await expect(isRegisteredOrigin('https://attacker.example')).resolves.toBe(true);
+    expect(await enableConsole(org.orgId, 'test')).toEqual({
+      id,
+      created: false,
+      restored: ['name', 'redirectUris', 'postLogoutRedirectUris', 'requirePushedAuthorizationRequests'],
+    });
+    expect(await getApiClient(id)).toMatchObject({
+      name: 'IDP console',
+      redirectUris: [address],
+      postLogoutRedirectUris: [address],
+      requirePushedAuthorizationRequests: false,
+    });
+    await expect(isRegisteredOrigin('https://attacker.example')).resolves.toBe(false);
+    const [record] = await auditTrail(org.orgId, { action: 'client.updated', targetId: id });
+    expect(record?.changes).toMatchObject({
+      redirectUris: { from: [address, 'https://attacker.example/cb'] },
+    });
+    // Positive control: as registered, enabling again changes and records nothing.
+    expect((await enableConsole(org.orgId, 'test')).restored).toEqual([]);
+    expect(await auditTrail(org.orgId, { action: 'client.updated', targetId: id })).toHaveLength(1);
+  });
+
+  it("moves the console's application to the service's public origin when the console is enabled again", async () => {
+    const org = await newOrganization();
+    const id = consoleClientId(org.orgId);
+    const current = process.env.IDP_ISSUER;
+    // Enabled while the service was reached at another origin (before a custom domain, say).
+    process.env.IDP_ISSUER = 'https://old-idp.example.com';
+    reloadConfig();
+    try {
+      expect((await enableConsole(org.orgId, 'test')).created).toBe(true);
+    } finally {
+      process.env.IDP_ISSUER = current;
+      reloadConfig();
+    }
+    expect((await getApiClient(id))?.redirectUris).toEqual([
+      `https://old-idp.example.com/console/${org.orgId}`,
+    ]);
+    expect((await enableConsole(org.orgId, 'test')).restored).toEqual([
+      'redirectUris',
+      'postLogoutRedirectUris',
+    ]);
+    expect((await getApiClient(id))?.redirectUris).toEqual([consoleAddress(org.orgId)]);
   });
 
   it('refuses a field of the other kind of client, no redirect URI, nothing to change and what stays as registered', async () => {
