@@ -10,9 +10,12 @@ const scryptAsync = promisify(scrypt) as (
 ) => Promise<Buffer>;
 
 /**
- * Password hashes: scrypt, stored as `scrypt$N$r$p$salt$hash` (salt and hash in base64), so the
- * parameters travel with the hash and can be raised later: a hash of weaker parameters than the
- * current ones is replaced at the person's next successful sign-in.
+ * Password hashes: scrypt, stored as `scrypt-nfkc$N$r$p$salt$hash` (salt and hash in base64), so
+ * the parameters travel with the hash and can be raised later: a hash of weaker parameters than
+ * the current ones is replaced at the person's next successful sign-in. The password is hashed in
+ * Unicode NFKC (NIST SP 800-63B 5.1.1.2): `é` typed as one character or as `e` and an accent (as
+ * some keyboards and systems send it) is the same password. A `scrypt$…` hash, written before,
+ * is of the password as typed; it is replaced the same way.
  */
 
 export interface ScryptParameters {
@@ -60,10 +63,26 @@ export interface PasswordHash {
   parameters: ScryptParameters;
   salt: Buffer;
   hash: Buffer;
+  /** Whether the password was hashed in NFKC; those written before were hashed as typed. */
+  normalized: boolean;
 }
 
-export const encodePasswordHash = ({ parameters: { N, r, p }, salt, hash }: PasswordHash): string =>
-  ['scrypt', N, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
+const SCHEME = { normalized: 'scrypt-nfkc', asTyped: 'scrypt' } as const;
+
+export const encodePasswordHash = ({
+  parameters: { N, r, p },
+  salt,
+  hash,
+  normalized,
+}: PasswordHash): string =>
+  [
+    normalized ? SCHEME.normalized : SCHEME.asTyped,
+    N,
+    r,
+    p,
+    salt.toString('base64'),
+    hash.toString('base64'),
+  ].join('$');
 
 const DECIMAL = /^[1-9]\d{0,9}$/;
 
@@ -76,12 +95,19 @@ const canonicalBase64 = (text: string): Buffer | undefined => {
 /** A stored record read strictly: undefined unless it is exactly what `encodePasswordHash` writes. */
 export const parsePasswordHash = (stored: string): PasswordHash | undefined => {
   const [scheme, N, r, p, salt, hash, ...rest] = stored.split('$');
-  if (scheme !== 'scrypt' || rest.length > 0 || !N || !r || !p || !salt || !hash) return undefined;
+  const normalized = scheme === SCHEME.normalized;
+  if (!normalized && scheme !== SCHEME.asTyped) return undefined;
+  if (rest.length > 0 || !N || !r || !p || !salt || !hash) return undefined;
   if (![N, r, p].every((value) => DECIMAL.test(value))) return undefined;
   const saltBytes = canonicalBase64(salt);
   const hashBytes = canonicalBase64(hash);
   if (!saltBytes || saltBytes.length < SALT_BYTES || hashBytes?.length !== HASH_BYTES) return undefined;
-  return { parameters: { N: Number(N), r: Number(r), p: Number(p) }, salt: saltBytes, hash: hashBytes };
+  return {
+    parameters: { N: Number(N), r: Number(r), p: Number(p) },
+    salt: saltBytes,
+    hash: hashBytes,
+    normalized,
+  };
 };
 
 const derive = (password: string, salt: Buffer, parameters: ScryptParameters) =>
@@ -93,9 +119,12 @@ export const currentScrypt = (): ScryptParameters => ({
   N: 2 ** config().passwordScryptLog2N,
 });
 
+const normalize = (password: string) => password.normalize('NFKC');
+
 export const hashPassword = async (password: string, parameters = currentScrypt()): Promise<string> => {
   const salt = randomBytes(SALT_BYTES);
-  return encodePasswordHash({ parameters, salt, hash: await derive(password, salt, parameters) });
+  const hash = await derive(normalize(password), salt, parameters);
+  return encodePasswordHash({ parameters, salt, hash, normalized: true });
 };
 
 /**
@@ -103,7 +132,12 @@ export const hashPassword = async (password: string, parameters = currentScrypt(
  * any password against it costs one derivation, while making it costs none.
  */
 export const unguessablePasswordHash = (parameters = currentScrypt()): string =>
-  encodePasswordHash({ parameters, salt: randomBytes(SALT_BYTES), hash: randomBytes(HASH_BYTES) });
+  encodePasswordHash({
+    parameters,
+    salt: randomBytes(SALT_BYTES),
+    hash: randomBytes(HASH_BYTES),
+    normalized: true,
+  });
 
 /**
  * Whether the password is the one of the stored hash. A record that does not parse, or whose
@@ -112,15 +146,23 @@ export const unguessablePasswordHash = (parameters = currentScrypt()): string =>
 export const verifyPassword = async (password: string, stored: string): Promise<boolean> => {
   const parsed = parsePasswordHash(stored);
   if (!parsed || !acceptableParameters(parsed.parameters)) return false;
-  const actual = await derive(password, parsed.salt, parsed.parameters);
+  const actual = await derive(
+    parsed.normalized ? normalize(password) : password,
+    parsed.salt,
+    parsed.parameters,
+  );
   return timingSafeEqual(actual, parsed.hash);
 };
 
-/** Whether a (verified) stored hash has weaker parameters than `current`: it is replaced then. */
+/**
+ * Whether a (verified) stored hash is to be replaced: of weaker parameters than `current`, or of
+ * the password as typed rather than normalized.
+ */
 export const needsRehash = (stored: string, current = currentScrypt()): boolean => {
-  const parameters = parsePasswordHash(stored)?.parameters;
+  const parsed = parsePasswordHash(stored);
+  if (!parsed) return false;
+  const { parameters } = parsed;
   return (
-    parameters !== undefined &&
-    (parameters.N < current.N || parameters.r < current.r || parameters.p < current.p)
+    !parsed.normalized || parameters.N < current.N || parameters.r < current.r || parameters.p < current.p
   );
 };

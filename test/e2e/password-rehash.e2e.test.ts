@@ -1,7 +1,9 @@
+import { scryptSync } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_SCRYPT,
+  encodePasswordHash,
   hashPassword,
   parsePasswordHash,
   SCRYPT_FLOOR,
@@ -98,6 +100,34 @@ describe('password hashes of older parameters', () => {
     const current = await hashPassword('a password set meanwhile');
     expect(await replacePasswordHash(owner, changedMeanwhile, current)).toBe(true);
     expect(await storedHash(person.id)).toBe(current);
+  });
+});
+
+describe('password hashes of the password as typed (before passwords were normalized)', () => {
+  it('are replaced at a successful sign-in by one of the NFKC password: the other composition then signs in too', async () => {
+    const composed = 'Crème brûlée à Zürich';
+    const decomposed = composed.normalize('NFD');
+    const salt = Buffer.from('0123456789abcdef');
+    const asTyped = encodePasswordHash({
+      parameters: DEFAULT_SCRYPT,
+      salt,
+      hash: scryptSync(decomposed, salt, 32, { ...DEFAULT_SCRYPT, maxmem: 256 * 1024 * 1024 }),
+      normalized: false,
+    });
+    const person = await personWith(asTyped);
+    // As before: only the characters as they were typed then.
+    expect(
+      codeOf(await signIn(service, configuration, { email: person.email, password: composed })),
+    ).toBeFalsy();
+    expect(await storedHash(person.id)).toBe(asTyped);
+    expect(
+      codeOf(await signIn(service, configuration, { email: person.email, password: decomposed })),
+    ).toBeTruthy();
+    const rehashed = await storedHash(person.id);
+    expect(parsePasswordHash(rehashed)).toMatchObject({ parameters: DEFAULT_SCRYPT, normalized: true });
+    expect(
+      codeOf(await signIn(service, configuration, { email: person.email, password: composed })),
+    ).toBeTruthy();
   });
 });
 

@@ -22,11 +22,14 @@ import { parseConfig } from '../../shared/config.js';
 const PASSWORD = 'correct horse battery staple';
 const SALT = Buffer.from('0123456789abcdef');
 
-/** A record of `PASSWORD` as the service writes it, with these parameters and hash length. */
-const recordOf = (parameters: ScryptParameters, length = 32) => {
+/**
+ * A record of `password` as the service writes it (NFKC, or as typed as it wrote before), with
+ * these parameters and hash length.
+ */
+const recordOf = (parameters: ScryptParameters, length = 32, password = PASSWORD, normalized = true) => {
   const { N, r, p } = parameters;
-  const hash = scryptSync(PASSWORD, SALT, length, { N, r, p, maxmem: 512 * 1024 * 1024 });
-  return encodePasswordHash({ parameters, salt: SALT, hash });
+  const hash = scryptSync(password, SALT, length, { N, r, p, maxmem: 512 * 1024 * 1024 });
+  return encodePasswordHash({ parameters, salt: SALT, hash, normalized });
 };
 
 /** The fields of a record, to change one at a time. */
@@ -67,7 +70,7 @@ describe('the parameters', () => {
 
   it('hashes and verifies with the default parameters (128 MiB: within what maxmem allows)', async () => {
     const stored = await hashPassword(PASSWORD, DEFAULT_SCRYPT);
-    expect(stored).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
+    expect(stored).toMatch(/^scrypt-nfkc\$131072\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
     expect(await verifyPassword(PASSWORD, stored)).toBe(true);
     expect(await verifyPassword('not the password', stored)).toBe(false);
   });
@@ -97,7 +100,9 @@ describe('a stored hash', () => {
       parameters: SCRYPT_FLOOR,
       salt: SALT,
       hash: scryptSync(PASSWORD, SALT, 32, { ...SCRYPT_FLOOR, maxmem: 64 * 1024 * 1024 }),
+      normalized: true,
     });
+    expect(parsePasswordHash(recordOf(SCRYPT_FLOOR, 32, PASSWORD, false))?.normalized).toBe(false);
   });
 
   it('verifies below the current parameters down to the floor (N=2^15: existing people sign in)', async () => {
@@ -143,6 +148,8 @@ describe('a stored hash', () => {
     for (const malformed of [
       withField(record, 0, 'Scrypt'),
       withField(record, 0, 'bcrypt'),
+      withField(record, 0, 'scrypt-nfc'),
+      withField(record, 0, 'scrypt-NFKC'),
       `${record}$extra`,
       fieldsOf(record).slice(0, 5).join('$'),
       withField(record, 1, '032768'),
@@ -162,7 +169,7 @@ describe('a stored hash', () => {
   it('never verifies a record with a salt shorter than 16 bytes, though its hash is right', async () => {
     const salt = Buffer.from('fifteen bytes!!');
     const hash = scryptSync(PASSWORD, salt, 32, { ...SCRYPT_FLOOR, maxmem: 64 * 1024 * 1024 });
-    const shortSalt = encodePasswordHash({ parameters: SCRYPT_FLOOR, salt, hash });
+    const shortSalt = encodePasswordHash({ parameters: SCRYPT_FLOOR, salt, hash, normalized: true });
     expect(parsePasswordHash(shortSalt)).toBeUndefined();
     expect(await verifyPassword(PASSWORD, shortSalt)).toBe(false);
   });
@@ -177,5 +184,36 @@ describe('needsRehash', () => {
     expect(needsRehash(withField(recordOf(SCRYPT_FLOOR), 3, '2'), { ...SCRYPT_FLOOR, p: 4 })).toBe(true);
     expect(needsRehash(recordOf(SCRYPT_FLOOR), { ...SCRYPT_FLOOR, r: 16 })).toBe(true);
     expect(needsRehash('not a hash', DEFAULT_SCRYPT)).toBe(false);
+  });
+
+  it('replaces a hash of the password as typed, whatever its parameters', () => {
+    expect(needsRehash(recordOf(SCRYPT_FLOOR), SCRYPT_FLOOR)).toBe(false);
+    expect(needsRehash(recordOf(SCRYPT_FLOOR, 32, PASSWORD, false), SCRYPT_FLOOR)).toBe(true);
+  });
+});
+
+describe('Unicode in passwords (NIST SP 800-63B 5.1.1.2: normalized before hashing)', () => {
+  // One password, as different keyboards and systems send it: composed (NFC), decomposed (NFD),
+  // and full-width forms that NFKC folds.
+  const COMPOSED = 'Crème brûlée à Zürich';
+  const DECOMPOSED = COMPOSED.normalize('NFD');
+  const FULL_WIDTH = 'ｃｏｒｒｅｃｔ horse battery staple';
+
+  it('verifies a password however its characters were composed', async () => {
+    expect(DECOMPOSED).not.toBe(COMPOSED);
+    const stored = await hashPassword(COMPOSED, SCRYPT_FLOOR);
+    expect(await verifyPassword(COMPOSED, stored)).toBe(true);
+    expect(await verifyPassword(DECOMPOSED, stored)).toBe(true);
+    expect(await verifyPassword(DECOMPOSED, await hashPassword(DECOMPOSED, SCRYPT_FLOOR))).toBe(true);
+    expect(await verifyPassword(COMPOSED, await hashPassword(DECOMPOSED, SCRYPT_FLOOR))).toBe(true);
+    expect(await verifyPassword(PASSWORD, await hashPassword(FULL_WIDTH, SCRYPT_FLOOR))).toBe(true);
+    // Positive control of the refusal: another password is still another.
+    expect(await verifyPassword('Creme brulee a Zurich', stored)).toBe(false);
+  });
+
+  it('verifies a hash written before as the password was typed, and only so', async () => {
+    const asTyped = recordOf(SCRYPT_FLOOR, 32, DECOMPOSED, false);
+    expect(await verifyPassword(DECOMPOSED, asTyped)).toBe(true);
+    expect(await verifyPassword(COMPOSED, asTyped)).toBe(false);
   });
 });

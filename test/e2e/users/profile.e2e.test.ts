@@ -214,7 +214,7 @@ describe('PUT /users/{id}/changePassword', () => {
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
     const stored = (await getUser(service.organizationId, id, true))?.passwordHash as string;
-    expect(stored).toMatch(/^scrypt\$/);
+    expect(stored).toMatch(/^scrypt-nfkc\$/);
     expect(await verifyPassword(next, stored)).toBe(true);
     expect(await verifyPassword(current, stored)).toBe(false);
     // Recorded with the user as actor, and no password or hash anywhere in the stored record.
