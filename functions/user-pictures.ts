@@ -1,29 +1,49 @@
-import { userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
+import { MAX_PICTURE_SIDE, userPicturesRoutes } from '../shared/api/routes/user-pictures.js';
 import { changesBetween } from '../shared/audit/changes.js';
 import { NotFound } from '../shared/domain/errors.js';
-import { unsupportedMediaType } from '../shared/http/errors.js';
+import { badRequest, unsupportedMediaType } from '../shared/http/errors.js';
 import { groupHandler } from '../shared/http/group-handler.js';
 import { admission } from '../shared/http/middleware/admission.js';
 import { multipartFile } from '../shared/http/middleware/multipart-file.js';
 import { detectImageType, pictureFileName } from '../shared/pictures/image-type.js';
+import { cleanPicture } from '../shared/pictures/picture-metadata.js';
 import { pictureKey, pictureStore } from '../shared/pictures/picture-store.js';
 import { isRegisteredOrigin } from '../shared/store/browser-origins.js';
 import { requireUser, updateUserAttributes } from '../shared/store/user-repository.js';
+
+/**
+ * The upload as it is stored and served: of an accepted type, well formed, of a profile picture's
+ * size, and without the metadata the device wrote (a phone photo's Exif carries where it was taken).
+ */
+const acceptedPicture = (upload: Uint8Array | undefined) => {
+  const contentType = upload && detectImageType(upload);
+  if (!upload || !contentType)
+    throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
+  const picture = cleanPicture(upload, contentType);
+  if ('problem' in picture)
+    throw unsupportedMediaType(
+      `The picture must be a well-formed PNG, JPEG, GIF or WebP image: ${picture.problem}`,
+    );
+  const { width, height } = picture;
+  if (Math.min(width, height) < 1 || Math.max(width, height) > MAX_PICTURE_SIDE)
+    throw badRequest(
+      `The picture must be 1 to ${MAX_PICTURE_SIDE} pixels on each side; this one is ${width} x ${height}`,
+    );
+  return { bytes: picture.bytes, contentType };
+};
 
 /** Users' pictures: stored in S3 when deployed (files locally), served by the API. */
 export const handler = groupHandler(
   userPicturesRoutes,
   {
     uploadUserPicture: async ({ path }, { principal, upload }) => {
-      const contentType = upload && detectImageType(upload);
-      if (!upload || !contentType)
-        throw unsupportedMediaType('The picture must be a PNG, JPEG, GIF or WebP image');
+      const { bytes, contentType } = acceptedPicture(upload);
       const user = await requireUser(principal.organizationId, path.id);
       // A version of its own, served only once the record names it (with its audit record): a
       // record write that fails, or another upload's, leaves the picture the record says.
       const version = await (await pictureStore()).put(
         pictureKey(principal.organizationId, path.id),
-        upload,
+        bytes,
         contentType,
       );
       const picture = { pictureContentType: contentType, pictureUpdatedAt: Date.now() };

@@ -1,4 +1,5 @@
 import type { ApiError, ApiResponse, ApiUser } from './api.js';
+import { PNG } from './picture-bytes.js';
 import type { TestService } from './service.js';
 
 /** The fields of a user the API shows right after creation (no grants, no picture). */
@@ -15,20 +16,8 @@ export const freshUser = (id: string, email: string, name: string, isInitial = f
   userGroups: [],
 });
 
-// Smallest valid headers of the four accepted image types (the service decides by content).
-export const PNG = Uint8Array.from([
-  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 1, 2, 3,
-]);
-export const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 7]);
-export const GIF = new TextEncoder().encode('GIF89a\u0001\u0000\u0001\u0000rest');
-export const WEBP = Uint8Array.from([
-  ...new TextEncoder().encode('RIFF'),
-  0x24,
-  0,
-  0,
-  0,
-  ...new TextEncoder().encode('WEBPVP8 '),
-]);
+// The smallest well-formed pictures of the four accepted types (the service walks their blocks).
+export { GIF, JPEG, PNG, WEBP } from './picture-bytes.js';
 
 /** Uploads a picture as multipart/form-data: one file (a PNG unless told otherwise), or `form`. */
 export const uploadPicture = (

@@ -5,6 +5,7 @@ import { MAX_PICTURE_BYTES } from '../../../shared/api/routes/user-pictures.js';
 import { getUser } from '../../../shared/store/user-repository.js';
 import { auditRecordsOf, storedAuditText } from '../../support/audit-items.js';
 import { beforeTransaction, type SentItems } from '../../support/interleave.js';
+import { ascii, gif, png, pngChunk, pngEnd, pngHeader } from '../../support/picture-bytes.js';
 import { connectDirectory, USER_SCHEMA } from '../../support/scim.js';
 import type { ApiError, ApiUser } from '../../support/service.js';
 import {
@@ -39,12 +40,10 @@ const download = async (url: string, as = service.admin.token) => {
   };
 };
 
-/** A buffer of `size` bytes that starts with a PNG signature. */
+/** A well-formed PNG of `size` bytes: its image data fills what the other chunks leave. */
 const pngOfSize = (size: number) => {
-  const bytes = new Uint8Array(size);
-  bytes.set(PNG);
-  bytes.fill(0x2a, PNG.length);
-  return bytes;
+  const overhead = png(pngHeader(1, 1), pngChunk('IDAT'), pngEnd).length;
+  return png(pngHeader(1, 1), pngChunk('IDAT', new Uint8Array(size - overhead).fill(0x2a)), pngEnd);
 };
 
 const foreign = useFixture(() => service.freshOrganizationWithUser());
@@ -261,8 +260,9 @@ describe('GET /users/{id}/picture', () => {
 describe('a served picture', () => {
   it('comes with the headers of uploaded content: never sniffed, never a document, named as a picture', async () => {
     const id = await service.createUser();
-    // Accepted by its first bytes (all the service checks): a GIF that is also HTML.
-    const polyglot = new TextEncoder().encode('GIF89a<html><script>alert(document.domain)</script></html>');
+    // A well-formed GIF that is also HTML: its image data (never decoded here) holds a page.
+    const html = ascii('<html><script>alert(document.domain)</script></html>');
+    const polyglot = gif([0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, html.length, ...html, 0]);
     expect((await upload(id, { bytes: polyglot })).status).toBe(204);
     const response = await fetch((await pictureUrl(id)) ?? '', {
       headers: { authorization: `Bearer ${service.admin.token}` },
