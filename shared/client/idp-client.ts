@@ -94,7 +94,8 @@ export class IdpClient {
     if (!options.credentials && !options.tokenProvider) {
       throw new TypeError('IdpClient needs credentials or a tokenProvider');
     }
-    this.#options = options;
+    // `https://idp.example.com/` and `https://idp.example.com` alike: paths start with `/`.
+    this.#options = { ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') };
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#bucket =
       options.pacing === false ? undefined : new TokenBucket({ ...DEFAULT_PACING, ...options.pacing });

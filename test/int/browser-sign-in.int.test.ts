@@ -451,7 +451,10 @@ describe('the sign-in form', () => {
       expect(requestIdOf(page)).toBeDefined();
       // The same work whoever the email is: one password check (no user enumeration by timing).
       expect(vi.mocked(verifyPassword)).toHaveBeenCalledTimes(1);
-      expect(vi.mocked(verifyPassword)).toHaveBeenCalledWith(password, expect.stringMatching(/^scrypt-nfkc\$/));
+      expect(vi.mocked(verifyPassword)).toHaveBeenCalledWith(
+        password,
+        expect.stringMatching(/^scrypt-nfkc\$/),
+      );
     }
     expect(logged()).toEqual([
       {

@@ -394,6 +394,14 @@ describe('IdpClient', () => {
     expect(nextLink('<a>; rel="prev", <b>; rel="next"')).toBe('b');
   });
 
+  it('takes a base URL with or without a trailing slash', async () => {
+    for (const baseUrl of ['https://idp.example', 'https://idp.example/', 'https://idp.example//']) {
+      const { fetch, sent } = scriptedFetch([json(200, [])]);
+      await clientWith(fetch, { baseUrl }).call('listRoles');
+      expect(sent.map((request) => request.url)).toEqual(['https://idp.example/idp/roles']);
+    }
+  });
+
   it.each([
     ['another origin', 'https://attacker.example/collect?page=1', 'leaves https://idp.example'],
     ['a protocol-relative link', '//attacker.example/collect?page=1', 'leaves https://idp.example'],
