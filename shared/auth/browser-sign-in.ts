@@ -20,7 +20,12 @@ import { errorPage, offered, signInPage, tooManyAttemptsPage } from '../pages/si
 import { getApiClient } from '../store/api-client-repository.js';
 import { replacePasswordHash } from '../store/credentials.js';
 import { isPushedRequestUri, pushAuthorizationRequest, takePushedRequest } from '../store/pushed-requests.js';
-import { providerForEmail, routedAround, signInOptions } from '../store/sign-in-providers.js';
+import {
+  providerForEmail,
+  providerWithdrawn,
+  routedAround,
+  signInOptions,
+} from '../store/sign-in-providers.js';
 import {
   type CredentialCheck,
   clearSignInFailures,
@@ -174,10 +179,11 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
     ]);
     // A person whose email domain an SSO provider serves signs in there: a session that provider
     // did not make (a password's or passkey's, or another provider's, from before it served the
-    // domain) does not stand in for it.
+    // domain) does not stand in for it; nor does one of a provider no longer offered here.
     if (
       signInStillStands(user, session.authTime) &&
       !routedAround(options, user.email, session.provider) &&
+      !providerWithdrawn(options, session) &&
       // Else the password first: the session alone would set up the thief's authenticator app.
       sessionMayEnrolAuthenticator(
         session,
@@ -185,7 +191,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
         Date.now(),
       )
     ) {
-      const { userId, authTime, amr, endsAt, provider } = session;
+      const { userId, authTime, amr, endsAt, provider, providerBoundAt } = session;
       const person = {
         userId,
         authTime,
@@ -193,6 +199,7 @@ const authorizeWith = async (event: APIGatewayProxyEventV2, sent: URLSearchParam
         sessionEndsAt: endsAt,
         sessionDigest: sessionDigestOf(cookie as string),
         ...(provider ? { provider } : {}),
+        ...(providerBoundAt !== undefined ? { providerBoundAt } : {}),
       };
       return continueSignIn(event, request, person, { user, ...target }, true);
     }

@@ -1,7 +1,7 @@
 import { config } from '../config.js';
 import { signInStillStands } from '../domain/authorization.js';
 import { type ApiClientRecord, getApiClient } from '../store/api-client-repository.js';
-import { routedAround, signInOptions } from '../store/sign-in-providers.js';
+import { providerWithdrawn, routedAround, signInOptions } from '../store/sign-in-providers.js';
 import { liveRefreshToken } from '../store/sign-in-state.js';
 import { getUser } from '../store/user-repository.js';
 import { verifiedOwnToken } from './own-tokens.js';
@@ -56,8 +56,12 @@ const refreshTokenAnswer = async (caller: ApiClientRecord, token: string, now: n
     signInOptions(grant.organizationId),
   ]);
   // Inactive whenever the refresh grant would refuse it: also for a sign-in the SSO provider now
-  // serving the person's domain did not make.
-  if (!signInStillStands(user, grant.authTime) || routedAround(providers, user.email, grant.provider))
+  // serving the person's domain did not make, or one whose provider no longer serves the organization.
+  if (
+    !signInStillStands(user, grant.authTime) ||
+    routedAround(providers, user.email, grant.provider) ||
+    providerWithdrawn(providers, grant)
+  )
     return INACTIVE;
   return {
     active: true,

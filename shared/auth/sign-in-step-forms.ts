@@ -21,6 +21,7 @@ import { recordConsent } from '../store/consent-repository.js';
 import { acceptTotpStep, completeTotpEnrolment, useRecoveryCode } from '../store/credentials.js';
 import { digestOf } from '../store/opaque-values.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
+import { providerWithdrawn, signInOptions } from '../store/sign-in-providers.js';
 import {
   clearSignInFailures,
   recordSignInFailure,
@@ -62,12 +63,14 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
   const form = formOf(event);
   if (!form) return errorPage(400, 'The form could not be read. Go back to the application and start again.');
   const pending = await pendingRequestOf(event, form.get('request'));
-  const { userId, authTime, amr, provider, sessionEndsAt, sessionDigest } = pending ?? {};
+  const { userId, authTime, amr, provider, providerBoundAt, sessionEndsAt, sessionDigest } = pending ?? {};
   if (!pending || !userId || authTime === undefined || !amr) return errorPage(400, EXPIRED);
-  const [user, target, sessionStands] = await Promise.all([
+  const [user, target, sessionStands, options] = await Promise.all([
     getUser(pending.organizationId, userId, true),
     signInTarget(pending.organizationId, pending.clientId),
     sessionDigest === undefined || sessionLive(sessionDigest),
+    // Read only for a federated sign-in, which ends with its provider.
+    provider === undefined ? [] : signInOptions(pending.organizationId),
   ]);
   // A person who came with a session and signed out of it since (RP-Initiated Logout ends the
   // session): whoever uses the browser next must not finish the steps it left open.
@@ -77,11 +80,14 @@ export const loadStep = async (event: APIGatewayProxyEventV2): Promise<Step | Pa
   // A password reset (or a deactivation) since this sign-in began ends it, as it ends sessions:
   // whoever is parked at a later step with the old password must not finish it.
   if (authTime < (user.credentialsChangedAt ?? 0)) return errorPage(400, EXPIRED);
+  // So does the removal of the SSO provider that made it (unbound, deleted).
+  if (providerWithdrawn(options, pending)) return errorPage(400, EXPIRED);
   const person = {
     userId,
     authTime,
     amr,
     ...(provider ? { provider } : {}),
+    ...(providerBoundAt !== undefined ? { providerBoundAt } : {}),
     ...(sessionEndsAt !== undefined ? { sessionEndsAt } : {}),
     ...(sessionDigest !== undefined ? { sessionDigest } : {}),
   };

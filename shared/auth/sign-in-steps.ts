@@ -52,6 +52,8 @@ export interface Person {
   amr: string[];
   /** The SSO provider (its client id) of a federated sign-in. */
   provider?: string;
+  /** When that provider was bound to the organization: its sign-ins end once it is not (sign-in-providers.ts). */
+  providerBoundAt?: number;
   /**
    * Epoch ms: when the person came with a live session, its absolute end. A session made from it
    * (after a consent or a second factor) keeps that end, so steps never stretch its lifetime.
@@ -101,6 +103,7 @@ const redirectWithCode = async (
       authTime: person.authTime,
       amr: person.amr,
       ...(person.provider ? { provider: person.provider } : {}),
+      ...(person.providerBoundAt !== undefined ? { providerBoundAt: person.providerBoundAt } : {}),
       ...(sessionCookie ? { sessionDigest: sessionDigestOf(sessionCookie) } : {}),
     },
     config().signIn.codeSeconds,
@@ -127,10 +130,15 @@ const finishSignIn = async (
   const secure = secureCookies();
   if (fromSession) return redirectWithCode(request, person, [], readCookie(event.cookies, 'session', secure));
   const { signIn } = config();
-  const { provider, sessionEndsAt, ...subject } = person;
+  const { provider, providerBoundAt, sessionEndsAt, ...subject } = person;
   const [{ cookieValue }, replaced] = await Promise.all([
     createSession(
-      { organizationId: request.organizationId, ...subject, ...(provider ? { provider } : {}) },
+      {
+        organizationId: request.organizationId,
+        ...subject,
+        ...(provider ? { provider } : {}),
+        ...(providerBoundAt !== undefined ? { providerBoundAt } : {}),
+      },
       {
         idleSeconds: signIn.sessionIdleSeconds,
         absoluteSeconds: signIn.sessionAbsoluteSeconds,
@@ -258,6 +266,7 @@ export const continueSignIn = async (
     authTime: person.authTime,
     amr: person.amr,
     provider: person.provider,
+    providerBoundAt: person.providerBoundAt,
     sessionEndsAt: person.sessionEndsAt,
     sessionDigest: person.sessionDigest,
     totpEnrolment: enrolment,

@@ -4,7 +4,7 @@ import { isPkceVerifier, SIGN_IN_SCOPES, s256 } from '../domain/authorization.js
 import { emailVerified } from '../domain/email-verification.js';
 import { PreconditionFailed } from '../domain/errors.js';
 import { type ApiClientRecord, idTokenSigningAlgorithm } from '../store/api-client-repository.js';
-import { routedAround, signInOptions } from '../store/sign-in-providers.js';
+import { providerWithdrawn, routedAround, signInOptions } from '../store/sign-in-providers.js';
 import {
   newFamilyId,
   redeemAuthorizationCode,
@@ -29,6 +29,8 @@ export interface SignInGrant {
   amr: string[];
   /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
   provider?: string;
+  /** When that provider was bound to the organization (sign-in-providers.ts). */
+  providerBoundAt?: number;
   nonce?: string;
 }
 
@@ -86,6 +88,10 @@ const tokenResponse = async (
   const routedTo = routedAround(providers, access.user.email, grant.provider);
   if (routedTo) {
     throw invalidGrant(`This person now signs in through ${routedTo.displayName}; sign in again`);
+  }
+  // Nor does one whose provider the organization no longer offers (deleted, unbound).
+  if (providerWithdrawn(providers, grant)) {
+    throw invalidGrant('The SSO provider of this sign-in no longer serves the organization; sign in again');
   }
   const { publicOrigin, signIn } = config();
   const { accessToken, expiresIn } = await signAccessToken(access.subject, grant.scope, now, {
@@ -157,6 +163,7 @@ export const exchangeAuthorizationCode = async (
     authTime: grant.authTime,
     amr: grant.amr,
     ...(grant.provider ? { provider: grant.provider } : {}),
+    ...(grant.providerBoundAt !== undefined ? { providerBoundAt: grant.providerBoundAt } : {}),
     ...(grant.nonce ? { nonce: grant.nonce } : {}),
   };
   // Without offline_access the refresh tokens live with the browser session they came from.

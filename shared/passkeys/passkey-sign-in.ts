@@ -24,7 +24,7 @@ import { takeChallenge } from '../store/passkey-challenges.js';
 import { PasskeyEntity, type PasskeyRecord } from '../store/passkey-entities.js';
 import { credentialKeyOf, flagPasskey, passkeyOwner, recordPasskeyUse } from '../store/passkeys.js';
 import type { AuthorizationRequestRecord } from '../store/sign-in-entities.js';
-import { providerForEmail, signInOptions } from '../store/sign-in-providers.js';
+import { providerForEmail, providerWithdrawn, signInOptions } from '../store/sign-in-providers.js';
 import { clearSignInFailures, sessionLive, signInLockedUntil } from '../store/sign-in-state.js';
 import { getUser, type UserRecord } from '../store/user-repository.js';
 import { assertionOf } from './credential-form.js';
@@ -123,7 +123,8 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
     takeChallenge(answer.challenge, requestBinding('sign-in', pending.id, event)),
     passkeyOwner(answer.response.id),
     signInTarget(pending.organizationId, pending.clientId),
-    pending.userId ? [] : signInOptions(pending.organizationId),
+    // A first factor needs them, and a second one after a federated sign-in (which ends with its provider).
+    pending.userId && pending.provider === undefined ? [] : signInOptions(pending.organizationId),
     sessionDigest === undefined || sessionLive(sessionDigest),
   ]);
   // Another organization's passkey is unknown here, and says nothing about that organization.
@@ -150,13 +151,18 @@ export const submitPasskeySignIn = async (event: APIGatewayProxyEventV2): Promis
   if (pending.userId && pending.userId !== user.id) return refuse('passkey of another person', OTHER_PERSON);
   // A password reset since the first factor ends this sign-in, as it does at every later step.
   // So does a sign-out of the session it continued (as at the code: sign-in-step-forms.ts).
-  if (pending.userId && ((pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0) || !sessionStands))
+  if (
+    pending.userId &&
+    ((pending.authTime ?? 0) < (user.credentialsChangedAt ?? 0) ||
+      !sessionStands ||
+      providerWithdrawn(providers, pending))
+  )
     return errorPage(400, EXPIRED);
   if (user.status !== 'ACTIVE') return refuse(NOT_ACTIVE, NOT_ACCEPTED);
   // As at the password form: an email whose domain an SSO provider serves signs in there, whenever
   // its passkey was added (the provider's own offboarding must hold). Nothing is counted or
   // recorded yet: the provider's answer is the sign-in.
-  const routedTo = providerForEmail(providers, user.email);
+  const routedTo = pending.userId ? undefined : providerForEmail(providers, user.email);
   if (routedTo) {
     logger.info('passkey sign-in sent to its SSO provider', {
       organizationId: pending.organizationId,

@@ -37,6 +37,8 @@ export const AuthorizationRequestEntity = defineEntity({
       amr: z.optional(amr()),
       /** The SSO provider (its client id) a federated person signed in through, for the records. */
       provider: z.optional(z.string()),
+      /** When that provider was bound to the organization: a provider bound anew is another one. */
+      providerBoundAt: z.optional(z.number()),
       /** Epoch ms: the absolute end of the session the person came with, which a new one keeps. */
       sessionEndsAt: z.optional(z.number()),
       /** The key's digest of that session: once it ended (a sign-out), no step of this request finishes. */
@@ -77,6 +79,8 @@ export const AuthorizationCodeEntity = defineEntity({
       sessionDigest: z.optional(z.string()),
       /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
       provider: z.optional(z.string()),
+      /** When that provider was bound to the organization (none on sign-ins from before it was kept). */
+      providerBoundAt: z.optional(z.number()),
       expiresAt: z.number(),
     }),
 });
@@ -95,6 +99,8 @@ export const SessionEntity = defineEntity({
       amr: amr(),
       /** The SSO provider (its client id) that signed the person in, for a federated session. */
       provider: z.optional(z.string()),
+      /** When that provider was bound to the organization (none on sign-ins from before it was kept). */
+      providerBoundAt: z.optional(z.number()),
       /** Epoch ms: the session ends then whatever its use (absolute lifetime). */
       endsAt: z.number(),
       /** Epoch seconds: idle expiry, pushed forward by use (and DynamoDB's TTL). */
@@ -121,6 +127,8 @@ export const RefreshTokenEntity = defineEntity({
       amr: amr(),
       /** The SSO provider (its client id) that signed the person in, for a federated sign-in. */
       provider: z.optional(z.string()),
+      /** When that provider was bound to the organization (none on sign-ins from before it was kept). */
+      providerBoundAt: z.optional(z.number()),
       rotated: z.optional(z.boolean()),
       /**
        * Epoch ms: its family's absolute end, so a rotation reads only the token to give the

@@ -11,6 +11,8 @@ export interface SignInOption {
   clientId: string;
   displayName: string;
   emailDomains: readonly string[];
+  /** When it was bound to the organization; none on bindings written before that was kept. */
+  boundAt?: number | undefined;
 }
 
 export const signInOptions = async (orgId: string): Promise<SignInOption[]> =>
@@ -21,6 +23,7 @@ export const signInOptions = async (orgId: string): Promise<SignInOption[]> =>
       clientId: binding.clientId,
       displayName: binding.displayName ?? binding.clientId,
       emailDomains: binding.emailDomains ?? [],
+      boundAt: binding.boundAt,
     }));
 
 /** The provider that serves the email's domain, if any (domains are stored lowercase). */
@@ -44,6 +47,29 @@ export const routedAround = (
 ): SignInOption | undefined => {
   const routedTo = providerForEmail(options, email);
   return routedTo && routedTo.clientId !== provider ? routedTo : undefined;
+};
+
+/** What a sign-in (a session, a grant) records of the SSO provider that made it. */
+export interface MadeThrough {
+  /** Its client id; undefined for a password's or a passkey's sign-in. */
+  provider?: string | undefined;
+  /** When it was bound to the organization; none on sign-ins from before that was kept. */
+  providerBoundAt?: number | undefined;
+}
+
+/**
+ * Whether the provider that made a sign-in is no longer among the organization's sign-in options
+ * as it was then (deleted, unbound, its issuer removed, or bound anew since: deleted and created
+ * again under the same client id). Such a sign-in ends with it: the operator took the provider's
+ * say away. A sign-in that records no bound time is compared by client id alone.
+ */
+export const providerWithdrawn = (options: readonly SignInOption[], signIn: MadeThrough): boolean => {
+  if (signIn.provider === undefined) return false;
+  const option = options.find(({ clientId }) => clientId === signIn.provider);
+  return (
+    option === undefined ||
+    (signIn.providerBoundAt !== undefined && option.boundAt !== signIn.providerBoundAt)
+  );
 };
 
 /**

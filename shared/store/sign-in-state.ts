@@ -58,6 +58,7 @@ export type SignInProgress = Pick<
   | 'authTime'
   | 'amr'
   | 'provider'
+  | 'providerBoundAt'
   | 'sessionEndsAt'
   | 'sessionDigest'
   | 'totpEnrolment'
@@ -373,7 +374,10 @@ export const clearSignInFailures = async (organizationId: string, email: string)
  * caps its absolute end: a session made from an earlier one never outlives it.
  */
 export const createSession = async (
-  subject: { organizationId: string; userId: string; amr: string[]; authTime: number; provider?: string },
+  subject: Pick<
+    SessionRecord,
+    'organizationId' | 'userId' | 'amr' | 'authTime' | 'provider' | 'providerBoundAt'
+  >,
   lifetimes: { idleSeconds: number; absoluteSeconds: number; endsBy?: number | undefined },
   now = Date.now(),
   audit?: AuditEvent,
@@ -599,7 +603,7 @@ export const redeemAuthorizationCode = async (
 
 type RefreshGrant = Pick<
   RefreshTokenRecord,
-  'clientId' | 'organizationId' | 'userId' | 'scope' | 'authTime' | 'amr' | 'provider'
+  'clientId' | 'organizationId' | 'userId' | 'scope' | 'authTime' | 'amr' | 'provider' | 'providerBoundAt'
 >;
 
 export interface RefreshLifetimes {
@@ -733,7 +737,17 @@ export const rotateRefreshToken = async (
   // read decides it.
   const granted = new Set(record.scope.split(' '));
   if (requestedScopes.some((scope) => !granted.has(scope))) return { outcome: 'widened' };
-  const { familyId, clientId: client, organizationId, userId, scope, authTime, amr, provider } = record;
+  const {
+    familyId,
+    clientId: client,
+    organizationId,
+    userId,
+    scope,
+    authTime,
+    amr,
+    provider,
+    providerBoundAt,
+  } = record;
   // A token written before tokens carried their family's end learns it from the family.
   let familyEndsAt = record.familyEndsAt;
   if (familyEndsAt === undefined) {
@@ -782,6 +796,7 @@ export const rotateRefreshToken = async (
           authTime,
           amr,
           ...(provider ? { provider } : {}),
+          ...(providerBoundAt !== undefined ? { providerBoundAt } : {}),
           familyEndsAt,
           expiresAt: ttlSeconds(Math.min(familyEndsAt, now + lifetimes.slidingSeconds * 1000)),
         }),

@@ -24,6 +24,11 @@ export const SsoProviderEntity = defineEntity({
       trustedForMfa: z.optional(z.boolean()),
       /** Which stored value of its client secret is in use (sso-secret-values.ts); none before versions. */
       secretVersion: z.optional(z.string()),
+      /**
+       * Epoch ms each organization was bound at: what the provider signed in there ends once it is
+       * unbound or deleted, and a binding made again later does not revive it.
+       */
+      boundAt: z.optional(z.record(z.string(), z.number())),
       createdAt: z.number(),
       createdBy: z.string(),
       updatedAt: z.number(),
@@ -39,12 +44,16 @@ export const SsoProviderBindingEntity = defineEntity({
     keys.ssoProviderBinding(organizationId, clientId),
   // What the sign-in page of the organization needs, with one Query.
   attributes: () =>
-    z.pick(SsoProviderEntity.attributes, {
-      clientId: true,
-      clientSecretExpirationDate: true,
-      issuer: true,
-      scopes: true,
-      displayName: true,
-      emailDomains: true,
-    }),
+    z.extend(
+      z.pick(SsoProviderEntity.attributes, {
+        clientId: true,
+        clientSecretExpirationDate: true,
+        issuer: true,
+        scopes: true,
+        displayName: true,
+        emailDomains: true,
+      }),
+      /** When the provider was bound to this organization (none on bindings written before it was kept). */
+      { boundAt: z.optional(z.number()) },
+    ),
 });

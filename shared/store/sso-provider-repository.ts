@@ -52,8 +52,9 @@ export const getSsoProvider = async (clientId: string): Promise<SsoProvider | un
 };
 
 /** What a binding copies from its provider (the sign-in page reads bindings only). */
-const bindingOf = (provider: SsoProvider): Omit<SsoProviderBinding, 'organizationId'> => ({
+const bindingOf = (provider: SsoProvider, orgId: string): Omit<SsoProviderBinding, 'organizationId'> => ({
   clientId: provider.clientId,
+  ...(provider.boundAt?.[orgId] !== undefined ? { boundAt: provider.boundAt[orgId] } : {}),
   clientSecretExpirationDate: provider.clientSecretExpirationDate,
   ...(provider.issuer ? { issuer: provider.issuer } : {}),
   ...(provider.scopes ? { scopes: provider.scopes } : {}),
@@ -72,7 +73,6 @@ const writeProvider = async (
   audit: readonly Write[],
 ): Promise<void> => {
   const unbound = (previous?.organizationIds ?? []).filter((orgId) => !next.organizationIds.includes(orgId));
-  const binding = bindingOf(next);
   await transact([
     ...audit,
     put(
@@ -83,7 +83,12 @@ const writeProvider = async (
       concurrentChange,
     ),
     ...next.organizationIds.map((orgId) =>
-      put(SsoProviderBindingEntity.item({ organizationId: orgId, clientId: next.clientId }, binding)),
+      put(
+        SsoProviderBindingEntity.item(
+          { organizationId: orgId, clientId: next.clientId },
+          bindingOf(next, orgId),
+        ),
+      ),
     ),
     ...unbound.map((orgId) =>
       remove(SsoProviderBindingEntity.key({ organizationId: orgId, clientId: next.clientId })),
@@ -288,6 +293,22 @@ const refuseConflicts = (
     }
 };
 
+/**
+ * When each organization was bound: kept while it stays bound, now for a new one. One bound
+ * before the times were kept counts from the provider's creation.
+ */
+const boundTimes = (
+  read: SsoProvider | undefined,
+  organizationIds: readonly string[],
+  now: number,
+): Record<string, number> =>
+  Object.fromEntries(
+    organizationIds.map((orgId) => [
+      orgId,
+      read?.organizationIds.includes(orgId) ? (read.boundAt?.[orgId] ?? read.createdAt) : now,
+    ]),
+  );
+
 /** Operators: creates a provider or rebinds it (and replaces its secret when one is given). */
 export const configureSsoProvider = async (
   configuration: SsoProviderConfiguration,
@@ -343,6 +364,7 @@ export const configureSsoProvider = async (
           organizationIds,
           clientSecretExpirationDate:
             wholeMillis(clientSecretExpirationDate) ?? read?.clientSecretExpirationDate ?? 0,
+          boundAt: boundTimes(read, organizationIds, now),
           createdAt: read?.createdAt ?? now,
           createdBy: read?.createdBy ?? by,
           updatedAt: now,
@@ -373,6 +395,11 @@ export const unbindSsoProvider = async (
       return {
         ...read,
         organizationIds: read.organizationIds.filter((id) => id !== orgId),
+        boundAt: boundTimes(
+          read,
+          read.organizationIds.filter((id) => id !== orgId),
+          now,
+        ),
         updatedAt: now,
         updatedBy: by,
         version: read.version + 1,

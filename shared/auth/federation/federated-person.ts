@@ -197,8 +197,16 @@ export const federatedPerson = async (
     };
   }
   const authTime = federatedAuthTime(identity.authTime, Date.now(), user.credentialsChangedAt);
+  // Which binding of the provider made the sign-in: it ends with that binding (sign-in-providers.ts).
+  const boundAt = provider.boundAt?.[target.organizationId];
   return {
     user,
-    person: { userId: user.id, authTime, amr: mfa ? ['fed', 'mfa'] : ['fed'], provider: provider.clientId },
+    person: {
+      userId: user.id,
+      authTime,
+      amr: mfa ? ['fed', 'mfa'] : ['fed'],
+      provider: provider.clientId,
+      ...(boundAt !== undefined ? { providerBoundAt: boundAt } : {}),
+    },
   };
 };
