@@ -21,6 +21,21 @@ export const maxAgeAtCallback = (maxAge: number, sentAt: number, now: number) =>
   maxAge + Math.max(0, Math.ceil((now - sentAt) / 1000));
 
 /**
+ * Seconds an upstream's `auth_time` may precede the moment the person was sent there. Only a
+ * clock difference between the two services (NTP keeps theirs within a second or two): more,
+ * and an upstream reusing its own session of a minute ago would pass for a fresh sign-in, as it
+ * did with the library's 60 s of clock tolerance (which its `auth_time` check applies too).
+ */
+export const AUTH_TIME_SKEW_SECONDS = 5;
+
+/**
+ * The earliest `auth_time` (epoch seconds) that satisfies `maxAge` for a person sent upstream at
+ * `sentAt` (epoch ms): counted from the sending, whatever the person took at the upstream.
+ */
+export const earliestAuthTime = (maxAge: number, sentAt: number) =>
+  Math.floor(sentAt / 1000) - maxAge - AUTH_TIME_SKEW_SECONDS;
+
+/**
  * The session's authentication time (epoch ms) for a federated sign-in: the upstream's
  * `auth_time` (epoch seconds) when it gave one, never later than now; without one, now (the
  * sign-in counts as a fresh authentication). A sign-in of the very second of the account's last

@@ -339,8 +339,9 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     expect(upstream.logins()).toBe(logins);
     expect(upstream.lastAuthorization().has('max_age')).toBe(false);
 
-    // An upstream whose clock says the person signed in 30 s ago (within the clock tolerance).
-    const authenticatedAt = Math.floor(Date.now() / 1000) - 30;
+    // An upstream whose clock says the person signed in 3 s before being sent there (within the
+    // clock skew allowed for auth_time).
+    const authenticatedAt = Math.floor(Date.now() / 1000) - 3;
     upstream.signInAs(email, { authenticatedAt });
     const again = await federatedSignIn(rp, { browser: first.browser, extra: { prompt: 'login' } });
     expect(upstream.logins()).toBe(logins + 1);
@@ -589,6 +590,32 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     try {
       const said = await signInThroughScripted({ max_age: '300' });
       expect(decodeJwt((await exchange(rp, said)).id_token ?? '').auth_time).toBe(authenticatedAt);
+    } finally {
+      scripted.authenticatedAt(undefined);
+    }
+  });
+
+  it('refuses an auth_time older than prompt=login or max_age allows by more than a few seconds of clock skew', async () => {
+    scripted.script((claims, sign) => sign(claims));
+    const outcome = async (secondsBeforeSending: number, extra: Record<string, string>) => {
+      scripted.authenticatedAt(Math.floor(Date.now() / 1000) - secondsBeforeSending);
+      const flow = await signInThroughScripted(extra);
+      return flow.location?.searchParams.has('code')
+        ? 'signed in'
+        : (await flow.response.text()).includes('Scripted did not ask you to sign in again')
+          ? 'too old'
+          : 'other';
+    };
+    try {
+      // Positive control: a fresh upstream sign-in passes prompt=login.
+      expect(await outcome(0, { prompt: 'login' })).toBe('signed in');
+      expect(scripted.lastAuthorization().get('max_age')).toBe('0');
+      // Within the library's 60 s of clock tolerance, but a reused session all the same.
+      expect(await outcome(50, { prompt: 'login' })).toBe('too old');
+      expect(await outcome(100, { prompt: 'login' })).toBe('too old');
+      // The same with max_age: 300 s passes, 350 s does not.
+      expect(await outcome(300, { max_age: '300' })).toBe('signed in');
+      expect(await outcome(350, { max_age: '300' })).toBe('too old');
     } finally {
       scripted.authenticatedAt(undefined);
     }

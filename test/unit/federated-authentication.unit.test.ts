@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkAuthorizationRequest, sessionRecentEnough } from '../../shared/domain/authorization.js';
 import {
+  AUTH_TIME_SKEW_SECONDS,
+  earliestAuthTime,
   federatedAuthTime,
   maxAgeAtCallback,
   upstreamMaxAge,
@@ -69,6 +71,14 @@ describe('federated authentication time', () => {
     expect(maxAgeAtCallback(0, NOW - 90_500, NOW)).toBe(91);
     // A callback before the start (clocks of two instances): nothing taken off.
     expect(maxAgeAtCallback(300, NOW + 5_000, NOW)).toBe(300);
+  });
+
+  it('counts the earliest auth_time from the sending, with a clock skew of seconds, not a minute', () => {
+    const sent = NOW / 1000;
+    expect(AUTH_TIME_SKEW_SECONDS).toBe(5);
+    expect(earliestAuthTime(0, NOW)).toBe(sent - 5);
+    expect(earliestAuthTime(0, NOW + 999)).toBe(sent - 5);
+    expect(earliestAuthTime(300, NOW)).toBe(sent - 305);
   });
 
   it("takes the upstream's auth_time, never later than now", () => {

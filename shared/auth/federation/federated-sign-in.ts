@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as oidc from 'openid-client';
 import { config } from '../../config.js';
 import { redirectBack } from '../../domain/authorization.js';
-import { maxAgeAtCallback, upstreamMaxAge } from '../../domain/federated-authentication.js';
+import { earliestAuthTime, maxAgeAtCallback, upstreamMaxAge } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
 import { readCookie } from '../../pages/cookies.js';
@@ -265,6 +265,7 @@ export const finishFederation = async (event: APIGatewayProxyEventV2): Promise<P
         codeVerifier: started.codeVerifier,
         nonce: started.nonce,
         maxAge: maxAge === undefined ? undefined : maxAgeAtCallback(maxAge, started.createdAt, Date.now()),
+        earliestAuthTime: maxAge === undefined ? undefined : earliestAuthTime(maxAge, started.createdAt),
       },
       deadline,
     );

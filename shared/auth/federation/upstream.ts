@@ -11,14 +11,14 @@ import { FederationError, federationErrorOf, newDeadline, upstreamFetch } from '
  * openid-client: discovery, the authorization URL, the code exchange with the ID token's
  * validation (OpenID Connect Core 3.1.3.5 to 3.1.3.7, its signature included) and UserInfo. Added
  * here: the issuer pinned to the configured string, endpoints https (http only for a loopback
- * issuer), caches within DECISIONS.md's bounds, and the `azp` and `iat` checks the library leaves
- * out. Nothing the upstream sends is used before it is validated.
+ * issuer), caches within DECISIONS.md's bounds, the `azp` and `iat` checks the library leaves
+ * out, and an `auth_time` check without its clock tolerance. Nothing the upstream sends is used before it is validated.
  */
 
 export { FederationError, type FederationFailure } from './upstream-http.js';
 
 const DISCOVERY_MAX_AGE_MILLIS = 3_600_000;
-/** Clock difference tolerated with the upstream. */
+/** Clock difference tolerated with the upstream (`exp`, `iat`, `nbf`; `auth_time` has its own, smaller). */
 const CLOCK_TOLERANCE_SECONDS = 60;
 
 /** Issuers are https, or http on loopback (schemas/sso.ts); only those may be spoken to over http. */
@@ -223,6 +223,11 @@ export interface UpstreamCallback {
   nonce: string;
   /** Seconds the ID token's `auth_time` may be old, when the request asked for a recent sign-in. */
   maxAge?: number | undefined;
+  /**
+   * The earliest `auth_time` (epoch seconds) then: checked here too, as the library's check
+   * allows the clock tolerance on top (earliestAuthTime).
+   */
+  earliestAuthTime?: number | undefined;
 }
 
 /**
@@ -258,6 +263,8 @@ export const upstreamIdentity = async (
   const idToken = tokens.claims();
   if (!idToken) throw invalid('missing');
   checkClaimsBeyondLibrary(idToken, client.clientId);
+  if (callback.earliestAuthTime !== undefined && (idToken.auth_time ?? 0) < callback.earliestAuthTime)
+    throw new FederationError('authentication-too-old', 'ID token: auth_time is older than max_age allows');
   const fromToken = identityClaims.safeParse(idToken);
   if (!fromToken.success) throw invalid('claims of the wrong type');
   const claims =
