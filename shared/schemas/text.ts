@@ -13,6 +13,18 @@ export const asOneLine = (text: string): string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced
   text.replace(/[\u0000-\u001F\u007F]+/g, ' ');
 
+/** Half a UTF-16 surrogate pair on its own: not Unicode text, which DynamoDB may refuse to store. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` cut to at most `max` UTF-16 units (what `maxLength` counts) between two characters,
+ * never within a surrogate pair (an emoji); a lone surrogate it brought becomes U+FFFD.
+ */
+export const cutText = (text: string, max: number): string => {
+  const cut = text.replace(LONE_SURROGATE, '\uFFFD').slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+};
+
 /** A name or label: one line of 1 to `max` characters once trimmed. */
 export const oneLine = (max: number) =>
   // Control characters are refused as sent, also around the name ("\r\nX"); spaces are trimmed.

@@ -595,6 +595,23 @@ describe('ID tokens IDP refuses (a scripted upstream)', () => {
     }
   });
 
+  it('signs in a person whose upstream name is longer than a name here, or not a string', async () => {
+    const withName = async (name: unknown) => {
+      scripted.script((claims, sign) => sign({ ...claims, name }));
+      const flow = await signInThroughScripted();
+      return flow.location?.searchParams.has('code') ? 'signed in' : flow.response.status;
+    };
+    try {
+      // Positive control: a name of 500 characters; then only its length, or its type, differs.
+      expect(await withName('N'.repeat(500))).toBe('signed in');
+      expect(await withName('N'.repeat(501))).toBe('signed in');
+      expect(await withName('N'.repeat(5000))).toBe('signed in');
+      expect(await withName(42)).toBe('signed in');
+    } finally {
+      scripted.script((claims, sign) => sign(claims));
+    }
+  });
+
   it('refuses an auth_time older than prompt=login or max_age allows by more than a few seconds of clock skew', async () => {
     scripted.script((claims, sign) => sign(claims));
     const outcome = async (secondsBeforeSending: number, extra: Record<string, string>) => {

@@ -104,6 +104,23 @@ describe('the person an upstream answer signs in', () => {
     ]);
   });
 
+  it('names a person created just in time by the first 200 characters of a longer name, never half an emoji', async () => {
+    const target = await organization();
+    const jit = { jitProvisioning: true, emailDomains: ['corp.example'] };
+    const nameGiven = async (name: string) => {
+      const email = uniqueEmail('named').replace('@example.com', '@corp.example');
+      await signIn(target, { ...identity(email, email), name }, jit);
+      return (await findUserByEmail(target.organizationId, email))?.name;
+    };
+    const long = `${'Long name '.repeat(20)}${'x'.repeat(4800)}`;
+    expect(await nameGiven('N'.repeat(200))).toBe('N'.repeat(200));
+    expect(await nameGiven('N'.repeat(501))).toBe('N'.repeat(200));
+    expect(await nameGiven(long)).toBe(long.slice(0, 200).trim());
+    // An emoji is two UTF-16 units: one that would end past the 200th unit is left out whole.
+    expect(await nameGiven(`${'a'.repeat(199)}😀`)).toBe('a'.repeat(199));
+    expect(await nameGiven('😀'.repeat(150))).toBe('😀'.repeat(100));
+  });
+
   it('signs one person in from two sign-ins at once (two tabs), linking them once', async () => {
     const target = await organization();
     const grace = await person(target.organizationId);

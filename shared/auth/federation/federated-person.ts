@@ -3,7 +3,7 @@ import { Conflict } from '../../domain/errors.js';
 import { federatedAuthTime, upstreamSignInEnded } from '../../domain/federated-authentication.js';
 import { logger } from '../../http/logger.js';
 import { countMetric } from '../../observability/metrics.js';
-import { asOneLine } from '../../schemas/text.js';
+import { asOneLine, cutText, DISPLAY_NAME_MAX } from '../../schemas/text.js';
 import type { SignInOption } from '../../store/sign-in-providers.js';
 import { linkedUserId, linkSsoSubject, SsoLinkTaken } from '../../store/sso-links.js';
 import type { SsoProvider } from '../../store/sso-provider-repository.js';
@@ -35,10 +35,7 @@ export const providerName = (provider: { displayName?: string | undefined; clien
 
 /** A name as the API allows one (one line, at most 200 characters), from what the upstream claims. */
 const nameOf = (claimed: string | undefined, email: string): string =>
-  asOneLine(claimed ?? '')
-    .trim()
-    .slice(0, 200)
-    .trim() || email.slice(0, 200);
+  cutText(asOneLine(claimed ?? '').trim(), DISPLAY_NAME_MAX).trim() || email.slice(0, DISPLAY_NAME_MAX);
 
 const findOrCreate = async (
   organizationId: string,

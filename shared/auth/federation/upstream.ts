@@ -169,7 +169,9 @@ const identityClaims = z.object({
   sub: upstreamSubject,
   email: z.optional(emailAddress),
   email_verified: z.optional(z.union([z.boolean(), z.literal('true'), z.literal('false')])),
-  name: z.optional(z.string().check(z.maxLength(500))),
+  // Only a person created just in time takes it, cut to a name's length (federated-person.ts): a
+  // name too long, or not a string, is no reason to refuse the sign-in; the latter is left out.
+  name: z.catch(z.optional(z.string()), undefined),
 });
 
 export interface UpstreamIdentity {
