@@ -303,6 +303,27 @@ describe('sign-in through an SSO provider (oidc-provider upstream)', () => {
     }
   });
 
+  it('answers a provider parameter that names no provider with the "not available" page, whatever its value', async () => {
+    const flow = await startSignIn(rp);
+    const request = hiddenField(await flow.response.text(), 'request') ?? '';
+    const start = async (provider: string) => {
+      const answer = await flow.browser.fetch(
+        `${service.baseUrl}/signin/sso?${new URLSearchParams({ request, provider })}`,
+      );
+      const page = await answer.text();
+      return answer.status === 303
+        ? 'upstream'
+        : page.includes('This sign-in option is not available here') && answer.status;
+    };
+    // Positive controls: the provider sends the person upstream; an unknown id of ordinary length is not offered.
+    expect(await start(CLIENT_ID)).toBe('upstream');
+    expect(await start('no-such-provider')).toBe(404);
+    // Longer than a DynamoDB key may be, and characters no client id holds.
+    expect(await start('x'.repeat(1100))).toBe(404);
+    expect(await start(`${CLIENT_ID}/..`)).toBe(404);
+    expect(await start('\u0000\uFFFF')).toBe(404);
+  });
+
   it('stops offering a provider unbound from the organization', async () => {
     const other = await service.freshOrganization();
     await provider({ organizationIds: [admin.orgId, other.orgId] });

@@ -9,6 +9,7 @@ import { readCookie } from '../../pages/cookies.js';
 import { secureCookies } from '../../pages/forms.js';
 import { seeOther } from '../../pages/html.js';
 import { errorPage } from '../../pages/sign-in-pages.js';
+import { ssoClientId } from '../../schemas/sso-links.js';
 import { saveFederationState, takeFederationState } from '../../store/federation-state.js';
 import { signInOptions } from '../../store/sign-in-providers.js';
 import { completeAuthorizationRequest } from '../../store/sign-in-state.js';
@@ -65,7 +66,8 @@ export const startFederation = async (event: APIGatewayProxyEventV2): Promise<Pa
   const pending = await pendingRequestOf(event, query.get('request'));
   if (!pending) return errorPage(400, EXPIRED);
   const clientId = query.get('provider') ?? '';
-  const binding = clientId
+  // Only a value a client id can be is looked up: any other (too long for a key) names none.
+  const binding = ssoClientId.safeParse(clientId).success
     ? await SsoProviderBindingEntity.get({ organizationId: pending.organizationId, clientId })
     : undefined;
   if (!binding?.issuer) return errorPage(404, NOT_OFFERED);
