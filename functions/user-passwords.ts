@@ -3,6 +3,7 @@ import { changesBetween } from '../shared/audit/changes.js';
 import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
 import { personTarget, recordSignInEvent } from '../shared/auth/sign-in-audit.js';
 import { Conflict } from '../shared/domain/errors.js';
+import { samePassword } from '../shared/domain/password-normalization.js';
 import { passwordProblem } from '../shared/domain/password-policy.js';
 import { lockoutMillis } from '../shared/domain/sign-in-lockout.js';
 import { noticeRecipient, sendSecurityNotice } from '../shared/email/account-emails.js';
@@ -23,7 +24,7 @@ export const handler = groupHandler(
   userPasswordsRoutes,
   {
     changePassword: async ({ path, body }, { principal }) => {
-      if (body.newPassword !== body.confirmPassword) {
+      if (!samePassword(body.newPassword, body.confirmPassword)) {
         throw badRequest('The new password and its confirmation differ', [
           { message: 'Must equal newPassword', field: 'body.confirmPassword' },
         ]);
@@ -87,7 +88,11 @@ export const handler = groupHandler(
           changes: changesBetween({ passwordHash: checked }, { passwordHash }),
         },
       );
-      if (!replaced) throw new Conflict('User', 'The password was changed meanwhile; sign in again');
+      if (!replaced)
+        throw new Conflict(
+          'User',
+          'The password was changed, or the sign-ins ended, meanwhile; sign in again',
+        );
       await sendSecurityNotice(noticeRecipient(user), 'password');
       return {};
     },

@@ -39,7 +39,13 @@ import {
 } from '../store/sign-in-state.js';
 import { findUserByEmail, getUser, type UserRecord } from '../store/user-repository.js';
 import { idTokenHint } from './id-token-hints.js';
-import { hashPassword, needsRehash, unguessablePasswordHash, verifyPassword } from './passwords.js';
+import {
+  cheaperToCheck,
+  hashPassword,
+  needsRehash,
+  unguessablePasswordHash,
+  verifyPassword,
+} from './passwords.js';
 import { CLIENT_CREDENTIALS, PUSHED_REQUEST_LIMIT } from './pushed-authorization.js';
 import {
   attemptedEmailActor,
@@ -312,7 +318,7 @@ export const submitSignIn = async (event: APIGatewayProxyEventV2): Promise<Page>
   const accepted = checkable
     ? await verifyPassword(password, user.passwordHash as string)
     : await spendPasswordCheck(password).then(() => false);
-  if (checkable && !accepted && needsRehash(user.passwordHash as string))
+  if (checkable && !accepted && cheaperToCheck(user.passwordHash as string))
     await padToDummyCheck(password, checkStarted);
   if (!user || !accepted) {
     const counted = email

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { changesBetween } from '../audit/changes.js';
 import type { AuditEvent } from '../audit/record.js';
 import { config } from '../config.js';
+import { samePassword } from '../domain/password-normalization.js';
 import { passwordProblem } from '../domain/password-policy.js';
 import {
   INVITATION_PATH,
@@ -83,10 +84,9 @@ export const submitPasswordLink =
     if (live?.link.purpose !== purpose) return errorPage(410, LINK_GONE[purpose]);
     const { user, link } = live;
     const password = form.get('password') ?? '';
-    const problem =
-      password !== (form.get('confirm') ?? '')
-        ? 'The two passwords differ. Type the same password twice.'
-        : passwordProblem(password, user.email);
+    const problem = !samePassword(password, form.get('confirm') ?? '')
+      ? 'The two passwords differ. Type the same password twice.'
+      : passwordProblem(password, user.email);
     const name = await organizationName(user.organizationId);
     if (problem) {
       return choosePasswordPage({

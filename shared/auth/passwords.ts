@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { config } from '../config.js';
+import { normalizedPassword } from '../domain/password-normalization.js';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -119,11 +120,9 @@ export const currentScrypt = (): ScryptParameters => ({
   N: 2 ** config().passwordScryptLog2N,
 });
 
-const normalize = (password: string) => password.normalize('NFKC');
-
 export const hashPassword = async (password: string, parameters = currentScrypt()): Promise<string> => {
   const salt = randomBytes(SALT_BYTES);
-  const hash = await derive(normalize(password), salt, parameters);
+  const hash = await derive(normalizedPassword(password), salt, parameters);
   return encodePasswordHash({ parameters, salt, hash, normalized: true });
 };
 
@@ -147,7 +146,7 @@ export const verifyPassword = async (password: string, stored: string): Promise<
   const parsed = parsePasswordHash(stored);
   if (!parsed || !acceptableParameters(parsed.parameters)) return false;
   const actual = await derive(
-    parsed.normalized ? normalize(password) : password,
+    parsed.normalized ? normalizedPassword(password) : password,
     parsed.salt,
     parsed.parameters,
   );
@@ -160,9 +159,17 @@ export const verifyPassword = async (password: string, stored: string): Promise<
  */
 export const needsRehash = (stored: string, current = currentScrypt()): boolean => {
   const parsed = parsePasswordHash(stored);
-  if (!parsed) return false;
-  const { parameters } = parsed;
-  return (
-    !parsed.normalized || parameters.N < current.N || parameters.r < current.r || parameters.p < current.p
-  );
+  return parsed !== undefined && (!parsed.normalized || weaker(parsed.parameters, current));
+};
+
+const weaker = (parameters: ScryptParameters, current: ScryptParameters) =>
+  parameters.N < current.N || parameters.r < current.r || parameters.p < current.p;
+
+/**
+ * Whether checking a password against the stored hash costs less than against a current one:
+ * a refusal then waits out the difference, so that it does not tell the hash is old.
+ */
+export const cheaperToCheck = (stored: string, current = currentScrypt()): boolean => {
+  const parameters = parsePasswordHash(stored)?.parameters;
+  return parameters !== undefined && weaker(parameters, current);
 };

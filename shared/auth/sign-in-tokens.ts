@@ -79,9 +79,12 @@ const tokenResponse = async (
   ]);
   // The person was deactivated (or deleted) since signing in: nothing more is issued.
   if (!access) throw invalidGrant('The user can no longer sign in');
-  // A password reset ends every earlier sign-in (DECISIONS.md), refresh tokens included.
+  // A password reset ends every earlier sign-in (DECISIONS.md), refresh tokens included; so do a
+  // deactivation and a sign-out everywhere.
   if (grant.authTime < (access.user.credentialsChangedAt ?? 0)) {
-    throw invalidGrant('The password was changed after this sign-in; sign in again');
+    throw invalidGrant(
+      "The person's sign-ins were ended since this one (a new password, a deactivation or a sign-out everywhere); sign in again",
+    );
   }
   // A sign-in the provider now serving the person's domain did not make issues nothing more:
   // offboarding at the provider reaches refresh tokens too.

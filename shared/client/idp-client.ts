@@ -121,7 +121,7 @@ export class IdpClient {
     let page = await this.#read(operation, input as Record<string, unknown> | undefined);
     yield page.output as OperationOutput<K>;
     const origin = new URL(this.#options.baseUrl).origin;
-    const followed = new Set<string>();
+    const followed = new Set([new URL(page.url).href]);
     while (page.next) {
       const url = new URL(page.next, this.#options.baseUrl);
       // The token goes only where the client was pointed: a link elsewhere (another host, plain
@@ -130,7 +130,11 @@ export class IdpClient {
       if (followed.has(url.href)) throw new Error("The next page's link names a page read already");
       followed.add(url.href);
       const response = await this.#send({ method: 'GET', url: url.href });
-      page = { output: await this.#outputOf(response), next: nextLink(response.headers.get('link')) };
+      page = {
+        output: await this.#outputOf(response),
+        next: nextLink(response.headers.get('link')),
+        url: url.href,
+      };
       yield page.output as OperationOutput<K>;
     }
   }
@@ -150,7 +154,7 @@ export class IdpClient {
     }
     if (!definition.repeatable) attempt.idempotencyKey = crypto.randomUUID();
     const response = await this.#send(attempt);
-    return { output: await this.#outputOf(response), next: nextLink(response.headers.get('link')) };
+    return { output: await this.#outputOf(response), next: nextLink(response.headers.get('link')), url };
   }
 
   async #outputOf(response: Response): Promise<unknown> {

@@ -24,7 +24,9 @@ import { bucketCountDelta, nextSequence, readPage } from './sequenced-listing.js
 import {
   assignments,
   ConcurrentChange,
+  ConditionNotMet,
   concurrentChange,
+  conditionHeld,
   create,
   guard,
   remove,
@@ -444,13 +446,33 @@ export const updateUserAttributes = async (
  * Signs the user out everywhere: every session, refresh token and access token whose sign-in or
  * issue is older than `now` is refused from then on, as after a new password (each compares its
  * time with `credentialsChangedAt`). One write, with its record (no `changes`: the action says
- * it); nothing else of the user changes.
+ * it); nothing else of the user changes. `credentialsChangedAt` only moves forward: a later
+ * ending committed meanwhile (a new password, a deactivation) covers this one, which then writes
+ * its record alone.
  */
-export const endUserSessions = (user: UserRecord, now = Date.now()): Promise<void> =>
-  updateUserAttributes(user.organizationId, user.id, { credentialsChangedAt: now }, [], now, {
-    action: 'user.sessions.ended',
-    targets: [userTarget(user)],
-  });
+export const endUserSessions = async (user: UserRecord, now = Date.now()): Promise<void> => {
+  const { organizationId, id } = user;
+  const record = await auditWrites(
+    { organizationId, action: 'user.sessions.ended', targets: [userTarget(user)] },
+    now,
+  );
+  const ended = await conditionHeld(
+    update(
+      keys.user(organizationId, id),
+      {
+        update: 'SET credentialsChangedAt = :now, updatedAt = :now',
+        condition:
+          'attribute_exists(pk) AND (attribute_not_exists(credentialsChangedAt) OR credentialsChangedAt < :now)',
+        values: { ':now': now },
+      },
+      () => new ConditionNotMet(),
+    ),
+    record,
+  );
+  if (ended) return;
+  await requireUser(organizationId, id, true);
+  await transact(record);
+};
 
 /** Sets the user type; setting the type the user has already changes (and records) nothing. */
 export const setUserType = (orgId: string, userId: string, userType: UserType, now = Date.now()) =>

@@ -334,7 +334,9 @@ describe('password reset', () => {
       (
         await auditTrail(service.organizationId, { action: 'token.refused', actorId: application.id, since })
       ).map((record) => record.reason),
-    ).toEqual(['invalid_grant: The password was changed after this sign-in; sign in again']);
+    ).toEqual([
+      "invalid_grant: The person's sign-ins were ended since this one (a new password, a deactivation or a sign-out everywhere); sign in again",
+    ]);
   });
 });
 

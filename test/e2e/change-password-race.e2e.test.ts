@@ -102,10 +102,15 @@ describe('changePassword and a change committed while it checks the current pass
     const { id, userToken } = await withPassword();
     const response = await changeWith(id, userToken, () => resetThroughLink(id));
     expect(response.status).toBe(409);
-    expect(response.body.message).toBe('The password was changed meanwhile; sign in again');
+    expect(response.body.message).toBe(
+      'The password was changed, or the sign-ins ended, meanwhile; sign in again',
+    );
     expect(await verifyPassword(resets, await storedHash(id))).toBe(true);
     expect(await changeRecords(id)).toEqual([
-      { outcome: 'failure', reason: '409 The password was changed meanwhile; sign in again' },
+      {
+        outcome: 'failure',
+        reason: '409 The password was changed, or the sign-ins ended, meanwhile; sign in again',
+      },
     ]);
     expect(await emailsTo(service, id, 'SECURITY_NOTICE_EMAIL')).toHaveLength(0);
   });

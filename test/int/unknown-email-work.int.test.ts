@@ -1,10 +1,13 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
+import { reloadConfig } from '../../shared/config.js';
+import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { useDatabase } from '../support/database.js';
 import {
   authorizationQuery,
   PASSWORD,
   PagesBrowser,
+  personWithPassword,
   requestIdOf,
   signInSetup,
 } from '../support/hosted-pages.js';
@@ -41,12 +44,12 @@ beforeAll(async () => {
   shared = await signInSetup();
 });
 
-const attempt = async (email: string) => {
+const attempt = async (email: string, pages = { authorize, submitSignIn }) => {
   const browser = new PagesBrowser();
-  const request = requestIdOf(await browser.get(authorize, authorizationQuery(shared.application.id)));
+  const request = requestIdOf(await browser.get(pages.authorize, authorizationQuery(shared.application.id)));
   derivations.hash = 0;
   derivations.verify = 0;
-  const page = await browser.post(submitSignIn, { request, email, password: `${PASSWORD} wrong` });
+  const page = await browser.post(pages.submitSignIn, { request, email, password: `${PASSWORD} wrong` });
   expect(page.statusCode).toBe(401);
   return derivations.hash + derivations.verify;
 };
@@ -62,5 +65,32 @@ describe('the work an unknown email costs', () => {
 
   it('later unknown emails cost one derivation too', async () => {
     expect(await attempt(uniqueEmail('nobody'))).toBe(1);
+  });
+
+  it('a wrong password against a hash written before passwords were normalized costs one, on a new instance too', async () => {
+    // Today's parameters, hashed as typed (`scrypt$`): replaced at the next right password, but as
+    // dear to check as a current hash, so a refusal waits out nothing (no second derivation).
+    // Current parameters above the floor the other tests hash at, so that one can be cheaper.
+    process.env.IDP_PASSWORD_SCRYPT_LOG2_N = '16';
+    reloadConfig();
+    onTestFinished(() => {
+      process.env.IDP_PASSWORD_SCRYPT_LOG2_N = '15';
+      reloadConfig();
+    });
+    const { hashPassword } = await import('../../shared/auth/passwords.js');
+    const asTyped = (await hashPassword(PASSWORD)).replace(/^scrypt-nfkc\$/, 'scrypt$');
+    const person = await personWithPassword(shared.organization.id);
+    await updateUserAttributes(shared.organization.id, person.id, { passwordHash: asTyped });
+    vi.resetModules();
+    const fresh = await import('../../shared/auth/browser-sign-in.js');
+    expect(await attempt(person.email, fresh)).toBe(1);
+    // Positive control: a hash of weaker parameters is padded to a current check's cost, which a
+    // new instance has not timed yet: a second derivation.
+    const { SCRYPT_FLOOR } = await import('../../shared/auth/passwords.js');
+    await updateUserAttributes(shared.organization.id, person.id, {
+      passwordHash: await hashPassword(PASSWORD, { ...SCRYPT_FLOOR }),
+    });
+    vi.resetModules();
+    expect(await attempt(person.email, await import('../../shared/auth/browser-sign-in.js'))).toBe(2);
   });
 });

@@ -407,6 +407,7 @@ describe('IdpClient', () => {
     ['a protocol-relative link', '//attacker.example/collect?page=1', 'leaves https://idp.example'],
     ['a downgrade to http', 'http://idp.example/idp/roles?page=1', 'leaves https://idp.example'],
     ['a page read already', '/idp/roles?page=1', 'names a page read already'],
+    ['the first page', '/idp/roles', 'names a page read already'],
   ])('follows no next link to %s (the token would go with it)', async (_label, next, refusal) => {
     // Positive control: the same origin's link, followed once.
     const { fetch, sent } = scriptedFetch([

@@ -2,6 +2,7 @@ import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditTrail } from '../../support/audit.js';
 import type { BrowserSession } from '../../support/browser-session.js';
+import { beforeTransaction, type SentItems } from '../../support/interleave.js';
 import { type ApiError, putTestRole, useService } from '../../support/service.js';
 import {
   exchange,
@@ -32,8 +33,10 @@ interface SignedInPerson {
 }
 
 /** A person signed in to the application: their browser's session, refresh token and access token. */
-const signedInPerson = async (label: string): Promise<SignedInPerson> => {
-  const person = await personWithPassword(service, label);
+const signedInPerson = async (label: string): Promise<SignedInPerson> =>
+  signInAgain(await personWithPassword(service, label));
+
+const signInAgain = async (person: { id: string; email: string }): Promise<SignedInPerson> => {
   const flow = await signIn(service, configuration, { email: person.email });
   const tokens = await exchange(configuration, flow);
   return {
@@ -146,6 +149,40 @@ describe('PUT /idp/users/{id}/endSessions', () => {
     await nextSecond();
     expect((await endSessions(person.id, hoursAgo)).status).toBe(204);
     expect(await signInsOf(person)).toEqual(SIGNED_OUT);
+  });
+});
+
+describe('an ending and a deactivation at once', () => {
+  const setStatus = (id: string, userStatus: 'ACTIVE' | 'INACTIVE') =>
+    service.call('PUT', `/idp/users/${id}/setUserStatus`, {
+      token: service.admin.token,
+      body: { userStatus },
+    });
+
+  it("never moves the end of a person's sign-ins back: a deactivation committed meanwhile stands", async () => {
+    const person = await personWithPassword(service, 'raced');
+    await nextSecond();
+    let during: SignedInPerson | undefined;
+    const isEnding = (items: SentItems) =>
+      items.some((item) =>
+        JSON.stringify(item.Update ?? {}).includes('credentialsChangedAt = :now, updatedAt'),
+      );
+    // Between the ending's time and its write: the person signs in, then is deactivated (later).
+    const hook = beforeTransaction(isEnding, async () => {
+      during = await signInAgain(person);
+      await nextSecond();
+      expect((await setStatus(person.id, 'INACTIVE')).status).toBe(204);
+    });
+    const ended = await endSessions(person.id);
+    hook.stop();
+    expect([hook.ran, ended.status]).toEqual([true, 204]);
+    expect((await setStatus(person.id, 'ACTIVE')).status).toBe(204);
+    // The deactivation ended the sign-in made before it, and reactivating brings none back.
+    expect(await signInsOf(during as SignedInPerson)).toEqual(SIGNED_OUT);
+    // The ending is recorded all the same: the person was signed out everywhere, and later.
+    expect(
+      await auditTrail(service.organizationId, { action: 'user.sessions.ended', targetId: person.id }),
+    ).toHaveLength(1);
   });
 });
 
