@@ -13,7 +13,7 @@ import { MeScreen } from './screens/me.js';
 import { PoliciesScreen } from './screens/policies.js';
 import { RolePage } from './screens/role-page.js';
 import { RolesScreen } from './screens/roles.js';
-import { allowed, mayCall, needsOf, SCREENS } from './screens/screens.js';
+import { allowed, type Caller, mayCall, needsOf, SCREENS } from './screens/screens.js';
 import { SsoScreen } from './screens/sso.js';
 import { UserPage } from './screens/user-page.js';
 import { UsersScreen } from './screens/users.js';
@@ -53,8 +53,11 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
       </main>
     );
 
-  const held = session.claims.permissions ?? [];
-  const visible = SCREENS.filter((screen) => allowed(screen, held, ui));
+  const caller: Caller = {
+    permissions: session.claims.permissions ?? [],
+    userType: session.claims.user_type,
+  };
+  const visible = SCREENS.filter((screen) => allowed(screen, caller, ui));
   const current = path ? SCREENS.find((screen) => screen.path === path) : visible[0];
   return (
     <>
@@ -83,35 +86,35 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
               ? `This console has no screen "${path}".`
               : 'Your permissions show no screen of this console.'}
           </p>
-        ) : !allowed(current, held, ui) ? (
+        ) : !allowed(current, caller, ui) ? (
           <p role="alert" class="error">
             You may not open {current.title}: it needs {needsOf(current)}.
           </p>
         ) : current.path === 'users' ? (
-          detail && mayCall(usersRoutes.getUser, held) ? (
-            <UserPage key={detail} id={detail} permissions={held} />
+          detail && mayCall(usersRoutes.getUser, caller) ? (
+            <UserPage key={detail} id={detail} caller={caller} />
           ) : (
-            <UsersScreen permissions={held} />
+            <UsersScreen caller={caller} />
           )
         ) : current.path === 'groups' ? (
-          detail && mayCall(userGroupsRoutes.getUserGroup, held) ? (
-            <GroupPage key={detail} id={detail} permissions={held} />
+          detail && mayCall(userGroupsRoutes.getUserGroup, caller) ? (
+            <GroupPage key={detail} id={detail} caller={caller} />
           ) : (
-            <GroupsScreen permissions={held} />
+            <GroupsScreen caller={caller} />
           )
         ) : current.path === 'roles' ? (
-          detail && mayCall(rolesRoutes.getRole, held) ? (
-            <RolePage key={detail} id={detail} permissions={held} />
+          detail && mayCall(rolesRoutes.getRole, caller) ? (
+            <RolePage key={detail} id={detail} caller={caller} />
           ) : (
-            <RolesScreen permissions={held} />
+            <RolesScreen caller={caller} />
           )
         ) : current.path === 'policies' ? (
-          <PoliciesScreen permissions={held} />
+          <PoliciesScreen caller={caller} />
         ) : current.path === 'clients' ? (
-          detail && mayCall(clientsRoutes.getApiClient, held) ? (
-            <ClientPage key={detail} id={detail} permissions={held} />
+          detail && mayCall(clientsRoutes.getApiClient, caller) ? (
+            <ClientPage key={detail} id={detail} caller={caller} />
           ) : (
-            <ClientsScreen permissions={held} />
+            <ClientsScreen caller={caller} />
           )
         ) : current.path === 'sso' ? (
           <SsoScreen />

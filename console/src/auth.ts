@@ -17,7 +17,7 @@ export interface Session {
    * What the console shows: the person (ID token) and their permissions (access token). Read, not
    * verified: the API decides what is allowed.
    */
-  claims: { sub: string; email?: string; name?: string; permissions?: string[] };
+  claims: { sub: string; email?: string; name?: string; permissions?: string[]; user_type?: string };
 }
 
 const PENDING = 'idp-console-sign-in';

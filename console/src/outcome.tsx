@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { IdpApiError } from '../../shared/client/index.js';
 import { messageOf } from './api.js';
 import { startSignIn } from './auth.js';
+import type { Caller } from './screens/screens.js';
 
 /**
  * What a screen says after an action: what it did (a status), or what went wrong (an alert: the
@@ -104,7 +105,7 @@ export type Reporter = Pick<ReturnType<typeof useOutcome>, 'setOutcome' | 'act'>
 /** A section of a user's page: the user, what the person's token holds, and where it reports. */
 export interface UserSectionProps {
   userId: string;
-  permissions: readonly string[];
+  caller: Caller;
   report: Reporter;
 }
 

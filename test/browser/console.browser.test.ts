@@ -27,6 +27,10 @@ const people = {
   owner: { id: '', email: '' },
   reader: { id: '', email: '' },
   apiReader: { id: '', email: '' },
+  /** RESTRICTED, who may grant roles and read user groups (which the API serves STANDARD callers only). */
+  restricted: { id: '', email: '' },
+  /** RESTRICTED too: the one the restricted person grants a role to. */
+  restrictedTarget: { id: '', email: '' },
 };
 
 const grantRole = async (userId: string, roleName: string) => {
@@ -39,7 +43,18 @@ const grantRole = async (userId: string, roleName: string) => {
 beforeAll(async () => {
   admin = await service.freshOrganization({ name: 'Acme Console' });
   const roles = rolesApi(service, admin.token);
-  const [managerRole, readerRole, apiReaderRole, manager, reader, apiReader, owner] = await Promise.all([
+  const [
+    managerRole,
+    readerRole,
+    apiReaderRole,
+    restrictedRole,
+    manager,
+    reader,
+    apiReader,
+    owner,
+    restricted,
+    target,
+  ] = await Promise.all([
     newRole(roles, 'Console managers', [
       'USER.LIST',
       'USER.DETAILS',
@@ -69,6 +84,17 @@ beforeAll(async () => {
     ]),
     newRole(roles, 'Console readers', ['USER.LIST', 'UI.USERS']),
     newRole(roles, 'API readers', ['USER.LIST']),
+    newRole(roles, 'Restricted managers', [
+      'USER.LIST',
+      'USER.DETAILS',
+      'USER_ROLES.GRANT',
+      'ROLES.LIST',
+      'USER_GROUP.READ',
+      'UI.USERS',
+      'UI.USER_GROUPS',
+    ]),
+    personWithPassword(admin.orgId),
+    personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
@@ -85,7 +111,7 @@ beforeAll(async () => {
       'test',
     ),
   ]);
-  expect(managerRole && readerRole && apiReaderRole).toBeTruthy();
+  expect(managerRole && readerRole && apiReaderRole && restrictedRole).toBeTruthy();
   const group = await service.call('POST', '/idp/userGroups', {
     token: admin.token,
     body: { name: 'Console team' },
@@ -95,7 +121,14 @@ beforeAll(async () => {
     grantRole(manager.id, 'Console managers'),
     grantRole(reader.id, 'Console readers'),
     grantRole(apiReader.id, 'API readers'),
+    grantRole(restricted.id, 'Restricted managers'),
   ]);
+  const madeRestricted = await Promise.all(
+    [restricted.id, target.id].map((id) =>
+      service.call('PUT', `/idp/users/${id}/userType/RESTRICTED`, { token: admin.token }),
+    ),
+  );
+  expect(madeRestricted.map(({ status }) => status)).toEqual([204, 204]);
   const madeOwner = await service.call('PUT', `/idp/users/${owner.id}/managedRoles/administrator`, {
     token: admin.token,
   });
@@ -104,6 +137,8 @@ beforeAll(async () => {
   Object.assign(people.manager, { id: manager.id, email: manager.email });
   Object.assign(people.reader, { id: reader.id, email: reader.email });
   Object.assign(people.apiReader, { id: apiReader.id, email: apiReader.email });
+  Object.assign(people.restricted, { id: restricted.id, email: restricted.email });
+  Object.assign(people.restrictedTarget, { id: target.id, email: target.email });
 });
 
 const consoleAddress = () => `${service.baseUrl}/console/${admin.orgId}`;
@@ -238,6 +273,28 @@ it('keeps the users screen from a person whose token may list users but who lack
   await expect
     .poll(() => page.getByRole('alert').textContent())
     .toBe('You may not open Users: it needs USER.LIST and UI.USERS.');
+});
+
+it('offers a RESTRICTED person the roles they may grant, and no user groups screen (the API serves those STANDARD callers only)', async () => {
+  await openPage();
+  await signIn(people.restricted.email);
+  // Holding USER_GROUP.READ and UI.USER_GROUPS, as a STANDARD person listed "User groups" would.
+  expect(await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).toEqual(
+    ['Users', 'My account'],
+  );
+  await page.goto(`${consoleAddress()}#/users/${people.restrictedTarget.id}`);
+  await page.getByRole('heading', { name: 'Person', level: 1 }).waitFor();
+  // The roles are offered (a refused user groups listing took them all away) and granted.
+  await expect.poll(() => page.locator('#grant-roles option').allTextContents()).toContain('API readers');
+  await page.getByLabel('Grant a role').selectOption('API readers');
+  await page.getByRole('button', { name: 'Grant role' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('API readers was granted.');
+  expect(await page.getByRole('alert').count()).toBe(0);
+  expect(await page.getByLabel('Add to a group').count()).toBe(0);
+  await page.goto(`${consoleAddress()}#/groups`);
+  await expect
+    .poll(() => page.getByRole('alert').textContent())
+    .toBe('You may not open User groups: it needs USER_GROUP.READ and UI.USER_GROUPS and a STANDARD user.');
 });
 
 it('registers an application, shows its secret once with a copy button, and rotates it; an API client with keys has none to show or rotate', async () => {

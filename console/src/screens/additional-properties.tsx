@@ -6,7 +6,7 @@ import {
 } from '../../../shared/schemas/users.js';
 import { idp, messageOf } from '../api.js';
 import { submitChecked, type UserSectionProps } from '../outcome.js';
-import { mayCall } from './screens.js';
+import { type Caller, mayCall } from './screens.js';
 
 /**
  * A user's additional properties: set one (text or number) or remove one, each form checked with
@@ -14,7 +14,7 @@ import { mayCall } from './screens.js';
  * section offers the names in use in the organization and says each change; the audit log keeps
  * the values set.
  */
-export const AdditionalProperties = ({ userId, permissions, report }: UserSectionProps) => {
+export const AdditionalProperties = ({ userId, caller, report }: UserSectionProps) => {
   const [names, setNames] = useState<string[]>([]);
   const readNames = async () =>
     setNames(
@@ -29,7 +29,7 @@ export const AdditionalProperties = ({ userId, permissions, report }: UserSectio
     [userId],
   );
 
-  if (!mayCall(usersRoutes.grantAdditionalProperties, permissions)) return null;
+  if (!mayCall(usersRoutes.grantAdditionalProperties, caller)) return null;
 
   const set = submitChecked(
     report,
@@ -94,7 +94,7 @@ export const AdditionalProperties = ({ userId, permissions, report }: UserSectio
         </select>
         <button type="submit">Set property</button>
       </form>
-      {mayCall(usersRoutes.revokeAdditionalProperties, permissions) && (
+      {mayCall(usersRoutes.revokeAdditionalProperties, caller) && (
         <form class="inline-form" onSubmit={remove} aria-label="Remove a property">
           <label for="removed-property">Property to remove</label>
           <input id="removed-property" name="name" list="property-names" required maxLength={128} />

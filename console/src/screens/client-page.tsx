@@ -7,7 +7,7 @@ import { idp, messageOf } from '../api.js';
 import { consoleClientId } from '../auth.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { keySetOf, lines } from './clients.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * One API client or application: what it registered (never its secret), and the fields
@@ -61,10 +61,10 @@ const LinesField = (field: { id: string; name: string; label: string; values: re
   </>
 );
 
-export const ClientPage = ({ id, permissions }: { id: string; permissions: readonly string[] }) => {
+export const ClientPage = ({ id, caller }: { id: string; caller: Caller }) => {
   const [client, setClient] = useState<ClientDetails>();
   const { outcome, setOutcome, act } = useOutcome();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
 
   const readClient = async () =>
     setClient((await idp.getApiClient({ path: { id } })) as unknown as ClientDetails);

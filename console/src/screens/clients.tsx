@@ -6,7 +6,7 @@ import { idp, messageOf } from '../api.js';
 import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { everyRole, type Named } from './grants.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * API clients and applications: the list (never their secrets, though the listing answers them),
@@ -92,13 +92,13 @@ interface ListedClient {
 const listed = (page: unknown): ListedClient[] =>
   (page as Client[]).map(({ id, name, clientSecret }) => ({ id, name, hasSecret: clientSecret !== '' }));
 
-export const ClientsScreen = ({ permissions }: { permissions: readonly string[] }) => {
+export const ClientsScreen = ({ caller }: { caller: Caller }) => {
   const paged = usePages<ListedClient>(listed);
   const [roles, setRoles] = useState<Named[]>([]);
   const [shown, setShown] = useState<Client>();
 
   const { outcome, setOutcome, act: run } = useOutcome();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
 
   const load = paged.reload;
   useEffect(() => {
@@ -130,7 +130,8 @@ export const ClientsScreen = ({ permissions }: { permissions: readonly string[] 
       const keys = String(form.get('jwks') ?? '').trim();
       return {
         name: form.get('name'),
-        clientType: 'STANDARD',
+        // A RESTRICTED person may make no STANDARD client (the API's 403): theirs are RESTRICTED.
+        clientType: caller.userType === 'RESTRICTED' ? 'RESTRICTED' : 'STANDARD',
         roles: form.getAll('role'),
         ...(application ? { flowType: 'authorization_code', redirectUris: uris } : {}),
         // Keys and "public" together are refused by the schema, in words.

@@ -3,7 +3,7 @@ import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { userGroupsRoutes } from '../../../shared/api/routes/user-groups.js';
 import { MAX_PAGE_SIZE } from '../../../shared/schemas/common.js';
 import { idp } from '../api.js';
-import { mayCall } from './screens.js';
+import { type Caller, mayCall, type RouteNeeds } from './screens.js';
 
 /**
  * What a user or a user group holds of one kind (roles, managed roles, policies, groups): each
@@ -40,11 +40,19 @@ const WHOLE_PAGES = { query: { pageSize: MAX_PAGE_SIZE } };
 /** Every role of the organization that is not archived, oldest first. */
 export const everyRole = () => everyOne(idp.pages('listRoles', WHOLE_PAGES), (page) => page as Named[]);
 
+const settledOr = <T,>(result: PromiseSettledResult<T>, fallback: T) =>
+  result.status === 'fulfilled' ? result.value : fallback;
+
+/**
+ * Shows every kind the person may list, then rejects with the first listing that failed: one
+ * refused listing (a 403, a timeout) takes none of the other choices away.
+ */
 export const grantableFor = async (
-  may: (route: { permissions: readonly string[] }) => boolean,
+  may: (route: RouteNeeds) => boolean,
   { groups: withGroups }: { groups: boolean },
-): Promise<Grantable> => {
-  const [roles, managedRoles, policies, groups] = await Promise.all([
+  show: (grantable: Grantable) => void,
+): Promise<void> => {
+  const settled = await Promise.allSettled([
     may(rolesRoutes.listRoles) ? everyRole() : [],
     may(rolesRoutes.listManagedRoles) ? idp.listManagedRoles({}) : [],
     may(policiesRoutes.listPolicies) ? idp.listPolicies({}) : [],
@@ -55,20 +63,22 @@ export const grantableFor = async (
         )
       : [],
   ]);
-  return {
-    roles,
+  show({
+    roles: settledOr(settled[0], []) as Named[],
     // A managed role's id is its name (`read-only`).
-    managedRoles: (managedRoles as unknown as { id: string }[]).map(({ id }) => ({ id, name: id })),
-    policies: policies as unknown as Named[],
-    groups,
-  };
+    managedRoles: (settledOr(settled[1], []) as { id: string }[]).map(({ id }) => ({ id, name: id })),
+    policies: settledOr(settled[2], []) as Named[],
+    groups: settledOr(settled[3], []) as Named[],
+  });
+  const refused = settled.find((result) => result.status === 'rejected');
+  if (refused) throw refused.reason;
 };
 
 /** A grant's handler, only when the person's permissions let them call its route. */
 export const handlerIf =
-  (held: readonly string[]) =>
-  <T,>(route: { permissions: readonly string[] }, handler: (entry: Named) => T) =>
-    mayCall(route, held) ? handler : undefined;
+  (caller: Caller) =>
+  <T,>(route: RouteNeeds, handler: (entry: Named) => T) =>
+    mayCall(route, caller) ? handler : undefined;
 
 /** The words of one kind of grant, e.g. "Grant a role", "Grant role", "Revoke Editors". */
 export interface GrantWords {

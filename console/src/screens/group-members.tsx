@@ -3,7 +3,7 @@ import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { idp, messageOf } from '../api.js';
 import type { Reporter } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * A user group's members, page by page (the user search by group, in no particular order): removing one, and adding a user found by their email
@@ -22,15 +22,15 @@ const userWithEmail = async (email: string) =>
 
 export const GroupMembers = ({
   groupId,
-  permissions,
+  caller,
   report: { setOutcome, act },
 }: {
   groupId: string;
-  permissions: readonly string[];
+  caller: Caller;
   report: Reporter;
 }) => {
   const paged = usePages<Member>();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
   useEffect(() => {
     if (may(usersRoutes.searchUsers))
       void paged.restart(() =>

@@ -5,7 +5,7 @@ import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { type Grantable, grantableFor, handlerIf, NOTHING_GRANTABLE, RoleAndPolicyGrants } from './grants.js';
 import { GroupMembers } from './group-members.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * One user group: its name, number, description and status (edited with the API's schema); the
@@ -23,23 +23,23 @@ interface Group {
   policies?: string[];
 }
 
-export const GroupPage = ({ id, permissions }: { id: string; permissions: readonly string[] }) => {
+export const GroupPage = ({ id, caller }: { id: string; caller: Caller }) => {
   const [group, setGroup] = useState<Group>();
   const [assignable, setAssignable] = useState<Grantable>(NOTHING_GRANTABLE);
   const { outcome, setOutcome, act } = useOutcome();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
 
   const show = (answer: unknown) => setGroup((answer as { userGroup: Group }).userGroup);
   useEffect(() => {
     Promise.all([
       idp.getUserGroup({ path: { id } }).then(show),
-      grantableFor(may, { groups: false }).then(setAssignable),
+      grantableFor(may, { groups: false }, setAssignable),
     ]).catch((error) => setOutcome({ problem: messageOf(error) }));
   }, [id]);
 
   /** Assigning and unassigning answer the group as it is now. */
   const change = (done: string, call: () => Promise<unknown>) => void act(done, call, show);
-  const when = handlerIf(permissions);
+  const when = handlerIf(caller);
 
   const edit = submitChecked(
     { setOutcome, act },
@@ -132,7 +132,7 @@ export const GroupPage = ({ id, permissions }: { id: string; permissions: readon
               },
             }}
           />
-          <GroupMembers groupId={id} permissions={permissions} report={{ setOutcome, act }} />
+          <GroupMembers groupId={id} caller={caller} report={{ setOutcome, act }} />
         </>
       )}
     </section>

@@ -4,7 +4,7 @@ import { createUserGroupRequest } from '../../../shared/schemas/user-groups.js';
 import { idp } from '../api.js';
 import { OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * User groups: the list, creating one (checked with the API's schema), duplicating one (with its
@@ -17,11 +17,11 @@ interface Group {
   description?: string;
 }
 
-export const GroupsScreen = ({ permissions }: { permissions: readonly string[] }) => {
+export const GroupsScreen = ({ caller }: { caller: Caller }) => {
   const paged = usePages<Group>((page) => (page as { userGroups: Group[] }).userGroups);
 
   const { outcome, setOutcome, act } = useOutcome();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
   const load = paged.reload;
   useEffect(
     () => void paged.restart(() => idp.pages('listUserGroups', { query: { pageSize: PAGE_SIZE } })),

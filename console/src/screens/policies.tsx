@@ -5,19 +5,19 @@ import { idp } from '../api.js';
 import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { inPages, PagedTable, usePages } from '../paging.js';
 import type { Named } from './grants.js';
-import { mayCall } from './screens.js';
+import { type Caller, mayCall } from './screens.js';
 
 /**
  * Policies: the list, creating, renaming and archiving one (names checked with the API's schema).
  * Users and user groups are granted them on their own pages.
  */
-export const PoliciesScreen = ({ permissions }: { permissions: readonly string[] }) => {
+export const PoliciesScreen = ({ caller }: { caller: Caller }) => {
   const paged = usePages<Named>();
   const [renaming, setRenaming] = useState<Named>();
 
   const { outcome, setOutcome, act } = useOutcome();
   // Creating, renaming and archiving all need DETAILED_PERMISSION.WRITE.
-  const mayWrite = mayCall(policiesRoutes.createPolicy, permissions);
+  const mayWrite = mayCall(policiesRoutes.createPolicy, caller);
   useEffect(() => void paged.restart(() => inPages(() => idp.listPolicies({}) as Promise<Named[]>)), []);
 
   const archival = useConfirmation<Named>({

@@ -7,7 +7,7 @@ import { idp, messageOf } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
 import { PluginPermissions } from './plugin-permissions.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * One role: its permissions chosen from the catalogue, each shown with what it brings along
@@ -15,12 +15,12 @@ import { mayCallWith } from './screens.js';
  * the organization. Saving replaces the set, checked with the API's schema.
  */
 
-export const RolePage = ({ id, permissions: held }: { id: string; permissions: readonly string[] }) => {
+export const RolePage = ({ id, caller }: { id: string; caller: Caller }) => {
   const [role, setRole] = useState<Role>();
   const [catalogue, setCatalogue] = useState<Choice[]>([]);
   const [plugins, setPlugins] = useState<string[]>([]);
   const { outcome, setOutcome, act } = useOutcome();
-  const may = mayCallWith(held);
+  const may = mayCallWith(caller);
 
   const readRole = async () => setRole((await idp.getRole({ path: { id } })) as unknown as Role);
   useEffect(() => {

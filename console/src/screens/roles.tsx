@@ -8,7 +8,7 @@ import { OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../o
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { ManagedRoles } from './managed-roles.js';
 import { type Choice, Choices, catalogueChoices } from './permission-choices.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * Roles: each with its permissions and the ones those bring along (dependencies), which is the
@@ -16,13 +16,13 @@ import { mayCallWith } from './screens.js';
  * API's schema); the default may also be a managed role, or none. Managed roles, read-only.
  */
 
-export const RolesScreen = ({ permissions: held }: { permissions: readonly string[] }) => {
+export const RolesScreen = ({ caller }: { caller: Caller }) => {
   const paged = usePages<Role>();
   const [catalogue, setCatalogue] = useState<Choice[]>([]);
   const [defaultRole, setDefaultRole] = useState<string>();
 
   const { outcome, setOutcome, act } = useOutcome();
-  const may = mayCallWith(held);
+  const may = mayCallWith(caller);
 
   const makeDefault = (roleId: string) => idp.setDefaultRole({ body: { roleId } });
   const readDefault = async () =>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { idp, messageOf } from '../api.js';
 import type { UserSectionProps } from '../outcome.js';
-import { mayCall } from './screens.js';
+import { type Caller, mayCall } from './screens.js';
 
 /**
  * How a user signs in beyond their password: their passkeys and their single sign-on links, each
@@ -32,10 +32,10 @@ const RemoveButton = ({ label, onClick }: { label: string; onClick: () => void }
   </button>
 );
 
-export const SignInMethods = ({ userId, permissions, report }: UserSectionProps) => {
+export const SignInMethods = ({ userId, caller, report }: UserSectionProps) => {
   const [passkeys, setPasskeys] = useState<Passkey[]>([]);
   const [links, setLinks] = useState<SsoLink[]>([]);
-  const readable = mayCall(usersRoutes.listUserSsoLinks, permissions);
+  const readable = mayCall(usersRoutes.listUserSsoLinks, caller);
   const read = async () => {
     const [keys, linked] = await Promise.all([
       idp.listUserPasskeys({ path: { id: userId } }),
@@ -52,7 +52,7 @@ export const SignInMethods = ({ userId, permissions, report }: UserSectionProps)
   }, [userId, readable]);
 
   if (!readable) return null;
-  const removable = mayCall(usersRoutes.deleteUserSsoLink, permissions);
+  const removable = mayCall(usersRoutes.deleteUserSsoLink, caller);
   return (
     <>
       <h2>Sign-in methods</h2>

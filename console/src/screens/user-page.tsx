@@ -12,7 +12,7 @@ import {
   NOTHING_GRANTABLE,
   RoleAndPolicyGrants,
 } from './grants.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 import { SignInMethods } from './sign-in-methods.js';
 import { UserProfile } from './user-profile.js';
 
@@ -32,22 +32,22 @@ interface Shown {
   userGroups: string[] | null;
 }
 
-export const UserPage = ({ id, permissions }: { id: string; permissions: readonly string[] }) => {
+export const UserPage = ({ id, caller }: { id: string; caller: Caller }) => {
   const [user, setUser] = useState<Shown>();
   const [grantable, setGrantable] = useState<Grantable>(NOTHING_GRANTABLE);
   const { outcome, setOutcome, act: run } = useOutcome();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
 
   const readUser = async () => setUser((await idp.getUser({ path: { id } })) as unknown as Shown);
   useEffect(() => {
-    Promise.all([readUser(), grantableFor(may, { groups: true }).then(setGrantable)]).catch((error) =>
+    Promise.all([readUser(), grantableFor(may, { groups: true }, setGrantable)]).catch((error) =>
       setOutcome({ problem: messageOf(error) }),
     );
   }, [id]);
 
   /** Runs an action, shows the user as they are now, then says what was done. */
   const act = (done: string, action: () => Promise<unknown>) => run(done, action, readUser);
-  const when = handlerIf(permissions);
+  const when = handlerIf(caller);
 
   return (
     <section aria-labelledby="user-title">
@@ -58,12 +58,7 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
       <OutcomeMessage outcome={outcome} />
       {user && (
         <>
-          <UserProfile
-            user={user}
-            permissions={permissions}
-            report={{ setOutcome, act: run }}
-            onChanged={readUser}
-          />
+          <UserProfile user={user} caller={caller} report={{ setOutcome, act: run }} onChanged={readUser} />
           <RoleAndPolicyGrants
             held={user}
             known={grantable}
@@ -110,8 +105,8 @@ export const UserPage = ({ id, permissions }: { id: string; permissions: readonl
               ),
             )}
           />
-          <AdditionalProperties userId={id} permissions={permissions} report={{ setOutcome, act: run }} />
-          <SignInMethods userId={id} permissions={permissions} report={{ setOutcome, act: run }} />
+          <AdditionalProperties userId={id} caller={caller} report={{ setOutcome, act: run }} />
+          <SignInMethods userId={id} caller={caller} report={{ setOutcome, act: run }} />
         </>
       )}
     </section>

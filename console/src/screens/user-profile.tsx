@@ -3,7 +3,7 @@ import { usersRoutes } from '../../../shared/api/routes/users.js';
 import { updateUserRequest } from '../../../shared/schemas/users.js';
 import { idp, messageOf } from '../api.js';
 import { type Reporter, submitChecked } from '../outcome.js';
-import { mayCallWith } from './screens.js';
+import { type Caller, mayCallWith } from './screens.js';
 
 /**
  * A user's profile (name and email, edited with the API's schema), status and user type, and the
@@ -35,18 +35,18 @@ const standingOf = async (email: string): Promise<Standing> => {
 
 export const UserProfile = ({
   user,
-  permissions,
+  caller,
   report,
   onChanged,
 }: {
   user: { id: string; email: string; name: string };
-  permissions: readonly string[];
+  caller: Caller;
   report: Reporter;
   /** Reads the user again after a change of their profile. */
   onChanged: () => Promise<unknown>;
 }) => {
   const [standing, setStanding] = useState<Standing>();
-  const may = mayCallWith(permissions);
+  const may = mayCallWith(caller);
   const { id } = user;
   useEffect(() => {
     if (may(usersRoutes.searchUsers))

@@ -4,7 +4,7 @@ import { newUserRequest } from '../../../shared/schemas/users.js';
 import { idp } from '../api.js';
 import { OutcomeMessage, submitChecked, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
-import { mayCall } from './screens.js';
+import { type Caller, mayCall } from './screens.js';
 
 /**
  * Users: a listing or a search (email or name prefix), page by page, and, for a person holding
@@ -63,7 +63,7 @@ const CreateUser = ({ onCreated }: { onCreated: () => void }) => {
   );
 };
 
-export const UsersScreen = ({ permissions }: { permissions: readonly string[] }) => {
+export const UsersScreen = ({ caller }: { caller: Caller }) => {
   const [search, setSearch] = useState<Search>({ by: 'emailPrefix', text: '', status: 'ACTIVE' });
   const paged = usePages<ListedUser>();
   const restart = (next = search) => void paged.restart(() => listingOf(next));
@@ -126,7 +126,7 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
         row={(user) => (
           <tr key={user.id}>
             <td>
-              {mayCall(usersRoutes.getUser, permissions) ? (
+              {mayCall(usersRoutes.getUser, caller) ? (
                 <a href={`#/users/${encodeURIComponent(user.id)}`}>{user.email}</a>
               ) : (
                 user.email
@@ -136,7 +136,7 @@ export const UsersScreen = ({ permissions }: { permissions: readonly string[] })
           </tr>
         )}
       />
-      {mayCall(usersRoutes.createUser, permissions) && <CreateUser onCreated={() => restart()} />}
+      {mayCall(usersRoutes.createUser, caller) && <CreateUser onCreated={() => restart()} />}
     </section>
   );
 };
