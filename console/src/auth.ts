@@ -39,9 +39,11 @@ const authorizationServer = async () => {
 
 let current: (Session & { refreshToken?: string; expiresAt: number }) | undefined;
 
+/** A JWT's claims: UTF-8 JSON (atob alone gives Latin-1, garbling "Zoë" into "ZoÃ«"). */
 const decodeClaims = (token: string): Partial<Session['claims']> => {
   try {
-    return JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/')));
+    const binary = atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'));
+    return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0))));
   } catch {
     return {};
   }

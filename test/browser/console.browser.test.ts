@@ -129,6 +129,12 @@ beforeAll(async () => {
     ),
   );
   expect(madeRestricted.map(({ status }) => status)).toEqual([204, 204]);
+  // A name outside ASCII, as many people's are: the ID token carries it as UTF-8.
+  const renamed = await service.call('PUT', `/idp/users/${reader.id}`, {
+    token: admin.token,
+    body: { name: 'Zoë Ñandú', email: reader.email },
+  });
+  expect(renamed.status).toBe(200);
   const madeOwner = await service.call('PUT', `/idp/users/${owner.id}/managedRoles/administrator`, {
     token: admin.token,
   });
@@ -251,6 +257,7 @@ it('shows a person holding only USER.LIST and UI.USERS the users, read-only', as
   await expect
     .poll(() => page.locator('ul.permissions li').allTextContents())
     .toEqual(['UI.USERS', 'USER.LIST']);
+  expect(await page.locator('section p').first().textContent()).toBe(`Zoë Ñandú, ${people.reader.email}`);
   await shot(page, 'my-account');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Another screen by its address: refused in words (the API would refuse its calls anyway).
