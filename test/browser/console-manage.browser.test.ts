@@ -465,6 +465,12 @@ it("changes an application's redirect URIs, algorithm and pushed requests, an AP
   await visit(`#/clients/${consoleClientId(admin.orgId)}`);
   await page.getByText("This is the console's own application").waitFor();
   expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+  // Nor offered for deletion in the listing (the API answers 409), as other clients are.
+  await visit('#/clients');
+  await page.getByRole('button', { name: /^Delete Signing export/ }).waitFor();
+  await page.getByText(consoleClientId(admin.orgId), { exact: true }).waitFor();
+  const deleteOwn = new RegExp(`^Delete .*\\(client id ${consoleClientId(admin.orgId)}\\)$`);
+  expect(await page.getByRole('button', { name: deleteOwn }).count()).toBe(0);
 });
 
 it('asks for a recent sign-in (RFC 9470) before a person changes their own email, and signs them in again for it', async () => {

@@ -3,6 +3,7 @@ import { clientsRoutes } from '../../../shared/api/routes/clients.js';
 import { rolesRoutes } from '../../../shared/api/routes/roles.js';
 import { createApiClientRequest } from '../../../shared/schemas/clients.js';
 import { idp, messageOf } from '../api.js';
+import { consoleClientId } from '../auth.js';
 import { OpeningHeading, OutcomeMessage, submitChecked, useConfirmation, useOutcome } from '../outcome.js';
 import { PAGE_SIZE, PagedTable, usePages } from '../paging.js';
 import { everyRole, type Named } from './grants.js';
@@ -183,7 +184,8 @@ export const ClientsScreen = ({ caller }: { caller: Caller }) => {
                   Rotate secret of {client.name}
                 </button>
               )}
-              {may(clientsRoutes.deleteApiClient) && (
+              {/* The service manages the console's own application: the API refuses its deletion (409). */}
+              {may(clientsRoutes.deleteApiClient) && client.id !== consoleClientId && (
                 <button
                   type="button"
                   class="secondary inline"
