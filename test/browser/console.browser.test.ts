@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { enableConsole } from '../../shared/console/console-application.js';
+import { consoleClientId, enableConsole } from '../../shared/console/console-application.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { screenshotter, seriousAccessibilityViolations } from '../support/chromium.js';
 import { consoleInChromium } from '../support/console-browser.js';
@@ -220,6 +220,10 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
     );
   await page.getByRole('button', { name: 'user.status.changed' }).first().click();
   await expect.poll(() => page.locator('pre').textContent()).toContain('INACTIVE');
+  // Who by their id beside the name (anyone may share a name), and the application they acted through.
+  const detail = (await page.locator('section.panel dl').textContent()) ?? '';
+  expect(detail).toContain(`(user ${people.manager.id})`);
+  expect(detail).toContain(`application ${consoleClientId(admin.orgId)}`);
   await shot(page, 'audit');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   await page.getByRole('link', { name: 'Users' }).click();

@@ -16,13 +16,15 @@ interface AuditRecord {
   action: string;
   outcome?: string;
   reason?: string;
-  actor: { type: string; id: string; name?: string; ip?: string; userAgent?: string };
+  /** `clientId`: the application a person acted through (the console's own, for what they do here). */
+  actor: { type: string; id: string; name?: string; ip?: string; userAgent?: string; clientId?: string };
   targets: { type: string; id: string; name?: string }[];
   changes?: Record<string, unknown>;
 }
 
 const timeOf = (record: AuditRecord) => new Date(record.time).toISOString().replace('T', ' ').slice(0, 19);
-const who = (record: AuditRecord) => record.actor.name ?? `${record.actor.type} ${record.actor.id}`;
+/** The name with the type and id: a name may be shared or chosen by anyone, the id is the actor's. */
+const who = ({ actor }: AuditRecord) => `${actor.name ? `${actor.name} ` : ''}(${actor.type} ${actor.id})`;
 
 /** A day chosen in a date field as epoch ms (UTC midnight); `after` the day's end instead. */
 const dayOf = (value: FormDataEntryValue | null, after = false) => {
@@ -138,6 +140,14 @@ export const AuditScreen = () => {
               {who(opened)}
               {opened.actor.ip ? ` from ${opened.actor.ip}` : ''}
             </dd>
+            {opened.actor.clientId && (
+              <>
+                <dt>Through</dt>
+                <dd>
+                  application <code>{opened.actor.clientId}</code>
+                </dd>
+              </>
+            )}
             <dt>Outcome</dt>
             <dd>{[opened.outcome ?? 'success', opened.reason].filter(Boolean).join(': ')}</dd>
             <dt>On</dt>
