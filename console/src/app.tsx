@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { clientsRoutes } from '../../shared/api/routes/clients.js';
 import { rolesRoutes } from '../../shared/api/routes/roles.js';
 import { userGroupsRoutes } from '../../shared/api/routes/user-groups.js';
@@ -42,6 +42,31 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
     return () => removeEventListener('hashchange', follow);
   }, []);
 
+  const caller: Caller = {
+    permissions: session?.claims.permissions ?? [],
+    userType: session?.claims.user_type,
+  };
+  const visible = SCREENS.filter((screen) => allowed(screen, caller, ui));
+  const current = path ? SCREENS.find((screen) => screen.path === path) : visible[0];
+
+  const main = useRef<HTMLElement>(null);
+  const moved = useRef(false);
+  useEffect(() => {
+    // WCAG 2.4.2 and 2.4.3: the title names the screen, and the focus moves to its heading (not
+    // on the first screen: the page has just loaded), so a screen reader says the screen changed.
+    // The page has the organization's id, not its name.
+    document.title = [session ? current?.title : 'Sign in', 'IDP console', organizationId]
+      .filter(Boolean)
+      .join(' – ');
+    if (!moved.current) {
+      moved.current = true;
+      return;
+    }
+    const heading = main.current?.querySelector('h1');
+    heading?.setAttribute('tabindex', '-1');
+    heading?.focus();
+  }, [path, detail, session]);
+
   if (!session)
     return (
       <main class="signed-out">
@@ -53,12 +78,6 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
       </main>
     );
 
-  const caller: Caller = {
-    permissions: session.claims.permissions ?? [],
-    userType: session.claims.user_type,
-  };
-  const visible = SCREENS.filter((screen) => allowed(screen, caller, ui));
-  const current = path ? SCREENS.find((screen) => screen.path === path) : visible[0];
   return (
     <>
       <header>
@@ -79,17 +98,23 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
           Sign out
         </button>
       </header>
-      <main>
+      <main ref={main}>
         {!current ? (
-          <p role="alert" class="error">
-            {path
-              ? `This console has no screen "${path}".`
-              : 'Your permissions show no screen of this console.'}
-          </p>
+          <>
+            <h1>{path ? 'No such screen' : 'IDP console'}</h1>
+            <p role="alert" class="error">
+              {path
+                ? `This console has no screen "${path}".`
+                : 'Your permissions show no screen of this console.'}
+            </p>
+          </>
         ) : !allowed(current, caller, ui) ? (
-          <p role="alert" class="error">
-            You may not open {current.title}: it needs {needsOf(current)}.
-          </p>
+          <>
+            <h1>{current.title}</h1>
+            <p role="alert" class="error">
+              You may not open {current.title}: it needs {needsOf(current)}.
+            </p>
+          </>
         ) : current.path === 'users' ? (
           detail && mayCall(usersRoutes.getUser, caller) ? (
             <UserPage key={detail} id={detail} caller={caller} />

@@ -142,7 +142,8 @@ export const submitChecked =
 
 /**
  * Asks before what cannot be undone (deleting, archiving): what goes, and what follows from it.
- * It takes the focus when it opens, so a keyboard user answers it next.
+ * It takes the focus when it opens (autoFocus does nothing for an element added after load), so
+ * a keyboard user answers it next.
  */
 const ConfirmAction = ({
   name,
@@ -156,23 +157,26 @@ const ConfirmAction = ({
   verb?: 'Delete' | 'Archive';
   onConfirm: () => void;
   onCancel: () => void;
-}) => (
-  <section class="panel" role="alertdialog" aria-labelledby="confirm-delete-title">
-    <h2 id="confirm-delete-title">
-      {verb} {name}?
-    </h2>
-    <p>{consequence}</p>
-    <div class="actions">
-      {/* biome-ignore lint/a11y/noAutofocus: the dialog's answer is the next thing to do */}
-      <button type="button" onClick={onConfirm} autoFocus>
-        {verb}
-      </button>
-      <button type="button" class="secondary" onClick={onCancel}>
-        Cancel
-      </button>
-    </div>
-  </section>
-);
+}) => {
+  const answer = useRef<HTMLButtonElement>(null);
+  useEffect(() => answer.current?.focus(), []);
+  return (
+    <section class="panel" role="alertdialog" aria-labelledby="confirm-delete-title">
+      <h2 id="confirm-delete-title">
+        {verb} {name}?
+      </h2>
+      <p>{consequence}</p>
+      <div class="actions">
+        <button type="button" onClick={onConfirm} ref={answer}>
+          {verb}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </section>
+  );
+};
 
 /**
  * The heading of a panel that opens in answer to an action (a new secret, a form, a record's
@@ -198,9 +202,17 @@ export const useConfirmation = <T extends { name: string }>(options: {
   confirm: (item: T) => Promise<boolean>;
 }) => {
   const [pending, setPending] = useState<T>();
-  const close = () => setPending(undefined);
+  const opener = useRef<Element | null>(null);
+  /** Back to what opened it (on Cancel; after a deletion its row is gone, and the focus with it). */
+  const close = () => {
+    if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
+    setPending(undefined);
+  };
   return {
-    ask: setPending,
+    ask: (item: T) => {
+      opener.current = document.activeElement;
+      setPending(item);
+    },
     dialog: pending && (
       <ConfirmAction
         verb={options.verb}

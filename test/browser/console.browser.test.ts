@@ -204,7 +204,13 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   await shot(page, 'user');
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
+  // A screen opened by a link is a new page to a screen reader: its title, and the focus on its heading.
+  expect(await page.title()).toBe(`Users – IDP console – ${admin.orgId}`);
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Audit log' }).click();
+  await expect.poll(() => page.title()).toBe(`Audit log – IDP console – ${admin.orgId}`);
+  await expect
+    .poll(() => page.evaluate('document.activeElement.outerHTML'))
+    .toMatch(/^<h1 [^>]*>Audit log<\/h1>$/);
   await page.getByLabel('Action').fill('user.');
   await page.getByRole('button', { name: 'Filter' }).click();
   const actions = () => page.locator('tbody tr td:nth-child(2)').allTextContents();
@@ -269,7 +275,14 @@ it('shows a person holding only USER.LIST and UI.USERS the users, read-only', as
   await expect
     .poll(() => page.getByRole('alert').textContent())
     .toBe('You may not open Audit log: it needs AUDIT.READ.');
+  // Each state has its heading (axe: page-has-heading-one), an unknown screen too.
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Audit log');
   await shot(page, 'refused');
+  await page.goto(`${consoleAddress()}#/nothing`);
+  await expect
+    .poll(() => page.getByRole('alert').textContent())
+    .toBe('This console has no screen "nothing".');
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('No such screen');
 });
 
 it('keeps the users screen from a person whose token may list users but who lacks UI.USERS', async () => {
@@ -438,8 +451,20 @@ it('creates a user group and deletes it after a confirmation', async () => {
   expect(await seriousAccessibilityViolations(page)).toEqual([]);
   // Duplicating needs grants this person lacks: no button for it.
   expect(await page.getByRole('button', { name: /^Duplicate/ }).count()).toBe(0);
-  await page.getByRole('button', { name: 'Delete Support desk' }).click();
-  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete', exact: true }).click();
+  // The confirmation takes the focus (its answer is the next thing to do); Cancel gives it back.
+  const opener = page.getByRole('button', { name: 'Delete Support desk' });
+  const focused = () => page.evaluate('document.activeElement.textContent');
+  await opener.click();
+  await page.getByRole('alertdialog').waitFor();
+  await expect.poll(focused).toBe('Delete');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('alertdialog').waitFor({ state: 'detached' });
+  expect(await focused()).toBe('Delete Support desk');
+  // So a keyboard user deletes with Enter twice.
+  await page.keyboard.press('Enter');
+  await page.getByRole('alertdialog').waitFor();
+  await expect.poll(focused).toBe('Delete');
+  await page.keyboard.press('Enter');
   await expect.poll(() => page.getByRole('status').textContent()).toBe('Support desk was deleted.');
   expect(await page.getByRole('cell', { name: 'Support desk', exact: true }).count()).toBe(0);
 });
