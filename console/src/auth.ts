@@ -157,8 +157,23 @@ export const accessToken = async (): Promise<string> => {
   return refreshing;
 };
 
+/**
+ * Every console tab of this browser hears a sign-out in any of them: each drops its tokens (an
+ * access token would otherwise act for the person up to its expiry after they signed out).
+ * Every organization's console: the identity provider's session they shared has ended.
+ */
+const signOuts = new BroadcastChannel('idp-console-sign-out');
+
+/** `then` runs when another tab signed the person out, once this tab has dropped its tokens. */
+export const whenSignedOutElsewhere = (then: () => void) =>
+  signOuts.addEventListener('message', () => {
+    current = undefined;
+    then();
+  });
+
 /** RP-initiated logout: the identity provider ends its session and sends the browser back here. */
 export const signOut = async () => {
+  signOuts.postMessage('signed-out');
   const as = await authorizationServer();
   const url = new URL(as.end_session_endpoint ?? `${origin.origin}/oauth2/logout`);
   url.search = new URLSearchParams({

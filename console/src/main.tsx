@@ -2,13 +2,14 @@ import './console.css';
 import { render } from 'preact';
 import { idp } from './api.js';
 import { App } from './app.js';
-import { finishSignIn, type Session, startSignIn } from './auth.js';
+import { finishSignIn, type Session, startSignIn, whenSignedOutElsewhere } from './auth.js';
 
 /**
  * The console's entry: finish a sign-in coming back from the identity provider, or try one
  * without a page (a reload, while the identity provider's session lasts), then show the console.
  */
 const root = document.getElementById('console') as HTMLElement;
+whenSignedOutElsewhere(() => render(<App session={undefined} />, root));
 
 const finished = await finishSignIn();
 if (finished === undefined) {

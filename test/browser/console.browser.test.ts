@@ -245,8 +245,19 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   // Tokens are in memory only.
   expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
 
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  // A second tab of the browser, signed in silently from the identity provider's session...
+  const second = await page.context().newPage();
+  try {
+    await second.goto(`${consoleAddress()}#/users`);
+    await second.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    // ...is signed out with the first: its access token would otherwise act for the person.
+    await second.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await second.getByRole('button', { name: 'Create user' }).count()).toBe(0);
+  } finally {
+    await second.close();
+  }
   // Signed out at the identity provider too: opening the console again asks to sign in.
   await page.goto(consoleAddress());
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
