@@ -423,6 +423,32 @@ it('registers an application, shows its secret once with a copy button, and rota
       .getByRole('button', { name: /^Rotate secret/ })
       .count(),
   ).toBe(0);
+
+  // More clients than a page: the console reads the next page ahead, and keeps none of its secrets.
+  const robots = await Promise.all(
+    Array.from({ length: 21 }, (_, index) =>
+      service.call<{ clientSecret: string }>('POST', '/idp/clients', {
+        token: admin.token,
+        body: { name: `Paged robot ${index}`, clientType: 'STANDARD' },
+      }),
+    ),
+  );
+  const robotSecrets = robots.map(({ body }) => body.clientSecret);
+  expect(robotSecrets.every((value) => value.length > 20)).toBe(true);
+  await page.evaluate('location.hash = "#/me"');
+  await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor();
+  await page.evaluate('location.hash = "#/clients"');
+  await page.getByRole('button', { name: 'Next page' }).and(page.locator(':not([aria-disabled])')).waitFor();
+  const cdp = await page.context().newCDPSession(page);
+  const chunks: string[] = [];
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', ({ chunk }) => void chunks.push(chunk));
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  await cdp.detach();
+  const heap = chunks.join('');
+  // The page read ahead is in memory (its rows' names), its secrets are not.
+  expect(heap).toContain('Paged robot 20');
+  expect(robotSecrets.filter((value) => heap.includes(value))).toEqual([]);
 });
 
 it('updates an SSO secret and warns that its new expiry is near', async () => {

@@ -89,9 +89,17 @@ interface ListedClient {
   hasSecret: boolean;
 }
 
-/** A public application or a client with keys is listed with an empty secret: none to rotate. */
+/**
+ * A public application or a client with keys is listed with an empty secret: none to rotate. The
+ * secret is deleted from the very row the client's pages() yielded: it keeps that page while it
+ * waits, one read ahead, so a copy would leave the secrets in the page's memory.
+ */
 const listed = (page: unknown): ListedClient[] =>
-  (page as Client[]).map(({ id, name, clientSecret }) => ({ id, name, hasSecret: clientSecret !== '' }));
+  (page as Partial<Client>[]).map((client) => {
+    const hasSecret = client.clientSecret !== '';
+    delete client.clientSecret;
+    return { id: client.id ?? '', name: client.name ?? '', hasSecret };
+  });
 
 export const ClientsScreen = ({ caller }: { caller: Caller }) => {
   const paged = usePages<ListedClient>(listed);
