@@ -90,8 +90,11 @@ beforeAll(async () => {
       'USER_ROLES.GRANT',
       'ROLES.LIST',
       'USER_GROUP.READ',
+      'API_CLIENTS.READ',
+      'API_CLIENTS.WRITE',
       'UI.USERS',
       'UI.USER_GROUPS',
+      'UI.API_CLIENTS',
     ]),
     personWithPassword(admin.orgId),
     personWithPassword(admin.orgId),
@@ -315,7 +318,7 @@ it('offers a RESTRICTED person the roles they may grant, and no user groups scre
   await signIn(people.restricted.email);
   // Holding USER_GROUP.READ and UI.USER_GROUPS, as a STANDARD person listed "User groups" would.
   expect(await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allTextContents()).toEqual(
-    ['Users', 'My account'],
+    ['Users', 'Clients', 'My account'],
   );
   await page.goto(`${consoleAddress()}#/users/${people.restrictedTarget.id}`);
   await page.getByRole('heading', { name: 'Person', level: 1 }).waitFor();
@@ -330,6 +333,11 @@ it('offers a RESTRICTED person the roles they may grant, and no user groups scre
   await expect
     .poll(() => page.getByRole('alert').textContent())
     .toBe('You may not open User groups: it needs USER_GROUP.READ and UI.USER_GROUPS and a STANDARD user.');
+  // The clients they register are RESTRICTED: the API lets a RESTRICTED person make no STANDARD one.
+  await page.goto(`${consoleAddress()}#/clients`);
+  await page.getByLabel('Name').fill('Restricted robot');
+  await page.getByRole('button', { name: 'Register' }).click();
+  await expect.poll(() => page.getByRole('status').textContent()).toBe('Restricted robot was registered.');
 });
 
 it('registers an application, shows its secret once with a copy button, and rotates it; an API client with keys has none to show or rotate', async () => {
