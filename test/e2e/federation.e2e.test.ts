@@ -11,7 +11,14 @@ import { auditTrail } from '../support/audit.js';
 import { type BrowserSession, hiddenField } from '../support/browser-session.js';
 import { type IdTokenScript, startScriptedUpstream } from '../support/scripted-upstream.js';
 import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
-import { exchange, newApplication, REDIRECT, relyingParty, startSignIn } from '../support/sign-in-flow.js';
+import {
+  exchange,
+  followRedirects,
+  newApplication,
+  REDIRECT,
+  relyingParty,
+  startSignIn,
+} from '../support/sign-in-flow.js';
 import { startUpstreamProvider } from '../support/upstream-provider.js';
 
 const service = useService();
@@ -67,18 +74,7 @@ const upstreamPerson = (
 const personInIdp = async (email: string, as: ClientCaller = admin) =>
   service.createUser({ email, name: 'Ada', as });
 
-/** Follows redirects in the browser (across origins) until the application's redirect URI or a page. */
-const follow = async (browser: BrowserSession, response: Response) => {
-  let current = response;
-  for (let hop = 0; hop < 12; hop++) {
-    const location = current.headers.get('location');
-    if (!location) return { response: current, location: undefined };
-    const next = new URL(location, current.url || service.baseUrl);
-    if (next.href.startsWith(REDIRECT)) return { response: current, location: next };
-    current = await browser.fetch(next.href);
-  }
-  throw new Error('Too many redirects');
-};
+const follow = (browser: BrowserSession, response: Response) => followRedirects(service, browser, response);
 
 /** Opens the sign-in page, presses "Continue with Acme Login", follows everything. */
 const federatedSignIn = async (application = rp, options: Parameters<typeof startSignIn>[1] = {}) => {

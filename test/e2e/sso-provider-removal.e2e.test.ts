@@ -9,7 +9,14 @@ import {
 import { type BrowserSession, hiddenField } from '../support/browser-session.js';
 import { startScriptedUpstream } from '../support/scripted-upstream.js';
 import { type ClientCaller, uniqueEmail, useService } from '../support/service.js';
-import { exchange, newApplication, REDIRECT, relyingParty, startSignIn } from '../support/sign-in-flow.js';
+import {
+  exchange,
+  followRedirects,
+  newApplication,
+  REDIRECT,
+  relyingParty,
+  startSignIn,
+} from '../support/sign-in-flow.js';
 
 /**
  * What an SSO provider signed in ends once operators delete it or unbind it from the
@@ -56,17 +63,7 @@ const providerWithPerson = async (
   return { upstream, configuration };
 };
 
-const follow = async (browser: BrowserSession, response: Response) => {
-  let current = response;
-  for (let hop = 0; hop < 12; hop++) {
-    const location = current.headers.get('location');
-    if (!location) return { response: current, location: undefined };
-    const next = new URL(location, current.url || service.baseUrl);
-    if (next.href.startsWith(REDIRECT)) return { response: current, location: next };
-    current = await browser.fetch(next.href);
-  }
-  throw new Error('Too many redirects');
-};
+const follow = (browser: BrowserSession, response: Response) => followRedirects(service, browser, response);
 
 const signInThrough = async (clientId: string, application = rp) => {
   const flow = await startSignIn(application, { extra: { scope: 'openid offline_access' } });

@@ -155,3 +155,16 @@ export const emailedLink = async (
   if (!link) throw new Error(`No ${type} with a link for ${userId}`);
   return link;
 };
+
+/** Follows redirects in the browser (across origins) until the application's redirect URI or a page. */
+export const followRedirects = async (service: TestService, browser: BrowserSession, response: Response) => {
+  let current = response;
+  for (let hop = 0; hop < 12; hop++) {
+    const location = current.headers.get('location');
+    if (!location) return { response: current, location: undefined };
+    const next = new URL(location, current.url || service.baseUrl);
+    if (next.href.startsWith(REDIRECT)) return { response: current, location: next };
+    current = await browser.fetch(next.href);
+  }
+  throw new Error('Too many redirects');
+};
