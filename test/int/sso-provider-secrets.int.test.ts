@@ -105,7 +105,7 @@ describe('SSO provider secrets in Secrets Manager', () => {
     // One configuration: both organizations see the kept hint.
     for (const org of [orgA, orgB]) {
       expect(await listSsoProviders(org)).toEqual([
-        { clientId: 'acme.sso', clientSecretExpirationDate: 1_900_000_000_000 },
+        { clientId: 'acme.sso', clientSecretExpirationDate: 1_900_000_000_000, boundAt: expect.any(Number) },
       ]);
     }
     expect(await listSsoProviders(orgC)).toEqual([]);
