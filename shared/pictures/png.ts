@@ -10,7 +10,8 @@ import {
 } from './container-bytes.js';
 import { exifOrientation, orientationExif } from './exif-orientation.js';
 
-const PNG_METADATA = new Set(['tEXt', 'zTXt', 'iTXt', 'eXIf', 'tIME']);
+// Text, time, Exif and content credentials (C2PA's caBX, which can hold an Exif assertion) go.
+const PNG_METADATA = new Set(['tEXt', 'zTXt', 'iTXt', 'eXIf', 'tIME', 'caBX']);
 
 const be32 = (value: number) => [value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
 

@@ -11,7 +11,8 @@ import {
 } from './container-bytes.js';
 import { EXIF_PREFIX, exifOrientation, orientationExif } from './exif-orientation.js';
 
-const WEBP_METADATA = new Set(['EXIF', 'XMP ']);
+// Exif, XMP and content credentials (C2PA, which can hold an Exif assertion) go.
+const WEBP_METADATA = new Set(['EXIF', 'XMP ', 'C2PA']);
 const VP8X_EXIF_FLAG = 0x08;
 const VP8X_XMP_FLAG = 0x04;
 

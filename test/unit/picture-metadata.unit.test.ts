@@ -5,6 +5,7 @@ import { cleanPicture } from '../../shared/pictures/picture-metadata.js';
 import {
   ascii,
   concat,
+  contains,
   EXIF_HEADER,
   exifWithGps,
   GIF,
@@ -256,6 +257,30 @@ describe('WebP', () => {
     ['only the RIFF header', concat(ascii('RIFF'), [4, 0, 0, 0], ascii('WEBP'))],
   ])('refuses %s', (_case, bytes) => {
     expect(problemOf(bytes, 'image/webp')).toMatch(/WebP/);
+  });
+});
+
+describe('content credentials (C2PA), which can hold an Exif assertion with the GPS position', () => {
+  // A JUMBF box holding an Exif assertion (the bytes that matter here: the GPS IFD).
+  const jumbf = [...ascii('jumb'), ...ascii('c2pa.assertions stds.exif'), ...EXIF_HEADER, ...exifWithGps];
+
+  it.each([
+    [
+      'JPEG APP11',
+      jpeg(jfif, jpegSegment(0xeb, jumbf), jpegFrame(1, 1), jpegTablesAndScan),
+      JPEG,
+      'image/jpeg',
+    ],
+    ['PNG caBX', png(pngHeader(1, 1), pngChunk('caBX', jumbf), pngData, pngEnd), PNG, 'image/png'],
+    [
+      'WebP C2PA',
+      webp(webpExtended(0, 1, 1), webpLossless, webpChunk('C2PA', jumbf)),
+      webp(webpExtended(0, 1, 1), webpLossless),
+      'image/webp',
+    ],
+  ] as const)('%s goes', (_case, picture, withoutCredentials, type) => {
+    expect(contains(picture, exifWithGps)).toBe(true);
+    expect(cleaned(picture, type).bytes).toEqual(withoutCredentials);
   });
 });
 
