@@ -18,8 +18,9 @@ const LOOPING = new Set(['NETSCAPE2.0', 'ANIMEXTS1.0']);
 export const walkGif = (bytes: Uint8Array): Walk | PictureProblem => {
   const ranges = rangesBuilder(0);
   let hasImage = false;
-  const width = u16le(bytes, 6);
-  const height = u16le(bytes, 8);
+  // Browsers grow the canvas to hold every frame, so the size is the largest extent of them all.
+  let width = u16le(bytes, 6);
+  let height = u16le(bytes, 8);
   const finished = (end: number) => {
     if (!hasImage) return problem('the GIF has no image');
     ranges.endAt(end);
@@ -32,6 +33,8 @@ export const walkGif = (bytes: Uint8Array): Walk | PictureProblem => {
     let end: number;
     if (block === 0x2c) {
       hasImage = true;
+      width = Math.max(width, u16le(bytes, at + 1) + u16le(bytes, at + 5));
+      height = Math.max(height, u16le(bytes, at + 3) + u16le(bytes, at + 7));
       // Descriptor (10 bytes), local colour table, LZW minimum code size, data sub-blocks.
       end = endOfSubBlocks(bytes, at + 10 + colourTableLength(bytes[at + 9] ?? 0) + 1);
     } else if (block === 0x21) {

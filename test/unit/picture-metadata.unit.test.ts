@@ -218,6 +218,30 @@ describe('GIF', () => {
     expect(cleaned(concat(GIF, comment), 'image/gif').bytes).toEqual(GIF);
   });
 
+  // An image descriptor: left, top, width, height, no local colour table; then one sub-block.
+  const frame = (left: number, top: number, width: number, height: number) => [
+    0x2c,
+    ...[left, top, width, height].flatMap((value) => [value & 0xff, value >> 8]),
+    0,
+    2,
+    2,
+    0x44,
+    0x01,
+    0,
+  ];
+
+  it('takes the largest extent of the logical screen and every frame (browsers grow the canvas)', () => {
+    const wide = cleaned(concat(gifScreen(1, 1), frame(0, 0, 9000, 1), [0x3b]), 'image/gif');
+    expect([wide.width, wide.height]).toEqual([9000, 1]);
+    const placed = cleaned(concat(gifScreen(10, 10), gifImage, frame(5, 20, 10, 3), [0x3b]), 'image/gif');
+    expect([placed.width, placed.height]).toEqual([15, 23]);
+  });
+
+  it('takes the frames’ extent for a logical screen of 0 x 0', () => {
+    const result = cleaned(concat(gifScreen(0, 0), frame(0, 0, 3, 2), [0x3b]), 'image/gif');
+    expect([result.width, result.height]).toEqual([3, 2]);
+  });
+
   it.each([
     ['no trailer', concat(gifScreen(1, 1), gifImage)],
     ['image data past the end', concat(gifScreen(1, 1), gifImage.slice(0, 13))],
