@@ -46,5 +46,7 @@ export const walkGif = (bytes: Uint8Array): Walk | PictureProblem => {
     if (end === -1) return problem('a GIF block runs past the end of the file');
     at = end;
   }
-  return problem('the GIF ends before its trailer');
+  // A GIF whose data ends between blocks without its trailer is shown as far as it goes.
+  if (at > bytes.length) return problem('the GIF ends within its colour table');
+  return finished(bytes.length);
 };

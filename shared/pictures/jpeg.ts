@@ -18,18 +18,18 @@ const isStartOfFrame = (marker: number) =>
   marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 const isRestart = (marker: number) => marker >= 0xd0 && marker <= 0xd7;
 
-/** Where the scan data after an SOS header ends: the 0xFF of the next marker, or -1. */
+/** Where the scan data after an SOS header ends: the 0xFF of the next marker, or the end of data. */
 const endOfScan = (bytes: Uint8Array, from: number) => {
   let at = from;
   while (at < bytes.length) {
     const ff = bytes.indexOf(0xff, at);
-    if (ff === -1 || ff + 1 >= bytes.length) return -1;
+    if (ff === -1 || ff + 1 >= bytes.length) return bytes.length;
     const next = bytes[ff + 1] as number;
     if (next === 0x00 || isRestart(next)) at = ff + 2;
     else if (next === 0xff) at = ff + 1;
     else return ff;
   }
-  return -1;
+  return bytes.length;
 };
 
 const orientationSegment = (orientation: number) => {
@@ -52,12 +52,23 @@ export const walkJpeg = (bytes: Uint8Array): Walk | PictureProblem => {
   };
   let at = 2;
   while (at < bytes.length) {
-    if (bytes[at] !== 0xff) return problem('a JPEG segment does not start with a marker');
+    if (bytes[at] !== 0xff) {
+      // Stray bytes between segments: decoders skip to the next marker, so do we (dropping them).
+      const next = bytes.indexOf(0xff, at);
+      ranges.drop(at, next === -1 ? bytes.length : next);
+      if (next === -1) break;
+      at = next;
+    }
     let markerAt = at + 1;
     while (bytes[markerAt] === 0xff) markerAt++; // fill bytes
     const marker = bytes[markerAt];
-    if (marker === undefined || marker === 0x00 || marker === 0xd8)
-      return problem('a JPEG marker is invalid');
+    if (marker === undefined) break;
+    if (marker === 0x00) {
+      ranges.drop(at, markerAt + 1); // not a marker: stray bytes too
+      at = markerAt + 1;
+      continue;
+    }
+    if (marker === 0xd8) return problem('a JPEG marker is invalid');
     if (marker === 0xd9) return finished(markerAt + 1); // anything after the end marker goes
     if (isRestart(marker) || marker === 0x01) {
       at = markerAt + 1;
@@ -81,8 +92,8 @@ export const walkJpeg = (bytes: Uint8Array): Walk | PictureProblem => {
       if (!size) return problem('the JPEG has image data before its frame header');
       scanned = true;
       at = endOfScan(bytes, end);
-      if (at === -1) return problem('the JPEG ends before its end marker');
     }
   }
-  return problem('the JPEG ends before its end marker');
+  // Data that ends without its end marker is shown as far as it goes (a truncated upload).
+  return finished(bytes.length);
 };

@@ -105,13 +105,30 @@ describe('JPEG', () => {
     expect(cleaned(concat(JPEG, JPEG_START, jpegExif), 'image/jpeg').bytes).toEqual(JPEG);
   });
 
+  it('takes data without its end marker as far as it goes (browsers show it), its Exif dropped', () => {
+    const truncated = concat(JPEG_START, jfif, jpegFrame(1, 1), jpegTablesAndScan);
+    expect(cleaned(truncated, 'image/jpeg').bytes).toEqual(truncated);
+    const photo = concat(JPEG_START, jfif, jpegExif, jpegFrame(1, 1), jpegTablesAndScan, [0x12, 0xff]);
+    expect(cleaned(photo, 'image/jpeg').bytes).toEqual(concat(truncated, [0x12, 0xff]));
+  });
+
+  it('skips stray bytes between segments to the next marker (dropping them); keeps fill bytes', () => {
+    const clean = jpeg(jfif, jpegFrame(1, 1), jpegTablesAndScan);
+    expect(cleaned(jpeg(jfif, [0x00, 0x12], jpegFrame(1, 1), jpegTablesAndScan), 'image/jpeg').bytes).toEqual(
+      clean,
+    );
+    expect(cleaned(jpeg(jfif, [0xff, 0x00], jpegFrame(1, 1), jpegTablesAndScan), 'image/jpeg').bytes).toEqual(
+      clean,
+    );
+    const filled = jpeg(jfif, [0xff, 0xff], jpegFrame(1, 1), jpegTablesAndScan);
+    expect(cleaned(filled, 'image/jpeg').bytes).toEqual(filled);
+  });
+
   it.each([
     ['a segment longer than the file', concat(JPEG_START, jfif.slice(0, 10))],
     ['a segment length under 2', concat(JPEG_START, [0xff, 0xe0, 0x00, 0x01], JPEG_END)],
     ['no frame header', jpeg(jfif, jpegScan)],
     ['no scan', jpeg(jfif, jpegFrame(1, 1))],
-    ['no end marker', concat(JPEG_START, jfif, jpegFrame(1, 1), jpegTablesAndScan)],
-    ['a byte where a marker belongs', jpeg(jfif, [0x00], jpegFrame(1, 1), jpegTablesAndScan)],
     ['a second start marker', jpeg(JPEG_START, jfif, jpegFrame(1, 1), jpegTablesAndScan)],
     ['a frame header too short', jpeg(jfif, jpegSegment(0xc0, [8, 0, 1]), jpegTablesAndScan)],
     ['only the start marker', Uint8Array.from([0xff, 0xd8, 0xff])],
@@ -242,8 +259,13 @@ describe('GIF', () => {
     expect([result.width, result.height]).toEqual([3, 2]);
   });
 
+  it('takes data that ends between blocks without its trailer (browsers show it), its comment dropped', () => {
+    const untrailed = concat(gifScreen(1, 1), gifGraphicControl, gifImage);
+    expect(cleaned(untrailed, 'image/gif').bytes).toEqual(untrailed);
+    expect(cleaned(concat(untrailed, comment), 'image/gif').bytes).toEqual(untrailed);
+  });
+
   it.each([
-    ['no trailer', concat(gifScreen(1, 1), gifImage)],
     ['image data past the end', concat(gifScreen(1, 1), gifImage.slice(0, 13))],
     ['an extension past the end', concat(gifScreen(1, 1), comment.slice(0, 5))],
     ['an unknown block', gif([0x00], gifImage)],
