@@ -205,6 +205,8 @@ export const UserEntity = defineEntity({
       pictureUpdatedAt: z.optional(storedNumber),
       /** The stored picture's version (shared/pictures/picture-store.ts); absent before versions. */
       pictureVersion: z.optional(storedString),
+      /** Set by uploads that clean the picture; one stored before is cleaned when served. */
+      pictureCleaned: z.optional(storedBoolean),
       passwordHash: z.optional(storedString),
       /**
        * The email the person last proved to hold: an emailed link they used, or an SSO provider

@@ -131,6 +131,7 @@ const LEAVER_ACCESS = [
   'pictureContentType',
   'pictureUpdatedAt',
   'pictureVersion',
+  'pictureCleaned',
 ] as const;
 
 /** A user's access as a revival's record shows it (credentials as the record redacts them). */
@@ -306,7 +307,7 @@ export const replaceUserFromDirectory = (
   });
 
 /** The leaver's picture goes with the DELETE too (its bytes then from the store: functions/scim.ts). */
-const PICTURE = ['pictureContentType', 'pictureUpdatedAt', 'pictureVersion'] as const;
+const PICTURE = ['pictureContentType', 'pictureUpdatedAt', 'pictureVersion', 'pictureCleaned'] as const;
 
 /**
  * What a directory's DELETE does (the service deletes users only by deactivation): the user's

@@ -403,6 +403,7 @@ type DirectAttributes = Pick<
   | 'pictureContentType'
   | 'pictureUpdatedAt'
   | 'pictureVersion'
+  | 'pictureCleaned'
 >;
 
 /** The audit record of a change made with updateUserAttributes; the caller knows what changed. */

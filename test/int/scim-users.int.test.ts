@@ -214,6 +214,7 @@ describe('users a directory provisions', () => {
       verifiedEmail: 'admin-leaver@dir.example',
       pictureContentType: 'image/png',
       pictureUpdatedAt: Date.now(),
+      pictureCleaned: true,
     };
     await updateUserAttributes(org, user.id, given);
     const access = async () => {
@@ -225,6 +226,7 @@ describe('users a directory provisions', () => {
         userType: stored?.userType,
         verifiedEmail: stored?.verifiedEmail,
         picture: stored?.pictureContentType,
+        pictureCleaned: stored?.pictureCleaned,
       };
     };
     const leavers = {
@@ -234,13 +236,14 @@ describe('users a directory provisions', () => {
       userType: 'RESTRICTED',
       verifiedEmail: 'admin-leaver@dir.example',
       picture: 'image/png',
+      pictureCleaned: true,
     };
     // Positive control: a directory's change that is no revival keeps them, and its DELETE too
     // (but the picture, which goes with the DELETE: picture.e2e).
     await replaceUserFromDirectory(org, user.id, person('admin-leaver@dir.example', { name: 'Renamed' }));
     expect(await access()).toEqual(leavers);
     await deprovisionUser(org, user.id);
-    expect(await access()).toEqual({ ...leavers, picture: undefined });
+    expect(await access()).toEqual({ ...leavers, picture: undefined, pictureCleaned: undefined });
 
     const back = await createUserFromDirectory(org, person('admin-leaver@dir.example'), 'dir', 3600);
     expect(back.user.id).toBe(user.id);
@@ -252,6 +255,7 @@ describe('users a directory provisions', () => {
       userType: 'STANDARD',
       verifiedEmail: undefined,
       picture: undefined,
+      pictureCleaned: undefined,
     });
     const revived = (await auditTrail(org, { action: 'user.updated', targetId: user.id })).at(-1);
     expect(revived?.changes).toMatchObject({
