@@ -14,7 +14,7 @@ export const userPicturesRoutes = routeGroup('user-pictures')({
     route: 'PUT /idp/users/{id}/picture',
     audit: ['user.picture.updated'],
     summary: 'Upload a PNG, JPEG, GIF or WebP picture (at most 5 MiB); the user itself, or USER.UPDATE',
-    description: `The picture is the \`files\` part of a multipart/form-data body; its type is decided by its content (PNG, JPEG, GIF or WebP, otherwise 415, whatever its name), at most 5 MiB (413), at most ${MAX_PICTURE_SIDE} pixels on each side (400). Its metadata (Exif with any GPS position, XMP, IPTC, comments) is removed, the image itself kept as sent (never re-encoded). \`User.picture\` then names it. Idempotent by nature, so it takes no \`Idempotency-Key\`.`,
+    description: `The picture is the \`files\` part of a multipart/form-data body; its type is decided by its content (PNG, JPEG, GIF or WebP, otherwise 415, whatever its name), at most 5 MiB (413), at most ${MAX_PICTURE_SIDE} pixels on each side (400). Its metadata (Exif with any GPS position, XMP, IPTC, comments, C2PA) is removed but for the Exif orientation, the image itself kept as sent (never re-encoded). \`User.picture\` then names it. Idempotent by nature, so it takes no \`Idempotency-Key\`.`,
     permissions: ['USER.UPDATE'],
     subject: 'self-or-permissions',
     request: { multipartFile: { field: 'files', maxBytes: MAX_PICTURE_BYTES } },
