@@ -1,4 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
+import { concatBytes } from '../../shared/pictures/container-bytes.js';
+import type { ImageType } from '../../shared/pictures/image-type.js';
+import { cleanPicture } from '../../shared/pictures/picture-metadata.js';
 
 /**
  * Small well-formed images of the four accepted types, built from their blocks so that tests can
@@ -7,14 +10,13 @@ import { crc32, deflateSync } from 'node:zlib';
 type Bytes = readonly number[] | Uint8Array;
 
 export const ascii = (text: string) => [...text].map((character) => character.charCodeAt(0));
-export const concat = (...parts: Bytes[]) => {
-  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return bytes;
+export const concat = concatBytes;
+
+/** A picture as cleaning answers it, for a test that expects no problem. */
+export const cleanedPicture = (bytes: Uint8Array, type: ImageType) => {
+  const result = cleanPicture(bytes, type);
+  if ('problem' in result) throw new Error(`unexpected problem: ${result.problem}`);
+  return result;
 };
 const be16 = (value: number) => [(value >> 8) & 0xff, value & 0xff];
 const be32 = (value: number) => [...be16(Math.floor(value / 0x10000)), ...be16(value & 0xffff)];
