@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
-import { hashPassword, parsePasswordHash, verifyPassword } from '../../shared/auth/passwords.js';
+import { parsePasswordHash, verifyPassword } from '../../shared/auth/passwords.js';
 import { reloadConfig } from '../../shared/config.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
-import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
+import { livePasswordLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
 import {
   createSession,
@@ -33,6 +33,7 @@ import {
   providerServing,
   REDIRECT,
   requestIdOf,
+  resetPassword,
   signInSetup,
   textOf,
   USER_AGENT,
@@ -117,15 +118,6 @@ const signIn = async (
     email,
     password: options.password ?? PASSWORD,
   });
-};
-
-/** The person sets a new password through a reset link (which ends their earlier sessions). */
-const resetPassword = async (user: UserRecord, password: string) => {
-  const email = { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name };
-  const reset = await issueResetLink(user, email, 3600);
-  const live = reset && (await livePasswordLink(reset.token));
-  if (!reset || !live) throw new Error('No live reset link');
-  expect(await setPasswordWithLink(reset.token, live.link, await hashPassword(password))).toBe(true);
 };
 
 /** The code of a redirect back, redeemed as the application would. */

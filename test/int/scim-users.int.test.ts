@@ -9,7 +9,6 @@ import {
   publishAgreement,
   recordConsent,
 } from '../../shared/store/consent-repository.js';
-import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { ConsentEntity } from '../../shared/store/entities.js';
 import { keys, LISTINGS } from '../../shared/store/keys.js';
 import { addPasskey, listPasskeys, passkeyOwner } from '../../shared/store/passkeys.js';
@@ -32,6 +31,7 @@ import {
   updateUserProfile,
 } from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
+import { resetPassword } from '../support/hosted-pages.js';
 import { beforeTransaction, instantAfter, sameKey } from '../support/interleave.js';
 import { createTestOrganization, getItem, setDefaultRole, useDatabase } from '../support/service.js';
 
@@ -58,15 +58,6 @@ const LEAVERS_PASSKEY = {
   backedUp: false,
   aaguid: '00000000-0000-0000-0000-000000000000',
   name: 'Leaver laptop',
-};
-
-/** The person sets a password through a reset link, as a reactivated person does (docs/scim.md). */
-const resetPassword = async (user: UserRecord, password: string) => {
-  const email = { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name };
-  const reset = await issueResetLink(user, email, 3600);
-  const live = reset && (await livePasswordLink(reset.token));
-  if (!reset || !live) throw new Error('No live reset link');
-  expect(await setPasswordWithLink(reset.token, live.link, await hashPassword(password))).toBe(true);
 };
 
 const holdsPassword = async (org: string, id: string, password: string) => {

@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { expect } from 'vitest';
 import { withAuditScope } from '../../shared/audit/scope.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { openTotpSecret } from '../../shared/auth/totp-sealing.js';
 import { actorOfRequest } from '../../shared/http/audit-actor.js';
-import { livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
+import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
 import { configureSsoProvider } from '../../shared/store/sso-provider-repository.js';
 import { createUser, getUser, type UserRecord } from '../../shared/store/user-repository.js';
@@ -195,3 +196,12 @@ export const providerServing = (organizationId: string, domain: string) =>
     },
     'test',
   );
+
+/** The person sets a new password through a reset link (which ends their earlier sessions). */
+export const resetPassword = async (user: UserRecord, password: string) => {
+  const email = { organizationId: user.organizationId, userId: user.id, to: user.email, name: user.name };
+  const reset = await issueResetLink(user, email, 3600);
+  const live = reset && (await livePasswordLink(reset.token));
+  if (!reset || !live) throw new Error('No live reset link');
+  expect(await setPasswordWithLink(reset.token, live.link, await hashPassword(password))).toBe(true);
+};
