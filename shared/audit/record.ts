@@ -1,6 +1,6 @@
-import { encodeTime, ulid } from 'ulid';
 import type { AuditAction } from './actions.js';
 import type { Changes } from './changes.js';
+import { newRecordId } from './record-id.js';
 
 export type ActorType = 'user' | 'client' | 'operator' | 'system';
 export type AuditOutcome = 'success' | 'failure' | 'denied';
@@ -72,10 +72,6 @@ export interface AuditEvent {
   actor?: Partial<AuditActor>;
 }
 
-/** An id bound for a time: every record id of that millisecond sorts after the first and before the last. */
-export const recordIdAt = (time: number, end: 'first' | 'last'): string =>
-  encodeTime(Math.max(0, Math.min(time, 2 ** 48 - 1)), 10) + (end === 'first' ? '0' : 'Z').repeat(16);
-
 /** Who acts where nobody is known: jobs, the stream, digests. */
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: 'idp' };
 
@@ -87,7 +83,7 @@ export const auditRecord = (
 ): AuditRecord => {
   const { actor, organizationId, action, targets, outcome, changes, ...details } = event;
   const record: AuditRecord = {
-    id: ulid(now),
+    id: newRecordId(now),
     organizationId,
     time: now,
     action,

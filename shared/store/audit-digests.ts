@@ -13,7 +13,7 @@ import {
   hourOf,
   pageHash,
 } from '../audit/digest.js';
-import { recordIdAt } from '../audit/record.js';
+import { recordIdAt } from '../audit/record-id.js';
 import { expiryOf } from '../audit/settings.js';
 import { signJws } from '../auth/compact-jwt.js';
 import { currentSigningKey, everySigningPublicJwk, type SigningKey } from '../auth/signing-keys.js';

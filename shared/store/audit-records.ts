@@ -5,9 +5,9 @@ import {
   type AuditOutcome,
   type AuditRecord,
   auditRecord,
-  recordIdAt,
   storedRecord,
 } from '../audit/record.js';
+import { recordIdAt } from '../audit/record-id.js';
 import { auditScope } from '../audit/scope.js';
 import { type AuditSettings, DEFAULT_AUDIT_SETTINGS, expiryOf } from '../audit/settings.js';
 import { mergeShardPages } from '../audit/shard-pages.js';
