@@ -4,6 +4,7 @@ import { groupHandler } from '../shared/http/group-handler.js';
 import { errorPage } from '../shared/pages/sign-in-pages.js';
 import {
   addFromAccount,
+  regenerateRecoveryCodes,
   removeFromAccount,
   renameFromAccount,
   showAccount,
@@ -24,7 +25,7 @@ const serveScript = async () => ({
   body: await passkeyScript(),
 });
 
-/** Passkeys on the hosted pages: the script, ceremonies, sign-in, the prompt, the account page. */
+/** Passkeys on the hosted pages: the script, ceremonies, sign-in, the prompt, the account page (with recovery codes). */
 export const handler = groupHandler(
   passkeysRoutes,
   {
@@ -37,6 +38,7 @@ export const handler = groupHandler(
     addFromAccount: hostedPage(addFromAccount),
     renameFromAccount: hostedPage(renameFromAccount),
     removeFromAccount: hostedPage(removeFromAccount),
+    regenerateRecoveryCodes: hostedPage(regenerateRecoveryCodes),
   },
   { errorPage },
 );

@@ -64,6 +64,7 @@ export const AUDIT_ACTIONS = [
   'signin.federated',
   'mfa.enrolled',
   'mfa.reset',
+  'mfa.recoveryCodes.regenerated',
   'password.changed',
   'password.reset.requested',
   'password.reset',

@@ -159,7 +159,7 @@ const confirmEnrolment = async (step: Step, enrolment: string, code: string): Pr
   if (!enrolled)
     return errorPage(
       409,
-      'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
+      'Two-step verification was set up meanwhile. Go back to the application and sign in again; if you did not see your recovery codes, make new ones on your account page.',
     );
   if (!(await recordSignInProgress(pending.id, { amr, totpEnrolment: undefined }, pending)))
     return errorPage(400, EXPIRED);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { signInRecentEnoughToAddCredential } from './credential-recency.js';
 
 /**
  * Recovery codes: 10 single-use codes shown once after TOTP enrolment (DECISIONS.md), each 50
@@ -26,4 +27,22 @@ export const recoveryCodeDigest = (userId: string, code: string): string =>
 export const normalisedRecoveryCode = (typed: string): string | undefined => {
   const chars = typed.toLowerCase().replace(/[\s-]/g, '');
   return /^[a-z2-7]{10}$/.test(chars) ? `${chars.slice(0, 5)}-${chars.slice(5)}` : undefined;
+};
+
+/**
+ * Why the account page may not replace a person's recovery codes, or undefined when it may. The
+ * codes stand in for the authenticator app, so a stolen session cookie must not be enough to get
+ * fresh ones: the sign-in must be recent and have used a second factor, as adding a credential.
+ */
+export const newRecoveryCodesRefusal = (
+  session: { authTime: number; amr: readonly string[] },
+  hasAuthenticatorApp: boolean,
+  now: number,
+): string | undefined => {
+  if (!hasAuthenticatorApp) return 'Recovery codes come with an authenticator app, and you have none set up.';
+  if (!signInRecentEnoughToAddCredential(session.authTime, now))
+    return 'To make new recovery codes, sign in again through your application: your sign-in is more than 15 minutes old.';
+  if (!session.amr.includes('mfa'))
+    return 'To make new recovery codes, sign in again with two-step verification.';
+  return undefined;
 };

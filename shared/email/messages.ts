@@ -22,6 +22,7 @@ export type SecurityChange =
   | 'email-changed'
   | 'mfa-reset'
   | 'mfa-enrolled'
+  | 'recovery-codes-regenerated'
   | 'passkey-added'
   | 'passkey-removed';
 
@@ -45,6 +46,11 @@ const NOTICES: Record<SecurityChange, { subject: string; what: string; otherwise
   'mfa-enrolled': {
     subject: 'An authenticator app was set up for {org}',
     what: 'An authenticator app was just set up for the two-step verification of your account at {org}.',
+    otherwise: 'change your password at once and tell your administrator.',
+  },
+  'recovery-codes-regenerated': {
+    subject: 'New recovery codes were made for your account at {org}',
+    what: 'New recovery codes for the two-step verification of your account at {org} were just made on your account page; the earlier ones no longer work.',
     otherwise: 'change your password at once and tell your administrator.',
   },
   'passkey-added': {

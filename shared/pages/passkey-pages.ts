@@ -45,6 +45,10 @@ export const accountPage = (options: {
   csrf: string;
   /** Adding needs a recent sign-in; otherwise this says why not. */
   addRefusal?: string;
+  /** The recovery codes left, for a person with an authenticator app. */
+  recoveryCodesLeft?: number;
+  /** Why new recovery codes may not be made now, if they may not. */
+  codesRefusal?: string;
   done?: string;
   error?: string;
   status?: number;
@@ -65,8 +69,35 @@ ${
   options.addRefusal
     ? html`<p class="note">${options.addRefusal}</p>`
     : passkeyForm('account', '/signin/account/passkeys', { csrf: options.csrf }, 'Add a passkey')
-}`,
+}
+${options.recoveryCodesLeft === undefined ? '' : recoveryCodesSection(options.recoveryCodesLeft, options.csrf, options.codesRefusal)}`,
     { passkeyScript: true },
+  );
+
+/** The account page's part on two-step verification: the recovery codes left, and new ones. */
+const recoveryCodesSection = (left: number, csrf: string, refusal?: string) =>
+  html`<h2>Two-step verification</h2>
+<p>You have ${left === 0 ? 'no recovery codes' : left === 1 ? 'one recovery code' : `${left} recovery codes`} left. New ones replace them all.</p>
+${
+  refusal
+    ? html`<p class="note">${refusal}</p>`
+    : html`<form method="post" action="/signin/account/recovery-codes">
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit" class="secondary">Make new recovery codes</button>
+</form>`
+}`;
+
+/** New recovery codes made on the account page, shown this once. */
+export const newRecoveryCodesPage = (options: { organizationName: string; email: string; codes: string[] }) =>
+  page(
+    200,
+    'Your new recovery codes',
+    html`<h1>Your new recovery codes</h1>
+<p class="org">${options.email} at <strong>${options.organizationName}</strong></p>
+<p class="done" role="status">Your earlier recovery codes no longer work.</p>
+<p>If you lose your device, each of these codes signs you in once instead of an authentication code. Keep them somewhere safe: they are shown only now.</p>
+<ul class="codes">${options.codes.map((code) => html`<li>${code}</li>`)}</ul>
+<p><a href="/signin/account">Back to your account</a></p>`,
   );
 
 export const notSignedInPage = () =>

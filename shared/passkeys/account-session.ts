@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { signInRecentEnoughToAddCredential } from '../domain/credential-recency.js';
+import { newRecoveryCodesRefusal } from '../domain/recovery-codes.js';
 import { readCookie } from '../pages/cookies.js';
 import { secureCookies, sessionCsrfToken } from '../pages/forms.js';
 import { getOrganization } from '../store/organization-repository.js';
@@ -10,8 +11,8 @@ import { accountAddRefusal } from './rules.js';
 
 /**
  * Who the account page acts for: the browser's live session, its ACTIVE person and organization,
- * the CSRF token bound to the session, and whether it may add a passkey (a recent sign-in, and an
- * email no SSO provider serves).
+ * the CSRF token bound to the session, whether it may add a passkey (a recent sign-in, and an
+ * email no SSO provider serves), and whether it may make new recovery codes.
  * `alongside` reads more of the session's person in the same round trip as the person (answered
  * as `extra`, and dropped when the session acts for nobody).
  */
@@ -41,6 +42,8 @@ export const accountOf = async <Extra = undefined>(
     addRefusal: accountAddRefusal(session, organization?.mfaEnabled === true, now, routedTo),
     /** Removing a passkey, like adding one, needs a sign-in of the last 15 minutes. */
     recentSignIn: signInRecentEnoughToAddCredential(session.authTime, now),
+    /** Why new recovery codes may not be made now, if they may not. */
+    codesRefusal: newRecoveryCodesRefusal(session, user.totpSecret !== undefined, now),
   };
 };
 

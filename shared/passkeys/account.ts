@@ -1,13 +1,16 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { changesBetween } from '../audit/changes.js';
 import { auditScope, withAuditScope } from '../audit/scope.js';
-import { personActor } from '../auth/sign-in-audit.js';
+import { personActor, personTarget } from '../auth/sign-in-audit.js';
 import type { Page } from '../auth/sign-in-steps.js';
 import { NotFound } from '../domain/errors.js';
+import { newRecoveryCodes, recoveryCodeDigest } from '../domain/recovery-codes.js';
 import { noticeRecipient, sendSecurityNotice } from '../email/account-emails.js';
 import { formOf, sessionCsrfHolds } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
-import { accountPage, notSignedInPage } from '../pages/passkey-pages.js';
+import { accountPage, newRecoveryCodesPage, notSignedInPage } from '../pages/passkey-pages.js';
 import { errorPage } from '../pages/sign-in-pages.js';
+import { replaceRecoveryCodes } from '../store/credentials.js';
 import type { PasskeyRecord } from '../store/passkey-entities.js';
 import { listPasskeys, removePasskey, renamePasskey } from '../store/passkeys.js';
 import { type Account, accountOf } from './account-session.js';
@@ -17,8 +20,9 @@ import { PASSKEY_ID } from './rules.js';
 
 /**
  * `/signin/account`: the signed-in person's passkeys: list, add (after a recent sign-in), rename,
- * remove. The browser session says who; each form carries the session's CSRF token. A change
- * answers a redirect to the page (so a reload posts nothing twice) saying what was done.
+ * remove; and, with an authenticator app, new recovery codes. The browser session says who; each
+ * form carries the session's CSRF token. A change answers a redirect to the page (so a reload posts
+ * nothing twice) saying what was done; new recovery codes are shown on the answer itself, once.
  */
 
 const DONE: Record<string, string> = {
@@ -38,6 +42,10 @@ const render = async (
     passkeys: passkeys ?? (await listPasskeys(account.user.organizationId, account.user.id)),
     csrf: account.csrf,
     ...(account.addRefusal ? { addRefusal: account.addRefusal } : {}),
+    ...(account.user.totpSecret === undefined
+      ? {}
+      : { recoveryCodesLeft: account.user.recoveryCodeDigests?.size ?? 0 }),
+    ...(account.codesRefusal ? { codesRefusal: account.codesRefusal } : {}),
     ...extra,
   });
 
@@ -120,3 +128,32 @@ export const removeFromAccount = onPasskey(async (account, passkey) => {
   await sendSecurityNotice(noticeRecipient(user), 'passkey-removed');
   return backToAccount('removed');
 });
+
+/** `POST /signin/account/recovery-codes`: new recovery codes, shown once; the earlier ones stop working. */
+export const regenerateRecoveryCodes = (event: APIGatewayProxyEventV2) =>
+  accountForm(event, async (account) => {
+    const { user } = account;
+    if (account.codesRefusal || user.totpSecret === undefined)
+      return render(account, { error: account.codesRefusal, status: 403 });
+    const codes = newRecoveryCodes();
+    const recoveryCodeDigests = codes.map((code) => recoveryCodeDigest(user.id, code));
+    const replaced = await replaceRecoveryCodes(
+      { organizationId: user.organizationId, userId: user.id },
+      user.totpSecret,
+      recoveryCodeDigests,
+      {
+        organizationId: user.organizationId,
+        action: 'mfa.recoveryCodes.regenerated',
+        targets: [personTarget(user)],
+        changes: changesBetween({ recoveryCodeDigests: user.recoveryCodeDigests }, { recoveryCodeDigests }),
+      },
+    );
+    if (!replaced)
+      return render(account, {
+        error:
+          'Your two-step verification was reset or set up again meanwhile. Open your account page again.',
+        status: 409,
+      });
+    await sendSecurityNotice(noticeRecipient(user), 'recovery-codes-regenerated', account.organizationName);
+    return newRecoveryCodesPage({ organizationName: account.organizationName, email: user.email, codes });
+  });

@@ -289,6 +289,31 @@ export const acceptTotpStep = (
     ),
   );
 
+/**
+ * Replaces every recovery code of the user by `recoveryCodeDigests`, with `audit`'s record in the
+ * same transaction: false if the authenticator app is no longer `secret` (as stored), reset or set
+ * up again since it was read, whose codes these would not be.
+ */
+export const replaceRecoveryCodes = async (
+  user: { organizationId: string; userId: string },
+  secret: string,
+  recoveryCodeDigests: readonly string[],
+  audit: AuditEvent,
+  now = Date.now(),
+): Promise<boolean> =>
+  conditionHeld(
+    update(
+      keys.user(user.organizationId, user.userId),
+      {
+        update: 'SET recoveryCodeDigests = :codes, updatedAt = :now',
+        condition: 'totpSecret = :secret',
+        values: { ':codes': new Set(recoveryCodeDigests), ':secret': secret, ':now': now },
+      },
+      () => new ConditionNotMet(),
+    ),
+    await auditWrites(audit, now),
+  );
+
 /** Uses a recovery code up: false if it is not (or no longer) one of the user's. */
 export const useRecoveryCode = (
   user: { organizationId: string; userId: string },

@@ -353,6 +353,18 @@ describe('a passkey instead of the code, where the organization asks for MFA', (
     expect(tokens.claims()).toMatchObject({ sub: sam.id, amr: ['pwd', 'hwk', 'user', 'mfa'] });
   });
 
+  it('makes new recovery codes on the account page, after that sign-in with a second factor', async () => {
+    await page.goto(`${service.baseUrl}/signin/account`);
+    await expect.poll(() => page.locator('main').textContent()).toContain('You have 10 recovery codes left.');
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await expect.poll(heading).toBe('Your new recovery codes');
+    expect(await page.locator('ul.codes li').allTextContents()).toHaveLength(10);
+    await shot(page, 'new-recovery-codes');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Back to your account' }).click();
+    await expect.poll(() => page.locator('main').textContent()).toContain('You have 10 recovery codes left.');
+  });
+
   it("signs in from the email field's autofill (conditional mediation), in a browser whose autofill offers passkeys", async () => {
     // A second browser with its own virtual authenticator, holding a copy of Sam's passkey. Its
     // authenticator picks the passkey for the autofill request as soon as the page makes it, where

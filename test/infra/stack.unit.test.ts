@@ -197,6 +197,7 @@ const ROUTE_TABLE = [
   'POST /signin/account/passkeys passkeys NONE',
   'POST /signin/account/passkeys/remove passkeys NONE',
   'POST /signin/account/passkeys/rename passkeys NONE',
+  'POST /signin/account/recovery-codes passkeys NONE',
   'POST /signin/consent signin NONE',
   'POST /signin/continue signin NONE',
   'POST /signin/forgot accounts NONE',

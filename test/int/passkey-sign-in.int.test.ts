@@ -2,7 +2,6 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
-import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { skipPasskeyPrompt, submitPromptPasskey } from '../../shared/passkeys/enrolment.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
@@ -28,6 +27,7 @@ import {
   requestIdOf,
   signInSetup,
   textOf,
+  totpCodeAt,
   uniqueDomain,
 } from '../support/hosted-pages.js';
 import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
@@ -484,14 +484,12 @@ describe('signing in with a passkey: refusals', () => {
 });
 
 describe('a passkey in an organization that asks for MFA', () => {
-  const codeOf = (secret: string) => hotp(base32Decode(secret), totpStep(Date.now()));
-
   /** A person's first sign-in up to TOTP enrolled: the browser and the request, still open. */
   const firstSignIn = async (user: UserRecord, extra: Record<string, string> = {}) => {
     const browser = new PagesBrowser();
     const request = requestIdOf(await browser.get(authorize, authorizationQuery(mfa.application.id)));
     await browser.post(submitSignIn, { request, email: user.email, password: PASSWORD, ...extra });
-    await browser.post(submitTotp, { request, code: codeOf(await pendingTotpSecret(request)) });
+    await browser.post(submitTotp, { request, code: totpCodeAt(await pendingTotpSecret(request)) });
     return { browser, request };
   };
 

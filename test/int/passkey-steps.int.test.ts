@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
-import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { addFromAccount, showAccount } from '../../shared/passkeys/account.js';
 import { passkeyOptions } from '../../shared/passkeys/options.js';
 import { submitPasskeySignIn } from '../../shared/passkeys/passkey-sign-in.js';
@@ -24,6 +23,7 @@ import {
   requestIdOf,
   signInSetup,
   textOf,
+  totpCodeAt,
 } from '../support/hosted-pages.js';
 import { LOCAL_RP, storedPasskey } from '../support/passkeys.js';
 import { SoftAuthenticator } from '../support/soft-authenticator.js';
@@ -84,8 +84,6 @@ describe('the account page', () => {
 });
 
 describe('a passkey as the second factor', () => {
-  const codeOf = (secret: string) => hotp(base32Decode(secret), totpStep(Date.now()));
-
   it('refused on the TOTP enrolment page, shows the enrolment page again, not a code page for an app never set up', async () => {
     const mfa = await signInSetup({ mfaEnabled: true });
     const user = await personWithPassword(mfa.organization.id);
@@ -155,7 +153,10 @@ describe('a passkey as the second factor', () => {
     // The defence, for a code: after the sign-out the step is "start again".
     const withCode = await parkedAtSecondFactor();
     await signOut(withCode.browser);
-    const code = await withCode.browser.post(submitTotp, { request: withCode.request, code: codeOf(secret) });
+    const code = await withCode.browser.post(submitTotp, {
+      request: withCode.request,
+      code: totpCodeAt(secret),
+    });
     expect(alertOf(code)).toBe(EXPIRED);
     await updateOrganizationSettings(org.organization.id, { mfaEnabled: false });
 
@@ -263,7 +264,7 @@ describe('the offer after a password, in an organization that asks for MFA', () 
         browser.post(submitSignIn, { request, email: user.email, password: PASSWORD, passkeys: 'available' });
       await password();
       const secret = await pendingTotpSecret(request);
-      await browser.post(submitTotp, { request, code: hotp(base32Decode(secret), totpStep(Date.now())) });
+      await browser.post(submitTotp, { request, code: totpCodeAt(secret) });
       // Past the recovery codes: the offer.
       expect(textOf(await browser.post(submitContinue, { request }))).toContain('data-passkey="enrol"');
       const add = async () => {

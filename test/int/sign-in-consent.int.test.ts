@@ -3,7 +3,6 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitConsent, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { config } from '../../shared/config.js';
-import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import {
@@ -29,6 +28,7 @@ import {
   requestIdOf,
   signInSetup,
   textOf,
+  totpCodeAt,
 } from '../support/hosted-pages.js';
 import { getItem } from '../support/records.js';
 
@@ -288,7 +288,7 @@ describe('consent during a sign-in', () => {
     expect(alertOf(early)).toBe(EXPIRED);
     expect(await hasAcceptedLatest(mfa.organization.id, mfa.user.id)).toBe(false);
     // Positive control: after the code, the same consent is recorded.
-    const code = hotp(base32Decode(secret), totpStep(Date.now()));
+    const code = totpCodeAt(secret);
     const consentPage = await browser.post(submitTotp, { request, code });
     expect(textOf(consentPage)).toContain(`value="${agreement.id}"`);
     await browser.post(submitConsent, { request, decision: 'accept', agreement: agreement.id });

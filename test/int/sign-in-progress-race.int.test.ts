@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { authorize, submitSignIn } from '../../shared/auth/browser-sign-in.js';
 import { submitContinue, submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { sealTotpSecret } from '../../shared/auth/totp-sealing.js';
-import { base32Decode, hotp, newTotpSecret, totpStep } from '../../shared/domain/totp.js';
+import { newTotpSecret } from '../../shared/domain/totp.js';
 import { keys } from '../../shared/store/keys.js';
 import { redeemAuthorizationCode } from '../../shared/store/sign-in-state.js';
 import { type UserRecord, updateUserAttributes } from '../../shared/store/user-repository.js';
@@ -20,6 +20,7 @@ import {
   requestIdOf,
   signInSetup,
   textOf,
+  totpCodeAt,
 } from '../support/hosted-pages.js';
 import { beforeCommand, sameKey } from '../support/interleave.js';
 import { getItem } from '../support/records.js';
@@ -46,8 +47,6 @@ beforeAll(async () => {
     totpSecret: await sealTotpSecret(owner, newTotpSecret()),
   });
 });
-
-const codeAt = (secret: string, now = Date.now()) => hotp(base32Decode(secret), totpStep(now));
 
 /** The person and amr a page that redirects with a code signed in, if any. */
 const signedIn = async (page: Page) => {
@@ -119,7 +118,7 @@ describe("a pending request taken over between a step's read and its write", () 
         const own = await browser.post(submitSignIn, { request, email: attacker.email, password: PASSWORD });
         expect(own.headers?.location).toMatch(/^\/signin\/enrol/);
         const secret = await pendingTotpSecret(request);
-        enrolment = browser.post(submitTotp, { request, code: codeAt(secret) });
+        enrolment = browser.post(submitTotp, { request, code: totpCodeAt(secret) });
         await enrolmentAtItsWrite;
       },
     );

@@ -9,7 +9,7 @@ import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
 import { reloadConfig } from '../../shared/config.js';
 import { recoveryCodeDigest } from '../../shared/domain/recovery-codes.js';
 import { lockoutMillis } from '../../shared/domain/sign-in-lockout.js';
-import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
+import { totpStep } from '../../shared/domain/totp.js';
 import { logger } from '../../shared/http/logger.js';
 import { countMetric } from '../../shared/observability/metrics.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
@@ -46,6 +46,7 @@ import {
   signInSetup,
   storedTotpSecret,
   textOf,
+  totpCodeAt,
 } from '../support/hosted-pages.js';
 import { getItem, setMfaEnabled } from '../support/records.js';
 import { measureRoundTrips } from '../support/round-trips.js';
@@ -89,8 +90,6 @@ const logged = (message: string) => {
   return () => info.mock.calls.filter(([line]) => line === message).map(([, fields]) => fields);
 };
 
-const codeAt = (secret: string, now = Date.now()) => hotp(base32Decode(secret), totpStep(now));
-
 /**
  * What the audit log holds of a person: `action reason` of each record by them, sorted (a faked
  * clock stands still, and records of one instant have no order).
@@ -124,7 +123,7 @@ const enrolledPerson = async () => {
   const browser = new PagesBrowser();
   const { request } = await afterPassword(browser, user);
   const secret = await enrolmentSecret(request);
-  const codesPage = await browser.post(submitTotp, { request, code: codeAt(secret) });
+  const codesPage = await browser.post(submitTotp, { request, code: totpCodeAt(secret) });
   const codes = [...textOf(codesPage).matchAll(/<li>([a-z2-7]{5}-[a-z2-7]{5})<\/li>/g)].map(
     (match) => match[1],
   );
@@ -170,7 +169,7 @@ describe('enrolment', () => {
         ExpressionAttributeValues: { ':secret': secret },
       }),
     );
-    expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(200);
+    expect((await browser.post(submitTotp, { request, code: totpCodeAt(secret) })).statusCode).toBe(200);
     expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toMatch(/^totp1\./);
     expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secret);
   });
@@ -217,7 +216,7 @@ describe('enrolment', () => {
     const enrolments = logged('TOTP enrolled');
     const wrong = await browser.post(submitTotp, {
       request,
-      code: '000000' === codeAt(secret) ? '111111' : '000000',
+      code: '000000' === totpCodeAt(secret) ? '111111' : '000000',
     });
     expect(wrong.headers?.location).toBe(`/signin/enrol?request=${encodeURIComponent(request)}&retry=1`);
     expect(alertOf(await browser.get(showTotpEnrolment, { request, retry: '1' }))).toBe(WRONG_CODE);
@@ -238,7 +237,7 @@ describe('enrolment', () => {
 
     // The step of the code sent is the one kept, whichever step the clock is in once it is checked.
     const codeTime = Date.now();
-    const codesPage = await browser.post(submitTotp, { request, code: ` ${codeAt(secret, codeTime)} ` });
+    const codesPage = await browser.post(submitTotp, { request, code: ` ${totpCodeAt(secret, codeTime)} ` });
     expect(codesPage.statusCode).toBe(200);
     const codes = [...textOf(codesPage).matchAll(/<li>([a-z2-7]{5}-[a-z2-7]{5})<\/li>/g)];
     expect(codes).toHaveLength(10);
@@ -296,7 +295,7 @@ describe('enrolment', () => {
     const control = await parkAtEnrolment();
     const enrolled = await control.browser.post(submitTotp, {
       request: control.request,
-      code: codeAt(control.secret),
+      code: totpCodeAt(control.secret),
     });
     expect(enrolled.statusCode).toBe(200);
 
@@ -314,7 +313,7 @@ describe('enrolment', () => {
     );
     const refused = await parked.browser.post(submitTotp, {
       request: parked.request,
-      code: codeAt(parked.secret),
+      code: totpCodeAt(parked.secret),
     });
     expect(refused.statusCode).toBe(400);
     expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toBeUndefined();
@@ -349,13 +348,13 @@ describe('enrolment', () => {
     const a = await afterPassword(first, user);
     const b = await afterPassword(second, user);
     const [secretA, secretB] = [await enrolmentSecret(a.request), await enrolmentSecret(b.request)];
-    expect((await first.post(submitTotp, { request: a.request, code: codeAt(secretA) })).statusCode).toBe(
+    expect((await first.post(submitTotp, { request: a.request, code: totpCodeAt(secretA) })).statusCode).toBe(
       200,
     );
-    const late = await second.post(submitTotp, { request: b.request, code: codeAt(secretB) });
+    const late = await second.post(submitTotp, { request: b.request, code: totpCodeAt(secretB) });
     expect(late.statusCode).toBe(409);
     expect(alertOf(late)).toBe(
-      'Two-step verification was set up meanwhile. Go back to the application and sign in again.',
+      'Two-step verification was set up meanwhile. Go back to the application and sign in again; if you did not see your recovery codes, make new ones on your account page.',
     );
     expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secretA);
   });
@@ -368,7 +367,10 @@ describe('enrolment', () => {
     const page = await browser.get(showTotpEnrolment, { request });
     expect(page.statusCode).toBe(403);
     expect(alertOf(page)).toBe('This account cannot sign in. Contact your administrator.');
-    const code = await browser.post(submitTotp, { request, code: codeAt(await enrolmentSecret(request)) });
+    const code = await browser.post(submitTotp, {
+      request,
+      code: totpCodeAt(await enrolmentSecret(request)),
+    });
     expect(code.statusCode).toBe(403);
     expect(alertOf(code)).toBe('This account cannot sign in. Contact your administrator.');
   });
@@ -398,7 +400,7 @@ describe('the code challenge', () => {
       vi.advanceTimersByTime(30_000);
       const browser = new PagesBrowser();
       const { request } = await afterPassword(browser, user);
-      expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(303);
+      expect((await browser.post(submitTotp, { request, code: totpCodeAt(secret) })).statusCode).toBe(303);
       expect((await getUser(shared.organization.id, user.id, true))?.totpSecret).toMatch(/^totp1\./);
     }
     expect(await storedTotpSecret(shared.organization.id, user.id)).toBe(secret);
@@ -412,14 +414,14 @@ describe('the code challenge', () => {
     const own = new PagesBrowser();
     const ownRequest = (await afterPassword(own, theirs.user)).request;
     expect(
-      (await own.post(submitTotp, { request: ownRequest, code: codeAt(theirs.secret) })).statusCode,
+      (await own.post(submitTotp, { request: ownRequest, code: totpCodeAt(theirs.secret) })).statusCode,
     ).toBe(303);
     // Someone who can write the table but not read the key copies it onto their own item.
     await updateUserAttributes(shared.organization.id, mine.user.id, { totpSecret: theirs.user.totpSecret });
     vi.advanceTimersByTime(30_000);
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, mine.user);
-    const refused = await browser.post(submitTotp, { request, code: codeAt(theirs.secret) });
+    const refused = await browser.post(submitTotp, { request, code: totpCodeAt(theirs.secret) });
     expect(refused.statusCode).toBe(401);
     expect(alertOf(refused)).toBe(WRONG_CODE);
   });
@@ -434,7 +436,7 @@ describe('the code challenge', () => {
     expect(requestIdOf(page)).toBe(request);
     expect(textOf(page)).toContain('Two-step verification');
     expect(page.cookies).toBeUndefined();
-    const code = codeAt(secret);
+    const code = totpCodeAt(secret);
     const refusals = logged('TOTP code refused');
     const done = await browser.post(submitTotp, { request, code });
     expect(done.statusCode).toBe(303);
@@ -463,13 +465,13 @@ describe('the code challenge', () => {
     // The previous step's code is older than the one accepted: refused as well.
     const older = await again.post(submitTotp, {
       request: next.request,
-      code: codeAt(secret, Date.now() - 30_000),
+      code: totpCodeAt(secret, Date.now() - 30_000),
     });
     expect(older.statusCode).toBe(401);
     vi.advanceTimersByTime(30_000);
-    expect((await again.post(submitTotp, { request: next.request, code: codeAt(secret) })).statusCode).toBe(
-      303,
-    );
+    expect(
+      (await again.post(submitTotp, { request: next.request, code: totpCodeAt(secret) })).statusCode,
+    ).toBe(303);
   });
 
   it('accepts a recovery code once, as typed, without otp in amr', async () => {
@@ -517,7 +519,7 @@ describe('the code challenge', () => {
     vi.advanceTimersByTime(30_000);
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
-    const wrong = codeAt(secret) === '123456' ? '654321' : '123456';
+    const wrong = totpCodeAt(secret) === '123456' ? '654321' : '123456';
     const refusals = logged('TOTP code refused');
     vi.mocked(countMetric).mockClear();
     for (let failure = 1; failure <= 4; failure++) {
@@ -527,7 +529,7 @@ describe('the code challenge', () => {
     expect((await browser.post(submitTotp, { request, code: wrong })).statusCode).toBe(401);
     expect(metricsCounted().filter((name) => name === 'SignInLockouts')).toHaveLength(1);
     expect(await signInLockedUntil(shared.organization.id, user.email)).toBe(Date.now() + 60_000);
-    expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(401);
+    expect((await browser.post(submitTotp, { request, code: totpCodeAt(secret) })).statusCode).toBe(401);
     // The moment the lock ends, a code is checked again: a wrong one is a failure, not locked.
     vi.setSystemTime(await signInLockedUntil(shared.organization.id, user.email));
     expect((await browser.post(submitTotp, { request, code: wrong })).statusCode).toBe(401);
@@ -546,7 +548,7 @@ describe('the code challenge', () => {
       [false, 7],
     ]);
     vi.setSystemTime(await signInLockedUntil(shared.organization.id, user.email));
-    expect((await browser.post(submitTotp, { request, code: codeAt(secret) })).statusCode).toBe(303);
+    expect((await browser.post(submitTotp, { request, code: totpCodeAt(secret) })).statusCode).toBe(303);
     expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toBeUndefined();
     // The failure that locks, and the first one after a lock ended, lock; one while locked fails.
     expect(await recordedOf(user)).toEqual(
@@ -584,7 +586,7 @@ describe('the code challenge', () => {
     const { user, secret } = await enrolledPerson();
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
-    const wrong = codeAt(secret) === '123456' ? '654321' : '123456';
+    const wrong = totpCodeAt(secret) === '123456' ? '654321' : '123456';
     for (let failure = 0; failure < 5; failure++) await browser.post(submitTotp, { request, code: wrong });
     const locked = await signInLockedUntil(shared.organization.id, user.email);
     expect(locked).toBeGreaterThan(Date.now());
@@ -596,7 +598,7 @@ describe('the code challenge', () => {
     const { user, secret } = await enrolledPerson();
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
-    const right = codeAt(secret);
+    const right = totpCodeAt(secret);
     const guesses = Array.from({ length: 12 }, (_, index) =>
       String((Number(right) + 1 + index) % 1_000_000).padStart(6, '0'),
     );
@@ -615,7 +617,7 @@ describe('the code challenge', () => {
     const { user, secret } = await enrolledPerson();
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
-    await browser.post(submitTotp, { request, code: codeAt(secret) === '123456' ? '654321' : '123456' });
+    await browser.post(submitTotp, { request, code: totpCodeAt(secret) === '123456' ? '654321' : '123456' });
     await afterPassword(new PagesBrowser(), user);
     expect(await getItem(keys.signInFailures(shared.organization.id, user.email))).toMatchObject({
       failures: 1,
@@ -637,7 +639,7 @@ describe('the code challenge', () => {
     const { request } = await afterPassword(browser, user);
     process.env.IDP_SIGNIN_ATTEMPTS_PER_MINUTE = '1';
     reloadConfig();
-    const throttled = await browser.post(submitTotp, { request, code: codeAt(secret) });
+    const throttled = await browser.post(submitTotp, { request, code: totpCodeAt(secret) });
     expect(throttled.statusCode).toBe(429);
   });
 });
@@ -686,7 +688,7 @@ describe('the step forms refuse', () => {
     const user = await personWithPassword(shared.organization.id);
     const browser = new PagesBrowser();
     const { request } = await afterPassword(browser, user);
-    await browser.post(submitTotp, { request, code: codeAt(await enrolmentSecret(request)) });
+    await browser.post(submitTotp, { request, code: totpCodeAt(await enrolmentSecret(request)) });
     const answers = await Promise.all([
       browser.post(submitContinue, { request }),
       browser.post(submitContinue, { request }),

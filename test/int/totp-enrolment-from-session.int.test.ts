@@ -2,7 +2,6 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorize } from '../../shared/auth/browser-sign-in.js';
 import { submitTotp } from '../../shared/auth/sign-in-step-forms.js';
 import { showTotpEnrolment } from '../../shared/auth/totp-enrolment.js';
-import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { createSession } from '../../shared/store/sign-in-state.js';
 import { updateUserAttributes } from '../../shared/store/user-repository.js';
 import { useDatabase } from '../support/database.js';
@@ -15,6 +14,7 @@ import {
   signInSetup,
   storedTotpSecret,
   textOf,
+  totpCodeAt,
 } from '../support/hosted-pages.js';
 
 /**
@@ -66,7 +66,7 @@ const enrolFromSession = async (browser: PagesBrowser) => {
   const secret = await pendingTotpSecret(request);
   const codes = await browser.post(submitTotp, {
     request,
-    code: hotp(base32Decode(secret), totpStep(Date.now())),
+    code: totpCodeAt(secret),
   });
   return { answer: codes, enrolled: textOf(codes).includes('Save your recovery codes') };
 };
@@ -100,7 +100,7 @@ describe('TOTP enrolment from a live session', () => {
     vi.spyOn(Date, 'now').mockReturnValue(later);
     const page = await browser.post(submitTotp, {
       request,
-      code: hotp(base32Decode(secret), totpStep(later)),
+      code: totpCodeAt(secret, later),
     });
     expect(page.statusCode).toBe(400);
     expect(textOf(page)).toContain('To set up two-step verification, sign in again');

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { withAuditScope } from '../../shared/audit/scope.js';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { openTotpSecret } from '../../shared/auth/totp-sealing.js';
+import { base32Decode, hotp, totpStep } from '../../shared/domain/totp.js';
 import { actorOfRequest } from '../../shared/http/audit-actor.js';
 import { issueResetLink, livePasswordLink, setPasswordWithLink } from '../../shared/store/credentials.js';
 import { keys } from '../../shared/store/keys.js';
@@ -170,6 +171,9 @@ export const pendingTotpSecret = async (request: string): Promise<string> => {
   if (!opened) throw new Error(`The pending sign-in ${request} offers no TOTP key`);
   return opened;
 };
+
+/** The code an authenticator app holding `secret` shows at `now`. */
+export const totpCodeAt = (secret: string, now = Date.now()) => hotp(base32Decode(secret), totpStep(now));
 
 /** A person's stored TOTP secret, opened (undefined when they have none). */
 export const storedTotpSecret = async (organizationId: string, userId: string) => {

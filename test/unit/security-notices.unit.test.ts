@@ -6,6 +6,7 @@ describe('security notices (OWASP ASVS 2.5.5)', () => {
     'password',
     'mfa-reset',
     'mfa-enrolled',
+    'recovery-codes-regenerated',
     'passkey-added',
     'passkey-removed',
   ];

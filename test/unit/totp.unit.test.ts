@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { newRecoveryCodes, normalisedRecoveryCode } from '../../shared/domain/recovery-codes.js';
+import { RECENT_SIGN_IN_MILLIS } from '../../shared/domain/credential-recency.js';
+import {
+  newRecoveryCodes,
+  newRecoveryCodesRefusal,
+  normalisedRecoveryCode,
+} from '../../shared/domain/recovery-codes.js';
 import {
   base32Decode,
   base32Encode,
@@ -98,5 +103,18 @@ describe('recovery codes', () => {
     expect(normalisedRecoveryCode('aaaaa-aaaa1')).toBeUndefined();
     expect(normalisedRecoveryCode('aaaaa-aaaaa2')).toBeUndefined();
     expect(normalisedRecoveryCode('2aaaaa-aaaaa')).toBeUndefined();
+  });
+
+  it('are made anew for a person with an app, signed in within 15 minutes with a second factor', () => {
+    const now = 1_800_000_000_000;
+    const allowed = { authTime: now - RECENT_SIGN_IN_MILLIS, amr: ['pwd', 'otp', 'mfa'] };
+    expect(newRecoveryCodesRefusal(allowed, true, now)).toBeUndefined();
+    expect(newRecoveryCodesRefusal(allowed, false, now)).toContain('you have none set up');
+    expect(newRecoveryCodesRefusal({ ...allowed, authTime: allowed.authTime - 1 }, true, now)).toContain(
+      'more than 15 minutes old',
+    );
+    expect(newRecoveryCodesRefusal({ ...allowed, amr: ['pwd'] }, true, now)).toContain(
+      'sign in again with two-step verification',
+    );
   });
 });

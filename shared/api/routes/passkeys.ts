@@ -51,7 +51,7 @@ export const passkeysRoutes = routeGroup('passkeys')({
   showAccount: {
     route: 'GET /signin/account',
     kind: 'page',
-    summary: "The signed-in person's passkeys: list, add, rename, remove",
+    summary: "The signed-in person's passkeys (list, add, rename, remove) and recovery codes",
     description:
       'For the browser session at the identity provider. Adding needs a sign-in of the last 15 minutes (with two-step verification where the organization asks for it).',
     response: { status: 200, description: 'The account page, or a page saying the person is not signed in' },
@@ -76,5 +76,13 @@ export const passkeysRoutes = routeGroup('passkeys')({
     summary: "Removes one of the person's passkeys",
     description: 'Posted by the account page with its CSRF token; the passkey no longer signs anyone in.',
     response: { status: 303, description: 'Back to the account page' },
+  },
+  regenerateRecoveryCodes: {
+    route: 'POST /signin/account/recovery-codes',
+    kind: 'page',
+    summary: "Makes new recovery codes for the person's authenticator app, replacing the earlier ones",
+    description:
+      'Posted by the account page with its CSRF token, for a person with an authenticator app whose sign-in is of the last 15 minutes and used two-step verification. Shows the ten new codes once; the earlier ones no longer work, and the person is told by email.',
+    response: { status: 200, description: 'The new recovery codes, or the account page saying why not' },
   },
 });
