@@ -21,6 +21,10 @@ const CONSOLE_POLICY = [
 
 const HEADERS = {
   'content-security-policy': CONSOLE_POLICY,
+  // Alone in its browsing context group: a page of another origin that opened the console, or
+  // that it opened, has no handle on it (OWASP's XS-Leaks and tabnabbing advice). Not on the
+  // sign-in pages, which applications may open in a pop-up whose opener must stay.
+  'cross-origin-opener-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
