@@ -40,6 +40,8 @@ export const accountOf = async <Extra = undefined>(
     /** The ceremony binding of this session's registrations. */
     binding: `account:${cookie}`,
     addRefusal: accountAddRefusal(session, organization?.mfaEnabled === true, now, routedTo),
+    /** When the session's person signed in (epoch ms). */
+    authTime: session.authTime,
     /** Removing a passkey, like adding one, needs a sign-in of the last 15 minutes. */
     recentSignIn: signInRecentEnoughToAddCredential(session.authTime, now),
     /** Why new recovery codes may not be made now, if they may not. */

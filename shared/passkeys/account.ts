@@ -6,6 +6,7 @@ import type { Page } from '../auth/sign-in-steps.js';
 import { NotFound } from '../domain/errors.js';
 import { newRecoveryCodes, recoveryCodeDigest } from '../domain/recovery-codes.js';
 import { noticeRecipient, sendSecurityNotice } from '../email/account-emails.js';
+import { logger } from '../http/logger.js';
 import { formOf, sessionCsrfHolds } from '../pages/forms.js';
 import { seeOther } from '../pages/html.js';
 import { accountPage, newRecoveryCodesPage, notSignedInPage } from '../pages/passkey-pages.js';
@@ -76,6 +77,9 @@ const accountForm = async (
   );
 };
 
+const CHANGED_MEANWHILE =
+  'Your two-step verification changed meanwhile (new codes made in another tab, or the app reset), so no codes were made. What you have now is below.';
+
 const backToAccount = (done: keyof typeof DONE) => seeOther(`/signin/account?done=${done}`);
 
 /** `POST /signin/account/passkeys`: a passkey made on the account page. */
@@ -138,8 +142,8 @@ export const regenerateRecoveryCodes = (event: APIGatewayProxyEventV2) =>
     const codes = newRecoveryCodes();
     const recoveryCodeDigests = codes.map((code) => recoveryCodeDigest(user.id, code));
     const replaced = await replaceRecoveryCodes(
-      { organizationId: user.organizationId, userId: user.id },
-      user.totpSecret,
+      { ...user, totpSecret: user.totpSecret },
+      account.authTime,
       recoveryCodeDigests,
       {
         organizationId: user.organizationId,
@@ -148,12 +152,17 @@ export const regenerateRecoveryCodes = (event: APIGatewayProxyEventV2) =>
         changes: changesBetween({ recoveryCodeDigests: user.recoveryCodeDigests }, { recoveryCodeDigests }),
       },
     );
-    if (!replaced)
-      return render(account, {
-        error:
-          'Your two-step verification was reset or set up again meanwhile. Open your account page again.',
-        status: 409,
-      });
-    await sendSecurityNotice(noticeRecipient(user), 'recovery-codes-regenerated', account.organizationName);
+    if (!replaced) {
+      // Drawn as the person and session are now: the page read before may show an app since reset.
+      const now = await accountOf(event);
+      if (!now) return notSignedInPage();
+      return render(now, { error: CHANGED_MEANWHILE, status: 409 });
+    }
+    try {
+      await sendSecurityNotice(noticeRecipient(user), 'recovery-codes-regenerated', account.organizationName);
+    } catch (error) {
+      // The codes are replaced: they must be shown, or the person is left with none that work.
+      logger.error('Security notice of new recovery codes not queued', { error, userId: user.id });
+    }
     return newRecoveryCodesPage({ organizationName: account.organizationName, email: user.email, codes });
   });

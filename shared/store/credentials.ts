@@ -291,23 +291,35 @@ export const acceptTotpStep = (
 
 /**
  * Replaces every recovery code of the user by `recoveryCodeDigests`, with `audit`'s record in the
- * same transaction: false if the authenticator app is no longer `secret` (as stored), reset or set
- * up again since it was read, whose codes these would not be.
+ * same transaction: false, writing nothing, unless the user is still as read (`version`: two
+ * replacements at once cannot both answer codes, of which only the later would work), the same
+ * authenticator app (`secret`, as stored) is set up, and the person still stands for a session
+ * signed in at `authTime` (ACTIVE, not deprovisioned, no password or sign-out since).
  */
 export const replaceRecoveryCodes = async (
-  user: { organizationId: string; userId: string },
-  secret: string,
+  user: Pick<UserRecord, 'organizationId' | 'id' | 'version'> & { totpSecret: string },
+  authTime: number,
   recoveryCodeDigests: readonly string[],
   audit: AuditEvent,
   now = Date.now(),
 ): Promise<boolean> =>
   conditionHeld(
     update(
-      keys.user(user.organizationId, user.userId),
+      keys.user(user.organizationId, user.id),
       {
-        update: 'SET recoveryCodeDigests = :codes, updatedAt = :now',
-        condition: 'totpSecret = :secret',
-        values: { ':codes': new Set(recoveryCodeDigests), ':secret': secret, ':now': now },
+        update: 'SET recoveryCodeDigests = :codes, updatedAt = :now, version = version + :one',
+        condition:
+          'version = :version AND totpSecret = :secret AND #status = :active AND attribute_not_exists(deprovisionedAt) AND (attribute_not_exists(credentialsChangedAt) OR credentialsChangedAt <= :authTime)',
+        names: { '#status': 'status' },
+        values: {
+          ':codes': new Set(recoveryCodeDigests),
+          ':now': now,
+          ':one': 1,
+          ':version': user.version,
+          ':secret': user.totpSecret,
+          ':active': 'ACTIVE',
+          ':authTime': authTime,
+        },
       },
       () => new ConditionNotMet(),
     ),
