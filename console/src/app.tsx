@@ -31,7 +31,16 @@ const placeOfHash = () =>
       }
     });
 
-export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: readonly string[] }) => {
+export const App = ({
+  session,
+  ui = [],
+  problem,
+}: {
+  session: Session | undefined;
+  ui?: readonly string[];
+  /** Why the person is signed out, when something went wrong. */
+  problem?: string | undefined;
+}) => {
   const [[path = '', detail] = [], setPlace] = useState(placeOfHash());
   useEffect(() => {
     const follow = () => setPlace(placeOfHash());
@@ -72,6 +81,11 @@ export const App = ({ session, ui = [] }: { session: Session | undefined; ui?: r
       <main class="signed-out">
         <h1>IDP console</h1>
         <p>Organization {organizationId}</p>
+        {problem ? (
+          <p role="alert" class="error">
+            {problem}
+          </p>
+        ) : null}
         <button type="button" onClick={() => void startSignIn(false)}>
           Sign in
         </button>

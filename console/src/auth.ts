@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { consoleClientId as consoleClientIdOf } from '../../shared/domain/console-client.js';
+import { SIGN_IN_ENDED, signInProblem } from './sign-in-problem.js';
 
 /**
  * The console signs its person in as a public application of their organization
@@ -97,9 +98,10 @@ export const startSignIn = async (silent = false, hash = location.hash, maxAge?:
 
 /**
  * The session after the redirect back (a code to exchange), or undefined when this load is not
- * one; an `error` from a silent attempt means: show the sign-in button.
+ * one. Otherwise the sign-in button shows, with what went wrong (`problem`), if anything did: a
+ * silent attempt that needs a page is no problem.
  */
-export const finishSignIn = async (): Promise<Session | { error: string } | undefined> => {
+export const finishSignIn = async (): Promise<Session | { problem?: string } | undefined> => {
   const parameters = new URLSearchParams(location.search);
   const saved = sessionStorage.getItem(PENDING);
   if (!saved || (!parameters.has('code') && !parameters.has('error'))) return undefined;
@@ -108,6 +110,7 @@ export const finishSignIn = async (): Promise<Session | { error: string } | unde
     verifier: string;
     state: string;
     nonce: string;
+    silent: boolean;
     hash: string;
     maxAge?: number;
   };
@@ -132,14 +135,30 @@ export const finishSignIn = async (): Promise<Session | { error: string } | unde
       }),
     );
   } catch (error) {
-    return { error: error instanceof Error ? error.message : 'Sign-in failed' };
+    const problem = signInProblem(error, pending.silent);
+    return problem ? { problem } : {};
   }
+};
+
+let signInEnded: ((problem: string) => void) | undefined;
+/** `then` runs when the sign-in could not be renewed, once this tab has dropped its tokens. */
+export const whenSignInEnds = (then: (problem: string) => void) => {
+  signInEnded = then;
 };
 
 const refresh = async (refreshToken: string) => {
   const as = await authorizationServer();
-  const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, insecure);
-  return keep(await oauth.processRefreshTokenResponse(as, client, response)).accessToken;
+  try {
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, insecure);
+    return keep(await oauth.processRefreshTokenResponse(as, client, response)).accessToken;
+  } catch (error) {
+    // Refused (ended, expired, revoked): the person signs in again. A network failure is kept as
+    // it is, and the next call tries again.
+    if (!(error instanceof oauth.ResponseBodyError)) throw error;
+    current = undefined;
+    signInEnded?.(SIGN_IN_ENDED);
+    throw new Error(SIGN_IN_ENDED);
+  }
 };
 let refreshing: Promise<string> | undefined;
 

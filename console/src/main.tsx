@@ -2,7 +2,7 @@ import './console.css';
 import { render } from 'preact';
 import { idp } from './api.js';
 import { App } from './app.js';
-import { finishSignIn, type Session, startSignIn, whenSignedOutElsewhere } from './auth.js';
+import { finishSignIn, type Session, startSignIn, whenSignedOutElsewhere, whenSignInEnds } from './auth.js';
 
 /**
  * The console's entry: finish a sign-in coming back from the identity provider, or try one
@@ -10,12 +10,13 @@ import { finishSignIn, type Session, startSignIn, whenSignedOutElsewhere } from 
  */
 const root = document.getElementById('console') as HTMLElement;
 whenSignedOutElsewhere(() => render(<App session={undefined} />, root));
+whenSignInEnds((problem) => render(<App session={undefined} problem={problem} />, root));
 
 const finished = await finishSignIn();
 if (finished === undefined) {
   await startSignIn(true);
-} else if ('error' in finished) {
-  render(<App session={undefined} />, root);
+} else if (!('accessToken' in finished)) {
+  render(<App session={undefined} {...finished} />, root);
 } else {
   const session = finished as Session;
   // The console pages the person may open (the `UI` module), beside the token's API permissions;

@@ -152,8 +152,8 @@ beforeAll(async () => {
 
 const consoleAddress = () => `${service.baseUrl}/console/${admin.orgId}`;
 const chromium = consoleInChromium(consoleAddress);
-const openPage = async () => {
-  page = await chromium.openPage();
+const openPage = async (options?: { ownContext?: boolean }) => {
+  page = await chromium.openPage(options);
 };
 const signIn = async (email: string) => {
   await chromium.signIn(email);
@@ -261,9 +261,40 @@ it('signs a person in with PKCE, finds and creates users with their token, and s
   } finally {
     await second.close();
   }
-  // Signed out at the identity provider too: opening the console again asks to sign in.
+  // Signed out at the identity provider too: opening the console again asks to sign in, and
+  // says nothing went wrong (the attempt without a page answered login_required).
   await page.goto(consoleAddress());
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  expect(await page.getByRole('alert').count()).toBe(0);
+});
+
+it('renews its sign-in before the token expires, and says so when a sign-out everywhere refused the renewal', async () => {
+  // A context of its own: the clock faked below is the context's.
+  await openPage({ ownContext: true });
+  // The browser's clock only: the console renews a minute before its 15-minute token expires.
+  await page.clock.install();
+  await signIn(people.manager.email);
+  const search = async () => {
+    await page.getByLabel('Search text').fill(people.manager.email.slice(0, 14));
+    await page.getByRole('button', { name: 'Search' }).click();
+  };
+  // Positive control: past the renewal point, the next call renews and goes through.
+  await page.clock.fastForward('14:10');
+  await search();
+  await expect.poll(() => page.locator('tbody tr td').first().textContent()).toBe(people.manager.email);
+  expect(await page.getByRole('alert').count()).toBe(0);
+
+  const ended = await service.call('PUT', `/idp/users/${people.manager.id}/endSessions`, {
+    token: admin.token,
+  });
+  expect(ended.status).toBe(204);
+  await page.clock.fastForward('14:10');
+  await search();
+  // Refused: signed out, saying why, not the token endpoint's raw answer.
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  expect(await page.getByRole('alert').textContent()).toBe('Your sign-in has ended. Sign in again to go on.');
+  expect(await page.getByRole('button', { name: 'Create user' }).count()).toBe(0);
+  expect(await seriousAccessibilityViolations(page)).toEqual([]);
 });
 
 it('shows a person holding only USER.LIST and UI.USERS the users, read-only', async () => {

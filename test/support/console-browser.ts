@@ -19,20 +19,25 @@ export const consoleInChromium = (address: () => string) => {
     // The console's copy buttons write to the clipboard, which tests read back.
     context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   });
+  /** A context a test asked for alone (a faked clock is the context's, not the page's). */
+  let own: BrowserContext | undefined;
   afterEach(async () => {
     expect(problems).toEqual([]);
     await session.page?.close();
+    await own?.close();
+    own = undefined;
   });
   afterAll(async () => {
     await context?.browser()?.close();
   });
 
-  const openPage = async () => {
+  const openPage = async (options: { ownContext?: boolean } = {}) => {
     // A tab rather than a context per test: a context cost Chromium about twice a tab's CPU here.
     // The console keeps its tokens in memory and its pending sign-in in the tab's sessionStorage,
     // so a new tab without the context's cookies starts as a new browser would.
     await context.clearCookies();
-    session.page = await context.newPage();
+    if (options.ownContext) own = await context.browser()?.newContext();
+    session.page = await (own ?? context).newPage();
     await withoutPasskeyAutofill(session.page);
     problems = pageProblems(session.page);
     return session.page;
