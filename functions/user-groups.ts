@@ -116,7 +116,10 @@ export const handler = groupHandler(
     duplicateUserGroup: ({ path }, { principal }) =>
       withArchived(
         principal.organizationId,
-        duplicateUserGroup(principal.organizationId, path.id, principal.id),
+        // An active copy gives the source's members its roles through a group of its own.
+        duplicateUserGroup(principal.organizationId, path.id, principal.id, (source) =>
+          requireGroupGrantsWithinCaller(principal, source, 'Duplicating this user group'),
+        ),
       ),
 
     assignUserGroupRole: changeGrant('roles', 'ADD'),

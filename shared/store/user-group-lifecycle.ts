@@ -3,6 +3,7 @@ import { changesBetween } from '../audit/changes.js';
 import { ChangedMeanwhile } from '../domain/errors.js';
 import { logger } from '../http/logger.js';
 import { countMetric } from '../observability/metrics.js';
+import { cutText } from '../schemas/text.js';
 import { auditWrites } from './audit-records.js';
 import { UserGroupEntity, type UserGroupRecord } from './entities.js';
 import { joinGroupWrites, leaveGroupWrites } from './group-membership.js';
@@ -70,7 +71,8 @@ export const deleteUserGroup = async (orgId: string, groupId: string, now = Date
 /** `Copy of <name>`, then `Copy of <name> (2)`, ... the first one not taken. */
 const copyName = (name: string, taken: ReadonlySet<string>): string => {
   // Room for "Copy of " and a " (n)" suffix within the 200 characters a name may have.
-  const base = `Copy of ${name}`.slice(0, MAX_GROUP_NAME_LENGTH - 8);
+  // Never within an emoji's surrogate pair: half of one is not Unicode text.
+  const base = cutText(`Copy of ${name}`, MAX_GROUP_NAME_LENGTH - 8);
   if (!taken.has(base.toLowerCase())) return base;
   for (let suffix = 2; ; suffix++) {
     const candidate = `${base} (${suffix})`;
@@ -153,9 +155,12 @@ export const duplicateUserGroup = async (
   orgId: string,
   sourceId: string,
   createdBy: string,
+  /** Runs on the source before anything is written, when the copy will be ACTIVE: its members get its roles. */
+  beforeActiveCopy: (source: UserGroupRecord) => Promise<void>,
   now = Date.now(),
 ): Promise<UserGroupRecord> => {
   const source = await requireUserGroup(orgId, sourceId);
+  if (source.status === 'ACTIVE') await beforeActiveCopy(source);
   const [memberIds, { sequence }] = await Promise.all([
     memberIdsOf(orgId, sourceId),
     nextSequence(orgId, 'groupSequence'),

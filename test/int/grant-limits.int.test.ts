@@ -223,7 +223,7 @@ describe(`a user belongs to at most ${LIMIT} user groups`, () => {
     );
     const fullBefore = await setOf(keys.user(orgId, full), 'userGroups');
 
-    const refused = duplicateUserGroup(orgId, source.id, 't');
+    const refused = duplicateUserGroup(orgId, source.id, 't', async () => {});
     await expect(refused).rejects.toBeInstanceOf(Conflict);
     await expect(refused).rejects.toThrow(`User ${full} is in ${LIMIT} user groups already`);
 
@@ -246,7 +246,7 @@ describe(`a user belongs to at most ${LIMIT} user groups`, () => {
     // Once the member leaves a group, the duplicate goes through.
     const [left] = [...fullBefore].filter((id) => id !== source.id);
     await removeUserFromGroup(orgId, full, left as string);
-    const copy = await duplicateUserGroup(orgId, source.id, 't');
+    const copy = await duplicateUserGroup(orgId, source.id, 't', async () => {});
     expect(copy.name).toBe('Copy of Source');
     expect((await memberIdsOf(orgId, copy.id)).length).toBe(others.length + 1);
   });

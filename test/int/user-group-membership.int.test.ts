@@ -110,7 +110,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
     const memberIds = await seedMembers(orgId, source.id, MEMBERS);
 
     let started = Date.now();
-    const copy = await duplicateUserGroup(orgId, source.id, 't');
+    const copy = await duplicateUserGroup(orgId, source.id, 't', async () => {});
     console.log(`duplicated ${MEMBERS} members in ${Date.now() - started} ms`);
     expect(copy.name).toBe('Copy of Everyone');
     expect(copy.number).toBeUndefined();
@@ -183,7 +183,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
     const memberIds = await seedMembers(orgId, group.id, MEMBERS);
 
     restore = failTransactionNumber(4);
-    await expect(duplicateUserGroup(orgId, group.id, 't')).rejects.toThrow('injected outage');
+    await expect(duplicateUserGroup(orgId, group.id, 't', async () => {})).rejects.toThrow('injected outage');
     restore();
 
     expect(await countUserGroups(orgId)).toBe(1);
@@ -194,7 +194,7 @@ describe(`a user group with ${MEMBERS} members`, () => {
     // An undone copy leaves no record.
     expect((await groupRecords(orgId)).map((record) => record.action)).toEqual(['group.created']);
     // The name was released with the partial copy.
-    const copy = await duplicateUserGroup(orgId, group.id, 't');
+    const copy = await duplicateUserGroup(orgId, group.id, 't', async () => {});
     expect(copy.name).toBe('Copy of Team');
     expect((await groupRecords(orgId)).at(-1)).toEqual({
       action: 'group.duplicated',

@@ -168,4 +168,47 @@ describe('duplicate', () => {
     // The name a copy of theirs would take is still free here.
     expect((await groups.create({ name: 'Copy of Foreign source' })).status).toBe(201);
   });
+
+  it("gives no one what the caller lacks: an active group's copy needs its roles' permissions, an inactive one's not yet", async () => {
+    const org = service.organizationId;
+    const auditor = await putTestRole(org, { permissions: ['AUDIT.READ'] });
+    const [active, inactive] = [
+      await groups.newGroup({ name: 'Auditors (ceiling)' }),
+      await groups.newGroup({ name: 'Dormant auditors (ceiling)' }),
+    ];
+    await assign(active.id, 'roles', { roleId: auditor.id });
+    await assign(inactive.id, 'roles', { roleId: auditor.id });
+    expect((await groups.patch(inactive.id, { status: 'INACTIVE' })).status).toBe(200);
+    const copier = await service.callerWith([
+      'USER_GROUP.ADD',
+      'USER_GROUP.READ',
+      'USER_GROUP.GRANT',
+      'USER_ROLES.GRANT',
+      'USER_POLICIES.GRANT',
+    ]);
+    // Positive control: an administrator (holding AUDIT.READ) copies the active group.
+    expect((await duplicate(active.id)).status).toBe(200);
+    const count = await groups.count();
+    const refused = await duplicate(active.id, copier.token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(
+      'Duplicating this user group would give permissions the caller does not hold: AUDIT.READ',
+    );
+    expect(await groups.count()).toBe(count);
+    // An inactive copy gives nothing until it is activated, which is checked then.
+    const copy = await duplicate(inactive.id, copier.token);
+    expect([copy.status, copy.body.userGroup.status]).toEqual([200, 'INACTIVE']);
+    expect(
+      (await groupsApi(service, copier).patch(copy.body.userGroup.id, { status: 'ACTIVE' })).status,
+    ).toBe(403);
+  });
+
+  it('cuts a long name between characters, never within an emoji', async () => {
+    // "Copy of " and 183 letters leave room for half of the first emoji in 192 units.
+    const source = await groups.newGroup({ name: `${'a'.repeat(183)}${'😀'.repeat(8)}` });
+    const copy = await duplicate(source.id);
+    expect(copy.status).toBe(200);
+    expect(copy.body.userGroup.name).toBe(`Copy of ${'a'.repeat(183)}`);
+    expect((await groups.get(copy.body.userGroup.id)).body.userGroup.name).toBe(`Copy of ${'a'.repeat(183)}`);
+  });
 });
