@@ -52,9 +52,10 @@ export const zodIssuesToDetails = (
       };
     });
   });
-  return details.filter(
-    (detail, index) => details.findIndex((other) => other.field === detail.field) === index,
-  );
+  // A closed schema sent a megabyte of unknown keys has one issue naming each: linear, not a
+  // search of the list for every key (which took half a minute of CPU for 110,000 keys).
+  const seen = new Set<string | undefined>();
+  return details.filter((detail) => !seen.has(detail.field) && seen.add(detail.field));
 };
 
 const EMPTY = z.strictObject({});

@@ -41,4 +41,15 @@ describe('validation messages', () => {
       { message: 'Unrecognized key', field: 'body.wrapped' },
     ]);
   });
+
+  it('name each of 250,000 unknown keys once, in one walk (a quadratic one took minutes: any caller could send them)', () => {
+    const body: Record<string, unknown> = { name: 'A' };
+    for (let index = 0; index < 250_000; index++) body[index.toString(36)] = 0;
+    const result = usersRoutes.updateUser.request.body.safeParse(body);
+    if (result.success) throw new Error('the body was accepted');
+    const details = zodIssuesToDetails(result.error, 'body', body);
+    expect(details).toHaveLength(250_000);
+    expect(new Set(details.map((detail) => detail.field)).size).toBe(250_000);
+    expect(details[0]).toEqual({ message: 'Unrecognized key', field: 'body.0', rejectedValue: 0 });
+  });
 });
