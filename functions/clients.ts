@@ -8,6 +8,7 @@ import {
   requireUserTypeWithinCaller,
 } from '../shared/auth/access-ceiling.js';
 import type { Principal } from '../shared/auth/principal.js';
+import { clientSecretShownTo } from '../shared/domain/access-ceiling.js';
 import { Conflict, NotFound } from '../shared/domain/errors.js';
 import { ALL_PERMISSION_IDS } from '../shared/domain/permission-catalogue.js';
 import { type GroupHandlers, groupHandler, type SecretRereader } from '../shared/http/group-handler.js';
@@ -71,7 +72,10 @@ const clientHandlers: GroupHandlers<typeof clientsRoutes> = {
       archivedIds(principal.organizationId),
     ]);
     return {
-      body: clients.map((client) => presentClient(client, archived)),
+      body: clients.map((client) => ({
+        ...presentClient(client, archived),
+        ...(clientSecretShownTo(principal, client) ? {} : { clientSecret: '' }),
+      })),
       ...(hasMore ? { headers: nextPageLink(clientsRoutes.listApiClients, query, nextAfter) } : {}),
     };
   },

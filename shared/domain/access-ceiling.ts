@@ -1,3 +1,5 @@
+import { ALL_PERMISSION_IDS } from './permission-catalogue.js';
+
 /**
  * No one gives what they do not hold (docs/behaviour.md, "Granting"). Keycloak and Okta refuse an
  * administrator who maps a role they lack; here every permission is a permission over this
@@ -7,9 +9,19 @@
  * a user or client that holds more than the caller. Pure: the caller resolves what is given.
  */
 
+/**
+ * Reading the client list reads every client's secret (the spec's APIClientV2), and a client's
+ * token may hold anything: whoever gives this permission gives every permission.
+ */
+export const READS_EVERY_CLIENT_SECRET = 'API_CLIENTS.READ';
+
 /** The permissions among `given` that `held` lacks, sorted; empty when the change may be made. */
-export const permissionsBeyond = (held: ReadonlySet<string>, given: Iterable<string>): string[] =>
-  [...new Set(given)].filter((permission) => !held.has(permission)).sort();
+export const permissionsBeyond = (held: ReadonlySet<string>, given: Iterable<string>): string[] => {
+  const wanted = new Set(given);
+  if (wanted.has(READS_EVERY_CLIENT_SECRET))
+    for (const permission of ALL_PERMISSION_IDS) wanted.add(permission);
+  return [...wanted].filter((permission) => !held.has(permission)).sort();
+};
 
 /** How a refusal names what the caller lacks (the first few, then how many more). */
 export const beyondCallerMessage = (
@@ -46,6 +58,18 @@ export const userTypeRefusal = (
     return 'A RESTRICTED caller cannot make a STANDARD user or client';
   return undefined;
 };
+
+/**
+ * A client's secret is its access: a RESTRICTED caller reads it only of a RESTRICTED client
+ * holding no policy the caller lacks, as it could make only such a client. The list shows the
+ * others' secret empty.
+ */
+export const clientSecretShownTo = (
+  caller: { userType: 'STANDARD' | 'RESTRICTED'; policies: readonly string[] },
+  client: { clientType: 'STANDARD' | 'RESTRICTED'; policies: readonly string[] },
+): boolean =>
+  takeoverTypeRefusal(caller.userType, client.clientType) === undefined &&
+  policiesBeyond(caller, client.policies).length === 0;
 
 /**
  * Taking over, or changing how another signs in (email, MFA, secret, where codes go): a RESTRICTED

@@ -118,7 +118,10 @@ export const MANAGED_ROLES: readonly ManagedRoleDefinition[] = [
   {
     id: 'read-only',
     // The audit log shows who did what from where: administrators only (issue 26), not every reader.
-    permissions: ALL_PERMISSION_IDS.filter((id) => /\.(LIST|DETAILS|READ)$/.test(id) && id !== 'AUDIT.READ'),
+    // Nor API_CLIENTS.READ: the client list holds every client's secret, whose tokens hold anything.
+    permissions: ALL_PERMISSION_IDS.filter(
+      (id) => /\.(LIST|DETAILS|READ)$/.test(id) && id !== 'AUDIT.READ' && id !== 'API_CLIENTS.READ',
+    ),
   },
   {
     id: 'user-manager',

@@ -280,6 +280,65 @@ describe('GET /clients', () => {
   });
 });
 
+describe("client secrets in the list, which amount to the clients' access", () => {
+  it('are read by no managed role but administrator: read-only is refused the list', async () => {
+    const org = await newOrganization();
+    const reader = await service.createUser({ as: org });
+    const grant = await service.call('PUT', `/idp/users/${reader}/managedRoles/read-only`, {
+      token: org.token,
+    });
+    expect(grant.status).toBe(204);
+    const token = await service.userToken(reader, org.orgId);
+    expect(decodeJwt(token).permissions).not.toContain('API_CLIENTS.READ');
+    expectStatus(await list(token), 403, 'Forbidden');
+    // Positive control: the administrator lists the clients, secrets included.
+    expect((await list(org.token)).body.find((entry) => entry.id === org.principalId)?.clientSecret).not.toBe(
+      '',
+    );
+  });
+
+  it('are shown to a RESTRICTED caller only for RESTRICTED clients within its policies', async () => {
+    const org = await newOrganization();
+    const restricted = await service.callerWith(['API_CLIENTS.READ', 'API_CLIENTS.WRITE'], {
+      organization: org.orgId,
+      clientType: 'RESTRICTED',
+    });
+    const made = await service.call<ApiClient>('POST', '/idp/clients', {
+      token: restricted.token,
+      body: { name: 'Restricted reporter', clientType: 'RESTRICTED' },
+    });
+    expect(made.status).toBe(201);
+    const listed = (await list(restricted.token)).body;
+    // Positive control: the client it made (it could make it again) with its secret.
+    expect(listed.find((entry) => entry.id === made.body.id)?.clientSecret).toBe(made.body.clientSecret);
+    // The STANDARD administrator client's secret would take it past its type: empty.
+    expect(listed.find((entry) => entry.id === org.principalId)?.clientSecret).toBe('');
+  });
+
+  it('are given only by a caller holding every permission', async () => {
+    const org = await newOrganization();
+    const role = await putTestRole(org.orgId, { permissions: ['API_CLIENTS.READ'] });
+    const user = await service.createUser({ as: org });
+    const granter = await service.callerWith(['USER_ROLES.GRANT', 'API_CLIENTS.READ', 'USER.DETAILS'], {
+      organization: org.orgId,
+    });
+    const refused = await service.call<ApiError>('PUT', `/idp/users/${user}/roles/${role.id}/grant`, {
+      token: granter.token,
+    });
+    expect([refused.status, refused.body.message]).toEqual([
+      403,
+      expect.stringMatching(/would give permissions the caller does not hold: .*AUDIT\.READ/),
+    ]);
+    // Positive controls: the same caller gives a role of a permission it holds; the administrator,
+    // holding all, gives this one.
+    const held = await putTestRole(org.orgId, { permissions: ['USER.DETAILS'] });
+    const grant = (roleId: string, token: string) =>
+      service.call('PUT', `/idp/users/${user}/roles/${roleId}/grant`, { token });
+    expect((await grant(held.id, granter.token)).status).toBe(204);
+    expect((await grant(role.id, org.token)).status).toBe(204);
+  });
+});
+
 describe('GET /clients/name', () => {
   it('needs no permission and pages {id, name} entries with Link', async () => {
     const org = await newOrganization();

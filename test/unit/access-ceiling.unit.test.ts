@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   beyondCallerMessage,
+  clientSecretShownTo,
   permissionsBeyond,
   policiesBeyond,
   takeoverTypeRefusal,
   userTypeRefusal,
 } from '../../shared/domain/access-ceiling.js';
+import { ALL_PERMISSION_IDS, MANAGED_ROLES } from '../../shared/domain/permission-catalogue.js';
 
 describe('permissionsBeyond', () => {
   const held = new Set(['USER.LIST', 'USER.DETAILS']);
@@ -21,6 +23,32 @@ describe('permissionsBeyond', () => {
       'AUDIT.READ',
       'SCIM.ADMIN',
     ]);
+  });
+});
+
+describe('reading the client list (every client secret)', () => {
+  it('gives every permission: only a caller holding all may give API_CLIENTS.READ', () => {
+    const all = new Set(ALL_PERMISSION_IDS);
+    expect(permissionsBeyond(all, ['API_CLIENTS.READ'])).toEqual([]);
+    const allButOne = new Set(ALL_PERMISSION_IDS.filter((id) => id !== 'AUDIT.READ'));
+    expect(permissionsBeyond(allButOne, ['API_CLIENTS.READ'])).toEqual(['AUDIT.READ']);
+    // Positive control: the same caller gives the other readers.
+    expect(permissionsBeyond(allButOne, ['API_CLIENTS.WRITE', 'USER.LIST'])).toEqual([]);
+  });
+
+  it('is in no managed role but administrator', () => {
+    const holders = MANAGED_ROLES.filter((role) => role.permissions.includes('API_CLIENTS.READ'));
+    expect(holders.map((role) => role.id)).toEqual(['administrator']);
+  });
+
+  it('shows a RESTRICTED caller only the secrets of RESTRICTED clients within its policies, a STANDARD one all', () => {
+    const restricted = { userType: 'RESTRICTED' as const, policies: ['p1'] };
+    const standard = { userType: 'STANDARD' as const, policies: [] };
+    expect(clientSecretShownTo(restricted, { clientType: 'RESTRICTED', policies: ['p1'] })).toBe(true);
+    expect(clientSecretShownTo(restricted, { clientType: 'RESTRICTED', policies: ['p1', 'p2'] })).toBe(false);
+    expect(clientSecretShownTo(restricted, { clientType: 'STANDARD', policies: [] })).toBe(false);
+    expect(clientSecretShownTo(standard, { clientType: 'STANDARD', policies: [] })).toBe(true);
+    expect(clientSecretShownTo(standard, { clientType: 'RESTRICTED', policies: ['p2'] })).toBe(true);
   });
 });
 
