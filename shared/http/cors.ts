@@ -22,10 +22,18 @@ export type RegisteredOrigin = (origin: string) => Promise<boolean>;
 
 const registered = new ExpiringCache<string, boolean>(1000);
 
+/**
+ * Longer than any origin a redirect URI can register (a 253-character host name, a scheme and a
+ * port): refused before the lookup, whose partition key DynamoDB caps at 2,048 bytes (an
+ * anonymous preflight must not make a 5xx).
+ */
+const MAX_ORIGIN_LENGTH = 300;
+
 /** Whether browsers at `origin` may call the API. */
 const originAllowed = async (origin: string, isRegistered: RegisteredOrigin): Promise<boolean> => {
   const { corsOrigins, corsCacheSeconds } = config();
   if (corsOrigins.includes(origin)) return true;
+  if (origin.length > MAX_ORIGIN_LENGTH) return false;
   if (!URL.canParse(origin) || new URL(origin).origin !== origin) return false;
   return registered.get(origin, corsCacheSeconds * 1000, () => isRegistered(origin));
 };

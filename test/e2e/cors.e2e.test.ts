@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { db, dynamoDbClient } from '../../shared/store/dynamo.js';
 import { useService } from '../support/service.js';
 import { registerApplication } from '../support/sign-in-flow.js';
 
@@ -20,7 +21,53 @@ const preflight = (path: string, origin: string) =>
     },
   });
 
+/**
+ * DynamoDB's cap on a partition key in a Query's key condition (2,048 bytes), which DynamoDB
+ * Local does not enforce: put in front of the service's clients while `run` runs.
+ */
+const withDynamoDbKeySizeRule = async <T>(run: () => Promise<T>): Promise<T> => {
+  const name = 'partitionKeySizeRule';
+  const stacks = new Set([dynamoDbClient().middlewareStack, db().middlewareStack]);
+  for (const stack of stacks)
+    stack.add(
+      (next, context) => async (args) => {
+        const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> })
+          .ExpressionAttributeValues;
+        if (context.commandName === 'QueryCommand')
+          for (const value of Object.values(values ?? {})) {
+            const text = typeof value === 'string' ? value : (value as { S?: unknown } | undefined)?.S;
+            if (typeof text === 'string' && Buffer.byteLength(text) > 2048)
+              throw Object.assign(
+                new Error('Size of hashkey has exceeded the maximum size limit of 2048 bytes'),
+                {
+                  name: 'ValidationException',
+                },
+              );
+          }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+  try {
+    return await run();
+  } finally {
+    for (const stack of stacks) stack.remove(name);
+  }
+};
+
 describe('CORS for browser applications', () => {
+  it('refuses a preflight from an origin longer than any registered one (403, not a 500 from its lookup)', async () => {
+    await service.call('GET', '/idp/permissions', { token: service.admin.token });
+    const long = `https://${'a'.repeat(2100)}.example`;
+    expect(new URL(long).origin).toBe(long);
+    const [known, refused] = await withDynamoDbKeySizeRule(async () => [
+      // Positive control: an origin no application registered, looked up and refused.
+      await preflight('/idp/permissions', 'https://unknown.example'),
+      await preflight('/idp/permissions', long),
+    ]);
+    expect([known.status, refused.status]).toEqual([403, 403]);
+  });
+
   it('answers preflights for a registered application origin on the API and the OAuth endpoints', async () => {
     const app = await registerApplication(service, {
       flowType: 'authorization_code',
