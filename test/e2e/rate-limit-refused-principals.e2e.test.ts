@@ -48,4 +48,23 @@ describe('the rate limit and refused principals', () => {
     expect((await tenOf(leaked.token)).map((response) => response.status)).toEqual(Array(10).fill(401));
     expect((await get(admin.token)).status).toBe(200);
   });
+
+  it('answers a refused principal 401 (stop), not 429 (repeat), in a second the instance knows is full', async () => {
+    const admin = await service.freshOrganization({ rateLimit: { rate: 1, burst: 0 } });
+    const live = await service.callerWith([], { organization: admin.orgId });
+    const leaked = await service.callerWith([], { organization: admin.orgId });
+    pinnedSecond = SECOND + 100;
+    expect(
+      (await service.call('DELETE', `/idp/clients/${leaked.principalId}`, { token: admin.token })).status,
+    ).toBe(204);
+    // The instance learns that the principal is refused.
+    pinnedSecond = SECOND + 102;
+    expect((await get(leaked.token)).status).toBe(401);
+    pinnedSecond = SECOND + 104;
+    // Positive control: the live client uses the second's one admission; the next finds it full.
+    expect((await get(live.token)).status).toBe(200);
+    expect((await get(live.token)).status).toBe(429);
+    const refused = await get(leaked.token);
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([401, null]);
+  });
 });

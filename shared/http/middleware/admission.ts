@@ -44,6 +44,9 @@ export const admission = (route: RouteDefinition): MiddlewareObj => ({
     const state = requestState(request);
     const { principal, receivedAt } = state;
     if (!principal) throw unauthorized();
+    // A principal this instance knows to be refused is told so (401: stop) before a second it
+    // knows to be full is (429: repeat); neither needs a round trip.
+    if (standingRemembered(principal)) await refuseInactivePrincipal(principal);
     refuseKnownOverLimit(principal, receivedAt);
     const admitted = admit(principal, receivedAt);
     if (route.method !== 'GET') {
