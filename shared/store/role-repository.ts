@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Changes, changesBetween } from '../audit/changes.js';
 import type { AuditTarget } from '../audit/record.js';
+import { pluginActionKey } from '../domain/effective-permissions.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_PLUGIN_GRANTS_PER_ROLE } from '../domain/limits.js';
 import { accessVersionBump } from './access-versions.js';
@@ -253,13 +254,15 @@ export const setRolePluginGrants = async (
       `Role ${role.id} would hold ${total} plugin permissions; a role holds at most ${MAX_PLUGIN_GRANTS_PER_ROLE} across its plugins`,
     );
   }
-  const kept = new Set(grants.map((grant) => grant.id));
+  // Tokens carry plugin actions by module and name, not by definition id (which a redefined
+  // plugin may point at another action): access is lost when an action is.
+  const kept = new Set(grants.map(pluginActionKey));
   await updateLiveRole(
     role,
     {
       set: 'pluginPermissions = :grants',
       values: { ':grants': grants.length > 0 ? { ...remaining, [pluginId]: grants } : remaining },
-      removesAccess: held.some((grant) => !kept.has(grant.id)),
+      removesAccess: held.some((grant) => !kept.has(pluginActionKey(grant))),
     },
     {
       action: 'role.pluginPermissions.set',
