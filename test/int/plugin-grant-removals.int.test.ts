@@ -46,26 +46,27 @@ const setup = async () => {
   const exports = ({ plugin_permissions }: TokenClaims) =>
     plugin_permissions[pluginId]?.includes('export') === true;
   const token = () => clientClaims(client.clientId, client.clientSecret);
-  return { org, roleId: client.roleId, pluginId, exports, token };
+  /** The role's grants of the plugin set to print alone: export is taken away. */
+  const printInsteadOfExport = () =>
+    changeRolePluginPermissions(
+      org,
+      client.roleId,
+      pluginId,
+      [{ module: 'REPORTS', actionName: 'print' }],
+      'set',
+      '',
+    );
+  return { pluginId, exports, token, printInsteadOfExport };
 };
 
 describe("replacing a role's plugin grant", () => {
   it('positive control: ids as defined, replacing export by print takes export away within a second', async () => {
-    const { org, roleId, pluginId, exports, token } = await setup();
-    await expectGoneASecondAfter(token, exports, () =>
-      changeRolePluginPermissions(
-        org,
-        roleId,
-        pluginId,
-        [{ module: 'REPORTS', actionName: 'print' }],
-        'set',
-        '',
-      ),
-    );
+    const { exports, token, printInsteadOfExport } = await setup();
+    await expectGoneASecondAfter(token, exports, printInsteadOfExport);
   });
 
   it('after the operator gave the ids other actions, the same replacement takes export away within a second', async () => {
-    const { org, roleId, pluginId, exports, token } = await setup();
+    const { pluginId, exports, token, printInsteadOfExport } = await setup();
     // The operator reorders the definitions: d1 is now print, d3 export (tokens still carry export:
     // the plugin defines it, by module and name).
     await definePlugin({
@@ -76,15 +77,6 @@ describe("replacing a role's plugin grant", () => {
       ],
       dependentPermissions: [],
     });
-    await expectGoneASecondAfter(token, exports, () =>
-      changeRolePluginPermissions(
-        org,
-        roleId,
-        pluginId,
-        [{ module: 'REPORTS', actionName: 'print' }],
-        'set',
-        '',
-      ),
-    );
+    await expectGoneASecondAfter(token, exports, printInsteadOfExport);
   });
 });

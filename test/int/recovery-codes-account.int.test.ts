@@ -5,7 +5,13 @@ import { recoveryCodeDigest } from '../../shared/domain/recovery-codes.js';
 import { logger } from '../../shared/http/logger.js';
 import { regenerateRecoveryCodes, showAccount } from '../../shared/passkeys/account.js';
 import { useRecoveryCode } from '../../shared/store/credentials.js';
-import { getUser, resetMfa } from '../../shared/store/user-repository.js';
+import {
+  endUserSessions,
+  getUser,
+  requireUser,
+  resetMfa,
+  setUserStatus,
+} from '../../shared/store/user-repository.js';
 import { auditTrail } from '../support/audit.js';
 import { hiddenField } from '../support/browser-session.js';
 import { useDatabase } from '../support/database.js';
@@ -21,12 +27,14 @@ import {
   textOf,
   totpCodeAt,
 } from '../support/hosted-pages.js';
-import { beforeTransaction } from '../support/interleave.js';
+import { beforeCommand, beforeTransaction, type SentItems } from '../support/interleave.js';
 
 /**
  * New recovery codes on the account page (shared/passkeys/account.ts): a person with an
  * authenticator app, signed in within 15 minutes with two-step verification, replaces all their
- * codes and sees the new ones once. Handlers in process against DynamoDB Local.
+ * codes and sees the new ones once; and what a second post, a deactivation, a sign-out
+ * everywhere or an app reset committed between the page's read and its write leave, or a notice
+ * that cannot be queued. Handlers in process against DynamoDB Local.
  */
 
 useDatabase();
@@ -168,5 +176,109 @@ describe('new recovery codes', () => {
     expect(
       await auditTrail(mfa.organization.id, { action: 'mfa.recoveryCodes.regenerated', actorId: user.id }),
     ).toEqual([]);
+  });
+});
+
+const isCodesWrite = (items: SentItems) =>
+  items.some((item) => item.Update?.UpdateExpression?.includes('SET recoveryCodeDigests'));
+
+/** Posts the form, running `meanwhile` just before its codes' transaction is sent. */
+const postWith = async (browser: PagesBrowser, csrf: string, meanwhile: () => Promise<unknown>) => {
+  const hook = beforeTransaction(isCodesWrite, meanwhile);
+  try {
+    const answer = await browser.post(regenerateRecoveryCodes, { csrf });
+    expect(hook.ran).toBe(true);
+    return answer;
+  } finally {
+    hook.stop();
+  }
+};
+
+describe('new recovery codes under interleavings', () => {
+  it('two posts at once (a double click, two tabs): one shows working codes, the other none', async () => {
+    const { user, browser } = await enrolledAndSignedIn();
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    let second: Page | undefined;
+    // The second post (the answer a double-clicking browser shows) runs while the first is about
+    // to write, and commits first.
+    const first = await postWith(browser, csrf, async () => {
+      second = await browser.post(regenerateRecoveryCodes, { csrf });
+    });
+    // Positive control: the post that wrote shows working codes.
+    expect(second?.statusCode).toBe(200);
+    expect(await codeWorks(user, codesOn(second as Page)[0] as string)).toBe(true);
+    // The other wrote nothing and shows no codes (before, it showed ten dead ones and won).
+    expect(first.statusCode).toBe(409);
+    expect(codesOn(first)).toEqual([]);
+    expect(textOf(first)).toContain('new codes made in another tab');
+    expect(await codeWorks(user, codesOn(second as Page)[1] as string)).toBe(true);
+  });
+
+  it('a deactivation committed meanwhile: no codes are stored for, nor shown to, the session', async () => {
+    const { user, browser } = await enrolledAndSignedIn();
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    // Positive control: the same post, nothing meanwhile.
+    expect((await browser.post(regenerateRecoveryCodes, { csrf })).statusCode).toBe(200);
+    const before = await storedDigests(user);
+    const answer = await postWith(browser, csrf, () =>
+      setUserStatus(mfa.organization.id, user.id, 'INACTIVE'),
+    );
+    expect((await requireUser(mfa.organization.id, user.id, true)).status).toBe('INACTIVE');
+    expect(answer.statusCode).toBe(401);
+    expect(codesOn(answer)).toEqual([]);
+    expect(await storedDigests(user)).toEqual(before);
+  });
+
+  it('a sign-out everywhere committed meanwhile: the ended session gets no codes', async () => {
+    const { user, browser } = await enrolledAndSignedIn();
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    expect((await browser.post(regenerateRecoveryCodes, { csrf })).statusCode).toBe(200);
+    const before = await storedDigests(user);
+    const answer = await postWith(browser, csrf, async () =>
+      endUserSessions(await requireUser(mfa.organization.id, user.id, true)),
+    );
+    // The session is ended: the account page no longer acts for it.
+    expect((await browser.get(showAccount, {})).statusCode).toBe(401);
+    expect(answer.statusCode).toBe(401);
+    expect(codesOn(answer)).toEqual([]);
+    expect(await storedDigests(user)).toEqual(before);
+  });
+
+  it('a notice that cannot be queued: the codes, replaced, are still shown', async () => {
+    const { user, browser } = await enrolledAndSignedIn();
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    const before = await storedDigests(user);
+    // The notice's outbox write fails (a throttle, a lost connection) after the codes' write.
+    const outboxFails = beforeCommand(
+      (input) => JSON.stringify((input as { Item?: unknown }).Item ?? '').includes('SECURITY_NOTICE_EMAIL'),
+      async () => {
+        throw new Error('ProvisionedThroughputExceededException');
+      },
+    );
+    let outcome: Page | Error;
+    try {
+      outcome = await browser.post(regenerateRecoveryCodes, { csrf }).catch((error: Error) => error);
+    } finally {
+      outboxFails.stop();
+    }
+    expect(outboxFails.ran).toBe(true);
+    // The codes are replaced, so the person must see them (before: a 500, every code dead).
+    const shown = outcome instanceof Error ? [] : codesOn(outcome);
+    expect(shown).toHaveLength(10);
+    expect(await storedDigests(user)).not.toEqual(before);
+    expect(await codeWorks(user, shown[0] as string)).toBe(true);
+  });
+
+  it("the 409 page after an app reset meanwhile does not show the reset app's codes and form", async () => {
+    const { user, browser } = await enrolledAndSignedIn();
+    const csrf = csrfOf(await browser.get(showAccount, {}));
+    const answer = await postWith(browser, csrf, () => resetMfa(mfa.organization.id, user.id));
+    expect(answer.statusCode).toBe(409);
+    expect(await storedDigests(user)).toBeUndefined();
+    // Positive control: the page opened again says nothing of codes (no app any more).
+    expect(textOf(await browser.get(showAccount, {}))).not.toContain('recovery codes left');
+    // The 409 page was drawn from the person as read before the reset: 10 codes and the button.
+    expect(textOf(answer)).not.toContain('You have 10 recovery codes left');
+    expect(textOf(answer)).not.toContain('Make new recovery codes');
   });
 });
