@@ -330,14 +330,17 @@ describe("a RESTRICTED caller's policies", () => {
       idFromLocation(await admin().call('POST', '/idp/policies', { name: `${name} ${Date.now()}` }));
     const [own, other] = [await policy('Own region'), await policy('Other region')];
     const role = await putTestRole(org.orgId, { permissions: ['API_CLIENTS.WRITE', 'USER_POLICIES.GRANT'] });
-    const register = (as: ReturnType<typeof admin>, policies: string[]) =>
+    // What the RESTRICTED caller gives the clients it registers: not its own role, whose
+    // API_CLIENTS.READ (a dependency of WRITE) would read every client's secret.
+    const given = await putTestRole(org.orgId, { permissions: ['USER_POLICIES.GRANT'] });
+    const register = (as: ReturnType<typeof admin>, policies: string[], roles = [given.id]) =>
       as.call<{ id: string; clientSecret: string }>('POST', '/idp/clients', {
         name: `restricted ${Date.now()}`,
         clientType: 'RESTRICTED',
-        roles: [role.id],
+        roles,
         policies,
       });
-    const registered = await register(admin(), [own]);
+    const registered = await register(admin(), [own], [role.id]);
     expect(registered.status).toBe(201);
     const restricted = as(await service.token(registered.body.id, registered.body.clientSecret));
     const user = await newUser('RESTRICTED');
