@@ -1,5 +1,6 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { MAX_GRANTS_PER_HOLDER } from '../domain/limits.js';
+import { batchGetByKey } from './batch.js';
 import { ManagedRoleEntity, PolicyEntity, RoleEntity } from './entities.js';
 import type { ItemKey } from './keys.js';
 import { checkLive, type Write } from './writes.js';
@@ -32,6 +33,12 @@ export const grantTarget = (orgId: string, field: GrantField, id: string): Grant
   if (field === 'policies')
     return { field, id, key: PolicyEntity.key({ organizationId: orgId, id }), entity: 'Policy' };
   return { field, id, key: ManagedRoleEntity.key({ id }), entity: 'Managed role' };
+};
+
+/** Whether the target exists and is not archived (read outside a transaction). */
+export const targetLive = async (target: GrantTarget): Promise<boolean> => {
+  const item = (await batchGetByKey([target.key])).get(target.key);
+  return item !== undefined && item.archived !== true;
 };
 
 /** Checks, in the granting transaction, that the target is live (NotFound naming it otherwise). */

@@ -18,6 +18,7 @@ import {
   grantedKind,
   grantLimitReached,
   targetIsLive,
+  targetLive,
   withinGrantLimit,
 } from './grant-targets.js';
 import { keys, LISTINGS } from './keys.js';
@@ -251,11 +252,13 @@ const holds = (group: Record<string, unknown>, field: GrantField, id: string) =>
 };
 
 /**
- * Assigns (ADD) or unassigns (DELETE) a role, managed role or policy. Either way the target must be
+ * Assigns (ADD) or unassigns (DELETE) a role, managed role or policy. An assign needs the target
  * live in the organization (NotFound naming it); the check, the atomic set change and its record
- * are one transaction. A group holds at most MAX_GRANTS_PER_HOLDER of each kind (Conflict beyond).
- * Assigning what the group holds, or unassigning what it does not, succeeds without a write: the
- * group's condition says so, so no read comes first.
+ * are one transaction. An unassign takes what the group holds whether or not it is live: a role
+ * archived since still counts toward the group's MAX_GRANTS_PER_HOLDER (Conflict beyond) until it
+ * is unassigned. Assigning what the group holds, or unassigning what it does not, succeeds without
+ * a write (an unassign of a target neither held nor live is NotFound): the group's condition says
+ * so, so no read comes first.
  */
 export const changeUserGroupGrant = async (
   orgId: string,
@@ -270,7 +273,7 @@ export const changeUserGroupGrant = async (
   const limit = withinGrantLimit(target.field, target.id);
   try {
     await transact([
-      targetIsLive(target),
+      ...(operation === 'ADD' ? [targetIsLive(target)] : []),
       // The version moves too, so a concurrent PATCH (guarded by it) cannot write old sets back.
       operation === 'ADD'
         ? update(
@@ -313,9 +316,11 @@ export const changeUserGroupGrant = async (
       )),
     ]);
   } catch (error) {
-    // A failed condition throws the first failing item's error: a target that is not live (the
-    // first item) is refused even when the group's condition failed too.
+    // A failed condition throws the first failing item's error: a target that is not live (an
+    // assign's first item) is refused even when the group's condition failed too.
     if (!(error instanceof NothingToChange)) throw error;
+    // Unassigning what the group does not hold: nothing to do, but for a target that is nobody's.
+    if (operation === 'DELETE' && !(await targetLive(target))) throw new NotFound(target.entity, target.id);
   }
 };
 

@@ -30,7 +30,7 @@ const assignment = <T extends 'roles' | 'policies' | 'managedRoles', A extends '
   description:
     action === 'assign'
       ? `The members hold it through the group (while the group is ACTIVE) in tokens issued afterwards. The ${TARGET_NAMES[target]} must be live in the organization (404 naming it); a group holds at most 100 of each kind (409). Answers the group.`
-      : `The members no longer hold it through the group in tokens issued afterwards. The ${TARGET_NAMES[target]} must still be live in the organization (404 naming it). Answers the group.`,
+      : `The members no longer hold it through the group in tokens issued afterwards. One the group holds is removed even if it was archived since (it counts toward the group's 100 until then); one neither held nor live in the organization is 404 naming it. Answers the group.`,
   permissions:
     target === 'policies'
       ? [action === 'assign' ? ('USER_POLICIES.GRANT' as const) : ('USER_POLICIES.REVOKE' as const)]
