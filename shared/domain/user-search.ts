@@ -1,3 +1,4 @@
+import { isUnicodeText } from './unicode-text.js';
 /**
  * A user search (docs/user-search.md): one of four ways in, each one Query per page, and the
  * status and user type as filters on what it finds.
@@ -82,7 +83,7 @@ export const decodeSearchCursor = (
   const { b, s, u } = decoded as { b?: unknown; s?: unknown; u?: unknown };
   if (b !== criterion.by || typeof u !== 'string' || !USER_ID.test(u)) return undefined;
   if (criterion.by === 'userGroupId') return s === undefined ? { userId: u } : undefined;
-  if (typeof s !== 'string') return undefined;
+  if (typeof s !== 'string' || !isUnicodeText(s)) return undefined;
   // An email search reads one sort value (the Query asks for it exactly), a name search a prefix.
   const range = searchRange(criterion);
   if (criterion.by === 'email' ? s !== range : !s.startsWith(range)) return undefined;

@@ -1,3 +1,4 @@
+import { LONE_SURROGATE } from '../domain/unicode-text.js';
 import * as z from '../zod.js';
 
 // Control characters would break log lines, e-mail headers and exports, and hide text on pages.
@@ -12,9 +13,6 @@ export const NO_CONTROL_CHARACTERS = 'No control characters';
 export const asOneLine = (text: string): string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced
   text.replace(/[\u0000-\u001F\u007F]+/g, ' ');
-
-/** Half a UTF-16 surrogate pair on its own: not Unicode text, which DynamoDB may refuse to store. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * `text` cut to at most `max` UTF-16 units (what `maxLength` counts) between two characters,

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { isUnicodeText } from '../../domain/unicode-text.js';
 import { MAX_REQUEST_BODY_BYTES } from '../body-limits.js';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 /** Far deeper than any request of the API; deep enough nesting exhausts the stack of whatever walks it. */
@@ -37,10 +38,15 @@ const utf8Of = (bytes: Buffer): string => {
 };
 
 class PrototypeKey extends Error {}
+class NotUnicodeText extends Error {}
 
-/** `__proto__` would set an object's prototype wherever the parsed body is copied (schemas drop it). */
-const refusePrototypeKey = (key: string, value: unknown) => {
+/**
+ * `__proto__` would set an object's prototype wherever the parsed body is copied (schemas drop
+ * it); half a surrogate pair, which JSON can spell, is not text anything can store or answer.
+ */
+const refuseUnsafeText = (key: string, value: unknown) => {
   if (key === '__proto__') throw new PrototypeKey();
+  if (!isUnicodeText(key) || (typeof value === 'string' && !isUnicodeText(value))) throw new NotUnicodeText();
   return value;
 };
 
@@ -64,9 +70,13 @@ export const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2> => ({
       throw badRequest(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     }
     try {
-      (request.event as { body: unknown }).body = JSON.parse(text, refusePrototypeKey);
+      (request.event as { body: unknown }).body = JSON.parse(text, refuseUnsafeText);
     } catch (error) {
       if (error instanceof PrototypeKey) throw badRequest('The property name "__proto__" is not allowed');
+      if (error instanceof NotUnicodeText)
+        throw badRequest(
+          'The request body holds half a surrogate pair (an escape such as \\udc00): not Unicode text',
+        );
       throw badRequest('The request body is not valid JSON');
     }
   },
