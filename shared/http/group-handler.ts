@@ -116,7 +116,12 @@ export type GroupOptions<T extends Record<string, RouteDefinition>> = ([Authenti
 const serialize = (route: RouteDefinition, result: RouteResult<RouteDefinition>): APIGatewayProxyResultV2 => {
   if (result.raw) return result.raw;
   if (!route.response.body) {
-    return { statusCode: route.response.status, headers: result.headers ?? {}, body: '' };
+    // No body, but a cache must not keep the answer either (a 204 says what was done).
+    return {
+      statusCode: route.response.status,
+      headers: { 'cache-control': 'no-store', ...result.headers },
+      body: '',
+    };
   }
   const shaped = route.response.body.safeParse(result.body);
   // A response that breaks its own schema is a server bug, never the caller's fault.

@@ -21,7 +21,13 @@ describe('caching of API answers', () => {
       await directory.call('GET', '/Users'),
       await directory.call('GET', '/Users/no-such-user'),
     ];
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 404, 200, 404]);
+    // Answers without a body too: a grant's 204, a creation's Location.
+    const user = await service.createUser();
+    answers.push(
+      await service.call('PUT', `/idp/users/${user}/managedRoles/read-only`, { token }),
+      await service.call('POST', '/idp/policies', { token, body: { name: `Cached ${Date.now()}` } }),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 404, 200, 404, 204, 204]);
     expect(answers.map((answer) => answer.headers.get('cache-control'))).toEqual(
       answers.map(() => 'no-store'),
     );
