@@ -154,9 +154,9 @@ export const regenerateRecoveryCodes = (event: APIGatewayProxyEventV2) =>
     );
     if (!replaced) {
       // Drawn as the person and session are now: the page read before may show an app since reset.
-      const now = await accountOf(event);
-      if (!now) return notSignedInPage();
-      return render(now, { error: CHANGED_MEANWHILE, status: 409 });
+      const current = await accountOf(event);
+      if (!current) return notSignedInPage();
+      return render(current, { error: CHANGED_MEANWHILE, status: 409 });
     }
     try {
       await sendSecurityNotice(noticeRecipient(user), 'recovery-codes-regenerated', account.organizationName);
