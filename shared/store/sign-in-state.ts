@@ -737,17 +737,9 @@ export const rotateRefreshToken = async (
   // read decides it.
   const granted = new Set(record.scope.split(' '));
   if (requestedScopes.some((scope) => !granted.has(scope))) return { outcome: 'widened' };
-  const {
-    familyId,
-    clientId: client,
-    organizationId,
-    userId,
-    scope,
-    authTime,
-    amr,
-    provider,
-    providerBoundAt,
-  } = record;
+  // What the successor carries: the predecessor as it is but its mark of rotation and expiry.
+  const { rotated: _rotated, expiresAt: _expires, ...carried } = record;
+  const { familyId } = record;
   // A token written before tokens carried their family's end learns it from the family.
   let familyEndsAt = record.familyEndsAt;
   if (familyEndsAt === undefined) {
@@ -787,16 +779,9 @@ export const rotateRefreshToken = async (
         () => new RotationRefused({ outcome: 'invalid' }),
       ),
       put(
+        // A field added to grants is carried without being named here.
         refreshItem(successor, {
-          familyId,
-          clientId: client,
-          organizationId,
-          userId,
-          scope,
-          authTime,
-          amr,
-          ...(provider ? { provider } : {}),
-          ...(providerBoundAt !== undefined ? { providerBoundAt } : {}),
+          ...carried,
           familyEndsAt,
           expiresAt: ttlSeconds(Math.min(familyEndsAt, now + lifetimes.slidingSeconds * 1000)),
         }),
